@@ -1,0 +1,248 @@
+// Package config holds switchboard's configuration: one typed struct decoded
+// strictly from JSON5, with defaults for every key and validation that names
+// the key path of every problem.
+package config
+
+// Config is the whole configuration file. JSON names follow the reference
+// (OpenClaw's config keys) where it names them.
+type Config struct {
+	Session  SessionConfig            `json:"session"`
+	Tools    ToolsConfig              `json:"tools"`
+	Agents   AgentsConfig             `json:"agents"`
+	Models   ModelsConfig             `json:"models"`
+	Gateway  GatewayConfig            `json:"gateway"`
+	Runtime  RuntimeConfig            `json:"runtime"`
+	Channels map[string]ChannelConfig `json:"channels,omitempty"`
+}
+
+// SessionConfig is `session.*`.
+type SessionConfig struct {
+	// Scope is "per-sender" (default) or "global"; global aliases to main.
+	Scope string `json:"scope"`
+	// MainKey is the main session's key suffix (default "main").
+	MainKey      string            `json:"mainKey"`
+	SendPolicy   *SendPolicyConfig `json:"sendPolicy,omitempty"`
+	AgentToAgent SessionA2AConfig  `json:"agentToAgent"`
+	// Owners are sender ids allowed to use owner-only commands (/send).
+	// The local webchat user is always an owner.
+	Owners []string `json:"owners,omitempty"`
+}
+
+// SendPolicyConfig is `session.sendPolicy`.
+type SendPolicyConfig struct {
+	Rules []SendPolicyRule `json:"rules,omitempty"`
+	// Default is "allow" (default) or "deny".
+	Default string `json:"default"`
+}
+
+// SendPolicyRule is one rule of `session.sendPolicy.rules`.
+type SendPolicyRule struct {
+	Match  SendPolicyMatch `json:"match"`
+	Action string          `json:"action"` // allow|deny (default allow)
+}
+
+// SendPolicyMatch holds a rule's criteria; every present one must match.
+type SendPolicyMatch struct {
+	Channel      string `json:"channel,omitempty"`
+	ChatType     string `json:"chatType,omitempty"`
+	KeyPrefix    string `json:"keyPrefix,omitempty"`
+	RawKeyPrefix string `json:"rawKeyPrefix,omitempty"`
+}
+
+// SessionA2AConfig is `session.agentToAgent`.
+type SessionA2AConfig struct {
+	// MaxPingPongTurns is 0..5, default 5.
+	MaxPingPongTurns int `json:"maxPingPongTurns"`
+	// MaxHops bounds chains of inter-session sends (default 5).
+	MaxHops int `json:"maxHops"`
+}
+
+// ToolsConfig is `tools.*`.
+type ToolsConfig struct {
+	Sessions      SessionsToolsConfig `json:"sessions"`
+	AgentToAgent  AgentToAgentConfig  `json:"agentToAgent"`
+	Subagents     SubagentToolsConfig `json:"subagents"`
+	SessionsSpawn SessionsSpawnConfig `json:"sessions_spawn"`
+}
+
+// SessionsToolsConfig is `tools.sessions`.
+type SessionsToolsConfig struct {
+	// Visibility is self|tree|agent|all, default tree.
+	Visibility string `json:"visibility"`
+}
+
+// AgentToAgentConfig is `tools.agentToAgent`.
+type AgentToAgentConfig struct {
+	Enabled bool     `json:"enabled"`
+	Allow   []string `json:"allow,omitempty"`
+}
+
+// SubagentToolsConfig is `tools.subagents`.
+type SubagentToolsConfig struct {
+	Tools ToolFilter `json:"tools"`
+}
+
+// ToolFilter allows or denies tools by name ("*" globs allowed).
+type ToolFilter struct {
+	Allow []string `json:"allow,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
+}
+
+// SessionsSpawnConfig is `tools.sessions_spawn`.
+type SessionsSpawnConfig struct {
+	Attachments AttachmentsConfig `json:"attachments"`
+}
+
+// AttachmentsConfig is `tools.sessions_spawn.attachments`.
+type AttachmentsConfig struct {
+	Enabled             bool  `json:"enabled"`
+	MaxFiles            int   `json:"maxFiles"`      // default 50
+	MaxFileBytes        int64 `json:"maxFileBytes"`  // default 1 MiB
+	MaxTotalBytes       int64 `json:"maxTotalBytes"` // default 5 MiB
+	RetainOnSessionKeep bool  `json:"retainOnSessionKeep"`
+}
+
+// AgentsConfig is `agents.*`.
+type AgentsConfig struct {
+	Defaults AgentDefaults `json:"defaults"`
+	List     []AgentConfig `json:"list,omitempty"`
+}
+
+// AgentDefaults is `agents.defaults`.
+type AgentDefaults struct {
+	// Model is the default model reference (default "script").
+	Model     string            `json:"model"`
+	Subagents SubagentsDefaults `json:"subagents"`
+	Sandbox   SandboxDefaults   `json:"sandbox"`
+}
+
+// SubagentsDefaults is `agents.defaults.subagents`.
+type SubagentsDefaults struct {
+	AllowAgents         []string `json:"allowAgents,omitempty"`
+	RunTimeoutSeconds   int      `json:"runTimeoutSeconds"`   // default 0 = none
+	ArchiveAfterMinutes int      `json:"archiveAfterMinutes"` // default 60
+	MaxSpawnDepth       int      `json:"maxSpawnDepth"`       // default 1
+	MaxChildrenPerAgent int      `json:"maxChildrenPerAgent"` // default 5
+	MaxConcurrent       int      `json:"maxConcurrent"`       // default 8
+	Model               string   `json:"model,omitempty"`     // default: the agent's model
+}
+
+// SandboxDefaults is `agents.defaults.sandbox`.
+type SandboxDefaults struct {
+	// SessionToolsVisibility is "spawned" (default) or "all".
+	SessionToolsVisibility string `json:"sessionToolsVisibility"`
+	// Mode is the default sandbox mode of agents: "off" (default) or "all".
+	Mode string `json:"mode,omitempty"`
+}
+
+// AgentConfig is one entry of `agents.list`.
+type AgentConfig struct {
+	ID           string          `json:"id"`
+	Name         string          `json:"name,omitempty"`
+	Default      bool            `json:"default,omitempty"`
+	Model        string          `json:"model,omitempty"`
+	SystemPrompt string          `json:"systemPrompt,omitempty"`
+	Workspace    string          `json:"workspace,omitempty"`
+	Subagents    *AgentSubagents `json:"subagents,omitempty"`
+	Sandbox      *AgentSandbox   `json:"sandbox,omitempty"`
+	Tools        *ToolFilter     `json:"tools,omitempty"`
+}
+
+// AgentSubagents is `agents.list[].subagents`.
+type AgentSubagents struct {
+	AllowAgents []string `json:"allowAgents,omitempty"`
+}
+
+// AgentSandbox is `agents.list[].sandbox`.
+type AgentSandbox struct {
+	// Mode is "off" or "all" (every session of the agent is sandboxed).
+	Mode string `json:"mode"`
+}
+
+// ModelsConfig is `models.*`.
+type ModelsConfig struct {
+	Providers map[string]ProviderConfig `json:"providers,omitempty"`
+}
+
+// ProviderConfig is one entry of `models.providers`. The built-in names are
+// "script", "openai" and "anthropic"; any other name needs API and BaseURL.
+type ProviderConfig struct {
+	// API is "openai" or "anthropic" (the wire protocol).
+	API     string `json:"api,omitempty"`
+	BaseURL string `json:"baseUrl,omitempty"`
+	APIKey  string `json:"apiKey,omitempty"`
+	// Models optionally lists the model ids this provider serves; when set,
+	// other ids are refused with the list.
+	Models []string `json:"models,omitempty"`
+	// MaxRetries for retryable errors (429, 5xx, connection); default 2.
+	MaxRetries *int `json:"maxRetries,omitempty"`
+	// TimeoutSeconds bounds one model call (default 120).
+	TimeoutSeconds int `json:"timeoutSeconds,omitempty"`
+	// Rules are the script model's rules (provider "script" only).
+	Rules []ScriptRule `json:"rules,omitempty"`
+}
+
+// ScriptRule is one rule of the built-in script model (DESIGN §5).
+type ScriptRule struct {
+	When     ScriptWhen      `json:"when"`
+	Reply    *string         `json:"reply,omitempty"`
+	ToolCall *ScriptToolCall `json:"toolCall,omitempty"`
+	Error    *string         `json:"error,omitempty"`
+	DelayMs  int             `json:"delayMs,omitempty"`
+}
+
+// ScriptWhen holds a rule's conditions, each a Go regexp.
+type ScriptWhen struct {
+	Agent   string `json:"agent,omitempty"`
+	Session string `json:"session,omitempty"`
+	Role    string `json:"role,omitempty"`
+	Message string `json:"message,omitempty"`
+	System  string `json:"system,omitempty"`
+}
+
+// ScriptToolCall is a rule's tool call action.
+type ScriptToolCall struct {
+	Name      string         `json:"name"`
+	Arguments map[string]any `json:"arguments,omitempty"`
+}
+
+// GatewayConfig is `gateway.*`.
+type GatewayConfig struct {
+	Listen string            `json:"listen,omitempty"` // default 127.0.0.1:18789
+	Auth   GatewayAuthConfig `json:"auth"`
+}
+
+// GatewayAuthConfig is `gateway.auth`.
+type GatewayAuthConfig struct {
+	Token  string         `json:"token,omitempty"`
+	Tokens []TokenBinding `json:"tokens,omitempty"`
+}
+
+// TokenBinding is an extra token with narrowed scopes and, for MCP over
+// HTTP, the requester session it acts as.
+type TokenBinding struct {
+	Token   string   `json:"token"`
+	Scopes  []string `json:"scopes,omitempty"` // read|write|admin; default all
+	Session string   `json:"session,omitempty"`
+}
+
+// RuntimeConfig is `runtime.*`: lane limits and run bounds.
+type RuntimeConfig struct {
+	// MaxSteps bounds model calls per run (default 25).
+	MaxSteps int        `json:"maxSteps"`
+	Lanes    LaneLimits `json:"lanes"`
+}
+
+// LaneLimits bounds concurrent runs per lane kind.
+type LaneLimits struct {
+	Main     int `json:"main"`     // default 64
+	Nested   int `json:"nested"`   // default 64
+	Subagent int `json:"subagent"` // default 64
+}
+
+// ChannelConfig configures an outbound channel. Channels without an
+// external service (webchat, internal) need none.
+type ChannelConfig struct {
+	// WebhookURL receives deliveries as JSON POSTs.
+	WebhookURL string `json:"webhookUrl,omitempty"`
+}

@@ -1,0 +1,113 @@
+package domain
+
+import "context"
+
+// SessionQuery selects session rows. Zero fields do not filter. Rows come
+// back newest UpdatedAt first (ties broken by key ascending).
+type SessionQuery struct {
+	AgentID string
+	// AgentIDs, when non-empty, keeps rows whose agent is in the list.
+	AgentIDs []string
+	// Kinds keeps rows whose stored kind is in the list.
+	Kinds []string
+	// SpawnedBy keeps direct children of this session key.
+	SpawnedBy string
+	// TreeRoot keeps this key and every session spawned from it, transitively.
+	TreeRoot string
+	// UpdatedSince keeps rows with UpdatedAt >= this (Unix ms).
+	UpdatedSince int64
+	Label        string
+	// Search matches a case-insensitive substring of key, label or display name.
+	Search          string
+	IncludeArchived bool
+	// OnlyArchived keeps only archived rows (archived_at > 0).
+	OnlyArchived bool
+	// After is a cursor: rows strictly after (UpdatedAt, Key) in list order.
+	AfterUpdatedAt int64
+	AfterKey       string
+	Limit          int
+}
+
+// MessageQuery selects transcript messages of one session key.
+type MessageQuery struct {
+	// SessionID selects a transcript generation; empty means the key's current one.
+	SessionID string
+	// Limit is the number of newest messages returned (0 = all).
+	Limit int
+	// BeforeSeq pages backwards: only messages with Seq < BeforeSeq.
+	BeforeSeq int64
+	// ExcludeRoles drops messages with these roles before the limit applies.
+	ExcludeRoles []string
+}
+
+// RunQuery selects runs, newest CreatedAt first.
+type RunQuery struct {
+	SessionKey  string
+	ParentRunID string
+	Statuses    []string
+	Kinds       []string
+	Limit       int
+}
+
+// OutboxQuery selects outbox rows, oldest first.
+type OutboxQuery struct {
+	Statuses   []string
+	SessionKey string
+	RunID      string
+	// DueBefore keeps rows whose NextAttemptAt <= this (Unix ms); 0 = any.
+	DueBefore int64
+	Limit     int
+}
+
+// StoreReader is the read side of a store. Reads never block on writers.
+type StoreReader interface {
+	// GetSession returns ErrNotFound when the key has no row.
+	GetSession(ctx context.Context, key string) (Session, error)
+	// FindSessionsByID returns every row whose current SessionID equals id.
+	FindSessionsByID(ctx context.Context, sessionID string) ([]Session, error)
+	ListSessions(ctx context.Context, q SessionQuery) ([]Session, error)
+	CountSessions(ctx context.Context, q SessionQuery) (int, error)
+	// ReadMessages returns messages in chronological order (oldest first).
+	ReadMessages(ctx context.Context, key string, q MessageQuery) ([]Message, error)
+	GetRun(ctx context.Context, id string) (Run, error)
+	// GetRunByIdempotencyKey returns ErrNotFound when no run has that key.
+	GetRunByIdempotencyKey(ctx context.Context, key string) (Run, error)
+	ListRuns(ctx context.Context, q RunQuery) ([]Run, error)
+	ListOutbox(ctx context.Context, q OutboxQuery) ([]OutboxItem, error)
+}
+
+// Tx is the write side, valid only inside Store.Update. Its reads see the
+// transaction's own writes.
+type Tx interface {
+	GetSession(key string) (Session, error)
+	GetRun(id string) (Run, error)
+	// PutSession inserts or replaces the row with s.Key.
+	PutSession(s Session) error
+	// DeleteSession removes the row and all its messages.
+	DeleteSession(key string) error
+	// AppendMessages appends to the transcript of (key, sessionID), assigning
+	// Seq, ID (8 hex chars) and ParentID; it returns the stored messages.
+	AppendMessages(key, sessionID string, msgs []Message) ([]Message, error)
+	// CreateRun inserts r. When r.IdempotencyKey is set and a run with that
+	// key exists, it returns the existing run and created=false.
+	CreateRun(r Run) (stored Run, created bool, err error)
+	// PutRun replaces an existing run (ErrNotFound if missing).
+	PutRun(r Run) error
+	// EnqueueOutbox inserts item unless its IdempotencyKey exists; it returns
+	// the stored row and whether it was new.
+	EnqueueOutbox(item OutboxItem) (stored OutboxItem, created bool, err error)
+	// PutOutbox replaces an existing outbox row by ID.
+	PutOutbox(item OutboxItem) error
+}
+
+// Store is the durable state of switchboard: sessions, transcripts, runs and
+// the outbox. Every backend passes the conformance suite in store/storetest.
+type Store interface {
+	StoreReader
+	// Update runs fn in a write transaction. fn's writes commit together, or
+	// not at all when fn returns an error (which Update returns). Update
+	// returns only after the commit is durable. Implementations may batch
+	// several Update calls into one database transaction.
+	Update(ctx context.Context, fn func(Tx) error) error
+	Close() error
+}
