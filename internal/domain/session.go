@@ -66,7 +66,11 @@ type Session struct {
 	SpawnRunID string `json:"spawnRunId,omitempty"`
 	Sandboxed  bool   `json:"sandboxed,omitempty"`
 
-	Model          string `json:"model,omitempty"`
+	// Model is the model reference ("provider/model") the last run used.
+	Model string `json:"model,omitempty"`
+	// ModelOverride, when set (sessions.patch or a spawn's model), is the
+	// model reference runs of this session use instead of the agent's.
+	ModelOverride  string `json:"modelOverride,omitempty"`
 	ModelProvider  string `json:"modelProvider,omitempty"`
 	ThinkingLevel  string `json:"thinkingLevel,omitempty"`
 	VerboseLevel   string `json:"verboseLevel,omitempty"`

@@ -1,0 +1,24 @@
+package domain
+
+// Event kinds published by the engine to connected clients.
+const (
+	EventRunStart = "run.start"
+	EventRunEnd   = "run.end"
+	EventMessage  = "message"
+	EventSession  = "session"
+	EventOutbox   = "outbox"
+)
+
+// Event is something that happened, for live clients (gateway events, web
+// UI). Events are best-effort notifications; the store is the truth.
+type Event struct {
+	Kind       string      `json:"kind"`
+	SessionKey string      `json:"sessionKey,omitempty"`
+	Run        *Run        `json:"run,omitempty"`
+	Message    *Message    `json:"message,omitempty"`
+	Session    *Session    `json:"session,omitempty"`
+	Outbox     *OutboxItem `json:"outbox,omitempty"`
+	// Reason says why a session event happened (created, updated, deleted, reset).
+	Reason string `json:"reason,omitempty"`
+	TS     int64  `json:"ts"`
+}

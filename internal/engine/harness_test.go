@@ -1,0 +1,162 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/model/script"
+	"github.com/switchboard-go/switchboard/internal/store/sqlite"
+	"github.com/switchboard-go/switchboard/internal/transcript"
+)
+
+// scriptModels resolves every model reference starting with "script" to
+// the script model, and knows a fake "other/model" for override tests.
+type scriptModels struct{ m *script.Model }
+
+func (s scriptModels) Resolve(ref string) (domain.Provider, string, error) {
+	if ref == "script" || strings.HasPrefix(ref, "script/") || ref == "other/model" {
+		return s.m, strings.TrimPrefix(ref, "script/"), nil
+	}
+	return nil, "", domain.Invalid("unknown model %q; valid: script, other/model", ref)
+}
+
+func (s scriptModels) ValidateThinking(ref, level string) error { return nil }
+
+type harness struct {
+	t   *testing.T
+	e   *Engine
+	st  *sqlite.Store
+	dir string
+	cfg *config.Config
+}
+
+// newHarness builds an engine on a fresh state dir with the given script
+// rules; mutate adjusts the config first.
+func newHarness(t *testing.T, rules []config.ScriptRule, mutate func(*config.Config)) *harness {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := testConfig()
+	cfg.Models.Providers = map[string]config.ProviderConfig{"script": {Rules: rules}}
+	if mutate != nil {
+		mutate(cfg)
+	}
+	m, err := script.New(cfg.Models.Providers["script"].Rules, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "switchboard.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(Options{Config: cfg, Store: st, Models: scriptModels{m}, Mirror: transcript.New(dir, time.Now),
+		StateDir: dir, MaintenanceInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, e: e, st: st, dir: dir, cfg: cfg}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := e.Close(ctx); err != nil {
+			t.Errorf("close engine: %v", err)
+		}
+		st.Close()
+	})
+	return h
+}
+
+// testConfig is a default config for tests (independent of the loader).
+func testConfig() *config.Config {
+	c := &config.Config{}
+	c.Session.MainKey = "main"
+	c.Session.Scope = "per-sender"
+	c.Session.AgentToAgent.MaxPingPongTurns = 5
+	c.Session.AgentToAgent.MaxHops = 5
+	c.Tools.Sessions.Visibility = "tree"
+	c.Agents.Defaults.Model = "script"
+	c.Agents.Defaults.Subagents.ArchiveAfterMinutes = 60
+	c.Agents.Defaults.Subagents.MaxSpawnDepth = 1
+	c.Agents.Defaults.Subagents.MaxChildrenPerAgent = 5
+	c.Agents.Defaults.Subagents.MaxConcurrent = 8
+	c.Agents.Defaults.Sandbox.SessionToolsVisibility = "spawned"
+	c.Agents.List = []config.AgentConfig{{ID: "main"}}
+	c.Runtime.MaxSteps = 25
+	c.Tools.SessionsSpawn.Attachments = config.AttachmentsConfig{MaxFiles: 50, MaxFileBytes: 1 << 20, MaxTotalBytes: 5 << 20}
+	return c
+}
+
+func str(s string) *string { return &s }
+
+// chat sends a user message and waits for its run.
+func (h *harness) chat(key, msg string) domain.Run {
+	h.t.Helper()
+	res, err := h.e.Chat(context.Background(), ChatRequest{SessionKey: key, Message: msg})
+	if err != nil {
+		h.t.Fatalf("chat %s %q: %v", key, msg, err)
+	}
+	r, err := h.e.Wait(context.Background(), res.Run.ID, 10*time.Second)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if !domain.RunTerminal(r.Status) {
+		h.t.Fatalf("run %s did not end: %s", r.ID, r.Status)
+	}
+	return r
+}
+
+// call calls a tool and decodes nothing: tests read ToolOutcome.Payload.
+func (h *harness) call(req Requester, tool, args string) ToolOutcome {
+	h.t.Helper()
+	return h.e.CallTool(context.Background(), req, tool, []byte(args))
+}
+
+// history reads a session's raw transcript.
+func (h *harness) history(key string) []domain.Message {
+	h.t.Helper()
+	res, err := h.e.History(context.Background(), Requester{Operator: true}, HistoryParams{SessionKey: key, Limit: 1000, IncludeTools: true, Raw: true})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return res.Messages
+}
+
+// waitFor polls a condition on store state with a deadline. It waits on
+// engine events between checks rather than sleeping.
+func (h *harness) waitFor(what string, cond func() bool) {
+	h.t.Helper()
+	ch, stop := h.e.Subscribe(1024)
+	defer stop()
+	deadline := time.After(15 * time.Second)
+	tick := time.NewTicker(25 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-ch:
+		case <-tick.C:
+		case <-deadline:
+			h.t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+func rule(when config.ScriptWhen, reply string) config.ScriptRule {
+	return config.ScriptRule{When: when, Reply: &reply}
+}
+
+func texts(msgs []domain.Message) []string {
+	var out []string
+	for _, m := range msgs {
+		out = append(out, fmt.Sprintf("%s: %s", m.Role, m.Content.Text()))
+	}
+	return out
+}

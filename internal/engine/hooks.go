@@ -1,0 +1,132 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/attachments"
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/policy"
+	"github.com/switchboard-go/switchboard/internal/runtime"
+)
+
+// hooks adapts the engine to runtime.Hooks.
+type hooks struct{ e *Engine }
+
+var _ runtime.Hooks = hooks{}
+
+// agentTools are the tools a top-level agent session gets.
+var agentTools = []string{ToolSessionsList, ToolSessionsHistory, ToolSessionsSend, ToolSessionsSpawn, ToolAgentsList, ToolSubagents}
+
+// toolsFor lists the tools the runs of s may call.
+func (e *Engine) toolsFor(s domain.Session) []string {
+	names := agentTools
+	if s.SpawnedBy != "" || s.SpawnDepth > 0 {
+		depth := s.SpawnDepth
+		if depth == 0 {
+			depth = 1
+		}
+		names = policy.SubagentTools(e.cfg, agentTools, depth, e.cfg.Agents.Defaults.Subagents.MaxSpawnDepth)
+	}
+	if a, ok := e.cfg.Agent(s.AgentID); ok && a.Tools != nil {
+		var kept []string
+		for _, n := range names {
+			if (len(a.Tools.Allow) == 0 || contains(a.Tools.Allow, n) || contains(a.Tools.Allow, "*")) && !contains(a.Tools.Deny, n) {
+				kept = append(kept, n)
+			}
+		}
+		names = kept
+	}
+	return names
+}
+
+func (h hooks) Prepare(ctx context.Context, run domain.Run, sess domain.Session) (runtime.Plan, error) {
+	e := h.e
+	spec := decodeSpec(run)
+	var system []string
+	if a, ok := e.cfg.Agent(sess.AgentID); ok && a.SystemPrompt != "" {
+		system = append(system, a.SystemPrompt)
+	} else {
+		name := sess.AgentID
+		if ok && a.Name != "" {
+			name = a.Name
+		}
+		system = append(system, fmt.Sprintf("You are %s, an agent hosted by switchboard.", name))
+	}
+	system = append(system, "Session: "+sess.Key)
+	if spec.System != "" {
+		system = append(system, spec.System)
+	}
+	model := spec.Model
+	if model == "" {
+		model = e.modelFor(sess)
+	}
+	thinking := spec.Thinking
+	if thinking == "" {
+		thinking = sess.ThinkingLevel
+	}
+	return runtime.Plan{
+		System:   strings.Join(system, "\n\n"),
+		ModelRef: model,
+		Thinking: thinking,
+		Tools:    ToolSpecs(e.toolsFor(sess)...),
+		ToolContext: domain.ToolCallContext{
+			SessionKey: sess.Key, AgentID: sess.AgentID, ParentRunID: run.ParentRunID,
+			Sandboxed: sess.Sandboxed, SpawnDepth: sess.SpawnDepth, Channel: e.channelOf(sess),
+		},
+	}, nil
+}
+
+func (h hooks) CallTool(ctx context.Context, tc domain.ToolCallContext, name string, args json.RawMessage) domain.ToolResult {
+	e := h.e
+	s, err := e.store.GetSession(ctx, tc.SessionKey)
+	allowed := err == nil && contains(e.toolsFor(s), name)
+	var out ToolOutcome
+	if !allowed {
+		out = failure(domain.Invalid("tool not available: %s", name))
+	} else {
+		out = e.CallTool(ctx, Requester{SessionKey: tc.SessionKey, RunID: tc.RunID, ToolCallID: tc.ToolCallID}, name, args)
+	}
+	text := out.JSON()
+	return domain.ToolResult{Content: []domain.Block{domain.TextBlock(string(text))}, Details: text, IsError: out.IsError}
+}
+
+func (h hooks) Finished(tx domain.Tx, run domain.Run, next func(domain.Run) (domain.Run, error)) error {
+	e := h.e
+	spec := decodeSpec(run)
+	switch run.Kind {
+	case domain.RunKindSend, domain.RunKindReply:
+		if spec.A2A != nil {
+			return e.a2aFollowUp(run, spec, next)
+		}
+	case domain.RunKindAnnounce:
+		if run.Status != domain.RunOK || silent(run.Reply) || spec.A2A == nil {
+			return nil
+		}
+		payload, _ := json.Marshal(map[string]string{"text": strings.TrimSpace(run.Reply), "requesterSessionKey": spec.A2A.RequesterKey})
+		_, _, err := tx.EnqueueOutbox(domain.OutboxItem{
+			IdempotencyKey: "announce:" + run.ID, Kind: domain.OutboxAnnounce, SessionKey: run.SessionKey, RunID: run.ID,
+			Channel: spec.A2A.TargetChannel, Payload: payload, Status: domain.OutboxPending,
+			NextAttemptAt: e.nowMs(), CreatedAt: e.nowMs(),
+		})
+		return err
+	case domain.RunKindSubagent:
+		return e.subagentFinished(tx, run, spec)
+	}
+	return nil
+}
+
+func (h hooks) AfterFinish(run domain.Run) {
+	if run.Kind == domain.RunKindAnnounce || run.Kind == domain.RunKindSubagent {
+		h.e.poke()
+	}
+}
+
+func (h hooks) PersistToolCall(name string, args json.RawMessage) json.RawMessage {
+	if name == ToolSessionsSpawn {
+		return attachments.RedactArguments(args)
+	}
+	return args
+}

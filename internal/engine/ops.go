@@ -1,0 +1,492 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/policy"
+)
+
+// ChatRequest is a user message arriving on a channel into a session.
+type ChatRequest struct {
+	SessionKey string
+	Message    string
+	// Channel defaults to webchat; SenderID identifies the sender for
+	// owner-only commands (the local webchat user is always an owner).
+	Channel        string
+	SenderID       string
+	IdempotencyKey string
+	// Model and Thinking override the session's for this run.
+	Model    string
+	Thinking string
+	// TimeoutSeconds bounds the run (0 = none).
+	TimeoutSeconds int
+	// Kind is the run kind (chat by default; agent for the gateway method).
+	Kind string
+	// ExtraSystem is injected after the agent's system prompt.
+	ExtraSystem string
+}
+
+// ChatResult is what a chat message led to: a run, or a command's answer.
+type ChatResult struct {
+	Run        domain.Run
+	SessionKey string
+	// Command is set when the message was a command handled before the
+	// model (/new, /reset, /stop, /send); Reply then holds its answer.
+	Command string
+	Reply   string
+	Created bool
+}
+
+// Chat handles an inbound user message: commands first, then a run.
+func (e *Engine) Chat(ctx context.Context, req ChatRequest) (ChatResult, error) {
+	msg := req.Message
+	if strings.TrimSpace(msg) == "" {
+		return ChatResult{}, domain.Invalid("message required")
+	}
+	if len([]rune(msg)) > maxMessageChars {
+		return ChatResult{}, domain.Invalid("message is too long (%d characters; max %d)", len([]rune(msg)), maxMessageChars)
+	}
+	key, err := e.resolveRef(ctx, Requester{Operator: true}, orDefault(req.SessionKey, "main"))
+	if err != nil {
+		return ChatResult{}, err
+	}
+	if err := e.checkAgent(e.keys.AgentOf(key)); err != nil {
+		return ChatResult{}, err
+	}
+	channel := orDefault(req.Channel, "webchat")
+	if res, handled, err := e.command(ctx, key, channel, req.SenderID, msg); handled || err != nil {
+		return res, err
+	}
+	if req.Model != "" {
+		if _, _, err := e.models.Resolve(req.Model); err != nil {
+			return ChatResult{}, err
+		}
+	}
+	if req.Thinking != "" {
+		model := req.Model
+		if model == "" {
+			if s, err := e.store.GetSession(ctx, key); err == nil {
+				model = e.modelFor(s)
+			} else {
+				model = e.cfg.AgentModel(e.keys.AgentOf(key))
+			}
+		}
+		if err := e.models.ValidateThinking(model, req.Thinking); err != nil {
+			return ChatResult{}, err
+		}
+	}
+	facts, err := e.sessionFacts(ctx, key)
+	if err != nil {
+		return ChatResult{}, err
+	}
+	if facts.Channel == "" || facts.Channel == "unknown" {
+		facts.Channel = channel
+	}
+	if d := policy.SendPolicy(e.cfg.Session.SendPolicy, facts); !d.Allow {
+		e.log.Info("chat blocked by session policy", "session", key, "reason", d.Reason)
+		return ChatResult{}, domain.Invalid("send blocked by session policy")
+	}
+	spec := runSpec{
+		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(msg),
+			Provenance: &domain.Provenance{Kind: domain.ProvenanceExternalUser, SourceChannel: channel}},
+		System: req.ExtraSystem, Model: req.Model, Thinking: req.Thinking,
+	}
+	raw, err := encodeSpec(spec)
+	if err != nil {
+		return ChatResult{}, err
+	}
+	kind := orDefault(req.Kind, domain.RunKindChat)
+	idem := ""
+	if req.IdempotencyKey != "" {
+		idem = kind + ":" + req.IdempotencyKey
+	}
+	created := false
+	run, fresh, err := e.rt.Submit(ctx, domain.Run{SessionKey: key, AgentID: e.keys.AgentOf(key), Kind: kind,
+		Lane: domain.LaneMain, IdempotencyKey: idem, Message: msg, Spec: raw, TimeoutMs: int64(req.TimeoutSeconds) * 1000},
+		func(tx domain.Tx) error {
+			s, isNew, err := e.ensureSession(tx, key, func(s *domain.Session) {
+				if s.Channel == "" {
+					s.Channel = channel
+				}
+			})
+			if err != nil {
+				return err
+			}
+			created = isNew
+			if s.LastChannel != channel {
+				s.LastChannel = channel
+				return tx.PutSession(s)
+			}
+			return nil
+		})
+	if err != nil {
+		return ChatResult{}, err
+	}
+	if created {
+		e.publishSession(key, "created")
+	}
+	return ChatResult{Run: run, SessionKey: key, Created: fresh}, nil
+}
+
+// command handles /new, /reset, /stop and /send before the model sees them.
+func (e *Engine) command(ctx context.Context, key, channel, sender, msg string) (ChatResult, bool, error) {
+	text := strings.TrimSpace(msg)
+	if !strings.HasPrefix(text, "/") {
+		return ChatResult{}, false, nil
+	}
+	fields := strings.Fields(text)
+	name := strings.ToLower(fields[0])
+	res := ChatResult{SessionKey: key, Command: strings.TrimPrefix(name, "/")}
+	switch name {
+	case "/new", "/reset":
+		if len(fields) > 1 {
+			return ChatResult{}, false, nil // "/new topic…" is an ordinary message
+		}
+		s, err := e.Reset(ctx, key)
+		if err != nil {
+			return ChatResult{}, true, err
+		}
+		res.Reply = fmt.Sprintf("✅ New session started (sessionId %s).", s.SessionID)
+		return res, true, nil
+	case "/stop":
+		if len(fields) > 1 {
+			return ChatResult{}, false, nil
+		}
+		n, err := e.StopSession(ctx, key)
+		if err != nil {
+			return ChatResult{}, true, err
+		}
+		if n == 0 {
+			res.Reply = "Nothing to stop."
+		} else {
+			res.Reply = fmt.Sprintf("⏹ Stopped %d run(s).", n)
+		}
+		return res, true, nil
+	case "/send":
+		if !e.isOwner(channel, sender) {
+			res.Reply = "⚠️ /send is only available to owners."
+			return res, true, nil
+		}
+		if len(fields) != 2 {
+			res.Reply = "⚙️ Usage: /send on|off|inherit"
+			return res, true, nil
+		}
+		v, err := policy.ParseSendPolicyValue(fields[1])
+		if err != nil {
+			res.Reply = "⚙️ Usage: /send on|off|inherit"
+			return res, true, nil
+		}
+		if _, err := e.Patch(ctx, key, PatchParams{SendPolicy: &v}); err != nil {
+			return ChatResult{}, true, err
+		}
+		word := map[string]string{domain.SendPolicyAllow: "on", domain.SendPolicyDeny: "off", "": "inherit"}[v]
+		res.Reply = "⚙️ Send policy set to " + word + "."
+		return res, true, nil
+	}
+	return ChatResult{}, false, nil
+}
+
+func (e *Engine) isOwner(channel, sender string) bool {
+	if channel == "webchat" && (sender == "" || sender == "webchat") {
+		return true
+	}
+	return sender != "" && contains(e.cfg.Session.Owners, sender)
+}
+
+// Wait waits for a run to end, up to timeout.
+func (e *Engine) Wait(ctx context.Context, runID string, timeout time.Duration) (domain.Run, error) {
+	r, err := e.rt.Wait(ctx, runID, timeout)
+	if errors.Is(err, domain.ErrNotFound) {
+		return r, domain.Errorf(domain.CodeNotFound, "run not found: %s", runID)
+	}
+	return r, err
+}
+
+// GetRun returns a run by id.
+func (e *Engine) GetRun(ctx context.Context, runID string) (domain.Run, error) {
+	r, err := e.store.GetRun(ctx, runID)
+	if errors.Is(err, domain.ErrNotFound) {
+		return r, domain.Errorf(domain.CodeNotFound, "run not found: %s", runID)
+	}
+	return r, err
+}
+
+// ListRuns lists runs, newest first.
+func (e *Engine) ListRuns(ctx context.Context, q domain.RunQuery) ([]domain.Run, error) {
+	if q.SessionKey != "" {
+		key, err := e.resolveRef(ctx, Requester{Operator: true}, q.SessionKey)
+		if err != nil {
+			return nil, err
+		}
+		q.SessionKey = key
+	}
+	return e.store.ListRuns(ctx, q)
+}
+
+// CancelRun cancels a run and every run it started.
+func (e *Engine) CancelRun(ctx context.Context, runID string) (domain.Run, error) {
+	r, err := e.rt.Cancel(ctx, runID)
+	if errors.Is(err, domain.ErrNotFound) {
+		return r, domain.Errorf(domain.CodeNotFound, "run not found: %s", runID)
+	}
+	return r, err
+}
+
+// StopSession cancels the session's queued and running runs.
+func (e *Engine) StopSession(ctx context.Context, key string) (int, error) {
+	runs, err := e.store.ListRuns(ctx, domain.RunQuery{SessionKey: key, Statuses: []string{domain.RunQueued, domain.RunRunning}})
+	if err != nil {
+		return 0, err
+	}
+	for _, r := range runs {
+		if _, err := e.rt.Cancel(ctx, r.ID); err != nil {
+			return 0, err
+		}
+	}
+	return len(runs), nil
+}
+
+// PatchParams change session settings; nil fields stay as they are, and
+// an empty string clears (inherit).
+type PatchParams struct {
+	Label         *string
+	SendPolicy    *string
+	Model         *string
+	ThinkingLevel *string
+	VerboseLevel  *string
+}
+
+// Patch changes a session's settings, creating the session when missing.
+func (e *Engine) Patch(ctx context.Context, ref string, p PatchParams) (domain.Session, error) {
+	key, err := e.resolveRef(ctx, Requester{Operator: true}, ref)
+	if err != nil {
+		return domain.Session{}, err
+	}
+	if p.SendPolicy != nil {
+		v, err := policy.ParseSendPolicyValue(*p.SendPolicy)
+		if err != nil || (*p.SendPolicy != "" && v == "" && !strings.EqualFold(*p.SendPolicy, "inherit")) {
+			return domain.Session{}, domain.Invalid(`invalid sendPolicy (use "allow"|"deny"|"inherit")`)
+		}
+		p.SendPolicy = &v
+	}
+	if p.Model != nil && *p.Model != "" {
+		if _, _, err := e.models.Resolve(*p.Model); err != nil {
+			return domain.Session{}, err
+		}
+	}
+	if p.Label != nil && len([]rune(*p.Label)) > maxLabelChars {
+		return domain.Session{}, domain.Invalid("invalid label: too long (max %d)", maxLabelChars)
+	}
+	if p.ThinkingLevel != nil && *p.ThinkingLevel != "" {
+		if !contains([]string{"off", "minimal", "low", "medium", "high"}, *p.ThinkingLevel) {
+			return domain.Session{}, domain.Invalid("invalid thinkingLevel (use off|minimal|low|medium|high)")
+		}
+	}
+	var out domain.Session
+	err = e.store.Update(ctx, func(tx domain.Tx) error {
+		s, _, err := e.ensureSession(tx, key, nil)
+		if err != nil {
+			return err
+		}
+		if p.Label != nil {
+			l := strings.TrimSpace(*p.Label)
+			if l != "" && l != s.Label {
+				// Labels are unique per agent.
+				if other, err := e.store.ListSessions(ctx, domain.SessionQuery{Label: l, AgentIDs: []string{s.AgentID}, Limit: 1}); err == nil && len(other) > 0 && other[0].Key != key {
+					return domain.Invalid("label already in use: %s", l)
+				}
+			}
+			s.Label = l
+		}
+		if p.SendPolicy != nil {
+			s.SendPolicy = *p.SendPolicy
+		}
+		if p.Model != nil {
+			s.ModelOverride = *p.Model
+		}
+		if p.ThinkingLevel != nil {
+			if *p.ThinkingLevel != "" {
+				if err := e.models.ValidateThinking(e.modelFor(s), *p.ThinkingLevel); err != nil {
+					return err
+				}
+			}
+			s.ThinkingLevel = *p.ThinkingLevel
+		}
+		if p.VerboseLevel != nil {
+			s.VerboseLevel = *p.VerboseLevel
+		}
+		s.UpdatedAt = e.nowMs()
+		out = s
+		return tx.PutSession(s)
+	})
+	if err != nil {
+		return domain.Session{}, err
+	}
+	e.bus.publish(domain.Event{Kind: domain.EventSession, SessionKey: key, Session: &out, Reason: "patched", TS: e.nowMs()})
+	return out, nil
+}
+
+// Reset starts a new transcript generation (new sessionId) for a session:
+// active runs are cancelled, the old transcript is kept, spawn lineage too.
+func (e *Engine) Reset(ctx context.Context, ref string) (domain.Session, error) {
+	key, err := e.resolveRef(ctx, Requester{Operator: true}, ref)
+	if err != nil {
+		return domain.Session{}, err
+	}
+	if _, err := e.StopSession(ctx, key); err != nil {
+		return domain.Session{}, err
+	}
+	var out domain.Session
+	var old domain.Session
+	err = e.store.Update(ctx, func(tx domain.Tx) error {
+		s, created, err := e.ensureSession(tx, key, nil)
+		if err != nil {
+			return err
+		}
+		old = s
+		if !created {
+			s.SessionID = e.newID()
+			s.InputTokens, s.OutputTokens, s.TotalTokens, s.ContextTokens = 0, 0, 0, 0
+			s.SystemSent, s.AbortedLastRun = false, false
+		}
+		s.UpdatedAt = e.nowMs()
+		out = s
+		return tx.PutSession(s)
+	})
+	if err != nil {
+		return domain.Session{}, err
+	}
+	if e.mirror != nil && old.SessionID != out.SessionID {
+		if err := e.mirror.Archive(old.AgentID, old.SessionID, e.now()); err != nil {
+			e.log.Warn("archive transcript mirror", "session", key, "err", err)
+		}
+	}
+	e.log.Info("session reset", "session", key, "sessionId", out.SessionID)
+	e.bus.publish(domain.Event{Kind: domain.EventSession, SessionKey: key, Session: &out, Reason: "reset", TS: e.nowMs()})
+	return out, nil
+}
+
+// Delete removes a session and its transcript. The main session of an
+// agent cannot be deleted.
+func (e *Engine) Delete(ctx context.Context, ref string) error {
+	key, err := e.resolveRef(ctx, Requester{Operator: true}, ref)
+	if err != nil {
+		return err
+	}
+	if e.keys.Kind(key) == domain.KindMain {
+		return domain.Invalid("Cannot delete the main session (%s).", key)
+	}
+	if _, err := e.store.GetSession(ctx, key); err != nil {
+		if errors.Is(err, domain.ErrNotFound) {
+			return domain.Errorf(domain.CodeNotFound, "No session found: %s", ref)
+		}
+		return err
+	}
+	if _, err := e.StopSession(ctx, key); err != nil {
+		return err
+	}
+	return e.deleteSession(ctx, key)
+}
+
+func (e *Engine) deleteSession(ctx context.Context, key string) error {
+	var s domain.Session
+	err := e.store.Update(ctx, func(tx domain.Tx) error {
+		var err error
+		s, err = tx.GetSession(key)
+		if err != nil {
+			return err
+		}
+		return tx.DeleteSession(key)
+	})
+	if err != nil {
+		return err
+	}
+	if e.mirror != nil {
+		if err := e.mirror.Remove(s.AgentID, s.SessionID); err != nil {
+			e.log.Warn("remove transcript mirror", "session", key, "err", err)
+		}
+	}
+	e.log.Info("session deleted", "session", key)
+	e.publishSession(key, "deleted")
+	return nil
+}
+
+// Resolve resolves a key, a sessionId or a label to a canonical key.
+func (e *Engine) Resolve(ctx context.Context, key, sessionID, label, agentID string) (string, error) {
+	n := 0
+	for _, s := range []string{key, sessionID, label} {
+		if s != "" {
+			n++
+		}
+	}
+	switch {
+	case n > 1:
+		return "", domain.Invalid("Provide either key, sessionId, or label (not multiple)")
+	case n == 0:
+		return "", domain.Invalid("Either key, sessionId, or label is required")
+	}
+	switch {
+	case key != "":
+		k, err := e.resolveRef(ctx, Requester{Operator: true}, key)
+		if err != nil {
+			return "", err
+		}
+		if _, err := e.store.GetSession(ctx, k); err != nil {
+			return "", domain.Errorf(domain.CodeNotFound, "No session found: %s", key)
+		}
+		return k, nil
+	case sessionID != "":
+		rows, err := e.store.FindSessionsByID(ctx, strings.TrimSpace(sessionID))
+		if err != nil {
+			return "", err
+		}
+		if len(rows) == 0 {
+			return "", domain.Errorf(domain.CodeNotFound, "No session found: %s", sessionID)
+		}
+		if len(rows) > 1 {
+			keys := make([]string, len(rows))
+			for i, r := range rows {
+				keys[i] = r.Key
+			}
+			return "", domain.Invalid("Multiple sessions found for sessionId: %s (%s)", sessionID, strings.Join(keys, ", "))
+		}
+		return rows[0].Key, nil
+	}
+	if len([]rune(label)) > maxLabelChars {
+		return "", domain.Invalid("invalid label: too long (max %d)", maxLabelChars)
+	}
+	q := domain.SessionQuery{Label: strings.TrimSpace(label), Limit: 10}
+	if agentID != "" {
+		q.AgentIDs = []string{agentID}
+	}
+	rows, err := e.store.ListSessions(ctx, q)
+	if err != nil {
+		return "", err
+	}
+	switch len(rows) {
+	case 0:
+		return "", domain.Errorf(domain.CodeNotFound, "No session found with label: %s", label)
+	case 1:
+		return rows[0].Key, nil
+	}
+	keys := make([]string, len(rows))
+	for i, r := range rows {
+		keys[i] = r.Key
+	}
+	return "", domain.Invalid("Multiple sessions found with label: %s (%s)", label, strings.Join(keys, ", "))
+}
+
+// DisplayKey shows key as requester sees it (`main` for its main session).
+func (e *Engine) DisplayKey(key string) string {
+	return e.keys.Display(key, e.cfg.DefaultAgentID())
+}
+
+// CanonicalKey resolves user input (`main`, a key, a sessionId) to a key.
+func (e *Engine) CanonicalKey(ctx context.Context, ref string) (string, error) {
+	return e.resolveRef(ctx, Requester{Operator: true}, ref)
+}

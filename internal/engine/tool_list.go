@@ -1,0 +1,287 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/policy"
+)
+
+// SessionRow is one row of sessions_list, in the reference's row shape.
+type SessionRow struct {
+	Key              string                  `json:"key"`
+	Kind             string                  `json:"kind"`
+	Channel          string                  `json:"channel"`
+	AgentID          string                  `json:"agentId,omitempty"`
+	Label            string                  `json:"label,omitempty"`
+	DisplayName      string                  `json:"displayName,omitempty"`
+	Origin           *domain.Origin          `json:"origin,omitempty"`
+	SpawnedBy        string                  `json:"spawnedBy,omitempty"`
+	ParentSessionKey string                  `json:"parentSessionKey,omitempty"`
+	DeliveryContext  *domain.DeliveryContext `json:"deliveryContext,omitempty"`
+	UpdatedAt        int64                   `json:"updatedAt"`
+	SessionID        string                  `json:"sessionId"`
+	Model            string                  `json:"model,omitempty"`
+	ContextTokens    int64                   `json:"contextTokens,omitempty"`
+	TotalTokens      int64                   `json:"totalTokens,omitempty"`
+	EstimatedCostUSD float64                 `json:"estimatedCostUsd,omitempty"`
+	Status           string                  `json:"status,omitempty"`
+	StartedAt        int64                   `json:"startedAt,omitempty"`
+	EndedAt          int64                   `json:"endedAt,omitempty"`
+	RuntimeMs        int64                   `json:"runtimeMs,omitempty"`
+	ThinkingLevel    string                  `json:"thinkingLevel,omitempty"`
+	VerboseLevel     string                  `json:"verboseLevel,omitempty"`
+	SystemSent       bool                    `json:"systemSent"`
+	AbortedLastRun   bool                    `json:"abortedLastRun"`
+	SendPolicy       string                  `json:"sendPolicy,omitempty"`
+	LastChannel      string                  `json:"lastChannel,omitempty"`
+	LastTo           string                  `json:"lastTo,omitempty"`
+	LastAccountID    string                  `json:"lastAccountId,omitempty"`
+	TranscriptPath   string                  `json:"transcriptPath,omitempty"`
+	ArchivedAt       int64                   `json:"archivedAt,omitempty"`
+	Messages         []domain.Message        `json:"messages,omitempty"`
+}
+
+// ListResult is the payload of sessions_list.
+type ListResult struct {
+	Count    int          `json:"count"`
+	Sessions []SessionRow `json:"sessions"`
+}
+
+// ListParams are sessions_list's parameters after validation.
+type ListParams struct {
+	Kinds         []string
+	Limit         int
+	ActiveMinutes int
+	MessageLimit  int
+	// Operator-only filters (CLI, gateway, web UI).
+	AgentID         string
+	Search          string
+	Label           string
+	SpawnedBy       string
+	IncludeArchived bool
+}
+
+var validKinds = []string{domain.KindMain, domain.KindGroup, domain.KindCron, domain.KindHook, domain.KindNode, domain.KindOther}
+
+func (e *Engine) toolList(ctx context.Context, req Requester, raw json.RawMessage) (ToolOutcome, error) {
+	a, err := parseArgs(ToolSessionsList, raw, "kinds", "limit", "activeMinutes", "messageLimit")
+	if err != nil {
+		return ToolOutcome{}, err
+	}
+	var p ListParams
+	if kinds, ok := a.strings("kinds", 16); ok {
+		for _, k := range kinds {
+			k = strings.ToLower(strings.TrimSpace(k))
+			if !contains(validKinds, k) {
+				a.fail("kinds: unknown kind %q (use %s)", k, strings.Join(validKinds, ", "))
+				break
+			}
+			p.Kinds = append(p.Kinds, k)
+		}
+	}
+	if n, ok := a.integer("limit", 1, listLimitMax, true); ok {
+		p.Limit = int(n)
+	}
+	if n, ok := a.integer("activeMinutes", 1, activeMinutesMax, true); ok {
+		p.ActiveMinutes = int(n)
+	}
+	if n, ok := a.integer("messageLimit", 0, listMessageLimitMax, true); ok {
+		p.MessageLimit = int(n)
+	}
+	if err := a.err(); err != nil {
+		return ToolOutcome{}, err
+	}
+	res, err := e.ListSessions(ctx, req, p)
+	if err != nil {
+		return ToolOutcome{}, err
+	}
+	return ToolOutcome{Payload: res}, nil
+}
+
+// ListSessions lists the sessions req can see, newest first.
+func (e *Engine) ListSessions(ctx context.Context, req Requester, p ListParams) (ListResult, error) {
+	if p.Limit <= 0 {
+		p.Limit = listLimitDefault
+	}
+	if p.Limit > listLimitMax && !req.Operator {
+		p.Limit = listLimitMax
+	}
+	if p.MessageLimit > listMessageLimitMax {
+		p.MessageLimit = listMessageLimitMax
+	}
+	g := e.guardFor(ctx, req)
+	var rows []domain.Session
+	if g.selfOnly() {
+		s, err := e.store.GetSession(ctx, g.key)
+		if err != nil && !errors.Is(err, domain.ErrNotFound) {
+			return ListResult{}, err
+		}
+		if err == nil && matchesList(s, p, e.nowMs()) {
+			rows = append(rows, s)
+		}
+	} else {
+		q := domain.SessionQuery{Kinds: p.Kinds, Limit: p.Limit, Search: p.Search, Label: p.Label,
+			SpawnedBy: p.SpawnedBy, IncludeArchived: p.IncludeArchived}
+		if p.AgentID != "" {
+			q.AgentIDs = []string{p.AgentID}
+		}
+		if p.ActiveMinutes > 0 {
+			q.UpdatedSince = e.nowMs() - int64(p.ActiveMinutes)*60_000
+		}
+		scoped, filter := g.scope(q)
+		if p.AgentID != "" && scoped.AgentIDs != nil && !contains(scoped.AgentIDs, p.AgentID) {
+			return ListResult{Sessions: []SessionRow{}}, nil
+		}
+		if p.AgentID != "" {
+			scoped.AgentIDs = []string{p.AgentID}
+		}
+		for {
+			page, err := e.store.ListSessions(ctx, scoped)
+			if err != nil {
+				return ListResult{}, err
+			}
+			for _, s := range page {
+				if !filter || g.allowRow(ctx, s) {
+					rows = append(rows, s)
+				}
+			}
+			if !filter || len(rows) >= p.Limit || len(page) < scoped.Limit {
+				break
+			}
+			last := page[len(page)-1]
+			scoped.AfterUpdatedAt, scoped.AfterKey = last.UpdatedAt, last.Key
+		}
+		if len(rows) > p.Limit {
+			rows = rows[:p.Limit]
+		}
+	}
+	out := ListResult{Count: len(rows), Sessions: make([]SessionRow, len(rows))}
+	for i, s := range rows {
+		out.Sessions[i] = e.row(s, req)
+	}
+	if p.MessageLimit > 0 {
+		if err := e.attachMessages(ctx, out.Sessions, rows, p.MessageLimit); err != nil {
+			return ListResult{}, err
+		}
+	}
+	return out, nil
+}
+
+// matchesList applies list filters to one row in Go (self-only listing).
+func matchesList(s domain.Session, p ListParams, now int64) bool {
+	if s.ArchivedAt > 0 && !p.IncludeArchived {
+		return false
+	}
+	if len(p.Kinds) > 0 && !contains(p.Kinds, s.Kind) {
+		return false
+	}
+	if p.ActiveMinutes > 0 && s.UpdatedAt < now-int64(p.ActiveMinutes)*60_000 {
+		return false
+	}
+	return true
+}
+
+// attachMessages adds the last n non-tool messages of each row, with a
+// small worker pool.
+func (e *Engine) attachMessages(ctx context.Context, out []SessionRow, rows []domain.Session, n int) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(rows))
+	sem := make(chan struct{}, 4)
+	for i := range rows {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			msgs, err := e.store.ReadMessages(ctx, rows[i].Key, domain.MessageQuery{SessionID: rows[i].SessionID, Limit: n,
+				ExcludeRoles: []string{domain.RoleToolResult, "tool"}})
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			out[i].Messages = msgs
+		}(i)
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// row builds the sessions_list row of s as seen by req.
+func (e *Engine) row(s domain.Session, req Requester) SessionRow {
+	agent := req.agent(e)
+	r := SessionRow{
+		Key:              e.keys.Display(s.Key, agent),
+		Kind:             s.Kind,
+		Channel:          e.channelOf(s),
+		AgentID:          s.AgentID,
+		Label:            s.Label,
+		DisplayName:      s.DisplayName,
+		Origin:           s.Origin,
+		DeliveryContext:  s.Delivery,
+		UpdatedAt:        s.UpdatedAt,
+		SessionID:        s.SessionID,
+		Model:            s.Model,
+		ContextTokens:    s.ContextTokens,
+		TotalTokens:      s.TotalTokens,
+		EstimatedCostUSD: s.EstimatedCostUSD,
+		Status:           s.Status,
+		StartedAt:        s.StartedAt,
+		EndedAt:          s.EndedAt,
+		ThinkingLevel:    s.ThinkingLevel,
+		VerboseLevel:     s.VerboseLevel,
+		SystemSent:       s.SystemSent,
+		AbortedLastRun:   s.AbortedLastRun,
+		SendPolicy:       s.SendPolicy,
+		LastChannel:      s.LastChannel,
+		LastTo:           s.LastTo,
+		LastAccountID:    s.LastAccount,
+		TranscriptPath:   e.TranscriptPath(s),
+		ArchivedAt:       s.ArchivedAt,
+	}
+	if r.Model == "" {
+		r.Model = e.modelFor(s)
+	}
+	if s.SpawnedBy != "" {
+		r.SpawnedBy = e.keys.Display(s.SpawnedBy, agent)
+		r.ParentSessionKey = r.SpawnedBy
+	}
+	if s.StartedAt > 0 && s.EndedAt >= s.StartedAt {
+		r.RuntimeMs = s.EndedAt - s.StartedAt
+	}
+	if s.Delivery != nil {
+		if s.Delivery.Channel != "" {
+			r.LastChannel = s.Delivery.Channel
+		}
+		if s.Delivery.To != "" {
+			r.LastTo = s.Delivery.To
+		}
+		if s.Delivery.AccountID != "" {
+			r.LastAccountID = s.Delivery.AccountID
+		}
+	}
+	return r
+}
+
+// modelFor is the model reference runs of s use.
+func (e *Engine) modelFor(s domain.Session) string {
+	if s.ModelOverride != "" {
+		return s.ModelOverride
+	}
+	return e.cfg.AgentModel(s.AgentID)
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+var _ = policy.ActionList

@@ -1,0 +1,286 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/policy"
+)
+
+// SendParams are sessions_send's parameters after validation.
+type SendParams struct {
+	SessionKey string
+	Label      string
+	AgentID    string
+	Message    string
+	// TimeoutSeconds: nil means the default (30); 0 means do not wait.
+	TimeoutSeconds *int
+	IdempotencyKey string
+}
+
+// Delivery says how the announce of a send will be delivered.
+type Delivery struct {
+	Status string `json:"status"`
+	Mode   string `json:"mode"`
+}
+
+// SendResult is the payload of sessions_send.
+type SendResult struct {
+	RunID      string    `json:"runId"`
+	Status     string    `json:"status"`
+	Reply      string    `json:"reply,omitempty"`
+	Error      string    `json:"error,omitempty"`
+	SessionKey string    `json:"sessionKey,omitempty"`
+	Delivery   *Delivery `json:"delivery,omitempty"`
+}
+
+func (e *Engine) toolSend(ctx context.Context, req Requester, raw json.RawMessage) (ToolOutcome, error) {
+	a, err := parseArgs(ToolSessionsSend, raw, "sessionKey", "label", "agentId", "message", "timeoutSeconds", "idempotencyKey")
+	if err != nil {
+		return ToolOutcome{}, err
+	}
+	var p SendParams
+	p.SessionKey, _ = a.str("sessionKey", maxKeyLen)
+	p.Label, _ = a.str("label", maxLabelChars)
+	p.AgentID, _ = a.str("agentId", 64)
+	p.Message = a.required("message", maxMessageChars)
+	if n, ok := a.integer("timeoutSeconds", 0, sendTimeoutMax, true); ok {
+		v := int(n)
+		p.TimeoutSeconds = &v
+	}
+	p.IdempotencyKey, _ = a.str("idempotencyKey", 256)
+	if err := a.err(); err != nil {
+		return ToolOutcome{}, err
+	}
+	res, err := e.Send(ctx, req, p)
+	if err != nil {
+		return ToolOutcome{}, err
+	}
+	return ToolOutcome{Payload: res, IsError: res.Status == "error" || res.Status == "forbidden"}, nil
+}
+
+// Send delivers a message into another session as an inter-session
+// message, and waits for the reply unless TimeoutSeconds is 0.
+func (e *Engine) Send(ctx context.Context, req Requester, p SendParams) (SendResult, error) {
+	if p.IdempotencyKey == "" {
+		p.IdempotencyKey = req.IdempotencyKey
+	}
+	fail := func(status, msg, key string) SendResult {
+		return SendResult{RunID: e.newID(), Status: status, Error: msg, SessionKey: key}
+	}
+	if strings.TrimSpace(p.Message) == "" {
+		return SendResult{}, domain.Invalid("message required")
+	}
+	if len([]rune(p.Message)) > maxMessageChars {
+		return SendResult{}, domain.Invalid("message is too long (%d characters; max %d)", len([]rune(p.Message)), maxMessageChars)
+	}
+	requesterKey, requesterAgent := req.key(e), req.agent(e)
+	g := e.guardFor(ctx, req)
+	var target string
+	switch {
+	case p.SessionKey != "" && p.Label != "":
+		return fail("error", "Provide either sessionKey or label (not both).", ""), nil
+	case p.SessionKey == "" && p.Label == "":
+		return fail("error", "Either sessionKey or label is required", ""), nil
+	case p.Label != "":
+		key, res, ok := e.findLabel(ctx, req, g, p.Label, p.AgentID)
+		if !ok {
+			return res, nil
+		}
+		target = key
+	default:
+		key, err := e.resolveRef(ctx, req, p.SessionKey)
+		if err != nil {
+			return fail(statusOf(err), domain.ErrorMessage(err), ""), nil
+		}
+		target = key
+	}
+	display := e.keys.Display(target, requesterAgent)
+	if err := g.check(ctx, target, policy.ActionSend); err != nil {
+		return fail(statusOf(err), domain.ErrorMessage(err), display), nil
+	}
+	targetAgent := e.keys.AgentOf(target)
+	if err := e.checkAgent(targetAgent); err != nil {
+		return fail("error", domain.ErrorMessage(err), display), nil
+	}
+
+	// Loop safety: a chain of sends carries the sessions it went through.
+	var chain []string
+	if req.RunID != "" {
+		if r, err := e.store.GetRun(ctx, req.RunID); err == nil {
+			chain = append(decodeSpec(r).Chain, requesterKey)
+		}
+		for _, k := range chain {
+			if k == target {
+				return fail("error", fmt.Sprintf("sessions_send refused: %s is already part of this chain of inter-session messages (%s); sending back into the chain would loop", display, strings.Join(chain, " → ")), display), nil
+			}
+		}
+		if max := e.cfg.Session.AgentToAgent.MaxHops; max > 0 && len(chain) > max {
+			return fail("error", fmt.Sprintf("sessions_send refused: this chain of inter-session messages already has %d hops (session.agentToAgent.maxHops=%d)", len(chain)-1, max), display), nil
+		}
+	}
+
+	// Send policy of the target (its row, or the row it would get).
+	facts, err := e.sessionFacts(ctx, target)
+	if err != nil {
+		return fail("error", domain.ErrorMessage(err), display), nil
+	}
+	if d := policy.SendPolicy(e.cfg.Session.SendPolicy, facts); !d.Allow {
+		e.log.Info("send blocked by session policy", "target", target, "reason", d.Reason)
+		return fail("error", "send blocked by session policy", display), nil
+	}
+
+	requesterChannel := ""
+	if s, err := e.store.GetSession(ctx, requesterKey); err == nil {
+		requesterChannel = e.channelOf(s)
+	}
+	targetChannel := facts.Channel
+	if targetChannel == "" {
+		targetChannel = "unknown"
+	}
+	maxTurns := e.cfg.Session.AgentToAgent.MaxPingPongTurns
+	spec := runSpec{
+		UserMessage: &domain.Message{
+			Role:    domain.RoleUser,
+			Content: domain.TextContent(p.Message),
+			Provenance: &domain.Provenance{Kind: domain.ProvenanceInterSession, SourceSessionKey: requesterKey,
+				SourceChannel: requesterChannel, SourceTool: ToolSessionsSend, SourceRunID: req.RunID},
+		},
+		System: messageContext(requesterKey, requesterChannel, target, targetChannel),
+		Chain:  chain,
+		A2A: &a2aSpec{RequesterKey: requesterKey, RequesterChannel: requesterChannel, TargetKey: target,
+			TargetChannel: targetChannel, InRun: req.RunID != "", MaxTurns: maxTurns, Original: p.Message},
+	}
+	rawSpec, err := encodeSpec(spec)
+	if err != nil {
+		return SendResult{}, err
+	}
+	idem := ""
+	if p.IdempotencyKey != "" {
+		idem = "send:" + p.IdempotencyKey
+	}
+	run, _, err := e.rt.Submit(ctx, domain.Run{
+		SessionKey: target, AgentID: targetAgent, Kind: domain.RunKindSend, Lane: domain.LaneNested,
+		ParentRunID: req.RunID, RequesterKey: requesterKey, IdempotencyKey: idem,
+		Message: p.Message, Spec: rawSpec,
+	}, func(tx domain.Tx) error {
+		_, created, err := e.ensureSession(tx, target, nil)
+		if created {
+			e.publishSession(target, "created")
+		}
+		return err
+	})
+	if err != nil {
+		return fail(statusOf(err), domain.ErrorMessage(err), display), nil
+	}
+	e.log.Info("sessions_send", "from", requesterKey, "to", target, "run", run.ID)
+	delivery := &Delivery{Status: "pending", Mode: "announce"}
+	timeout := sendTimeoutDefault
+	if p.TimeoutSeconds != nil {
+		timeout = *p.TimeoutSeconds
+	}
+	if timeout == 0 {
+		return SendResult{RunID: run.ID, Status: "accepted", SessionKey: display, Delivery: delivery}, nil
+	}
+	done, err := e.rt.Wait(ctx, run.ID, time.Duration(timeout)*time.Second)
+	if err != nil {
+		return SendResult{}, err
+	}
+	switch done.Status {
+	case domain.RunOK:
+		res := SendResult{RunID: run.ID, Status: "ok", SessionKey: display, Delivery: delivery}
+		if !silent(done.Reply) {
+			res.Reply = done.Reply
+		}
+		return res, nil
+	case domain.RunQueued, domain.RunRunning:
+		return SendResult{RunID: run.ID, Status: "timeout", SessionKey: display,
+			Error: fmt.Sprintf("no reply within %ds; the run goes on — read the reply later with sessions_history or wait with runs_wait", timeout)}, nil
+	case domain.RunTimeout:
+		return SendResult{RunID: run.ID, Status: "timeout", SessionKey: display, Error: orDefault(done.Error, "run timed out")}, nil
+	default:
+		return SendResult{RunID: run.ID, Status: "error", SessionKey: display, Error: orDefault(done.Error, "agent error")}, nil
+	}
+}
+
+// findLabel resolves a label to a key; on failure it returns the payload.
+func (e *Engine) findLabel(ctx context.Context, req Requester, g guard, label, agentID string) (string, SendResult, bool) {
+	fail := func(status, msg string) (string, SendResult, bool) {
+		return "", SendResult{RunID: e.newID(), Status: status, Error: msg}, false
+	}
+	label = strings.TrimSpace(label)
+	if label == "" {
+		return fail("error", "invalid label: empty")
+	}
+	requesterAgent := req.agent(e)
+	agent := requesterAgent
+	if agentID != "" {
+		agent = strings.ToLower(strings.TrimSpace(agentID))
+		if agent != requesterAgent && !req.Operator {
+			if g.vis.Restricted() {
+				return fail("forbidden", "Sandboxed sessions_send label lookup is limited to this agent")
+			}
+			a2a := policy.NewA2A(e.cfg)
+			if !a2a.Enabled {
+				return fail("forbidden", "Agent-to-agent messaging is disabled. Set tools.agentToAgent.enabled=true to allow cross-agent sends.")
+			}
+			if !a2a.Allowed(requesterAgent, agent) {
+				return fail("forbidden", "Agent-to-agent messaging denied by tools.agentToAgent.allow.")
+			}
+		}
+	}
+	rows, err := e.store.ListSessions(ctx, domain.SessionQuery{Label: label, AgentIDs: []string{agent}, Limit: 10})
+	if err != nil {
+		return fail("error", domain.ErrorMessage(err))
+	}
+	switch len(rows) {
+	case 0:
+		if g.vis.Restricted() {
+			return fail("forbidden", "Session not visible from this sandboxed agent session.")
+		}
+		return fail("error", "No session found with label: "+label)
+	case 1:
+		return rows[0].Key, SendResult{}, true
+	}
+	keys := make([]string, len(rows))
+	for i, r := range rows {
+		keys[i] = r.Key
+	}
+	return fail("error", fmt.Sprintf("Multiple sessions found with label: %s (%s)", label, strings.Join(keys, ", ")))
+}
+
+// sessionFacts are the send-policy inputs of key (a new key's are derived
+// from the key alone).
+func (e *Engine) sessionFacts(ctx context.Context, key string) (policy.SessionFacts, error) {
+	s, err := e.store.GetSession(ctx, key)
+	if err != nil {
+		s, err = e.newSession(key)
+		if err != nil {
+			return policy.SessionFacts{}, err
+		}
+	}
+	return policy.SessionFacts{Key: s.Key, Channel: e.channelOf(s), ChatType: s.ChatType, LastChannel: s.LastChannel, Override: s.SendPolicy}, nil
+}
+
+func statusOf(err error) string {
+	if domain.ErrorCode(err) == domain.CodeForbidden {
+		return "forbidden"
+	}
+	return "error"
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// publishSession tells live clients a session changed.
+func (e *Engine) publishSession(key, reason string) {
+	e.bus.publish(domain.Event{Kind: domain.EventSession, SessionKey: key, Reason: reason, TS: e.nowMs()})
+}

@@ -1,0 +1,326 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/attachments"
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/policy"
+	"github.com/switchboard-go/switchboard/internal/sessionkey"
+)
+
+// SpawnParams are sessions_spawn's parameters after validation.
+type SpawnParams struct {
+	Task              string
+	Label             string
+	AgentID           string
+	Model             string
+	Thinking          string
+	RunTimeoutSeconds *int
+	Thread            bool
+	Mode              string
+	Cleanup           string
+	Sandbox           string
+	Attachments       []attachments.Spec
+	MountPath         string
+	IdempotencyKey    string
+}
+
+// SpawnResult is the payload of an accepted sessions_spawn.
+type SpawnResult struct {
+	Status          string               `json:"status"`
+	ChildSessionKey string               `json:"childSessionKey"`
+	RunID           string               `json:"runId"`
+	Mode            string               `json:"mode"`
+	Note            string               `json:"note,omitempty"`
+	ModelApplied    string               `json:"modelApplied,omitempty"`
+	Attachments     *attachments.Receipt `json:"attachments,omitempty"`
+}
+
+// spawnSpec carries a sub-agent run's lifecycle settings.
+type spawnSpec struct {
+	RequesterKey     string `json:"requesterKey"`
+	RequesterChannel string `json:"requesterChannel,omitempty"`
+	Label            string `json:"label,omitempty"`
+	Task             string `json:"task"`
+	Mode             string `json:"mode"`
+	Cleanup          string `json:"cleanup"`
+	AttachmentsDir   string `json:"attachmentsDir,omitempty"`
+	AttachmentsRoot  string `json:"attachmentsRoot,omitempty"`
+	RetainAttachments bool  `json:"retainAttachments,omitempty"`
+}
+
+// rejectedSpawnKeys are delivery parameters sessions_spawn refuses with a hint.
+var rejectedSpawnKeys = []string{"target", "transport", "channel", "to", "threadId", "thread_id", "replyTo", "reply_to"}
+
+const spawnNote = "The sub-agent runs in the background. Its result is announced back to this session automatically when it finishes: do not poll for it or wait in a loop. Continue with other work, or end your turn (reply NO_REPLY if you have nothing to add)."
+
+func (e *Engine) toolSpawn(ctx context.Context, req Requester, raw json.RawMessage) (ToolOutcome, error) {
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(raw, &probe) == nil {
+		for _, k := range rejectedSpawnKeys {
+			if _, ok := probe[k]; ok {
+				return ToolOutcome{}, domain.Invalid("sessions_spawn does not support %q. Use \"message\" or \"sessions_send\" for channel delivery.", k)
+			}
+		}
+	}
+	a, err := parseArgs(ToolSessionsSpawn, raw, "task", "label", "agentId", "model", "thinking", "runTimeoutSeconds",
+		"timeoutSeconds", "thread", "mode", "cleanup", "sandbox", "attachments", "attachAs", "idempotencyKey")
+	if err != nil {
+		return ToolOutcome{}, err
+	}
+	var p SpawnParams
+	p.Task = a.required("task", maxTaskChars)
+	p.Label, _ = a.str("label", maxLabelChars)
+	p.AgentID, _ = a.str("agentId", 64)
+	p.Model, _ = a.str("model", 256)
+	p.Thinking, _ = a.enum("thinking", "off", "minimal", "low", "medium", "high")
+	if n, ok := a.integer("runTimeoutSeconds", 0, spawnTimeoutMax, false); ok {
+		v := int(n)
+		p.RunTimeoutSeconds = &v
+	} else if n, ok := a.integer("timeoutSeconds", 0, spawnTimeoutMax, false); ok {
+		v := int(n)
+		p.RunTimeoutSeconds = &v
+	}
+	p.Thread, _ = a.boolean("thread")
+	p.Mode, _ = a.enum("mode", "run", "session")
+	p.Cleanup, _ = a.enum("cleanup", "delete", "keep")
+	p.Sandbox, _ = a.enum("sandbox", "inherit", "require")
+	if rawAtt, ok := a.raw("attachments"); ok {
+		if err := json.Unmarshal(rawAtt, &p.Attachments); err != nil {
+			a.fail("attachments must be an array of {name, content, encoding?, mimeType?}")
+		} else if len(p.Attachments) > 50 {
+			a.fail("attachments has too many items (%d; max 50)", len(p.Attachments))
+		}
+	}
+	if rawAs, ok := a.raw("attachAs"); ok {
+		var as struct {
+			MountPath string `json:"mountPath"`
+		}
+		if err := json.Unmarshal(rawAs, &as); err != nil {
+			a.fail("attachAs must be an object {mountPath?}")
+		}
+		p.MountPath = as.MountPath
+	}
+	p.IdempotencyKey, _ = a.str("idempotencyKey", 256)
+	if err := a.err(); err != nil {
+		return ToolOutcome{}, err
+	}
+	res, err := e.Spawn(ctx, req, p)
+	if err != nil {
+		return ToolOutcome{}, err
+	}
+	return ToolOutcome{Payload: res}, nil
+}
+
+// Spawn starts a sub-agent run in a new isolated session and returns at
+// once; the child's result is announced back to the requester session.
+func (e *Engine) Spawn(ctx context.Context, req Requester, p SpawnParams) (SpawnResult, error) {
+	subs := e.cfg.Agents.Defaults.Subagents
+	if p.IdempotencyKey == "" {
+		p.IdempotencyKey = req.IdempotencyKey
+	}
+	if strings.TrimSpace(p.Task) == "" {
+		return SpawnResult{}, domain.Invalid("task required")
+	}
+	requesterKey, requesterAgent := req.key(e), req.agent(e)
+	requester, err := e.store.GetSession(ctx, requesterKey)
+	if err != nil {
+		requester, err = e.newSession(requesterKey)
+		if err != nil {
+			return SpawnResult{}, err
+		}
+	}
+	depth := requester.SpawnDepth
+	if depth == 0 && sessionkey.IsSubagentKey(requesterKey) {
+		depth = sessionkey.SubagentDepth(requesterKey)
+	}
+	if depth >= subs.MaxSpawnDepth {
+		if subs.MaxSpawnDepth <= 1 {
+			return SpawnResult{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn is not allowed from sub-agent sessions (agents.defaults.subagents.maxSpawnDepth=%d)", subs.MaxSpawnDepth)
+		}
+		return SpawnResult{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn refused: spawn depth %d would exceed agents.defaults.subagents.maxSpawnDepth=%d", depth+1, subs.MaxSpawnDepth)
+	}
+
+	// Mode and thread.
+	mode := p.Mode
+	if mode == "" {
+		mode = "run"
+		if p.Thread {
+			mode = "session"
+		}
+	}
+	if mode == "session" && !p.Thread {
+		return SpawnResult{}, domain.Invalid(`mode="session" requires thread=true`)
+	}
+	cleanup := orDefault(p.Cleanup, "keep")
+
+	// Which agent, and may the requester use it.
+	agent := requesterAgent
+	if p.AgentID != "" {
+		agent = strings.ToLower(strings.TrimSpace(p.AgentID))
+	}
+	if err := policy.SpawnAllowed(e.cfg, requesterAgent, agent); err != nil {
+		return SpawnResult{}, err
+	}
+
+	// Model and thinking.
+	model := p.Model
+	if model == "" {
+		model = subs.Model
+	}
+	if model == "" {
+		model = e.cfg.AgentModel(agent)
+	}
+	if _, _, err := e.models.Resolve(model); err != nil {
+		return SpawnResult{}, err
+	}
+	if p.Thinking != "" {
+		if err := e.models.ValidateThinking(model, p.Thinking); err != nil {
+			return SpawnResult{}, err
+		}
+	}
+
+	// Sandbox inheritance.
+	childSandboxed := e.cfg.AgentSandboxed(agent)
+	if requester.Sandboxed && !childSandboxed {
+		return SpawnResult{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn refused: this session is sandboxed and agent %q would run unsandboxed", agent)
+	}
+	if p.Sandbox == "require" && !childSandboxed {
+		return SpawnResult{}, domain.Errorf(domain.CodeForbidden, `sessions_spawn refused: sandbox="require" but agent %q runs unsandboxed (set its sandbox.mode to "all")`, agent)
+	}
+
+	// Limits on live children.
+	active, err := e.store.ListRuns(ctx, domain.RunQuery{Kinds: []string{domain.RunKindSubagent}, Statuses: []string{domain.RunQueued, domain.RunRunning}})
+	if err != nil {
+		return SpawnResult{}, err
+	}
+	mine := 0
+	for _, r := range active {
+		if r.RequesterKey == requesterKey {
+			mine++
+		}
+	}
+	if subs.MaxChildrenPerAgent > 0 && mine >= subs.MaxChildrenPerAgent {
+		return SpawnResult{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn refused: this session already has %d active sub-agents (agents.defaults.subagents.maxChildrenPerAgent=%d)", mine, subs.MaxChildrenPerAgent)
+	}
+	if subs.MaxConcurrent > 0 && len(active) >= subs.MaxConcurrent {
+		return SpawnResult{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn refused: %d sub-agents are already active (agents.defaults.subagents.maxConcurrent=%d)", len(active), subs.MaxConcurrent)
+	}
+
+	timeout := subs.RunTimeoutSeconds
+	if p.RunTimeoutSeconds != nil {
+		timeout = *p.RunTimeoutSeconds
+	}
+
+	childKey := sessionkey.NewSubagentKey(agent, e.newID())
+	task := p.Task
+	ss := spawnSpec{RequesterKey: requesterKey, RequesterChannel: e.channelOf(requester), Label: p.Label,
+		Task: p.Task, Mode: mode, Cleanup: cleanup}
+
+	// Attachments are written before the run exists; a failure leaves nothing.
+	var receipt *attachments.Receipt
+	if len(p.Attachments) > 0 {
+		ac := e.cfg.Tools.SessionsSpawn.Attachments
+		if !ac.Enabled {
+			return SpawnResult{}, domain.Errorf(domain.CodeForbidden, "attachments are disabled for sessions_spawn (enable tools.sessions_spawn.attachments.enabled)")
+		}
+		files, err := attachments.Decode(p.Attachments, attachments.LimitsFromConfig(ac))
+		if err != nil {
+			return SpawnResult{}, err
+		}
+		ws := e.cfg.Workspace(e.dir, agent)
+		r, dir, err := attachments.Materialize(ws, files, e.newID)
+		if err != nil {
+			return SpawnResult{}, err
+		}
+		receipt = &r
+		ss.AttachmentsDir = dir
+		ss.AttachmentsRoot = filepath.Join(ws, ".switchboard", "attachments")
+		ss.RetainAttachments = ac.RetainOnSessionKeep
+		task += "\n\n" + attachments.PromptSuffix(r, attachments.MountPathHint(p.MountPath))
+	}
+
+	spec := runSpec{
+		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(task),
+			Provenance: &domain.Provenance{Kind: domain.ProvenanceInterSession, SourceSessionKey: requesterKey,
+				SourceTool: ToolSessionsSpawn, SourceRunID: req.RunID}},
+		System:   subagentContext(requesterKey, childKey, p.Label),
+		Model:    model,
+		Thinking: p.Thinking,
+		Spawn:    &ss,
+	}
+	rawSpec, err := encodeSpec(spec)
+	if err != nil {
+		return SpawnResult{}, err
+	}
+	idem := ""
+	if p.IdempotencyKey != "" {
+		idem = "spawn:" + p.IdempotencyKey
+	}
+	now := e.nowMs()
+	run, created, err := e.rt.Submit(ctx, domain.Run{
+		SessionKey: childKey, AgentID: agent, Kind: domain.RunKindSubagent, Lane: domain.LaneSubagent,
+		ParentRunID: req.RunID, RequesterKey: requesterKey, IdempotencyKey: idem, Message: p.Task,
+		TimeoutMs: int64(timeout) * 1000, Spec: rawSpec,
+	}, func(tx domain.Tx) error {
+		if _, err := tx.GetSession(requesterKey); err != nil {
+			if _, _, err := e.ensureSession(tx, requesterKey, nil); err != nil {
+				return err
+			}
+		}
+		_, _, err := e.ensureSession(tx, childKey, func(s *domain.Session) {
+			s.SpawnedBy = requesterKey
+			s.SpawnDepth = depth + 1
+			s.Sandboxed = childSandboxed || requester.Sandboxed
+			s.Label = p.Label
+			s.ModelOverride = model
+			s.ThinkingLevel = p.Thinking
+			s.Status = domain.SessionStatusRunning
+			s.StartedAt = now
+			s.Channel = "internal"
+		})
+		return err
+	})
+	if err != nil {
+		if ss.AttachmentsDir != "" {
+			_ = attachments.SafeRemove(ss.AttachmentsRoot, ss.AttachmentsDir)
+		}
+		return SpawnResult{}, err
+	}
+	if !created {
+		// A repeated idempotency key: report the first spawn.
+		if receipt != nil {
+			_ = attachments.SafeRemove(ss.AttachmentsRoot, ss.AttachmentsDir)
+		}
+		return SpawnResult{Status: "accepted", ChildSessionKey: run.SessionKey, RunID: run.ID, Mode: mode, Note: spawnNote}, nil
+	}
+	e.publishSession(childKey, "created")
+	e.log.Info("sessions_spawn", "requester", requesterKey, "child", childKey, "run", run.ID, "agent", agent, "model", model)
+	res := SpawnResult{Status: "accepted", ChildSessionKey: childKey, RunID: run.ID, Mode: mode, Note: spawnNote, Attachments: receipt}
+	if p.Model != "" {
+		res.ModelApplied = model
+	}
+	if mode == "session" {
+		res.Note = "The child session stays active after this run: keep talking to it with sessions_send. Its first result is announced back to this session automatically."
+	}
+	return res, nil
+}
+
+func subagentContext(requester, child, label string) string {
+	lines := []string{
+		"Sub-agent context:",
+		"You are a sub-agent spawned by session " + requester + " to do one task. Your session: " + child + ".",
+	}
+	if label != "" {
+		lines = append(lines, "Label: "+label+".")
+	}
+	lines = append(lines, "Do the task in the next user message and finish with a final reply that holds the result: it is announced back to the requester automatically. Reply exactly "+AnnounceSkip+" if nothing should be announced.")
+	return strings.Join(lines, "\n")
+}
+
+var _ = fmt.Sprintf

@@ -1,0 +1,293 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+var errNotQueued = errors.New("run is not queued")
+
+// runOutcome is how a run ended.
+type runOutcome struct {
+	status  string
+	reply   string
+	err     string
+	aborted bool
+	usage   domain.Usage
+	model   string
+}
+
+// execute runs one claimed run to its end. Errors are recorded on the run.
+func (rt *Runtime) execute(r domain.Run) {
+	ctx, cancel := context.WithCancelCause(rt.ctx)
+	defer cancel(nil)
+	rt.mu.Lock()
+	rt.active[r.ID] = cancel
+	rt.mu.Unlock()
+	defer func() {
+		rt.mu.Lock()
+		delete(rt.active, r.ID)
+		rt.mu.Unlock()
+	}()
+
+	run, sess, inbound, err := rt.claim(r)
+	if errors.Is(err, errNotQueued) {
+		return
+	}
+	var written []domain.Message
+	if err != nil {
+		rt.log.Error("run claim failed", "run", r.ID, "err", err)
+		_ = rt.finish(r, nil, runOutcome{status: domain.RunError, err: errorText(err)})
+		return
+	}
+	written = append(written, inbound...)
+	rt.opts.Emit(domain.Event{Kind: domain.EventRunStart, SessionKey: run.SessionKey, Run: &run, TS: rt.now()})
+	for i := range inbound {
+		rt.opts.Emit(domain.Event{Kind: domain.EventMessage, SessionKey: run.SessionKey, Message: &inbound[i], TS: rt.now()})
+	}
+
+	runCtx := ctx
+	if run.TimeoutMs > 0 {
+		var stop context.CancelFunc
+		runCtx, stop = context.WithTimeoutCause(ctx, time.Duration(run.TimeoutMs)*time.Millisecond, errTimeout)
+		defer stop()
+	}
+	out, msgs := rt.loop(runCtx, run, sess)
+	written = append(written, msgs...)
+	if err := rt.finish(run, written, out); err != nil {
+		rt.log.Error("run finish failed", "run", run.ID, "err", err)
+	}
+}
+
+// claim moves a queued run to running and appends its inbound message.
+func (rt *Runtime) claim(r domain.Run) (domain.Run, domain.Session, []domain.Message, error) {
+	var run domain.Run
+	var sess domain.Session
+	var inbound []domain.Message
+	now := rt.now()
+	var spec Spec
+	if len(r.Spec) > 0 {
+		if err := json.Unmarshal(r.Spec, &spec); err != nil {
+			return r, sess, nil, fmt.Errorf("run spec: %w", err)
+		}
+	}
+	err := rt.opts.Store.Update(rt.ctx, func(tx domain.Tx) error {
+		cur, err := tx.GetRun(r.ID)
+		if err != nil {
+			return err
+		}
+		if cur.Status != domain.RunQueued {
+			return errNotQueued
+		}
+		s, err := tx.GetSession(cur.SessionKey)
+		if err != nil {
+			return fmt.Errorf("session %s: %w", cur.SessionKey, err)
+		}
+		cur.Status = domain.RunRunning
+		cur.StartedAt = now
+		cur.UpdatedAt = now
+		cur.SessionID = s.SessionID
+		if err := tx.PutRun(cur); err != nil {
+			return err
+		}
+		if spec.UserMessage != nil {
+			m := *spec.UserMessage
+			m.RunID = cur.ID
+			if m.Timestamp == 0 {
+				m.Timestamp = now
+			}
+			stored, err := tx.AppendMessages(cur.SessionKey, s.SessionID, []domain.Message{m})
+			if err != nil {
+				return err
+			}
+			inbound = stored
+		}
+		s.UpdatedAt = now
+		s.AbortedLastRun = false
+		if err := tx.PutSession(s); err != nil {
+			return err
+		}
+		run, sess = cur, s
+		return nil
+	})
+	return run, sess, inbound, err
+}
+
+// loop calls the model and its tools until a final answer.
+func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session) (runOutcome, []domain.Message) {
+	var written []domain.Message
+	fail := func(err error) (runOutcome, []domain.Message) {
+		return outcomeOf(ctx, err), written
+	}
+	plan, err := rt.opts.Hooks.Prepare(ctx, run, sess)
+	if err != nil {
+		return fail(err)
+	}
+	provider, modelID, err := rt.opts.Models.Resolve(plan.ModelRef)
+	if err != nil {
+		return fail(err)
+	}
+	history, err := rt.opts.Store.ReadMessages(ctx, run.SessionKey, domain.MessageQuery{SessionID: sess.SessionID, Limit: rt.opts.ContextMessages})
+	if err != nil {
+		return fail(err)
+	}
+	var usage domain.Usage
+	for step := 0; ; step++ {
+		if step >= rt.opts.MaxSteps {
+			out := runOutcome{status: domain.RunError, err: fmt.Sprintf("step limit reached (%d model calls); raise runtime.maxSteps", rt.opts.MaxSteps), usage: usage, model: plan.ModelRef}
+			return out, written
+		}
+		resp, err := provider.Complete(ctx, domain.ModelRequest{
+			Model:      modelID,
+			System:     plan.System,
+			Messages:   history,
+			Tools:      plan.Tools,
+			Thinking:   plan.Thinking,
+			AgentID:    run.AgentID,
+			SessionKey: run.SessionKey,
+		})
+		if err == nil && ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		if err != nil {
+			out := outcomeOf(ctx, err)
+			out.usage, out.model = usage, plan.ModelRef
+			return out, written
+		}
+		msg := resp.Message
+		msg.Role = domain.RoleAssistant
+		msg.RunID = run.ID
+		if msg.Timestamp == 0 {
+			msg.Timestamp = rt.now()
+		}
+		if msg.Usage != nil {
+			usage.Add(*msg.Usage)
+		}
+		calls := msg.Content.ToolCalls()
+		persisted := msg
+		if len(calls) > 0 {
+			persisted = redactCalls(msg, rt.opts.Hooks)
+		}
+		stored, err := rt.append(run, persisted, msg.Usage, plan.ModelRef)
+		if err != nil {
+			return fail(err)
+		}
+		written = append(written, stored)
+		history = append(history, stored)
+		if len(calls) == 0 {
+			out := runOutcome{status: domain.RunOK, reply: msg.Content.Text(), usage: usage, model: plan.ModelRef}
+			if msg.StopReason == domain.StopReasonError {
+				out.status, out.err = domain.RunError, msg.ErrorMessage
+			}
+			return out, written
+		}
+		for _, call := range calls {
+			tc := plan.ToolContext
+			tc.RunID = run.ID
+			tc.ToolCallID = call.ID
+			res := rt.opts.Hooks.CallTool(ctx, tc, call.Name, call.Arguments)
+			tr := domain.Message{
+				Role:       domain.RoleToolResult,
+				ToolCallID: call.ID,
+				ToolName:   call.Name,
+				Content:    domain.BlockContent(res.Content...),
+				Details:    res.Details,
+				IsError:    domain.Bool(res.IsError),
+				RunID:      run.ID,
+				Timestamp:  rt.now(),
+			}
+			stored, err := rt.append(run, tr, nil, "")
+			if err != nil {
+				return fail(err)
+			}
+			written = append(written, stored)
+			history = append(history, stored)
+		}
+		if ctx.Err() != nil {
+			out := outcomeOf(ctx, ctx.Err())
+			out.usage, out.model = usage, plan.ModelRef
+			return out, written
+		}
+	}
+}
+
+// redactCalls returns msg with tool-call arguments as they may be stored.
+func redactCalls(msg domain.Message, h Hooks) domain.Message {
+	blocks := append([]domain.Block(nil), msg.Content.Blocks()...)
+	for i, b := range blocks {
+		if b.Type == domain.BlockToolCall {
+			blocks[i].Arguments = h.PersistToolCall(b.Name, b.Arguments)
+		}
+	}
+	msg.Content = domain.BlockContent(blocks...)
+	return msg
+}
+
+// append stores one message of a running run and updates its session row.
+func (rt *Runtime) append(run domain.Run, m domain.Message, usage *domain.Usage, modelRef string) (domain.Message, error) {
+	var stored domain.Message
+	now := rt.now()
+	err := rt.opts.Store.Update(rt.ctx, func(tx domain.Tx) error {
+		s, err := tx.GetSession(run.SessionKey)
+		if err != nil {
+			return err
+		}
+		out, err := tx.AppendMessages(run.SessionKey, run.SessionID, []domain.Message{m})
+		if err != nil {
+			return err
+		}
+		stored = out[0]
+		s.UpdatedAt = now
+		if usage != nil {
+			s.InputTokens += usage.Input
+			s.OutputTokens += usage.Output
+			s.TotalTokens += usage.TotalTokens
+			s.ContextTokens = usage.Input + usage.CacheRead
+			if usage.Cost != nil {
+				s.EstimatedCostUSD += usage.Cost.Total
+			}
+		}
+		if modelRef != "" {
+			s.Model = modelRef
+			s.ModelProvider = m.Provider
+			s.SystemSent = true
+		}
+		return tx.PutSession(s)
+	})
+	if err == nil {
+		rt.opts.Emit(domain.Event{Kind: domain.EventMessage, SessionKey: run.SessionKey, Message: &stored, TS: now})
+	}
+	return stored, err
+}
+
+// outcomeOf classifies why a run stopped with err.
+func outcomeOf(ctx context.Context, err error) runOutcome {
+	cause := context.Cause(ctx)
+	switch {
+	case errors.Is(cause, errCancelled):
+		return runOutcome{status: domain.RunCancelled, err: "cancelled"}
+	case errors.Is(cause, errTimeout):
+		return runOutcome{status: domain.RunTimeout, err: "run timed out"}
+	case errors.Is(cause, errShutdown):
+		return runOutcome{status: domain.RunError, err: AbortedError, aborted: true}
+	case errors.Is(err, context.DeadlineExceeded):
+		return runOutcome{status: domain.RunTimeout, err: "run timed out"}
+	}
+	return runOutcome{status: domain.RunError, err: errorText(err)}
+}
+
+// errorText is the error recorded on a run: a coded error's client-safe
+// message, else the error itself (provider and model errors are meant to
+// be read by the user who configured them).
+func errorText(err error) string {
+	var e *domain.Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
+}

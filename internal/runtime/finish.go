@@ -1,0 +1,94 @@
+package runtime
+
+import (
+	"context"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// finish records the end of r (unless it already ended), lets the engine
+// write follow-up work in the same transaction, then wakes waiters,
+// schedules follow-up runs and mirrors the run's messages.
+func (rt *Runtime) finish(r domain.Run, written []domain.Message, out runOutcome) error {
+	return rt.finishWhen(r, written, out, "")
+}
+
+// finishIf finishes r only while its status is want (else errNotQueued).
+func (rt *Runtime) finishIf(r domain.Run, want string, out runOutcome) error {
+	return rt.finishWhen(r, nil, out, want)
+}
+
+func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOutcome, want string) error {
+	now := rt.now()
+	var ended domain.Run
+	var next []domain.Run
+	var sess domain.Session
+	// The record of a run's end must land even while the runtime shuts
+	// down, so it does not use the runtime's context.
+	err := rt.opts.Store.Update(context.Background(), func(tx domain.Tx) error {
+		next = next[:0]
+		cur, err := tx.GetRun(r.ID)
+		if err != nil {
+			return err
+		}
+		if want != "" && cur.Status != want {
+			return errNotQueued
+		}
+		if domain.RunTerminal(cur.Status) {
+			ended = cur
+			return nil
+		}
+		cur.Status = out.status
+		cur.Reply = out.reply
+		cur.Error = out.err
+		cur.Usage = out.usage
+		cur.EndedAt = now
+		cur.UpdatedAt = now
+		if cur.StartedAt == 0 && out.status != domain.RunCancelled {
+			cur.StartedAt = now
+		}
+		if err := tx.PutRun(cur); err != nil {
+			return err
+		}
+		if s, err := tx.GetSession(cur.SessionKey); err == nil {
+			s.UpdatedAt = now
+			if out.aborted {
+				s.AbortedLastRun = true
+			}
+			if err := tx.PutSession(s); err != nil {
+				return err
+			}
+			sess = s
+		}
+		ended = cur
+		return rt.opts.Hooks.Finished(tx, cur, func(n domain.Run) (domain.Run, error) {
+			n = rt.fill(n)
+			stored, created, err := tx.CreateRun(n)
+			if err != nil {
+				return domain.Run{}, err
+			}
+			if created {
+				next = append(next, stored)
+			}
+			return stored, nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	rt.wake(ended.ID)
+	for _, n := range next {
+		rt.enqueue(n)
+	}
+	if rt.opts.Mirror != nil && len(written) > 0 {
+		if err := rt.opts.Mirror.Append(ended.AgentID, written[0].SessionID, written); err != nil {
+			rt.log.Warn("transcript mirror append failed", "session", ended.SessionKey, "err", err)
+		}
+	}
+	rt.opts.Emit(domain.Event{Kind: domain.EventRunEnd, SessionKey: ended.SessionKey, Run: &ended, TS: now})
+	if sess.Key != "" {
+		rt.opts.Emit(domain.Event{Kind: domain.EventSession, SessionKey: sess.Key, Session: &sess, Reason: "updated", TS: now})
+	}
+	rt.opts.Hooks.AfterFinish(ended)
+	return nil
+}

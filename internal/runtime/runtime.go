@@ -1,0 +1,202 @@
+// Package runtime runs agent turns. Each session has one lane: its runs are
+// strictly serial in FIFO order, while runs of different sessions run in
+// parallel, bounded by a global limit per lane kind. A run builds its
+// context from the transcript, calls the model, executes tool calls, loops
+// until a final answer, and records everything in the store as it happens.
+//
+// Runs are durable: their rows are the truth, waits read them, queued runs
+// survive a restart and runs a dead process left running are marked aborted
+// at start-up.
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// Causes of a run context's end, told apart when the run is recorded.
+var (
+	errCancelled = errors.New("run cancelled")
+	errTimeout   = errors.New("run timed out")
+	errShutdown  = errors.New("switchboard is shutting down")
+)
+
+// AbortedError is the error text of runs cut short by a stop of the process.
+const AbortedError = "aborted: switchboard stopped while the run was in flight"
+
+// ModelResolver turns a model reference into a provider and a model id.
+type ModelResolver interface {
+	Resolve(ref string) (domain.Provider, string, error)
+}
+
+// Plan is what the engine decides for one run before it starts.
+type Plan struct {
+	System   string
+	ModelRef string
+	Thinking string
+	Tools    []domain.ToolSpec
+	// ToolContext is passed to every tool call of the run (RunID, ToolCallID
+	// are filled in by the runtime).
+	ToolContext domain.ToolCallContext
+}
+
+// Hooks are the engine's callbacks into a run's life.
+type Hooks interface {
+	// Prepare plans a run that is about to call its model.
+	Prepare(ctx context.Context, run domain.Run, sess domain.Session) (Plan, error)
+	// CallTool executes one tool call of a run.
+	CallTool(ctx context.Context, tc domain.ToolCallContext, name string, args json.RawMessage) domain.ToolResult
+	// Finished runs inside the transaction that records the end of run. It
+	// may write follow-up state, and start follow-up runs with next (they
+	// are created in the same transaction and scheduled after the commit).
+	Finished(tx domain.Tx, run domain.Run, next func(domain.Run) (domain.Run, error)) error
+	// AfterFinish runs after the end of run is committed.
+	AfterFinish(run domain.Run)
+	// PersistToolCall may rewrite tool-call arguments before they are stored
+	// (attachment redaction).
+	PersistToolCall(name string, args json.RawMessage) json.RawMessage
+}
+
+// Mirror receives the messages of a run when it ends (the JSONL mirror).
+type Mirror interface {
+	Append(agentID, sessionID string, msgs []domain.Message) error
+}
+
+// Spec is the part of a run's Spec the runtime reads.
+type Spec struct {
+	// UserMessage is appended to the transcript when the run starts.
+	UserMessage *domain.Message `json:"userMessage,omitempty"`
+}
+
+// Options configure a Runtime. Store, Models and Hooks are required.
+type Options struct {
+	Store  domain.Store
+	Models ModelResolver
+	Hooks  Hooks
+	Mirror Mirror
+	Emit   func(domain.Event)
+	Now    func() time.Time
+	NewID  func() string
+	Logger *slog.Logger
+	// MaxSteps bounds model calls per run (default 25).
+	MaxSteps int
+	// Lanes bounds concurrent runs per lane kind (default 64 each).
+	Lanes map[string]int
+	// ContextMessages bounds how many transcript messages a run sends to
+	// the model (default 400, newest kept).
+	ContextMessages int
+}
+
+// Runtime schedules and executes runs. Start it with Start and stop it with
+// Close; it owns every goroutine it starts.
+type Runtime struct {
+	opts Options
+	log  *slog.Logger
+
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	closing bool
+	lanes   map[string]*lane
+	active  map[string]context.CancelCauseFunc
+	waiters map[string]map[*waiter]struct{}
+	sems    map[string]chan struct{}
+}
+
+type lane struct {
+	queue   []domain.Run
+	running bool
+}
+
+type waiter struct{ done chan struct{} }
+
+// New builds a runtime. Nothing runs until Start.
+func New(opts Options) (*Runtime, error) {
+	if opts.Store == nil || opts.Models == nil || opts.Hooks == nil {
+		return nil, errors.New("runtime: Store, Models and Hooks are required")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.NewID == nil {
+		opts.NewID = domain.NewID
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Emit == nil {
+		opts.Emit = func(domain.Event) {}
+	}
+	if opts.MaxSteps <= 0 {
+		opts.MaxSteps = 25
+	}
+	if opts.ContextMessages <= 0 {
+		opts.ContextMessages = 400
+	}
+	sems := map[string]chan struct{}{}
+	for _, name := range []string{domain.LaneMain, domain.LaneNested, domain.LaneSubagent} {
+		n := opts.Lanes[name]
+		if n <= 0 {
+			n = 64
+		}
+		sems[name] = make(chan struct{}, n)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	return &Runtime{
+		opts:    opts,
+		log:     opts.Logger,
+		ctx:     ctx,
+		cancel:  cancel,
+		lanes:   map[string]*lane{},
+		active:  map[string]context.CancelCauseFunc{},
+		waiters: map[string]map[*waiter]struct{}{},
+		sems:    sems,
+	}, nil
+}
+
+func (rt *Runtime) now() int64 { return rt.opts.Now().UnixMilli() }
+
+// Close stops scheduling, cancels in-flight runs (they are recorded as
+// aborted) and waits for every goroutine, or until ctx is done. Queued runs
+// stay queued in the store for the next start.
+func (rt *Runtime) Close(ctx context.Context) error {
+	rt.mu.Lock()
+	rt.closing = true
+	rt.mu.Unlock()
+	rt.cancel(errShutdown)
+	done := make(chan struct{})
+	go func() { rt.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("runtime: close: %w", ctx.Err())
+	}
+}
+
+// QueueDepth returns how many runs wait in session lanes (for metrics).
+func (rt *Runtime) QueueDepth() int {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	n := 0
+	for _, l := range rt.lanes {
+		n += len(l.queue)
+	}
+	return n
+}
+
+// ActiveRuns returns how many runs are executing now.
+func (rt *Runtime) ActiveRuns() int {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return len(rt.active)
+}

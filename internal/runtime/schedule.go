@@ -1,0 +1,188 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// Start recovers what a previous process left behind — runs it left
+// running are recorded as aborted (their waiters and follow-ups resolved),
+// runs it left queued are scheduled again — and then accepts work.
+func (rt *Runtime) Start(ctx context.Context) error {
+	st := rt.opts.Store
+	running, err := st.ListRuns(ctx, domain.RunQuery{Statuses: []string{domain.RunRunning}})
+	if err != nil {
+		return fmt.Errorf("runtime: recover: %w", err)
+	}
+	for _, r := range running {
+		if err := rt.finish(r, nil, runOutcome{status: domain.RunError, err: AbortedError, aborted: true}); err != nil {
+			return fmt.Errorf("runtime: recover run %s: %w", r.ID, err)
+		}
+	}
+	if len(running) > 0 {
+		rt.log.Warn("recovered runs left running by a stopped process", "count", len(running))
+	}
+	queued, err := st.ListRuns(ctx, domain.RunQuery{Statuses: []string{domain.RunQueued}})
+	if err != nil {
+		return fmt.Errorf("runtime: recover: %w", err)
+	}
+	sort.SliceStable(queued, func(i, j int) bool { return queued[i].CreatedAt < queued[j].CreatedAt })
+	for _, r := range queued {
+		rt.enqueue(r)
+	}
+	if len(queued) > 0 {
+		rt.log.Info("resumed queued runs", "count", len(queued))
+	}
+	return nil
+}
+
+// Submit creates a run and schedules it. prepare, when set, runs first in
+// the same transaction (to create the session row, say). A repeated
+// idempotency key returns the first run and starts nothing.
+func (rt *Runtime) Submit(ctx context.Context, r domain.Run, prepare func(tx domain.Tx) error) (domain.Run, bool, error) {
+	rt.mu.Lock()
+	closing := rt.closing
+	rt.mu.Unlock()
+	if closing {
+		return domain.Run{}, false, domain.Errorf(domain.CodeUnavailable, "switchboard is shutting down")
+	}
+	var stored domain.Run
+	var created bool
+	err := rt.opts.Store.Update(ctx, func(tx domain.Tx) error {
+		if prepare != nil {
+			if err := prepare(tx); err != nil {
+				return err
+			}
+		}
+		var err error
+		stored, created, err = tx.CreateRun(rt.fill(r))
+		return err
+	})
+	if err != nil {
+		return domain.Run{}, false, err
+	}
+	if created {
+		rt.enqueue(stored)
+	}
+	return stored, created, nil
+}
+
+// fill sets the defaults of a new run.
+func (rt *Runtime) fill(r domain.Run) domain.Run {
+	if r.ID == "" {
+		r.ID = rt.opts.NewID()
+	}
+	r.Status = domain.RunQueued
+	if r.CreatedAt == 0 {
+		r.CreatedAt = rt.now()
+	}
+	r.UpdatedAt = r.CreatedAt
+	if r.Lane == "" {
+		r.Lane = domain.LaneMain
+	}
+	return r
+}
+
+// enqueue appends r to its session's lane and starts the lane's drainer.
+func (rt *Runtime) enqueue(r domain.Run) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.closing {
+		return
+	}
+	l := rt.lanes[r.SessionKey]
+	if l == nil {
+		l = &lane{}
+		rt.lanes[r.SessionKey] = l
+	}
+	l.queue = append(l.queue, r)
+	if !l.running {
+		l.running = true
+		rt.wg.Add(1)
+		go rt.drain(r.SessionKey, l)
+	}
+}
+
+// drain executes a session's queued runs one at a time until the lane is
+// empty. It owns the lane while it runs.
+func (rt *Runtime) drain(key string, l *lane) {
+	defer rt.wg.Done()
+	for {
+		rt.mu.Lock()
+		if len(l.queue) == 0 || rt.closing {
+			l.running = false
+			delete(rt.lanes, key)
+			rt.mu.Unlock()
+			return
+		}
+		r := l.queue[0]
+		l.queue = l.queue[1:]
+		rt.mu.Unlock()
+
+		sem := rt.sems[r.Lane]
+		if sem == nil {
+			sem = rt.sems[domain.LaneMain]
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-rt.ctx.Done():
+			continue // closing: the loop exits, the run stays queued
+		}
+		rt.execute(r)
+		<-sem
+	}
+}
+
+// Cancel cancels a run and, transitively, every run it started. A queued
+// run is recorded as cancelled at once; a running one when it stops.
+func (rt *Runtime) Cancel(ctx context.Context, runID string) (domain.Run, error) {
+	r, err := rt.opts.Store.GetRun(ctx, runID)
+	if err != nil {
+		return domain.Run{}, err
+	}
+	rt.cancelTree(ctx, r, map[string]bool{})
+	return rt.opts.Store.GetRun(ctx, runID)
+}
+
+func (rt *Runtime) cancelTree(ctx context.Context, r domain.Run, seen map[string]bool) {
+	if seen[r.ID] {
+		return
+	}
+	seen[r.ID] = true
+	children, err := rt.opts.Store.ListRuns(ctx, domain.RunQuery{ParentRunID: r.ID})
+	if err != nil {
+		rt.log.Error("cancel: list child runs", "run", r.ID, "err", err)
+	}
+	for _, c := range children {
+		rt.cancelTree(ctx, c, seen)
+	}
+	if domain.RunTerminal(r.Status) {
+		return
+	}
+	rt.mu.Lock()
+	cancel := rt.active[r.ID]
+	rt.mu.Unlock()
+	if cancel != nil {
+		cancel(errCancelled)
+		return
+	}
+	// Not executing here: it is queued (or about to start). Record it as
+	// cancelled if it still is queued; execute skips runs that are not.
+	err = rt.finishIf(r, domain.RunQueued, runOutcome{status: domain.RunCancelled, err: "cancelled before it started"})
+	if err != nil && !errors.Is(err, errNotQueued) {
+		rt.log.Error("cancel queued run", "run", r.ID, "err", err)
+	}
+	if errors.Is(err, errNotQueued) {
+		// It started between our read and the write: cancel it running.
+		rt.mu.Lock()
+		cancel := rt.active[r.ID]
+		rt.mu.Unlock()
+		if cancel != nil {
+			cancel(errCancelled)
+		}
+	}
+}
