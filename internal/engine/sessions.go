@@ -79,28 +79,32 @@ func (e *Engine) resolveRef(ctx context.Context, req Requester, input string) (s
 		return req.key(e), nil
 	}
 	if sessionkey.LooksLikeSessionID(in) {
-		// A custom bare key wins over a sessionId of the same spelling.
-		if key, err := e.keys.Canonical(in, req.agent(e)); err == nil {
-			if _, err := e.store.GetSession(ctx, key); err == nil {
-				return key, nil
-			}
-		}
 		rows, err := e.store.FindSessionsByID(ctx, in)
 		if err != nil {
 			return "", err
 		}
-		switch len(rows) {
-		case 0:
-			return "", domain.Errorf(domain.CodeNotFound, "Session not found: %s (use the full sessionKey from sessions_list)", in)
-		case 1:
+		switch {
+		case len(rows) == 1:
 			return rows[0].Key, nil
-		default:
+		case len(rows) > 1:
 			keys := make([]string, len(rows))
 			for i, r := range rows {
 				keys[i] = r.Key
 			}
 			return "", domain.Invalid("Multiple sessions found for sessionId: %s (%s)", in, strings.Join(keys, ", "))
 		}
+		// Not a sessionId: a UUID must have been one; any other bare word
+		// is a key of the requester's agent (agent:<id>:<word>).
+		key, kerr := e.keys.Canonical(in, req.agent(e))
+		if sessionkey.IsUUID(in) || kerr != nil {
+			if kerr == nil {
+				if _, err := e.store.GetSession(ctx, key); err == nil {
+					return key, nil
+				}
+			}
+			return "", domain.Errorf(domain.CodeNotFound, "Session not found: %s (use the full sessionKey from sessions_list)", in)
+		}
+		return key, nil
 	}
 	return e.canonical(in, req.agent(e))
 }

@@ -100,12 +100,12 @@ func (e *Engine) Send(ctx context.Context, req Requester, p SendParams) (SendRes
 		target = key
 	}
 	display := e.keys.Display(target, requesterAgent)
-	if err := g.check(ctx, target, policy.ActionSend); err != nil {
-		return fail(statusOf(err), domain.ErrorMessage(err), display), nil
-	}
 	targetAgent := e.keys.AgentOf(target)
 	if err := e.checkAgent(targetAgent); err != nil {
 		return fail("error", domain.ErrorMessage(err), display), nil
+	}
+	if err := g.check(ctx, target, policy.ActionSend); err != nil {
+		return fail(statusOf(err), domain.ErrorMessage(err), display), nil
 	}
 
 	// Loop safety: a chain of sends carries the sessions it went through.

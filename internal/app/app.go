@@ -1,0 +1,114 @@
+// Package app wires switchboard together for one state directory: config,
+// store, model registry, transcript mirror and engine. Every command and
+// the gateway build their engine through Open, so they all agree on where
+// things live, and only one engine at a time writes a state directory.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/engine"
+	"github.com/switchboard-go/switchboard/internal/model"
+	"github.com/switchboard-go/switchboard/internal/store/sqlite"
+	"github.com/switchboard-go/switchboard/internal/transcript"
+)
+
+// Options say where the state lives and how to log.
+type Options struct {
+	StateDir   string
+	ConfigPath string
+	Getenv     func(string) string
+	Logger     *slog.Logger
+	// Owner names who holds the state-dir lock (for the error another
+	// process gets), e.g. "gateway" or "cli".
+	Owner string
+}
+
+// App is an opened state directory with a running engine.
+type App struct {
+	Config   *config.Config
+	Engine   *engine.Engine
+	Store    *sqlite.Store
+	StateDir string
+	lock     *Lock
+}
+
+// DBPath is the SQLite store inside a state dir.
+func DBPath(stateDir string) string { return filepath.Join(stateDir, "switchboard.db") }
+
+// LoadConfig loads and validates the config file (defaults when missing).
+func LoadConfig(path string, getenv func(string) string) (*config.Config, error) {
+	cfg, err := config.Load(path, getenv)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("config %s:\n%w", path, err)
+	}
+	return cfg, nil
+}
+
+// Open loads config, takes the state-dir lock, opens the store and starts
+// the engine (recovering work a previous process left).
+func Open(ctx context.Context, opts Options) (*App, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	cfg, err := LoadConfig(opts.ConfigPath, opts.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(opts.StateDir, 0o700); err != nil {
+		return nil, fmt.Errorf("state dir: %w", err)
+	}
+	lock, err := AcquireLock(opts.StateDir, opts.Owner)
+	if err != nil {
+		return nil, err
+	}
+	st, err := sqlite.Open(ctx, DBPath(opts.StateDir), sqlite.Options{})
+	if err != nil {
+		lock.Release()
+		return nil, err
+	}
+	models, err := model.NewRegistry(cfg, opts.Getenv, &http.Client{})
+	if err != nil {
+		st.Close()
+		lock.Release()
+		return nil, err
+	}
+	e, err := engine.New(engine.Options{
+		Config: cfg, Store: st, Models: models, Mirror: transcript.New(opts.StateDir, time.Now),
+		StateDir: opts.StateDir, Logger: opts.Logger,
+	})
+	if err != nil {
+		st.Close()
+		lock.Release()
+		return nil, err
+	}
+	if err := e.Start(ctx); err != nil {
+		st.Close()
+		lock.Release()
+		return nil, err
+	}
+	return &App{Config: cfg, Engine: e, Store: st, StateDir: opts.StateDir, lock: lock}, nil
+}
+
+// Close stops the engine (in-flight runs are recorded as aborted, queued
+// work stays for the next start), closes the store and releases the lock.
+func (a *App) Close(ctx context.Context) error {
+	err := a.Engine.Close(ctx)
+	err = errors.Join(err, a.Store.Close())
+	a.lock.Release()
+	return err
+}
