@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/model/script"
+	"github.com/switchboard-go/switchboard/internal/store/sqlite"
+)
+
+// TestRecoveryAfterCrash starts an engine on a store a dead process left
+// with one run running and one queued: the running one is recorded as
+// aborted (its waiter answered), the queued one runs.
+func TestRecoveryAfterCrash(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "switchboard.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UnixMilli()
+	spec, _ := encodeSpec(runSpec{UserMessage: &domain.Message{Role: "user", Content: domain.TextContent("queued hello")}})
+	err = st.Update(ctx, func(tx domain.Tx) error {
+		if err := tx.PutSession(domain.Session{Key: "agent:main:main", AgentID: "main", SessionID: "s1", Kind: "main", UpdatedAt: now}); err != nil {
+			return err
+		}
+		if _, _, err := tx.CreateRun(domain.Run{ID: "r-running", SessionKey: "agent:main:main", AgentID: "main", Kind: "chat", Lane: "main", Status: domain.RunRunning, CreatedAt: now, StartedAt: now}); err != nil {
+			return err
+		}
+		_, _, err := tx.CreateRun(domain.Run{ID: "r-queued", SessionKey: "agent:main:main", AgentID: "main", Kind: "chat", Lane: "main", Status: domain.RunQueued, CreatedAt: now + 1, Spec: spec})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := script.New(nil, time.Now)
+	e, err := New(Options{Config: testConfig(), Store: st, Models: scriptModels{m}, StateDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = e.Close(ctx); st.Close() }()
+	r, err := e.Wait(ctx, "r-running", 5*time.Second)
+	if err != nil || r.Status != domain.RunError || r.Error == "" {
+		t.Fatalf("abandoned run = %+v, %v", r, err)
+	}
+	q, err := e.Wait(ctx, "r-queued", 5*time.Second)
+	if err != nil || q.Status != domain.RunOK || q.Reply != "echo: queued hello" {
+		t.Fatalf("queued run = %+v, %v", q, err)
+	}
+	s, _ := st.GetSession(ctx, "agent:main:main")
+	if !s.AbortedLastRun {
+		// The queued run started after recovery, which clears the flag;
+		// the aborted run's own record must still say aborted.
+		if r.Error != "aborted: switchboard stopped while the run was in flight" {
+			t.Fatalf("aborted error = %q", r.Error)
+		}
+	}
+}
+
+func TestIdempotentChatAndFIFO(t *testing.T) {
+	h := newHarness(t, []config.ScriptRule{{When: config.ScriptWhen{Message: "^one$"}, Reply: str("1"), DelayMs: 200}}, nil)
+	ctx := t.Context()
+	a, err := h.e.Chat(ctx, ChatRequest{SessionKey: "main", Message: "one", IdempotencyKey: "k1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := h.e.Chat(ctx, ChatRequest{SessionKey: "main", Message: "one", IdempotencyKey: "k1"})
+	if err != nil || b.Run.ID != a.Run.ID || b.Created {
+		t.Fatalf("repeat = %+v, %v (first %s)", b.Run.ID, err, a.Run.ID)
+	}
+	c, _ := h.e.Chat(ctx, ChatRequest{SessionKey: "main", Message: "two"})
+	d, _ := h.e.Chat(ctx, ChatRequest{SessionKey: "main", Message: "three"})
+	for _, id := range []string{a.Run.ID, c.Run.ID, d.Run.ID} {
+		if _, err := h.e.Wait(ctx, id, 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := texts(h.history("main"))
+	want := []string{"user: one", "assistant: 1", "user: two", "assistant: echo: two", "user: three", "assistant: echo: three"}
+	if len(got) != len(want) {
+		t.Fatalf("transcript = %q", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("transcript = %q, want %q (runs of a session are FIFO)", got, want)
+		}
+	}
+}
+
+func TestCancelCascadesAndCommands(t *testing.T) {
+	h := newHarness(t, []config.ScriptRule{
+		toolCall(config.ScriptWhen{Session: ":main:main$", Role: "user", Message: "^go$"}, "sessions_send",
+			map[string]any{"sessionKey": research, "message": "slow", "timeoutSeconds": 60}),
+		{When: config.ScriptWhen{Session: "research$"}, Reply: str("late"), DelayMs: 60_000},
+	}, agentVisibility)
+	ctx := t.Context()
+	res, err := h.e.Chat(ctx, ChatRequest{SessionKey: "main", Message: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("target run running", func() bool {
+		runs := runsOf(h, research, domain.RunKindSend)
+		return len(runs) == 1 && runs[0].Status == domain.RunRunning
+	})
+	stop, err := h.e.Chat(ctx, ChatRequest{SessionKey: "main", Message: "/stop"})
+	if err != nil || stop.Command != "stop" {
+		t.Fatalf("/stop = %+v, %v", stop, err)
+	}
+	r, _ := h.e.Wait(ctx, res.Run.ID, 5*time.Second)
+	if r.Status != domain.RunCancelled {
+		t.Fatalf("main run = %s", r.Status)
+	}
+	child := runsOf(h, research, domain.RunKindSend)[0]
+	child, _ = h.e.Wait(ctx, child.ID, 5*time.Second)
+	if child.Status != domain.RunCancelled {
+		t.Fatalf("cascaded run = %s", child.Status)
+	}
+	before, _ := h.e.Session(ctx, "main")
+	if _, err := h.e.Chat(ctx, ChatRequest{SessionKey: "main", Message: "/new"}); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := h.e.Session(ctx, "main")
+	if after.SessionID == before.SessionID || len(h.history("main")) != 0 {
+		t.Fatalf("/new kept sessionId %s", after.SessionID)
+	}
+	// The old transcript is kept under its sessionId.
+	old, _ := h.st.ReadMessages(ctx, "agent:main:main", domain.MessageQuery{SessionID: before.SessionID})
+	if len(old) == 0 {
+		t.Fatalf("old transcript lost")
+	}
+	sp, _ := h.e.Chat(ctx, ChatRequest{SessionKey: "main", Message: "/send off"})
+	if sp.Reply != "⚙️ Send policy set to off." {
+		t.Fatalf("/send off = %q", sp.Reply)
+	}
+	if _, err := h.e.Chat(ctx, ChatRequest{SessionKey: "main", Message: "hello"}); err == nil || err.Error() != "send blocked by session policy" {
+		t.Fatalf("chat after /send off: %v", err)
+	}
+	if sp, _ := h.e.Chat(ctx, ChatRequest{SessionKey: "main", Message: "/send inherit", Channel: "discord", SenderID: "stranger"}); sp.Reply != "⚠️ /send is only available to owners." {
+		t.Fatalf("non-owner /send = %q", sp.Reply)
+	}
+}
