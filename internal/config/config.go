@@ -150,7 +150,10 @@ type AgentConfig struct {
 
 // AgentSubagents is `agents.list[].subagents`.
 type AgentSubagents struct {
-	AllowAgents []string `json:"allowAgents,omitempty"`
+	// AllowAgents overrides agents.defaults.subagents.allowAgents; an empty
+	// list (only the agent itself) differs from an absent one (inherit), so
+	// it is never omitted.
+	AllowAgents []string `json:"allowAgents"`
 }
 
 // AgentSandbox is `agents.list[].sandbox`.

@@ -50,6 +50,10 @@ type Options struct {
 	// MaintenanceInterval is how often due archives and outbox retries are
 	// looked for (default 1s).
 	MaintenanceInterval time.Duration
+	// HoldDeliveries keeps the outbox undelivered (items stay pending for
+	// the next engine): crash tests use it to stop between a run's end and
+	// its delivery.
+	HoldDeliveries bool
 }
 
 // Engine is switchboard's core. Build it with New, then Start; Close stops
@@ -74,6 +78,7 @@ type Engine struct {
 	wg       sync.WaitGroup
 	wake     chan struct{}
 	started  bool
+	hold     bool
 }
 
 // New builds an engine.
@@ -115,6 +120,7 @@ func New(opts Options) (*Engine, error) {
 		bus:      newBus(),
 		interval: opts.MaintenanceInterval,
 		wake:     make(chan struct{}, 1),
+		hold:     opts.HoldDeliveries,
 	}
 	var mirror runtime.Mirror
 	if opts.Mirror != nil {
@@ -160,8 +166,10 @@ func (e *Engine) Start(ctx context.Context) error {
 	if err := e.rt.Start(ctx); err != nil {
 		return fmt.Errorf("engine: start: %w", err)
 	}
-	e.wg.Add(1)
-	go e.maintain()
+	if !e.hold {
+		e.wg.Add(1)
+		go e.maintain()
+	}
 	return nil
 }
 
