@@ -29,7 +29,7 @@ func (s scriptModels) Resolve(ref string) (domain.Provider, string, error) {
 func (s scriptModels) ValidateThinking(ref, level string) error { return nil }
 
 type harness struct {
-	t   *testing.T
+	t   testing.TB
 	e   *Engine
 	st  *sqlite.Store
 	dir string
@@ -38,7 +38,7 @@ type harness struct {
 
 // newHarness builds an engine on a fresh state dir with the given script
 // rules; mutate adjusts the config first.
-func newHarness(t *testing.T, rules []config.ScriptRule, mutate func(*config.Config)) *harness {
+func newHarness(t testing.TB, rules []config.ScriptRule, mutate func(*config.Config)) *harness {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := testConfig()

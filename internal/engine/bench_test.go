@@ -1,0 +1,274 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// Benchmarks of the engine end to end on a real SQLite store and the
+// script model. Numbers and the command are in docs/benchmarks.md.
+
+func benchHarness(b *testing.B, rules []config.ScriptRule, mutate func(*config.Config)) *harness {
+	return newHarness(b, rules, mutate)
+}
+
+// latencies records per-operation latencies and reports percentiles.
+type latencies struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (l *latencies) add(d time.Duration) { l.mu.Lock(); l.d = append(l.d, d); l.mu.Unlock() }
+
+func (l *latencies) report(b *testing.B) {
+	if len(l.d) == 0 {
+		return
+	}
+	sort.Slice(l.d, func(i, j int) bool { return l.d[i] < l.d[j] })
+	pct := func(p float64) float64 { return float64(l.d[int(p*float64(len(l.d)-1))].Microseconds()) / 1000 }
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+}
+
+func BenchmarkChatTurn(b *testing.B) {
+	h := benchHarness(b, nil, nil)
+	ctx := context.Background()
+	var lat latencies
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		res, err := h.e.Chat(ctx, ChatRequest{SessionKey: "main", Message: "hi"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r, err := h.e.Wait(ctx, res.Run.ID, 10*time.Second); err != nil || r.Status != domain.RunOK {
+			b.Fatalf("run %v %v", r.Status, err)
+		}
+		lat.add(time.Since(start))
+	}
+	lat.report(b)
+}
+
+func BenchmarkChatThroughput1000Sessions(b *testing.B) {
+	h := benchHarness(b, nil, func(c *config.Config) {
+		c.Runtime.Lanes = config.LaneLimits{Main: 1000, Nested: 64, Subagent: 64}
+	})
+	ctx := context.Background()
+	var next atomic.Int64
+	b.SetParallelism(64)
+	start := time.Now()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			i := next.Add(1)
+			res, err := h.e.Chat(ctx, ChatRequest{SessionKey: "agent:main:s" + strconv.FormatInt(i%1000, 10), Message: "hi"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := h.e.Wait(ctx, res.Run.ID, 30*time.Second); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "turns/s")
+}
+
+func BenchmarkSendWithWait(b *testing.B) {
+	h := benchHarness(b, []config.ScriptRule{
+		rule(config.ScriptWhen{System: "Agent-to-agent announce step:"}, "ANNOUNCE_SKIP"),
+	}, agentVisibility)
+	ctx := context.Background()
+	var lat latencies
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		res, err := h.e.Send(ctx, Requester{}, SendParams{SessionKey: "agent:main:target", Message: "hi"})
+		if err != nil || res.Status != "ok" {
+			b.Fatalf("send %+v %v", res, err)
+		}
+		lat.add(time.Since(start))
+	}
+	lat.report(b)
+}
+
+// seedSessions writes n sessions with msgs messages each, in bulk.
+func seedSessions(b *testing.B, h *harness, n, msgs int) {
+	ctx := context.Background()
+	now := time.Now().UnixMilli()
+	for start := 0; start < n; start += 500 {
+		err := h.st.Update(ctx, func(tx domain.Tx) error {
+			for i := start; i < start+500 && i < n; i++ {
+				key := fmt.Sprintf("agent:main:seed%05d", i)
+				sid := domain.NewID()
+				if err := tx.PutSession(domain.Session{Key: key, AgentID: "main", SessionID: sid, Kind: "other", UpdatedAt: now - int64(i)}); err != nil {
+					return err
+				}
+				batch := make([]domain.Message, msgs)
+				for j := range batch {
+					role := domain.RoleUser
+					if j%2 == 1 {
+						role = domain.RoleAssistant
+					}
+					batch[j] = domain.Message{Role: role, Content: domain.TextContent(fmt.Sprintf("message %d of %s", j, key)), Timestamp: now}
+				}
+				if _, err := tx.AppendMessages(key, sid, batch); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkListMessageLimit5Over10k(b *testing.B) {
+	h := benchHarness(b, nil, agentVisibility)
+	seedSessions(b, h, 10_000, 8)
+	ctx := context.Background()
+	var lat latencies
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		out := h.e.CallTool(ctx, Requester{}, ToolSessionsList, []byte(`{"limit":200,"messageLimit":5}`))
+		if out.IsError || out.Payload.(ListResult).Count != 200 {
+			b.Fatalf("list: %s", out.JSON())
+		}
+		lat.add(time.Since(start))
+	}
+	lat.report(b)
+}
+
+func BenchmarkSpawnReturn(b *testing.B) {
+	h := benchHarness(b, nil, func(c *config.Config) {
+		c.Agents.Defaults.Subagents.MaxChildrenPerAgent = 100_000
+		c.Agents.Defaults.Subagents.MaxConcurrent = 1000
+	})
+	ctx := context.Background()
+	var lat latencies
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		if _, err := h.e.Spawn(ctx, Requester{}, SpawnParams{Task: "t"}); err != nil {
+			b.Fatal(err)
+		}
+		lat.add(time.Since(start))
+	}
+	lat.report(b)
+}
+
+// BenchmarkThousandChildren spawns 1,000 children at once and checks that
+// every one completes and announces exactly once.
+func BenchmarkThousandChildren(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		h := benchHarness(b, []config.ScriptRule{{When: config.ScriptWhen{Session: ":subagent:"}, Reply: str("r"), DelayMs: 50}}, func(c *config.Config) {
+			c.Agents.Defaults.Subagents.MaxChildrenPerAgent = 1000
+			c.Agents.Defaults.Subagents.MaxConcurrent = 1000
+			c.Runtime.Lanes = config.LaneLimits{Main: 64, Nested: 64, Subagent: 1000}
+		})
+		ctx := context.Background()
+		start := time.Now()
+		var wg sync.WaitGroup
+		for w := 0; w < 20; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for j := 0; j < 50; j++ {
+					if _, err := h.e.Spawn(ctx, Requester{}, SpawnParams{Task: "child"}); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		h.waitFor("1000 announces", func() bool {
+			items, _ := h.st.ListOutbox(ctx, domain.OutboxQuery{Statuses: []string{domain.OutboxDelivered}})
+			n := 0
+			for _, it := range items {
+				if it.Kind == domain.OutboxSubagentAnnounce {
+					n++
+				}
+			}
+			return n == 1000
+		})
+		runs, _ := h.st.ListRuns(ctx, domain.RunQuery{SessionKey: "agent:main:main", Kinds: []string{domain.RunKindInbound}})
+		seen := map[string]bool{}
+		for _, r := range runs {
+			if seen[r.RequesterKey] {
+				b.Fatalf("child %s announced twice", r.RequesterKey)
+			}
+			seen[r.RequesterKey] = true
+		}
+		if len(seen) != 1000 {
+			b.Fatalf("%d distinct announces, want 1000", len(seen))
+		}
+		b.ReportMetric(time.Since(start).Seconds(), "s/1000-children")
+	}
+}
+
+// BenchmarkTenThousandSlowRuns runs 10,000 runs at once whose model call
+// takes 1 s, and reports the peak RSS.
+func BenchmarkTenThousandSlowRuns(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		h := benchHarness(b, []config.ScriptRule{{When: config.ScriptWhen{Message: "^slow$"}, Reply: str("done"), DelayMs: 1000}}, func(c *config.Config) {
+			c.Runtime.Lanes = config.LaneLimits{Main: 10_000, Nested: 64, Subagent: 64}
+		})
+		ctx := context.Background()
+		start := time.Now()
+		ids := make([]string, 10_000)
+		var wg sync.WaitGroup
+		for w := 0; w < 50; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				for j := w; j < 10_000; j += 50 {
+					res, err := h.e.Chat(ctx, ChatRequest{SessionKey: "agent:main:r" + strconv.Itoa(j), Message: "slow"})
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					ids[j] = res.Run.ID
+				}
+			}(w)
+		}
+		wg.Wait()
+		for _, id := range ids {
+			if r, err := h.e.Wait(ctx, id, 5*time.Minute); err != nil || r.Status != domain.RunOK {
+				b.Fatalf("run %s: %v %v", id, r.Status, err)
+			}
+		}
+		b.ReportMetric(time.Since(start).Seconds(), "s/10k-runs")
+		b.ReportMetric(peakRSSMB(), "peak-rss-MB")
+		runtime.GC()
+	}
+}
+
+// peakRSSMB reads VmHWM (peak resident set) of this process.
+func peakRSSMB() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			f := strings.Fields(line)
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
