@@ -267,9 +267,9 @@ func (e *Engine) Patch(ctx context.Context, ref string, p PatchParams) (domain.S
 	if err != nil {
 		return domain.Session{}, err
 	}
-	if p.SendPolicy != nil {
+	if p.SendPolicy != nil && strings.TrimSpace(*p.SendPolicy) != "" {
 		v, err := policy.ParseSendPolicyValue(*p.SendPolicy)
-		if err != nil || (*p.SendPolicy != "" && v == "" && !strings.EqualFold(*p.SendPolicy, "inherit")) {
+		if err != nil {
 			return domain.Session{}, domain.Invalid(`invalid sendPolicy (use "allow"|"deny"|"inherit")`)
 		}
 		p.SendPolicy = &v

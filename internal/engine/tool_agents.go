@@ -136,7 +136,18 @@ func (e *Engine) toolRunsWait(ctx context.Context, req Requester, raw json.RawMe
 	if err := a.err(); err != nil {
 		return ToolOutcome{}, err
 	}
-	r, err := e.Wait(ctx, strings.TrimSpace(id), time.Duration(timeout)*time.Second)
+	id = strings.TrimSpace(id)
+	// A requester may wait only for runs of sessions it can see.
+	if !req.Operator {
+		run, err := e.GetRun(ctx, id)
+		if err != nil {
+			return ToolOutcome{}, err
+		}
+		if err := e.guardFor(ctx, req).check(ctx, run.SessionKey, policy.ActionHistory); err != nil {
+			return ToolOutcome{}, err
+		}
+	}
+	r, err := e.Wait(ctx, id, time.Duration(timeout)*time.Second)
 	if err != nil {
 		return ToolOutcome{}, err
 	}

@@ -1,0 +1,142 @@
+package gateway
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"slices"
+	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// Operator scopes of the gateway protocol.
+const (
+	ScopeRead        = "operator.read"
+	ScopeWrite       = "operator.write"
+	ScopeAdmin       = "operator.admin"
+	ScopeApprovals   = "operator.approvals"
+	ScopePairing     = "operator.pairing"
+	ScopeTalkSecrets = "operator.talk.secrets"
+)
+
+// allScopes is what the main token (or no token at all) grants.
+func allScopes() []string {
+	return []string{ScopeRead, ScopeWrite, ScopeAdmin, ScopeApprovals, ScopePairing, ScopeTalkSecrets}
+}
+
+// grant is what a credential allows: its scopes and, for tokens bound to
+// a session, the requester session it acts as.
+type grant struct {
+	scopes  []string
+	session string
+}
+
+// has reports whether the grant satisfies need. admin implies write and
+// write implies read, as in OpenClaw.
+func (g grant) has(need string) bool {
+	return scopeSatisfied(g.scopes, need)
+}
+
+func scopeSatisfied(have []string, need string) bool {
+	if slices.Contains(have, need) || slices.Contains(have, ScopeAdmin) {
+		return true
+	}
+	return need == ScopeRead && slices.Contains(have, ScopeWrite)
+}
+
+// narrow returns the requested scopes that the grant holds; no request
+// means everything granted.
+func (g grant) narrow(requested []string) []string {
+	if len(requested) == 0 {
+		return slices.Clone(g.scopes)
+	}
+	out := []string{}
+	for _, s := range requested {
+		if slices.Contains(g.scopes, s) && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// missingScope is the error of a call above the caller's scopes.
+func missingScope(need string) error {
+	return domain.Errorf(domain.CodeForbidden, "missing scope: %s", need)
+}
+
+// credential is one accepted token, kept as a digest so comparisons take
+// the same time whatever the token's length.
+type credential struct {
+	digest [32]byte
+	grant  grant
+}
+
+// authenticator checks tokens in constant time.
+type authenticator struct {
+	creds []credential
+}
+
+func newAuthenticator(token string, bindings []config.TokenBinding) authenticator {
+	var a authenticator
+	if token != "" {
+		a.creds = append(a.creds, credential{digest: sha256.Sum256([]byte(token)), grant: grant{scopes: allScopes()}})
+	}
+	for _, b := range bindings {
+		if b.Token == "" {
+			continue
+		}
+		a.creds = append(a.creds, credential{digest: sha256.Sum256([]byte(b.Token)), grant: grant{scopes: bindingScopes(b.Scopes), session: b.Session}})
+	}
+	return a
+}
+
+// bindingScopes maps a token binding's read|write|admin list to operator
+// scopes; an empty list grants everything.
+func bindingScopes(names []string) []string {
+	if len(names) == 0 {
+		return allScopes()
+	}
+	var out []string
+	for _, n := range names {
+		n = strings.ToLower(strings.TrimSpace(n))
+		if !strings.HasPrefix(n, "operator.") {
+			n = "operator." + n
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// required reports whether any token is configured.
+func (a authenticator) required() bool { return len(a.creds) > 0 }
+
+// check returns the grant of token. Every credential is compared, so the
+// time taken does not tell which one matched.
+func (a authenticator) check(token string) (grant, bool) {
+	if !a.required() {
+		return grant{scopes: allScopes()}, true
+	}
+	d := sha256.Sum256([]byte(token))
+	found := -1
+	for i, c := range a.creds {
+		if subtle.ConstantTimeCompare(d[:], c.digest[:]) == 1 && found < 0 {
+			found = i
+		}
+	}
+	if found < 0 || token == "" {
+		return grant{}, false
+	}
+	return a.creds[found].grant, true
+}
+
+// bearer extracts the token of an `Authorization: Bearer <token>` header.
+func bearer(header string) string {
+	const prefix = "bearer "
+	if len(header) > len(prefix) && strings.EqualFold(header[:len(prefix)], prefix) {
+		return strings.TrimSpace(header[len(prefix):])
+	}
+	return ""
+}

@@ -1,0 +1,236 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+const (
+	// writeTimeout bounds one frame write: a client that does not read for
+	// this long is cut off rather than holding up its handlers.
+	writeTimeout = 10 * time.Second
+	// maxInFlight bounds concurrent requests of one connection.
+	maxInFlight = 1024
+	// eventBuffer is the engine subscription buffer of one connection.
+	eventBuffer = 1024
+)
+
+// conn is one WebSocket client. It owns its goroutines: the read loop runs
+// on the HTTP handler's goroutine; request handlers, the event pump and
+// the ticker are counted in wg and end with ctx.
+type conn struct {
+	s      *Server
+	ws     *websocket.Conn
+	id     string
+	remote string
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	sem    chan struct{}
+
+	// Set by the handshake, read-only afterwards.
+	protocol int
+	scopes   []string
+	grant    grant
+
+	writeMu sync.Mutex // guards writes and seq
+	seq     int64
+}
+
+// serveWS upgrades a request to the gateway protocol and runs the
+// connection until it ends.
+func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
+	if s.isClosing() {
+		writeError(w, domain.Errorf(domain.CodeUnavailable, "gateway is shutting down"))
+		return
+	}
+	ws, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		s.log.Debug("websocket accept failed", "remote", r.RemoteAddr, "err", err)
+		return
+	}
+	ctx, cancel := context.WithCancel(s.base)
+	c := &conn{s: s, ws: ws, id: domain.NewID(), remote: r.RemoteAddr, ctx: ctx, cancel: cancel, sem: make(chan struct{}, maxInFlight)}
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		cancel()
+		_ = ws.Close(websocket.StatusGoingAway, "gateway shutting down")
+		return
+	}
+	s.conns[c] = struct{}{}
+	s.connWG.Add(1)
+	s.mu.Unlock()
+	s.metrics.wsConnections.Inc()
+	s.metrics.wsTotal.Inc()
+	defer func() {
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+		s.metrics.wsConnections.Dec()
+		s.connWG.Done()
+	}()
+	c.run()
+}
+
+// run drives the connection: challenge, handshake, then the request loop.
+func (c *conn) run() {
+	defer func() {
+		c.cancel()
+		c.wg.Wait()
+		_ = c.ws.CloseNow()
+	}()
+	c.ws.SetReadLimit(c.s.opts.PreauthPayload)
+	nonce := domain.NewID()
+	if err := c.write(eventFrame{Type: "event", Event: "connect.challenge",
+		Payload: map[string]any{"nonce": nonce, "ts": c.s.now().UnixMilli()}}); err != nil {
+		return
+	}
+	if !c.handshake() {
+		return
+	}
+	c.ws.SetReadLimit(c.s.opts.MaxPayload)
+	c.s.log.Debug("gateway client connected", "conn", c.id, "remote", c.remote, "protocol", c.protocol, "scopes", c.scopes)
+	for {
+		typ, data, err := c.ws.Read(c.ctx)
+		if err != nil {
+			c.s.log.Debug("gateway client gone", "conn", c.id, "err", err)
+			return
+		}
+		if typ != websocket.MessageText {
+			c.close(websocket.StatusUnsupportedData, "binary frames are not supported")
+			return
+		}
+		var f reqFrame
+		if err := json.Unmarshal(data, &f); err != nil {
+			c.close(websocket.StatusPolicyViolation, "invalid frame: not JSON")
+			return
+		}
+		if f.Type != "req" || f.Method == "" || !idKnown(f.ID) {
+			if !idKnown(f.ID) {
+				c.close(websocket.StatusPolicyViolation, "invalid frame: want a request {type:\"req\", id, method, params}")
+				return
+			}
+			c.respondErr(f.ID, domain.Invalid("invalid request frame: want {type:\"req\", id, method, params}"))
+			continue
+		}
+		select {
+		case c.sem <- struct{}{}:
+		default:
+			c.respondErr(f.ID, domain.Errorf(domain.CodeUnavailable, "too many requests in flight on this connection (max %d)", maxInFlight))
+			continue
+		}
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			defer func() { <-c.sem }()
+			c.dispatch(f)
+		}()
+	}
+}
+
+// write sends one frame. A failed write ends the connection.
+func (c *conn) write(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	return c.writeLocked(b)
+}
+
+func (c *conn) writeLocked(b []byte) error {
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	if err := c.ws.Write(ctx, websocket.MessageText, b); err != nil {
+		c.cancel()
+		return err
+	}
+	return nil
+}
+
+// event sends a server event with the connection's next seq.
+func (c *conn) event(name string, payload any) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	seq := c.seq + 1
+	b, err := json.Marshal(eventFrame{Type: "event", Event: name, Payload: payload, Seq: &seq})
+	if err != nil {
+		return err
+	}
+	c.seq = seq
+	return c.writeLocked(b)
+}
+
+// respond sends a successful response.
+func (c *conn) respond(id json.RawMessage, payload any) error {
+	return c.write(resFrame{Type: "res", ID: id, OK: true, Payload: payload})
+}
+
+// respondErr sends a failed response.
+func (c *conn) respondErr(id json.RawMessage, err error) error {
+	f := resFrame{Type: "res", ID: id, OK: false, Error: toWireError(err)}
+	var pe *payloadError
+	if errors.As(err, &pe) {
+		f.Payload = pe.payload
+	}
+	return c.write(f)
+}
+
+// close ends the connection with a close frame.
+func (c *conn) close(code websocket.StatusCode, reason string) {
+	_ = c.ws.Close(code, reason)
+	c.cancel()
+}
+
+// shutdown tells the client the gateway is stopping and closes.
+func (c *conn) shutdown(reason string) {
+	_ = c.event("shutdown", map[string]any{"reason": reason, "ts": c.s.now().UnixMilli()})
+	c.close(websocket.StatusGoingAway, reason)
+}
+
+// pump forwards engine events to the client until the connection ends.
+func (c *conn) pump(events <-chan domain.Event, stop func()) {
+	defer stop()
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			for _, out := range c.s.mapEvent(ev) {
+				if err := c.event(out.name, out.payload); err != nil {
+					return
+				}
+			}
+		}
+	}
+}
+
+// tick sends keepalive `tick` events.
+func (c *conn) tick() {
+	t := time.NewTicker(c.s.opts.TickInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-t.C:
+			if err := c.event("tick", map[string]any{"ts": c.s.now().UnixMilli()}); err != nil {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,102 @@
+package gateway
+
+import (
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// outEvent is one protocol event made from an engine event.
+type outEvent struct {
+	name    string
+	payload any
+}
+
+// mapEvent turns an engine event into protocol events:
+//   - run.start → agent {stream:"lifecycle", data:{phase:"start"}}
+//   - run.end → agent lifecycle end|error, then chat final|error|aborted
+//   - assistant message → agent {stream:"assistant"} (text) and
+//     {stream:"tool"} (each tool call); tool results → {stream:"tool"}
+//   - session → sessions.changed
+//
+// Keys are canonical. Outbox events have no protocol counterpart.
+func (s *Server) mapEvent(ev domain.Event) []outEvent {
+	switch ev.Kind {
+	case domain.EventRunStart:
+		if ev.Run == nil {
+			return nil
+		}
+		r := ev.Run
+		return []outEvent{{"agent", map[string]any{
+			"runId": r.ID, "sessionKey": r.SessionKey, "stream": "lifecycle", "ts": ev.TS,
+			"data": map[string]any{"phase": "start", "startedAt": r.StartedAt},
+		}}}
+	case domain.EventRunEnd:
+		if ev.Run == nil {
+			return nil
+		}
+		return s.runEndEvents(*ev.Run, ev.TS)
+	case domain.EventMessage:
+		if ev.Message == nil || ev.Message.RunID == "" {
+			return nil
+		}
+		return messageEvents(ev.SessionKey, *ev.Message, ev.TS)
+	case domain.EventSession:
+		p := map[string]any{"sessionKey": ev.SessionKey, "reason": ev.Reason, "ts": ev.TS}
+		if ev.Session != nil {
+			p["session"] = s.sessionRow(*ev.Session)
+		}
+		return []outEvent{{"sessions.changed", p}}
+	}
+	return nil
+}
+
+// runEndEvents are the lifecycle and chat events of an ended run.
+func (s *Server) runEndEvents(r domain.Run, ts int64) []outEvent {
+	data := map[string]any{"phase": "end", "startedAt": r.StartedAt, "endedAt": r.EndedAt, "status": r.Status}
+	chat := map[string]any{"runId": r.ID, "sessionKey": r.SessionKey, "ts": ts}
+	switch r.Status {
+	case domain.RunOK:
+		chat["state"] = "final"
+		chat["message"] = map[string]any{
+			"role":      domain.RoleAssistant,
+			"content":   []domain.Block{domain.TextBlock(r.Reply)},
+			"timestamp": r.EndedAt,
+		}
+		chat["usage"] = r.Usage
+	case domain.RunCancelled, domain.RunTimeout:
+		// OpenClaw reports stopped runs as an aborted end.
+		data["aborted"] = true
+		data["error"] = r.Error
+		chat["state"] = "aborted"
+		chat["errorMessage"] = r.Error
+	default:
+		data["phase"] = "error"
+		data["error"] = r.Error
+		chat["state"] = "error"
+		chat["errorMessage"] = r.Error
+	}
+	return []outEvent{
+		{"agent", map[string]any{"runId": r.ID, "sessionKey": r.SessionKey, "stream": "lifecycle", "ts": ts, "data": data}},
+		{"chat", chat},
+	}
+}
+
+// messageEvents are the agent stream events of one transcript message.
+func messageEvents(key string, m domain.Message, ts int64) []outEvent {
+	base := func(stream string, data map[string]any) outEvent {
+		return outEvent{"agent", map[string]any{"runId": m.RunID, "sessionKey": key, "stream": stream, "ts": ts, "data": data}}
+	}
+	var out []outEvent
+	switch m.Role {
+	case domain.RoleAssistant:
+		if text := m.Content.Text(); text != "" {
+			out = append(out, base("assistant", map[string]any{"text": text}))
+		}
+		for _, b := range m.Content.ToolCalls() {
+			out = append(out, base("tool", map[string]any{"phase": "start", "name": b.Name, "toolCallId": b.ID, "arguments": b.Arguments}))
+		}
+	case domain.RoleToolResult:
+		isErr := m.IsError != nil && *m.IsError
+		out = append(out, base("tool", map[string]any{"phase": "result", "name": m.ToolName, "toolCallId": m.ToolCallID, "isError": isErr}))
+	}
+	return out
+}

@@ -1,0 +1,86 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// Gateway protocol error codes (OpenClaw's vocabulary).
+const (
+	CodeInvalidRequest = "INVALID_REQUEST"
+	CodeUnavailable    = "UNAVAILABLE"
+	CodeAgentTimeout   = "AGENT_TIMEOUT"
+	CodeNotPaired      = "NOT_PAIRED"
+)
+
+// reqFrame is a client request. ID is kept raw so a response echoes it
+// exactly as the client wrote it.
+type reqFrame struct {
+	Type   string          `json:"type"`
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// resFrame is a response. A request may get more than one (`agent`).
+type resFrame struct {
+	Type    string          `json:"type"`
+	ID      json.RawMessage `json:"id"`
+	OK      bool            `json:"ok"`
+	Payload any             `json:"payload,omitempty"`
+	Error   *wireError      `json:"error,omitempty"`
+}
+
+// eventFrame is a server push. Seq increases per connection.
+type eventFrame struct {
+	Type    string `json:"type"`
+	Event   string `json:"event"`
+	Payload any    `json:"payload,omitempty"`
+	Seq     *int64 `json:"seq,omitempty"`
+}
+
+// wireError is the error object of a failed response.
+type wireError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Details any    `json:"details,omitempty"`
+}
+
+// payloadError is a failure whose response also carries a payload (the
+// final `res` of a failed `agent` run).
+type payloadError struct {
+	code    string
+	message string
+	payload any
+}
+
+func (e *payloadError) Error() string { return e.message }
+
+// toWireError maps an engine or gateway error to the protocol's error
+// codes. It is the one place this mapping lives.
+func toWireError(err error) *wireError {
+	var pe *payloadError
+	if errors.As(err, &pe) {
+		return &wireError{Code: pe.code, Message: pe.message}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &wireError{Code: CodeUnavailable, Message: "request cancelled"}
+	}
+	code := CodeInvalidRequest
+	switch domain.ErrorCode(err) {
+	case domain.CodeTimeout:
+		code = CodeAgentTimeout
+	case domain.CodeUnavailable, domain.CodeInternal:
+		code = CodeUnavailable
+	}
+	return &wireError{Code: code, Message: domain.ErrorMessage(err)}
+}
+
+// idKnown reports whether a frame carried a usable request id.
+func idKnown(id json.RawMessage) bool {
+	var s string
+	return len(id) > 0 && json.Unmarshal(id, &s) == nil && s != ""
+}

@@ -1,0 +1,170 @@
+package gateway
+
+import (
+	"encoding/json"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/sessionkey"
+)
+
+// connectParams are the parts of `connect` switchboard reads; the rest
+// (client info, caps, device identity) is accepted and ignored.
+type connectParams struct {
+	MinProtocol *int64   `json:"minProtocol"`
+	MaxProtocol *int64   `json:"maxProtocol"`
+	Role        string   `json:"role"`
+	Scopes      []string `json:"scopes"`
+	Client      struct {
+		ID      string `json:"id"`
+		Version string `json:"version"`
+		Mode    string `json:"mode"`
+	} `json:"client"`
+	Auth struct {
+		Token string `json:"token"`
+	} `json:"auth"`
+}
+
+// handshake reads the first frame, which must be `connect`, and answers
+// hello-ok. It reports whether the connection may go on; on failure it has
+// already answered and closed.
+func (c *conn) handshake() bool {
+	// state: 0 while reading, 1 once the first frame arrived, 2 timed out.
+	var state atomic.Int32
+	read := make(chan struct{})
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		t := time.NewTimer(c.s.opts.HandshakeTimeout)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			if state.CompareAndSwap(0, 2) {
+				c.s.log.Debug("gateway handshake timed out", "remote", c.remote)
+				c.close(websocket.StatusPolicyViolation, "handshake timeout")
+			}
+		case <-read:
+		case <-c.ctx.Done():
+		}
+	}()
+	typ, data, err := c.ws.Read(c.ctx)
+	close(read)
+	if !state.CompareAndSwap(0, 1) {
+		return false
+	}
+	if err != nil {
+		return false
+	}
+	if typ != websocket.MessageText {
+		c.close(websocket.StatusUnsupportedData, "binary frames are not supported")
+		return false
+	}
+	var f reqFrame
+	if err := json.Unmarshal(data, &f); err != nil {
+		c.close(websocket.StatusPolicyViolation, "invalid handshake: frame is not JSON")
+		return false
+	}
+	fail := func(code websocket.StatusCode, reason string, err error) bool {
+		if idKnown(f.ID) {
+			_ = c.respondErr(f.ID, err)
+		}
+		c.close(code, reason)
+		return false
+	}
+	if f.Type != "req" || f.Method != "connect" {
+		return fail(websocket.StatusPolicyViolation, "invalid handshake", domain.Invalid("invalid handshake: first request must be connect"))
+	}
+	if !idKnown(f.ID) {
+		c.close(websocket.StatusPolicyViolation, "invalid handshake: request id required")
+		return false
+	}
+	var p connectParams
+	if err := decodeParams("connect", f.Params, &p); err != nil {
+		return fail(websocket.StatusPolicyViolation, "invalid connect params", err)
+	}
+	if p.MinProtocol == nil || p.MaxProtocol == nil {
+		return fail(websocket.StatusPolicyViolation, "invalid connect params", invalidParams("connect", "minProtocol and maxProtocol required"))
+	}
+	lo, hi := max(*p.MinProtocol, ProtocolMin), min(*p.MaxProtocol, ProtocolMax)
+	if lo > hi {
+		err := &wireError{Code: CodeInvalidRequest, Message: "protocol mismatch",
+			Details: map[string]any{"supported": []int{ProtocolMin, ProtocolMax}, "requested": []int64{*p.MinProtocol, *p.MaxProtocol}}}
+		_ = c.write(resFrame{Type: "res", ID: f.ID, OK: false, Error: err})
+		c.close(websocket.StatusProtocolError, "protocol mismatch")
+		return false
+	}
+	if p.Role != "" && p.Role != "operator" {
+		return fail(websocket.StatusPolicyViolation, "invalid connect params", invalidParams("connect", "role %q is not supported (switchboard accepts operator clients only)", p.Role))
+	}
+	g, ok := c.s.auth.check(p.Auth.Token)
+	if !ok {
+		msg := "unauthorized: gateway token mismatch"
+		if p.Auth.Token == "" {
+			msg = "unauthorized: gateway token missing (send auth.token)"
+		}
+		c.s.log.Info("gateway client refused", "remote", c.remote, "reason", msg)
+		return fail(websocket.StatusPolicyViolation, "unauthorized", domain.Invalid("%s", msg))
+	}
+	c.protocol = int(hi)
+	c.grant = g
+	c.scopes = g.narrow(p.Scopes)
+
+	// Subscribe before hello-ok so no event after it is missed.
+	events, stop := c.s.eng.Subscribe(eventBuffer)
+	if err := c.respond(f.ID, c.s.hello(c)); err != nil {
+		stop()
+		return false
+	}
+	c.wg.Add(2)
+	go func() {
+		defer c.wg.Done()
+		c.pump(events, stop)
+	}()
+	go func() {
+		defer c.wg.Done()
+		c.tick()
+	}()
+	return true
+}
+
+// hello is the hello-ok payload.
+func (s *Server) hello(c *conn) map[string]any {
+	agent := s.cfg.DefaultAgentID()
+	mainKey := s.cfg.MainKey()
+	methods := make([]string, 0, len(s.methods))
+	for name := range s.methods {
+		methods = append(methods, name)
+	}
+	slices.Sort(methods)
+	return map[string]any{
+		"type":     "hello-ok",
+		"protocol": c.protocol,
+		"server":   map[string]any{"version": s.opts.Version, "connId": c.id},
+		"features": map[string]any{
+			"methods": methods,
+			"events":  []string{"connect.challenge", "tick", "agent", "chat", "sessions.changed", "shutdown"},
+		},
+		"snapshot": map[string]any{
+			"presence":     []any{},
+			"health":       map[string]any{"ok": true},
+			"stateVersion": map[string]any{"presence": 0, "health": 0},
+			"uptimeMs":     s.now().Sub(s.started).Milliseconds(),
+			"sessionDefaults": map[string]any{
+				"defaultAgentId": agent,
+				"mainKey":        mainKey,
+				"mainSessionKey": sessionkey.Key{AgentID: agent, Rest: mainKey}.String(),
+			},
+			"authMode": s.authMode(),
+		},
+		"policy": map[string]any{
+			"maxPayload":       s.opts.MaxPayload,
+			"maxBufferedBytes": s.opts.MaxBufferedBytes,
+			"tickIntervalMs":   s.opts.TickInterval.Milliseconds(),
+		},
+		"auth": map[string]any{"role": "operator", "scopes": c.scopes},
+	}
+}

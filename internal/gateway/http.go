@@ -1,0 +1,228 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/engine"
+)
+
+// Headers the gateway sets on requests it passes to the MCP handler, so it
+// knows who is calling without parsing tokens itself. Client-sent values
+// are removed first.
+const (
+	HeaderSession = "X-Switchboard-Session" // the session a token is bound to
+	HeaderScopes  = "X-Switchboard-Scopes"  // granted scopes, comma-separated
+	// HeaderAs names the requester session of POST /api/tools/{name}.
+	HeaderAs = "X-Switchboard-As"
+)
+
+// routes builds the server's HTTP handler.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.Handle("GET /metrics", s.withAuth(ScopeRead, func(w http.ResponseWriter, r *http.Request, _ grant) {
+		s.metrics.handler().ServeHTTP(w, r)
+	}))
+	mcp := s.withAuth("", s.serveMCP)
+	mux.Handle("/mcp", mcp)
+	mux.Handle("/mcp/", mcp)
+
+	mux.Handle("GET /api/sessions", s.api(ScopeRead, s.apiListSessions))
+	mux.Handle("GET /api/sessions/{key}/history", s.api(ScopeRead, s.apiHistory))
+	mux.Handle("POST /api/sessions/{key}/send", s.api(ScopeWrite, s.apiSend))
+	mux.Handle("POST /api/sessions/{key}/chat", s.api(ScopeWrite, s.apiChat))
+	mux.Handle("POST /api/sessions/{key}/patch", s.api(ScopeAdmin, s.apiPatch))
+	mux.Handle("POST /api/sessions/{key}/reset", s.api(ScopeAdmin, s.apiReset))
+	mux.Handle("DELETE /api/sessions/{key}", s.api(ScopeAdmin, s.apiDelete))
+	mux.Handle("POST /api/spawn", s.api(ScopeWrite, s.apiSpawn))
+	mux.Handle("GET /api/runs", s.api(ScopeRead, s.apiListRuns))
+	mux.Handle("GET /api/runs/{id}", s.api(ScopeRead, s.apiRun))
+	mux.Handle("POST /api/runs/{id}/cancel", s.api(ScopeWrite, s.apiCancelRun))
+	mux.Handle("GET /api/agents", s.api(ScopeRead, s.apiAgents))
+	mux.Handle("POST /api/tools/{name}", s.api(ScopeWrite, s.apiTool))
+	mux.Handle("/api/", s.api("", func(r *http.Request, _ grant) (any, error) {
+		return nil, domain.Errorf(domain.CodeNotFound, "no API route %s %s", r.Method, r.URL.Path)
+	}))
+	mux.HandleFunc("/", s.root)
+	return mux
+}
+
+// root serves the WebSocket endpoint (Upgrade requests on /) and the web UI.
+func (s *Server) root(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/" && strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+		s.serveWS(w, r)
+		return
+	}
+	if s.opts.Web != nil {
+		s.opts.Web.ServeHTTP(w, r)
+		return
+	}
+	if r.URL.Path != "/" || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	fmt.Fprint(w, placeholderPage)
+}
+
+const placeholderPage = `<!doctype html>
+<html><head><meta charset="utf-8"><title>switchboard gateway</title></head>
+<body><h1>switchboard gateway</h1>
+<p>The web UI is not mounted in this build. The gateway speaks the WebSocket protocol on <code>/</code>,
+a JSON API under <code>/api/</code>, MCP on <code>/mcp</code>, and serves <code>/healthz</code> and <code>/metrics</code>.</p>
+</body></html>
+`
+
+// healthz answers 200 while connections are accepted.
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	if s.isClosing() {
+		writeError(w, domain.Errorf(domain.CodeUnavailable, "gateway is shutting down"))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+}
+
+// serveMCP passes the request to the MCP handler with the caller's grant
+// in trusted headers.
+func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, g grant) {
+	if s.opts.MCP == nil {
+		writeError(w, domain.Errorf(domain.CodeNotFound, "MCP is not enabled on this gateway"))
+		return
+	}
+	r.Header.Del(HeaderSession)
+	r.Header.Del(HeaderScopes)
+	if g.session != "" {
+		r.Header.Set(HeaderSession, g.session)
+	}
+	r.Header.Set(HeaderScopes, strings.Join(g.scopes, ","))
+	s.opts.MCP.ServeHTTP(w, r)
+}
+
+// withAuth checks the bearer token (when one is configured) and the scope.
+func (s *Server) withAuth(scope string, h func(http.ResponseWriter, *http.Request, grant)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token := bearer(r.Header.Get("Authorization"))
+		g, ok := s.auth.check(token)
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
+			msg := "unauthorized: gateway token mismatch"
+			if token == "" {
+				msg = "unauthorized: send Authorization: Bearer <gateway token>"
+			}
+			writeJSON(w, http.StatusUnauthorized, errorBody("unauthorized", msg))
+			return
+		}
+		if scope != "" && !g.has(scope) {
+			writeError(w, missingScope(scope))
+			return
+		}
+		h(w, r, g)
+	})
+}
+
+// apiFunc is one JSON API endpoint.
+type apiFunc func(r *http.Request, g grant) (any, error)
+
+// api wraps an endpoint: auth, a request context that Shutdown ends, and
+// JSON encoding of the result or error.
+func (s *Server) api(scope string, fn apiFunc) http.Handler {
+	return s.withAuth(scope, func(w http.ResponseWriter, r *http.Request, g grant) {
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		stop := context.AfterFunc(s.base, cancel)
+		defer stop()
+		v, err := fn(r.WithContext(ctx), g)
+		if err != nil {
+			if domain.ErrorCode(err) == domain.CodeInternal {
+				s.log.Error("api request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+			}
+			writeError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, v)
+	})
+}
+
+// httpStatus maps an error code to an HTTP status. It is the one place
+// this mapping lives.
+func httpStatus(code string) int {
+	switch code {
+	case domain.CodeInvalid:
+		return http.StatusBadRequest
+	case domain.CodeForbidden:
+		return http.StatusForbidden
+	case domain.CodeNotFound:
+		return http.StatusNotFound
+	case domain.CodeConflict:
+		return http.StatusConflict
+	case domain.CodeUnavailable:
+		return http.StatusServiceUnavailable
+	case domain.CodeTimeout:
+		return http.StatusGatewayTimeout
+	}
+	return http.StatusInternalServerError
+}
+
+func errorBody(code, msg string) map[string]any {
+	return map[string]any{"ok": false, "error": map[string]string{"code": code, "message": msg}}
+}
+
+// writeError writes {ok:false, error:{code, message}} with the status of
+// the error's code.
+func writeError(w http.ResponseWriter, err error) {
+	code, msg := domain.ErrorCode(err), domain.ErrorMessage(err)
+	if errors.Is(err, context.Canceled) {
+		code, msg = domain.CodeUnavailable, "request cancelled"
+	}
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		code, msg = domain.CodeInvalid, fmt.Sprintf("request body too large (max %d bytes)", mbe.Limit)
+	}
+	writeJSON(w, httpStatus(code), errorBody(code, msg))
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b, _ = json.Marshal(errorBody(domain.CodeInternal, "result is not JSON"))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// requesterFor is the requester session of a call: a session-bound
+// token's session, else as ("" = operator).
+func (s *Server) requesterFor(ctx context.Context, g grant, as string) (string, error) {
+	if g.session == "" {
+		return strings.TrimSpace(as), nil
+	}
+	if strings.TrimSpace(as) != "" {
+		want, err1 := s.eng.CanonicalKey(ctx, g.session)
+		got, err2 := s.eng.CanonicalKey(ctx, as)
+		if err1 != nil || err2 != nil || want != got {
+			return "", domain.Errorf(domain.CodeForbidden, "this token acts as session %s; requester %s is not allowed", g.session, as)
+		}
+	}
+	return g.session, nil
+}
+
+// requester builds the engine requester: an operator unless a requester
+// session is named (or the token is bound to one).
+func (s *Server) requester(ctx context.Context, g grant, as string) (engine.Requester, error) {
+	key, err := s.requesterFor(ctx, g, as)
+	if err != nil {
+		return engine.Requester{}, err
+	}
+	if key == "" {
+		return engine.Requester{Operator: true}, nil
+	}
+	return engine.Requester{SessionKey: key}, nil
+}

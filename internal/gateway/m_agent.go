@@ -1,0 +1,209 @@
+package gateway
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/engine"
+	"github.com/switchboard-go/switchboard/internal/sessionkey"
+)
+
+type agentParams struct {
+	Message           string `json:"message"`
+	AgentID           string `json:"agentId"`
+	SessionKey        string `json:"sessionKey"`
+	IdempotencyKey    string `json:"idempotencyKey"`
+	Thinking          string `json:"thinking"`
+	Model             string `json:"model"`
+	Channel           string `json:"channel"`
+	Timeout           *int64 `json:"timeout"` // seconds
+	ExtraSystemPrompt string `json:"extraSystemPrompt"`
+	Label             string `json:"label"`
+}
+
+// mAgent starts a run and answers twice with the same id: `accepted` at
+// once, then the outcome when the run ends (OpenClaw's expectFinal).
+func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
+	var p agentParams
+	if err := decodeParams(cl.method, cl.params, &p); err != nil {
+		return nil, err
+	}
+	if err := requireString(cl.method, "message", p.Message, 0); err != nil {
+		return nil, err
+	}
+	if err := checkRange(cl.method, "timeout", p.Timeout, 0, maxRunTimeoutMs/1000); err != nil {
+		return nil, err
+	}
+	key, err := s.agentTarget(ctx, cl.method, p.AgentID, p.SessionKey)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.commandScope(cl, p.Message); err != nil {
+		return nil, err
+	}
+	if l := strings.TrimSpace(p.Label); l != "" {
+		if _, err := s.eng.Patch(ctx, key, engine.PatchParams{Label: &l}); err != nil {
+			return nil, err
+		}
+	}
+	var timeout int
+	if p.Timeout != nil {
+		timeout = int(*p.Timeout)
+	}
+	res, err := s.eng.Chat(ctx, engine.ChatRequest{SessionKey: key, Message: p.Message, Channel: p.Channel,
+		IdempotencyKey: p.IdempotencyKey, Model: p.Model, Thinking: p.Thinking, TimeoutSeconds: timeout,
+		Kind: domain.RunKindAgent, ExtraSystem: p.ExtraSystemPrompt})
+	if err != nil {
+		return nil, err
+	}
+	if res.Command != "" {
+		return map[string]any{"runId": "", "status": "ok", "summary": "completed",
+			"result": map[string]any{"payloads": []map[string]any{{"text": res.Reply}}, "meta": map[string]any{"command": res.Command}}}, nil
+	}
+	if err := cl.ack(map[string]any{"runId": res.Run.ID, "status": "accepted", "acceptedAt": s.now().UnixMilli()}); err != nil {
+		return nil, err
+	}
+	run, err := s.waitEnd(ctx, res.Run.ID)
+	if err != nil {
+		return nil, err
+	}
+	return s.agentFinal(ctx, run)
+}
+
+// agentTarget picks the session of an `agent` call from agentId and
+// sessionKey, with OpenClaw's validation messages.
+func (s *Server) agentTarget(ctx context.Context, method, agentID, sessionKey string) (string, error) {
+	agent := ""
+	if a := strings.TrimSpace(agentID); a != "" {
+		agent = sessionkey.NormalizeAgentID(a)
+		if _, ok := s.cfg.Agent(agent); !ok {
+			return "", invalidParams(method, "unknown agent id %q (configured: %s)", a, strings.Join(s.cfg.AgentIDs(), ", "))
+		}
+	}
+	if strings.TrimSpace(sessionKey) == "" {
+		if agent == "" {
+			agent = s.cfg.DefaultAgentID()
+		}
+		return sessionkey.Key{AgentID: agent, Rest: s.cfg.MainKey()}.String(), nil
+	}
+	key, err := s.eng.CanonicalKey(ctx, sessionKey)
+	if err != nil {
+		return "", invalidParams(method, "malformed session key %q: %s", sessionKey, domain.ErrorMessage(err))
+	}
+	if agent != "" {
+		if k, err := sessionkey.Parse(key); err == nil && k.AgentID != agent {
+			return "", invalidParams(method, "agent %q does not match session key agent %q", agent, k.AgentID)
+		}
+	}
+	return key, nil
+}
+
+// waitEnd waits for a run to end, for as long as the connection lives.
+func (s *Server) waitEnd(ctx context.Context, runID string) (domain.Run, error) {
+	for {
+		r, err := s.eng.Wait(ctx, runID, time.Hour)
+		if err != nil {
+			return r, err
+		}
+		if domain.RunTerminal(r.Status) {
+			return r, nil
+		}
+	}
+}
+
+// agentFinal is the final `res` of an `agent` call.
+func (s *Server) agentFinal(ctx context.Context, r domain.Run) (any, error) {
+	if r.Status != domain.RunOK {
+		status, code := "error", CodeUnavailable
+		if r.Status == domain.RunTimeout {
+			status, code = "timeout", CodeAgentTimeout
+		}
+		msg := r.Error
+		if msg == "" {
+			msg = "agent run " + r.Status
+		}
+		return nil, &payloadError{code: code, message: msg, payload: map[string]any{"runId": r.ID, "status": status, "summary": msg, "runStatus": r.Status}}
+	}
+	meta := map[string]any{"sessionId": r.SessionID, "usage": r.Usage}
+	if sess, err := observe(s.metrics, "get_session", func() (domain.Session, error) {
+		return s.eng.Store().GetSession(ctx, r.SessionKey)
+	}); err == nil {
+		meta["model"] = sess.Model
+		meta["provider"] = sess.ModelProvider
+		if sess.ModelProvider == "" {
+			meta["provider"] = providerOf(sess.Model)
+		}
+	}
+	var durationMs int64
+	if r.StartedAt > 0 && r.EndedAt >= r.StartedAt {
+		durationMs = r.EndedAt - r.StartedAt
+	}
+	return map[string]any{"runId": r.ID, "status": "ok", "summary": "completed", "sessionKey": r.SessionKey,
+		"result": map[string]any{
+			"payloads": []map[string]any{{"text": r.Reply}},
+			"meta":     map[string]any{"durationMs": durationMs, "agentMeta": meta},
+		}}, nil
+}
+
+type agentWaitParams struct {
+	RunID     string `json:"runId"`
+	TimeoutMs *int64 `json:"timeoutMs"`
+}
+
+// agentWaitMaxMs bounds one agent.wait (clients wait again for longer).
+const agentWaitMaxMs = 3600 * 1000
+
+// mAgentWait waits for a run to end. status is ok|error|timeout as in
+// OpenClaw; waitTimedOut and runStatus tell a wait that ran out from a run
+// that timed out, which OpenClaw cannot.
+func (s *Server) mAgentWait(ctx context.Context, cl *call) (any, error) {
+	var p agentWaitParams
+	if err := decodeParams(cl.method, cl.params, &p); err != nil {
+		return nil, err
+	}
+	if err := requireString(cl.method, "runId", p.RunID, 256); err != nil {
+		return nil, err
+	}
+	if p.TimeoutMs != nil && *p.TimeoutMs < 0 {
+		return nil, invalidParams(cl.method, "timeoutMs must be at least 0 (got %d)", *p.TimeoutMs)
+	}
+	timeout := int64(30_000)
+	if p.TimeoutMs != nil {
+		timeout = min(*p.TimeoutMs, agentWaitMaxMs)
+	}
+	r, err := s.eng.Wait(ctx, strings.TrimSpace(p.RunID), time.Duration(timeout)*time.Millisecond)
+	if err != nil {
+		if domain.ErrorCode(err) == domain.CodeNotFound {
+			return nil, domain.Invalid("run not found: %s", p.RunID)
+		}
+		return nil, err
+	}
+	return waitPayload(r), nil
+}
+
+// waitPayload is agent.wait's result for a run as it stands.
+func waitPayload(r domain.Run) map[string]any {
+	out := map[string]any{"runId": r.ID, "runStatus": r.Status}
+	if r.StartedAt > 0 {
+		out["startedAt"] = r.StartedAt
+	}
+	if r.EndedAt > 0 {
+		out["endedAt"] = r.EndedAt
+	}
+	switch r.Status {
+	case domain.RunOK:
+		out["status"] = "ok"
+	case domain.RunTimeout:
+		out["status"] = "timeout"
+		out["error"] = r.Error
+	case domain.RunError, domain.RunCancelled:
+		out["status"] = "error"
+		out["error"] = r.Error
+	default:
+		out["status"] = "timeout"
+		out["waitTimedOut"] = true
+	}
+	return out
+}

@@ -1,0 +1,107 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/engine"
+)
+
+type sendParams struct {
+	To             string `json:"to"`
+	Message        string `json:"message"`
+	Channel        string `json:"channel"`
+	SessionKey     string `json:"sessionKey"`
+	IdempotencyKey string `json:"idempotencyKey"`
+}
+
+// mSend queues a direct outbound message (at least once, deduplicated by
+// idempotencyKey).
+func (s *Server) mSend(ctx context.Context, cl *call) (any, error) {
+	var p sendParams
+	if err := decodeParams(cl.method, cl.params, &p); err != nil {
+		return nil, err
+	}
+	if err := requireString(cl.method, "message", p.Message, 0); err != nil {
+		return nil, err
+	}
+	item, err := s.eng.Deliver(ctx, engine.DeliverRequest{SessionKey: p.SessionKey, Channel: p.Channel, To: p.To,
+		Message: p.Message, IdempotencyKey: p.IdempotencyKey})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"runId": strings.TrimPrefix(item.IdempotencyKey, "send:"), "messageId": strconv.FormatInt(item.ID, 10),
+		"channel": item.Channel, "status": "queued", "sessionKey": item.SessionKey}, nil
+}
+
+// agentsListRow is one agent of agents.list.
+type agentsListRow struct {
+	ID    string `json:"id"`
+	Name  string `json:"name,omitempty"`
+	Model string `json:"model"`
+}
+
+func (s *Server) mAgentsList(ctx context.Context, cl *call) (any, error) {
+	var agents []agentsListRow
+	for _, id := range s.cfg.AgentIDs() {
+		a, _ := s.cfg.Agent(id)
+		agents = append(agents, agentsListRow{ID: id, Name: a.Name, Model: s.cfg.AgentModel(id)})
+	}
+	scope := s.cfg.Session.Scope
+	if scope == "" {
+		scope = "per-sender"
+	}
+	return map[string]any{"defaultId": s.cfg.DefaultAgentID(), "mainKey": s.cfg.MainKey(), "scope": scope, "agents": agents}, nil
+}
+
+type runIDParams struct {
+	RunID string `json:"runId"`
+}
+
+func (s *Server) mRunsGet(ctx context.Context, cl *call) (any, error) {
+	var p runIDParams
+	if err := decodeParams(cl.method, cl.params, &p); err != nil {
+		return nil, err
+	}
+	if err := requireString(cl.method, "runId", p.RunID, 256); err != nil {
+		return nil, err
+	}
+	return s.eng.GetRun(ctx, strings.TrimSpace(p.RunID))
+}
+
+func (s *Server) mRunsCancel(ctx context.Context, cl *call) (any, error) {
+	var p runIDParams
+	if err := decodeParams(cl.method, cl.params, &p); err != nil {
+		return nil, err
+	}
+	if err := requireString(cl.method, "runId", p.RunID, 256); err != nil {
+		return nil, err
+	}
+	return s.eng.CancelRun(ctx, strings.TrimSpace(p.RunID))
+}
+
+type toolsInvokeParams struct {
+	Tool       string          `json:"tool"`
+	Args       json.RawMessage `json:"args"`
+	SessionKey string          `json:"sessionKey"`
+}
+
+// mToolsInvoke calls a session tool as the requester session sessionKey
+// (visibility applies, as for an agent of that session).
+func (s *Server) mToolsInvoke(ctx context.Context, cl *call) (any, error) {
+	var p toolsInvokeParams
+	if err := decodeParams(cl.method, cl.params, &p); err != nil {
+		return nil, err
+	}
+	if err := requireString(cl.method, "tool", p.Tool, 128); err != nil {
+		return nil, err
+	}
+	requester, err := s.requesterFor(ctx, cl.c.grant, p.SessionKey)
+	if err != nil {
+		return nil, err
+	}
+	out := s.eng.CallTool(ctx, engine.Requester{SessionKey: requester}, p.Tool, p.Args)
+	return map[string]any{"ok": !out.IsError, "result": out.Payload}, nil
+}

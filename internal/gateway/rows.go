@@ -1,0 +1,128 @@
+package gateway
+
+import (
+	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/sessionkey"
+)
+
+// SessionRow is one session as the gateway reports it (OpenClaw's
+// GatewaySessionRow). Keys are canonical.
+type SessionRow struct {
+	Key              string                  `json:"key"`
+	Kind             string                  `json:"kind"` // direct|group
+	Label            string                  `json:"label,omitempty"`
+	DisplayName      string                  `json:"displayName,omitempty"`
+	Channel          string                  `json:"channel,omitempty"`
+	ChatType         string                  `json:"chatType,omitempty"`
+	Origin           *domain.Origin          `json:"origin,omitempty"`
+	UpdatedAt        int64                   `json:"updatedAt"`
+	SessionID        string                  `json:"sessionId"`
+	SpawnedBy        string                  `json:"spawnedBy,omitempty"`
+	SpawnDepth       int                     `json:"spawnDepth,omitempty"`
+	SystemSent       bool                    `json:"systemSent"`
+	AbortedLastRun   bool                    `json:"abortedLastRun"`
+	ThinkingLevel    string                  `json:"thinkingLevel,omitempty"`
+	VerboseLevel     string                  `json:"verboseLevel,omitempty"`
+	SendPolicy       string                  `json:"sendPolicy,omitempty"`
+	InputTokens      int64                   `json:"inputTokens"`
+	OutputTokens     int64                   `json:"outputTokens"`
+	TotalTokens      int64                   `json:"totalTokens"`
+	EstimatedCostUSD float64                 `json:"estimatedCostUsd,omitempty"`
+	Status           string                  `json:"status,omitempty"`
+	StartedAt        int64                   `json:"startedAt,omitempty"`
+	EndedAt          int64                   `json:"endedAt,omitempty"`
+	RuntimeMs        int64                   `json:"runtimeMs,omitempty"`
+	ModelProvider    string                  `json:"modelProvider,omitempty"`
+	Model            string                  `json:"model,omitempty"`
+	ContextTokens    int64                   `json:"contextTokens,omitempty"`
+	DeliveryContext  *domain.DeliveryContext `json:"deliveryContext,omitempty"`
+	LastChannel      string                  `json:"lastChannel,omitempty"`
+	LastTo           string                  `json:"lastTo,omitempty"`
+	LastAccountID    string                  `json:"lastAccountId,omitempty"`
+}
+
+// sessionRow builds the gateway row of a session.
+func (s *Server) sessionRow(x domain.Session) SessionRow {
+	r := SessionRow{
+		Key:              x.Key,
+		Kind:             "direct",
+		Label:            x.Label,
+		DisplayName:      x.DisplayName,
+		Channel:          channelOf(x),
+		ChatType:         x.ChatType,
+		Origin:           x.Origin,
+		UpdatedAt:        x.UpdatedAt,
+		SessionID:        x.SessionID,
+		SpawnedBy:        x.SpawnedBy,
+		SpawnDepth:       x.SpawnDepth,
+		SystemSent:       x.SystemSent,
+		AbortedLastRun:   x.AbortedLastRun,
+		ThinkingLevel:    x.ThinkingLevel,
+		VerboseLevel:     x.VerboseLevel,
+		SendPolicy:       x.SendPolicy,
+		InputTokens:      x.InputTokens,
+		OutputTokens:     x.OutputTokens,
+		TotalTokens:      x.TotalTokens,
+		EstimatedCostUSD: x.EstimatedCostUSD,
+		Status:           x.Status,
+		StartedAt:        x.StartedAt,
+		EndedAt:          x.EndedAt,
+		ModelProvider:    x.ModelProvider,
+		Model:            x.Model,
+		ContextTokens:    x.ContextTokens,
+		DeliveryContext:  x.Delivery,
+		LastChannel:      x.LastChannel,
+		LastTo:           x.LastTo,
+		LastAccountID:    x.LastAccount,
+	}
+	if x.ChatType == sessionkey.ChatTypeGroup || x.ChatType == sessionkey.ChatTypeChannel {
+		r.Kind = "group"
+	}
+	if r.Model == "" {
+		r.Model = x.ModelOverride
+	}
+	if r.Model == "" && x.AgentID != "" {
+		r.Model = s.cfg.AgentModel(x.AgentID)
+	}
+	if r.ModelProvider == "" {
+		r.ModelProvider = providerOf(r.Model)
+	}
+	if x.StartedAt > 0 && x.EndedAt >= x.StartedAt {
+		r.RuntimeMs = x.EndedAt - x.StartedAt
+	}
+	if d := x.Delivery; d != nil {
+		if d.Channel != "" {
+			r.LastChannel = d.Channel
+		}
+		if d.To != "" {
+			r.LastTo = d.To
+		}
+		if d.AccountID != "" {
+			r.LastAccountID = d.AccountID
+		}
+	}
+	return r
+}
+
+// channelOf derives a session's channel the way the session tools do.
+func channelOf(x domain.Session) string {
+	var origin, delivery string
+	if x.Origin != nil {
+		origin = x.Origin.Provider
+	}
+	if x.Delivery != nil {
+		delivery = x.Delivery.Channel
+	}
+	return sessionkey.DeriveChannel(x.Kind, x.Channel, origin, delivery, x.LastChannel, x.Key)
+}
+
+// providerOf is the provider part of a model reference ("openai" of
+// "openai/gpt-4.1-mini"; "script" of "script").
+func providerOf(ref string) string {
+	if i := strings.IndexByte(ref, '/'); i >= 0 {
+		return ref[:i]
+	}
+	return ref
+}

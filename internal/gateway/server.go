@@ -1,0 +1,332 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/engine"
+)
+
+// Defaults of the protocol policy (OpenClaw's values).
+const (
+	DefaultMaxPayload       = 25 << 20
+	DefaultPreauthPayload   = 64 << 10
+	DefaultMaxBufferedBytes = 50 << 20
+	DefaultTickInterval     = 30 * time.Second
+	DefaultHandshakeTimeout = 10 * time.Second
+	// ProtocolMin and ProtocolMax are the protocol versions spoken.
+	ProtocolMin = 3
+	ProtocolMax = 4
+)
+
+// Options configure a Server. Engine and Config are required.
+type Options struct {
+	Engine *engine.Engine
+	Config *config.Config
+	// Token is the main gateway token (gateway.auth.token or
+	// SWITCHBOARD_GATEWAY_TOKEN, resolved by the caller). Empty with no
+	// Tokens means no authentication, which only a loopback listener
+	// accepts (see Listen).
+	Token string
+	// Tokens are extra tokens with narrowed scopes or a bound session.
+	Tokens []config.TokenBinding
+	// MCP is mounted at /mcp (nil answers 404).
+	MCP http.Handler
+	// Web serves GET requests that are not WebSocket upgrades or API
+	// routes (nil serves a small placeholder page).
+	Web     http.Handler
+	Logger  *slog.Logger
+	Version string
+	Now     func() time.Time
+
+	// Protocol policy; zero values take the defaults above.
+	HandshakeTimeout time.Duration
+	TickInterval     time.Duration
+	MaxPayload       int64
+	PreauthPayload   int64
+	MaxBufferedBytes int64
+	// ShutdownTimeout bounds the graceful stop Serve performs when its
+	// context ends (default 10s).
+	ShutdownTimeout time.Duration
+}
+
+// Server is the gateway. Build it with New, run it with Serve (or
+// ListenAndServe), stop it with Shutdown.
+type Server struct {
+	opts    Options
+	eng     *engine.Engine
+	cfg     *config.Config
+	log     *slog.Logger
+	now     func() time.Time
+	auth    authenticator
+	handler http.Handler
+	metrics *metrics
+	methods map[string]method
+	started time.Time
+
+	// base is the parent of every request and connection context;
+	// Shutdown cancels it so long waits end.
+	base       context.Context
+	cancelBase context.CancelFunc
+
+	mu       sync.Mutex
+	http     *http.Server
+	serving  bool
+	closing  bool
+	conns    map[*conn]struct{}
+	connWG   sync.WaitGroup // one per WebSocket handler
+	bgWG     sync.WaitGroup // background goroutines (metrics pump)
+	stopBG   context.CancelFunc
+	shutOnce sync.Once
+	shutErr  error
+	shutDone chan struct{}
+}
+
+// New builds a gateway server. Nothing listens until Serve.
+func New(opts Options) (*Server, error) {
+	if opts.Engine == nil || opts.Config == nil {
+		return nil, errors.New("gateway: Engine and Config are required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	if opts.HandshakeTimeout <= 0 {
+		opts.HandshakeTimeout = DefaultHandshakeTimeout
+	}
+	if opts.TickInterval <= 0 {
+		opts.TickInterval = DefaultTickInterval
+	}
+	if opts.MaxPayload <= 0 {
+		opts.MaxPayload = DefaultMaxPayload
+	}
+	if opts.PreauthPayload <= 0 {
+		opts.PreauthPayload = DefaultPreauthPayload
+	}
+	if opts.MaxBufferedBytes <= 0 {
+		opts.MaxBufferedBytes = DefaultMaxBufferedBytes
+	}
+	if opts.ShutdownTimeout <= 0 {
+		opts.ShutdownTimeout = 10 * time.Second
+	}
+	s := &Server{
+		opts:     opts,
+		eng:      opts.Engine,
+		cfg:      opts.Config,
+		log:      opts.Logger,
+		now:      opts.Now,
+		auth:     newAuthenticator(opts.Token, opts.Tokens),
+		conns:    map[*conn]struct{}{},
+		shutDone: make(chan struct{}),
+		started:  opts.Now(),
+	}
+	s.base, s.cancelBase = context.WithCancel(context.Background())
+	s.metrics = newMetrics(s)
+	s.methods = s.methodTable()
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Handler returns the server's HTTP handler (WebSocket, API, MCP, web UI,
+// health and metrics). Serve uses it; tests may mount it in httptest.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// TokenRequired reports whether clients must present a token.
+func (s *Server) TokenRequired() bool { return s.auth.required() }
+
+// Serve accepts connections on ln until ctx ends or Shutdown is called.
+// When ctx ends it shuts down gracefully (bounded by ShutdownTimeout). It
+// returns nil after a clean shutdown.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	s.mu.Lock()
+	if s.serving || s.closing {
+		s.mu.Unlock()
+		return errors.New("gateway: Serve called twice or after Shutdown")
+	}
+	s.serving = true
+	hs := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return s.base },
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+	}
+	s.http = hs
+	bgCtx, stop := context.WithCancel(context.Background())
+	s.stopBG = stop
+	s.mu.Unlock()
+
+	s.bgWG.Add(1)
+	go func() {
+		defer s.bgWG.Done()
+		s.metrics.pump(bgCtx)
+	}()
+
+	s.log.Info("gateway listening", "addr", ln.Addr().String(), "auth", s.authMode())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		if errors.Is(err, http.ErrServerClosed) {
+			<-s.shutDone // Shutdown was called elsewhere; let it finish
+			return nil
+		}
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.ShutdownTimeout)
+		defer cancel()
+		return errors.Join(fmt.Errorf("gateway: serve: %w", err), s.Shutdown(sctx))
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.ShutdownTimeout)
+		defer cancel()
+		err := s.Shutdown(sctx)
+		<-errc
+		return err
+	}
+}
+
+// Shutdown stops accepting connections, tells every WebSocket client with
+// a `shutdown` event, closes them (http.Server.Shutdown does not track
+// hijacked connections), ends pending waits and waits for every handler,
+// or until ctx ends. Runs keep going in the engine; closing the engine is
+// the caller's job. Calling Shutdown again returns the first result.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.shutOnce.Do(func() {
+		defer close(s.shutDone)
+		s.mu.Lock()
+		s.closing = true
+		conns := make([]*conn, 0, len(s.conns))
+		for c := range s.conns {
+			conns = append(conns, c)
+		}
+		hs := s.http
+		stop := s.stopBG
+		s.mu.Unlock()
+
+		// Tell clients first, in parallel: a close handshake with an
+		// unresponsive peer may take seconds. When ctx ends first, drop
+		// the connections without ceremony.
+		var wg sync.WaitGroup
+		for _, c := range conns {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c.shutdown("gateway shutting down")
+			}()
+		}
+		if waitGroup(ctx, &wg) != nil {
+			for _, c := range conns {
+				_ = c.ws.CloseNow()
+			}
+			wg.Wait()
+		}
+		s.cancelBase()
+		var errs []error
+		if hs != nil {
+			if err := hs.Shutdown(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("gateway: http shutdown: %w", err))
+			}
+		}
+		if err := waitGroup(ctx, &s.connWG); err != nil {
+			errs = append(errs, fmt.Errorf("gateway: waiting for websocket connections: %w", err))
+		}
+		if stop != nil {
+			stop()
+		}
+		if err := waitGroup(ctx, &s.bgWG); err != nil {
+			errs = append(errs, fmt.Errorf("gateway: waiting for background work: %w", err))
+		}
+		s.shutErr = errors.Join(errs...)
+		s.log.Info("gateway stopped")
+	})
+	select {
+	case <-s.shutDone:
+		return s.shutErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// waitGroup waits for wg or ctx.
+func waitGroup(ctx context.Context, wg *sync.WaitGroup) error {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// isClosing reports whether Shutdown has begun.
+func (s *Server) isClosing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closing
+}
+
+func (s *Server) authMode() string {
+	if s.auth.required() {
+		return "token"
+	}
+	return "none"
+}
+
+// Listen opens a TCP listener on addr after checking that a listener
+// reachable from other hosts has a token (see CheckListenAddr).
+func (s *Server) Listen(ctx context.Context, addr string) (net.Listener, error) {
+	if err := CheckListenAddr(addr, s.auth.required()); err != nil {
+		return nil, err
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: listen %s: %w", addr, err)
+	}
+	return ln, nil
+}
+
+// ListenAndServe listens on addr (see Listen) and serves until ctx ends.
+func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
+	ln, err := s.Listen(ctx, addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(ctx, ln)
+}
+
+// CheckListenAddr refuses a non-loopback address when no token is
+// configured: without one, anyone who can reach the port could drive the
+// agents.
+func CheckListenAddr(addr string, tokenConfigured bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("gateway: listen address %q: %w (want host:port, e.g. 127.0.0.1:18789)", addr, err)
+	}
+	if tokenConfigured || isLoopbackHost(host) {
+		return nil
+	}
+	shown := host
+	if shown == "" {
+		shown = "all interfaces"
+	}
+	return fmt.Errorf("gateway: refusing to listen on %s (%s) without an auth token: set gateway.auth.token or SWITCHBOARD_GATEWAY_TOKEN, or listen on 127.0.0.1", addr, shown)
+}
+
+func isLoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,90 @@
+package gateway_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/runtime"
+)
+
+// TestShutdownWithRunsInFlight starts 100 slow runs over the gateway,
+// shuts the gateway down and then the engine (as `switchboard gateway`
+// does on SIGTERM): clients are told, every run ends recorded as ok or
+// aborted, and no goroutine is left (TestMain's goleak).
+func TestShutdownWithRunsInFlight(t *testing.T) {
+	const n = 100
+	e := newEnv(t, envOptions{rules: []config.ScriptRule{slowRule(60_000)}})
+	w, _ := e.connect(t, nil)
+	observer, _ := e.connect(t, nil)
+
+	ids := make([]string, n)
+	for i := range n {
+		ids[i] = w.send("agent", map[string]any{"message": fmt.Sprintf("slow %d", i), "sessionKey": fmt.Sprintf("agent:main:load-%d", i),
+			"idempotencyKey": fmt.Sprintf("load-%d", i)})
+	}
+	runs := map[string]bool{}
+	for _, id := range ids {
+		var acc struct {
+			RunID, Status string
+		}
+		w.response(id).decode(t, &acc)
+		if acc.Status != "accepted" {
+			t.Fatalf("ack = %+v", acc)
+		}
+		runs[acc.RunID] = true
+	}
+	// Wait until every run is executing (its lifecycle start event).
+	started := map[string]bool{}
+	for len(started) < n {
+		f := observer.wait(func(f frame) bool { return f.Event == "agent" })
+		var p struct {
+			RunID  string         `json:"runId"`
+			Stream string         `json:"stream"`
+			Data   map[string]any `json:"data"`
+		}
+		f.decode(t, &p)
+		if p.Stream == "lifecycle" && p.Data["phase"] == "start" && runs[p.RunID] {
+			started[p.RunID] = true
+		}
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	begin := time.Now()
+	if err := e.srv.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	t.Logf("shutdown took %v", time.Since(begin))
+	if d := time.Since(begin); d > 5*time.Second {
+		t.Errorf("shutdown took %v", d)
+	}
+	for _, c := range []*wsClient{w, observer} {
+		c.wait(func(f frame) bool { return f.Event == "shutdown" })
+		if code, _ := c.closed(); code != websocket.StatusGoingAway {
+			t.Errorf("closed with %d, want 1001", code)
+		}
+	}
+	e.stopGateway()
+	if resp, err := e.hc.Get(e.url + "/healthz"); err == nil {
+		resp.Body.Close()
+		t.Errorf("gateway still answers after shutdown: %s", resp.Status)
+	}
+
+	e.stopEngine()
+	for id := range runs {
+		r, err := e.store.GetRun(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		aborted := r.Status == domain.RunError && r.Error == runtime.AbortedError
+		if r.Status != domain.RunOK && !aborted {
+			t.Errorf("run %s ended %s %q, want ok or aborted", id, r.Status, r.Error)
+		}
+	}
+}

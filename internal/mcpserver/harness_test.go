@@ -1,0 +1,237 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/engine"
+	"github.com/switchboard-go/switchboard/internal/model/script"
+	"github.com/switchboard-go/switchboard/internal/store/sqlite"
+	"github.com/switchboard-go/switchboard/internal/transcript"
+)
+
+// scriptModels resolves every model reference to the script model.
+type scriptModels struct{ m *script.Model }
+
+func (s scriptModels) Resolve(ref string) (domain.Provider, string, error) {
+	if ref == "script" || strings.HasPrefix(ref, "script/") {
+		return s.m, strings.TrimPrefix(ref, "script/"), nil
+	}
+	return nil, "", domain.Invalid("unknown model %q", ref)
+}
+
+func (scriptModels) ValidateThinking(ref, level string) error { return nil }
+
+// testConfig is a small default config, independent of the config loader.
+func testConfig() *config.Config {
+	c := &config.Config{}
+	c.Session.MainKey = "main"
+	c.Session.Scope = "per-sender"
+	c.Session.AgentToAgent.MaxPingPongTurns = 5
+	c.Session.AgentToAgent.MaxHops = 5
+	c.Tools.Sessions.Visibility = "tree"
+	c.Agents.Defaults.Model = "script"
+	c.Agents.Defaults.Subagents.ArchiveAfterMinutes = 60
+	c.Agents.Defaults.Subagents.MaxSpawnDepth = 1
+	c.Agents.Defaults.Subagents.MaxChildrenPerAgent = 5
+	c.Agents.Defaults.Subagents.MaxConcurrent = 8
+	c.Agents.Defaults.Sandbox.SessionToolsVisibility = "spawned"
+	c.Agents.List = []config.AgentConfig{{ID: "main"}}
+	c.Runtime.MaxSteps = 25
+	c.Tools.SessionsSpawn.Attachments = config.AttachmentsConfig{MaxFiles: 50, MaxFileBytes: 1 << 20, MaxTotalBytes: 5 << 20}
+	return c
+}
+
+// newEngine starts an engine on a fresh SQLite store in a temp dir with
+// the script model; visibility sets tools.sessions.visibility.
+func newEngine(tb testing.TB, visibility string) *engine.Engine {
+	tb.Helper()
+	dir := tb.TempDir()
+	cfg := testConfig()
+	cfg.Tools.Sessions.Visibility = visibility
+	m, err := script.New(nil, time.Now)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "switchboard.db"), sqlite.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e, err := engine.New(engine.Options{Config: cfg, Store: st, Models: scriptModels{m},
+		Mirror: transcript.New(dir, time.Now), StateDir: dir, MaintenanceInterval: 20 * time.Millisecond})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := e.Start(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := e.Close(ctx); err != nil {
+			tb.Errorf("close engine: %v", err)
+		}
+		st.Close()
+	})
+	return e
+}
+
+// chat puts a user message into a session and waits for its reply, so the
+// session exists with a transcript.
+func chat(tb testing.TB, e *engine.Engine, key, msg string) {
+	tb.Helper()
+	res, err := e.Chat(context.Background(), engine.ChatRequest{SessionKey: key, Message: msg})
+	if err != nil {
+		tb.Fatalf("chat %s: %v", key, err)
+	}
+	r, err := e.Wait(context.Background(), res.Run.ID, 10*time.Second)
+	if err != nil || r.Status != domain.RunOK {
+		tb.Fatalf("chat %s: run %s %s: %v", key, r.Status, r.Error, err)
+	}
+}
+
+// connectStdio runs s.RunStdio over pipes as requesterKey and returns a
+// real SDK client connected to it. Cleanup closes the client and checks
+// that RunStdio returned nil.
+func connectStdio(tb testing.TB, s *Server, requesterKey string) *mcp.ClientSession {
+	tb.Helper()
+	inR, inW := io.Pipe()   // client → server
+	outR, outW := io.Pipe() // server → client
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		err := s.RunStdio(ctx, requesterKey, inR, outW)
+		outW.Close()
+		done <- err
+	}()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		cancel()
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		defer cancel()
+		cs.Close()
+		select {
+		case err := <-done:
+			if err != nil {
+				tb.Errorf("RunStdio returned %v after the client closed, want nil", err)
+			}
+		case <-time.After(10 * time.Second):
+			tb.Errorf("RunStdio did not return after the client closed")
+		}
+	})
+	return cs
+}
+
+// bearer adds a bearer token to every request.
+type bearer struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.base.RoundTrip(r)
+}
+
+// connectHTTP connects an SDK client to an MCP endpoint with a token.
+func connectHTTP(tb testing.TB, url, token string) *mcp.ClientSession {
+	tb.Helper()
+	tr := &http.Transport{}
+	tb.Cleanup(tr.CloseIdleConnections)
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint:             url,
+		HTTPClient:           &http.Client{Transport: bearer{token, tr}},
+		DisableStandaloneSSE: true,
+		MaxRetries:           -1,
+	}, nil)
+	if err != nil {
+		tb.Fatalf("connect %s: %v", url, err)
+	}
+	tb.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// call calls a tool and decodes its structured payload into a map.
+func call(tb testing.TB, cs *mcp.ClientSession, name string, args any) (*mcp.CallToolResult, map[string]any) {
+	tb.Helper()
+	return callMeta(tb, cs, name, args, nil)
+}
+
+func callMeta(tb testing.TB, cs *mcp.ClientSession, name string, args any, meta mcp.Meta) (*mcp.CallToolResult, map[string]any) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args, Meta: meta})
+	if err != nil {
+		tb.Fatalf("tools/call %s: %v", name, err)
+	}
+	return res, payload(tb, res)
+}
+
+// payload returns the structured content of a result, after checking that
+// the text content says the same.
+func payload(tb testing.TB, res *mcp.CallToolResult) map[string]any {
+	tb.Helper()
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var structured map[string]any
+	if err := json.Unmarshal(b, &structured); err != nil {
+		tb.Fatalf("structuredContent %s: %v", b, err)
+	}
+	if len(res.Content) != 1 {
+		tb.Fatalf("content has %d items, want 1 text item", len(res.Content))
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		tb.Fatalf("content[0] is %T, want text", res.Content[0])
+	}
+	var fromText map[string]any
+	if err := json.Unmarshal([]byte(tc.Text), &fromText); err != nil {
+		tb.Fatalf("text content is not JSON: %v\n%s", err, tc.Text)
+	}
+	if a, b := mustJSON(tb, fromText), mustJSON(tb, structured); a != b {
+		tb.Fatalf("text content %s != structuredContent %s", a, b)
+	}
+	return structured
+}
+
+func mustJSON(tb testing.TB, v any) string {
+	tb.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
+// keys returns the session keys of a sessions_list payload.
+func keys(tb testing.TB, p map[string]any) []string {
+	tb.Helper()
+	rows, ok := p["sessions"].([]any)
+	if !ok {
+		tb.Fatalf("payload has no sessions array: %v", p)
+	}
+	var out []string
+	for _, r := range rows {
+		out = append(out, r.(map[string]any)["key"].(string))
+	}
+	return out
+}

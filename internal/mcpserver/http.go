@@ -1,0 +1,111 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// requesterKeyCtx carries the resolved requester key from HTTPHandler's
+// wrapper to the SDK's getServer callback.
+type requesterKeyCtx struct{}
+
+// HTTPHandler serves MCP over streamable HTTP, statelessly: every POST is
+// a complete exchange (no Mcp-Session-Id, no affinity), so any replica can
+// answer and a plain POST of one JSON-RPC request works. Responses are
+// application/json, not event streams. GET and DELETE answer 405.
+//
+// resolve maps a request (its bearer token) to the requester session the
+// tools act as; nil, or an empty key, means the default agent's main
+// session. A resolve error answers 401, or 403 for a domain.CodeForbidden
+// error. Authentication itself is the caller's job (the gateway mounts
+// this behind its bearer-token check).
+func (s *Server) HTTPHandler(resolve func(r *http.Request) (requesterKey string, err error)) http.Handler {
+	sdk := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		key, _ := r.Context().Value(requesterKeyCtx{}).(string)
+		return s.serverFor(key)
+	}, &mcp.StreamableHTTPOptions{
+		Stateless:           true,
+		JSONResponse:        true,
+		Logger:              s.log,
+		MaxRequestBodyBytes: s.maxBody,
+	})
+	// Browsers must not drive the tools from another origin; programs
+	// (which send no Sec-Fetch-Site or Origin) are unaffected.
+	protected := http.NewCrossOriginProtection().Handler(sdk)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var key string
+		if resolve != nil {
+			var err error
+			if key, err = resolve(r); err != nil {
+				writeResolveError(w, err)
+				return
+			}
+		}
+		r = r.Clone(context.WithValue(r.Context(), requesterKeyCtx{}, key))
+		if r.Method == http.MethodPost {
+			lenientPOST(r)
+		}
+		protected.ServeHTTP(w, r)
+	})
+}
+
+// lenientPOST fills in what the streamable transport demands of a POST
+// but a hand-written client (curl) often leaves out: an Accept header
+// naming both JSON and event streams (the answer is JSON either way), and
+// a JSON Content-Type when none is given.
+func lenientPOST(r *http.Request) {
+	if !acceptsJSONAndStream(r.Header.Values("Accept")) {
+		r.Header.Set("Accept", "application/json, text/event-stream")
+	}
+	if r.Header.Get("Content-Type") == "" {
+		r.Header.Set("Content-Type", "application/json")
+	}
+}
+
+// acceptsJSONAndStream reports whether Accept values already satisfy the
+// transport, so a header that does is passed on untouched.
+func acceptsJSONAndStream(values []string) bool {
+	var j, s bool
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+			if err != nil {
+				continue
+			}
+			switch mt {
+			case "*/*":
+				j, s = true, true
+			case "application/json", "application/*":
+				j = true
+			case "text/event-stream", "text/*":
+				s = true
+			}
+		}
+	}
+	return j && s
+}
+
+// writeResolveError answers a request whose requester could not be
+// resolved.
+// The message of a coded error is shown; any other error's is not (it
+// may carry internal detail).
+func writeResolveError(w http.ResponseWriter, err error) {
+	msg := "unauthorized: missing or unknown bearer token"
+	var de *domain.Error
+	if errors.As(err, &de) {
+		msg = de.Message
+		if de.Code == domain.CodeForbidden {
+			http.Error(w, msg, http.StatusForbidden)
+			return
+		}
+	}
+	w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
+	http.Error(w, msg, http.StatusUnauthorized)
+}

@@ -1,0 +1,89 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/switchboard-go/switchboard/internal/client"
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/engine"
+)
+
+// RemoteCaller calls the session tools of a running gateway (its
+// POST /api/tools/{name}), so `switchboard mcp` never opens a second
+// engine on a state dir the gateway owns.
+type RemoteCaller struct {
+	Client *client.Client
+}
+
+var _ Caller = RemoteCaller{}
+
+// CallTool forwards a tool call to the gateway as req.SessionKey. The
+// gateway's API has no idempotency header, so req.IdempotencyKey travels
+// as the idempotencyKey argument of the tools that take one (an argument
+// already given wins, as in the engine).
+func (rc RemoteCaller) CallTool(ctx context.Context, req engine.Requester, name string, args json.RawMessage) engine.ToolOutcome {
+	if rc.Client == nil {
+		return errorOutcome(domain.Errorf(domain.CodeUnavailable, "no gateway client"))
+	}
+	if req.IdempotencyKey != "" && takesIdempotencyKey(name) {
+		args = withArgument(args, "idempotencyKey", "idempotency_key", req.IdempotencyKey)
+	}
+	out, err := rc.Client.CallTool(ctx, req.SessionKey, name, args)
+	if err != nil {
+		return errorOutcome(remoteError(ctx, err))
+	}
+	if raw, ok := out.Payload.(json.RawMessage); ok && isNull(raw) {
+		return errorOutcome(domain.Errorf(domain.CodeUnavailable, "the gateway returned no result for %s", name))
+	}
+	return out
+}
+
+// remoteError keeps the gateway's coded errors and says what failed
+// otherwise: the user of a stdio session needs to know the gateway is
+// unreachable, not that something internal happened.
+func remoteError(ctx context.Context, err error) error {
+	var de *domain.Error
+	switch {
+	case errors.As(err, &de):
+		return err
+	case ctx.Err() != nil:
+		return domain.Errorf(domain.CodeUnavailable, "cancelled")
+	}
+	return &domain.Error{Code: domain.CodeUnavailable, Message: "switchboard gateway: " + err.Error(), Err: err}
+}
+
+func isNull(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || string(raw) == "null"
+}
+
+// withArgument adds name: value to a JSON object of arguments unless it
+// (or its alias) is there. Anything but an object is left for the engine
+// to refuse.
+func withArgument(args json.RawMessage, name, alias, value string) json.RawMessage {
+	m := map[string]json.RawMessage{}
+	if !isNull(args) {
+		if err := json.Unmarshal(args, &m); err != nil || m == nil {
+			return args
+		}
+	}
+	if _, ok := m[name]; ok {
+		return args
+	}
+	if _, ok := m[alias]; ok {
+		return args
+	}
+	v, err := json.Marshal(value)
+	if err != nil {
+		return args
+	}
+	m[name] = v
+	out, err := json.Marshal(m)
+	if err != nil {
+		return args
+	}
+	return out
+}

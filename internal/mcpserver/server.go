@@ -1,0 +1,182 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-go/switchboard/internal/engine"
+)
+
+// Caller runs a session tool as a requester. *engine.Engine satisfies it;
+// RemoteCaller does too, over a running gateway.
+type Caller interface {
+	CallTool(ctx context.Context, req engine.Requester, name string, args json.RawMessage) engine.ToolOutcome
+}
+
+var _ Caller = (*engine.Engine)(nil)
+
+// Options configure a Server.
+type Options struct {
+	// Tools are the tools advertised (default DefaultTools()). Names the
+	// engine does not know are left out with a warning.
+	Tools []string
+	// Version is the server version reported to clients.
+	Version string
+	// Logger receives warnings and the SDK's logs (default: discard).
+	Logger *slog.Logger
+	// MaxRequestBytes bounds an HTTP request body (default 16 MiB, room
+	// for sessions_spawn attachments encoded as base64).
+	MaxRequestBytes int64
+}
+
+// defaultMaxRequestBytes fits the largest sessions_spawn a default config
+// accepts (5 MiB of attachments, a third more as base64) with room to spare.
+const defaultMaxRequestBytes = 16 << 20
+
+// maxCachedServers bounds the per-requester MCP servers the HTTP handler
+// keeps; requesters beyond it get a server built for the request.
+const maxCachedServers = 256
+
+// Server serves switchboard's session tools over MCP. Build it with New;
+// it is safe for concurrent use. Close stops the HTTP handler's calls;
+// RunStdio owns and stops its own.
+type Server struct {
+	caller  Caller
+	tools   []*mcp.Tool
+	version string
+	log     *slog.Logger
+	maxBody int64
+
+	// http owns the tool calls of every HTTP request.
+	http *calls
+
+	mu      sync.Mutex
+	servers map[string]*mcp.Server // per requester key, for HTTP
+}
+
+// New returns a Server that forwards tool calls to caller.
+func New(caller Caller, opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if len(opts.Tools) == 0 {
+		opts.Tools = DefaultTools()
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	if opts.MaxRequestBytes <= 0 {
+		opts.MaxRequestBytes = defaultMaxRequestBytes
+	}
+	tools, unknown, err := buildTools(opts.Tools)
+	if err != nil {
+		// The engine's specs are constants; a broken one is a bug there.
+		opts.Logger.Error("mcp: tool schemas", "err", err)
+	}
+	if len(unknown) > 0 {
+		opts.Logger.Warn("mcp: unknown tools left out", "tools", strings.Join(unknown, ", "),
+			"known", strings.Join(engine.AllTools(), ", "))
+	}
+	return &Server{
+		caller:  caller,
+		tools:   tools,
+		version: opts.Version,
+		log:     opts.Logger,
+		maxBody: opts.MaxRequestBytes,
+		http:    newCalls(context.Background()),
+		servers: map[string]*mcp.Server{},
+	}
+}
+
+// Tools returns the names of the advertised tools, in order.
+func (s *Server) Tools() []string {
+	out := make([]string, len(s.tools))
+	for i, t := range s.tools {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// Close cancels the tool calls of HTTP requests still running and waits
+// for them to return (or for ctx to end). Later HTTP tool calls fail with
+// an isError result. Call it after the HTTP server stopped accepting
+// requests.
+func (s *Server) Close(ctx context.Context) error {
+	if err := s.http.close(ctx); err != nil {
+		return fmt.Errorf("mcp: close: %w", err)
+	}
+	return nil
+}
+
+// newMCPServer builds an SDK server whose tools act as requesterKey, with
+// their calls owned by owner.
+func (s *Server) newMCPServer(requesterKey string, owner *calls) *mcp.Server {
+	who := "the session " + requesterKey
+	if requesterKey == "" {
+		who = "the default agent's main session"
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "switchboard", Title: "switchboard session tools", Version: s.version},
+		&mcp.ServerOptions{
+			Logger: s.log,
+			Instructions: "switchboard session tools. You act as " + who + ": sessions_list shows the " +
+				"sessions you can see, sessions_history reads one, sessions_send talks to another agent's session, " +
+				"sessions_spawn starts a sub-agent whose result is announced back to your session.",
+			// Only tools: the tool list never changes and there is no logging.
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		})
+	for _, t := range s.tools {
+		srv.AddTool(t, s.handler(t.Name, requesterKey, owner))
+	}
+	return srv
+}
+
+// handler is the SDK tool handler of one tool. It never returns a Go
+// error: every failure, bad arguments included, is an isError result with
+// the engine's message, which a model can read and act on.
+func (s *Server) handler(name, requesterKey string, owner *calls) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx, done, err := owner.begin(ctx)
+		if err != nil {
+			return toResult(errorOutcome(err)), nil
+		}
+		defer done()
+		var args json.RawMessage
+		var meta map[string]any
+		if req != nil && req.Params != nil {
+			args = req.Params.Arguments
+			meta = req.Params.Meta
+		}
+		r := engine.Requester{SessionKey: requesterKey, IdempotencyKey: idempotencyKey(meta)}
+		return toResult(s.caller.CallTool(ctx, r, name, args)), nil
+	}
+}
+
+// idempotencyKey reads _meta.idempotencyKey of a tool call (a string;
+// anything else is ignored, as _meta is advisory).
+func idempotencyKey(meta map[string]any) string {
+	if k, ok := meta["idempotencyKey"].(string); ok {
+		return k
+	}
+	return ""
+}
+
+// serverFor returns the HTTP handler's SDK server for a requester,
+// building and caching it on first use.
+func (s *Server) serverFor(requesterKey string) *mcp.Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if srv, ok := s.servers[requesterKey]; ok {
+		return srv
+	}
+	srv := s.newMCPServer(requesterKey, s.http)
+	if len(s.servers) < maxCachedServers {
+		s.servers[requesterKey] = srv
+	}
+	return srv
+}

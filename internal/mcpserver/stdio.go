@@ -1,0 +1,41 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// stdioDrain bounds how long RunStdio waits for cancelled tool calls.
+const stdioDrain = 10 * time.Second
+
+// RunStdio serves MCP over newline-delimited JSON-RPC on in and out,
+// acting as the requester session requesterKey (empty: the default
+// agent's main session). It returns nil when in reaches EOF (the client
+// went away) or ctx ends, after the tool calls it started have returned.
+// Requests read before EOF are answered first, so a script can pipe its
+// requests in and read every answer.
+//
+// When ctx ends, running tool calls are cancelled and in is closed if it
+// is an io.Closer; a reader that cannot be unblocked (a terminal's stdin)
+// keeps the SDK's read goroutine until the process exits.
+func (s *Server) RunStdio(ctx context.Context, requesterKey string, in io.Reader, out io.Writer) error {
+	owner := newCalls(ctx)
+	srv := s.newMCPServer(requesterKey, owner)
+	g := newGate()
+	err := srv.Run(ctx, &mcp.IOTransport{Reader: gatedReader{in, g}, Writer: gatedWriter{out, g}})
+	drainCtx, cancel := context.WithTimeout(context.Background(), stdioDrain)
+	defer cancel()
+	if cerr := owner.close(drainCtx); cerr != nil {
+		s.log.Warn("mcp stdio: tool calls still running", "err", cerr)
+	}
+	switch {
+	case err == nil, errors.Is(err, io.EOF), ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		return nil
+	}
+	return fmt.Errorf("mcp stdio: %w", err)
+}
