@@ -146,6 +146,9 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // TokenRequired reports whether clients must present a token.
 func (s *Server) TokenRequired() bool { return s.auth.required() }
 
+// errServeAfterShutdown is Serve's error when called twice or after Shutdown.
+var errServeAfterShutdown = errors.New("gateway: Serve called twice or after Shutdown")
+
 // Serve accepts connections on ln until ctx ends or Shutdown is called.
 // When ctx ends it shuts down gracefully (bounded by ShutdownTimeout). It
 // returns nil after a clean shutdown.
@@ -153,7 +156,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.mu.Lock()
 	if s.serving || s.closing {
 		s.mu.Unlock()
-		return errors.New("gateway: Serve called twice or after Shutdown")
+		return errServeAfterShutdown
 	}
 	s.serving = true
 	hs := &http.Server{
