@@ -86,4 +86,15 @@ func TestOpenClawCLI(t *testing.T) {
 	if wait["status"] != "ok" {
 		t.Fatalf("agent.wait = %v", wait)
 	}
+
+	patched := call("sessions.patch", `{"key":"main","sendPolicy":"deny","label":"from-openclaw"}`)
+	entry, _ := patched["entry"].(map[string]any)
+	if patched["ok"] != true || entry["sendPolicy"] != "deny" {
+		t.Fatalf("sessions.patch = %v", patched)
+	}
+	list = call("sessions.list", `{}`)
+	row := list["sessions"].([]any)[0].(map[string]any)
+	if row["sendPolicy"] != "deny" || row["label"] != "from-openclaw" {
+		t.Fatalf("sessions.list after patch = %v", row)
+	}
 }

