@@ -1,0 +1,189 @@
+package openclawimport
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// entry is one value of sessions.json. Only the fields switchboard keeps
+// are decoded; unknown fields are ignored.
+type entry struct {
+	SessionID   string  `json:"sessionId"`
+	UpdatedAt   flexInt `json:"updatedAt"`
+	SessionFile string  `json:"sessionFile"`
+
+	Channel         string           `json:"channel"`
+	LastChannel     string           `json:"lastChannel"`
+	LastTo          flexString       `json:"lastTo"`
+	LastAccountID   flexString       `json:"lastAccountId"`
+	DeliveryContext *deliveryContext `json:"deliveryContext"`
+	Origin          *origin          `json:"origin"`
+	ChatType        string           `json:"chatType"`
+	Label           string           `json:"label"`
+	DisplayName     string           `json:"displayName"`
+
+	Model         string `json:"model"`
+	ModelProvider string `json:"modelProvider"`
+
+	InputTokens      flexInt   `json:"inputTokens"`
+	OutputTokens     flexInt   `json:"outputTokens"`
+	TotalTokens      flexInt   `json:"totalTokens"`
+	ContextTokens    flexInt   `json:"contextTokens"`
+	EstimatedCostUSD flexFloat `json:"estimatedCostUsd"`
+
+	SpawnedBy        string  `json:"spawnedBy"`
+	ParentSessionKey string  `json:"parentSessionKey"`
+	SpawnDepth       flexInt `json:"spawnDepth"`
+
+	ThinkingLevel  string `json:"thinkingLevel"`
+	VerboseLevel   string `json:"verboseLevel"`
+	SendPolicy     string `json:"sendPolicy"`
+	SystemSent     bool   `json:"systemSent"`
+	AbortedLastRun bool   `json:"abortedLastRun"`
+
+	Status    string  `json:"status"`
+	StartedAt flexInt `json:"startedAt"`
+	EndedAt   flexInt `json:"endedAt"`
+}
+
+type deliveryContext struct {
+	Channel   string     `json:"channel"`
+	To        flexString `json:"to"`
+	AccountID flexString `json:"accountId"`
+	ThreadID  flexString `json:"threadId"`
+}
+
+type origin struct {
+	Provider  string     `json:"provider"`
+	AccountID flexString `json:"accountId"`
+}
+
+// session returns base with the entry's fields written over it: a new row
+// when base is the zero Session, or an existing row of the store updated
+// from OpenClaw (fields OpenClaw does not have, like archive times, are
+// kept). spawnedBy is the canonical parent key ("" when none).
+func (e *entry) session(base domain.Session, key, agentID, kind, spawnedBy string, now int64) domain.Session {
+	s := base
+	s.Key, s.AgentID, s.SessionID, s.Kind = key, agentID, e.SessionID, kind
+	s.Channel, s.ChatType = e.Channel, e.ChatType
+	s.Label, s.DisplayName = e.Label, e.DisplayName
+	s.LastChannel, s.LastTo, s.LastAccount = e.LastChannel, string(e.LastTo), string(e.LastAccountID)
+	s.SpawnedBy, s.SpawnDepth = spawnedBy, int(e.SpawnDepth)
+	s.Model, s.ModelProvider = e.Model, e.ModelProvider
+	s.ThinkingLevel, s.VerboseLevel = e.ThinkingLevel, e.VerboseLevel
+	s.SystemSent, s.AbortedLastRun = e.SystemSent, e.AbortedLastRun
+	s.InputTokens, s.OutputTokens = int64(e.InputTokens), int64(e.OutputTokens)
+	s.TotalTokens, s.ContextTokens = int64(e.TotalTokens), int64(e.ContextTokens)
+	s.EstimatedCostUSD = float64(e.EstimatedCostUSD)
+	s.Status, s.StartedAt, s.EndedAt = e.Status, int64(e.StartedAt), int64(e.EndedAt)
+	s.UpdatedAt = int64(e.UpdatedAt)
+	if s.UpdatedAt <= 0 {
+		s.UpdatedAt = now
+	}
+	s.SendPolicy = ""
+	switch e.SendPolicy {
+	case domain.SendPolicyAllow, domain.SendPolicyDeny:
+		s.SendPolicy = e.SendPolicy
+	}
+	if d := e.DeliveryContext; d != nil && *d != (deliveryContext{}) {
+		s.Delivery = &domain.DeliveryContext{Channel: d.Channel, To: string(d.To), AccountID: string(d.AccountID), ThreadID: string(d.ThreadID)}
+	}
+	if o := e.Origin; o != nil && *o != (origin{}) {
+		s.Origin = &domain.Origin{Provider: o.Provider, AccountID: string(o.AccountID)}
+	}
+	// Group keys name their channel and chat type (DESIGN §2.3); older
+	// entries may not carry them.
+	if rest, ok := strings.CutPrefix(key, "agent:"+agentID+":"); ok {
+		segs := strings.Split(rest, ":")
+		if i := groupMarker(rest); i > 0 {
+			if s.Channel == "" {
+				s.Channel = segs[i-1]
+			}
+			if s.ChatType == "" {
+				s.ChatType = segs[i]
+			}
+		}
+	}
+	return s
+}
+
+// flexInt accepts a JSON number (integral or not), a numeric string or
+// null, because hand-edited and older stores are not consistent.
+type flexInt int64
+
+func (f *flexInt) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if string(b) == "null" {
+		*f = 0
+		return nil
+	}
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		b = []byte(strings.TrimSpace(s))
+		if len(b) == 0 {
+			*f = 0
+			return nil
+		}
+	}
+	if n, err := strconv.ParseInt(string(b), 10, 64); err == nil {
+		*f = flexInt(n)
+		return nil
+	}
+	x, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || math.IsNaN(x) || math.Abs(x) > math.MaxInt64/2 {
+		return fmt.Errorf("want an integer, got %.40s", b)
+	}
+	*f = flexInt(x)
+	return nil
+}
+
+// flexFloat accepts a JSON number or null.
+type flexFloat float64
+
+func (f *flexFloat) UnmarshalJSON(b []byte) error {
+	if string(bytes.TrimSpace(b)) == "null" {
+		*f = 0
+		return nil
+	}
+	var x float64
+	if err := json.Unmarshal(b, &x); err != nil {
+		return err
+	}
+	*f = flexFloat(x)
+	return nil
+}
+
+// flexString accepts a string, a number (thread and chat ids are often
+// numeric) or null.
+type flexString string
+
+func (f *flexString) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case string(b) == "null":
+		*f = ""
+		return nil
+	case len(b) > 0 && b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*f = flexString(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("want a string or a number, got %.40s", b)
+	}
+	*f = flexString(n.String())
+	return nil
+}

@@ -1,0 +1,178 @@
+package openclawimport
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// candidate is one sessions.json entry to import.
+type candidate struct {
+	dirAgent    string // the agents/<id> directory name
+	sessionsDir string
+	rawKey      string
+	key         string // canonical
+	agentID     string // of the canonical key
+	spawnedBy   string // canonical parent key, "" when none
+	e           entry
+}
+
+// loadIndexes reads every agents/<id>/sessions/sessions.json under dir.
+// Any file that is not valid JSON fails the whole import before anything
+// is written; bad entries inside a valid file are skipped and counted.
+func loadIndexes(dir string, opts Options, sum *Summary) ([]candidate, error) {
+	agentsDir := filepath.Join(dir, "agents")
+	dirents, err := os.ReadDir(agentsDir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("openclawimport: %s is not an OpenClaw state directory: %s is missing", dir, agentsDir)
+		}
+		return nil, fmt.Errorf("openclawimport: %w", err)
+	}
+	var all []candidate
+	for _, de := range dirents {
+		if !de.IsDir() {
+			continue
+		}
+		sessionsDir := filepath.Join(agentsDir, de.Name(), "sessions")
+		file := filepath.Join(sessionsDir, "sessions.json")
+		data, err := os.ReadFile(file)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("openclawimport: %w", err)
+		}
+		cands, err := parseIndex(file, data, de.Name(), sessionsDir, opts, sum)
+		if err != nil {
+			return nil, err
+		}
+		sum.Agents++
+		all = append(all, cands...)
+	}
+	if sum.Agents == 0 {
+		return nil, fmt.Errorf("openclawimport: no agents/<agentId>/sessions/sessions.json under %s", dir)
+	}
+	return dedupe(all, sum), nil
+}
+
+// parseIndex decodes one sessions.json: an object of sessionKey → entry.
+func parseIndex(file string, data []byte, dirAgent, sessionsDir string, opts Options, sum *Summary) ([]candidate, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, jsonError(file, data, err)
+	}
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]candidate, 0, len(keys))
+	for _, k := range keys {
+		c := candidate{dirAgent: dirAgent, sessionsDir: sessionsDir, rawKey: k}
+		if err := json.Unmarshal(raw[k], &c.e); err != nil {
+			sum.skip(reasonInvalidEntry, fmt.Sprintf("%s: session %q: %v", file, k, err))
+			continue
+		}
+		if err := checkSessionID(c.e.SessionID); err != nil {
+			sum.skip(reasonInvalidEntry, fmt.Sprintf("%s: session %q: %v", file, k, err))
+			continue
+		}
+		key, err := opts.Canonical(k, dirAgent)
+		if err != nil {
+			sum.skip(reasonInvalidKey, fmt.Sprintf("%s: session %q: %v", file, k, err))
+			continue
+		}
+		c.key = key
+		if c.agentID = agentOfKey(key); c.agentID == "" {
+			sum.skip(reasonInvalidKey, fmt.Sprintf("%s: session %q: canonical key %q has no agent id", file, k, key))
+			continue
+		}
+		parent := c.e.SpawnedBy
+		if parent == "" {
+			parent = c.e.ParentSessionKey
+		}
+		if parent != "" {
+			if pk, err := opts.Canonical(parent, dirAgent); err == nil {
+				c.spawnedBy = pk
+			} else {
+				sum.warn(fmt.Sprintf("%s: session %q: spawnedBy dropped: %v", file, k, err))
+			}
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// dedupe keeps, for each canonical key, the most recently updated entry:
+// legacy mixed-case or bare keys canonicalize onto the same key, and
+// OpenClaw merges such duplicates the same way.
+func dedupe(cands []candidate, sum *Summary) []candidate {
+	best := make(map[string]int, len(cands))
+	drop := make([]bool, len(cands))
+	for i := range cands {
+		j, seen := best[cands[i].key]
+		if !seen {
+			best[cands[i].key] = i
+			continue
+		}
+		loser := i
+		if cands[i].e.UpdatedAt > cands[j].e.UpdatedAt {
+			best[cands[i].key], loser = i, j
+		}
+		drop[loser] = true
+		sum.skip(reasonDuplicateKey, fmt.Sprintf("session %q (agent %s) duplicates %q; the most recently updated entry wins",
+			cands[loser].rawKey, cands[loser].dirAgent, cands[loser].key))
+	}
+	out := cands[:0]
+	for i := range cands {
+		if !drop[i] {
+			out = append(out, cands[i])
+		}
+	}
+	return out
+}
+
+const maxSessionIDLen = 255
+
+func checkSessionID(id string) error {
+	switch {
+	case id == "":
+		return errors.New("sessionId is missing")
+	case len(id) > maxSessionIDLen:
+		return fmt.Errorf("sessionId is %d bytes, longer than the limit of %d", len(id), maxSessionIDLen)
+	case id == "." || id == ".." || strings.ContainsAny(id, "/\\\x00"):
+		return fmt.Errorf("sessionId %q is not a valid file name", id)
+	}
+	return nil
+}
+
+// jsonError names the file and the line and column of a decode error.
+func jsonError(file string, data []byte, err error) error {
+	var (
+		se  *json.SyntaxError
+		te  *json.UnmarshalTypeError
+		off int64 = -1
+	)
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+		err = fmt.Errorf("want an object of sessionKey → entry: %w", err)
+	}
+	if off < 0 {
+		return fmt.Errorf("openclawimport: %s: invalid JSON: %w", file, err)
+	}
+	// Offset counts the bytes read up to and including the bad one.
+	pos := min(max(off-1, 0), int64(len(data)))
+	line := 1 + bytes.Count(data[:pos], []byte{'\n'})
+	col := pos - int64(bytes.LastIndexByte(data[:pos], '\n'))
+	return fmt.Errorf("openclawimport: %s: invalid JSON at line %d, column %d (byte %d): %w", file, line, col, off, err)
+}
