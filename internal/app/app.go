@@ -30,6 +30,9 @@ type Options struct {
 	// Owner names who holds the state-dir lock (for the error another
 	// process gets), e.g. "gateway" or "cli".
 	Owner string
+	// Hold records new runs and deliveries without carrying them out: they
+	// stay queued for the next start (`--detach`).
+	Hold bool
 }
 
 // App is an opened state directory with a running engine.
@@ -89,7 +92,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	}
 	e, err := engine.New(engine.Options{
 		Config: cfg, Store: st, Models: models, Mirror: transcript.New(opts.StateDir, time.Now),
-		StateDir: opts.StateDir, Logger: opts.Logger,
+		StateDir: opts.StateDir, Logger: opts.Logger, HoldRuns: opts.Hold,
 	})
 	if err != nil {
 		st.Close()

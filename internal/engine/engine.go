@@ -54,6 +54,10 @@ type Options struct {
 	// the next engine): crash tests use it to stop between a run's end and
 	// its delivery.
 	HoldDeliveries bool
+	// HoldRuns records submitted runs without executing them (and holds
+	// deliveries): everything stays queued for the next engine that starts
+	// without it. `--detach` in-process uses it.
+	HoldRuns bool
 }
 
 // Engine is switchboard's core. Build it with New, then Start; Close stops
@@ -120,7 +124,7 @@ func New(opts Options) (*Engine, error) {
 		bus:      newBus(),
 		interval: opts.MaintenanceInterval,
 		wake:     make(chan struct{}, 1),
-		hold:     opts.HoldDeliveries,
+		hold:     opts.HoldDeliveries || opts.HoldRuns,
 	}
 	var mirror runtime.Mirror
 	if opts.Mirror != nil {
@@ -136,6 +140,7 @@ func New(opts Options) (*Engine, error) {
 		NewID:    opts.NewID,
 		Logger:   opts.Logger,
 		MaxSteps: cfg.Runtime.MaxSteps,
+		Hold:     opts.HoldRuns,
 		Lanes: map[string]int{
 			domain.LaneMain:     cfg.Runtime.Lanes.Main,
 			domain.LaneNested:   cfg.Runtime.Lanes.Nested,

@@ -43,15 +43,15 @@ type SpawnResult struct {
 
 // spawnSpec carries a sub-agent run's lifecycle settings.
 type spawnSpec struct {
-	RequesterKey     string `json:"requesterKey"`
-	RequesterChannel string `json:"requesterChannel,omitempty"`
-	Label            string `json:"label,omitempty"`
-	Task             string `json:"task"`
-	Mode             string `json:"mode"`
-	Cleanup          string `json:"cleanup"`
-	AttachmentsDir   string `json:"attachmentsDir,omitempty"`
-	AttachmentsRoot  string `json:"attachmentsRoot,omitempty"`
-	RetainAttachments bool  `json:"retainAttachments,omitempty"`
+	RequesterKey      string `json:"requesterKey"`
+	RequesterChannel  string `json:"requesterChannel,omitempty"`
+	Label             string `json:"label,omitempty"`
+	Task              string `json:"task"`
+	Mode              string `json:"mode"`
+	Cleanup           string `json:"cleanup"`
+	AttachmentsDir    string `json:"attachmentsDir,omitempty"`
+	AttachmentsRoot   string `json:"attachmentsRoot,omitempty"`
+	RetainAttachments bool   `json:"retainAttachments,omitempty"`
 }
 
 // rejectedSpawnKeys are delivery parameters sessions_spawn refuses with a hint.

@@ -89,4 +89,3 @@ func (g guard) allowRow(ctx context.Context, s domain.Session) bool {
 	}
 	return g.check(ctx, s.Key, policy.ActionList) == nil
 }
-

@@ -35,6 +35,9 @@ func (rt *Runtime) execute(r domain.Run) {
 		rt.mu.Unlock()
 	}()
 
+	if rt.ctx.Err() != nil {
+		return // shutting down: the run stays queued for the next start
+	}
 	run, sess, inbound, err := rt.claim(r)
 	if errors.Is(err, errNotQueued) {
 		return
@@ -76,7 +79,9 @@ func (rt *Runtime) claim(r domain.Run) (domain.Run, domain.Session, []domain.Mes
 			return r, sess, nil, fmt.Errorf("run spec: %w", err)
 		}
 	}
-	err := rt.opts.Store.Update(rt.ctx, func(tx domain.Tx) error {
+	// Not rt.ctx: a claim that committed must not be reported as failed
+	// because shutdown began meanwhile.
+	err := rt.opts.Store.Update(context.Background(), func(tx domain.Tx) error {
 		cur, err := tx.GetRun(r.ID)
 		if err != nil {
 			return err
@@ -232,7 +237,7 @@ func redactCalls(msg domain.Message, h Hooks) domain.Message {
 func (rt *Runtime) append(run domain.Run, m domain.Message, usage *domain.Usage, modelRef string) (domain.Message, error) {
 	var stored domain.Message
 	now := rt.now()
-	err := rt.opts.Store.Update(rt.ctx, func(tx domain.Tx) error {
+	err := rt.opts.Store.Update(context.Background(), func(tx domain.Tx) error {
 		s, err := tx.GetSession(run.SessionKey)
 		if err != nil {
 			return err

@@ -92,6 +92,9 @@ type Options struct {
 	// ContextMessages bounds how many transcript messages a run sends to
 	// the model (default 400, newest kept).
 	ContextMessages int
+	// Hold records submitted runs without executing them: they stay queued
+	// for the next runtime that starts without Hold (`--detach`).
+	Hold bool
 }
 
 // Runtime schedules and executes runs. Start it with Start and stop it with

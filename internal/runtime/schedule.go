@@ -26,6 +26,9 @@ func (rt *Runtime) Start(ctx context.Context) error {
 	if len(running) > 0 {
 		rt.log.Warn("recovered runs left running by a stopped process", "count", len(running))
 	}
+	if rt.opts.Hold {
+		return nil // a holding runtime leaves recovery to the next real start
+	}
 	queued, err := st.ListRuns(ctx, domain.RunQuery{Statuses: []string{domain.RunQueued}})
 	if err != nil {
 		return fmt.Errorf("runtime: recover: %w", err)
@@ -91,7 +94,7 @@ func (rt *Runtime) fill(r domain.Run) domain.Run {
 func (rt *Runtime) enqueue(r domain.Run) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	if rt.closing {
+	if rt.closing || rt.opts.Hold {
 		return
 	}
 	l := rt.lanes[r.SessionKey]

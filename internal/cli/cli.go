@@ -1,0 +1,226 @@
+// Package cli is switchboard's command line: one Run function that parses
+// arguments, finds the state directory, picks a backend (the running
+// gateway of the state dir, or the engine in-process) and runs a command.
+// cmd/switchboard only wires it to the process; tests call Run.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/config"
+)
+
+// Exit codes of Main.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+// Main runs the command line and returns the process exit code: 0 on
+// success, 1 when a command fails, 2 for usage errors (unknown command or
+// flag, bad flag value, missing argument).
+func Main(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	err := Run(ctx, args, getenv, stdin, stdout, stderr)
+	if err == nil {
+		return exitOK
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		msg := ue.msg
+		if !strings.HasPrefix(msg, "switchboard ") {
+			msg = "switchboard: " + msg
+		}
+		fmt.Fprintln(stderr, msg)
+		if ue.usage != "" {
+			fmt.Fprint(stderr, ue.usage)
+		}
+		return exitUsage
+	}
+	var ee *exitErr
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintf(stderr, "switchboard: %s\n", ee.msg)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "switchboard: %s\n", strings.TrimRight(err.Error(), "\n"))
+	return exitError
+}
+
+// Run runs one command. Output goes to stdout, diagnostics and progress to
+// stderr; stdin is read by commands that speak a protocol on it (mcp).
+func Run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	env := &env{ctx: ctx, getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
+	root := commands()
+
+	// Global flags may come before the command; the rest is parsed by the
+	// command itself (which accepts the global flags too).
+	fs := env.flagSet("switchboard")
+	help := fs.Bool("help", false, "show help")
+	fs.BoolVar(help, "h", false, "show help")
+	pos, err := parseFlags(fs, args, true)
+	if err != nil {
+		return usageErr(err.Error(), shortUsage(root, nil))
+	}
+	if len(pos) == 0 {
+		if *help {
+			_, err := io.WriteString(stdout, usageOf(root, nil))
+			return err
+		}
+		return usageErr("no command given", shortUsage(root, nil))
+	}
+	rest := pos[1:]
+	if *help {
+		rest = append(rest, "--help")
+	}
+	return dispatch(env, root, pos[0], rest)
+}
+
+// dispatch finds the command named by name (and sub-command names in args)
+// and runs it.
+func dispatch(env *env, root *command, name string, args []string) error {
+	if name == "help" {
+		return runHelp(env, root, args)
+	}
+	cmd := root.sub(name)
+	if cmd == nil {
+		return usageErr(fmt.Sprintf("unknown command %q%s", name, suggest(root, name)), shortUsage(root, nil))
+	}
+	path := []*command{cmd}
+	for len(cmd.subs) > 0 {
+		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+			if hasHelpFlag(args) {
+				_, err := io.WriteString(env.stdout, usageOf(cmd, path))
+				return err
+			}
+			return usageErr(fmt.Sprintf("%s: which one? (%s)", cmd.fullName(path), subNames(cmd)), shortUsage(cmd, path))
+		}
+		sub := cmd.sub(args[0])
+		if sub == nil {
+			return usageErr(fmt.Sprintf("unknown command %q%s", cmd.fullName(path)+" "+args[0], suggest(cmd, args[0])), shortUsage(cmd, path))
+		}
+		cmd, args = sub, args[1:]
+		path = append(path, cmd)
+	}
+	env.cmd, env.path = cmd, path
+	return cmd.run(env, args)
+}
+
+// runHelp prints the help of `help CMD [SUB]`.
+func runHelp(env *env, root *command, args []string) error {
+	cmd, path := root, []*command(nil)
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		sub := cmd.sub(a)
+		if sub == nil {
+			return usageErr(fmt.Sprintf("help: unknown command %q%s", a, suggest(cmd, a)), shortUsage(root, nil))
+		}
+		cmd = sub
+		path = append(path, cmd)
+	}
+	_, err := io.WriteString(env.stdout, usageOf(cmd, path))
+	return err
+}
+
+func hasHelpFlag(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "-h" || a == "--help" || a == "-help" {
+			return true
+		}
+	}
+	return false
+}
+
+// env is what a command runs with: the process's context and streams, and
+// the global flags.
+type env struct {
+	ctx    context.Context
+	getenv func(string) string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+
+	stateDir   string
+	configPath string
+	json       bool
+	verbose    bool
+	detach     bool
+
+	cmd  *command
+	path []*command
+}
+
+// paths returns the state dir (--state-dir, else $SWITCHBOARD_STATE_DIR,
+// else ~/.switchboard), made absolute, and the config file (--config, else
+// $SWITCHBOARD_CONFIG, else <state-dir>/switchboard.json5).
+func (e *env) paths() (stateDir, configPath string, err error) {
+	home := e.getenv("HOME")
+	if home == "" {
+		if home, err = os.UserHomeDir(); err != nil && e.stateDir == "" && e.getenv("SWITCHBOARD_STATE_DIR") == "" {
+			return "", "", fmt.Errorf("no state directory: set --state-dir or $SWITCHBOARD_STATE_DIR (%w)", err)
+		}
+	}
+	stateDir, configPath = config.ResolvePaths(e.stateDir, e.configPath, e.getenv, home)
+	abs, err := filepath.Abs(stateDir)
+	if err != nil {
+		return "", "", fmt.Errorf("state dir %s: %w", stateDir, err)
+	}
+	if configPath == filepath.Join(stateDir, "switchboard.json5") {
+		configPath = filepath.Join(abs, "switchboard.json5")
+	}
+	return abs, configPath, nil
+}
+
+// logger logs to stderr at debug level with --verbose, and nowhere
+// otherwise (stdout belongs to the command's output).
+func (e *env) logger() *slog.Logger {
+	if !e.verbose {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// usageError is a mistake in how a command was called (exit code 2).
+type usageError struct {
+	msg   string
+	usage string
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+func usageErr(msg, usage string) error { return &usageError{msg: msg, usage: usage} }
+
+// usagef reports a usage error of the running command.
+func (e *env) usagef(format string, args ...any) error {
+	return usageErr(e.cmd.fullName(e.path)+": "+fmt.Sprintf(format, args...), shortUsage(e.cmd, e.path))
+}
+
+// exitErr ends a command with a given exit code after it printed its own
+// output (a send whose status is error, a validation that found problems).
+type exitErr struct {
+	code int
+	msg  string
+}
+
+func (e *exitErr) Error() string {
+	if e.msg == "" {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.msg
+}

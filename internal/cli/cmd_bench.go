@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/app"
+	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/store/sqlite"
+	"github.com/switchboard-go/switchboard/internal/storebench"
+)
+
+func benchCommand() *command {
+	return &command{
+		name:    "bench",
+		summary: "benchmarks",
+		subs: []*command{{
+			name:    "store",
+			summary: "import an OpenClaw state into a fresh store and measure it",
+			help: "Imports --openclaw-state into a new SQLite store in a temporary directory (your state dir is not\n" +
+				"touched), then measures listing, history and session updates, memory and disk use, and writes\n" +
+				"the report as JSON to --out (latencies in milliseconds).",
+			example: []string{"switchboard bench store --openclaw-state ~/.openclaw --out bench.json"},
+			define: func(e *env, fs *flag.FlagSet) func([]string) error {
+				src := fs.String("openclaw-state", "", "the OpenClaw state `DIR` to import")
+				out := fs.String("out", "", "write the JSON report to `FILE`")
+				var iterations intFlag
+				fs.Var(&iterations, "iterations", "repeat each measured read `N` times (default 50)")
+				return func(pos []string) error {
+					if err := e.wantArgs(pos, 0, 0, ""); err != nil {
+						return err
+					}
+					if *src == "" || *out == "" {
+						return e.usagef("--openclaw-state and --out are required")
+					}
+					n, err := e.bounded("iterations", &iterations, 1, 100000, storebench.DefaultIterations)
+					if err != nil {
+						return err
+					}
+					return runBenchStore(e, *src, *out, n)
+				}
+			},
+		}},
+	}
+}
+
+// benchOutput is bench store's report: storebench's keys, plus the import.
+type benchOutput struct {
+	storebench.Report
+	Import benchImport `json:"import"`
+}
+
+type benchImport struct {
+	Sessions int     `json:"sessions"`
+	Messages int     `json:"messages"`
+	Seconds  float64 `json:"seconds"`
+}
+
+func runBenchStore(e *env, src, out string, iterations int) (err error) {
+	if st, err := os.Stat(src); err != nil {
+		return fmt.Errorf("bench store: %w", err)
+	} else if !st.IsDir() {
+		return fmt.Errorf("bench store: %s is not a directory", src)
+	}
+	tmp, err := os.MkdirTemp("", "switchboard-bench-")
+	if err != nil {
+		return fmt.Errorf("bench store: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	dbPath := app.DBPath(tmp)
+	st, err := sqlite.Open(e.ctx, dbPath, sqlite.Options{})
+	if err != nil {
+		return fmt.Errorf("bench store: %w", err)
+	}
+	defer func() { err = errors.Join(err, st.Close()) }()
+
+	started := time.Now()
+	sum, err := importInto(e.ctx, st, tmp, config.Default(), src, e.progress())
+	if err != nil {
+		return fmt.Errorf("bench store: import %s: %w", src, err)
+	}
+	imported := time.Since(started)
+	fmt.Fprintf(e.stderr, "imported %d sessions and %d messages in %s; measuring…\n", sum.Sessions, sum.Messages, imported.Round(time.Millisecond))
+	rep, err := storebench.Run(e.ctx, st, storebench.Options{Iterations: iterations, DBPath: dbPath})
+	if err != nil {
+		return fmt.Errorf("bench store: %w", err)
+	}
+	res := benchOutput{Report: rep, Import: benchImport{Sessions: sum.Sessions, Messages: sum.Messages, Seconds: imported.Seconds()}}
+	if err := writeJSONFile(out, res); err != nil {
+		return fmt.Errorf("bench store: %w", err)
+	}
+	if e.json {
+		return printJSON(e.stdout, res)
+	}
+	t := newTable(e.stdout, "OPERATION", "N", "P50 ms", "P95 ms", "MAX ms")
+	for _, r := range []struct {
+		name string
+		s    storebench.Stat
+	}{
+		{"list active 60m, limit 200", rep.ListActive60Limit200},
+		{"list all", rep.ListAll},
+		{"history last 50 (biggest)", rep.HistoryLast50Big},
+		{"update entry", rep.UpdateEntrySequential},
+		{"update entry ×8 concurrent", rep.UpdateEntryConcurrent8},
+		{"update entry ×64 concurrent", rep.UpdateEntryConcurrent64},
+	} {
+		t.row(r.name, fmt.Sprint(r.s.N), fmt.Sprintf("%.3f", r.s.P50), fmt.Sprintf("%.3f", r.s.P95), fmt.Sprintf("%.3f", r.s.Max))
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(e.stdout, "memory %.1f MiB (peak %.1f), disk %.1f MiB; report written to %s\n", rep.MemMB.RSS, rep.MemMB.Peak, float64(rep.Disk)/(1<<20), out)
+	return err
+}
+
+// writeJSONFile writes v as indented JSON to path, atomically.
+func writeJSONFile(path string, v any) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".bench-*.json")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if err := printJSON(f, v); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

@@ -1,0 +1,332 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/titanous/json5"
+
+	"github.com/switchboard-go/switchboard/internal/app"
+	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/engine"
+	"github.com/switchboard-go/switchboard/internal/model"
+	"github.com/switchboard-go/switchboard/internal/store/sqlite"
+	"github.com/switchboard-go/switchboard/internal/transcript"
+)
+
+//go:embed demo.json5
+var demoRulesJSON5 []byte
+
+// demoResearch is the session main's agent talks to in the demo.
+const demoResearch = "agent:main:research"
+
+// demoStepTimeout bounds each step; the script model answers at once, so
+// hitting it means something is wrong.
+const demoStepTimeout = 30 * time.Second
+
+func demoCommand() *command {
+	return &command{
+		name:    "demo",
+		summary: "run a scripted conversation offline and show what happens",
+		help: "Runs a self-contained conversation on a temporary state dir with the offline `script` model (no\n" +
+			"API key, a few seconds): a chat to main; main's agent calling sessions_send to another session,\n" +
+			"with reply-back turns and an announce; a sub-agent spawned with sessions_spawn whose result is\n" +
+			"announced back; then sessions_list and sessions_history as main's agent sees them.\n" +
+			"--rules prints the script rules the demo uses (an example of models.providers.script.rules).",
+		example: []string{"switchboard demo", "switchboard demo --rules", "switchboard demo --keep"},
+		define: func(e *env, fs *flag.FlagSet) func([]string) error {
+			rules := fs.Bool("rules", false, "print the demo's script rules (JSON5) and exit")
+			keep := fs.Bool("keep", false, "keep the temporary state dir and print its path")
+			return func(pos []string) error {
+				if err := e.wantArgs(pos, 0, 0, ""); err != nil {
+					return err
+				}
+				if *rules {
+					_, err := e.stdout.Write(demoRulesJSON5)
+					return err
+				}
+				return runDemo(e, *keep)
+			}
+		},
+	}
+}
+
+// demoRules decodes the embedded rules strictly.
+func demoRules() ([]config.ScriptRule, error) {
+	dec := json5.NewDecoder(bytes.NewReader(demoRulesJSON5))
+	dec.DisallowUnknownFields()
+	var rules []config.ScriptRule
+	if err := dec.Decode(&rules); err != nil {
+		return nil, fmt.Errorf("demo rules: %w", err)
+	}
+	return rules, nil
+}
+
+// demoConfig is the demo's configuration: the defaults, one agent main on
+// the script model with the demo's rules, and visibility "agent" so main's
+// sessions can reach each other.
+func demoConfig(rules []config.ScriptRule) (*config.Config, error) {
+	c := config.Default()
+	c.Tools.Sessions.Visibility = "agent"
+	c.Agents.Defaults.Model = "script"
+	c.Agents.List = []config.AgentConfig{{ID: "main", Name: "Main", Default: true}}
+	if c.Models.Providers == nil {
+		c.Models.Providers = map[string]config.ProviderConfig{}
+	}
+	c.Models.Providers["script"] = config.ProviderConfig{Rules: rules}
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("demo config:\n%w", err)
+	}
+	return c, nil
+}
+
+// demo is one run of the demo: an engine on a temporary state dir and
+// what was already shown of each transcript.
+type demo struct {
+	e     *env
+	w     io.Writer
+	eng   *engine.Engine
+	dir   string
+	shown map[string]int64 // session key → last Seq printed
+}
+
+func runDemo(e *env, keep bool) (err error) {
+	start := time.Now()
+	rules, err := demoRules()
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "switchboard-demo-")
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	if !keep {
+		defer os.RemoveAll(dir)
+	}
+	cfg, err := demoConfig(rules)
+	if err != nil {
+		return err
+	}
+	eng, closeEngine, err := openDemoEngine(e.ctx, dir, cfg, e)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, closeEngine()) }()
+
+	d := &demo{e: e, w: e.stdout, eng: eng, dir: dir, shown: map[string]int64{}}
+	fmt.Fprintf(d.w, "switchboard demo: a scripted conversation with the offline `script` model (no API key).\n")
+	fmt.Fprintf(d.w, "State dir: %s (temporary). The rules: `switchboard demo --rules`.\n", dir)
+	steps := []func() error{d.stepChat, d.stepSend, d.stepSpawn, d.stepTools}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(d.w, "\nDone in %s.", time.Since(start).Round(10*time.Millisecond))
+	if keep {
+		fmt.Fprintf(d.w, " The state dir is kept: switchboard sessions list --state-dir %s", dir)
+	}
+	fmt.Fprintf(d.w, "\nTry it yourself: switchboard chat main \"hello\"   (docs/cli.md lists every command)\n")
+	return nil
+}
+
+// openDemoEngine wires an engine on dir the way app.Open does, with the
+// demo's config instead of a config file.
+func openDemoEngine(ctx context.Context, dir string, cfg *config.Config, e *env) (*engine.Engine, func() error, error) {
+	st, err := sqlite.Open(ctx, app.DBPath(dir), sqlite.Options{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("demo: %w", err)
+	}
+	models, err := model.NewRegistry(cfg, e.getenv, nil)
+	if err != nil {
+		st.Close()
+		return nil, nil, fmt.Errorf("demo: %w", err)
+	}
+	eng, err := engine.New(engine.Options{Config: cfg, Store: st, Models: models, Mirror: transcript.New(dir, time.Now),
+		StateDir: dir, Logger: e.logger(), MaintenanceInterval: 50 * time.Millisecond})
+	if err != nil {
+		st.Close()
+		return nil, nil, fmt.Errorf("demo: %w", err)
+	}
+	if err := eng.Start(ctx); err != nil {
+		st.Close()
+		return nil, nil, fmt.Errorf("demo: %w", err)
+	}
+	closeFn := func() error {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+		defer cancel()
+		return errors.Join(eng.Close(cctx), st.Close())
+	}
+	return eng, closeFn, nil
+}
+
+func (d *demo) heading(n int, title string) {
+	fmt.Fprintf(d.w, "\n━━ %d. %s ━━\n", n, title)
+}
+
+// chat sends a user message to main and waits until everything it caused
+// has settled.
+func (d *demo) chat(msg string) (engine.ChatResult, error) {
+	fmt.Fprintf(d.w, "$ switchboard chat main %q\n", msg)
+	ctx, cancel := context.WithTimeout(d.e.ctx, demoStepTimeout)
+	defer cancel()
+	res, err := d.eng.Chat(ctx, engine.ChatRequest{SessionKey: "main", Message: msg})
+	if err != nil {
+		return res, err
+	}
+	if err := d.eng.Idle(ctx); err != nil {
+		return res, fmt.Errorf("demo: waiting for the conversation to settle: %w", err)
+	}
+	return res, nil
+}
+
+// transcript prints the messages of key not shown yet.
+func (d *demo) transcript(key string, maxLines int) error {
+	res, err := d.eng.History(d.e.ctx, engine.Requester{Operator: true}, engine.HistoryParams{SessionKey: key, Limit: 1000, IncludeTools: true, Raw: true})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(d.w, "\n  %s\n", res.SessionKey)
+	var buf bytes.Buffer
+	for _, m := range res.Messages {
+		if m.Seq <= d.shown[key] {
+			continue
+		}
+		d.shown[key] = m.Seq
+		writeMessage(&buf, m, msgStyle{maxLines: maxLines, display: d.eng.DisplayKey})
+	}
+	_, err = fmt.Fprintln(d.w, indent(buf.String(), "  "))
+	return err
+}
+
+// runsSince prints the runs created since ms, oldest first.
+func (d *demo) runsSince(ms int64) error {
+	runs, err := d.eng.ListRuns(d.e.ctx, domain.RunQuery{Limit: 200})
+	if err != nil {
+		return err
+	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i].CreatedAt < runs[j].CreatedAt })
+	fmt.Fprintln(d.w, "\n  runs (each one durable, with a runId):")
+	var buf bytes.Buffer
+	t := newTable(&buf, "KIND", "SESSION", "STATUS", "REPLY")
+	for _, r := range runs {
+		if r.CreatedAt < ms {
+			continue
+		}
+		reply := clip(r.Reply, 60)
+		if silentReply(r.Reply) && r.Reply != "" {
+			reply = strings.TrimSpace(r.Reply) + " (silent)"
+		}
+		t.row(r.Kind, d.eng.DisplayKey(r.SessionKey), r.Status, reply)
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(d.w, indent(buf.String(), "    "))
+	return err
+}
+
+func (d *demo) stepChat() error {
+	d.heading(1, "A chat message to main (a user typing on the webchat channel)")
+	if _, err := d.chat("hello switchboard"); err != nil {
+		return err
+	}
+	return d.transcript("main", 0)
+}
+
+func (d *demo) stepSend() error {
+	d.heading(2, "main's agent calls sessions_send to "+demoResearch)
+	fmt.Fprintln(d.w, "The target answers, a reply-back exchange follows (main ends it with REPLY_SKIP),")
+	fmt.Fprintln(d.w, "then research's announce step posts a note to its channel through the outbox.")
+	since := time.Now().UnixMilli()
+	if _, err := d.chat("ask research about lane scheduling"); err != nil {
+		return err
+	}
+	if err := d.transcript("main", 6); err != nil {
+		return err
+	}
+	if err := d.transcript(demoResearch, 6); err != nil {
+		return err
+	}
+	if err := d.runsSince(since); err != nil {
+		return err
+	}
+	items, err := d.eng.Outbox(d.e.ctx, domain.OutboxQuery{})
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		if it.Kind == domain.OutboxAnnounce {
+			fmt.Fprintf(d.w, "  outbox: announce to %s (channel %s): %s\n", d.eng.DisplayKey(it.SessionKey), orDefault(it.Channel, "unknown"), it.Status)
+		}
+	}
+	return nil
+}
+
+func (d *demo) stepSpawn() error {
+	d.heading(3, "main's agent spawns a sub-agent with sessions_spawn")
+	fmt.Fprintln(d.w, "The child runs in its own session; its result is announced back to main, whose agent gets a turn.")
+	since := time.Now().UnixMilli()
+	if _, err := d.chat("spawn write a haiku about switchboard"); err != nil {
+		return err
+	}
+	children, err := d.eng.Children(d.e.ctx, "agent:main:main")
+	if err != nil {
+		return err
+	}
+	for _, c := range children {
+		if err := d.transcript(c.ChildSessionKey, 4); err != nil {
+			return err
+		}
+	}
+	if err := d.transcript("main", 12); err != nil {
+		return err
+	}
+	return d.runsSince(since)
+}
+
+func (d *demo) stepTools() error {
+	d.heading(4, "sessions_list and sessions_history, called as main's agent would")
+	ctx := d.e.ctx
+	as := engine.Requester{SessionKey: "main"}
+	fmt.Fprintln(d.w, "$ sessions_list {}")
+	out := d.eng.CallTool(ctx, as, engine.ToolSessionsList, []byte(`{}`))
+	res, ok := out.Payload.(engine.ListResult)
+	if out.IsError || !ok {
+		return fmt.Errorf("demo: sessions_list failed: %s", out.JSON())
+	}
+	var buf bytes.Buffer
+	t := newTable(&buf, "KEY", "KIND", "CHANNEL", "TOKENS", "LABEL")
+	for _, s := range res.Sessions {
+		t.row(s.Key, s.Kind, s.Channel, fmt.Sprint(s.TotalTokens), orDash(s.Label))
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(d.w, indent(buf.String(), "  "))
+	fmt.Fprintf(d.w, "  (%d sessions; transcripts are mirrored as JSONL under %s)\n", res.Count, filepath.Join(d.dir, "agents", "main", "sessions"))
+
+	fmt.Fprintf(d.w, "\n$ sessions_history {\"sessionKey\": %q, \"limit\": 4}\n", demoResearch)
+	hout := d.eng.CallTool(ctx, as, engine.ToolSessionsHistory, []byte(`{"sessionKey":"`+demoResearch+`","limit":4}`))
+	h, ok := hout.Payload.(engine.HistoryResult)
+	if hout.IsError || !ok {
+		return fmt.Errorf("demo: sessions_history failed: %s", hout.JSON())
+	}
+	buf.Reset()
+	for _, m := range h.Messages {
+		writeMessage(&buf, m, msgStyle{maxLines: 4, display: d.eng.DisplayKey})
+	}
+	fmt.Fprintln(d.w, indent(buf.String(), "  "))
+	return nil
+}

@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/app"
+	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/openclawimport"
+	"github.com/switchboard-go/switchboard/internal/sessionkey"
+	"github.com/switchboard-go/switchboard/internal/transcript"
+)
+
+func importCommand() *command {
+	return &command{
+		name:    "import",
+		summary: "import state from other tools",
+		subs: []*command{{
+			name:    "openclaw",
+			args:    "DIR",
+			summary: "import an OpenClaw state dir (sessions.json + JSONL transcripts)",
+			help: "Reads DIR/agents/<agentId>/sessions/sessions.json and the transcripts next to it into this\n" +
+				"state dir's store (and its JSONL mirror). Running it again imports only what changed. The\n" +
+				"gateway must not be running on this state dir.",
+			example: []string{
+				"switchboard import openclaw ~/.openclaw",
+				"switchboard import openclaw ~/.openclaw --state-dir ./sb --json",
+			},
+			define: func(e *env, fs *flag.FlagSet) func([]string) error {
+				return func(pos []string) error {
+					if err := e.wantArgs(pos, 1, 1, "DIR"); err != nil {
+						return err
+					}
+					return runImport(e, pos[0])
+				}
+			},
+		}},
+	}
+}
+
+// importOutput is import's --json payload.
+type importOutput struct {
+	Agents          int            `json:"agents"`
+	Sessions        int            `json:"sessions"`
+	SessionsSkipped int            `json:"sessionsSkipped"`
+	Messages        int            `json:"messages"`
+	LinesSkipped    int            `json:"linesSkipped"`
+	Skipped         map[string]int `json:"skipped"`
+	Warnings        []string       `json:"warnings"`
+}
+
+func runImport(e *env, src string) error {
+	if st, err := os.Stat(src); err != nil {
+		return fmt.Errorf("import: %w", err)
+	} else if !st.IsDir() {
+		return fmt.Errorf("import: %s is not a directory", src)
+	}
+	dir, _, err := e.paths()
+	if err != nil {
+		return err
+	}
+	if info, running, err := app.ReadGatewayInfo(dir); err != nil {
+		return err
+	} else if running {
+		return fmt.Errorf("import: the gateway (pid %d) holds %s; stop it before importing", info.PID, dir)
+	}
+	b, err := e.openInProcess("cli import")
+	if err != nil {
+		return err
+	}
+	sum, ierr := importInto(e.ctx, b.app.Store, dir, b.app.Config, src, e.progress())
+	if err := b.Close(e.ctx); err != nil {
+		ierr = errors.Join(ierr, err)
+	}
+	if ierr != nil {
+		return fmt.Errorf("import %s: %w", src, ierr)
+	}
+	if e.json {
+		out := importOutput{Agents: sum.Agents, Sessions: sum.Sessions, SessionsSkipped: sum.SessionsSkipped, Messages: sum.Messages,
+			LinesSkipped: sum.LinesSkipped, Skipped: sum.Skipped, Warnings: sum.Warnings}
+		if out.Warnings == nil {
+			out.Warnings = []string{}
+		}
+		return printJSON(e.stdout, out)
+	}
+	_, err = io.WriteString(e.stdout, sum.String())
+	return err
+}
+
+// importInto imports src into st, mirroring transcripts under stateDir,
+// with keys canonicalized as cfg says; progress (when not nil) shows a bar.
+func importInto(ctx context.Context, st domain.Store, stateDir string, cfg *config.Config, src string, progress io.Writer) (openclawimport.Summary, error) {
+	keys := sessionkey.Resolver{MainKey: cfg.MainKey(), DefaultAgentID: cfg.DefaultAgentID(), GlobalScope: cfg.Session.Scope == "global"}
+	opts := openclawimport.Options{
+		Canonical: keys.Canonical,
+		Kind:      keys.Kind,
+		Mirror:    transcript.New(stateDir, time.Now),
+	}
+	if progress != nil {
+		bar := &progressBar{w: progress, label: "importing sessions"}
+		opts.Progress = bar.update
+		defer bar.done()
+	}
+	return openclawimport.Import(ctx, st, src, opts)
+}
+
+// progressBar draws a one-line bar on a terminal.
+type progressBar struct {
+	w     io.Writer
+	label string
+	drawn bool
+}
+
+func (p *progressBar) update(done, total int) {
+	const width = 30
+	filled := width
+	if total > 0 {
+		filled = done * width / total
+	}
+	fmt.Fprintf(p.w, "\r%s [%s%s] %d/%d", p.label, strings.Repeat("█", filled), strings.Repeat("·", width-filled), done, total)
+	p.drawn = true
+}
+
+func (p *progressBar) done() {
+	if p.drawn {
+		fmt.Fprintln(p.w)
+	}
+}

@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+var outboxStatuses = []string{domain.OutboxPending, domain.OutboxDelivered, domain.OutboxFailed}
+
+func outboxCommand() *command {
+	return &command{
+		name:    "outbox",
+		summary: "inspect deliveries (announces, channel messages)",
+		subs: []*command{{
+			name:    "list",
+			summary: "list outbox items, oldest first",
+			help:    "Announces and channel deliveries go through the outbox: delivered at least once, retried with\nbackoff, and ending in a visible failed state.",
+			example: []string{"switchboard outbox list", "switchboard outbox list --status failed --json"},
+			define: func(e *env, fs *flag.FlagSet) func([]string) error {
+				status := fs.String("status", "", "only items that are `STATUS`: pending, delivered or failed")
+				var limit intFlag
+				fs.Var(&limit, "limit", "at most `N` items (1..1000, default 100)")
+				return func(pos []string) error {
+					if err := e.wantArgs(pos, 0, 0, ""); err != nil {
+						return err
+					}
+					n, err := e.bounded("limit", &limit, 1, 1000, 100)
+					if err != nil {
+						return err
+					}
+					q := domain.OutboxQuery{Limit: n}
+					if *status != "" {
+						s := strings.ToLower(*status)
+						if !contains(outboxStatuses, s) {
+							return e.usagef("--status must be pending, delivered or failed (got %q)", *status)
+						}
+						q.Statuses = []string{s}
+					}
+					return e.withBackend(func(b backend) error {
+						items, err := b.Outbox(e.ctx, q)
+						if err != nil {
+							return err
+						}
+						if items == nil {
+							items = []domain.OutboxItem{}
+						}
+						if e.json {
+							return printJSON(e.stdout, map[string]any{"count": len(items), "items": items})
+						}
+						if len(items) == 0 {
+							_, err := fmt.Fprintln(e.stdout, "No outbox items.")
+							return err
+						}
+						now := time.Now()
+						t := newTable(e.stdout, "ID", "KIND", "SESSION", "CHANNEL", "STATUS", "ATTEMPTS", "CREATED", "LAST ERROR")
+						for _, it := range items {
+							t.row(fmt.Sprint(it.ID), it.Kind, it.SessionKey, orDash(it.Channel), it.Status, fmt.Sprint(it.Attempts), ago(it.CreatedAt, now), clip(orDash(it.LastError), 60))
+						}
+						return t.flush()
+					})
+				}
+			},
+		}},
+	}
+}

@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/engine"
+)
+
+// sendTimeoutMax bounds --timeout like the tool's timeoutSeconds.
+const sendTimeoutMax = 3600
+
+func sendCommand() *command {
+	return &command{
+		name:    "send",
+		args:    "KEY MESSAGE",
+		summary: "send an inter-session message (sessions_send) and print the result",
+		help: "Like the sessions_send tool: the message is written into KEY's session with inter-session\n" +
+			"provenance, its agent answers, and the announce step runs afterwards. Sent from the CLI (outside\n" +
+			"any agent run) there are no reply-back turns. --timeout 0 returns at once with status accepted.\n" +
+			"Exit status 1 when the result's status is error, forbidden or timeout.",
+		example: []string{
+			"switchboard send agent:main:research \"find three papers on lane scheduling\"",
+			"switchboard send agent:main:research \"status?\" --timeout 60 --json",
+			"switchboard send main \"hi\" --as agent:main:research   # as that session (visibility applies)",
+		},
+		define: func(e *env, fs *flag.FlagSet) func([]string) error {
+			var timeout intFlag
+			fs.Var(&timeout, "timeout", "wait up to `SECONDS` for the reply (default 30; 0 = do not wait)")
+			as := fs.String("as", "", "send as session `KEY` (default: the default agent's main session, operator)")
+			return func(pos []string) error {
+				if err := e.wantArgs(pos, 2, -1, "KEY and MESSAGE"); err != nil {
+					return err
+				}
+				p := engine.SendParams{SessionKey: pos[0], Message: strings.Join(pos[1:], " ")}
+				if timeout.set {
+					n, err := e.bounded("timeout", &timeout, 0, sendTimeoutMax, 0)
+					if err != nil {
+						return err
+					}
+					p.TimeoutSeconds = &n
+				}
+				return e.withBackend(func(b backend) error {
+					res, err := b.Send(e.ctx, *as, p)
+					if err != nil {
+						return err
+					}
+					if e.json {
+						if err := printJSON(e.stdout, res); err != nil {
+							return err
+						}
+					} else if err := writeSend(e, res); err != nil {
+						return err
+					}
+					if res.Status != "ok" && res.Status != "accepted" {
+						return &exitErr{code: exitError}
+					}
+					return nil
+				})
+			}
+		},
+	}
+}
+
+func writeSend(e *env, res engine.SendResult) error {
+	t := newTable(e.stdout, "status:", res.Status)
+	t.row("runId:", res.RunID)
+	if res.SessionKey != "" {
+		t.row("session:", res.SessionKey)
+	}
+	if res.Error != "" {
+		t.row("error:", res.Error)
+	}
+	if res.Delivery != nil {
+		t.row("announce:", res.Delivery.Mode+", "+res.Delivery.Status)
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if res.Reply != "" {
+		_, err := fmt.Fprintf(e.stdout, "reply:\n%s\n", indent(res.Reply, "  "))
+		return err
+	}
+	return nil
+}

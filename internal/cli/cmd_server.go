@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/app"
+	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/gateway"
+	"github.com/switchboard-go/switchboard/internal/mcpserver"
+	"github.com/switchboard-go/switchboard/internal/web"
+)
+
+// defaultListen is the gateway's address when neither --listen nor
+// gateway.listen says otherwise.
+const defaultListen = "127.0.0.1:18789"
+
+// tokenEnv names the environment variable holding the gateway token; it
+// wins over gateway.auth.token.
+const tokenEnv = "SWITCHBOARD_GATEWAY_TOKEN"
+
+// gatewayToken is the main gateway token: $SWITCHBOARD_GATEWAY_TOKEN, else
+// gateway.auth.token.
+func gatewayToken(getenv func(string) string, cfg *config.Config) string {
+	if t := getenv(tokenEnv); t != "" {
+		return t
+	}
+	if cfg != nil {
+		return cfg.Gateway.Auth.Token
+	}
+	return ""
+}
+
+func gatewayCommand() *command {
+	return &command{
+		name:    "gateway",
+		summary: "run the server: WebSocket gateway, HTTP API, MCP at /mcp, web UI",
+		help: "Serves the OpenClaw-compatible WebSocket protocol on /, the JSON API under /api/, MCP (streamable\n" +
+			"HTTP) at /mcp, the web UI at /, /healthz and /metrics, until SIGINT or SIGTERM. It refuses a\n" +
+			"non-loopback address unless a token is configured ($SWITCHBOARD_GATEWAY_TOKEN or\n" +
+			"gateway.auth.token); with a token, HTTP calls need `Authorization: Bearer <token>`. While it runs,\n" +
+			"other commands on the same state dir talk to it (it writes <state-dir>/gateway.json).",
+		example: []string{
+			"switchboard gateway",
+			"SWITCHBOARD_GATEWAY_TOKEN=s3cret switchboard gateway --listen 0.0.0.0:18789",
+		},
+		define: func(e *env, fs *flag.FlagSet) func([]string) error {
+			var listen strFlag
+			fs.Var(&listen, "listen", "listen on `ADDR` (default gateway.listen, else "+defaultListen+")")
+			return func(pos []string) error {
+				if err := e.wantArgs(pos, 0, 0, ""); err != nil {
+					return err
+				}
+				return runGateway(e, listen)
+			}
+		},
+	}
+}
+
+func runGateway(e *env, listen strFlag) (err error) {
+	dir, _, err := e.paths()
+	if err != nil {
+		return err
+	}
+	if info, running, err := app.ReadGatewayInfo(dir); err != nil {
+		return err
+	} else if running {
+		return fmt.Errorf("a gateway already runs on %s (pid %d, %s)", dir, info.PID, info.URL)
+	}
+	b, err := e.openInProcess("gateway")
+	if err != nil {
+		return err
+	}
+	a := b.app
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), closeTimeout)
+		defer cancel()
+		err = errors.Join(err, a.Close(cctx))
+	}()
+	cfg := a.Config
+	addr := listen.v
+	if !listen.set {
+		addr = orDefault(cfg.Gateway.Listen, defaultListen)
+	}
+	log := e.logger()
+	version := buildVersion().Version
+	mcp := mcpserver.New(a.Engine, mcpserver.Options{Version: version, Logger: log})
+	srv, err := gateway.New(gateway.Options{
+		Engine: a.Engine,
+		Config: cfg,
+		Token:  gatewayToken(e.getenv, cfg),
+		Tokens: cfg.Gateway.Auth.Tokens,
+		MCP: mcp.HTTPHandler(func(r *http.Request) (string, error) {
+			return r.Header.Get(gateway.HeaderSession), nil
+		}),
+		Web:     web.Handler(),
+		Logger:  log,
+		Version: version,
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := srv.Listen(e.ctx, addr)
+	if err != nil {
+		return err
+	}
+	host := ln.Addr().String()
+	info := app.GatewayInfo{URL: "http://" + host, WSURL: "ws://" + host + "/", PID: os.Getpid(),
+		TokenRequired: srv.TokenRequired(), StartedAt: time.Now().UTC().Format(time.RFC3339)}
+	if err := app.WriteGatewayInfo(dir, info); err != nil {
+		ln.Close()
+		return fmt.Errorf("gateway: %w", err)
+	}
+	defer app.RemoveGatewayInfo(dir)
+	fmt.Fprintf(e.stdout, "switchboard gateway listening on %s (web UI, WebSocket, /mcp, /api)\n", info.URL)
+	serveErr := srv.Serve(e.ctx, ln)
+	// Serve shut the listener down gracefully when ctx ended; the MCP
+	// handler's calls and then the engine go next.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), closeTimeout)
+	defer cancel()
+	serveErr = errors.Join(serveErr, srv.Shutdown(cctx), mcp.Close(cctx))
+	fmt.Fprintln(e.stderr, "switchboard gateway stopped")
+	return serveErr
+}
+
+func mcpCommand() *command {
+	return &command{
+		name:    "mcp",
+		summary: "serve MCP over stdio as a requester session",
+		help: "Speaks MCP (newline-delimited JSON-RPC) on stdin/stdout and offers the session tools, acting as\n" +
+			"session KEY (default: the default agent's main session), so tools.sessions.visibility applies.\n" +
+			"It talks to the running gateway of the state dir if there is one, else runs the engine\n" +
+			"in-process. Logs go to stderr only; stdout is the protocol.",
+		example: []string{
+			"switchboard mcp",
+			"switchboard mcp --session agent:main:research",
+			`claude mcp add switchboard -- switchboard mcp --state-dir ~/.switchboard`,
+		},
+		define: func(e *env, fs *flag.FlagSet) func([]string) error {
+			session := fs.String("session", "", "act as session `KEY` (default: the default agent's main session)")
+			return func(pos []string) error {
+				if err := e.wantArgs(pos, 0, 0, ""); err != nil {
+					return err
+				}
+				return runMCP(e, *session)
+			}
+		},
+	}
+}
+
+func runMCP(e *env, session string) (err error) {
+	dir, _, err := e.paths()
+	if err != nil {
+		return err
+	}
+	info, running, err := app.ReadGatewayInfo(dir)
+	if err != nil {
+		return err
+	}
+	if running {
+		return e.runRemoteMCP(dir, info, session)
+	}
+	b, err := e.openInProcess("mcp")
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, b.Close(e.ctx)) }()
+	key := ""
+	if session != "" {
+		if key, err = b.eng.CanonicalKey(e.ctx, session); err != nil {
+			return fmt.Errorf("--session: %w", err)
+		}
+	}
+	srv := mcpserver.New(b.eng, mcpserver.Options{Version: buildVersion().Version, Logger: e.logger()})
+	return srv.RunStdio(e.ctx, key, e.stdin, e.stdout)
+}

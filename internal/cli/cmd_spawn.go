@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"encoding/base64"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/attachments"
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/engine"
+)
+
+// spawnTimeoutMax bounds --timeout (a week, as the tool allows).
+const spawnTimeoutMax = 7 * 24 * 3600
+
+// maxAttachFileBytes refuses huge files before reading them; the engine
+// applies the configured (smaller) limits.
+const maxAttachFileBytes = 64 << 20
+
+func spawnCommand() *command {
+	return &command{
+		name:    "spawn",
+		args:    "TASK",
+		summary: "spawn a sub-agent (sessions_spawn); its result is announced back",
+		help: "Starts a sub-agent run in a new isolated session and returns at once; the child's result is\n" +
+			"announced back to the requester session (the default agent's main session, or --as KEY).\n" +
+			"In-process (no gateway running) the command waits for the child and its announce, and prints\n" +
+			"the child's result, unless --detach. --attach sends files to the child (base64), which needs\n" +
+			"tools.sessions_spawn.attachments.enabled in the config.",
+		example: []string{
+			"switchboard spawn \"list the open questions in notes.md\" --label triage",
+			"switchboard spawn \"review this\" --attach ./patch.diff --attach ./notes.md --cleanup delete",
+			"switchboard spawn \"long job\" --timeout 600 --detach --json",
+		},
+		define: func(e *env, fs *flag.FlagSet) func([]string) error {
+			var timeout intFlag
+			var attach listFlag
+			agent := fs.String("agent", "", "spawn under agent `ID` (if allowed)")
+			label := fs.String("label", "", "the child's `LABEL`")
+			model := fs.String("model", "", "model `REF` for the child (provider/model)")
+			thinking := fs.String("thinking", "", "thinking `LEVEL`: off, minimal, low, medium or high")
+			fs.Var(&timeout, "timeout", "abort the child run after `SECONDS` (0 = no limit)")
+			cleanup := fs.String("cleanup", "", "`MODE`: delete the child session after its announce, or keep it (default)")
+			fs.Var(&attach, "attach", "attach `FILE` (repeatable)")
+			as := fs.String("as", "", "spawn as session `KEY` (visibility and spawn limits apply)")
+			return func(pos []string) error {
+				if err := e.wantArgs(pos, 1, -1, "TASK"); err != nil {
+					return err
+				}
+				p := engine.SpawnParams{Task: strings.Join(pos, " "), Label: *label, AgentID: *agent, Model: *model}
+				switch *thinking {
+				case "", "off", "minimal", "low", "medium", "high":
+					p.Thinking = *thinking
+				default:
+					return e.usagef("--thinking must be off, minimal, low, medium or high (got %q)", *thinking)
+				}
+				switch *cleanup {
+				case "", "delete", "keep":
+					p.Cleanup = *cleanup
+				default:
+					return e.usagef("--cleanup must be delete or keep (got %q)", *cleanup)
+				}
+				if timeout.set {
+					n, err := e.bounded("timeout", &timeout, 0, spawnTimeoutMax, 0)
+					if err != nil {
+						return err
+					}
+					p.RunTimeoutSeconds = &n
+				}
+				for _, path := range attach.v {
+					spec, err := readAttachment(path)
+					if err != nil {
+						return err
+					}
+					p.Attachments = append(p.Attachments, spec)
+				}
+				return e.withBackend(func(b backend) error {
+					res, err := b.Spawn(e.ctx, *as, p)
+					if err != nil {
+						return err
+					}
+					if e.json {
+						return printJSON(e.stdout, res)
+					}
+					fmt.Fprintf(e.stdout, "spawned %s (run %s)\n", res.ChildSessionKey, res.RunID)
+					if res.Attachments != nil {
+						fmt.Fprintf(e.stdout, "attachments: %d files in %s\n", len(res.Attachments.Files), res.Attachments.RelDir)
+					}
+					if b.Remote() || e.detach {
+						_, err := fmt.Fprintln(e.stdout, "the result will be announced back to the requester session")
+						return err
+					}
+					return writeChildResult(e, b, res.RunID)
+				})
+			}
+		},
+	}
+}
+
+// writeChildResult waits for an in-process child and prints its result.
+func writeChildResult(e *env, b backend, runID string) error {
+	run, err := b.Wait(e.ctx, runID, 24*time.Hour)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "child finished: %s\n", run.Status)
+	if run.Error != "" {
+		fmt.Fprintf(e.stdout, "error: %s\n", run.Error)
+	}
+	if run.Reply != "" {
+		fmt.Fprintf(e.stdout, "result:\n%s\n", indent(run.Reply, "  "))
+	}
+	if run.Status != domain.RunOK {
+		return &exitErr{code: exitError}
+	}
+	return nil
+}
+
+// readAttachment reads a file for --attach: its base name and base64
+// content.
+func readAttachment(path string) (attachments.Spec, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return attachments.Spec{}, fmt.Errorf("--attach: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return attachments.Spec{}, fmt.Errorf("--attach %s: not a regular file", path)
+	}
+	if st.Size() > maxAttachFileBytes {
+		return attachments.Spec{}, fmt.Errorf("--attach %s: %d bytes is over the %d-byte limit", path, st.Size(), maxAttachFileBytes)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return attachments.Spec{}, fmt.Errorf("--attach: %w", err)
+	}
+	return attachments.Spec{Name: filepath.Base(path), Content: base64.StdEncoding.EncodeToString(data), Encoding: attachments.EncodingBase64}, nil
+}

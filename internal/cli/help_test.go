@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestHelp(t *testing.T) {
+	c := newCLI(t)
+	root := c.ok("--help")
+	for _, cmd := range []string{"chat KEY MESSAGE", "send KEY MESSAGE", "spawn TASK", "sessions list", "sessions history",
+		"sessions patch", "sessions reset", "sessions delete", "agents list", "runs get", "runs wait", "runs cancel",
+		"runs list", "outbox list", "gateway", "mcp", "demo", "config show", "config validate", "import openclaw",
+		"bench store", "version", "--state-dir", "--config", "--json", "--verbose", "--detach"} {
+		mustContain(t, "switchboard --help", root.stdout, cmd)
+	}
+	for _, args := range [][]string{{"help", "sessions", "list"}, {"sessions", "list", "--help"}, {"sessions", "list", "-h"}, {"--help", "sessions", "list"}} {
+		r := c.ok(args...)
+		mustContain(t, strings.Join(args, " "), r.stdout, "switchboard sessions list", "--limit N", "--kinds KINDS", "Examples:", "switchboard sessions list --kinds")
+	}
+	group := c.ok("help", "runs")
+	mustContain(t, "help runs", group.stdout, "switchboard runs wait RUNID", "switchboard runs cancel RUNID")
+	if r := c.ok("help"); !strings.Contains(r.stdout, "Commands:") {
+		t.Errorf("help without a command should print the overview:\n%s", r.stdout)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	c := newCLI(t)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{nil, "no command given"},
+		{[]string{"chta"}, `unknown command "chta" (did you mean "chat"?)`},
+		{[]string{"sessions"}, "switchboard sessions: which one? (list, history, patch, reset, delete)"},
+		{[]string{"sessions", "lst"}, `unknown command "switchboard sessions lst" (did you mean "list"?)`},
+		{[]string{"sessions", "list", "--bogus"}, "switchboard sessions list: unknown flag --bogus"},
+		{[]string{"--bogus", "version"}, "unknown flag --bogus"},
+		{[]string{"sessions", "list", "--limit", "-1"}, "--limit must be at least 1 (got -1)"},
+		{[]string{"sessions", "list", "--limit", "many"}, `--limit must be a whole number (got "many")`},
+		{[]string{"sessions", "list", "--messages", "-2"}, "--messages must be at least 0"},
+		{[]string{"sessions", "list", "--kinds", "main,weird"}, `--kinds: unknown kind "weird"`},
+		{[]string{"sessions", "list", "extra"}, `unexpected argument "extra"`},
+		{[]string{"sessions", "history"}, "missing KEY|SESSIONID"},
+		{[]string{"sessions", "history", "main", "--limit", "0"}, "--limit must be at least 1"},
+		{[]string{"sessions", "patch", "main"}, "nothing to change"},
+		{[]string{"sessions", "patch", "main", "--send-policy", "maybe"}, "--send-policy must be allow, deny or inherit"},
+		{[]string{"chat", "main"}, "missing KEY and MESSAGE"},
+		{[]string{"chat", "main", "hi", "--wait", "-5"}, "--wait must be at least 0"},
+		{[]string{"send", "main"}, "missing KEY and MESSAGE"},
+		{[]string{"spawn"}, "missing TASK"},
+		{[]string{"spawn", "x", "--cleanup", "later"}, "--cleanup must be delete or keep"},
+		{[]string{"spawn", "x", "--thinking", "deep"}, "--thinking must be off, minimal, low, medium or high"},
+		{[]string{"runs", "list", "--status", "done"}, `--status: unknown status "done"`},
+		{[]string{"runs", "wait"}, "missing RUNID"},
+		{[]string{"outbox", "list", "--status", "lost"}, "--status must be pending, delivered or failed"},
+		{[]string{"version", "now"}, `unexpected argument "now"`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			r := c.run(tt.args...)
+			if r.code != exitUsage {
+				t.Fatalf("exit %d, want %d\nstderr:\n%s", r.code, exitUsage, r.stderr)
+			}
+			mustContain(t, "stderr", r.stderr, tt.want, "Usage:")
+			if r.stdout != "" {
+				t.Errorf("stdout should be empty on usage errors, got:\n%s", r.stdout)
+			}
+		})
+	}
+}
+
+func TestVersion(t *testing.T) {
+	c := newCLI(t)
+	mustContain(t, "version", c.ok("version").stdout, "switchboard ", "go: go1.", "commit:")
+	v := jsonOf[versionInfo](c, "version", "--json")
+	if v.Version == "" || !strings.HasPrefix(v.GoVersion, "go1.") {
+		t.Errorf("version --json = %+v", v)
+	}
+}

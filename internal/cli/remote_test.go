@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/engine"
+	"github.com/switchboard-go/switchboard/internal/policy"
+)
+
+// TestRemoteBackend runs the commands against a running gateway of the
+// same state dir: they must go through it (the state-dir lock is held).
+func TestRemoteBackend(t *testing.T) {
+	c := newCLI(t)
+	c.writeConfig(`{ tools: { sessions: { visibility: "agent" } } }`)
+	_, stop := startGateway(t, c, "--listen", "127.0.0.1:0")
+	defer func() {
+		if r := stop(); r.code != 0 {
+			t.Errorf("gateway exit %d: %s", r.code, r.stderr)
+		}
+	}()
+
+	out := jsonOf[chatOutput](c, "chat", "main", "hello", "--json")
+	if out.Status != domain.RunOK || out.Reply != "echo: hello" || out.RunID == "" {
+		t.Fatalf("remote chat = %+v", out)
+	}
+	if r := c.ok("chat", "main", "/stop"); !strings.Contains(r.stdout, "Nothing to stop.") {
+		t.Fatalf("remote /stop = %q", r.stdout)
+	}
+	list := jsonOf[engine.ListResult](c, "sessions", "list", "--json")
+	if list.Count != 1 || list.Sessions[0].Key != "main" {
+		t.Fatalf("remote list = %+v", list)
+	}
+	h := jsonOf[engine.HistoryResult](c, "sessions", "history", "main", "--json")
+	if len(h.Messages) != 2 {
+		t.Fatalf("remote history = %+v", h)
+	}
+	send := jsonOf[engine.SendResult](c, "send", "agent:main:research", "find cats", "--json")
+	if send.Status != "ok" || send.Reply != "echo: find cats" {
+		t.Fatalf("remote send = %+v", send)
+	}
+	spawn := jsonOf[engine.SpawnResult](c, "spawn", "count", "--json")
+	if spawn.Status != "accepted" || spawn.RunID == "" {
+		t.Fatalf("remote spawn = %+v", spawn)
+	}
+	child := jsonOf[domain.Run](c, "runs", "wait", spawn.RunID, "--timeout", "10", "--json")
+	if child.Status != domain.RunOK || child.Reply != "echo: count" {
+		t.Fatalf("remote runs wait = %+v", child)
+	}
+	if got := jsonOf[domain.Run](c, "runs", "get", out.RunID, "--json"); got.ID != out.RunID {
+		t.Fatalf("remote runs get = %+v", got)
+	}
+	runs := jsonOf[struct {
+		Count int `json:"count"`
+	}](c, "runs", "list", "--json")
+	if runs.Count < 3 {
+		t.Fatalf("remote runs list count = %d", runs.Count)
+	}
+	agents := jsonOf[policy.AgentsListResult](c, "agents", "list", "--json")
+	if len(agents.Agents) == 0 {
+		t.Fatalf("remote agents = %+v", agents)
+	}
+	p := jsonOf[domain.Session](c, "sessions", "patch", "agent:main:notes", "--label", "notes", "--json")
+	if p.Label != "notes" {
+		t.Fatalf("remote patch = %+v", p)
+	}
+	mustContain(t, "remote reset", c.ok("sessions", "reset", "agent:main:notes").stdout, "new sessionId")
+	mustContain(t, "remote delete", c.ok("sessions", "delete", "agent:main:notes").stdout, "deleted")
+	if r := c.run("runs", "get", "nope"); r.code != exitError || !strings.Contains(r.stderr, "run not found") {
+		t.Fatalf("remote unknown run: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := c.run("outbox", "list"); r.code != exitError || !strings.Contains(r.stderr, "stop the gateway") {
+		t.Fatalf("remote outbox: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := c.run("import", "openclaw", c.dir); r.code != exitError || !strings.Contains(r.stderr, "stop it before importing") {
+		t.Fatalf("import while the gateway runs: exit %d, stderr %q", r.code, r.stderr)
+	}
+
+	// MCP over stdio forwards its tool calls to the gateway.
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sessions_list","arguments":{}}}`,
+	}, "\n") + "\n"
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var mout, merr bytes.Buffer
+	if code := Main(ctx, []string{"mcp"}, func(k string) string { return c.env[k] }, strings.NewReader(in), &mout, &merr); code != 0 {
+		t.Fatalf("remote mcp exit %d: %s", code, merr.String())
+	}
+	var reply struct {
+		Result struct {
+			StructuredContent engine.ListResult `json:"structuredContent"`
+		} `json:"result"`
+	}
+	last := strings.Split(strings.TrimSpace(mout.String()), "\n")
+	if err := json.Unmarshal([]byte(last[len(last)-1]), &reply); err != nil || reply.Result.StructuredContent.Count < 2 {
+		t.Fatalf("remote mcp sessions_list = %s (%v)", mout.String(), err)
+	}
+}
+
+func TestRemoteToken(t *testing.T) {
+	c := newCLI(t)
+	c.env[tokenEnv] = "s3cret-token"
+	_, stop := startGateway(t, c, "--listen", "127.0.0.1:0")
+	defer stop()
+	c.ok("sessions", "list") // the token comes from the environment
+
+	delete(c.env, tokenEnv)
+	if r := c.run("sessions", "list"); r.code != exitError || !strings.Contains(r.stderr, "needs a token") {
+		t.Fatalf("without a token: exit %d, stderr %q", r.code, r.stderr)
+	}
+	c.writeConfig(`{ gateway: { auth: { token: "wrong" } } }`)
+	if r := c.run("sessions", "list"); r.code != exitError {
+		t.Fatalf("with a wrong token: exit %d, stderr %q", r.code, r.stderr)
+	}
+	c.writeConfig(`{ gateway: { auth: { token: "s3cret-token" } } }`)
+	c.ok("sessions", "list") // the token comes from the config
+}

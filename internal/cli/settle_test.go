@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/app"
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/engine"
+	"github.com/switchboard-go/switchboard/internal/store/sqlite"
+)
+
+func TestSettleShowsProgress(t *testing.T) {
+	rules, err := demoRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := demoConfig(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{ctx: t.Context(), getenv: func(string) string { return "" }, stderr: io.Discard}
+	eng, closeEngine, err := openDemoEngine(t.Context(), t.TempDir(), cfg, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := closeEngine(); err != nil {
+			t.Error(err)
+		}
+	}()
+	if _, err := eng.Chat(t.Context(), engine.ChatRequest{SessionKey: "main", Message: "ask research about queues"}); err != nil {
+		t.Fatal(err)
+	}
+	var progress bytes.Buffer
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+	defer cancel()
+	if err := settle(ctx, eng, &progress); err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, "progress", progress.String(), "waiting for follow-up work to settle",
+		"⋯ send run on agent:main:research started", "✓ send run on agent:main:research: ok", "✓ announce run on agent:main:research: ok")
+}
+
+// TestInterruptWhileSettling: Ctrl-C while an in-process command waits for
+// its run ends the command; the run is recorded as aborted, not lost.
+func TestInterruptWhileSettling(t *testing.T) {
+	c := newCLI(t)
+	c.writeConfig(`{ models: { providers: { script: { rules: [ { when: { message: "slow" }, reply: "late", delayMs: 60000 } ] } } } }`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan result, 1)
+	go func() {
+		var errb bytes.Buffer
+		code := Main(ctx, []string{"chat", "main", "slow", "--wait", "0"}, func(k string) string { return c.env[k] }, strings.NewReader(""), pw, &errb)
+		pw.Close()
+		done <- result{stderr: errb.String(), code: code}
+	}()
+	runID, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no run id printed: %v", err)
+	}
+	go io.Copy(io.Discard, pr)
+	runID = strings.TrimSpace(runID)
+	cancel()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("chat did not stop after the interrupt")
+	}
+	if r.code != exitError || !strings.Contains(r.stderr, "interrupted") {
+		t.Fatalf("interrupted chat: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// Read the store without starting an engine: the run is either still
+	// queued (interrupted before it started) or recorded as ended, never
+	// left "running".
+	st, err := sqlite.Open(t.Context(), app.DBPath(c.stateDir()), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	run, err := st.GetRun(t.Context(), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != domain.RunQueued && (run.Status != domain.RunError || run.Error == "") {
+		t.Fatalf("interrupted run = %s %q, want queued, or error with a reason", run.Status, run.Error)
+	}
+}

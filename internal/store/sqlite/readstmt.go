@@ -1,0 +1,76 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+)
+
+// Reads go through statements prepared once on the read pool: parsing and
+// planning a 38-column SELECT costs more than running it. database/sql
+// prepares each statement again on every pool connection that runs it and
+// keeps it there.
+
+// limitParam is a bound LIMIT. The unary plus hides the parameter from
+// the planner: SQLite would otherwise read the bound value while planning
+// and mark the statement to be parsed and planned again after every new
+// binding, which defeats preparing it once.
+const limitParam = " LIMIT +?"
+
+// readStmt returns the read statement for query, or nil when the cache is
+// full (the caller then runs the query unprepared).
+func (s *Store) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	s.rmu.Lock()
+	st, ok := s.rstmts[query]
+	full := len(s.rstmts) >= maxCachedStmts
+	s.rmu.Unlock()
+	if ok || full {
+		return st, nil
+	}
+	st, err := s.rdb.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	s.rmu.Lock()
+	defer s.rmu.Unlock()
+	if prev, ok := s.rstmts[query]; ok {
+		// Another reader prepared it meanwhile; keep one.
+		_ = st.Close()
+		return prev, nil
+	}
+	s.rstmts[query] = st
+	return st, nil
+}
+
+// queryR runs a read query.
+func (s *Store) queryR(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := s.readStmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return s.rdb.QueryContext(ctx, query, args...)
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+// queryRowR runs a read query of one row.
+func (s *Store) queryRowR(ctx context.Context, query string, args ...any) *sql.Row {
+	st, err := s.readStmt(ctx, query)
+	if err != nil || st == nil {
+		// An unprepared query reports the same preparation error in Scan.
+		return s.rdb.QueryRowContext(ctx, query, args...)
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+// closeReadStmts closes the cached read statements.
+func (s *Store) closeReadStmts() []error {
+	s.rmu.Lock()
+	defer s.rmu.Unlock()
+	var errs []error
+	for q, st := range s.rstmts {
+		errs = append(errs, st.Close())
+		delete(s.rstmts, q)
+	}
+	return errs
+}

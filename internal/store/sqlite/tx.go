@@ -1,0 +1,183 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// errTxDone is returned by a Tx used after its fn returned.
+var errTxDone = errors.New("sqlite: Tx used after its Update fn returned")
+
+// tx is the domain.Tx lent to one fn. Its statements run on the write
+// connection inside the batch transaction and the fn's savepoint.
+type tx struct {
+	s    *Store
+	ctx  context.Context
+	done atomic.Bool
+	// rows caches the stored column values of session rows this fn read or
+	// wrote, so the usual GetSession → PutSession reads the row once. Only
+	// this fn writes through this tx, so the cache stays true until it ends.
+	rows map[string][]any
+}
+
+var _ domain.Tx = (*tx)(nil)
+
+func (t *tx) finish() { t.done.Store(true) }
+
+func (t *tx) check() error {
+	if t.done.Load() {
+		return errTxDone
+	}
+	return nil
+}
+
+// stmt returns the statement for query prepared on the write connection,
+// preparing it on first use. Only the writer, or the fn it lent the
+// connection to, calls it, one at a time.
+func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := s.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := s.wconn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	s.stmts[query] = st
+	return st, nil
+}
+
+func (t *tx) exec(query string, args ...any) (sql.Result, error) {
+	st, err := t.s.stmt(t.ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(t.ctx, args...)
+}
+
+// maxCachedStmts bounds the statement cache, which dynamic statements
+// (PutSession's UPDATE of the changed columns) could otherwise grow.
+const maxCachedStmts = 512
+
+// execDynamic is exec for statements built at run time: cached while the
+// cache has room, else run unprepared.
+func (t *tx) execDynamic(query string, args ...any) (sql.Result, error) {
+	if _, ok := t.s.stmts[query]; ok || len(t.s.stmts) < maxCachedStmts {
+		return t.exec(query, args...)
+	}
+	return t.s.wconn.ExecContext(t.ctx, query, args...)
+}
+
+func (t *tx) queryRow(query string, args ...any) *sql.Row {
+	st, err := t.s.stmt(t.ctx, query)
+	if err != nil {
+		// Only a query makes a *sql.Row; the unprepared one fails the same
+		// way and hands the error to the caller's Scan.
+		return t.s.wconn.QueryRowContext(t.ctx, query, args...)
+	}
+	return st.QueryRowContext(t.ctx, args...)
+}
+
+// GetSession reads a session row, seeing the transaction's own writes.
+func (t *tx) GetSession(key string) (domain.Session, error) {
+	if err := t.check(); err != nil {
+		return domain.Session{}, err
+	}
+	s, err := getSession(t.queryRow(selectSessionByKey, key), key)
+	if err != nil {
+		return s, err
+	}
+	if args, err := sessionArgs(s); err == nil {
+		t.cacheRow(key, args)
+	}
+	return s, nil
+}
+
+func (t *tx) cacheRow(key string, args []any) {
+	if t.rows == nil {
+		t.rows = make(map[string][]any)
+	}
+	t.rows[key] = args
+}
+
+// storedSession returns the column values of the stored row of key, or
+// nil when there is none.
+func (t *tx) storedSession(key string) ([]any, error) {
+	if args, ok := t.rows[key]; ok {
+		return args, nil
+	}
+	old, err := getSession(t.queryRow(selectSessionByKey, key), key)
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return sessionArgs(old)
+}
+
+// GetRun reads a run, seeing the transaction's own writes.
+func (t *tx) GetRun(id string) (domain.Run, error) {
+	if err := t.check(); err != nil {
+		return domain.Run{}, err
+	}
+	return getRun(t.queryRow(selectRunByID, id), "id", id)
+}
+
+// PutSession inserts or replaces the row with s.Key.
+func (t *tx) PutSession(s domain.Session) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	if s.Key == "" {
+		return domain.Invalid("put session: key is required")
+	}
+	args, err := sessionArgs(s)
+	if err != nil {
+		return fmt.Errorf("put session %q: %w", s.Key, err)
+	}
+	oldArgs, err := t.storedSession(s.Key)
+	if err != nil {
+		return fmt.Errorf("put session %q: %w", s.Key, err)
+	}
+	if oldArgs == nil {
+		if _, err := t.exec(insertSession, args...); err != nil {
+			return fmt.Errorf("put session %q: %w", s.Key, err)
+		}
+		t.cacheRow(s.Key, args)
+		return nil
+	}
+	// Set only the columns that changed: SQLite rewrites the entries of
+	// every index whose column an UPDATE sets, changed or not, and those
+	// pages are what a commit writes. A run's PutSession usually changes
+	// updatedAt and token counts only.
+	query, changed := updateSessionQuery(t.s.sessionCols, oldArgs, args)
+	if query == "" {
+		return nil
+	}
+	if _, err := t.execDynamic(query, append(changed, s.Key)...); err != nil {
+		return fmt.Errorf("put session %q: %w", s.Key, err)
+	}
+	t.cacheRow(s.Key, args)
+	return nil
+}
+
+// DeleteSession removes the row and every message of the key, of every
+// generation. Deleting a key that has no row is not an error.
+func (t *tx) DeleteSession(key string) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	if _, err := t.exec(`DELETE FROM messages WHERE session_key = ?`, key); err != nil {
+		return fmt.Errorf("delete session %q: messages: %w", key, err)
+	}
+	if _, err := t.exec(`DELETE FROM sessions WHERE key = ?`, key); err != nil {
+		return fmt.Errorf("delete session %q: %w", key, err)
+	}
+	delete(t.rows, key)
+	return nil
+}

@@ -1,0 +1,231 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// A request moves from queued to taken (by the writer) or to abandoned (by
+// a caller whose context ended first); whichever CAS wins decides.
+const (
+	reqQueued int32 = iota
+	reqTaken
+	reqAbandoned
+)
+
+// request is one Update call waiting for, or inside, a batch.
+type request struct {
+	fn    func(domain.Tx) error
+	state atomic.Int32
+	done  chan outcome // writer → caller, buffered: the writer never blocks
+}
+
+// outcome is what Update reports: fn's error, the batch's error, or a
+// panic of fn to re-raise on the caller's goroutine.
+type outcome struct {
+	err      error
+	panicked bool
+	panicVal any
+}
+
+// errGoexit answers a batch whose fn called runtime.Goexit (t.FailNow
+// from inside fn, for instance) on the writer goroutine.
+var errGoexit = errors.New("update: fn called runtime.Goexit; batch rolled back")
+
+// savepoint isolates one fn inside a batch; they never nest.
+const savepoint = "switchboard_update"
+
+// Update runs fn in a write transaction and returns after its writes are
+// committed, or returns fn's error with none of them written. Calls from
+// many goroutines are committed together in batches; fn calls never run
+// concurrently (they run one after the other on the writer goroutine). A
+// panic in fn rolls back fn's writes and is re-raised by Update. fn must
+// not call Update or Close (they would wait for the batch fn is part of),
+// and the Tx must not be used after fn returns.
+func (s *Store) Update(ctx context.Context, fn func(domain.Tx) error) error {
+	if fn == nil {
+		return errors.New("update: fn is nil")
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("update: %w", err)
+	}
+	req := &request{fn: fn, done: make(chan outcome, 1)}
+	s.mu.RLock()
+	if s.closed.Load() {
+		s.mu.RUnlock()
+		return fmt.Errorf("update: %w", domain.ErrClosed)
+	}
+	select {
+	case s.queue <- req:
+		s.mu.RUnlock()
+	case <-ctx.Done():
+		s.mu.RUnlock()
+		return fmt.Errorf("update: %w", ctx.Err())
+	}
+
+	var out outcome
+	select {
+	case out = <-req.done:
+	case <-ctx.Done():
+		if req.state.CompareAndSwap(reqQueued, reqAbandoned) {
+			return fmt.Errorf("update: %w", ctx.Err())
+		}
+		// The writer has taken fn; its outcome, not ctx, decides.
+		out = <-req.done
+	}
+	if out.panicked {
+		panic(out.panicVal)
+	}
+	return out.err
+}
+
+// runWriter is the writer goroutine: it drains the queue in batches until
+// Close closes it.
+func (s *Store) runWriter() {
+	defer s.wg.Done()
+	batch := make([]*request, 0, s.maxBatch)
+	for req := range s.queue {
+		batch = append(batch[:0], req)
+	fill:
+		for len(batch) < s.maxBatch {
+			select {
+			case r, ok := <-s.queue:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, r)
+			default:
+				break fill
+			}
+		}
+		s.runBatch(batch)
+		clear(batch)
+		// Let the callers just answered run and queue their next Update, so
+		// the next batch is a group instead of whoever came first.
+		runtime.Gosched()
+	}
+}
+
+// runBatch runs every request of batch in one transaction, each in its own
+// savepoint, and commits once.
+func (s *Store) runBatch(batch []*request) {
+	// Statements must finish even while callers give up: a half-run batch
+	// would fail its other callers too. busy_timeout bounds them instead.
+	ctx := context.Background()
+	taken := batch[:0]
+	for _, r := range batch {
+		if r.state.CompareAndSwap(reqQueued, reqTaken) {
+			taken = append(taken, r)
+		}
+	}
+	if len(taken) == 0 {
+		return
+	}
+	start := time.Now()
+	if err := s.execW(ctx, "BEGIN IMMEDIATE"); err != nil {
+		answer(taken, fmt.Errorf("update: begin: %w", err))
+		return
+	}
+
+	finished := false
+	defer func() {
+		if finished {
+			return
+		}
+		// Only runtime.Goexit in fn unwinds through here (runOne recovers
+		// panics). This goroutine is ending: undo the batch, answer its
+		// callers and hand the queue to a new writer goroutine.
+		_ = s.execW(ctx, "ROLLBACK")
+		answer(taken, errGoexit)
+		s.wg.Add(1)
+		go s.runWriter()
+	}()
+
+	outs := make([]outcome, len(taken))
+	for i, r := range taken {
+		var fatal error
+		outs[i], fatal = s.runOne(ctx, r)
+		if fatal != nil {
+			// The transaction may already be gone (SQLite rolls back by
+			// itself on some I/O errors); a failed ROLLBACK adds nothing.
+			_ = s.execW(ctx, "ROLLBACK")
+			finished = true
+			answer(taken, fatal)
+			return
+		}
+	}
+	finished = true
+	if err := s.execW(ctx, "COMMIT"); err != nil {
+		_ = s.execW(ctx, "ROLLBACK")
+		err = fmt.Errorf("update: commit: %w", err)
+		for i := range outs {
+			if outs[i].err == nil && !outs[i].panicked {
+				outs[i].err = err
+			}
+		}
+	} else {
+		s.commits.Add(1)
+		s.lastBatch.Store(int64(len(taken)))
+		s.lastCommitDur.Store(int64(time.Since(start)))
+		s.afterCommit()
+	}
+	for i, r := range taken {
+		r.done <- outs[i]
+	}
+}
+
+// runOne runs r's fn inside a savepoint. A failed or panicking fn has its
+// writes rolled back; fatal is an error that breaks the whole transaction.
+func (s *Store) runOne(ctx context.Context, r *request) (out outcome, fatal error) {
+	if err := s.execW(ctx, "SAVEPOINT "+savepoint); err != nil {
+		return out, fmt.Errorf("update: savepoint: %w", err)
+	}
+	t := &tx{s: s, ctx: ctx}
+	func() {
+		defer func() {
+			t.finish()
+			if v := recover(); v != nil {
+				out = outcome{panicked: true, panicVal: v}
+			}
+		}()
+		out.err = r.fn(t)
+	}()
+	s.updates.Add(1)
+	if out.err == nil && !out.panicked {
+		if err := s.execW(ctx, "RELEASE "+savepoint); err != nil {
+			return out, fmt.Errorf("update: release savepoint: %w", err)
+		}
+		return out, nil
+	}
+	if err := s.execW(ctx, "ROLLBACK TO "+savepoint); err != nil {
+		return out, fmt.Errorf("update: roll back savepoint: %w", err)
+	}
+	if err := s.execW(ctx, "RELEASE "+savepoint); err != nil {
+		return out, fmt.Errorf("update: release savepoint: %w", err)
+	}
+	return out, nil
+}
+
+// answer fails every request of a batch with err. Sends never block: done
+// has room for the one answer each request gets.
+func answer(reqs []*request, err error) {
+	for _, r := range reqs {
+		r.done <- outcome{err: err}
+	}
+}
+
+// execW runs a statement on the write connection through the statement cache.
+func (s *Store) execW(ctx context.Context, query string, args ...any) error {
+	st, err := s.stmt(ctx, query)
+	if err != nil {
+		return err
+	}
+	_, err = st.ExecContext(ctx, args...)
+	return err
+}
