@@ -42,14 +42,22 @@ func (l *latencies) report(b *testing.B) {
 	b.ReportMetric(pct(0.99), "p99-ms")
 }
 
-func BenchmarkChatTurn(b *testing.B) {
+// BenchmarkChatTurn measures one chat turn end to end (message in → run →
+// reply persisted → wait returns) on sessions with short transcripts.
+func BenchmarkChatTurn(b *testing.B) { benchChatTurn(b, 1000) }
+
+// BenchmarkChatTurnLongSession is the same on one session whose transcript
+// grows by two messages a turn (the run reads up to 400 as context).
+func BenchmarkChatTurnLongSession(b *testing.B) { benchChatTurn(b, 1) }
+
+func benchChatTurn(b *testing.B, sessions int) {
 	h := benchHarness(b, nil, nil)
 	ctx := context.Background()
 	var lat latencies
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		res, err := h.e.Chat(ctx, ChatRequest{SessionKey: "main", Message: "hi"})
+		res, err := h.e.Chat(ctx, ChatRequest{SessionKey: "agent:main:c" + strconv.Itoa(i%sessions), Message: "hi"})
 		if err != nil {
 			b.Fatal(err)
 		}

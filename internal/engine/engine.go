@@ -182,7 +182,7 @@ func (e *Engine) Start(ctx context.Context) error {
 // runs and undelivered outbox items stay for the next start.
 func (e *Engine) Close(ctx context.Context) error {
 	if !e.started {
-		return nil
+		return e.rt.Close(ctx)
 	}
 	err := e.rt.Close(ctx)
 	e.cancel()

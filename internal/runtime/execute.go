@@ -60,7 +60,7 @@ func (rt *Runtime) execute(r domain.Run) {
 		runCtx, stop = context.WithTimeoutCause(ctx, time.Duration(run.TimeoutMs)*time.Millisecond, errTimeout)
 		defer stop()
 	}
-	out, msgs := rt.loop(runCtx, run, sess)
+	out, msgs := rt.loop(runCtx, run, sess, inbound)
 	written = append(written, msgs...)
 	if err := rt.finish(run, written, out); err != nil {
 		rt.log.Error("run finish failed", "run", run.ID, "err", err)
@@ -124,8 +124,19 @@ func (rt *Runtime) claim(r domain.Run) (domain.Run, domain.Session, []domain.Mes
 }
 
 // loop calls the model and its tools until a final answer.
-func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session) (runOutcome, []domain.Message) {
+func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session, inbound []domain.Message) (runOutcome, []domain.Message) {
 	var written []domain.Message
+	var history []domain.Message
+	cached := false
+	// Whatever happens, leave the cache holding exactly the transcript,
+	// or nothing for this session.
+	defer func() {
+		if cached {
+			rt.cache.put(run.SessionKey, sess.SessionID, history, rt.opts.ContextMessages)
+		} else {
+			rt.cache.drop(run.SessionKey)
+		}
+	}()
 	fail := func(err error) (runOutcome, []domain.Message) {
 		return outcomeOf(ctx, err), written
 	}
@@ -137,9 +148,18 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 	if err != nil {
 		return fail(err)
 	}
-	history, err := rt.opts.Store.ReadMessages(ctx, run.SessionKey, domain.MessageQuery{SessionID: sess.SessionID, Limit: rt.opts.ContextMessages})
-	if err != nil {
-		return fail(err)
+	if h, ok := rt.cache.get(run.SessionKey, sess.SessionID); ok {
+		history = append(h, inbound...)
+	} else {
+		h, err := rt.opts.Store.ReadMessages(ctx, run.SessionKey, domain.MessageQuery{SessionID: sess.SessionID, Limit: rt.opts.ContextMessages})
+		if err != nil {
+			return fail(err)
+		}
+		history = h
+	}
+	cached = true
+	if len(history) > rt.opts.ContextMessages {
+		history = history[len(history)-rt.opts.ContextMessages:]
 	}
 	var usage domain.Usage
 	for step := 0; ; step++ {
@@ -180,6 +200,7 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 		}
 		stored, err := rt.append(run, persisted, msg.Usage, plan.ModelRef)
 		if err != nil {
+			cached = false
 			return fail(err)
 		}
 		written = append(written, stored)
@@ -208,6 +229,7 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			}
 			stored, err := rt.append(run, tr, nil, "")
 			if err != nil {
+				cached = false
 				return fail(err)
 			}
 			written = append(written, stored)

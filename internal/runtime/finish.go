@@ -80,10 +80,8 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 	for _, n := range next {
 		rt.enqueue(n)
 	}
-	if rt.opts.Mirror != nil && len(written) > 0 {
-		if err := rt.opts.Mirror.Append(ended.AgentID, written[0].SessionID, written); err != nil {
-			rt.log.Warn("transcript mirror append failed", "session", ended.SessionKey, "err", err)
-		}
+	if rt.mirror != nil && len(written) > 0 {
+		rt.mirror.append(ended.AgentID, written[0].SessionID, written)
 	}
 	rt.opts.Emit(domain.Event{Kind: domain.EventRunEnd, SessionKey: ended.SessionKey, Run: &ended, TS: now})
 	if sess.Key != "" {

@@ -92,6 +92,9 @@ type Options struct {
 	// ContextMessages bounds how many transcript messages a run sends to
 	// the model (default 400, newest kept).
 	ContextMessages int
+	// ContextCacheMessages bounds the in-memory context cache (total
+	// messages over all sessions; default 50,000; negative disables it).
+	ContextCacheMessages int
 	// Hold records submitted runs without executing them: they stay queued
 	// for the next runtime that starts without Hold (`--detach`).
 	Hold bool
@@ -113,6 +116,8 @@ type Runtime struct {
 	active  map[string]context.CancelCauseFunc
 	waiters map[string]map[*waiter]struct{}
 	sems    map[string]chan struct{}
+	mirror  *mirrorWriter
+	cache   *contextCache
 }
 
 type lane struct {
@@ -154,7 +159,20 @@ func New(opts Options) (*Runtime, error) {
 		sems[name] = make(chan struct{}, n)
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
+	var mw *mirrorWriter
+	if opts.Mirror != nil {
+		mw = newMirrorWriter(opts.Mirror, opts.Logger)
+	}
+	var cache *contextCache
+	switch {
+	case opts.ContextCacheMessages == 0:
+		cache = newContextCache(50_000)
+	case opts.ContextCacheMessages > 0:
+		cache = newContextCache(opts.ContextCacheMessages)
+	}
 	return &Runtime{
+		cache:   cache,
+		mirror:  mw,
 		opts:    opts,
 		log:     opts.Logger,
 		ctx:     ctx,
@@ -177,7 +195,13 @@ func (rt *Runtime) Close(ctx context.Context) error {
 	rt.mu.Unlock()
 	rt.cancel(errShutdown)
 	done := make(chan struct{})
-	go func() { rt.wg.Wait(); close(done) }()
+	go func() {
+		rt.wg.Wait()
+		if rt.mirror != nil {
+			rt.mirror.close()
+		}
+		close(done)
+	}()
 	select {
 	case <-done:
 		return nil

@@ -1,0 +1,94 @@
+package runtime
+
+import (
+	"container/list"
+	"slices"
+	"sync"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// contextCache keeps the recent transcript of sessions that ran lately, so
+// a run does not decode its whole context from the store again. It is
+// safe because every message of a session's current transcript is
+// appended by that session's lane, one run at a time; an entry is keyed by
+// sessionId too, so a reset (new sessionId) misses. Bounded by a total
+// message count, least recently used first out.
+type contextCache struct {
+	mu    sync.Mutex
+	max   int
+	total int
+	order *list.List // of *cacheEntry, most recent at front
+	byKey map[string]*list.Element
+}
+
+type cacheEntry struct {
+	key, sessionID string
+	msgs           []domain.Message
+}
+
+func newContextCache(maxMessages int) *contextCache {
+	return &contextCache{max: maxMessages, order: list.New(), byKey: map[string]*list.Element{}}
+}
+
+// get returns a copy of the cached context of (key, sessionID), or ok=false.
+func (c *contextCache) get(key, sessionID string) ([]domain.Message, bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.byKey[key]
+	if !ok {
+		return nil, false
+	}
+	e := el.Value.(*cacheEntry)
+	if e.sessionID != sessionID {
+		c.removeLocked(el)
+		return nil, false
+	}
+	c.order.MoveToFront(el)
+	return slices.Clone(e.msgs), true
+}
+
+// put stores the newest limit messages of msgs as the context of key.
+func (c *contextCache) put(key, sessionID string, msgs []domain.Message, limit int) {
+	if c == nil {
+		return
+	}
+	if len(msgs) > limit {
+		msgs = msgs[len(msgs)-limit:]
+	}
+	msgs = slices.Clone(msgs)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.byKey[key]; ok {
+		c.removeLocked(el)
+	}
+	if len(msgs) > c.max {
+		return
+	}
+	c.byKey[key] = c.order.PushFront(&cacheEntry{key: key, sessionID: sessionID, msgs: msgs})
+	c.total += len(msgs)
+	for c.total > c.max {
+		c.removeLocked(c.order.Back())
+	}
+}
+
+// drop forgets key (after a failed write, its cached context may be stale).
+func (c *contextCache) drop(key string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.byKey[key]; ok {
+		c.removeLocked(el)
+	}
+}
+
+func (c *contextCache) removeLocked(el *list.Element) {
+	e := c.order.Remove(el).(*cacheEntry)
+	delete(c.byKey, e.key)
+	c.total -= len(e.msgs)
+}
