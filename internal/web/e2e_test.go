@@ -57,20 +57,20 @@ const e2eConfig = `{
 // the page's paging and windowed rendering are exercised.
 func seedSessions(ctx context.Context, st domain.Store, now time.Time, bulk int) error {
 	ms := now.UnixMilli()
-	min := int64(60_000)
+	minute := int64(60_000)
 	named := []domain.Session{
 		{Key: "agent:main:discord:group:eng-standup", Kind: domain.KindGroup, Channel: "discord", ChatType: "group",
-			DisplayName: "#eng-standup", TotalTokens: 48210, UpdatedAt: ms - 3*min, SendPolicy: domain.SendPolicyAllow},
+			DisplayName: "#eng-standup", TotalTokens: 48210, UpdatedAt: ms - 3*minute, SendPolicy: domain.SendPolicyAllow},
 		{Key: "agent:main:slack:channel:customer-support", Kind: domain.KindGroup, Channel: "slack", ChatType: "channel",
-			DisplayName: "#customer-support", TotalTokens: 131877, UpdatedAt: ms - 9*min},
+			DisplayName: "#customer-support", TotalTokens: 131877, UpdatedAt: ms - 9*minute},
 		{Key: "agent:main:cron:nightly-report", Kind: domain.KindCron, Channel: "internal", Label: "nightly report",
-			TotalTokens: 9120, UpdatedAt: ms - 42*min, Status: domain.SessionStatusDone},
+			TotalTokens: 9120, UpdatedAt: ms - 42*minute, Status: domain.SessionStatusDone},
 		{Key: "agent:main:hook:github-webhook", Kind: domain.KindHook, Channel: "internal", Label: "github webhook",
-			TotalTokens: 2304, UpdatedAt: ms - 95*min, SendPolicy: domain.SendPolicyDeny},
+			TotalTokens: 2304, UpdatedAt: ms - 95*minute, SendPolicy: domain.SendPolicyDeny},
 		{Key: "agent:main:telegram:group:ops-alerts", Kind: domain.KindGroup, Channel: "telegram", ChatType: "group",
-			DisplayName: "Ops alerts", TotalTokens: 15230, UpdatedAt: ms - 3*60*min},
+			DisplayName: "Ops alerts", TotalTokens: 15230, UpdatedAt: ms - 3*60*minute},
 		{Key: "agent:main:direct:alice", Kind: domain.KindOther, Channel: "webchat", DisplayName: "Alice",
-			TotalTokens: 6630, UpdatedAt: ms - 26*60*min},
+			TotalTokens: 6630, UpdatedAt: ms - 26*60*minute},
 	}
 	return st.Update(ctx, func(tx domain.Tx) error {
 		for _, s := range named {
@@ -80,7 +80,7 @@ func seedSessions(ctx context.Context, st domain.Store, now time.Time, bulk int)
 			}
 		}
 		for i := range bulk {
-			at := ms - 2*24*60*min - int64(i)*min
+			at := ms - 2*24*60*minute - int64(i)*minute
 			s := domain.Session{Key: fmt.Sprintf("agent:main:hook:bulk-%05d", i), AgentID: "main", SessionID: domain.NewID(),
 				Kind: domain.KindHook, Channel: "internal", Label: fmt.Sprintf("bulk import %05d", i), Model: "script",
 				TotalTokens: int64(100 + i%900), UpdatedAt: at, CreatedAt: at}

@@ -68,6 +68,16 @@ const unlabelled = () => page.evaluate(() => [...document.querySelectorAll('inpu
   .filter((el) => !(el.labels && el.labels.length) && !el.getAttribute('aria-label') && !(el.textContent || '').trim())
   .map((el) => el.outerHTML.slice(0, 120)));
 
+// shot saves a screenshot for docs/ (no focus ring, no hover, no toasts).
+async function shot(name) {
+  await page.evaluate(() => {
+    if (document.activeElement) document.activeElement.blur();
+    document.querySelectorAll('.toast').forEach((t) => t.remove());
+  });
+  await page.mouse.move(1355, 855);
+  await page.screenshot({path: join(shots, `${name}.png`)});
+}
+
 async function send(text) {
   const input = page.locator('#chat-input');
   await input.fill(text);
@@ -194,6 +204,8 @@ await step('cancel slow child', async () => {
   await go('#/tree/main');
   const node = page.locator('.node-card', {hasText: 'slow data crawl'});
   await node.locator('.badge', {hasText: 'running'}).waitFor();
+  await page.locator('.node-card', {hasText: 'slow data crawl'}).locator('.runtime', {hasText: /\d/}).waitFor();
+  await shot('tree');
   await node.getByRole('button', {name: 'Cancel slow data crawl'}).click();
   await node.locator('.badge', {hasText: 'killed'}).waitFor();
   await go('#/session/main');
@@ -234,6 +246,8 @@ await step('stop and reset', async () => {
 });
 
 await step('send policy deny', async () => {
+  await go('#/session/main');
+  await page.locator('.chip', {hasText: 'Send policy'}).locator('dd', {hasText: 'inherit'}).waitFor();
   await page.locator('#s-policy').selectOption('deny');
   await page.locator('.chip', {hasText: 'Send policy'}).locator('dd', {hasText: 'deny'}).waitFor();
   const before = await page.locator('.transcript-list .msg-user').count();
@@ -260,11 +274,6 @@ await step('runs page', async () => {
 });
 
 await step('screenshots', async () => {
-  const shot = async (name) => {
-    await page.evaluate(() => document.activeElement && document.activeElement.blur());
-    await page.mouse.move(1355, 855);
-    await page.screenshot({path: join(shots, `${name}.png`)});
-  };
   await page.evaluate(() => document.querySelectorAll('.toast').forEach((t) => t.remove()));
 
   await go('#/sessions');
@@ -284,10 +293,6 @@ await step('screenshots', async () => {
   await page.evaluate(() => window.scrollTo(0, 0));
   await shot('session');
   await page.setViewportSize({width: 1360, height: 860});
-
-  await go('#/tree/main');
-  await page.locator('.node-card', {hasText: 'slow data crawl'}).waitFor();
-  await shot('tree');
 
   await go('#/runs');
   await page.locator('table tbody tr[data-status="cancelled"]').first().waitFor();
