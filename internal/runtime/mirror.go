@@ -71,4 +71,10 @@ func (w *mirrorWriter) close() {
 	}
 	w.mu.Unlock()
 	w.wg.Wait()
+	// The mirror may keep files open for appends; release them.
+	if c, ok := w.m.(interface{ Close() error }); ok {
+		if err := c.Close(); err != nil {
+			w.log.Warn("transcript mirror close", "err", err)
+		}
+	}
 }

@@ -32,6 +32,7 @@ type Mirror struct {
 	Sync bool
 
 	locks pathLocks
+	files *fileCache
 }
 
 // New returns a Mirror writing under stateDir. now stamps headers and
@@ -40,8 +41,12 @@ func New(stateDir string, now func() time.Time) *Mirror {
 	if now == nil {
 		now = time.Now
 	}
-	return &Mirror{stateDir: stateDir, now: now}
+	return &Mirror{stateDir: stateDir, now: now, files: newFileCache(128)}
 }
+
+// Close closes the files the mirror keeps open for appends. Appends after
+// Close still work (they open files again).
+func (m *Mirror) Close() error { return m.files.closeAll() }
 
 // Dir returns the directory holding agentID's transcripts.
 func (m *Mirror) Dir(agentID string) string {
@@ -71,8 +76,30 @@ func (m *Mirror) Append(agentID, sessionID string, msgs []domain.Message) error 
 	unlock := m.locks.lock(path)
 	defer unlock()
 
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("transcript append: %w", err)
+	// A cached handle has only ever had whole batches written through it,
+	// so it needs no header or partial-line check.
+	if f := m.files.take(path); f != nil {
+		var buf bytes.Buffer
+		werr := appendMessages(&buf, msgs, m.now())
+		if werr == nil {
+			_, werr = f.Write(buf.Bytes())
+		}
+		if werr == nil && m.Sync {
+			werr = f.Sync()
+		}
+		if werr != nil {
+			f.Close()
+			return fmt.Errorf("transcript append %s: %w", path, werr)
+		}
+		m.files.put(path, f)
+		return nil
+	}
+	dir := filepath.Dir(path)
+	if !m.files.dirKnown(dir) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("transcript append: %w", err)
+		}
+		m.files.markDir(dir)
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
@@ -82,12 +109,11 @@ func (m *Mirror) Append(agentID, sessionID string, msgs []domain.Message) error 
 	if werr == nil && m.Sync {
 		werr = f.Sync()
 	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
 	if werr != nil {
+		f.Close()
 		return fmt.Errorf("transcript append %s: %w", path, werr)
 	}
+	m.files.put(path, f)
 	return nil
 }
 
@@ -146,6 +172,9 @@ func (m *Mirror) Remove(agentID, sessionID string) error {
 	path := m.Path(agentID, sessionID)
 	unlock := m.locks.lock(path)
 	defer unlock()
+	if f := m.files.take(path); f != nil {
+		f.Close()
+	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("transcript remove: %w", err)
 	}
@@ -162,6 +191,9 @@ func (m *Mirror) Archive(agentID, sessionID string, ts time.Time) error {
 	path := m.Path(agentID, sessionID)
 	unlock := m.locks.lock(path)
 	defer unlock()
+	if f := m.files.take(path); f != nil {
+		f.Close()
+	}
 	if err := os.Rename(path, m.ArchivePath(agentID, sessionID, ts)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("transcript archive: %w", err)
 	}
