@@ -20,6 +20,10 @@ type runOutcome struct {
 	aborted bool
 	usage   domain.Usage
 	model   string
+	// final is the run's last assistant message, not yet stored: finish
+	// appends it in the transaction that ends the run.
+	final      *domain.Message
+	finalUsage *domain.Usage
 }
 
 // execute runs one claimed run to its end. Errors are recorded on the run.
@@ -194,10 +198,18 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			usage.Add(*msg.Usage)
 		}
 		calls := msg.Content.ToolCalls()
-		persisted := msg
-		if len(calls) > 0 {
-			persisted = redactCalls(msg, rt.opts.Hooks)
+		if len(calls) == 0 {
+			// The final answer is stored in the transaction that records
+			// the end of the run (one commit fewer per turn).
+			history = append(history, msg)
+			out := runOutcome{status: domain.RunOK, reply: msg.Content.Text(), usage: usage, model: plan.ModelRef,
+				final: &msg, finalUsage: msg.Usage}
+			if msg.StopReason == domain.StopReasonError {
+				out.status, out.err = domain.RunError, msg.ErrorMessage
+			}
+			return out, written
 		}
+		persisted := redactCalls(msg, rt.opts.Hooks)
 		stored, err := rt.append(run, persisted, msg.Usage, plan.ModelRef)
 		if err != nil {
 			cached = false
@@ -270,26 +282,31 @@ func (rt *Runtime) append(run domain.Run, m domain.Message, usage *domain.Usage,
 		}
 		stored = out[0]
 		s.UpdatedAt = now
-		if usage != nil {
-			s.InputTokens += usage.Input
-			s.OutputTokens += usage.Output
-			s.TotalTokens += usage.TotalTokens
-			s.ContextTokens = usage.Input + usage.CacheRead
-			if usage.Cost != nil {
-				s.EstimatedCostUSD += usage.Cost.Total
-			}
-		}
-		if modelRef != "" {
-			s.Model = modelRef
-			s.ModelProvider = m.Provider
-			s.SystemSent = true
-		}
+		applyUsage(&s, usage, modelRef, m.Provider)
 		return tx.PutSession(s)
 	})
 	if err == nil {
 		rt.opts.Emit(domain.Event{Kind: domain.EventMessage, SessionKey: run.SessionKey, Message: &stored, TS: now})
 	}
 	return stored, err
+}
+
+// applyUsage adds a model call's usage to its session row.
+func applyUsage(s *domain.Session, usage *domain.Usage, modelRef, provider string) {
+	if usage != nil {
+		s.InputTokens += usage.Input
+		s.OutputTokens += usage.Output
+		s.TotalTokens += usage.TotalTokens
+		s.ContextTokens = usage.Input + usage.CacheRead
+		if usage.Cost != nil {
+			s.EstimatedCostUSD += usage.Cost.Total
+		}
+	}
+	if modelRef != "" {
+		s.Model = modelRef
+		s.ModelProvider = provider
+		s.SystemSent = true
+	}
 }
 
 // outcomeOf classifies why a run stopped with err.

@@ -23,6 +23,7 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 	var ended domain.Run
 	var next []domain.Run
 	var sess domain.Session
+	var final domain.Message
 	// The record of a run's end must land even while the runtime shuts
 	// down, so it does not use the runtime's context.
 	err := rt.opts.Store.Update(context.Background(), func(tx domain.Tx) error {
@@ -55,6 +56,14 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 			if out.aborted {
 				s.AbortedLastRun = true
 			}
+			if out.final != nil {
+				stored, err := tx.AppendMessages(cur.SessionKey, cur.SessionID, []domain.Message{*out.final})
+				if err != nil {
+					return err
+				}
+				final = stored[0]
+				applyUsage(&s, out.finalUsage, out.model, out.final.Provider)
+			}
 			if err := tx.PutSession(s); err != nil {
 				return err
 			}
@@ -74,7 +83,14 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 		})
 	})
 	if err != nil {
+		if out.final != nil {
+			rt.cache.drop(r.SessionKey) // the cached context holds the unstored answer
+		}
 		return err
+	}
+	if final.Seq != 0 {
+		written = append(written, final)
+		rt.opts.Emit(domain.Event{Kind: domain.EventMessage, SessionKey: ended.SessionKey, Message: &final, TS: now})
 	}
 	rt.wake(ended.ID)
 	for _, n := range next {
