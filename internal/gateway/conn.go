@@ -200,23 +200,26 @@ func (c *conn) shutdown(reason string) {
 }
 
 // pump forwards engine events to the client until the connection ends.
-func (c *conn) pump(events <-chan domain.Event, stop func()) {
+func (c *conn) pump(events <-chan wireEvent, stop func()) {
 	defer stop()
 	for {
 		select {
 		case <-c.ctx.Done():
 			return
-		case ev, ok := <-events:
-			if !ok {
+		case ev := <-events:
+			if err := c.eventWire(ev); err != nil {
 				return
-			}
-			for _, out := range c.s.mapEvent(ev) {
-				if err := c.event(out.name, out.payload); err != nil {
-					return
-				}
 			}
 		}
 	}
+}
+
+// eventWire sends a pre-encoded event with the connection's next seq.
+func (c *conn) eventWire(ev wireEvent) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	c.seq++
+	return c.writeLocked(ev.frame(c.seq))
 }
 
 // tick sends keepalive `tick` events.

@@ -114,7 +114,7 @@ func (c *conn) handshake() bool {
 	c.scopes = g.narrow(p.Scopes)
 
 	// Subscribe before hello-ok so no event after it is missed.
-	events, stop := c.s.eng.Subscribe(eventBuffer)
+	events, stop := c.s.fan.subscribe(eventBuffer)
 	if err := c.respond(f.ID, c.s.hello(c)); err != nil {
 		stop()
 		return false

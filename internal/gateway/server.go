@@ -68,6 +68,7 @@ type Server struct {
 	auth    authenticator
 	handler http.Handler
 	metrics *metrics
+	fan     *fanout
 	methods map[string]method
 	started time.Time
 
@@ -134,6 +135,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.metrics = newMetrics(s)
+	s.fan = newFanout()
 	s.methods = s.methodTable()
 	s.handler = s.routes()
 	return s, nil
@@ -170,10 +172,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.stopBG = stop
 	s.mu.Unlock()
 
-	s.bgWG.Add(1)
+	s.bgWG.Add(2)
 	go func() {
 		defer s.bgWG.Done()
 		s.metrics.pump(bgCtx)
+	}()
+	go func() {
+		defer s.bgWG.Done()
+		s.fan.run(bgCtx, s)
 	}()
 
 	s.log.Info("gateway listening", "addr", ln.Addr().String(), "auth", s.authMode())

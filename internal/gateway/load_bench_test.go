@@ -1,0 +1,165 @@
+package gateway_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/switchboard-go/switchboard/internal/config"
+)
+
+// BenchmarkConcurrentClients runs 200 WebSocket clients, each doing
+// `agent` + `agent.wait` on its own session in a loop for 30 s
+// (SWITCHBOARD_LOAD_SECONDS overrides), and reports p50/p99 and errors.
+// Any error fails the benchmark.
+func BenchmarkConcurrentClients(b *testing.B) {
+	seconds := 30
+	if s, err := strconv.Atoi(os.Getenv("SWITCHBOARD_LOAD_SECONDS")); err == nil && s > 0 {
+		seconds = s
+	}
+	const clients = 200
+	e := newEnv(b, envOptions{cfg: func(c *config.Config) {
+		c.Runtime.Lanes = config.LaneLimits{Main: clients, Nested: 64, Subagent: 64}
+	}})
+	b.ResetTimer()
+	for b.Loop() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(seconds)*time.Second)
+		var mu sync.Mutex
+		var lat []time.Duration
+		var errs atomic.Int64
+		var firstErr atomic.Value
+		var wg sync.WaitGroup
+		for c := 0; c < clients; c++ {
+			wg.Add(1)
+			go func(c int) {
+				defer wg.Done()
+				mine, err := loadClient(ctx, e.ws, c)
+				mu.Lock()
+				lat = append(lat, mine...)
+				mu.Unlock()
+				if err != nil {
+					errs.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+				}
+			}(c)
+		}
+		wg.Wait()
+		cancel()
+		if n := errs.Load(); n > 0 {
+			b.Fatalf("%d clients failed; first: %v", n, firstErr.Load())
+		}
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		if len(lat) == 0 {
+			b.Fatal("no requests completed")
+		}
+		pct := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
+		b.ReportMetric(pct(0.5), "p50-ms")
+		b.ReportMetric(pct(0.99), "p99-ms")
+		b.ReportMetric(float64(len(lat))/float64(seconds), "round-trips/s")
+		b.ReportMetric(0, "errors")
+	}
+}
+
+type loadFrame struct {
+	Type    string          `json:"type"`
+	ID      string          `json:"id"`
+	OK      bool            `json:"ok"`
+	Event   string          `json:"event"`
+	Payload json.RawMessage `json:"payload"`
+	Error   *struct{ Code, Message string }
+}
+
+// loadClient connects, then loops agent → final res → agent.wait until ctx
+// ends. It returns the latency of every completed round trip.
+func loadClient(ctx context.Context, url string, n int) ([]time.Duration, error) {
+	dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(dctx, url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("dial: %w", err)
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(64 << 20)
+	read := func() (loadFrame, error) {
+		rctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		var f loadFrame
+		_, data, err := c.Read(rctx)
+		if err != nil {
+			return f, err
+		}
+		// This client ignores broadcast events: skip decoding them.
+		if bytes.HasPrefix(data, []byte(`{"type":"event"`)) {
+			f.Type = "event"
+			return f, nil
+		}
+		return f, json.Unmarshal(data, &f)
+	}
+	write := func(id, method string, params any) error {
+		b, _ := json.Marshal(map[string]any{"type": "req", "id": id, "method": method, "params": params})
+		wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return c.Write(wctx, websocket.MessageText, b)
+	}
+	// response reads frames (skipping events) until the res with id.
+	response := func(id string) (loadFrame, error) {
+		for {
+			f, err := read()
+			if err != nil {
+				return f, err
+			}
+			if f.Type == "res" && f.ID == id {
+				return f, nil
+			}
+		}
+	}
+	if _, err := read(); err != nil { // connect.challenge
+		return nil, err
+	}
+	if err := write("c", "connect", map[string]any{"minProtocol": 3, "maxProtocol": 4, "role": "operator",
+		"client": map[string]any{"id": "test", "version": "1", "mode": "test", "platform": "linux"}}); err != nil {
+		return nil, err
+	}
+	if f, err := response("c"); err != nil || !f.OK {
+		return nil, fmt.Errorf("connect: %v %v", err, f.Error)
+	}
+	var lat []time.Duration
+	for i := 0; ctx.Err() == nil; i++ {
+		start := time.Now()
+		id := fmt.Sprintf("a%d", i)
+		if err := write(id, "agent", map[string]any{"message": "load", "sessionKey": fmt.Sprintf("agent:main:load%d", n), "idempotencyKey": fmt.Sprintf("c%d-%d", n, i)}); err != nil {
+			return lat, err
+		}
+		ack, err := response(id)
+		if err != nil || !ack.OK {
+			return lat, fmt.Errorf("agent ack: %v %+v", err, ack.Error)
+		}
+		var acc struct{ RunID string }
+		_ = json.Unmarshal(ack.Payload, &acc)
+		final, err := response(id)
+		if err != nil || !final.OK {
+			return lat, fmt.Errorf("agent final: %v %+v", err, final.Error)
+		}
+		wid := fmt.Sprintf("w%d", i)
+		if err := write(wid, "agent.wait", map[string]any{"runId": acc.RunID, "timeoutMs": 30000}); err != nil {
+			return lat, err
+		}
+		wf, err := response(wid)
+		var wr struct{ Status string }
+		_ = json.Unmarshal(wf.Payload, &wr)
+		if err != nil || !wf.OK || wr.Status != "ok" {
+			return lat, fmt.Errorf("agent.wait: %v %s", err, wf.Payload)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	return lat, nil
+}
