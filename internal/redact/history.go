@@ -125,14 +125,11 @@ type flags struct {
 
 // sanitizeMessage returns a sanitized copy of m.
 func (r Redactor) sanitizeMessage(m domain.Message, maxChars int, f *flags) domain.Message {
+	// Usage, details and signatures are metadata the reader does not need;
+	// dropping them is not truncation (OpenClaw counts it; the flag would
+	// then be set for nearly every history and tell the reader nothing).
 	out := m
-	if out.Usage != nil {
-		out.Usage = nil
-		f.truncated = true
-	}
-	if len(out.Details) > 0 {
-		f.truncated = true
-	}
+	out.Usage = nil
 	out.Details = nil
 	out.ErrorMessage = r.sanitizeText(out.ErrorMessage, maxChars, f)
 
@@ -148,10 +145,7 @@ func (r Redactor) sanitizeMessage(m domain.Message, maxChars int, f *flags) doma
 	for i, b := range src {
 		b.Text = r.sanitizeText(b.Text, maxChars, f)
 		b.Thinking = r.sanitizeText(b.Thinking, maxChars, f)
-		if b.ThinkingSignature != "" {
-			b.ThinkingSignature = ""
-			f.truncated = true
-		}
+		b.ThinkingSignature = ""
 		if b.Data != "" {
 			b.Bytes = len(b.Data)
 			b.Data = ""

@@ -37,11 +37,10 @@ func TestHistorySanitizesMessages(t *testing.T) {
 			want: `{"role":"user","content":"hi","timestamp":1}`,
 		},
 		{
-			name: "usage and details dropped count as truncated",
+			name: "usage and details are dropped without counting as truncated",
 			in: domain.Message{Role: "assistant", Content: domain.TextContent("ok"), Timestamp: 2,
 				Usage: &domain.Usage{Input: 5}, Details: json.RawMessage(`{"x":1}`)},
-			want:          `{"role":"assistant","content":"ok","timestamp":2}`,
-			wantTruncated: true,
+			want: `{"role":"assistant","content":"ok","timestamp":2}`,
 		},
 		{
 			name:          "5000-char text truncated to 4000",
