@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -41,7 +43,15 @@ func BenchmarkHTTPSessionsList(b *testing.B) {
 		client := &http.Client{Transport: tr}
 		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sessions_list","arguments":{}}}`
 		b.ReportAllocs()
+		var lat []time.Duration
+		defer func() {
+			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+			if len(lat) > 0 {
+				b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+			}
+		}()
 		for b.Loop() {
+			start := time.Now()
 			req, _ := http.NewRequest("POST", url, strings.NewReader(body))
 			req.Header.Set("Authorization", "Bearer tok")
 			req.Header.Set("Content-Type", "application/json")
@@ -55,6 +65,7 @@ func BenchmarkHTTPSessionsList(b *testing.B) {
 			if resp.StatusCode != 200 {
 				b.Fatalf("status %d", resp.StatusCode)
 			}
+			lat = append(lat, time.Since(start))
 		}
 	})
 }
