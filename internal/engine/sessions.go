@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -150,5 +149,3 @@ func (e *Engine) checkAgent(id string) error {
 }
 
 const maxKeyLen = 512
-
-var errStop = fmt.Errorf("stop")

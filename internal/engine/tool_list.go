@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/policy"
 )
 
 // SessionRow is one row of sessions_list, in the reference's row shape.
@@ -283,5 +282,3 @@ func contains(ss []string, s string) bool {
 	}
 	return false
 }
-
-var _ = policy.ActionList

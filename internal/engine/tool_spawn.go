@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -322,5 +321,3 @@ func subagentContext(requester, child, label string) string {
 	lines = append(lines, "Do the task in the next user message and finish with a final reply that holds the result: it is announced back to the requester automatically. Reply exactly "+AnnounceSkip+" if nothing should be announced.")
 	return strings.Join(lines, "\n")
 }
-
-var _ = fmt.Sprintf

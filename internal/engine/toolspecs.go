@@ -4,21 +4,19 @@ import (
 	"encoding/json"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/policy"
 )
 
-// Tool names.
+// Tool names (the session tools' names are policy's, which filters them).
 const (
-	ToolSessionsList    = "sessions_list"
-	ToolSessionsHistory = "sessions_history"
-	ToolSessionsSend    = "sessions_send"
-	ToolSessionsSpawn   = "sessions_spawn"
-	ToolAgentsList      = "agents_list"
-	ToolSubagents       = "subagents"
+	ToolSessionsList    = policy.ToolSessionsList
+	ToolSessionsHistory = policy.ToolSessionsHistory
+	ToolSessionsSend    = policy.ToolSessionsSend
+	ToolSessionsSpawn   = policy.ToolSessionsSpawn
+	ToolAgentsList      = policy.ToolAgentsList
+	ToolSubagents       = policy.ToolSubagents
 	ToolRunsWait        = "runs_wait"
 )
-
-// SessionTools are the tools sub-agents do not get by default.
-var sessionToolNames = []string{ToolSessionsList, ToolSessionsHistory, ToolSessionsSend, ToolSessionsSpawn, ToolAgentsList, ToolSubagents}
 
 // Limits of tool parameters (see docs/tools.md).
 const (
