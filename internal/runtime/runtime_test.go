@@ -27,7 +27,7 @@ type fakeModel struct {
 	peak    int
 }
 
-func (f *fakeModel) Name() string                 { return "fake" }
+func (f *fakeModel) Name() string                   { return "fake" }
 func (f *fakeModel) ThinkingLevels(string) []string { return []string{"off"} }
 func (f *fakeModel) Complete(ctx context.Context, req domain.ModelRequest) (domain.ModelResponse, error) {
 	f.mu.Lock()
