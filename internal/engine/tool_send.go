@@ -163,19 +163,21 @@ func (e *Engine) Send(ctx context.Context, req Requester, p SendParams) (SendRes
 	if p.IdempotencyKey != "" {
 		idem = "send:" + p.IdempotencyKey
 	}
+	created := false
 	run, _, err := e.rt.Submit(ctx, domain.Run{
 		SessionKey: target, AgentID: targetAgent, Kind: domain.RunKindSend, Lane: domain.LaneNested,
 		ParentRunID: req.RunID, RequesterKey: requesterKey, IdempotencyKey: idem,
 		Message: p.Message, Spec: rawSpec,
 	}, func(tx domain.Tx) error {
-		_, created, err := e.ensureSession(tx, target, nil)
-		if created {
-			e.publishSession(target, "created")
-		}
+		var err error
+		_, created, err = e.ensureSession(tx, target, nil)
 		return err
 	})
 	if err != nil {
 		return fail(statusOf(err), domain.ErrorMessage(err), display), nil
+	}
+	if created {
+		e.publishSession(target, "created")
 	}
 	e.log.Info("sessions_send", "from", requesterKey, "to", target, "run", run.ID)
 	delivery := &Delivery{Status: "pending", Mode: "announce"}
