@@ -115,3 +115,37 @@ func (a *App) Close(ctx context.Context) error {
 	a.lock.Release()
 	return err
 }
+
+// OpenReadOnly opens a state dir that another process holds (an in-process
+// `switchboard mcp`, another command) for reading: the store without the
+// lock and an engine that is never started, so it runs nothing, recovers
+// nothing and delivers nothing. SQLite's WAL lets it read beside the
+// owner's writes.
+func OpenReadOnly(ctx context.Context, opts Options) (*App, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	cfg, err := LoadConfig(opts.ConfigPath, opts.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	st, err := sqlite.Open(ctx, DBPath(opts.StateDir), sqlite.Options{})
+	if err != nil {
+		return nil, err
+	}
+	models, err := model.NewRegistry(cfg, opts.Getenv, &http.Client{})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	e, err := engine.New(engine.Options{Config: cfg, Store: st, Models: models, Mirror: transcript.New(opts.StateDir, time.Now),
+		StateDir: opts.StateDir, Logger: opts.Logger, HoldRuns: true})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return &App{Config: cfg, Engine: e, Store: st, StateDir: opts.StateDir}, nil
+}

@@ -36,7 +36,7 @@ func AcquireLock(stateDir, owner string) (*Lock, error) {
 		b, _ := os.ReadFile(path)
 		_ = json.Unmarshal(b, &info)
 		f.Close()
-		return nil, fmt.Errorf("%w: %s is held by %s (pid %d, since %s); stop it or point --state-dir elsewhere", ErrLocked, stateDir, orUnknown(info.Owner), info.PID, orUnknown(info.Since))
+		return nil, fmt.Errorf("%w: %s is held by %s (pid %d, since %s); commands that read still work beside it; to share it for writes, run `switchboard gateway` instead (commands and `switchboard mcp` then go through it), or point --state-dir elsewhere", ErrLocked, stateDir, orUnknown(info.Owner), info.PID, orUnknown(info.Since))
 	}
 	info, _ := json.Marshal(LockInfo{PID: os.Getpid(), Owner: owner, Since: time.Now().UTC().Format(time.RFC3339)})
 	_ = f.Truncate(0)

@@ -98,6 +98,41 @@ func (e *env) openInProcess(owner string) (*inproc, error) {
 	return &inproc{env: e, app: a, eng: a.Engine}, nil
 }
 
+// withReadBackend is withBackend for commands that only read: when another
+// process holds the state dir without serving it (an in-process
+// `switchboard mcp`, another command), they read the store beside it.
+func (e *env) withReadBackend(fn func(b backend) error) (err error) {
+	b, err := e.open()
+	if errors.Is(err, app.ErrLocked) {
+		b, err = e.openReadOnly()
+	}
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := b.Close(e.ctx); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	return fn(b)
+}
+
+// openReadOnly opens the store for reading beside the process that holds
+// the state dir; its engine runs nothing.
+func (e *env) openReadOnly() (*inproc, error) {
+	dir, cfgPath, err := e.paths()
+	if err != nil {
+		return nil, err
+	}
+	log := e.logger()
+	log.Debug("state dir in use by another process; reading beside it", "stateDir", dir)
+	a, err := app.OpenReadOnly(e.ctx, app.Options{StateDir: dir, ConfigPath: cfgPath, Getenv: e.getenv, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	return &inproc{env: e, app: a, eng: a.Engine, readOnly: true}, nil
+}
+
 // withBackend opens the backend, runs fn and closes the backend; a close
 // error is reported unless fn failed first.
 func (e *env) withBackend(fn func(b backend) error) (err error) {

@@ -19,7 +19,7 @@ func agentsCommand() *command {
 					if err := e.wantArgs(pos, 0, 0, ""); err != nil {
 						return err
 					}
-					return e.withBackend(func(b backend) error {
+					return e.withReadBackend(func(b backend) error {
 						res, err := b.AgentsList(e.ctx, *as)
 						if err != nil {
 							return err

@@ -40,7 +40,7 @@ func outboxCommand() *command {
 						}
 						q.Statuses = []string{s}
 					}
-					return e.withBackend(func(b backend) error {
+					return e.withReadBackend(func(b backend) error {
 						items, err := b.Outbox(e.ctx, q)
 						if err != nil {
 							return err

@@ -34,7 +34,7 @@ func runsGetCommand() *command {
 				if err := e.wantArgs(pos, 1, 1, "RUNID"); err != nil {
 					return err
 				}
-				return e.withBackend(func(b backend) error {
+				return e.withReadBackend(func(b backend) error {
 					r, err := b.GetRun(e.ctx, strings.TrimSpace(pos[0]))
 					if err != nil {
 						return err
@@ -139,7 +139,7 @@ func runsListCommand() *command {
 					}
 					q.Statuses = append(q.Statuses, s)
 				}
-				return e.withBackend(func(b backend) error {
+				return e.withReadBackend(func(b backend) error {
 					runs, err := b.ListRuns(e.ctx, q)
 					if err != nil {
 						return err

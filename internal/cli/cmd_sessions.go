@@ -82,7 +82,7 @@ func sessionsListCommand() *command {
 				p.AgentID = strings.ToLower(strings.TrimSpace(*agent))
 				p.Search = *search
 				p.IncludeArchived = *archived
-				return e.withBackend(func(b backend) error {
+				return e.withReadBackend(func(b backend) error {
 					res, err := b.ListSessions(e.ctx, *as, p)
 					if err != nil {
 						return err
@@ -166,7 +166,7 @@ func sessionsHistoryCommand() *command {
 					return err
 				}
 				p := engine.HistoryParams{SessionKey: pos[0], Limit: n, IncludeTools: *tools, Raw: *raw}
-				return e.withBackend(func(b backend) error {
+				return e.withReadBackend(func(b backend) error {
 					res, err := b.History(e.ctx, *as, p)
 					if err != nil {
 						return err

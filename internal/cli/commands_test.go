@@ -269,19 +269,24 @@ func TestAgentsList(t *testing.T) {
 	mustContain(t, "agents list", c.ok("agents", "list").stdout, "ID", "main", "requester agent: main")
 }
 
+// TestLockedStateDir: while another process holds the state dir without
+// serving it (an in-process `switchboard mcp`), commands that read work
+// beside it and commands that write say who holds it.
 func TestLockedStateDir(t *testing.T) {
 	c := newCLI(t)
-	if err := os.MkdirAll(c.stateDir(), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	c.ok("chat", "main", "written before the lock")
 	lock, err := app.AcquireLock(c.stateDir(), "test holder")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lock.Release()
-	r := c.run("sessions", "list")
+	if res := jsonOf[engine.ListResult](c, "sessions", "list", "--json"); res.Count != 1 {
+		t.Fatalf("read beside the holder: count %d", res.Count)
+	}
+	mustContain(t, "history beside the holder", c.ok("sessions", "history", "main").stdout, "written before the lock")
+	r := c.run("chat", "main", "hi")
 	if r.code != exitError || !strings.Contains(r.stderr, "state directory is in use") || !strings.Contains(r.stderr, "test holder") {
-		t.Fatalf("locked: exit %d, stderr %q", r.code, r.stderr)
+		t.Fatalf("locked write: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
 

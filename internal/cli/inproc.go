@@ -17,6 +17,9 @@ type inproc struct {
 	env *env
 	app *app.App
 	eng *engine.Engine
+	// readOnly: the state dir belongs to another process; nothing was
+	// started here, so there is nothing to settle.
+	readOnly bool
 }
 
 var _ backend = (*inproc)(nil)
@@ -126,7 +129,7 @@ const closeTimeout = 10 * time.Second
 // the next start.
 func (b *inproc) Close(ctx context.Context) error {
 	var settleErr error
-	if !b.env.detach {
+	if !b.env.detach && !b.readOnly {
 		settleErr = settle(ctx, b.eng, b.env.progress())
 		if errors.Is(settleErr, context.Canceled) {
 			settleErr = errors.New("interrupted: runs in flight are recorded as aborted; queued work resumes at the next start")
