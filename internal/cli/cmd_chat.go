@@ -54,6 +54,9 @@ func chatCommand() *command {
 				}
 				msg := strings.Join(pos[1:], " ")
 				return e.withBackend(func(b backend) error {
+					if e.detach && !b.Remote() {
+						secs = 0 // the run is only recorded: there is nothing to wait for
+					}
 					return runChat(e, b, pos[0], msg, time.Duration(secs)*time.Second)
 				})
 			}

@@ -42,6 +42,10 @@ func sendCommand() *command {
 					p.TimeoutSeconds = &n
 				}
 				return e.withBackend(func(b backend) error {
+					if e.detach && !b.Remote() {
+						zero := 0 // the run is only recorded: there is nothing to wait for
+						p.TimeoutSeconds = &zero
+					}
 					res, err := b.Send(e.ctx, *as, p)
 					if err != nil {
 						return err

@@ -316,3 +316,20 @@ func TestGlobalFlagsAnywhere(t *testing.T) {
 		t.Errorf("--verbose should log to stderr, got %q", v.stderr)
 	}
 }
+
+// TestDetachLeavesWorkQueued: --detach records the run and exits at once;
+// the next engine start (any command) carries it out.
+func TestDetachLeavesWorkQueued(t *testing.T) {
+	c := newCLI(t)
+	id := strings.TrimSpace(c.ok("chat", "main", "later please", "--detach").stdout)
+	if id == "" {
+		t.Fatal("chat --detach printed no runId")
+	}
+	if r := jsonOf[domain.Run](c, "runs", "get", id, "--json"); r.Status != domain.RunQueued {
+		t.Fatalf("detached run = %s, want queued", r.Status)
+	}
+	// That command started an engine, which ran the queued run before exiting.
+	if r := jsonOf[domain.Run](c, "runs", "get", id, "--json"); r.Status != domain.RunOK || r.Reply != "echo: later please" {
+		t.Fatalf("after the next start: %s %q", r.Status, r.Reply)
+	}
+}
