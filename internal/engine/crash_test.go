@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/model/script"
 	"github.com/switchboard-go/switchboard/internal/store/sqlite"
+	"go.uber.org/goleak"
 )
 
 // The crash tests re-run this test binary as a child process that runs an
@@ -27,7 +28,7 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(crashEnv); mode != "" {
 		os.Exit(crashChild(mode, os.Getenv("SWITCHBOARD_CRASH_DIR")))
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 // crashConfig's model takes workDelay to answer "work" messages.
