@@ -1,13 +1,16 @@
 package openclawimport
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/transcript"
@@ -44,10 +47,17 @@ func Import(ctx context.Context, st domain.Store, dir string, opts Options) (Sum
 		existing[r.Key] = r
 	}
 	im := &importer{st: st, opts: opts, existing: existing, sum: &sum}
-	if err := im.run(ctx, cands); err != nil {
-		return sum, err
+	if opts.Mirror != nil {
+		im.mirror = startMirror(opts.Mirror)
 	}
-	return sum, nil
+	err = im.run(ctx, cands)
+	if im.mirror != nil {
+		// Whatever was committed is mirrored, even when the import stops.
+		for _, w := range im.mirror.finish() {
+			sum.warn(w)
+		}
+	}
+	return sum, err
 }
 
 type importer struct {
@@ -55,6 +65,7 @@ type importer struct {
 	opts     Options
 	existing map[string]domain.Session // read-only once run starts
 	sum      *Summary
+	mirror   *mirrorWriter // nil without Options.Mirror
 }
 
 // plan is what to do with one candidate, decided off the writer path.
@@ -72,78 +83,108 @@ type plan struct {
 	err                error // fatal: the store could not be read
 }
 
-// run plans chunks of candidates in parallel and writes each chunk while
-// the next one is being planned.
+// run plans candidates on GOMAXPROCS workers and writes them, in order, as
+// soon as they are planned: the writer does not wait for a whole batch to
+// be planned before it starts, so parsing and writing overlap from the
+// first session to the last. Workers stay at most planWindow candidates
+// ahead of the writer, which bounds the transcripts held in memory.
 func (im *importer) run(ctx context.Context, cands []candidate) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	chunks := make(chan []plan, 1)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		defer close(chunks)
-		for start := 0; start < len(cands); start += im.opts.BatchSize {
-			chunk := cands[start:min(start+im.opts.BatchSize, len(cands))]
-			plans := im.planChunk(ctx, chunk)
-			select {
-			case chunks <- plans:
-			case <-ctx.Done():
-				return
+	window := 2 * im.opts.BatchSize
+	var (
+		plans = make([]plan, len(cands))
+		slots = make(chan struct{}, window) // one per candidate being planned or not yet written
+		done  = make(chan int, window)      // indexes of finished plans; never full
+		next  atomic.Int64
+		wg    sync.WaitGroup
+	)
+	for range min(runtime.GOMAXPROCS(0), len(cands)) {
+		wg.Go(func() {
+			rd := bufio.NewReaderSize(nil, transcriptBufSize)
+			for {
+				// Take a slot before an index, so the lowest unfinished
+				// index always has a slot and the writer never waits
+				// for a candidate that cannot start.
+				select {
+				case slots <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
+				i := int(next.Add(1) - 1)
+				if i >= len(cands) {
+					<-slots
+					return
+				}
+				plans[i] = im.plan(ctx, &cands[i], rd)
+				done <- i
 			}
-		}
-	}()
-	err := im.writeAll(ctx, chunks, len(cands))
+		})
+	}
+	err := im.writeAll(ctx, plans, done, slots)
 	cancel()
 	wg.Wait()
 	return err
 }
 
-func (im *importer) writeAll(ctx context.Context, chunks <-chan []plan, total int) error {
-	done := 0
-	for plans := range chunks {
-		if err := im.write(ctx, plans); err != nil {
+// writeAll writes the plans in order as done reports them finished,
+// freeing a slot for each plan it is through with.
+func (im *importer) writeAll(ctx context.Context, plans []plan, done <-chan int, slots <-chan struct{}) error {
+	ready := make([]bool, len(plans))
+	w := groupWriter{im: im}
+	release := func(n int) {
+		for range n {
+			<-slots
+		}
+	}
+	for pos := 0; pos < len(plans); {
+		if !ready[pos] {
+			select {
+			case i := <-done:
+				ready[i] = true
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			continue
+		}
+		p := &plans[pos]
+		pos++
+		held, err := w.add(ctx, p)
+		if err != nil {
 			return err
 		}
-		done += len(plans)
-		if im.opts.Progress != nil {
-			im.opts.Progress(done, total)
+		release(held)
+		// Every BatchSize candidates (and at the end) the writes are
+		// committed and progress reported, as a batch of the import.
+		if pos%im.opts.BatchSize == 0 || pos == len(plans) {
+			n, err := w.flush(ctx)
+			if err != nil {
+				return err
+			}
+			release(n)
+			if im.opts.Progress != nil {
+				im.opts.Progress(pos, len(plans))
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 	}
-	return ctx.Err()
+	return nil
 }
 
-// planChunk plans every candidate of chunk, in parallel, keeping order.
-func (im *importer) planChunk(ctx context.Context, chunk []candidate) []plan {
-	plans := make([]plan, len(chunk))
-	workers := min(runtime.GOMAXPROCS(0), len(chunk))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				plans[i] = im.plan(ctx, &chunk[i])
-			}
-		}()
-	}
-	for i := range chunk {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return plans
-}
+// transcriptBufSize is the read buffer of a planning worker, the size
+// transcript.Read would otherwise allocate afresh for every file.
+const transcriptBufSize = 64 << 10
 
-// plan reads c's transcript and decides what to write.
-func (im *importer) plan(ctx context.Context, c *candidate) plan {
+// plan reads c's transcript (through rd) and decides what to write.
+func (im *importer) plan(ctx context.Context, c *candidate, rd *bufio.Reader) plan {
 	p := plan{c: c}
 	if err := ctx.Err(); err != nil {
 		p.err = err
 		return p
 	}
-	msgs := im.readTranscript(c, &p)
+	msgs := im.readTranscript(c, &p, rd)
 	p.branchLen = len(msgs)
 	now := im.opts.Now().UnixMilli()
 	kind := im.opts.Kind(c.key)
@@ -203,10 +244,10 @@ func (im *importer) storedCount(ctx context.Context, key, sessionID string, want
 
 // readTranscript returns the messages of c's active branch and records
 // problems on p.
-func (im *importer) readTranscript(c *candidate, p *plan) []domain.Message {
+func (im *importer) readTranscript(c *candidate, p *plan, rd *bufio.Reader) []domain.Message {
 	var lastErr error
 	for _, path := range transcriptPaths(c) {
-		h, entries, stats, err := transcript.ReadFile(path)
+		h, entries, stats, err := readTranscriptFile(path, rd)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -221,11 +262,13 @@ func (im *importer) readTranscript(c *candidate, p *plan) []domain.Message {
 		if h.ID != "" && h.ID != c.e.SessionID {
 			p.transcriptWarnings = append(p.transcriptWarnings, fmt.Sprintf("%s: header id %s differs from sessionId %s", path, h.ID, c.e.SessionID))
 		}
+		// The store assigns Seq, ID and ParentID; OpenClaw's entry ids are
+		// not kept.
 		msgs := transcript.Messages(transcript.ActiveBranch(entries))
 		for i := range msgs {
 			msgs[i].Seq, msgs[i].SessionID = 0, c.e.SessionID
 		}
-		return dedupeIDs(msgs)
+		return msgs
 	}
 	if lastErr != nil {
 		p.counted = append(p.counted, reasonBadTranscript)
@@ -259,19 +302,20 @@ func transcriptPaths(c *candidate) []string {
 	return out
 }
 
-// dedupeIDs clears repeated entry ids (a hand-edited file, say) so the
-// store assigns fresh ones instead of refusing the batch.
-func dedupeIDs(msgs []domain.Message) []domain.Message {
-	seen := make(map[string]struct{}, len(msgs))
-	for i := range msgs {
-		if msgs[i].ID == "" {
-			continue
-		}
-		if _, dup := seen[msgs[i].ID]; dup {
-			msgs[i].ID = ""
-			continue
-		}
-		seen[msgs[i].ID] = struct{}{}
+// readTranscriptFile is transcript.ReadFile reading through rd, which
+// transcript.Read uses as it is (it is large enough) instead of allocating
+// a buffer per file.
+func readTranscriptFile(path string, rd *bufio.Reader) (transcript.Header, []transcript.Entry, transcript.Stats, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return transcript.Header{}, nil, transcript.Stats{}, fmt.Errorf("transcript: %w", err)
 	}
-	return msgs
+	defer f.Close()
+	rd.Reset(f)
+	defer rd.Reset(nil)
+	h, entries, st, err := transcript.Read(rd)
+	if err != nil {
+		return h, entries, st, fmt.Errorf("transcript %s: %w", path, err)
+	}
+	return h, entries, st, nil
 }

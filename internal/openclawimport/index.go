@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // candidate is one sessions.json entry to import.
@@ -63,6 +65,8 @@ func loadIndexes(dir string, opts Options, sum *Summary) ([]candidate, error) {
 }
 
 // parseIndex decodes one sessions.json: an object of sessionKey → entry.
+// Entries are decoded on GOMAXPROCS goroutines (a sessions.json of 100,000
+// entries takes seconds on one); what they find is recorded in key order.
 func parseIndex(file string, data []byte, dirAgent, sessionsDir string, opts Options, sum *Summary) ([]candidate, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
@@ -73,41 +77,73 @@ func parseIndex(file string, data []byte, dirAgent, sessionsDir string, opts Opt
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	out := make([]candidate, 0, len(keys))
-	for _, k := range keys {
-		c := candidate{dirAgent: dirAgent, sessionsDir: sessionsDir, rawKey: k}
-		if err := json.Unmarshal(raw[k], &c.e); err != nil {
-			sum.skip(reasonInvalidEntry, fmt.Sprintf("%s: session %q: %v", file, k, err))
-			continue
-		}
-		if err := checkSessionID(c.e.SessionID); err != nil {
-			sum.skip(reasonInvalidEntry, fmt.Sprintf("%s: session %q: %v", file, k, err))
-			continue
-		}
-		key, err := opts.Canonical(k, dirAgent)
-		if err != nil {
-			sum.skip(reasonInvalidKey, fmt.Sprintf("%s: session %q: %v", file, k, err))
-			continue
-		}
-		c.key = key
-		if c.agentID = agentOfKey(key); c.agentID == "" {
-			sum.skip(reasonInvalidKey, fmt.Sprintf("%s: session %q: canonical key %q has no agent id", file, k, key))
-			continue
-		}
-		parent := c.e.SpawnedBy
-		if parent == "" {
-			parent = c.e.ParentSessionKey
-		}
-		if parent != "" {
-			if pk, err := opts.Canonical(parent, dirAgent); err == nil {
-				c.spawnedBy = pk
-			} else {
-				sum.warn(fmt.Sprintf("%s: session %q: spawnedBy dropped: %v", file, k, err))
+	results := make([]indexEntry, len(keys))
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(keys)/256))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(keys); i += workers {
+				results[i] = parseEntry(file, keys[i], raw[keys[i]], dirAgent, sessionsDir, opts)
 			}
+		})
+	}
+	wg.Wait()
+	out := make([]candidate, 0, len(keys))
+	for i := range results {
+		r := &results[i]
+		if r.warning != "" {
+			sum.warn(r.warning)
 		}
-		out = append(out, c)
+		if r.skip != "" {
+			sum.skip(r.skip, r.detail)
+			continue
+		}
+		out = append(out, r.c)
 	}
 	return out, nil
+}
+
+// indexEntry is what parseEntry made of one sessions.json entry: a
+// candidate, or the reason to skip it.
+type indexEntry struct {
+	c            candidate
+	skip, detail string
+	warning      string
+}
+
+func parseEntry(file, k string, raw json.RawMessage, dirAgent, sessionsDir string, opts Options) indexEntry {
+	r := indexEntry{c: candidate{dirAgent: dirAgent, sessionsDir: sessionsDir, rawKey: k}}
+	c := &r.c
+	if err := json.Unmarshal(raw, &c.e); err != nil {
+		r.skip, r.detail = reasonInvalidEntry, fmt.Sprintf("%s: session %q: %v", file, k, err)
+		return r
+	}
+	if err := checkSessionID(c.e.SessionID); err != nil {
+		r.skip, r.detail = reasonInvalidEntry, fmt.Sprintf("%s: session %q: %v", file, k, err)
+		return r
+	}
+	key, err := opts.Canonical(k, dirAgent)
+	if err != nil {
+		r.skip, r.detail = reasonInvalidKey, fmt.Sprintf("%s: session %q: %v", file, k, err)
+		return r
+	}
+	c.key = key
+	if c.agentID = agentOfKey(key); c.agentID == "" {
+		r.skip, r.detail = reasonInvalidKey, fmt.Sprintf("%s: session %q: canonical key %q has no agent id", file, k, key)
+		return r
+	}
+	parent := c.e.SpawnedBy
+	if parent == "" {
+		parent = c.e.ParentSessionKey
+	}
+	if parent != "" {
+		if pk, err := opts.Canonical(parent, dirAgent); err == nil {
+			c.spawnedBy = pk
+		} else {
+			r.warning = fmt.Sprintf("%s: session %q: spawnedBy dropped: %v", file, k, err)
+		}
+	}
+	return r
 }
 
 // dedupe keeps, for each canonical key, the most recently updated entry:

@@ -23,10 +23,12 @@ const (
 type Options struct {
 	// Canonical turns a sessions.json key of agent agentID into a canonical
 	// session key (lowercase agent:<agentId>:<rest>). Nil uses a built-in
-	// that lowercases and prefixes bare keys with agent:<agentId>:.
+	// that lowercases and prefixes bare keys with agent:<agentId>:. It is
+	// called from several goroutines at once, as Kind is.
 	Canonical func(key, agentID string) (string, error)
 	// Kind classifies a canonical key (main|group|cron|hook|node|other).
-	// Nil uses a built-in with main key "main".
+	// Nil uses a built-in with main key "main". It is called from several
+	// goroutines at once.
 	Kind func(canonicalKey string) string
 	// Progress, when set, is called after each committed batch with the
 	// number of sessions handled so far and the total.
@@ -37,7 +39,8 @@ type Options struct {
 	// DefaultBatchSize).
 	BatchSize int
 	// Mirror, when set, receives the messages written to the store, as
-	// stored, so switchboard's own JSONL mirror matches the store.
+	// stored, so switchboard's own JSONL mirror matches the store. Append
+	// is called on a goroutine of the import's own, in commit order.
 	Mirror Mirror
 }
 

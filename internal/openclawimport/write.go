@@ -8,48 +8,64 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
-// write records the plans of one chunk in the summary and writes the
-// sessions that need it in Updates of at most BatchSize sessions and
-// about batchMessages messages.
-func (im *importer) write(ctx context.Context, plans []plan) error {
-	var group []*plan
-	groupMsgs := 0
-	for i := range plans {
-		p := &plans[i]
-		if p.err != nil {
-			return p.err
-		}
-		for _, w := range p.warnings {
-			im.sum.warn(w)
-		}
-		if p.skip == "" {
-			for _, w := range p.transcriptWarnings {
-				im.sum.warn(w)
-			}
-		}
-		if p.skip == reasonUnchanged {
-			im.largest(p)
-		}
-		if p.skip != "" {
-			im.sum.skip(p.skip, "")
-			continue
-		}
-		if p.row == nil && len(p.msgs) == 0 {
-			continue
-		}
-		if len(group) > 0 && (len(group) >= im.opts.BatchSize || groupMsgs+len(p.msgs) > batchMessages) {
-			if err := im.commit(ctx, group); err != nil {
-				return err
-			}
-			group, groupMsgs = group[:0], 0
-		}
-		group = append(group, p)
-		groupMsgs += len(p.msgs)
+// groupWriter gathers planned sessions into Updates of at most BatchSize
+// sessions and about batchMessages messages.
+type groupWriter struct {
+	im    *importer
+	group []*plan
+	msgs  int
+}
+
+// add records p in the summary and queues it for writing. It returns how
+// many plans it is through with (p itself when p writes nothing, plus a
+// group it had to commit to make room).
+func (w *groupWriter) add(ctx context.Context, p *plan) (released int, err error) {
+	im := w.im
+	if p.err != nil {
+		return 0, p.err
 	}
-	if len(group) > 0 {
-		return im.commit(ctx, group)
+	for _, s := range p.warnings {
+		im.sum.warn(s)
 	}
-	return nil
+	if p.skip == "" {
+		for _, s := range p.transcriptWarnings {
+			im.sum.warn(s)
+		}
+	}
+	if p.skip == reasonUnchanged {
+		im.largest(p)
+	}
+	if p.skip != "" {
+		im.sum.skip(p.skip, "")
+		return 1, nil
+	}
+	if p.row == nil && len(p.msgs) == 0 {
+		return 1, nil
+	}
+	if len(w.group) > 0 && (len(w.group) >= im.opts.BatchSize || w.msgs+len(p.msgs) > batchMessages) {
+		if released, err = w.flush(ctx); err != nil {
+			return 0, err
+		}
+	}
+	w.group = append(w.group, p)
+	w.msgs += len(p.msgs)
+	return released, nil
+}
+
+// flush commits the queued plans and returns how many there were.
+func (w *groupWriter) flush(ctx context.Context) (int, error) {
+	n := len(w.group)
+	if n == 0 {
+		return 0, nil
+	}
+	err := w.im.commit(ctx, w.group)
+	for _, p := range w.group {
+		// Let the plan's messages go; the summary has what it needs.
+		*p = plan{}
+	}
+	clear(w.group)
+	w.group, w.msgs = w.group[:0], 0
+	return n, err
 }
 
 // commit writes group in one Update. If the store refuses it, each session
@@ -121,10 +137,8 @@ func (im *importer) done(group []*plan, stored [][]domain.Message) {
 		for _, r := range p.counted {
 			im.sum.Skipped[r]++
 		}
-		if im.opts.Mirror != nil && len(stored[i]) > 0 {
-			if err := im.opts.Mirror.Append(p.c.agentID, p.c.e.SessionID, stored[i]); err != nil {
-				im.sum.warn(fmt.Sprintf("session %s: mirror: %v", p.c.key, err))
-			}
+		if im.mirror != nil && len(stored[i]) > 0 {
+			im.mirror.append(p.c.key, p.c.agentID, p.c.e.SessionID, stored[i])
 		}
 	}
 }

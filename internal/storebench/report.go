@@ -22,7 +22,9 @@ type Report struct {
 	// update from 8 and 64 goroutines at once.
 	UpdateEntryConcurrent8  Stat `json:"updateEntryConcurrent8"`
 	UpdateEntryConcurrent64 Stat `json:"updateEntryConcurrent64"`
-	// MemMB is the process's memory after the listings.
+	// MemMB is the process's memory right after its first full listing,
+	// with the garbage and the store's write cache of what ran before (the
+	// import) released first.
 	MemMB Mem `json:"memMB"`
 	// Disk is the size in bytes of the store's files (db, -wal, -shm).
 	Disk int64 `json:"disk"`

@@ -1,9 +1,13 @@
 package sqlite
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -42,25 +46,23 @@ func reportPercentiles(b *testing.B, d []time.Duration) {
 	b.ReportMetric(float64(d[len(d)*99/100].Nanoseconds()), "p99-ns")
 }
 
-// BenchmarkListActive60Limit200 lists sessions updated in the last hour,
-// 200 at most, out of 100,000 rows (10% archived).
-func BenchmarkListActive60Limit200(b *testing.B) {
-	st := openBench(b)
-	const n = 100_000
+// fillSessions puts n sessions in st: 20 agents, one update every 10 s
+// going back from benchNow (so 360 in the last hour), 10% archived.
+func fillSessions(b *testing.B, st *Store, n int) {
+	b.Helper()
 	err := st.Update(b.Context(), func(tx domain.Tx) error {
 		for i := range n {
 			s := domain.Session{
-				Key:       fmt.Sprintf("agent:a%d:sub:%08d", i%20, i),
-				AgentID:   fmt.Sprintf("a%d", i%20),
-				SessionID: domain.NewID(),
-				Kind:      domain.KindOther,
-				SpawnedBy: fmt.Sprintf("agent:a%d:main", i%20),
-				Label:     fmt.Sprintf("task %d", i),
-				Model:     "openai/gpt-4.1-mini",
-				Channel:   "discord",
-				Delivery:  &domain.DeliveryContext{Channel: "discord", To: "channel:1"},
-				CreatedAt: benchNow - int64(i)*10_000,
-				// One session every 10 s: 360 in the last hour.
+				Key:         fmt.Sprintf("agent:a%d:sub:%08d", i%20, i),
+				AgentID:     fmt.Sprintf("a%d", i%20),
+				SessionID:   domain.NewID(),
+				Kind:        domain.KindOther,
+				SpawnedBy:   fmt.Sprintf("agent:a%d:main", i%20),
+				Label:       fmt.Sprintf("task %d", i),
+				Model:       "openai/gpt-4.1-mini",
+				Channel:     "discord",
+				Delivery:    &domain.DeliveryContext{Channel: "discord", To: "channel:1"},
+				CreatedAt:   benchNow - int64(i)*10_000,
 				UpdatedAt:   benchNow - int64(i)*10_000,
 				TotalTokens: int64(i),
 			}
@@ -76,6 +78,13 @@ func BenchmarkListActive60Limit200(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+}
+
+// BenchmarkListActive60Limit200 lists sessions updated in the last hour,
+// 200 at most, out of 100,000 rows (10% archived).
+func BenchmarkListActive60Limit200(b *testing.B) {
+	st := openBench(b)
+	fillSessions(b, st, 100_000)
 	q := domain.SessionQuery{UpdatedSince: benchNow - 60*60_000, Limit: 200}
 	var durs []time.Duration
 	for b.Loop() {
@@ -87,6 +96,87 @@ func BenchmarkListActive60Limit200(b *testing.B) {
 		}
 	}
 	reportPercentiles(b, durs)
+}
+
+// BenchmarkListAll lists every one of 100,000 sessions (ListSessions
+// without a limit; 90,000 unarchived). It then starts a fresh process (the
+// test binary again, see listAllChild) that opens the store, lists it once
+// and reports its resident memory as rss-MB.
+func BenchmarkListAll(b *testing.B) {
+	st := openBench(b)
+	fillSessions(b, st, 100_000)
+	var durs []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		rows, err := st.ListSessions(b.Context(), domain.SessionQuery{})
+		durs = append(durs, time.Since(start))
+		if err != nil || len(rows) != 90_000 {
+			b.Fatalf("ListSessions = %d rows, %v", len(rows), err)
+		}
+	}
+	reportPercentiles(b, durs)
+	if err := st.Close(); err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.CommandContext(b.Context(), os.Args[0], "-test.run=^$", "-test.bench=^$")
+	cmd.Env = append(os.Environ(), listAllChildEnv+"="+st.Path())
+	out, err := cmd.Output()
+	if err != nil {
+		b.Fatalf("list-all child: %v", err)
+	}
+	var res listAllResult
+	if err := json.Unmarshal(out, &res); err != nil || res.Rows != 90_000 {
+		b.Fatalf("list-all child said %q (%v)", out, err)
+	}
+	b.ReportMetric(res.RSSMB, "child-rss-MB")
+	b.ReportMetric(float64(res.Nanos), "child-list-ns")
+}
+
+// listAllChildEnv, set to a database path, turns the test binary into the
+// child of BenchmarkListAll.
+const listAllChildEnv = "SWITCHBOARD_SQLITE_LISTALL_CHILD"
+
+type listAllResult struct {
+	Rows  int     `json:"rows"`
+	Nanos int64   `json:"nanos"`
+	RSSMB float64 `json:"rssMB"`
+}
+
+// listAllChild opens the store at path, lists every session once and
+// prints a listAllResult: the time the listing took and VmRSS right after.
+func listAllChild(path string) int {
+	ctx := context.Background()
+	st, err := Open(ctx, path, Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer st.Close()
+	start := time.Now()
+	rows, err := st.ListSessions(ctx, domain.SessionQuery{})
+	elapsed := time.Since(start)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	res := listAllResult{Rows: len(rows), Nanos: elapsed.Nanoseconds()}
+	for line := range strings.Lines(string(status)) {
+		if kb, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var n float64
+			fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(kb), " kB"), &n)
+			res.RSSMB = n / 1024
+		}
+	}
+	runtime.KeepAlive(rows)
+	if err := json.NewEncoder(os.Stdout).Encode(res); err != nil {
+		return 1
+	}
+	return 0
 }
 
 // benchMessages returns a realistic mix: user text, an assistant tool call,

@@ -14,7 +14,13 @@
 // in the WAL file before COMMIT returns, so an acknowledged Update survives
 // a process crash (kill -9); Options.SyncFull adds an fsync per commit for
 // power loss. WAL checkpoints run on a background goroutine with its own
-// connection (checkpoint.go) instead of inside a writer's COMMIT.
+// connection instead of inside a writer's COMMIT; the writer itself makes
+// the WAL restart once it passes 64 MiB and truncates it when idle
+// (checkpoint.go), so the WAL stays bounded under sustained writes.
+//
+// The writer remembers each key's newest message (writercache.go), so an
+// append needs no index read to find its seq and parent, and a batch of one
+// Update runs without a savepoint.
 //
 // # Reads
 //
@@ -36,13 +42,18 @@
 // another application, or has a newer schema than this binary is refused
 // with an error naming the path, before anything is written to it.
 //
-// Sessions are columns (Origin and DeliveryContext as JSON text), indexed
-// for the list order (updated_at DESC, key), agent, session id, spawned_by
-// and label. Messages keep the raw transcript JSON plus their store fields
-// as columns, with indexes on (key, seq), (key, sessionId, seq) and
-// (key, sessionId, id). There are no foreign keys: a transcript may exist
-// without a session row (AppendMessages never touches the row, and a fn
-// may append before it puts the row).
+// Sessions keep as columns only what SQL filters, orders and indexes on
+// (key, agent, session id, kind, spawned_by, label, updated_at,
+// archived_at, search text), indexed for the list order (updated_at DESC,
+// key), agent, session id, spawned_by and label; the whole row is one
+// encoded BLOB (sessionrow.go), so reading a row is one column and one
+// allocation. A listing without a limit scans the table and sorts in Go
+// instead of walking the index with a random lookup per row. Messages keep
+// the raw transcript JSON plus their store fields as columns, indexed on
+// (key, seq) only: entry ids are unique per transcript by construction
+// (entryid.go). There are no foreign keys: a transcript may exist without
+// a session row (AppendMessages never touches the row, and a fn may append
+// before it puts the row).
 //
 // Search matches a substring of the lower-cased key, label and display
 // name, lower-cased by Go (so beyond ASCII) into one column when the row

@@ -15,9 +15,9 @@ import (
 )
 
 // AppendMessages appends msgs to the transcript of (key, sessionID). Each
-// stored message gets the next Seq of the key, a fresh 8-hex ID unique in
-// the transcript (a UUID in the rare case of a collision), the previous
-// message's ID as ParentID, and SessionID. The session row is not touched.
+// stored message gets the next Seq of the key, an 8-hex ID unique in the
+// transcript (entryid.go), the previous message's ID as ParentID, and
+// SessionID. The session row is not touched.
 func (t *tx) AppendMessages(key, sessionID string, msgs []domain.Message) ([]domain.Message, error) {
 	if err := t.check(); err != nil {
 		return nil, err
@@ -38,62 +38,153 @@ func (t *tx) AppendMessages(key, sessionID string, msgs []domain.Message) ([]dom
 	}
 
 	// The key's last message gives the next seq and, when it belongs to the
-	// same generation (the usual case), the parent id too.
-	var (
-		seq            int64
-		lastID, parent string
-		lastSID        string
-	)
-	err := t.queryRow(`SELECT seq, id, session_id FROM messages WHERE session_key = ? ORDER BY seq DESC LIMIT 1`,
-		key).Scan(&seq, &lastID, &lastSID)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-	case err != nil:
+	// same generation (the usual case), the parent too.
+	last, err := t.lastMessage(key)
+	if err != nil {
 		return nil, fmt.Errorf("append messages to %q: last message: %w", key, err)
-	case lastSID == sessionID:
-		parent = lastID
+	}
+	seq := last.seq
+	var parent string
+	var parentSeq int64
+	switch {
+	case last.seq == 0:
+	case last.sid == sessionID:
+		parent, parentSeq = last.id, last.seq
 	default:
-		err := t.queryRow(`SELECT id FROM messages WHERE session_key = ? AND session_id = ? ORDER BY seq DESC LIMIT 1`,
-			key, sessionID).Scan(&parent)
+		err := t.queryRow(`SELECT seq, id FROM messages WHERE session_key = ? AND session_id = ? ORDER BY seq DESC LIMIT 1`,
+			key, sessionID).Scan(&parentSeq, &parent)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("append messages to %q: last id of %q: %w", key, sessionID, err)
 		}
 	}
+	ids, err := t.idSource(key, sessionID, parent, parentSeq)
+	if err != nil {
+		return nil, fmt.Errorf("append messages to %q: %w", key, err)
+	}
 
+	// Mark the key before writing: if this fn fails, the cache forgets it.
+	t.touch(key)
 	out := make([]domain.Message, len(msgs))
 	for i, m := range msgs {
 		seq++
-		m.Seq, m.ID, m.ParentID, m.SessionID = seq, t.s.newID(), parent, sessionID
-		if err := t.insertMessage(key, &m); err != nil {
+		m.Seq, m.ParentID, m.SessionID = seq, parent, sessionID
+		if m.ID, err = ids.next(t, seq); err != nil {
 			return nil, fmt.Errorf("append messages to %q: messages[%d]: %w", key, i, err)
 		}
 		out[i] = m
 		parent = m.ID
 	}
+	if err := t.insertMessages(key, out); err != nil {
+		return nil, fmt.Errorf("append messages to %q: %w", key, err)
+	}
+	t.s.cache.put(key, lastMessage{seq: seq, id: parent, sid: sessionID})
 	return out, nil
 }
 
-const insertMessage = `INSERT INTO messages (session_key, seq, session_id, id, parent_id, role, run_id, timestamp, body)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+// insertRowsMax is the most messages one INSERT statement stores: fewer
+// statements cost less in database/sql and the driver than the rows do.
+const insertRowsMax = 16
 
-// insertMessage stores m. The unique index on (key, sessionId, id) catches
-// the rare reuse of a random 8-hex id; m then gets a UUID instead, which
-// saves a lookup per message in the common case.
-func (t *tx) insertMessage(key string, m *domain.Message) error {
-	body, err := json.Marshal(m)
-	if err != nil {
-		return err
+// insertMessages stores msgs of key, up to insertRowsMax per statement.
+func (t *tx) insertMessages(key string, msgs []domain.Message) error {
+	buf := t.s.encBuf[:0]
+	args := t.s.insertArgs[:0]
+	for start := 0; start < len(msgs); start += insertRowsMax {
+		chunk := msgs[start:min(start+insertRowsMax, len(msgs))]
+		args = args[:0]
+		for i := range chunk {
+			m := &chunk[i]
+			var err error
+			if buf, err = appendMessageJSON(buf[:0], m); err != nil {
+				return fmt.Errorf("messages[%d]: %w", start+i, err)
+			}
+			args = append(args, key, m.Seq, m.SessionID, m.ID, m.ParentID, m.Role, m.RunID, m.Timestamp, string(buf))
+		}
+		if _, err := t.exec(t.s.insertSQL[len(chunk)], args...); err != nil {
+			return fmt.Errorf("messages[%d:%d]: %w", start, start+len(chunk), err)
+		}
 	}
-	insert := func() error {
-		_, err := t.exec(insertMessage, key, m.Seq, m.SessionID, m.ID, m.ParentID, m.Role, m.RunID, m.Timestamp, string(body))
-		return err
+	clear(args) // let the bodies go
+	t.s.encBuf, t.s.insertArgs = buf, args
+	return nil
+}
+
+// insertMessagesSQL returns the INSERTs of 0 to insertRowsMax message rows
+// (Store.insertSQL).
+func insertMessagesSQL() (q [insertRowsMax + 1]string) {
+	for n := 1; n <= insertRowsMax; n++ {
+		q[n] = insertMessagesN(n)
 	}
-	err = insert()
+	return q
+}
+
+func insertMessagesN(n int) string {
+	const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	return `INSERT INTO messages (session_key, seq, session_id, id, parent_id, role, run_id, timestamp, body) VALUES ` +
+		strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
+}
+
+// lastMessage returns the newest message of key, from the writer's cache
+// or the (session_key, seq) index.
+func (t *tx) lastMessage(key string) (lastMessage, error) {
+	if m, ok := t.s.cache.last[key]; ok {
+		return m, nil
+	}
+	var m lastMessage
+	err := t.queryRow(`SELECT seq, id, session_id FROM messages WHERE session_key = ? ORDER BY seq DESC LIMIT 1`,
+		key).Scan(&m.seq, &m.id, &m.sid)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return m, err
+	}
+	t.s.cache.put(key, m)
+	return m, nil
+}
+
+// idSource hands out the entry ids of one append.
+type idSource struct {
+	key, sid string
+	salt     uint32
+	// legacy: the generation has random ids from before schema version 2;
+	// new ids are random too, checked against legacy_entry_ids.
+	legacy bool
+}
+
+// idSource returns the ids for messages appended to (key, sid), whose last
+// message so far is parent at parentSeq ("" when none).
+func (t *tx) idSource(key, sid, parent string, parentSeq int64) (idSource, error) {
+	src := idSource{key: key, sid: sid}
+	if parent != "" && t.s.hasLegacyIDs {
+		err := t.queryRow(`SELECT 1 FROM legacy_entry_ids WHERE session_key = ? AND session_id = ? LIMIT 1`, key, sid).Scan(new(int))
+		switch {
+		case err == nil:
+			src.legacy = true
+			return src, nil
+		case !errors.Is(err, sql.ErrNoRows):
+			return src, fmt.Errorf("legacy ids: %w", err)
+		}
+	}
+	if salt, ok := saltOf(parent, parentSeq); ok && parent != "" {
+		src.salt = salt
+		return src, nil
+	}
+	// A new generation (or a parent id not of this scheme, which only a
+	// legacy generation has): a fresh salt.
+	src.salt, _ = parseHex32(t.s.newID())
+	return src, nil
+}
+
+func (src *idSource) next(t *tx, seq int64) (string, error) {
+	if !src.legacy {
+		return entryID(seq, src.salt), nil
+	}
+	id := t.s.newID()
+	_, err := t.exec(`INSERT INTO legacy_entry_ids (session_key, session_id, id) VALUES (?, ?, ?)`, src.key, src.sid, id)
 	if isConstraint(err) {
-		m.ID = uuid.NewString()
-		err = insert()
+		// The rare reuse of a random id: a UUID cannot collide.
+		id = uuid.NewString()
+		_, err = t.exec(`INSERT INTO legacy_entry_ids (session_key, session_id, id) VALUES (?, ?, ?)`, src.key, src.sid, id)
 	}
-	return err
+	return id, err
 }
 
 // ReadMessages returns messages of key in chronological order. Only the

@@ -11,16 +11,20 @@ import (
 const applicationID = 0x53774264
 
 // SchemaVersion is the schema version this package writes and understands.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
-// migration returns the SQL that moves the schema from version to-1 to to.
+// migrateTo moves the schema on conn, inside the migration transaction,
+// from version to-1 to to. A new store runs every migration in turn.
 // Never edit a released migration: add the next version instead.
-func migration(to int) string {
+func migrateTo(ctx context.Context, conn *sql.Conn, to int) error {
 	switch to {
 	case 1:
-		return schemaV1
+		_, err := conn.ExecContext(ctx, schemaV1)
+		return err
+	case 2:
+		return migrateV2(ctx, conn)
 	}
-	return ""
+	return fmt.Errorf("no migration to version %d", to)
 }
 
 // schemaV1 is the initial schema.
@@ -189,7 +193,7 @@ func migrate(ctx context.Context, conn *sql.Conn, path string) (err error) {
 		return err
 	}
 	for v := version; v < SchemaVersion; v++ {
-		if _, err := conn.ExecContext(ctx, migration(v+1)); err != nil {
+		if err := migrateTo(ctx, conn, v+1); err != nil {
 			return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
 		}
 	}

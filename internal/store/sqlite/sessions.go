@@ -1,9 +1,9 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,23 +11,18 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
-// sessionColumns lists the sessions table columns in the order of
-// sessionArgs and scanSession.
-const sessionColumns = `key, agent_id, session_id, kind, channel, chat_type, label, display_name,
-	origin, delivery, last_channel, last_to, last_account,
-	spawned_by, spawn_depth, spawn_run_id, sandboxed,
-	model, model_override, model_provider, thinking_level, verbose_level, send_policy, system_sent, aborted_last_run,
-	input_tokens, output_tokens, total_tokens, context_tokens, estimated_cost_usd,
-	status, started_at, ended_at, created_at, updated_at, archive_at, archived_at`
+// sessionColumns lists the columns of sessionArgs: what SQL filters,
+// orders and indexes on, then data, the whole row (sessionrow.go).
+const sessionColumns = `key, agent_id, session_id, kind, spawned_by, label, updated_at, archived_at, search_text, data`
 
-const selectSessionByKey = `SELECT ` + sessionColumns + ` FROM sessions WHERE key = ?`
+const selectSessionByKey = selectData + ` WHERE key = ?`
 
-const insertSession = `INSERT INTO sessions (` + sessionColumns + `, search_text)
-VALUES (?,?,?,?,?,?,?,?, ?,?,?,?,?, ?,?,?,?, ?,?,?,?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?,?,?, ?)`
+// insertSessionIfNew inserts a row unless its key has one already.
+const insertSessionIfNew = `INSERT INTO sessions (` + sessionColumns + `) VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT (key) DO NOTHING`
 
-// sessionColumnNames returns the columns of sessionArgs, search_text last.
+// sessionColumnNames returns the columns of sessionArgs.
 func sessionColumnNames() []string {
-	names := strings.Split(sessionColumns+", search_text", ",")
+	names := strings.Split(sessionColumns, ",")
 	for i, n := range names {
 		names[i] = strings.TrimSpace(n)
 	}
@@ -42,7 +37,7 @@ func updateSessionQuery(names []string, old, new []any) (string, []any) {
 	var b strings.Builder
 	var vals []any
 	for i := 1; i < len(new); i++ {
-		if old[i] == new[i] {
+		if sameArg(old[i], new[i]) {
 			continue
 		}
 		if len(vals) > 0 {
@@ -58,87 +53,45 @@ func updateSessionQuery(names []string, old, new []any) (string, []any) {
 	return "UPDATE sessions SET " + b.String() + " WHERE key = ?", vals
 }
 
+// sameArg compares two values of sessionArgs; data is a []byte, which ==
+// on interfaces cannot compare.
+func sameArg(a, b any) bool {
+	if x, ok := a.([]byte); ok {
+		y, ok := b.([]byte)
+		return ok && bytes.Equal(x, y)
+	}
+	return a == b
+}
+
 // searchSep joins the searchable fields so a match cannot span two of them.
 const searchSep = "\x1f"
 
 // searchText is what SessionQuery.Search matches. Go lower-cases it, so
 // the match is case-insensitive beyond ASCII (SQLite's lower() is not).
-func searchText(s domain.Session) string {
+func searchText(s *domain.Session) string {
 	return strings.ToLower(s.Key + searchSep + s.Label + searchSep + s.DisplayName)
 }
 
-func sessionArgs(s domain.Session) ([]any, error) {
-	origin, err := jsonOrNull(s.Origin)
-	if err != nil {
-		return nil, fmt.Errorf("origin: %w", err)
-	}
-	delivery, err := jsonOrNull(s.Delivery)
-	if err != nil {
-		return nil, fmt.Errorf("deliveryContext: %w", err)
-	}
+// sessionArgs returns the column values of s in sessionColumns order.
+func sessionArgs(s *domain.Session) []any {
 	return []any{
-		s.Key, s.AgentID, s.SessionID, s.Kind, s.Channel, s.ChatType, s.Label, s.DisplayName,
-		origin, delivery, s.LastChannel, s.LastTo, s.LastAccount,
-		s.SpawnedBy, s.SpawnDepth, s.SpawnRunID, s.Sandboxed,
-		s.Model, s.ModelOverride, s.ModelProvider, s.ThinkingLevel, s.VerboseLevel, s.SendPolicy, s.SystemSent, s.AbortedLastRun,
-		s.InputTokens, s.OutputTokens, s.TotalTokens, s.ContextTokens, s.EstimatedCostUSD,
-		s.Status, s.StartedAt, s.EndedAt, s.CreatedAt, s.UpdatedAt, s.ArchiveAt, s.ArchivedAt,
-		searchText(s),
-	}, nil
+		s.Key, s.AgentID, s.SessionID, s.Kind, s.SpawnedBy, s.Label, s.UpdatedAt, s.ArchivedAt,
+		searchText(s), appendSessionRow(nil, s),
+	}
 }
 
-// jsonOrNull encodes a nil pointer as SQL NULL so it reads back as nil.
-func jsonOrNull[T any](v *T) (any, error) {
-	if v == nil {
-		return nil, nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return string(b), nil
-}
-
-// rowScanner is *sql.Row or *sql.Rows.
-type rowScanner interface {
-	Scan(dest ...any) error
-}
-
-func scanSession(r rowScanner) (domain.Session, error) {
-	var s domain.Session
-	var origin, delivery sql.NullString
-	err := r.Scan(
-		&s.Key, &s.AgentID, &s.SessionID, &s.Kind, &s.Channel, &s.ChatType, &s.Label, &s.DisplayName,
-		&origin, &delivery, &s.LastChannel, &s.LastTo, &s.LastAccount,
-		&s.SpawnedBy, &s.SpawnDepth, &s.SpawnRunID, &s.Sandboxed,
-		&s.Model, &s.ModelOverride, &s.ModelProvider, &s.ThinkingLevel, &s.VerboseLevel, &s.SendPolicy, &s.SystemSent, &s.AbortedLastRun,
-		&s.InputTokens, &s.OutputTokens, &s.TotalTokens, &s.ContextTokens, &s.EstimatedCostUSD,
-		&s.Status, &s.StartedAt, &s.EndedAt, &s.CreatedAt, &s.UpdatedAt, &s.ArchiveAt, &s.ArchivedAt,
-	)
-	if err != nil {
-		return s, err
-	}
-	if origin.Valid {
-		s.Origin = new(domain.Origin)
-		if err := json.Unmarshal([]byte(origin.String), s.Origin); err != nil {
-			return s, fmt.Errorf("session %q: origin: %w", s.Key, err)
-		}
-	}
-	if delivery.Valid {
-		s.Delivery = new(domain.DeliveryContext)
-		if err := json.Unmarshal([]byte(delivery.String), s.Delivery); err != nil {
-			return s, fmt.Errorf("session %q: deliveryContext: %w", s.Key, err)
-		}
-	}
-	return s, nil
-}
-
+// getSession reads the data column of one row.
 func getSession(row *sql.Row, key string) (domain.Session, error) {
-	s, err := scanSession(row)
+	var data string
+	err := row.Scan(&data)
 	if errors.Is(err, sql.ErrNoRows) {
 		return domain.Session{}, fmt.Errorf("session %q: %w", key, domain.ErrNotFound)
 	}
 	if err != nil {
+		return domain.Session{}, fmt.Errorf("get session %q: %w", key, err)
+	}
+	var s domain.Session
+	if err := decodeSessionRow(data, &s); err != nil {
 		return domain.Session{}, fmt.Errorf("get session %q: %w", key, err)
 	}
 	return s, nil
@@ -159,8 +112,8 @@ func (s *Store) GetSession(ctx context.Context, key string) (domain.Session, err
 // FindSessionsByID returns every row whose current SessionID is id, in
 // list order.
 func (s *Store) FindSessionsByID(ctx context.Context, sessionID string) ([]domain.Session, error) {
-	return s.querySessions(ctx, "find sessions by id",
-		`SELECT `+sessionColumns+` FROM sessions WHERE session_id = ? ORDER BY updated_at DESC, key`, sessionID)
+	return s.querySessions(ctx, "find sessions by id", false, 0,
+		selectData+` WHERE session_id = ? ORDER BY updated_at DESC, key`, sessionID)
 }
 
 // ListSessions returns the rows matching q, newest UpdatedAt first.
@@ -169,7 +122,31 @@ func (s *Store) ListSessions(ctx context.Context, q domain.SessionQuery) ([]doma
 	if err != nil {
 		return nil, err
 	}
-	return s.querySessions(ctx, "list sessions", query, args...)
+	if s.closed.Load() {
+		return nil, fmt.Errorf("list sessions: %w", domain.ErrClosed)
+	}
+	if q.Limit > 0 {
+		// The index hands rows over in list order and LIMIT stops early.
+		return s.querySessions(ctx, "list sessions", false, 0, query, args...)
+	}
+	hint := 0
+	if unfiltered(q) {
+		// The row count bounds the result, so the slice is allocated once
+		// instead of growing (and copying) its way up to a 100,000 rows.
+		// It is a hint: rows added meanwhile still fit, append grows.
+		if err := s.queryRowR(ctx, `SELECT count(*) FROM sessions`).Scan(&hint); err != nil {
+			return nil, s.readErr("list sessions", err)
+		}
+	}
+	return s.querySessions(ctx, "list sessions", true, hint, query, args...)
+}
+
+// unfiltered reports whether q selects (nearly) every row: no filter but
+// the archived ones and no cursor.
+func unfiltered(q domain.SessionQuery) bool {
+	return q.AgentID == "" && len(q.AgentIDs) == 0 && len(q.Kinds) == 0 && q.SpawnedBy == "" &&
+		q.TreeRoot == "" && q.UpdatedSince == 0 && q.Label == "" && q.Search == "" &&
+		!q.OnlyArchived && q.AfterUpdatedAt == 0 && q.AfterKey == ""
 }
 
 // CountSessions counts the rows matching q's filters and cursor; Limit is
@@ -189,7 +166,18 @@ func (s *Store) CountSessions(ctx context.Context, q domain.SessionQuery) (int, 
 	return n, nil
 }
 
-func (s *Store) querySessions(ctx context.Context, op, query string, args ...any) ([]domain.Session, error) {
+// selectData selects the data column as TEXT: the driver then hands each
+// row over as a Go string in one allocation, where a BLOB arrives as a
+// []byte that must be copied into a string again.
+const selectData = `SELECT CAST(data AS TEXT) FROM sessions`
+
+// querySessions runs a query whose only column is data. Unless the query
+// has a LIMIT, it has no ORDER BY either (sortInGo): SQLite then scans the
+// table in storage order instead of walking the list-order index with one
+// random table lookup per row, and Go sorts the decoded rows, which for
+// 100,000 rows costs a fraction of those lookups. hint is the expected row
+// count (0 if unknown).
+func (s *Store) querySessions(ctx context.Context, op string, sortInGo bool, hint int, query string, args ...any) ([]domain.Session, error) {
 	if s.closed.Load() {
 		return nil, fmt.Errorf("%s: %w", op, domain.ErrClosed)
 	}
@@ -198,22 +186,29 @@ func (s *Store) querySessions(ctx context.Context, op, query string, args ...any
 		return nil, s.readErr(op, err)
 	}
 	defer rows.Close()
-	out := []domain.Session{}
+	out := make([]domain.Session, 0, hint)
+	var data string
 	for rows.Next() {
-		sess, err := scanSession(rows)
-		if err != nil {
+		if err := rows.Scan(&data); err != nil {
 			return nil, s.readErr(op, err)
 		}
-		out = append(out, sess)
+		out = append(out, domain.Session{})
+		// The row's strings are all substrings of data: one allocation.
+		if err := decodeSessionRow(data, &out[len(out)-1]); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, s.readErr(op, err)
 	}
+	if sortInGo {
+		sortSessions(out)
+	}
 	return out, nil
 }
 
-// buildSessionQuery turns q into one SQL statement: the rows in list order,
-// or their count.
+// buildSessionQuery turns q into one SQL statement: the rows (in list
+// order when q has a limit), or their count.
 func buildSessionQuery(q domain.SessionQuery, count bool) (string, []any, error) {
 	if q.Limit < 0 {
 		return "", nil, domain.Invalid("session query: limit must be >= 0 (got %d)", q.Limit)
@@ -235,7 +230,7 @@ func buildSessionQuery(q domain.SessionQuery, count bool) (string, []any, error)
 	if count {
 		b.WriteString(`SELECT count(*) FROM sessions`)
 	} else {
-		b.WriteString(`SELECT ` + sessionColumns + ` FROM sessions`)
+		b.WriteString(selectData)
 	}
 	add := func(cond string, a ...any) {
 		where = append(where, cond)
@@ -276,12 +271,10 @@ func buildSessionQuery(q domain.SessionQuery, count bool) (string, []any, error)
 		b.WriteString(" WHERE ")
 		b.WriteString(strings.Join(where, " AND "))
 	}
-	if !count {
-		b.WriteString(" ORDER BY updated_at DESC, key")
-		if q.Limit > 0 {
-			b.WriteString(limitParam)
-			args = append(args, q.Limit)
-		}
+	if !count && q.Limit > 0 {
+		// Without a limit the caller sorts; see querySessions.
+		b.WriteString(" ORDER BY updated_at DESC, key" + limitParam)
+		args = append(args, q.Limit)
 	}
 	return b.String(), args, nil
 }
@@ -297,4 +290,9 @@ func anys(ss []string) []any {
 		out[i] = s
 	}
 	return out
+}
+
+// rowScanner is *sql.Row or *sql.Rows.
+type rowScanner interface {
+	Scan(dest ...any) error
 }

@@ -26,6 +26,11 @@ import (
 
 var _ domain.Store = (*Store)(nil)
 
+// writerCacheKiB is the page cache of the write connection. It fills only
+// as far as writes need it: a store that sees a few updates a second keeps
+// a few pages.
+const writerCacheKiB = 32 << 10
+
 // Options tune a Store. The zero value is a good default.
 type Options struct {
 	// ReadConns is the size of the read connection pool
@@ -60,6 +65,9 @@ type Stats struct {
 	LastCommitLatency time.Duration
 	// Checkpoints counts background WAL checkpoints.
 	Checkpoints uint64
+	// WriterCheckpoints counts the checkpoints the writer ran itself to
+	// bound the WAL (see checkpoint.go).
+	WriterCheckpoints uint64
 }
 
 // Store is a domain.Store on one SQLite file. It is safe for concurrent
@@ -80,9 +88,19 @@ type Store struct {
 	rstmts map[string]*sql.Stmt
 	// sessionCols names the columns of sessionArgs.
 	sessionCols []string
-	// newID returns a fresh 8-hex message id; tests replace it to force
+	// newID returns 8 random hex digits: the salt of a new generation's
+	// entry ids, or an id of a legacy generation; tests replace it to force
 	// collisions.
 	newID func() string
+	// cache is the writer's memory of each key's newest message
+	// (writercache.go); encBuf is its scratch buffer for message JSON.
+	cache      writerCache
+	encBuf     []byte
+	insertArgs []any
+	insertSQL  [insertRowsMax + 1]string
+	// hasLegacyIDs: legacy_entry_ids has rows (see entryid.go). Only a
+	// migration adds rows, so Open finds out once.
+	hasLegacyIDs bool
 
 	// mu orders Update's enqueue against Close's close(queue): senders hold
 	// it shared, Close exclusively, so nothing is sent on a closed channel.
@@ -92,16 +110,21 @@ type Store struct {
 	wg     sync.WaitGroup // the writer goroutine
 
 	// The checkpointer goroutine (see checkpoint.go).
-	ckptKick        chan struct{}
-	ckptStop        context.CancelFunc
-	ckptWG          sync.WaitGroup
-	sinceCheckpoint int // commits since the last kick; writer-only
+	ckptKick chan struct{}
+	ckptStop context.CancelFunc
+	ckptWG   sync.WaitGroup
+	wal      walState // writer-only
+	// walRestart is walRestartFrames; tests lower it.
+	walRestart  int
+	busyTimeout time.Duration
 
 	updates       atomic.Uint64
 	commits       atomic.Uint64
 	lastBatch     atomic.Int64
 	lastCommitDur atomic.Int64
 	checkpoints   atomic.Uint64
+
+	writerCheckpoints atomic.Uint64
 }
 
 // Open opens (creating if needed) the store at path, runs pending schema
@@ -142,10 +165,14 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		maxBatch:    opts.MaxBatch,
 		stmts:       make(map[string]*sql.Stmt),
 		newID:       randomID,
+		cache:       newWriterCache(),
 		sessionCols: sessionColumnNames(),
 		rstmts:      make(map[string]*sql.Stmt),
 		queue:       make(chan *request, opts.MaxBatch),
 		ckptKick:    make(chan struct{}, 1),
+		busyTimeout: opts.BusyTimeout,
+		walRestart:  walRestartFrames,
+		insertSQL:   insertMessagesSQL(),
 	}
 	if err := s.open(ctx, opts); err != nil {
 		s.closeDBs()
@@ -168,9 +195,14 @@ func (s *Store) open(ctx context.Context, opts Options) error {
 	}
 	busy := fmt.Sprintf("busy_timeout(%d)", opts.BusyTimeout.Milliseconds())
 	// journal_size_limit truncates a WAL that grew in a burst once it is
-	// reset; wal_autocheckpoint is off, see checkpoint.go.
+	// reset; wal_autocheckpoint is off, see checkpoint.go. The writer's
+	// page cache is larger than SQLite's 2 MiB default: a batch that
+	// inserts a few hundred sessions dirties pages all over seven b-trees,
+	// and a cache that cannot hold them spills them to the WAL mid-batch
+	// and reads them back. temp_store keeps savepoint journals in memory.
 	wdsn := dsn(s.path, busy, "synchronous("+syncMode+")",
-		"wal_autocheckpoint(0)", "journal_size_limit(67108864)")
+		"wal_autocheckpoint(0)", fmt.Sprintf("journal_size_limit(%d)", walSizeLimit),
+		fmt.Sprintf("cache_size(%d)", -writerCacheKiB), "temp_store(MEMORY)")
 	var err error
 	if s.wdb, err = sql.Open("sqlite", wdsn); err != nil {
 		return s.openErr(err)
@@ -192,6 +224,13 @@ func (s *Store) open(ctx context.Context, opts Options) error {
 		return fmt.Errorf("open store %s: journal_mode is %q, want wal (does the file system support shared memory?)", s.path, mode)
 	}
 	if err := migrate(ctx, s.wconn, s.path); err != nil {
+		return s.openErr(err)
+	}
+	err = s.wconn.QueryRowContext(ctx, "SELECT 1 FROM legacy_entry_ids LIMIT 1").Scan(new(int))
+	switch {
+	case err == nil:
+		s.hasLegacyIDs = true
+	case !errors.Is(err, sql.ErrNoRows):
 		return s.openErr(err)
 	}
 
@@ -279,6 +318,7 @@ func (s *Store) Stats() Stats {
 		LastBatchSize:     int(s.lastBatch.Load()),
 		LastCommitLatency: time.Duration(s.lastCommitDur.Load()),
 		Checkpoints:       s.checkpoints.Load(),
+		WriterCheckpoints: s.writerCheckpoints.Load(),
 	}
 }
 

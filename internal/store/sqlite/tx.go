@@ -23,7 +23,12 @@ type tx struct {
 	// wrote, so the usual GetSession → PutSession reads the row once. Only
 	// this fn writes through this tx, so the cache stays true until it ends.
 	rows map[string][]any
+	// touched lists the keys whose entries in the writer's cache this fn
+	// changed, for the cache to forget if the fn's writes are rolled back.
+	touched []string
 }
+
+func (t *tx) touch(key string) { t.touched = append(t.touched, key) }
 
 var _ domain.Tx = (*tx)(nil)
 
@@ -91,9 +96,7 @@ func (t *tx) GetSession(key string) (domain.Session, error) {
 	if err != nil {
 		return s, err
 	}
-	if args, err := sessionArgs(s); err == nil {
-		t.cacheRow(key, args)
-	}
+	t.cacheRow(key, sessionArgs(&s))
 	return s, nil
 }
 
@@ -107,9 +110,6 @@ func (t *tx) cacheRow(key string, args []any) {
 // storedSession returns the column values of the stored row of key, or
 // nil when there is none.
 func (t *tx) storedSession(key string) ([]any, error) {
-	if args, ok := t.rows[key]; ok {
-		return args, nil
-	}
 	old, err := getSession(t.queryRow(selectSessionByKey, key), key)
 	if errors.Is(err, domain.ErrNotFound) {
 		return nil, nil
@@ -117,7 +117,7 @@ func (t *tx) storedSession(key string) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sessionArgs(old)
+	return sessionArgs(&old), nil
 }
 
 // GetRun reads a run, seeing the transaction's own writes.
@@ -136,20 +136,30 @@ func (t *tx) PutSession(s domain.Session) error {
 	if s.Key == "" {
 		return domain.Invalid("put session: key is required")
 	}
-	args, err := sessionArgs(s)
-	if err != nil {
-		return fmt.Errorf("put session %q: %w", s.Key, err)
-	}
-	oldArgs, err := t.storedSession(s.Key)
-	if err != nil {
-		return fmt.Errorf("put session %q: %w", s.Key, err)
-	}
-	if oldArgs == nil {
-		if _, err := t.exec(insertSession, args...); err != nil {
+	args := sessionArgs(&s)
+	oldArgs, known := t.rows[s.Key]
+	if !known {
+		// Try the insert first: a row this fn has not read is new more
+		// often than not (an import writes nothing else), and then the
+		// insert is all it takes.
+		res, err := t.exec(insertSessionIfNew, args...)
+		if err != nil {
 			return fmt.Errorf("put session %q: %w", s.Key, err)
 		}
-		t.cacheRow(s.Key, args)
-		return nil
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("put session %q: %w", s.Key, err)
+		}
+		if n == 1 {
+			t.cacheRow(s.Key, args)
+			return nil
+		}
+		if oldArgs, err = t.storedSession(s.Key); err != nil {
+			return fmt.Errorf("put session %q: %w", s.Key, err)
+		}
+		if oldArgs == nil {
+			return fmt.Errorf("put session %q: the insert met a row that is not there", s.Key)
+		}
 	}
 	// Set only the columns that changed: SQLite rewrites the entries of
 	// every index whose column an UPDATE sets, changed or not, and those
@@ -179,5 +189,12 @@ func (t *tx) DeleteSession(key string) error {
 		return fmt.Errorf("delete session %q: %w", key, err)
 	}
 	delete(t.rows, key)
+	t.touch(key)
+	t.s.cache.forget([]string{key})
+	if t.s.hasLegacyIDs {
+		if _, err := t.exec(`DELETE FROM legacy_entry_ids WHERE session_key = ?`, key); err != nil {
+			return fmt.Errorf("delete session %q: legacy ids: %w", key, err)
+		}
+	}
 	return nil
 }

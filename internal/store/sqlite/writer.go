@@ -86,11 +86,37 @@ func (s *Store) Update(ctx context.Context, fn func(domain.Tx) error) error {
 }
 
 // runWriter is the writer goroutine: it drains the queue in batches until
-// Close closes it.
+// Close closes it, and checkpoints the WAL when it falls idle.
 func (s *Store) runWriter() {
 	defer s.wg.Done()
 	batch := make([]*request, 0, s.maxBatch)
-	for req := range s.queue {
+	idle := time.NewTimer(walIdleDelay)
+	defer idle.Stop()
+	for {
+		var (
+			req *request
+			ok  bool
+		)
+		if s.wal.dirty {
+			idle.Reset(walIdleDelay)
+			select {
+			case req, ok = <-s.queue:
+				idle.Stop()
+			case <-idle.C:
+				if !s.idleCheckpoint(context.Background()) {
+					// Readers were in the way: wait for work, and try
+					// again once the next batch is done.
+					req, ok = <-s.queue
+					break
+				}
+				continue
+			}
+		} else {
+			req, ok = <-s.queue
+		}
+		if !ok {
+			return
+		}
 		batch = append(batch[:0], req)
 	fill:
 		for len(batch) < s.maxBatch {
@@ -113,7 +139,10 @@ func (s *Store) runWriter() {
 }
 
 // runBatch runs every request of batch in one transaction, each in its own
-// savepoint, and commits once.
+// savepoint, and commits once. A batch of one needs no savepoint: if its
+// fn fails, the whole transaction rolls back. (Savepoints are not free:
+// SQLite copies every page a savepoint's statements change to a journal
+// first.)
 func (s *Store) runBatch(batch []*request) {
 	// Statements must finish even while callers give up: a half-run batch
 	// would fail its other callers too. busy_timeout bounds them instead.
@@ -132,6 +161,11 @@ func (s *Store) runBatch(batch []*request) {
 		answer(taken, fmt.Errorf("update: begin: %w", err))
 		return
 	}
+	if err := s.checkDataVersion(ctx); err != nil {
+		_ = s.execW(ctx, "ROLLBACK")
+		answer(taken, fmt.Errorf("update: %w", err))
+		return
+	}
 
 	finished := false
 	defer func() {
@@ -142,27 +176,39 @@ func (s *Store) runBatch(batch []*request) {
 		// panics). This goroutine is ending: undo the batch, answer its
 		// callers and hand the queue to a new writer goroutine.
 		_ = s.execW(ctx, "ROLLBACK")
+		s.cache.reset()
 		answer(taken, errGoexit)
 		s.wg.Add(1)
 		go s.runWriter()
 	}()
 
+	isolate := len(taken) > 1
 	outs := make([]outcome, len(taken))
 	for i, r := range taken {
 		var fatal error
-		outs[i], fatal = s.runOne(ctx, r)
+		outs[i], fatal = s.runOne(ctx, r, isolate)
 		if fatal != nil {
 			// The transaction may already be gone (SQLite rolls back by
 			// itself on some I/O errors); a failed ROLLBACK adds nothing.
 			_ = s.execW(ctx, "ROLLBACK")
+			s.cache.reset()
 			finished = true
 			answer(taken, fatal)
 			return
 		}
 	}
 	finished = true
+	if !isolate && (outs[0].err != nil || outs[0].panicked) {
+		// The lone fn failed: nothing of the transaction is kept.
+		if err := s.execW(ctx, "ROLLBACK"); err != nil {
+			s.cache.reset()
+		}
+		taken[0].done <- outs[0]
+		return
+	}
 	if err := s.execW(ctx, "COMMIT"); err != nil {
 		_ = s.execW(ctx, "ROLLBACK")
+		s.cache.reset()
 		err = fmt.Errorf("update: commit: %w", err)
 		for i := range outs {
 			if outs[i].err == nil && !outs[i].panicked {
@@ -173,18 +219,42 @@ func (s *Store) runBatch(batch []*request) {
 		s.commits.Add(1)
 		s.lastBatch.Store(int64(len(taken)))
 		s.lastCommitDur.Store(int64(time.Since(start)))
-		s.afterCommit()
+		s.afterCommit(ctx)
 	}
 	for i, r := range taken {
 		r.done <- outs[i]
 	}
 }
 
-// runOne runs r's fn inside a savepoint. A failed or panicking fn has its
-// writes rolled back; fatal is an error that breaks the whole transaction.
-func (s *Store) runOne(ctx context.Context, r *request) (out outcome, fatal error) {
-	if err := s.execW(ctx, "SAVEPOINT "+savepoint); err != nil {
-		return out, fmt.Errorf("update: savepoint: %w", err)
+// checkDataVersion forgets the writer's cache when another connection
+// (another process: this one writes only through the writer) committed
+// since the last batch. It runs inside the batch's transaction, which holds
+// the write lock, so nothing can commit between the check and the batch.
+func (s *Store) checkDataVersion(ctx context.Context) error {
+	st, err := s.stmt(ctx, "PRAGMA data_version")
+	if err != nil {
+		return fmt.Errorf("data version: %w", err)
+	}
+	var v int64
+	if err := st.QueryRowContext(ctx).Scan(&v); err != nil {
+		return fmt.Errorf("data version: %w", err)
+	}
+	if v != s.cache.dataVersion {
+		s.cache.reset()
+		s.cache.dataVersion = v
+	}
+	return nil
+}
+
+// runOne runs r's fn, inside a savepoint when isolate is set. A failed or
+// panicking fn has its writes rolled back (by the savepoint here, or by the
+// caller rolling back the transaction); fatal is an error that breaks the
+// whole transaction.
+func (s *Store) runOne(ctx context.Context, r *request, isolate bool) (out outcome, fatal error) {
+	if isolate {
+		if err := s.execW(ctx, "SAVEPOINT "+savepoint); err != nil {
+			return out, fmt.Errorf("update: savepoint: %w", err)
+		}
 	}
 	t := &tx{s: s, ctx: ctx}
 	func() {
@@ -197,7 +267,14 @@ func (s *Store) runOne(ctx context.Context, r *request) (out outcome, fatal erro
 		out.err = r.fn(t)
 	}()
 	s.updates.Add(1)
-	if out.err == nil && !out.panicked {
+	failed := out.err != nil || out.panicked
+	if failed {
+		s.cache.forget(t.touched)
+	}
+	if !isolate {
+		return out, nil
+	}
+	if !failed {
 		if err := s.execW(ctx, "RELEASE "+savepoint); err != nil {
 			return out, fmt.Errorf("update: release savepoint: %w", err)
 		}
