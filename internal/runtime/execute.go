@@ -26,38 +26,57 @@ type runOutcome struct {
 	finalUsage *domain.Usage
 }
 
-// execute runs one claimed run to its end. Errors are recorded on the run.
-func (rt *Runtime) execute(r domain.Run) {
-	ctx, cancel := context.WithCancelCause(rt.ctx)
-	defer cancel(nil)
-	rt.mu.Lock()
-	rt.active[r.ID] = cancel
-	rt.mu.Unlock()
-	defer func() {
-		rt.mu.Lock()
-		delete(rt.active, r.ID)
-		rt.mu.Unlock()
-	}()
+// claimed is a run moved to running, with the session row and the
+// inbound message its claim wrote.
+type claimed struct {
+	run     domain.Run
+	sess    domain.Session
+	inbound []domain.Message
+}
 
+// activate registers a run as executing here, so Cancel can reach it, and
+// returns its context and the function that unregisters it.
+func (rt *Runtime) activate(id string) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(rt.ctx)
+	rt.mu.Lock()
+	rt.active[id] = cancel
+	rt.mu.Unlock()
+	return ctx, func() {
+		rt.mu.Lock()
+		delete(rt.active, id)
+		rt.mu.Unlock()
+		cancel(nil)
+	}
+}
+
+// execute claims a queued run and carries it out. Errors are recorded on
+// the run.
+func (rt *Runtime) execute(r domain.Run) {
+	ctx, done := rt.activate(r.ID)
+	defer done()
 	if rt.ctx.Err() != nil {
 		return // shutting down: the run stays queued for the next start
 	}
-	run, sess, inbound, err := rt.claim(r)
+	c, err := rt.claim(r)
 	if errors.Is(err, errNotQueued) {
 		return
 	}
-	var written []domain.Message
 	if err != nil {
 		rt.log.Error("run claim failed", "run", r.ID, "err", err)
 		_ = rt.finish(r, nil, runOutcome{status: domain.RunError, err: errorText(err)})
 		return
 	}
-	written = append(written, inbound...)
+	rt.carryOut(ctx, c)
+}
+
+// carryOut runs a claimed run's model loop and records its end.
+func (rt *Runtime) carryOut(ctx context.Context, c claimed) {
+	run, sess, inbound := c.run, c.sess, c.inbound
+	written := append([]domain.Message(nil), inbound...)
 	rt.opts.Emit(domain.Event{Kind: domain.EventRunStart, SessionKey: run.SessionKey, Run: &run, TS: rt.now()})
 	for i := range inbound {
 		rt.opts.Emit(domain.Event{Kind: domain.EventMessage, SessionKey: run.SessionKey, Message: &inbound[i], TS: rt.now()})
 	}
-
 	runCtx := ctx
 	if run.TimeoutMs > 0 {
 		var stop context.CancelFunc
@@ -71,60 +90,65 @@ func (rt *Runtime) execute(r domain.Run) {
 	}
 }
 
-// claim moves a queued run to running and appends its inbound message.
-func (rt *Runtime) claim(r domain.Run) (domain.Run, domain.Session, []domain.Message, error) {
-	var run domain.Run
-	var sess domain.Session
-	var inbound []domain.Message
-	now := rt.now()
-	var spec Spec
-	if len(r.Spec) > 0 {
-		if err := json.Unmarshal(r.Spec, &spec); err != nil {
-			return r, sess, nil, fmt.Errorf("run spec: %w", err)
-		}
-	}
+// claim moves a queued run to running in its own transaction.
+func (rt *Runtime) claim(r domain.Run) (claimed, error) {
+	var c claimed
 	// Not rt.ctx: a claim that committed must not be reported as failed
 	// because shutdown began meanwhile.
 	err := rt.opts.Store.Update(context.Background(), func(tx domain.Tx) error {
-		cur, err := tx.GetRun(r.ID)
-		if err != nil {
-			return err
-		}
-		if cur.Status != domain.RunQueued {
-			return errNotQueued
-		}
-		s, err := tx.GetSession(cur.SessionKey)
-		if err != nil {
-			return fmt.Errorf("session %s: %w", cur.SessionKey, err)
-		}
-		cur.Status = domain.RunRunning
-		cur.StartedAt = now
-		cur.UpdatedAt = now
-		cur.SessionID = s.SessionID
-		if err := tx.PutRun(cur); err != nil {
-			return err
-		}
-		if spec.UserMessage != nil {
-			m := *spec.UserMessage
-			m.RunID = cur.ID
-			if m.Timestamp == 0 {
-				m.Timestamp = now
-			}
-			stored, err := tx.AppendMessages(cur.SessionKey, s.SessionID, []domain.Message{m})
-			if err != nil {
-				return err
-			}
-			inbound = stored
-		}
-		s.UpdatedAt = now
-		s.AbortedLastRun = false
-		if err := tx.PutSession(s); err != nil {
-			return err
-		}
-		run, sess = cur, s
-		return nil
+		var err error
+		c, err = rt.claimTx(tx, r.ID)
+		return err
 	})
-	return run, sess, inbound, err
+	return c, err
+}
+
+// claimTx moves a queued run to running inside tx and appends its inbound
+// user message.
+func (rt *Runtime) claimTx(tx domain.Tx, id string) (claimed, error) {
+	now := rt.now()
+	cur, err := tx.GetRun(id)
+	if err != nil {
+		return claimed{}, err
+	}
+	if cur.Status != domain.RunQueued {
+		return claimed{}, errNotQueued
+	}
+	var spec Spec
+	if len(cur.Spec) > 0 {
+		if err := json.Unmarshal(cur.Spec, &spec); err != nil {
+			return claimed{}, fmt.Errorf("run spec: %w", err)
+		}
+	}
+	s, err := tx.GetSession(cur.SessionKey)
+	if err != nil {
+		return claimed{}, fmt.Errorf("session %s: %w", cur.SessionKey, err)
+	}
+	cur.Status = domain.RunRunning
+	cur.StartedAt = now
+	cur.UpdatedAt = now
+	cur.SessionID = s.SessionID
+	if err := tx.PutRun(cur); err != nil {
+		return claimed{}, err
+	}
+	var inbound []domain.Message
+	if spec.UserMessage != nil {
+		m := *spec.UserMessage
+		m.RunID = cur.ID
+		if m.Timestamp == 0 {
+			m.Timestamp = now
+		}
+		inbound, err = tx.AppendMessages(cur.SessionKey, s.SessionID, []domain.Message{m})
+		if err != nil {
+			return claimed{}, err
+		}
+	}
+	s.UpdatedAt = now
+	s.AbortedLastRun = false
+	if err := tx.PutSession(s); err != nil {
+		return claimed{}, err
+	}
+	return claimed{run: cur, sess: s, inbound: inbound}, nil
 }
 
 // loop calls the model and its tools until a final answer.

@@ -266,3 +266,31 @@ func TestIdempotencyAndHold(t *testing.T) {
 		t.Fatalf("resumed run = %s %v", r.Status, err)
 	}
 }
+
+// TestIdleLaneClaimsAtSubmit: a run for an idle session is claimed in the
+// transaction that creates it; a run behind it queues; cancelling the
+// claimed run at once still reaches it.
+func TestIdleLaneClaimsAtSubmit(t *testing.T) {
+	e := newEnv(t, nil)
+	a := e.submit("agent:main:a", "block", nil)
+	if a.Status != domain.RunRunning {
+		t.Fatalf("run on an idle lane = %s, want running", a.Status)
+	}
+	b := e.submit("agent:main:a", "second", nil)
+	if b.Status != domain.RunQueued {
+		t.Fatalf("run behind it = %s, want queued", b.Status)
+	}
+	if _, err := e.rt.Cancel(context.Background(), a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.wait(a.ID); r.Status != domain.RunCancelled {
+		t.Fatalf("cancelled claimed run = %s", r.Status)
+	}
+	if r := e.wait(b.ID); r.Status != domain.RunOK || r.Reply != "echo: second" {
+		t.Fatalf("queued run after it = %s %q", r.Status, r.Reply)
+	}
+	msgs, _ := e.st.ReadMessages(context.Background(), "agent:main:a", domain.MessageQuery{})
+	if len(msgs) == 0 || msgs[0].Content.Text() != "block" || msgs[0].RunID != a.ID {
+		t.Fatalf("the claimed run's inbound message = %+v", msgs)
+	}
+}
