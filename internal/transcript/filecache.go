@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"os"
 	"sync"
+	"syscall"
 )
 
 // fileCache keeps recently written transcript files open, so an append to
@@ -93,4 +94,16 @@ func (c *fileCache) closeAll() error {
 		}
 	}
 	return first
+}
+
+// openFileBudget is how many transcript files the mirror keeps open: a
+// quarter of the process's file limit (Go raises the soft limit to the
+// hard one at start), between 64 and 4096, so active sessions append
+// with one write and the rest of the process keeps its descriptors.
+func openFileBudget() int {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return 64
+	}
+	return int(min(max(lim.Cur/4, 64), 4096))
 }

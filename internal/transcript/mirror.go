@@ -41,7 +41,7 @@ func New(stateDir string, now func() time.Time) *Mirror {
 	if now == nil {
 		now = time.Now
 	}
-	return &Mirror{stateDir: stateDir, now: now, files: newFileCache(128)}
+	return &Mirror{stateDir: stateDir, now: now, files: newFileCache(openFileBudget())}
 }
 
 // Close closes the files the mirror keeps open for appends. Appends after
