@@ -131,21 +131,5 @@ func (s *Store) ListOutbox(ctx context.Context, q domain.OutboxQuery) ([]domain.
 		query += limitParam
 		args = append(args, q.Limit)
 	}
-	rows, err := s.queryR(ctx, query, args...)
-	if err != nil {
-		return nil, s.readErr("list outbox", err)
-	}
-	defer rows.Close()
-	out := []domain.OutboxItem{}
-	for rows.Next() {
-		o, err := scanOutbox(rows)
-		if err != nil {
-			return nil, s.readErr("list outbox", err)
-		}
-		out = append(out, o)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, s.readErr("list outbox", err)
-	}
-	return out, nil
+	return queryAll(ctx, s, "list outbox", query, args, scanOutbox)
 }

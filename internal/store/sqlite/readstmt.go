@@ -74,3 +74,25 @@ func (s *Store) closeReadStmts() []error {
 	}
 	return errs
 }
+
+// queryAll runs a read query and scans every row with scan; op names the
+// operation in errors.
+func queryAll[T any](ctx context.Context, s *Store, op, query string, args []any, scan func(rowScanner) (T, error)) ([]T, error) {
+	rows, err := s.queryR(ctx, query, args...)
+	if err != nil {
+		return nil, s.readErr(op, err)
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, s.readErr(op, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.readErr(op, err)
+	}
+	return out, nil
+}

@@ -202,21 +202,5 @@ func (s *Store) ListRuns(ctx context.Context, q domain.RunQuery) ([]domain.Run, 
 		query += limitParam
 		args = append(args, q.Limit)
 	}
-	rows, err := s.queryR(ctx, query, args...)
-	if err != nil {
-		return nil, s.readErr("list runs", err)
-	}
-	defer rows.Close()
-	out := []domain.Run{}
-	for rows.Next() {
-		run, err := scanRun(rows)
-		if err != nil {
-			return nil, s.readErr("list runs", err)
-		}
-		out = append(out, run)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, s.readErr("list runs", err)
-	}
-	return out, nil
+	return queryAll(ctx, s, "list runs", query, args, scanRun)
 }
