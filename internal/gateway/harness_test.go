@@ -16,25 +16,12 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/switchboard-go/switchboard/internal/config"
-	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/engine"
 	"github.com/switchboard-go/switchboard/internal/gateway"
-	"github.com/switchboard-go/switchboard/internal/model/script"
+	"github.com/switchboard-go/switchboard/internal/model"
 	"github.com/switchboard-go/switchboard/internal/store/sqlite"
 	"github.com/switchboard-go/switchboard/internal/transcript"
 )
-
-// scriptModels resolves every model reference to the script model.
-type scriptModels struct{ m *script.Model }
-
-func (s scriptModels) Resolve(ref string) (domain.Provider, string, error) {
-	if ref == "script" || strings.HasPrefix(ref, "script/") {
-		return s.m, strings.TrimPrefix(ref, "script/"), nil
-	}
-	return nil, "", domain.Invalid("unknown model %q; valid: script", ref)
-}
-
-func (s scriptModels) ValidateThinking(ref, level string) error { return nil }
 
 // testConfig is a default config for tests (independent of the loader).
 func testConfig() *config.Config {
@@ -96,7 +83,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if o.cfg != nil {
 		o.cfg(cfg)
 	}
-	m, err := script.New(o.rules, time.Now)
+	models, err := model.NewRegistry(cfg, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +92,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := engine.New(engine.Options{Config: cfg, Store: st, Models: scriptModels{m}, Mirror: transcript.New(dir, time.Now),
+	eng, err := engine.New(engine.Options{Config: cfg, Store: st, Models: models, Mirror: transcript.New(dir, time.Now),
 		StateDir: dir, MaintenanceInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,22 +14,10 @@ import (
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/engine"
-	"github.com/switchboard-go/switchboard/internal/model/script"
+	"github.com/switchboard-go/switchboard/internal/model"
 	"github.com/switchboard-go/switchboard/internal/store/sqlite"
 	"github.com/switchboard-go/switchboard/internal/transcript"
 )
-
-// scriptModels resolves every model reference to the script model.
-type scriptModels struct{ m *script.Model }
-
-func (s scriptModels) Resolve(ref string) (domain.Provider, string, error) {
-	if ref == "script" || strings.HasPrefix(ref, "script/") {
-		return s.m, strings.TrimPrefix(ref, "script/"), nil
-	}
-	return nil, "", domain.Invalid("unknown model %q", ref)
-}
-
-func (scriptModels) ValidateThinking(ref, level string) error { return nil }
 
 // testConfig is a small default config, independent of the config loader.
 func testConfig() *config.Config {
@@ -59,7 +46,7 @@ func newEngine(tb testing.TB, visibility string) *engine.Engine {
 	dir := tb.TempDir()
 	cfg := testConfig()
 	cfg.Tools.Sessions.Visibility = visibility
-	m, err := script.New(nil, time.Now)
+	models, err := model.NewRegistry(cfg, nil, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -68,7 +55,7 @@ func newEngine(tb testing.TB, visibility string) *engine.Engine {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	e, err := engine.New(engine.Options{Config: cfg, Store: st, Models: scriptModels{m},
+	e, err := engine.New(engine.Options{Config: cfg, Store: st, Models: models,
 		Mirror: transcript.New(dir, time.Now), StateDir: dir, MaintenanceInterval: 20 * time.Millisecond})
 	if err != nil {
 		tb.Fatal(err)
