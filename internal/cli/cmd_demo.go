@@ -16,6 +16,7 @@ import (
 
 	"github.com/titanous/json5"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/app"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -181,7 +182,7 @@ func (d *demo) chat(msg string) (engine.ChatResult, error) {
 	fmt.Fprintf(d.w, "$ switchboard chat main %q\n", msg)
 	ctx, cancel := context.WithTimeout(d.e.ctx, demoStepTimeout)
 	defer cancel()
-	res, err := d.eng.Chat(ctx, engine.ChatRequest{SessionKey: "main", Message: msg})
+	res, err := d.eng.ChatR(ctx, engine.ChatRequest{SessionKey: "main", Message: msg})
 	if err != nil {
 		return res, err
 	}
@@ -193,7 +194,7 @@ func (d *demo) chat(msg string) (engine.ChatResult, error) {
 
 // transcript prints the messages of key not shown yet.
 func (d *demo) transcript(key string, maxLines int) error {
-	res, err := d.eng.History(d.e.ctx, engine.Requester{Operator: true}, engine.HistoryParams{SessionKey: key, Limit: 1000, IncludeTools: true, Raw: true})
+	res, err := d.eng.HistoryR(d.e.ctx, engine.Requester{Operator: true}, engine.HistoryParams{SessionKey: key, Limit: 1000, IncludeTools: true, Raw: true})
 	if err != nil {
 		return err
 	}
@@ -212,7 +213,7 @@ func (d *demo) transcript(key string, maxLines int) error {
 
 // runsSince prints the runs created since ms, oldest first.
 func (d *demo) runsSince(ms int64) error {
-	runs, err := d.eng.ListRuns(d.e.ctx, domain.RunQuery{Limit: 200})
+	runs, err := d.eng.ListRunsR(d.e.ctx, domain.RunQuery{Limit: 200})
 	if err != nil {
 		return err
 	}
@@ -262,7 +263,7 @@ func (d *demo) stepSend() error {
 	if err := d.runsSince(since); err != nil {
 		return err
 	}
-	items, err := d.eng.Outbox(d.e.ctx, domain.OutboxQuery{})
+	items, err := d.eng.OutboxR(d.e.ctx, domain.OutboxQuery{})
 	if err != nil {
 		return err
 	}
@@ -299,7 +300,7 @@ func (d *demo) stepSpawn() error {
 func (d *demo) stepTools() error {
 	d.heading(4, "sessions_list and sessions_history, called as main's agent would")
 	ctx := d.e.ctx
-	as := engine.Requester{SessionKey: "main"}
+	as := api.Operator().ActingAs("main")
 	fmt.Fprintln(d.w, "$ sessions_list {}")
 	out := d.eng.CallTool(ctx, as, engine.ToolSessionsList, []byte(`{}`))
 	res, ok := out.Payload.(engine.ListResult)

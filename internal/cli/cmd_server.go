@@ -9,8 +9,10 @@ import (
 	"os"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/app"
 	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/gateway"
 	"github.com/switchboard-go/switchboard/internal/mcpserver"
 	"github.com/switchboard-go/switchboard/internal/web"
@@ -95,8 +97,12 @@ func runGateway(e *env, listen strFlag) (err error) {
 		Config: cfg,
 		Token:  gatewayToken(e.getenv, cfg),
 		Tokens: cfg.Gateway.Auth.Tokens,
-		MCP: mcp.HTTPHandler(func(r *http.Request) (string, error) {
-			return r.Header.Get(gateway.HeaderSession), nil
+		MCP: mcp.HTTPHandler(func(r *http.Request) (api.Principal, error) {
+			p, ok := gateway.PrincipalOf(r)
+			if !ok {
+				return api.Principal{}, domain.Errorf(domain.CodeForbidden, "no principal")
+			}
+			return p, nil
 		}),
 		Web:     web.Handler(),
 		Logger:  log,
@@ -170,12 +176,12 @@ func runMCP(e *env, session string) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, b.Close(e.ctx)) }()
-	key := ""
+	key := "main"
 	if session != "" {
 		if key, err = b.eng.CanonicalKey(e.ctx, session); err != nil {
 			return fmt.Errorf("--session: %w", err)
 		}
 	}
 	srv := mcpserver.New(b.eng, mcpserver.Options{Version: buildVersion().Version, Logger: e.logger()})
-	return srv.RunStdio(e.ctx, key, e.stdin, e.stdout)
+	return srv.RunStdio(e.ctx, api.Operator().ActingAs(key), e.stdin, e.stdout)
 }

@@ -44,7 +44,7 @@ func (b *inproc) ListSessions(ctx context.Context, as string, p engine.ListParam
 	if err != nil {
 		return engine.ListResult{}, err
 	}
-	return b.eng.ListSessions(ctx, req, p)
+	return b.eng.ListSessionsR(ctx, req, p)
 }
 
 func (b *inproc) History(ctx context.Context, as string, p engine.HistoryParams) (engine.HistoryResult, error) {
@@ -52,15 +52,15 @@ func (b *inproc) History(ctx context.Context, as string, p engine.HistoryParams)
 	if err != nil {
 		return engine.HistoryResult{}, err
 	}
-	return b.eng.History(ctx, req, p)
+	return b.eng.HistoryR(ctx, req, p)
 }
 
 func (b *inproc) Patch(ctx context.Context, ref string, p engine.PatchParams) (domain.Session, error) {
-	return b.eng.Patch(ctx, ref, p)
+	return b.eng.PatchR(ctx, ref, p)
 }
 
 func (b *inproc) Reset(ctx context.Context, ref string) (domain.Session, error) {
-	return b.eng.Reset(ctx, ref)
+	return b.eng.ResetR(ctx, ref)
 }
 
 func (b *inproc) Delete(ctx context.Context, ref string) (string, error) {
@@ -68,11 +68,11 @@ func (b *inproc) Delete(ctx context.Context, ref string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return key, b.eng.Delete(ctx, key)
+	return key, b.eng.DeleteR(ctx, key)
 }
 
 func (b *inproc) Chat(ctx context.Context, req engine.ChatRequest) (engine.ChatResult, error) {
-	return b.eng.Chat(ctx, req)
+	return b.eng.ChatR(ctx, req)
 }
 
 func (b *inproc) Send(ctx context.Context, as string, p engine.SendParams) (engine.SendResult, error) {
@@ -80,7 +80,7 @@ func (b *inproc) Send(ctx context.Context, as string, p engine.SendParams) (engi
 	if err != nil {
 		return engine.SendResult{}, err
 	}
-	return b.eng.Send(ctx, req, p)
+	return b.eng.SendR(ctx, req, p)
 }
 
 func (b *inproc) Spawn(ctx context.Context, as string, p engine.SpawnParams) (engine.SpawnResult, error) {
@@ -88,7 +88,7 @@ func (b *inproc) Spawn(ctx context.Context, as string, p engine.SpawnParams) (en
 	if err != nil {
 		return engine.SpawnResult{}, err
 	}
-	return b.eng.Spawn(ctx, req, p)
+	return b.eng.SpawnR(ctx, req, p)
 }
 
 func (b *inproc) AgentsList(ctx context.Context, as string) (policy.AgentsListResult, error) {
@@ -96,27 +96,27 @@ func (b *inproc) AgentsList(ctx context.Context, as string) (policy.AgentsListRe
 	if err != nil {
 		return policy.AgentsListResult{}, err
 	}
-	return b.eng.AgentsList(req), nil
+	return b.eng.AgentsListR(req), nil
 }
 
 func (b *inproc) GetRun(ctx context.Context, id string) (domain.Run, error) {
-	return b.eng.GetRun(ctx, id)
+	return b.eng.GetRunR(ctx, id)
 }
 
 func (b *inproc) Wait(ctx context.Context, id string, timeout time.Duration) (domain.Run, error) {
-	return b.eng.Wait(ctx, id, timeout)
+	return b.eng.WaitR(ctx, id, timeout)
 }
 
 func (b *inproc) CancelRun(ctx context.Context, id string) (domain.Run, error) {
-	return b.eng.CancelRun(ctx, id)
+	return b.eng.CancelRunR(ctx, id)
 }
 
 func (b *inproc) ListRuns(ctx context.Context, q domain.RunQuery) ([]domain.Run, error) {
-	return b.eng.ListRuns(ctx, q)
+	return b.eng.ListRunsR(ctx, q)
 }
 
 func (b *inproc) Outbox(ctx context.Context, q domain.OutboxQuery) ([]domain.OutboxItem, error) {
-	return b.eng.Outbox(ctx, q)
+	return b.eng.OutboxR(ctx, q)
 }
 
 // closeTimeout bounds the engine's shutdown after the work settled (or

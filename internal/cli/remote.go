@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/app"
 	"github.com/switchboard-go/switchboard/internal/client"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -135,14 +136,14 @@ type remoteCaller struct{ c *client.Client }
 
 var _ mcpserver.Caller = remoteCaller{}
 
-func (r remoteCaller) CallTool(ctx context.Context, req engine.Requester, name string, args json.RawMessage) engine.ToolOutcome {
-	out, err := r.c.CallTool(ctx, req.SessionKey, name, args)
+func (r remoteCaller) CallTool(ctx context.Context, p api.Principal, name string, args json.RawMessage) api.ToolOutcome {
+	out, err := r.c.CallTool(ctx, p.Requester(), name, args)
 	if err != nil {
 		status := "error"
 		if domain.ErrorCode(err) == domain.CodeForbidden {
 			status = "forbidden"
 		}
-		return engine.ToolOutcome{Payload: map[string]string{"status": status, "error": errText(err)}, IsError: true}
+		return api.ToolOutcome{Payload: map[string]string{"status": status, "error": errText(err)}, IsError: true}
 	}
 	return out
 }
@@ -165,5 +166,5 @@ func (e *env) runRemoteMCP(dir string, info app.GatewayInfo, session string) err
 	}
 	e.logger().Debug("mcp: forwarding tool calls to the running gateway", "url", info.URL, "stateDir", dir)
 	srv := mcpserver.New(remoteCaller{c: c}, mcpserver.Options{Version: buildVersion().Version, Logger: e.logger()})
-	return srv.RunStdio(e.ctx, session, e.stdin, e.stdout)
+	return srv.RunStdio(e.ctx, api.Operator().ActingAs(orDefault(session, "main")), e.stdin, e.stdout)
 }

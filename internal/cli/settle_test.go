@@ -34,7 +34,7 @@ func TestSettleShowsProgress(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	if _, err := eng.Chat(t.Context(), engine.ChatRequest{SessionKey: "main", Message: "ask research about queues"}); err != nil {
+	if _, err := eng.ChatR(t.Context(), engine.ChatRequest{SessionKey: "main", Message: "ask research about queues"}); err != nil {
 		t.Fatal(err)
 	}
 	var progress bytes.Buffer

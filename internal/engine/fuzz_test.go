@@ -22,7 +22,7 @@ func FuzzCallTool(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tool, args string) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel() // never wait: a send or runs_wait returns at once
-		out := h.e.CallTool(ctx, Requester{}, tool, json.RawMessage(args))
+		out := h.e.callTool(ctx, Requester{}, tool, json.RawMessage(args))
 		var obj map[string]any
 		if err := json.Unmarshal(out.JSON(), &obj); err != nil {
 			t.Fatalf("%s(%q) gave a non-object payload: %s", tool, args, out.JSON())

@@ -87,7 +87,7 @@ func (h hooks) CallTool(ctx context.Context, tc domain.ToolCallContext, name str
 	if !allowed {
 		out = failure(domain.Invalid("tool not available: %s", name))
 	} else {
-		out = e.CallTool(ctx, Requester{SessionKey: tc.SessionKey, RunID: tc.RunID, ToolCallID: tc.ToolCallID}, name, args)
+		out = e.callTool(ctx, Requester{SessionKey: tc.SessionKey, RunID: tc.RunID, ToolCallID: tc.ToolCallID}, name, args)
 	}
 	text := out.JSON()
 	return domain.ToolResult{Content: []domain.Block{domain.TextBlock(string(text))}, Details: text, IsError: out.IsError}

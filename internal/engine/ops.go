@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/api"
 	"strings"
 	"time"
 
@@ -11,39 +12,12 @@ import (
 	"github.com/switchboard-go/switchboard/internal/policy"
 )
 
-// ChatRequest is a user message arriving on a channel into a session.
-type ChatRequest struct {
-	SessionKey string
-	Message    string
-	// Channel defaults to webchat; SenderID identifies the sender for
-	// owner-only commands (the local webchat user is always an owner).
-	Channel        string
-	SenderID       string
-	IdempotencyKey string
-	// Model and Thinking override the session's for this run.
-	Model    string
-	Thinking string
-	// TimeoutSeconds bounds the run (0 = none).
-	TimeoutSeconds int
-	// Kind is the run kind (chat by default; agent for the gateway method).
-	Kind string
-	// ExtraSystem is injected after the agent's system prompt.
-	ExtraSystem string
-}
+type ChatRequest = api.ChatRequest
 
-// ChatResult is what a chat message led to: a run, or a command's answer.
-type ChatResult struct {
-	Run        domain.Run
-	SessionKey string
-	// Command is set when the message was a command handled before the
-	// model (/new, /reset, /stop, /send); Reply then holds its answer.
-	Command string
-	Reply   string
-	Created bool
-}
+type ChatResult = api.ChatResult
 
-// Chat handles an inbound user message: commands first, then a run.
-func (e *Engine) Chat(ctx context.Context, req ChatRequest) (ChatResult, error) {
+// ChatR handles an inbound user message: commands first, then a run.
+func (e *Engine) ChatR(ctx context.Context, req ChatRequest) (ChatResult, error) {
 	msg := req.Message
 	if strings.TrimSpace(msg) == "" {
 		return ChatResult{}, domain.Invalid("message required")
@@ -147,7 +121,7 @@ func (e *Engine) command(ctx context.Context, key, channel, sender, msg string) 
 		if len(fields) > 1 {
 			return ChatResult{}, false, nil // "/new topic…" is an ordinary message
 		}
-		s, err := e.Reset(ctx, key)
+		s, err := e.ResetR(ctx, key)
 		if err != nil {
 			return ChatResult{}, true, err
 		}
@@ -181,7 +155,7 @@ func (e *Engine) command(ctx context.Context, key, channel, sender, msg string) 
 			res.Reply = "⚙️ Usage: /send on|off|inherit"
 			return res, true, nil
 		}
-		if _, err := e.Patch(ctx, key, PatchParams{SendPolicy: &v}); err != nil {
+		if _, err := e.PatchR(ctx, key, PatchParams{SendPolicy: &v}); err != nil {
 			return ChatResult{}, true, err
 		}
 		word := map[string]string{domain.SendPolicyAllow: "on", domain.SendPolicyDeny: "off", "": "inherit"}[v]
@@ -198,8 +172,8 @@ func (e *Engine) isOwner(channel, sender string) bool {
 	return sender != "" && contains(e.cfg.Session.Owners, sender)
 }
 
-// Wait waits for a run to end, up to timeout.
-func (e *Engine) Wait(ctx context.Context, runID string, timeout time.Duration) (domain.Run, error) {
+// WaitR waits for a run to end, up to timeout.
+func (e *Engine) WaitR(ctx context.Context, runID string, timeout time.Duration) (domain.Run, error) {
 	r, err := e.rt.Wait(ctx, runID, timeout)
 	if errors.Is(err, domain.ErrNotFound) {
 		return r, domain.Errorf(domain.CodeNotFound, "run not found: %s", runID)
@@ -207,8 +181,8 @@ func (e *Engine) Wait(ctx context.Context, runID string, timeout time.Duration) 
 	return r, err
 }
 
-// GetRun returns a run by id.
-func (e *Engine) GetRun(ctx context.Context, runID string) (domain.Run, error) {
+// GetRunR returns a run by id.
+func (e *Engine) GetRunR(ctx context.Context, runID string) (domain.Run, error) {
 	r, err := e.store.GetRun(ctx, runID)
 	if errors.Is(err, domain.ErrNotFound) {
 		return r, domain.Errorf(domain.CodeNotFound, "run not found: %s", runID)
@@ -216,8 +190,8 @@ func (e *Engine) GetRun(ctx context.Context, runID string) (domain.Run, error) {
 	return r, err
 }
 
-// ListRuns lists runs, newest first.
-func (e *Engine) ListRuns(ctx context.Context, q domain.RunQuery) ([]domain.Run, error) {
+// ListRunsR lists runs, newest first.
+func (e *Engine) ListRunsR(ctx context.Context, q domain.RunQuery) ([]domain.Run, error) {
 	if q.SessionKey != "" {
 		key, err := e.resolveRef(ctx, Requester{Operator: true}, q.SessionKey)
 		if err != nil {
@@ -228,8 +202,8 @@ func (e *Engine) ListRuns(ctx context.Context, q domain.RunQuery) ([]domain.Run,
 	return e.store.ListRuns(ctx, q)
 }
 
-// CancelRun cancels a run and every run it started.
-func (e *Engine) CancelRun(ctx context.Context, runID string) (domain.Run, error) {
+// CancelRunR cancels a run and every run it started.
+func (e *Engine) CancelRunR(ctx context.Context, runID string) (domain.Run, error) {
 	r, err := e.rt.Cancel(ctx, runID)
 	if errors.Is(err, domain.ErrNotFound) {
 		return r, domain.Errorf(domain.CodeNotFound, "run not found: %s", runID)
@@ -251,18 +225,10 @@ func (e *Engine) StopSession(ctx context.Context, key string) (int, error) {
 	return len(runs), nil
 }
 
-// PatchParams change session settings; nil fields stay as they are, and
-// an empty string clears (inherit).
-type PatchParams struct {
-	Label         *string
-	SendPolicy    *string
-	Model         *string
-	ThinkingLevel *string
-	VerboseLevel  *string
-}
+type PatchParams = api.PatchRequest
 
-// Patch changes a session's settings, creating the session when missing.
-func (e *Engine) Patch(ctx context.Context, ref string, p PatchParams) (domain.Session, error) {
+// PatchR changes a session's settings, creating the session when missing.
+func (e *Engine) PatchR(ctx context.Context, ref string, p PatchParams) (domain.Session, error) {
 	key, err := e.resolveRef(ctx, Requester{Operator: true}, ref)
 	if err != nil {
 		return domain.Session{}, err
@@ -331,9 +297,9 @@ func (e *Engine) Patch(ctx context.Context, ref string, p PatchParams) (domain.S
 	return out, nil
 }
 
-// Reset starts a new transcript generation (new sessionId) for a session:
+// ResetR starts a new transcript generation (new sessionId) for a session:
 // active runs are cancelled, the old transcript is kept, spawn lineage too.
-func (e *Engine) Reset(ctx context.Context, ref string) (domain.Session, error) {
+func (e *Engine) ResetR(ctx context.Context, ref string) (domain.Session, error) {
 	key, err := e.resolveRef(ctx, Requester{Operator: true}, ref)
 	if err != nil {
 		return domain.Session{}, err
@@ -371,9 +337,9 @@ func (e *Engine) Reset(ctx context.Context, ref string) (domain.Session, error) 
 	return out, nil
 }
 
-// Delete removes a session and its transcript. The main session of an
+// DeleteR removes a session and its transcript. The main session of an
 // agent cannot be deleted.
-func (e *Engine) Delete(ctx context.Context, ref string) error {
+func (e *Engine) DeleteR(ctx context.Context, ref string) error {
 	key, err := e.resolveRef(ctx, Requester{Operator: true}, ref)
 	if err != nil {
 		return err

@@ -161,7 +161,7 @@ func (e *Engine) archive(ctx context.Context, key string) error {
 	return err
 }
 
-// Outbox lists outbox items (operator surfaces).
-func (e *Engine) Outbox(ctx context.Context, q domain.OutboxQuery) ([]domain.OutboxItem, error) {
+// OutboxR lists outbox items (operator surfaces).
+func (e *Engine) OutboxR(ctx context.Context, q domain.OutboxQuery) ([]domain.OutboxItem, error) {
 	return e.store.ListOutbox(ctx, q)
 }

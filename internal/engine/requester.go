@@ -20,6 +20,10 @@ type Requester struct {
 	IdempotencyKey string
 
 	resolved string
+	// caller names the principal (name and bound session) that scopes
+	// idempotency keys; scoped marks a key already scoped.
+	caller string
+	scoped bool
 }
 
 // key returns the requester's canonical session key.

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"github.com/switchboard-go/switchboard/internal/api"
 	"strings"
 	"time"
 
@@ -17,23 +18,12 @@ func (e *Engine) toolAgentsList(ctx context.Context, req Requester, raw json.Raw
 	return ToolOutcome{Payload: policy.AgentsList(e.cfg, req.agent(e))}, nil
 }
 
-// AgentsList lists the agents req may spawn under.
-func (e *Engine) AgentsList(req Requester) policy.AgentsListResult {
+// AgentsListR lists the agents req may spawn under.
+func (e *Engine) AgentsListR(req Requester) policy.AgentsListResult {
 	return policy.AgentsList(e.cfg, req.agent(e))
 }
 
-// ChildRow is one sub-agent in the subagents tool's list.
-type ChildRow struct {
-	RunID           string `json:"runId"`
-	ChildSessionKey string `json:"childSessionKey"`
-	Label           string `json:"label,omitempty"`
-	Status          string `json:"status"`
-	StartedAt       int64  `json:"startedAt,omitempty"`
-	EndedAt         int64  `json:"endedAt,omitempty"`
-	RuntimeMs       int64  `json:"runtimeMs,omitempty"`
-	TotalTokens     int64  `json:"totalTokens,omitempty"`
-	Error           string `json:"error,omitempty"`
-}
+type ChildRow = api.ChildRow
 
 func (e *Engine) toolSubagents(ctx context.Context, req Requester, raw json.RawMessage) (ToolOutcome, error) {
 	a, err := parseArgs(ToolSubagents, raw, "action", "target")
@@ -110,18 +100,7 @@ func (e *Engine) Children(ctx context.Context, requesterKey string) ([]ChildRow,
 	return out, nil
 }
 
-// WaitResult is the payload of runs_wait.
-type WaitResult struct {
-	RunID     string `json:"runId"`
-	Status    string `json:"status"`
-	Reply     string `json:"reply,omitempty"`
-	Error     string `json:"error,omitempty"`
-	StartedAt int64  `json:"startedAt,omitempty"`
-	EndedAt   int64  `json:"endedAt,omitempty"`
-	// WaitTimedOut is true when the wait ended before the run did (the
-	// run's own status then is queued or running).
-	WaitTimedOut bool `json:"waitTimedOut,omitempty"`
-}
+type WaitResult = api.WaitResult
 
 func (e *Engine) toolRunsWait(ctx context.Context, req Requester, raw json.RawMessage) (ToolOutcome, error) {
 	a, err := parseArgs(ToolRunsWait, raw, "runId", "timeoutSeconds")
@@ -139,7 +118,7 @@ func (e *Engine) toolRunsWait(ctx context.Context, req Requester, raw json.RawMe
 	id = strings.TrimSpace(id)
 	// A requester may wait only for runs of sessions it can see.
 	if !req.Operator {
-		run, err := e.GetRun(ctx, id)
+		run, err := e.GetRunR(ctx, id)
 		if err != nil {
 			return ToolOutcome{}, err
 		}
@@ -147,7 +126,7 @@ func (e *Engine) toolRunsWait(ctx context.Context, req Requester, raw json.RawMe
 			return ToolOutcome{}, err
 		}
 	}
-	r, err := e.Wait(ctx, id, time.Duration(timeout)*time.Second)
+	r, err := e.WaitR(ctx, id, time.Duration(timeout)*time.Second)
 	if err != nil {
 		return ToolOutcome{}, err
 	}

@@ -4,35 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/switchboard-go/switchboard/internal/api"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/policy"
 	"github.com/switchboard-go/switchboard/internal/redact"
 )
 
-// HistoryResult is the payload of sessions_history.
-type HistoryResult struct {
-	SessionKey       string           `json:"sessionKey"`
-	SessionID        string           `json:"sessionId,omitempty"`
-	Messages         []domain.Message `json:"messages"`
-	Truncated        bool             `json:"truncated"`
-	DroppedMessages  bool             `json:"droppedMessages"`
-	ContentTruncated bool             `json:"contentTruncated"`
-	ContentRedacted  bool             `json:"contentRedacted"`
-	Bytes            int              `json:"bytes"`
-}
+type HistoryResult = api.HistoryResult
 
-// HistoryParams are sessions_history's parameters after validation.
-type HistoryParams struct {
-	SessionKey   string
-	Limit        int
-	IncludeTools bool
-	// Raw skips sanitizing (operator surfaces such as chat.history and
-	// the web UI, which show full transcripts).
-	Raw bool
-	// BeforeSeq pages backwards (operator surfaces).
-	BeforeSeq int64
-}
+type HistoryParams = api.HistoryRequest
 
 func (e *Engine) toolHistory(ctx context.Context, req Requester, raw json.RawMessage) (ToolOutcome, error) {
 	a, err := parseArgs(ToolSessionsHistory, raw, "sessionKey", "limit", "includeTools")
@@ -47,15 +28,15 @@ func (e *Engine) toolHistory(ctx context.Context, req Requester, raw json.RawMes
 	if err := a.err(); err != nil {
 		return ToolOutcome{}, err
 	}
-	res, err := e.History(ctx, req, p)
+	res, err := e.HistoryR(ctx, req, p)
 	if err != nil {
 		return ToolOutcome{}, err
 	}
 	return ToolOutcome{Payload: res}, nil
 }
 
-// History returns the newest messages of a session, oldest first.
-func (e *Engine) History(ctx context.Context, req Requester, p HistoryParams) (HistoryResult, error) {
+// HistoryR returns the newest messages of a session, oldest first.
+func (e *Engine) HistoryR(ctx context.Context, req Requester, p HistoryParams) (HistoryResult, error) {
 	if p.Limit <= 0 {
 		p.Limit = historyLimitDefault
 	}

@@ -4,66 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/switchboard-go/switchboard/internal/api"
 	"strings"
 	"sync"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
-// SessionRow is one row of sessions_list, in the reference's row shape.
-type SessionRow struct {
-	Key              string                  `json:"key"`
-	Kind             string                  `json:"kind"`
-	Channel          string                  `json:"channel"`
-	AgentID          string                  `json:"agentId,omitempty"`
-	Label            string                  `json:"label,omitempty"`
-	DisplayName      string                  `json:"displayName,omitempty"`
-	Origin           *domain.Origin          `json:"origin,omitempty"`
-	SpawnedBy        string                  `json:"spawnedBy,omitempty"`
-	ParentSessionKey string                  `json:"parentSessionKey,omitempty"`
-	DeliveryContext  *domain.DeliveryContext `json:"deliveryContext,omitempty"`
-	UpdatedAt        int64                   `json:"updatedAt"`
-	SessionID        string                  `json:"sessionId"`
-	Model            string                  `json:"model,omitempty"`
-	ContextTokens    int64                   `json:"contextTokens,omitempty"`
-	TotalTokens      int64                   `json:"totalTokens,omitempty"`
-	EstimatedCostUSD float64                 `json:"estimatedCostUsd,omitempty"`
-	Status           string                  `json:"status,omitempty"`
-	StartedAt        int64                   `json:"startedAt,omitempty"`
-	EndedAt          int64                   `json:"endedAt,omitempty"`
-	RuntimeMs        int64                   `json:"runtimeMs,omitempty"`
-	ThinkingLevel    string                  `json:"thinkingLevel,omitempty"`
-	VerboseLevel     string                  `json:"verboseLevel,omitempty"`
-	SystemSent       bool                    `json:"systemSent"`
-	AbortedLastRun   bool                    `json:"abortedLastRun"`
-	SendPolicy       string                  `json:"sendPolicy,omitempty"`
-	LastChannel      string                  `json:"lastChannel,omitempty"`
-	LastTo           string                  `json:"lastTo,omitempty"`
-	LastAccountID    string                  `json:"lastAccountId,omitempty"`
-	TranscriptPath   string                  `json:"transcriptPath,omitempty"`
-	ArchivedAt       int64                   `json:"archivedAt,omitempty"`
-	Messages         []domain.Message        `json:"messages,omitempty"`
-}
+type SessionRow = api.SessionRow
 
-// ListResult is the payload of sessions_list.
-type ListResult struct {
-	Count    int          `json:"count"`
-	Sessions []SessionRow `json:"sessions"`
-}
+type ListResult = api.ListResult
 
-// ListParams are sessions_list's parameters after validation.
-type ListParams struct {
-	Kinds         []string
-	Limit         int
-	ActiveMinutes int
-	MessageLimit  int
-	// Operator-only filters (CLI, gateway, web UI).
-	AgentID         string
-	Search          string
-	Label           string
-	SpawnedBy       string
-	IncludeArchived bool
-}
+type ListParams = api.ListRequest
 
 var validKinds = []string{domain.KindMain, domain.KindGroup, domain.KindCron, domain.KindHook, domain.KindNode, domain.KindOther}
 
@@ -95,15 +47,15 @@ func (e *Engine) toolList(ctx context.Context, req Requester, raw json.RawMessag
 	if err := a.err(); err != nil {
 		return ToolOutcome{}, err
 	}
-	res, err := e.ListSessions(ctx, req, p)
+	res, err := e.ListSessionsR(ctx, req, p)
 	if err != nil {
 		return ToolOutcome{}, err
 	}
 	return ToolOutcome{Payload: res}, nil
 }
 
-// ListSessions lists the sessions req can see, newest first.
-func (e *Engine) ListSessions(ctx context.Context, req Requester, p ListParams) (ListResult, error) {
+// ListSessionsR lists the sessions req can see, newest first.
+func (e *Engine) ListSessionsR(ctx context.Context, req Requester, p ListParams) (ListResult, error) {
 	if p.Limit <= 0 {
 		p.Limit = listLimitDefault
 	}

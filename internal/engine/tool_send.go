@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/api"
 	"strings"
 	"time"
 
@@ -11,32 +12,11 @@ import (
 	"github.com/switchboard-go/switchboard/internal/policy"
 )
 
-// SendParams are sessions_send's parameters after validation.
-type SendParams struct {
-	SessionKey string
-	Label      string
-	AgentID    string
-	Message    string
-	// TimeoutSeconds: nil means the default (30); 0 means do not wait.
-	TimeoutSeconds *int
-	IdempotencyKey string
-}
+type SendParams = api.SendRequest
 
-// Delivery says how the announce of a send will be delivered.
-type Delivery struct {
-	Status string `json:"status"`
-	Mode   string `json:"mode"`
-}
+type Delivery = api.Delivery
 
-// SendResult is the payload of sessions_send.
-type SendResult struct {
-	RunID      string    `json:"runId"`
-	Status     string    `json:"status"`
-	Reply      string    `json:"reply,omitempty"`
-	Error      string    `json:"error,omitempty"`
-	SessionKey string    `json:"sessionKey,omitempty"`
-	Delivery   *Delivery `json:"delivery,omitempty"`
-}
+type SendResult = api.SendResult
 
 func (e *Engine) toolSend(ctx context.Context, req Requester, raw json.RawMessage) (ToolOutcome, error) {
 	a, err := parseArgs(ToolSessionsSend, raw, "sessionKey", "label", "agentId", "message", "timeoutSeconds", "idempotencyKey")
@@ -56,16 +36,16 @@ func (e *Engine) toolSend(ctx context.Context, req Requester, raw json.RawMessag
 	if err := a.err(); err != nil {
 		return ToolOutcome{}, err
 	}
-	res, err := e.Send(ctx, req, p)
+	res, err := e.SendR(ctx, req, p)
 	if err != nil {
 		return ToolOutcome{}, err
 	}
 	return ToolOutcome{Payload: res, IsError: res.Status == "error" || res.Status == "forbidden"}, nil
 }
 
-// Send delivers a message into another session as an inter-session
+// SendR delivers a message into another session as an inter-session
 // message, and waits for the reply unless TimeoutSeconds is 0.
-func (e *Engine) Send(ctx context.Context, req Requester, p SendParams) (SendResult, error) {
+func (e *Engine) SendR(ctx context.Context, req Requester, p SendParams) (SendResult, error) {
 	if p.IdempotencyKey == "" {
 		p.IdempotencyKey = req.IdempotencyKey
 	}
@@ -161,7 +141,7 @@ func (e *Engine) Send(ctx context.Context, req Requester, p SendParams) (SendRes
 	}
 	idem := ""
 	if p.IdempotencyKey != "" {
-		idem = "send:" + p.IdempotencyKey
+		idem = "send:" + req.scopeKey(api.OpSessionsSend, p.IdempotencyKey)
 	}
 	created := false
 	run, _, err := e.rt.Submit(ctx, domain.Run{

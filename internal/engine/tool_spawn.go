@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"github.com/switchboard-go/switchboard/internal/api"
 	"path/filepath"
 	"strings"
 
@@ -12,33 +13,9 @@ import (
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
 )
 
-// SpawnParams are sessions_spawn's parameters after validation.
-type SpawnParams struct {
-	Task              string
-	Label             string
-	AgentID           string
-	Model             string
-	Thinking          string
-	RunTimeoutSeconds *int
-	Thread            bool
-	Mode              string
-	Cleanup           string
-	Sandbox           string
-	Attachments       []attachments.Spec
-	MountPath         string
-	IdempotencyKey    string
-}
+type SpawnParams = api.SpawnRequest
 
-// SpawnResult is the payload of an accepted sessions_spawn.
-type SpawnResult struct {
-	Status          string               `json:"status"`
-	ChildSessionKey string               `json:"childSessionKey"`
-	RunID           string               `json:"runId"`
-	Mode            string               `json:"mode"`
-	Note            string               `json:"note,omitempty"`
-	ModelApplied    string               `json:"modelApplied,omitempty"`
-	Attachments     *attachments.Receipt `json:"attachments,omitempty"`
-}
+type SpawnResult = api.SpawnResult
 
 // spawnSpec carries a sub-agent run's lifecycle settings.
 type spawnSpec struct {
@@ -109,16 +86,16 @@ func (e *Engine) toolSpawn(ctx context.Context, req Requester, raw json.RawMessa
 	if err := a.err(); err != nil {
 		return ToolOutcome{}, err
 	}
-	res, err := e.Spawn(ctx, req, p)
+	res, err := e.SpawnR(ctx, req, p)
 	if err != nil {
 		return ToolOutcome{}, err
 	}
 	return ToolOutcome{Payload: res}, nil
 }
 
-// Spawn starts a sub-agent run in a new isolated session and returns at
+// SpawnR starts a sub-agent run in a new isolated session and returns at
 // once; the child's result is announced back to the requester session.
-func (e *Engine) Spawn(ctx context.Context, req Requester, p SpawnParams) (SpawnResult, error) {
+func (e *Engine) SpawnR(ctx context.Context, req Requester, p SpawnParams) (SpawnResult, error) {
 	subs := e.cfg.Agents.Defaults.Subagents
 	if p.IdempotencyKey == "" {
 		p.IdempotencyKey = req.IdempotencyKey
@@ -259,7 +236,7 @@ func (e *Engine) Spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 	}
 	idem := ""
 	if p.IdempotencyKey != "" {
-		idem = "spawn:" + p.IdempotencyKey
+		idem = "spawn:" + req.scopeKey(api.OpSessionsSpawn, p.IdempotencyKey)
 	}
 	now := e.nowMs()
 	run, created, err := e.rt.Submit(ctx, domain.Run{

@@ -4,26 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/switchboard-go/switchboard/internal/api"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
-// ToolOutcome is the result of a tool call: the JSON payload and whether
-// it is an error (a status "error"/"forbidden" payload, invalid arguments).
-type ToolOutcome struct {
-	Payload any
-	IsError bool
-}
-
-// JSON returns the payload as indented JSON (the text content of a tool
-// result).
-func (o ToolOutcome) JSON() []byte {
-	b, err := json.MarshalIndent(o.Payload, "", "  ")
-	if err != nil {
-		return []byte(`{"status":"error","error":"result is not JSON"}`)
-	}
-	return b
-}
+type ToolOutcome = api.ToolOutcome
 
 // errPayload is the payload of a failed tool call.
 type errPayload struct {
@@ -44,7 +30,7 @@ func failure(err error) ToolOutcome {
 
 // CallTool calls a session tool as req. Unknown tools and bad arguments are
 // error outcomes, never Go errors: every surface shows them the same way.
-func (e *Engine) CallTool(ctx context.Context, req Requester, name string, raw json.RawMessage) ToolOutcome {
+func (e *Engine) callTool(ctx context.Context, req Requester, name string, raw json.RawMessage) ToolOutcome {
 	if req.SessionKey != "" {
 		key, err := e.canonical(req.SessionKey, e.cfg.DefaultAgentID())
 		if err != nil {

@@ -3,8 +3,11 @@ package gateway
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/api"
 
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -28,6 +31,7 @@ func allScopes() []string {
 // grant is what a credential allows: its scopes and, for tokens bound to
 // a session, the requester session it acts as.
 type grant struct {
+	name    string
 	scopes  []string
 	session string
 }
@@ -139,4 +143,28 @@ func bearer(header string) string {
 		return strings.TrimSpace(header[len(prefix):])
 	}
 	return ""
+}
+
+// principal is the api principal of a grant acting as requester as ("" =
+// its own rights: the operator's within its scopes, or its bound session).
+func (g grant) principal(as string) api.Principal {
+	var sc api.Scope
+	for _, s := range g.scopes {
+		v, _ := api.ParseScope(s)
+		sc |= v
+	}
+	name := g.name
+	if name == "" {
+		name = api.OperatorName
+	}
+	return api.Principal{Name: name, Scopes: sc, Session: g.session, As: strings.TrimSpace(as)}
+}
+
+type principalKey struct{}
+
+// PrincipalOf returns the principal the gateway authenticated for a
+// request it passes on (the MCP handler reads it).
+func PrincipalOf(r *http.Request) (api.Principal, bool) {
+	p, ok := r.Context().Value(principalKey{}).(api.Principal)
+	return p, ok
 }

@@ -101,7 +101,11 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, g grant) {
 		r.Header.Set(HeaderSession, g.session)
 	}
 	r.Header.Set(HeaderScopes, strings.Join(g.scopes, ","))
-	s.opts.MCP.ServeHTTP(w, r)
+	p := g.principal("")
+	if p.Session == "" {
+		p.As = "main" // MCP clients act as the default agent's main session
+	}
+	s.opts.MCP.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
 }
 
 // withAuth checks the bearer token (when one is configured) and the scope.

@@ -135,7 +135,7 @@ func (s *Server) apiListSessions(r *http.Request, g grant) (any, error) {
 	if p.IncludeArchived, err = queryBool(r, "archived"); err != nil {
 		return nil, err
 	}
-	return s.eng.ListSessions(r.Context(), req, p)
+	return s.eng.ListSessionsR(r.Context(), req, p)
 }
 
 func (s *Server) apiHistory(r *http.Request, g grant) (any, error) {
@@ -163,7 +163,7 @@ func (s *Server) apiHistory(r *http.Request, g grant) (any, error) {
 	if p.Raw && !req.Operator {
 		return nil, domain.Invalid("raw history is only for operators (drop as= or raw=)")
 	}
-	return s.eng.History(r.Context(), req, p)
+	return s.eng.HistoryR(r.Context(), req, p)
 }
 
 type sendBody struct {
@@ -185,7 +185,7 @@ func (s *Server) apiSend(r *http.Request, g grant) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.eng.Send(r.Context(), req, engine.SendParams{SessionKey: r.PathValue("key"), Message: b.Message,
+	return s.eng.SendR(r.Context(), req, engine.SendParams{SessionKey: r.PathValue("key"), Message: b.Message,
 		TimeoutSeconds: b.TimeoutSeconds, IdempotencyKey: b.IdempotencyKey})
 }
 
@@ -224,7 +224,7 @@ func (s *Server) apiChat(r *http.Request, g grant) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.eng.Chat(r.Context(), engine.ChatRequest{SessionKey: r.PathValue("key"), Message: b.Message,
+	res, err := s.eng.ChatR(r.Context(), engine.ChatRequest{SessionKey: r.PathValue("key"), Message: b.Message,
 		Channel: b.Channel, SenderID: b.SenderID, IdempotencyKey: b.IdempotencyKey, Model: b.Model,
 		Thinking: b.Thinking, TimeoutSeconds: b.TimeoutSeconds})
 	if err != nil {
@@ -234,7 +234,7 @@ func (s *Server) apiChat(r *http.Request, g grant) (any, error) {
 	if res.Command == "" {
 		run := res.Run
 		if waiting {
-			if run, err = s.eng.Wait(r.Context(), run.ID, wait); err != nil {
+			if run, err = s.eng.WaitR(r.Context(), run.ID, wait); err != nil {
 				return nil, err
 			}
 		}
@@ -255,11 +255,11 @@ func (s *Server) apiPatch(r *http.Request, g grant) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.eng.Patch(r.Context(), r.PathValue("key"), p)
+	return s.eng.PatchR(r.Context(), r.PathValue("key"), p)
 }
 
 func (s *Server) apiReset(r *http.Request, g grant) (any, error) {
-	return s.eng.Reset(r.Context(), r.PathValue("key"))
+	return s.eng.ResetR(r.Context(), r.PathValue("key"))
 }
 
 func (s *Server) apiDelete(r *http.Request, g grant) (any, error) {
@@ -267,7 +267,7 @@ func (s *Server) apiDelete(r *http.Request, g grant) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.eng.Delete(r.Context(), key); err != nil {
+	if err := s.eng.DeleteR(r.Context(), key); err != nil {
 		return nil, err
 	}
 	return map[string]any{"ok": true, "key": key, "deleted": true}, nil
@@ -292,15 +292,11 @@ func (s *Server) apiSpawn(r *http.Request, g grant) (any, error) {
 		}
 		delete(raw, "as")
 	}
-	req, err := s.requester(r.Context(), g, as)
-	if err != nil {
-		return nil, err
-	}
 	args, err := json.Marshal(raw)
 	if err != nil {
 		return nil, err
 	}
-	out := s.eng.CallTool(r.Context(), req, engine.ToolSessionsSpawn, args)
+	out := s.eng.CallTool(r.Context(), g.principal(as), engine.ToolSessionsSpawn, args)
 	if out.IsError {
 		return nil, toolError(out)
 	}
@@ -322,7 +318,7 @@ func (s *Server) apiListRuns(r *http.Request, g grant) (any, error) {
 			return nil, domain.Invalid("invalid query parameter status: %q is not a run status (queued|running|ok|error|timeout|cancelled)", st)
 		}
 	}
-	runs, err := s.eng.ListRuns(r.Context(), q)
+	runs, err := s.eng.ListRunsR(r.Context(), q)
 	if err != nil {
 		return nil, err
 	}
@@ -338,13 +334,13 @@ func (s *Server) apiRun(r *http.Request, g grant) (any, error) {
 		return nil, err
 	}
 	if waiting {
-		return s.eng.Wait(r.Context(), r.PathValue("id"), wait)
+		return s.eng.WaitR(r.Context(), r.PathValue("id"), wait)
 	}
-	return s.eng.GetRun(r.Context(), r.PathValue("id"))
+	return s.eng.GetRunR(r.Context(), r.PathValue("id"))
 }
 
 func (s *Server) apiCancelRun(r *http.Request, g grant) (any, error) {
-	return s.eng.CancelRun(r.Context(), r.PathValue("id"))
+	return s.eng.CancelRunR(r.Context(), r.PathValue("id"))
 }
 
 func (s *Server) apiAgents(r *http.Request, g grant) (any, error) {
@@ -352,7 +348,7 @@ func (s *Server) apiAgents(r *http.Request, g grant) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.eng.AgentsList(req), nil
+	return s.eng.AgentsListR(req), nil
 }
 
 // ToolResponse is the result of POST /api/tools/{name}.
@@ -372,10 +368,6 @@ func (s *Server) apiTool(r *http.Request, g grant) (any, error) {
 	if as == "" {
 		as = r.URL.Query().Get("as")
 	}
-	req, err := s.requesterFor(r.Context(), g, as)
-	if err != nil {
-		return nil, err
-	}
-	out := s.eng.CallTool(r.Context(), engine.Requester{SessionKey: req}, r.PathValue("name"), args)
+	out := s.eng.CallTool(r.Context(), g.principal(orDefault(as, "main")), r.PathValue("name"), args)
 	return ToolResponse{IsError: out.IsError, Result: out.Payload}, nil
 }

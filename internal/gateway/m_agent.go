@@ -44,7 +44,7 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 		return nil, err
 	}
 	if l := strings.TrimSpace(p.Label); l != "" {
-		if _, err := s.eng.Patch(ctx, key, engine.PatchParams{Label: &l}); err != nil {
+		if _, err := s.eng.PatchR(ctx, key, engine.PatchParams{Label: &l}); err != nil {
 			return nil, err
 		}
 	}
@@ -52,7 +52,7 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 	if p.Timeout != nil {
 		timeout = int(*p.Timeout)
 	}
-	res, err := s.eng.Chat(ctx, engine.ChatRequest{SessionKey: key, Message: p.Message, Channel: p.Channel,
+	res, err := s.eng.ChatR(ctx, engine.ChatRequest{SessionKey: key, Message: p.Message, Channel: p.Channel,
 		IdempotencyKey: p.IdempotencyKey, Model: p.Model, Thinking: p.Thinking, TimeoutSeconds: timeout,
 		Kind: domain.RunKindAgent, ExtraSystem: p.ExtraSystemPrompt})
 	if err != nil {
@@ -103,7 +103,7 @@ func (s *Server) agentTarget(ctx context.Context, method, agentID, sessionKey st
 // waitEnd waits for a run to end, for as long as the connection lives.
 func (s *Server) waitEnd(ctx context.Context, runID string) (domain.Run, error) {
 	for {
-		r, err := s.eng.Wait(ctx, runID, time.Hour)
+		r, err := s.eng.WaitR(ctx, runID, time.Hour)
 		if err != nil {
 			return r, err
 		}
@@ -173,7 +173,7 @@ func (s *Server) mAgentWait(ctx context.Context, cl *call) (any, error) {
 	if p.TimeoutMs != nil {
 		timeout = min(*p.TimeoutMs, agentWaitMaxMs)
 	}
-	r, err := s.eng.Wait(ctx, strings.TrimSpace(p.RunID), time.Duration(timeout)*time.Millisecond)
+	r, err := s.eng.WaitR(ctx, strings.TrimSpace(p.RunID), time.Duration(timeout)*time.Millisecond)
 	if err != nil {
 		if domain.ErrorCode(err) == domain.CodeNotFound {
 			return nil, domain.Invalid("run not found: %s", p.RunID)

@@ -34,7 +34,7 @@ func (s *Server) mChatHistory(ctx context.Context, cl *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := s.eng.History(ctx, engine.Requester{Operator: true}, engine.HistoryParams{SessionKey: key, Limit: limit, IncludeTools: true, Raw: true})
+	h, err := s.eng.HistoryR(ctx, engine.Requester{Operator: true}, engine.HistoryParams{SessionKey: key, Limit: limit, IncludeTools: true, Raw: true})
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (s *Server) mChatSend(ctx context.Context, cl *call) (any, error) {
 	if err := s.commandScope(cl, p.Message); err != nil {
 		return nil, err
 	}
-	res, err := s.eng.Chat(ctx, engine.ChatRequest{SessionKey: p.SessionKey, Message: p.Message, Channel: "webchat",
+	res, err := s.eng.ChatR(ctx, engine.ChatRequest{SessionKey: p.SessionKey, Message: p.Message, Channel: "webchat",
 		IdempotencyKey: p.IdempotencyKey, Thinking: p.Thinking, TimeoutSeconds: msToSeconds(p.TimeoutMs)})
 	if err != nil {
 		return nil, err
@@ -116,7 +116,7 @@ func (s *Server) mChatAbort(ctx context.Context, cl *call) (any, error) {
 	}
 	var targets []domain.Run
 	if id := strings.TrimSpace(p.RunID); id != "" {
-		r, err := s.eng.GetRun(ctx, id)
+		r, err := s.eng.GetRunR(ctx, id)
 		if err != nil {
 			return nil, err
 		}
@@ -125,7 +125,7 @@ func (s *Server) mChatAbort(ctx context.Context, cl *call) (any, error) {
 		}
 		targets = append(targets, r)
 	} else {
-		targets, err = s.eng.ListRuns(ctx, domain.RunQuery{SessionKey: key, Statuses: []string{domain.RunQueued, domain.RunRunning}})
+		targets, err = s.eng.ListRunsR(ctx, domain.RunQuery{SessionKey: key, Statuses: []string{domain.RunQueued, domain.RunRunning}})
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +135,7 @@ func (s *Server) mChatAbort(ctx context.Context, cl *call) (any, error) {
 		if domain.RunTerminal(r.Status) {
 			continue
 		}
-		if _, err := s.eng.CancelRun(ctx, r.ID); err != nil {
+		if _, err := s.eng.CancelRunR(ctx, r.ID); err != nil {
 			return nil, err
 		}
 		ids = append(ids, r.ID)

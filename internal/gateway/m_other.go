@@ -68,7 +68,7 @@ func (s *Server) mRunsGet(ctx context.Context, cl *call) (any, error) {
 	if err := requireString(cl.method, "runId", p.RunID, 256); err != nil {
 		return nil, err
 	}
-	return s.eng.GetRun(ctx, strings.TrimSpace(p.RunID))
+	return s.eng.GetRunR(ctx, strings.TrimSpace(p.RunID))
 }
 
 func (s *Server) mRunsCancel(ctx context.Context, cl *call) (any, error) {
@@ -79,7 +79,7 @@ func (s *Server) mRunsCancel(ctx context.Context, cl *call) (any, error) {
 	if err := requireString(cl.method, "runId", p.RunID, 256); err != nil {
 		return nil, err
 	}
-	return s.eng.CancelRun(ctx, strings.TrimSpace(p.RunID))
+	return s.eng.CancelRunR(ctx, strings.TrimSpace(p.RunID))
 }
 
 type toolsInvokeParams struct {
@@ -98,10 +98,6 @@ func (s *Server) mToolsInvoke(ctx context.Context, cl *call) (any, error) {
 	if err := requireString(cl.method, "tool", p.Tool, 128); err != nil {
 		return nil, err
 	}
-	requester, err := s.requesterFor(ctx, cl.c.grant, p.SessionKey)
-	if err != nil {
-		return nil, err
-	}
-	out := s.eng.CallTool(ctx, engine.Requester{SessionKey: requester}, p.Tool, p.Args)
+	out := s.eng.CallTool(ctx, cl.c.grant.principal(orDefault(p.SessionKey, "main")), p.Tool, p.Args)
 	return map[string]any{"ok": !out.IsError, "result": out.Payload}, nil
 }

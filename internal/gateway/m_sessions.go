@@ -132,7 +132,7 @@ func (s *Server) mSessionsPatch(ctx context.Context, cl *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	entry, err := s.eng.Patch(ctx, key, p)
+	entry, err := s.eng.PatchR(ctx, key, p)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +204,7 @@ func (s *Server) mSessionsReset(ctx context.Context, cl *call) (any, error) {
 	if err := requireString(cl.method, "key", p.Key, 0); err != nil {
 		return nil, err
 	}
-	entry, err := s.eng.Reset(ctx, p.Key)
+	entry, err := s.eng.ResetR(ctx, p.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +223,7 @@ func (s *Server) mSessionsDelete(ctx context.Context, cl *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.eng.Delete(ctx, key); err != nil {
+	if err := s.eng.DeleteR(ctx, key); err != nil {
 		return nil, err
 	}
 	return map[string]any{"ok": true, "key": key, "deleted": true, "archived": []string{}}, nil
@@ -247,7 +247,7 @@ func (s *Server) mSessionsSpawn(ctx context.Context, cl *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := s.eng.CallTool(ctx, engine.Requester{SessionKey: requester, Operator: true}, engine.ToolSessionsSpawn, args)
+	out := s.eng.CallTool(ctx, cl.c.grant.principal(requester), engine.ToolSessionsSpawn, args)
 	if out.IsError {
 		return nil, toolError(out)
 	}

@@ -99,3 +99,11 @@ func checkRange(method, name string, v *int64, min, max int64) error {
 	}
 	return nil
 }
+
+// orDefault returns s, or def when s is blank.
+func orDefault(s, def string) string {
+	if strings.TrimSpace(s) == "" {
+		return def
+	}
+	return s
+}

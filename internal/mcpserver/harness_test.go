@@ -78,11 +78,11 @@ func newEngine(tb testing.TB, visibility string) *engine.Engine {
 // session exists with a transcript.
 func chat(tb testing.TB, e *engine.Engine, key, msg string) {
 	tb.Helper()
-	res, err := e.Chat(context.Background(), engine.ChatRequest{SessionKey: key, Message: msg})
+	res, err := e.ChatR(context.Background(), engine.ChatRequest{SessionKey: key, Message: msg})
 	if err != nil {
 		tb.Fatalf("chat %s: %v", key, err)
 	}
-	r, err := e.Wait(context.Background(), res.Run.ID, 10*time.Second)
+	r, err := e.WaitR(context.Background(), res.Run.ID, 10*time.Second)
 	if err != nil || r.Status != domain.RunOK {
 		tb.Fatalf("chat %s: run %s %s: %v", key, r.Status, r.Error, err)
 	}

@@ -9,27 +9,31 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
-// requesterKeyCtx carries the resolved requester key from HTTPHandler's
+// principalCtx carries the request's principal from HTTPHandler's
 // wrapper to the SDK's getServer callback.
-type requesterKeyCtx struct{}
+type principalCtx struct{}
 
 // HTTPHandler serves MCP over streamable HTTP, statelessly: every POST is
 // a complete exchange (no Mcp-Session-Id, no affinity), so any replica can
 // answer and a plain POST of one JSON-RPC request works. Responses are
 // application/json, not event streams. GET and DELETE answer 405.
 //
-// resolve maps a request (its bearer token) to the requester session the
-// tools act as; nil, or an empty key, means the default agent's main
-// session. A resolve error answers 401, or 403 for a domain.CodeForbidden
-// error. Authentication itself is the caller's job (the gateway mounts
+// resolve maps a request (its bearer token) to the principal the tools
+// are called as (scopes, bound session, requester); nil means the
+// operator acting as the default agent's main session. A resolve error
+// answers 401, or 403 for a domain.CodeForbidden error. Authentication itself is the caller's job (the gateway mounts
 // this behind its bearer-token check).
-func (s *Server) HTTPHandler(resolve func(r *http.Request) (requesterKey string, err error)) http.Handler {
+func (s *Server) HTTPHandler(resolve func(r *http.Request) (api.Principal, error)) http.Handler {
 	sdk := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		key, _ := r.Context().Value(requesterKeyCtx{}).(string)
-		return s.serverFor(key)
+		p, ok := r.Context().Value(principalCtx{}).(api.Principal)
+		if !ok {
+			p = api.Operator()
+		}
+		return s.serverFor(p)
 	}, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
 		JSONResponse:        true,
@@ -40,15 +44,15 @@ func (s *Server) HTTPHandler(resolve func(r *http.Request) (requesterKey string,
 	// (which send no Sec-Fetch-Site or Origin) are unaffected.
 	protected := http.NewCrossOriginProtection().Handler(sdk)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var key string
+		p := api.Operator()
 		if resolve != nil {
 			var err error
-			if key, err = resolve(r); err != nil {
+			if p, err = resolve(r); err != nil {
 				writeResolveError(w, err)
 				return
 			}
 		}
-		r = r.Clone(context.WithValue(r.Context(), requesterKeyCtx{}, key))
+		r = r.Clone(context.WithValue(r.Context(), principalCtx{}, p))
 		if r.Method == http.MethodPost {
 			lenientPOST(r)
 		}

@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/client"
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/engine"
 )
 
 // RemoteCaller calls the session tools of a running gateway (its
@@ -20,18 +20,13 @@ type RemoteCaller struct {
 
 var _ Caller = RemoteCaller{}
 
-// CallTool forwards a tool call to the gateway as req.SessionKey. The
-// gateway's API has no idempotency header, so req.IdempotencyKey travels
-// as the idempotencyKey argument of the tools that take one (an argument
-// already given wins, as in the engine).
-func (rc RemoteCaller) CallTool(ctx context.Context, req engine.Requester, name string, args json.RawMessage) engine.ToolOutcome {
+// CallTool forwards a tool call to the gateway, acting as p's requester;
+// the gateway decides the rest of the principal from its token.
+func (rc RemoteCaller) CallTool(ctx context.Context, p api.Principal, name string, args json.RawMessage) api.ToolOutcome {
 	if rc.Client == nil {
 		return errorOutcome(domain.Errorf(domain.CodeUnavailable, "no gateway client"))
 	}
-	if req.IdempotencyKey != "" && takesIdempotencyKey(name) {
-		args = withArgument(args, "idempotencyKey", "idempotency_key", req.IdempotencyKey)
-	}
-	out, err := rc.Client.CallTool(ctx, req.SessionKey, name, args)
+	out, err := rc.Client.CallTool(ctx, p.Requester(), name, args)
 	if err != nil {
 		return errorOutcome(remoteError(ctx, err))
 	}

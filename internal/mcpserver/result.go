@@ -6,7 +6,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/engine"
+	"github.com/switchboard-go/switchboard/internal/api"
 )
 
 // errorPayload is the payload of a call that failed in this package (the
@@ -20,18 +20,18 @@ type errorPayload struct {
 // errorOutcome turns err into an error outcome: status "forbidden" for a
 // forbidden error, else "error", with the client-safe message. It is the
 // one place where error codes map to MCP tool results.
-func errorOutcome(err error) engine.ToolOutcome {
+func errorOutcome(err error) api.ToolOutcome {
 	p := errorPayload{Status: "error", Error: domain.ErrorMessage(err)}
 	if domain.ErrorCode(err) == domain.CodeForbidden {
 		p.Status = "forbidden"
 	}
-	return engine.ToolOutcome{Payload: p, IsError: true}
+	return api.ToolOutcome{Payload: p, IsError: true}
 }
 
 // toResult is the MCP tool result of an outcome: the payload as
 // structuredContent and as indented JSON text (for clients that show only
 // text), with isError set for error outcomes.
-func toResult(out engine.ToolOutcome) *mcp.CallToolResult {
+func toResult(out api.ToolOutcome) *mcp.CallToolResult {
 	text, err := json.MarshalIndent(out.Payload, "", "  ")
 	if err != nil {
 		out = errorOutcome(domain.Errorf(domain.CodeInternal, "tool result is not JSON"))

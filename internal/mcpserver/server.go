@@ -10,16 +10,21 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/engine"
 )
 
-// Caller runs a session tool as a requester. *engine.Engine satisfies it;
-// RemoteCaller does too, over a running gateway.
+// Caller runs a tool as a principal: the CallTool of api.Service.
+// *engine.Engine satisfies it in-process; RemoteCaller does over a running
+// gateway.
 type Caller interface {
-	CallTool(ctx context.Context, req engine.Requester, name string, args json.RawMessage) engine.ToolOutcome
+	CallTool(ctx context.Context, p api.Principal, name string, args json.RawMessage) api.ToolOutcome
 }
 
-var _ Caller = (*engine.Engine)(nil)
+var (
+	_ Caller = (*engine.Engine)(nil)
+	_ Caller = api.Service(nil)
+)
 
 // Options configure a Server.
 type Options struct {
@@ -57,7 +62,7 @@ type Server struct {
 	http *calls
 
 	mu      sync.Mutex
-	servers map[string]*mcp.Server // per requester key, for HTTP
+	servers map[api.Principal]*mcp.Server // per principal, for HTTP
 }
 
 // New returns a Server that forwards tool calls to caller.
@@ -90,7 +95,7 @@ func New(caller Caller, opts Options) *Server {
 		log:     opts.Logger,
 		maxBody: opts.MaxRequestBytes,
 		http:    newCalls(context.Background()),
-		servers: map[string]*mcp.Server{},
+		servers: map[api.Principal]*mcp.Server{},
 	}
 }
 
@@ -114,11 +119,11 @@ func (s *Server) Close(ctx context.Context) error {
 	return nil
 }
 
-// newMCPServer builds an SDK server whose tools act as requesterKey, with
+// newMCPServer builds an SDK server whose tools act as the principal, with
 // their calls owned by owner.
-func (s *Server) newMCPServer(requesterKey string, owner *calls) *mcp.Server {
-	who := "the session " + requesterKey
-	if requesterKey == "" {
+func (s *Server) newMCPServer(p api.Principal, owner *calls) *mcp.Server {
+	who := "the session " + p.Requester()
+	if p.Requester() == "" {
 		who = "the default agent's main session"
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "switchboard", Title: "switchboard session tools", Version: s.version},
@@ -131,7 +136,7 @@ func (s *Server) newMCPServer(requesterKey string, owner *calls) *mcp.Server {
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		})
 	for _, t := range s.tools {
-		srv.AddTool(t, s.handler(t.Name, requesterKey, owner))
+		srv.AddTool(t, s.handler(t.Name, p, owner))
 	}
 	return srv
 }
@@ -139,7 +144,7 @@ func (s *Server) newMCPServer(requesterKey string, owner *calls) *mcp.Server {
 // handler is the SDK tool handler of one tool. It never returns a Go
 // error: every failure, bad arguments included, is an isError result with
 // the engine's message, which a model can read and act on.
-func (s *Server) handler(name, requesterKey string, owner *calls) mcp.ToolHandler {
+func (s *Server) handler(name string, p api.Principal, owner *calls) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx, done, err := owner.begin(ctx)
 		if err != nil {
@@ -152,8 +157,10 @@ func (s *Server) handler(name, requesterKey string, owner *calls) mcp.ToolHandle
 			args = req.Params.Arguments
 			meta = req.Params.Meta
 		}
-		r := engine.Requester{SessionKey: requesterKey, IdempotencyKey: idempotencyKey(meta)}
-		return toResult(s.caller.CallTool(ctx, r, name, args)), nil
+		if k := idempotencyKey(meta); k != "" && takesIdempotencyKey(name) {
+			args = withArgument(args, "idempotencyKey", "idempotency_key", k)
+		}
+		return toResult(s.caller.CallTool(ctx, p, name, args)), nil
 	}
 }
 
@@ -166,17 +173,17 @@ func idempotencyKey(meta map[string]any) string {
 	return ""
 }
 
-// serverFor returns the HTTP handler's SDK server for a requester,
+// serverFor returns the HTTP handler's SDK server for a principal,
 // building and caching it on first use.
-func (s *Server) serverFor(requesterKey string) *mcp.Server {
+func (s *Server) serverFor(p api.Principal) *mcp.Server {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if srv, ok := s.servers[requesterKey]; ok {
+	if srv, ok := s.servers[p]; ok {
 		return srv
 	}
-	srv := s.newMCPServer(requesterKey, s.http)
+	srv := s.newMCPServer(p, s.http)
 	if len(s.servers) < maxCachedServers {
-		s.servers[requesterKey] = srv
+		s.servers[p] = srv
 	}
 	return srv
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/engine"
 )
@@ -266,7 +267,7 @@ func TestIdempotencyKey(t *testing.T) {
 // fakeCaller records calls and answers with a fixed outcome.
 type fakeCaller struct {
 	calls chan fakeCall
-	out   engine.ToolOutcome
+	out   api.ToolOutcome
 }
 
 type fakeCall struct {
@@ -275,13 +276,13 @@ type fakeCall struct {
 	args string
 }
 
-func (f *fakeCaller) CallTool(ctx context.Context, req engine.Requester, name string, args json.RawMessage) engine.ToolOutcome {
+func (f *fakeCaller) CallTool(ctx context.Context, req engine.Requester, name string, args json.RawMessage) api.ToolOutcome {
 	f.calls <- fakeCall{req, name, string(args)}
 	return f.out
 }
 
 func TestForwarding(t *testing.T) {
-	f := &fakeCaller{calls: make(chan fakeCall, 1), out: engine.ToolOutcome{Payload: map[string]any{"status": "ok"}}}
+	f := &fakeCaller{calls: make(chan fakeCall, 1), out: api.ToolOutcome{Payload: map[string]any{"status": "ok"}}}
 	cs := connectStdio(t, New(f, Options{}), "agent:main:worker")
 	// Arguments go to the caller as sent (aliases and all); the engine,
 	// not the SDK, judges them.
@@ -328,7 +329,7 @@ func TestErrorOutcome(t *testing.T) {
 		}
 	}
 	// A payload that is not JSON is an error result, not a panic.
-	res := toResult(engine.ToolOutcome{Payload: make(chan int)})
+	res := toResult(api.ToolOutcome{Payload: make(chan int)})
 	if !res.IsError {
 		t.Errorf("unmarshalable payload: isError false")
 	}

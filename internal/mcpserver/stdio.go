@@ -8,14 +8,16 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-go/switchboard/internal/api"
 )
 
 // stdioDrain bounds how long RunStdio waits for cancelled tool calls.
 const stdioDrain = 10 * time.Second
 
 // RunStdio serves MCP over newline-delimited JSON-RPC on in and out,
-// acting as the requester session requesterKey (empty: the default
-// agent's main session). It returns nil when in reaches EOF (the client
+// calling every tool as p (`switchboard mcp --session KEY` is the
+// operator acting as KEY, by default "main"). It returns nil when in reaches EOF (the client
 // went away) or ctx ends, after the tool calls it started have returned.
 // Requests read before EOF are answered first, so a script can pipe its
 // requests in and read every answer.
@@ -23,9 +25,9 @@ const stdioDrain = 10 * time.Second
 // When ctx ends, running tool calls are cancelled and in is closed if it
 // is an io.Closer; a reader that cannot be unblocked (a terminal's stdin)
 // keeps the SDK's read goroutine until the process exits.
-func (s *Server) RunStdio(ctx context.Context, requesterKey string, in io.Reader, out io.Writer) error {
+func (s *Server) RunStdio(ctx context.Context, p api.Principal, in io.Reader, out io.Writer) error {
 	owner := newCalls(ctx)
-	srv := s.newMCPServer(requesterKey, owner)
+	srv := s.newMCPServer(p, owner)
 	g := newGate()
 	err := srv.Run(ctx, &mcp.IOTransport{Reader: gatedReader{in, g}, Writer: gatedWriter{out, g}})
 	drainCtx, cancel := context.WithTimeout(context.Background(), stdioDrain)

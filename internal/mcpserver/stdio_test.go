@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/engine"
 )
 
@@ -77,7 +78,7 @@ func TestStdioPipedSession(t *testing.T) {
 // blockingCaller holds every call until its context ends.
 type blockingCaller struct{ started chan struct{} }
 
-func (b blockingCaller) CallTool(ctx context.Context, req engine.Requester, name string, args json.RawMessage) engine.ToolOutcome {
+func (b blockingCaller) CallTool(ctx context.Context, req engine.Requester, name string, args json.RawMessage) api.ToolOutcome {
 	close(b.started)
 	<-ctx.Done()
 	return errorOutcome(ctx.Err())

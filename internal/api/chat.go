@@ -1,0 +1,36 @@
+package api
+
+import "github.com/switchboard-go/switchboard/internal/domain"
+
+// ChatRequest is a user message arriving on a channel into a session.
+type ChatRequest struct {
+	SessionKey string
+	Message    string
+	// Channel defaults to webchat; SenderID identifies the sender for
+	// owner-only commands (the local webchat user is always an owner).
+	Channel        string
+	SenderID       string
+	IdempotencyKey string
+	// Model and Thinking override the session's for this run.
+	Model    string
+	Thinking string
+	// TimeoutSeconds bounds the run (0 = none).
+	TimeoutSeconds int
+	// Kind is the run kind (chat by default; agent for the gateway method).
+	Kind string
+	// ExtraSystem is injected after the agent's system prompt.
+	ExtraSystem string
+	// Label, when set, labels the session first (the gateway's `agent`).
+	Label string
+}
+
+// ChatResult is what a chat message led to: a run, or a command's answer.
+type ChatResult struct {
+	Run        domain.Run
+	SessionKey string
+	// Command is set when the message was a command handled before the
+	// model (/new, /reset, /stop, /send); Reply then holds its answer.
+	Command string
+	Reply   string
+	Created bool
+}

@@ -1,0 +1,127 @@
+package api
+
+import (
+	"fmt"
+	"math"
+)
+
+// Limit is the documented range of one numeric parameter. Where Clamp is
+// set, numbers outside [Min, Max] are clamped (the reference's clamps);
+// otherwise they are refused with an error naming the parameter and the
+// limit. The schemas, the CLI flags, the HTTP/WS validation and
+// docs/tools.md read these values; none repeats them.
+type Limit struct {
+	// Name is the parameter's camelCase name.
+	Name string
+	Min  int64
+	Max  int64
+	// Default applies when the parameter is absent.
+	Default int64
+	Clamp   bool
+	// Unit is said in help and errors ("seconds", "minutes", …).
+	Unit string
+}
+
+// The limits of every numeric parameter.
+var (
+	ListLimit          = Limit{Name: "limit", Min: 1, Max: 200, Default: 50, Clamp: true}
+	ListActiveMinutes  = Limit{Name: "activeMinutes", Min: 1, Max: 525_600, Clamp: true, Unit: "minutes"}
+	ListMessageLimit   = Limit{Name: "messageLimit", Min: 0, Max: 20, Default: 0, Clamp: true}
+	ListKinds          = Limit{Name: "kinds", Min: 0, Max: 16, Unit: "items"}
+	HistoryLimit       = Limit{Name: "limit", Min: 1, Max: 1000, Default: 50, Clamp: true}
+	SendTimeout        = Limit{Name: "timeoutSeconds", Min: 0, Max: 3600, Default: 30, Clamp: true, Unit: "seconds"}
+	SpawnRunTimeout    = Limit{Name: "runTimeoutSeconds", Min: 0, Max: 604_800, Unit: "seconds"}
+	ChatTimeout        = Limit{Name: "timeoutSeconds", Min: 0, Max: 604_800, Unit: "seconds"}
+	WaitTimeout        = Limit{Name: "timeoutSeconds", Min: 0, Max: 3600, Default: 30, Clamp: true, Unit: "seconds"}
+	RunsListLimit      = Limit{Name: "limit", Min: 1, Max: 1000, Default: 50, Clamp: true}
+	OutboxListLimit    = Limit{Name: "limit", Min: 1, Max: 1000, Default: 100, Clamp: true}
+	SpawnAttachments   = Limit{Name: "attachments", Min: 0, Max: 50, Unit: "items"}
+	MessageChars       = Limit{Name: "message", Min: 1, Max: 100_000, Unit: "characters"}
+	TaskChars          = Limit{Name: "task", Min: 1, Max: 100_000, Unit: "characters"}
+	LabelChars         = Limit{Name: "label", Min: 1, Max: 512, Unit: "characters"}
+	KeyChars           = Limit{Name: "sessionKey", Min: 1, Max: 512, Unit: "characters"}
+	AgentIDChars       = Limit{Name: "agentId", Min: 1, Max: 64, Unit: "characters"}
+	ModelChars         = Limit{Name: "model", Min: 1, Max: 256, Unit: "characters"}
+	IdempotencyKeyChar = Limit{Name: "idempotencyKey", Min: 1, Max: 256, Unit: "characters"}
+)
+
+// Limits lists every limit, for docs and tests.
+func Limits() map[string][]Limit {
+	return map[string][]Limit{
+		ToolSessionsList:    {ListLimit, ListActiveMinutes, ListMessageLimit, ListKinds},
+		ToolSessionsHistory: {HistoryLimit, KeyChars},
+		ToolSessionsSend:    {SendTimeout, MessageChars, LabelChars, KeyChars, AgentIDChars, IdempotencyKeyChar},
+		ToolSessionsSpawn:   {SpawnRunTimeout, SpawnAttachments, TaskChars, LabelChars, AgentIDChars, ModelChars, IdempotencyKeyChar},
+		ToolRunsWait:        {WaitTimeout},
+		"chat":              {ChatTimeout, MessageChars, IdempotencyKeyChar},
+		"runs list":         {RunsListLimit},
+		"outbox list":       {OutboxListLimit},
+	}
+}
+
+// Apply validates n against l: clamped or refused per l, as the reference
+// says. The error names the parameter and the limit.
+func (l Limit) Apply(n int64) (int64, error) {
+	if n < l.Min {
+		if l.Clamp && n >= 0 {
+			return l.Min, nil
+		}
+		return 0, invalidf("%s must be at least %d%s (got %d)", l.Name, l.Min, l.unit(), n)
+	}
+	if n > l.Max {
+		if l.Clamp {
+			return l.Max, nil
+		}
+		return 0, invalidf("%s must be at most %d%s (got %d)", l.Name, l.Max, l.unit(), n)
+	}
+	return n, nil
+}
+
+// ApplyFloat is Apply for a JSON number: it must be a whole number.
+func (l Limit) ApplyFloat(f float64) (int64, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) {
+		return 0, invalidf("%s must be a whole number", l.Name)
+	}
+	if f > math.MaxInt64/2 {
+		if l.Clamp {
+			return l.Max, nil
+		}
+		return 0, invalidf("%s is too large (at most %d%s)", l.Name, l.Max, l.unit())
+	}
+	if f < math.MinInt64/2 {
+		return 0, invalidf("%s must be at least %d%s", l.Name, l.Min, l.unit())
+	}
+	return l.Apply(int64(f))
+}
+
+// Or returns the value of an optional parameter, or the default.
+func (l Limit) Or(v *int64) int64 {
+	if v == nil {
+		return l.Default
+	}
+	return *v
+}
+
+// Describe is the limit in words, for help texts and schemas.
+func (l Limit) Describe() string {
+	s := fmt.Sprintf("%d..%d%s", l.Min, l.Max, l.unit())
+	if l.Default != 0 {
+		s += fmt.Sprintf(", default %d", l.Default)
+	}
+	return s
+}
+
+func (l Limit) unit() string {
+	if l.Unit == "" {
+		return ""
+	}
+	return " " + l.Unit
+}
+
+// CheckChars refuses a string longer than l.Max characters.
+func (l Limit) CheckChars(s string) error {
+	if n := len([]rune(s)); int64(n) > l.Max {
+		return invalidf("%s is too long (%d characters; max %d)", l.Name, n, l.Max)
+	}
+	return nil
+}

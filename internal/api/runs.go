@@ -1,0 +1,40 @@
+package api
+
+import (
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// WaitRequest waits for a run to end, up to Timeout.
+type WaitRequest struct {
+	RunID   string
+	Timeout time.Duration
+}
+
+// WaitResult is the payload of runs_wait.
+type WaitResult struct {
+	RunID     string `json:"runId"`
+	Status    string `json:"status"`
+	Reply     string `json:"reply,omitempty"`
+	Error     string `json:"error,omitempty"`
+	StartedAt int64  `json:"startedAt,omitempty"`
+	EndedAt   int64  `json:"endedAt,omitempty"`
+	// WaitTimedOut is true when the wait ended before the run did (the
+	// run's own status then is queued or running).
+	WaitTimedOut bool `json:"waitTimedOut,omitempty"`
+}
+
+// CancelResult is the answer of a cancel: the run as it is after the
+// cancel, and whether this call cancelled it (false: it had already
+// ended, with the status it ended with).
+type CancelResult struct {
+	domain.Run
+	Cancelled bool `json:"cancelled"`
+}
+
+// RunsRequest selects runs, newest first.
+type RunsRequest = domain.RunQuery
+
+// OutboxRequest selects outbox rows.
+type OutboxRequest = domain.OutboxQuery

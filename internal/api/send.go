@@ -1,0 +1,28 @@
+package api
+
+// SendRequest are sessions_send's parameters.
+type SendRequest struct {
+	SessionKey string
+	Label      string
+	AgentID    string
+	Message    string
+	// TimeoutSeconds: nil means the default (30); 0 means do not wait.
+	TimeoutSeconds *int
+	IdempotencyKey string
+}
+
+// Delivery says how the announce of a send will be delivered.
+type Delivery struct {
+	Status string `json:"status"`
+	Mode   string `json:"mode"`
+}
+
+// SendResult is the payload of sessions_send.
+type SendResult struct {
+	RunID      string    `json:"runId,omitempty"`
+	Status     string    `json:"status"`
+	Reply      string    `json:"reply,omitempty"`
+	Error      string    `json:"error,omitempty"`
+	SessionKey string    `json:"sessionKey,omitempty"`
+	Delivery   *Delivery `json:"delivery,omitempty"`
+}

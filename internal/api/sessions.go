@@ -1,0 +1,123 @@
+package api
+
+import (
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/policy"
+)
+
+// ListRequest are sessions_list's parameters.
+type ListRequest struct {
+	Kinds         []string
+	Limit         int
+	ActiveMinutes int
+	MessageLimit  int
+	// Operator-only filters (CLI, gateway, web UI).
+	AgentID         string
+	Search          string
+	Label           string
+	SpawnedBy       string
+	IncludeArchived bool
+}
+
+// SessionRow is one row of sessions_list, in the reference's row shape.
+type SessionRow struct {
+	Key              string                  `json:"key"`
+	Kind             string                  `json:"kind"`
+	Channel          string                  `json:"channel"`
+	AgentID          string                  `json:"agentId,omitempty"`
+	Label            string                  `json:"label,omitempty"`
+	DisplayName      string                  `json:"displayName,omitempty"`
+	Origin           *domain.Origin          `json:"origin,omitempty"`
+	SpawnedBy        string                  `json:"spawnedBy,omitempty"`
+	ParentSessionKey string                  `json:"parentSessionKey,omitempty"`
+	DeliveryContext  *domain.DeliveryContext `json:"deliveryContext,omitempty"`
+	UpdatedAt        int64                   `json:"updatedAt"`
+	SessionID        string                  `json:"sessionId"`
+	Model            string                  `json:"model,omitempty"`
+	ContextTokens    int64                   `json:"contextTokens,omitempty"`
+	TotalTokens      int64                   `json:"totalTokens,omitempty"`
+	EstimatedCostUSD float64                 `json:"estimatedCostUsd,omitempty"`
+	Status           string                  `json:"status,omitempty"`
+	StartedAt        int64                   `json:"startedAt,omitempty"`
+	EndedAt          int64                   `json:"endedAt,omitempty"`
+	RuntimeMs        int64                   `json:"runtimeMs,omitempty"`
+	ThinkingLevel    string                  `json:"thinkingLevel,omitempty"`
+	VerboseLevel     string                  `json:"verboseLevel,omitempty"`
+	SystemSent       bool                    `json:"systemSent"`
+	AbortedLastRun   bool                    `json:"abortedLastRun"`
+	SendPolicy       string                  `json:"sendPolicy,omitempty"`
+	LastChannel      string                  `json:"lastChannel,omitempty"`
+	LastTo           string                  `json:"lastTo,omitempty"`
+	LastAccountID    string                  `json:"lastAccountId,omitempty"`
+	TranscriptPath   string                  `json:"transcriptPath,omitempty"`
+	ArchivedAt       int64                   `json:"archivedAt,omitempty"`
+	Messages         []domain.Message        `json:"messages,omitempty"`
+}
+
+// ListResult is the payload of sessions_list.
+type ListResult struct {
+	Count    int          `json:"count"`
+	Sessions []SessionRow `json:"sessions"`
+}
+
+// HistoryRequest are sessions_history's parameters.
+type HistoryRequest struct {
+	SessionKey   string
+	Limit        int
+	IncludeTools bool
+	// Raw skips sanitizing (operator surfaces such as chat.history and
+	// the web UI, which show full transcripts).
+	Raw bool
+	// BeforeSeq pages backwards (operator surfaces).
+	BeforeSeq int64
+}
+
+// HistoryResult is the payload of sessions_history.
+type HistoryResult struct {
+	SessionKey       string           `json:"sessionKey"`
+	SessionID        string           `json:"sessionId,omitempty"`
+	Messages         []domain.Message `json:"messages"`
+	Truncated        bool             `json:"truncated"`
+	DroppedMessages  bool             `json:"droppedMessages"`
+	ContentTruncated bool             `json:"contentTruncated"`
+	ContentRedacted  bool             `json:"contentRedacted"`
+	Bytes            int              `json:"bytes"`
+}
+
+// PatchRequest changes session settings; nil fields stay as they are, and
+// an empty string clears (inherit).
+type PatchRequest struct {
+	Key           string
+	Label         *string
+	SendPolicy    *string
+	Model         *string
+	ThinkingLevel *string
+	VerboseLevel  *string
+}
+
+// ResetRequest starts a new transcript generation for a session.
+type ResetRequest struct {
+	Key string
+}
+
+// DeleteRequest removes a session (never the main one).
+type DeleteRequest struct {
+	Key string
+}
+
+// DeleteResult says which session was deleted.
+type DeleteResult struct {
+	Key     string `json:"key"`
+	Deleted bool   `json:"deleted"`
+}
+
+// ResolveRequest finds a session by key, sessionId or label.
+type ResolveRequest struct {
+	Key       string
+	SessionID string
+	Label     string
+	AgentID   string
+}
+
+// AgentsListResult is the payload of agents_list.
+type AgentsListResult = policy.AgentsListResult

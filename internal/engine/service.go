@@ -1,0 +1,360 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/policy"
+)
+
+var _ api.Service = (*Engine)(nil)
+
+// cancelSettle bounds how long a cancel waits for the run it cancelled to
+// record its end, so the answer says what happened.
+const cancelSettle = 10 * time.Second
+
+// enter is the gate every Service call passes first: the principal's scope
+// for op, its binding, and the requester it acts as (a malformed key or
+// an unknown agent is refused here, the same way on every surface).
+func (e *Engine) enter(p api.Principal, op api.Op) (Requester, error) {
+	if err := api.Authorize(p, op); err != nil {
+		return Requester{}, err
+	}
+	req := Requester{RunID: p.RunID, ToolCallID: p.ToolCallID, caller: p.Name + "\x00" + p.Session}
+	key := p.Requester()
+	if key == "" {
+		req.Operator = true
+		return req, nil
+	}
+	canon, err := e.requesterKey(key)
+	if err != nil {
+		return Requester{}, err
+	}
+	if p.Session != "" && p.As != "" {
+		as, err := e.requesterKey(p.As)
+		if err != nil {
+			return Requester{}, err
+		}
+		if as != canon {
+			return Requester{}, domain.Errorf(domain.CodeForbidden, "this credential acts as session %s; requester %s is not allowed", canon, as)
+		}
+	}
+	req.SessionKey, req.resolved = canon, canon
+	return req, nil
+}
+
+// requesterKey canonicalizes a requester session key: a bare word is a key
+// of the default agent, and the agent must be configured.
+func (e *Engine) requesterKey(key string) (string, error) {
+	canon, err := e.keys.Canonical(strings.TrimSpace(key), e.cfg.DefaultAgentID())
+	if err != nil {
+		return "", domain.Invalid("requester session %q: %v", key, err)
+	}
+	if err := e.checkAgent(e.keys.AgentOf(canon)); err != nil {
+		return "", domain.Invalid("requester session %q: %s", key, domain.ErrorMessage(err))
+	}
+	return canon, nil
+}
+
+// target checks that a requester may act on the session key (operators
+// may act on any).
+func (e *Engine) target(ctx context.Context, req Requester, key string, action policy.Action) error {
+	if req.Operator {
+		return nil
+	}
+	return e.guardFor(ctx, req).check(ctx, key, action)
+}
+
+// ListSessions lists the sessions the principal may see, newest first.
+func (e *Engine) ListSessions(ctx context.Context, p api.Principal, r api.ListRequest) (api.ListResult, error) {
+	req, err := e.enter(p, api.OpSessionsList)
+	if err != nil {
+		return api.ListResult{}, err
+	}
+	return e.ListSessionsR(ctx, req, r)
+}
+
+// History returns the newest messages of a session the principal may see.
+func (e *Engine) History(ctx context.Context, p api.Principal, r api.HistoryRequest) (api.HistoryResult, error) {
+	req, err := e.enter(p, api.OpSessionsHistory)
+	if err != nil {
+		return api.HistoryResult{}, err
+	}
+	if !req.Operator {
+		r.Raw = false
+	}
+	return e.HistoryR(ctx, req, r)
+}
+
+// Send is sessions_send as the principal.
+func (e *Engine) Send(ctx context.Context, p api.Principal, r api.SendRequest) (api.SendResult, error) {
+	req, err := e.enter(p, api.OpSessionsSend)
+	if err != nil {
+		return api.SendResult{}, err
+	}
+	return e.SendR(ctx, req, r)
+}
+
+// Spawn is sessions_spawn as the principal.
+func (e *Engine) Spawn(ctx context.Context, p api.Principal, r api.SpawnRequest) (api.SpawnResult, error) {
+	req, err := e.enter(p, api.OpSessionsSpawn)
+	if err != nil {
+		return api.SpawnResult{}, err
+	}
+	return e.SpawnR(ctx, req, r)
+}
+
+// AgentsList lists the agents the principal's requester may spawn under.
+func (e *Engine) AgentsList(_ context.Context, p api.Principal) (api.AgentsListResult, error) {
+	req, err := e.enter(p, api.OpAgentsList)
+	if err != nil {
+		return api.AgentsListResult{}, err
+	}
+	return e.AgentsListR(req), nil
+}
+
+// CallTool calls a tool by name as the principal. Refusals, unknown tools
+// and bad arguments are error outcomes.
+func (e *Engine) CallTool(ctx context.Context, p api.Principal, name string, args json.RawMessage) api.ToolOutcome {
+	op, ok := api.ToolOp(name, toolAction(name, args))
+	if !ok {
+		return failure(domain.Invalid("tool not available: %s", name))
+	}
+	req, err := e.enter(p, op)
+	if err != nil {
+		return failure(err)
+	}
+	return e.callTool(ctx, req, name, args)
+}
+
+// toolAction peeks at the subagents tool's action, which decides the
+// scope it needs.
+func toolAction(name string, args json.RawMessage) string {
+	if name != api.ToolSubagents {
+		return ""
+	}
+	var a struct {
+		Action string `json:"action"`
+	}
+	_ = json.Unmarshal(args, &a) // a malformed call is refused by the tool itself
+	return a.Action
+}
+
+// Chat is a user message arriving on a channel. Commands with admin
+// effects need the admin scope; a requester may chat only into sessions
+// it may see.
+func (e *Engine) Chat(ctx context.Context, p api.Principal, r api.ChatRequest) (api.ChatResult, error) {
+	op := api.OpChat
+	if isAdminCommand(r.Message) {
+		op = api.OpCommand
+	}
+	req, err := e.enter(p, op)
+	if err != nil {
+		return api.ChatResult{}, err
+	}
+	if !req.Operator {
+		key, err := e.resolveRef(ctx, req, orDefault(r.SessionKey, "main"))
+		if err != nil {
+			return api.ChatResult{}, err
+		}
+		if err := e.target(ctx, req, key, policy.ActionSend); err != nil {
+			return api.ChatResult{}, err
+		}
+		r.SessionKey = key
+	}
+	r.IdempotencyKey = req.scopeKey(api.OpChat, r.IdempotencyKey)
+	if l := strings.TrimSpace(r.Label); l != "" {
+		if _, err := e.PatchR(ctx, orDefault(r.SessionKey, "main"), PatchParams{Label: &l}); err != nil {
+			return api.ChatResult{}, err
+		}
+	}
+	return e.ChatR(ctx, r)
+}
+
+// isAdminCommand reports whether a chat message is a session command with
+// admin effects (/new, /reset, /send), as OpenClaw decides.
+func isAdminCommand(msg string) bool {
+	fields := strings.Fields(strings.ToLower(msg))
+	if len(fields) == 0 {
+		return false
+	}
+	switch fields[0] {
+	case "/new", "/reset", "/send":
+		return true
+	}
+	return false
+}
+
+// runFor returns a run the principal may see.
+func (e *Engine) runFor(ctx context.Context, req Requester, runID string) (domain.Run, error) {
+	run, err := e.GetRunR(ctx, strings.TrimSpace(runID))
+	if err != nil {
+		return domain.Run{}, err
+	}
+	if !req.Operator {
+		if err := e.target(ctx, req, run.SessionKey, policy.ActionHistory); err != nil {
+			// A run of a session the requester cannot see does not exist for it.
+			return domain.Run{}, domain.Errorf(domain.CodeNotFound, "run not found: %s", runID)
+		}
+	}
+	return run, nil
+}
+
+// GetRun returns a run of a session the principal may see.
+func (e *Engine) GetRun(ctx context.Context, p api.Principal, runID string) (domain.Run, error) {
+	req, err := e.enter(p, api.OpRunsGet)
+	if err != nil {
+		return domain.Run{}, err
+	}
+	return e.runFor(ctx, req, runID)
+}
+
+// WaitRun waits for a run to end, up to the request's timeout.
+func (e *Engine) WaitRun(ctx context.Context, p api.Principal, r api.WaitRequest) (domain.Run, error) {
+	req, err := e.enter(p, api.OpRunsWait)
+	if err != nil {
+		return domain.Run{}, err
+	}
+	if _, err := e.runFor(ctx, req, r.RunID); err != nil {
+		return domain.Run{}, err
+	}
+	return e.WaitR(ctx, strings.TrimSpace(r.RunID), r.Timeout)
+}
+
+// CancelRun cancels a run and everything it started, and says what
+// happened: cancelled, or already ended with its status.
+func (e *Engine) CancelRun(ctx context.Context, p api.Principal, runID string) (api.CancelResult, error) {
+	req, err := e.enter(p, api.OpRunsCancel)
+	if err != nil {
+		return api.CancelResult{}, err
+	}
+	before, err := e.runFor(ctx, req, runID)
+	if err != nil {
+		return api.CancelResult{}, err
+	}
+	if domain.RunTerminal(before.Status) {
+		return api.CancelResult{Run: before}, nil
+	}
+	if _, err := e.CancelRunR(ctx, before.ID); err != nil {
+		return api.CancelResult{}, err
+	}
+	after, err := e.WaitR(ctx, before.ID, cancelSettle)
+	if err != nil {
+		return api.CancelResult{}, err
+	}
+	return api.CancelResult{Run: after, Cancelled: after.Status == domain.RunCancelled}, nil
+}
+
+// ListRuns lists runs, newest first; a requester sees only runs of
+// sessions it may see.
+func (e *Engine) ListRuns(ctx context.Context, p api.Principal, q api.RunsRequest) ([]domain.Run, error) {
+	req, err := e.enter(p, api.OpRunsList)
+	if err != nil {
+		return nil, err
+	}
+	if req.Operator {
+		return e.ListRunsR(ctx, q)
+	}
+	if q.SessionKey != "" {
+		key, err := e.resolveRef(ctx, req, q.SessionKey)
+		if err != nil {
+			return nil, err
+		}
+		if err := e.target(ctx, req, key, policy.ActionHistory); err != nil {
+			return nil, err
+		}
+		q.SessionKey = key
+		return e.ListRunsR(ctx, q)
+	}
+	runs, err := e.ListRunsR(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	g := e.guardFor(ctx, req)
+	out := runs[:0]
+	for _, r := range runs {
+		if g.check(ctx, r.SessionKey, policy.ActionHistory) == nil {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// sessionTarget resolves a session reference for an admin operation and
+// checks the requester may act on it.
+func (e *Engine) sessionTarget(ctx context.Context, p api.Principal, op api.Op, ref string) (string, error) {
+	req, err := e.enter(p, op)
+	if err != nil {
+		return "", err
+	}
+	key, err := e.resolveRef(ctx, req, ref)
+	if err != nil {
+		return "", err
+	}
+	if err := e.target(ctx, req, key, policy.ActionStatus); err != nil {
+		return "", err
+	}
+	return key, nil
+}
+
+// Patch changes a session's settings.
+func (e *Engine) Patch(ctx context.Context, p api.Principal, r api.PatchRequest) (domain.Session, error) {
+	key, err := e.sessionTarget(ctx, p, api.OpSessionsPatch, r.Key)
+	if err != nil {
+		return domain.Session{}, err
+	}
+	return e.PatchR(ctx, key, r)
+}
+
+// Reset starts a new transcript generation for a session.
+func (e *Engine) Reset(ctx context.Context, p api.Principal, r api.ResetRequest) (domain.Session, error) {
+	key, err := e.sessionTarget(ctx, p, api.OpSessionsReset, r.Key)
+	if err != nil {
+		return domain.Session{}, err
+	}
+	return e.ResetR(ctx, key)
+}
+
+// Delete removes a session.
+func (e *Engine) Delete(ctx context.Context, p api.Principal, r api.DeleteRequest) (api.DeleteResult, error) {
+	key, err := e.sessionTarget(ctx, p, api.OpSessionsDel, r.Key)
+	if err != nil {
+		return api.DeleteResult{}, err
+	}
+	if err := e.DeleteR(ctx, key); err != nil {
+		return api.DeleteResult{}, err
+	}
+	return api.DeleteResult{Key: key, Deleted: true}, nil
+}
+
+// Outbox lists outbox rows (operator only).
+func (e *Engine) Outbox(ctx context.Context, p api.Principal, q api.OutboxRequest) ([]domain.OutboxItem, error) {
+	if _, err := e.enter(p, api.OpOutboxList); err != nil {
+		return nil, err
+	}
+	return e.OutboxR(ctx, q)
+}
+
+// Visible reports whether the principal may see the session key: the one
+// rule that also filters the events a non-operator receives.
+func (e *Engine) Visible(ctx context.Context, p api.Principal, key string) bool {
+	req, err := e.enter(p, api.OpSessionsHistory)
+	if err != nil {
+		return false
+	}
+	return e.target(ctx, req, key, policy.ActionHistory) == nil
+}
+
+// scopeKey scopes a caller's idempotency key to (principal, requester,
+// operation).
+func (r Requester) scopeKey(op api.Op, key string) string {
+	if key == "" || r.scoped {
+		return key
+	}
+	return api.IdempotencyScope(api.Principal{Name: r.caller}, r.resolved, op, key)
+}
+
