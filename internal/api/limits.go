@@ -24,25 +24,25 @@ type Limit struct {
 
 // The limits of every numeric parameter.
 var (
-	ListLimit          = Limit{Name: "limit", Min: 1, Max: 200, Default: 50, Clamp: true}
-	ListActiveMinutes  = Limit{Name: "activeMinutes", Min: 1, Max: 525_600, Clamp: true, Unit: "minutes"}
-	ListMessageLimit   = Limit{Name: "messageLimit", Min: 0, Max: 20, Default: 0, Clamp: true}
-	ListKinds          = Limit{Name: "kinds", Min: 0, Max: 16, Unit: "items"}
-	HistoryLimit       = Limit{Name: "limit", Min: 1, Max: 1000, Default: 50, Clamp: true}
-	SendTimeout        = Limit{Name: "timeoutSeconds", Min: 0, Max: 3600, Default: 30, Clamp: true, Unit: "seconds"}
-	SpawnRunTimeout    = Limit{Name: "runTimeoutSeconds", Min: 0, Max: 604_800, Unit: "seconds"}
-	ChatTimeout        = Limit{Name: "timeoutSeconds", Min: 0, Max: 604_800, Unit: "seconds"}
-	WaitTimeout        = Limit{Name: "timeoutSeconds", Min: 0, Max: 3600, Default: 30, Clamp: true, Unit: "seconds"}
-	RunsListLimit      = Limit{Name: "limit", Min: 1, Max: 1000, Default: 50, Clamp: true}
-	OutboxListLimit    = Limit{Name: "limit", Min: 1, Max: 1000, Default: 100, Clamp: true}
-	SpawnAttachments   = Limit{Name: "attachments", Min: 0, Max: 50, Unit: "items"}
-	MessageChars       = Limit{Name: "message", Min: 1, Max: 100_000, Unit: "characters"}
-	TaskChars          = Limit{Name: "task", Min: 1, Max: 100_000, Unit: "characters"}
-	LabelChars         = Limit{Name: "label", Min: 1, Max: 512, Unit: "characters"}
-	KeyChars           = Limit{Name: "sessionKey", Min: 1, Max: 512, Unit: "characters"}
-	AgentIDChars       = Limit{Name: "agentId", Min: 1, Max: 64, Unit: "characters"}
-	ModelChars         = Limit{Name: "model", Min: 1, Max: 256, Unit: "characters"}
-	IdempotencyKeyChar = Limit{Name: "idempotencyKey", Min: 1, Max: 256, Unit: "characters"}
+	ListLimit           = Limit{Name: "limit", Min: 1, Max: 200, Default: 50, Clamp: true}
+	ListActiveMinutes   = Limit{Name: "activeMinutes", Min: 1, Max: 525_600, Clamp: true, Unit: "minutes"}
+	ListMessageLimit    = Limit{Name: "messageLimit", Min: 0, Max: 20, Default: 0, Clamp: true}
+	ListKinds           = Limit{Name: "kinds", Min: 0, Max: 16, Unit: "items"}
+	HistoryLimit        = Limit{Name: "limit", Min: 1, Max: 1000, Default: 50, Clamp: true}
+	SendTimeout         = Limit{Name: "timeoutSeconds", Min: 0, Max: 3600, Default: 30, Clamp: true, Unit: "seconds"}
+	SpawnRunTimeout     = Limit{Name: "runTimeoutSeconds", Min: 0, Max: 604_800, Unit: "seconds"}
+	ChatTimeout         = Limit{Name: "timeoutSeconds", Min: 0, Max: 604_800, Unit: "seconds"}
+	WaitTimeout         = Limit{Name: "timeoutSeconds", Min: 0, Max: 3600, Default: 30, Clamp: true, Unit: "seconds"}
+	RunsListLimit       = Limit{Name: "limit", Min: 1, Max: 1000, Default: 50, Clamp: true}
+	OutboxListLimit     = Limit{Name: "limit", Min: 1, Max: 1000, Default: 100, Clamp: true}
+	SpawnAttachments    = Limit{Name: "attachments", Min: 0, Max: 50, Unit: "items"}
+	MessageChars        = Limit{Name: "message", Min: 1, Max: 100_000, Unit: "characters"}
+	TaskChars           = Limit{Name: "task", Min: 1, Max: 100_000, Unit: "characters"}
+	LabelChars          = Limit{Name: "label", Min: 1, Max: 512, Unit: "characters"}
+	KeyChars            = Limit{Name: "sessionKey", Min: 1, Max: 512, Unit: "characters"}
+	AgentIDChars        = Limit{Name: "agentId", Min: 1, Max: 64, Unit: "characters"}
+	ModelChars          = Limit{Name: "model", Min: 1, Max: 256, Unit: "characters"}
+	IdempotencyKeyChars = Limit{Name: "idempotencyKey", Min: 1, Max: 256, Unit: "characters"}
 )
 
 // Limits lists every limit, for docs and tests.
@@ -50,10 +50,10 @@ func Limits() map[string][]Limit {
 	return map[string][]Limit{
 		ToolSessionsList:    {ListLimit, ListActiveMinutes, ListMessageLimit, ListKinds},
 		ToolSessionsHistory: {HistoryLimit, KeyChars},
-		ToolSessionsSend:    {SendTimeout, MessageChars, LabelChars, KeyChars, AgentIDChars, IdempotencyKeyChar},
-		ToolSessionsSpawn:   {SpawnRunTimeout, SpawnAttachments, TaskChars, LabelChars, AgentIDChars, ModelChars, IdempotencyKeyChar},
+		ToolSessionsSend:    {SendTimeout, MessageChars, LabelChars, KeyChars, AgentIDChars, IdempotencyKeyChars},
+		ToolSessionsSpawn:   {SpawnRunTimeout, SpawnAttachments, TaskChars, LabelChars, AgentIDChars, ModelChars, IdempotencyKeyChars},
 		ToolRunsWait:        {WaitTimeout},
-		"chat":              {ChatTimeout, MessageChars, IdempotencyKeyChar},
+		"chat":              {ChatTimeout, MessageChars, IdempotencyKeyChars},
 		"runs list":         {RunsListLimit},
 		"outbox list":       {OutboxListLimit},
 	}

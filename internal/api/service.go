@@ -18,6 +18,8 @@ type Service interface {
 	Send(ctx context.Context, p Principal, req SendRequest) (SendResult, error)
 	Spawn(ctx context.Context, p Principal, req SpawnRequest) (SpawnResult, error)
 	AgentsList(ctx context.Context, p Principal) (AgentsListResult, error)
+	// Subagents lists or cancels the requester's sub-agents.
+	Subagents(ctx context.Context, p Principal, req SubagentsRequest) (SubagentsResult, error)
 	// CallTool calls a tool by name with JSON arguments (MCP, the WS
 	// `tools.invoke`, `POST /api/tools/{name}`). Unknown tools, bad
 	// arguments and refusals are error outcomes, not Go errors.

@@ -1,6 +1,10 @@
 package api
 
-import "github.com/switchboard-go/switchboard/internal/attachments"
+import (
+	"encoding/json"
+
+	"github.com/switchboard-go/switchboard/internal/attachments"
+)
 
 // SpawnRequest are sessions_spawn's parameters.
 type SpawnRequest struct {
@@ -48,4 +52,59 @@ type ChildRow struct {
 	RuntimeMs       int64  `json:"runtimeMs,omitempty"`
 	TotalTokens     int64  `json:"totalTokens,omitempty"`
 	Error           string `json:"error,omitempty"`
+}
+
+// SubagentsResult is the subagents tool's payload: the children (list) or
+// the runs cancelled (cancel).
+type SubagentsResult struct {
+	Status string
+	// Action is "list" or "cancel"; it picks the payload's shape.
+	Action    string
+	Subagents []ChildRow
+	Cancelled []string
+	// Note says why nothing was cancelled (the child had already ended).
+	Note string
+}
+
+// MarshalJSON writes {status, count, subagents} for a list and
+// {status, cancelled, note?} for a cancel.
+func (r SubagentsResult) MarshalJSON() ([]byte, error) {
+	if r.Action == "cancel" {
+		cancelled := r.Cancelled
+		if cancelled == nil {
+			cancelled = []string{}
+		}
+		return json.Marshal(struct {
+			Status    string   `json:"status"`
+			Cancelled []string `json:"cancelled"`
+			Note      string   `json:"note,omitempty"`
+		}{r.Status, cancelled, r.Note})
+	}
+	subs := r.Subagents
+	if subs == nil {
+		subs = []ChildRow{}
+	}
+	return json.Marshal(struct {
+		Status    string     `json:"status"`
+		Count     int        `json:"count"`
+		Subagents []ChildRow `json:"subagents"`
+	}{r.Status, len(subs), subs})
+}
+
+// UnmarshalJSON reads either shape.
+func (r *SubagentsResult) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Status    string     `json:"status"`
+		Subagents []ChildRow `json:"subagents"`
+		Cancelled []string   `json:"cancelled"`
+		Note      string     `json:"note"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*r = SubagentsResult{Status: w.Status, Action: "list", Subagents: w.Subagents, Cancelled: w.Cancelled, Note: w.Note}
+	if w.Cancelled != nil {
+		r.Action = "cancel"
+	}
+	return nil
 }

@@ -116,11 +116,12 @@ func (a *App) Close(ctx context.Context) error {
 	return err
 }
 
-// OpenReadOnly opens a state dir that another process holds (an in-process
-// `switchboard mcp`, another command) for reading: the store without the
-// lock and an engine that is never started, so it runs nothing, recovers
-// nothing and delivers nothing. SQLite's WAL lets it read beside the
-// owner's writes.
+// OpenReadOnly opens a state dir for a command that only reads: the store
+// without the lock and an engine that is never started, so it runs
+// nothing, recovers nothing and delivers nothing — queued work stays
+// queued for a process that serves or writes. It works beside a process
+// that holds the state dir (an in-process `switchboard mcp`, another
+// command): SQLite's WAL lets it read beside the owner's writes.
 func OpenReadOnly(ctx context.Context, opts Options) (*App, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -131,6 +132,10 @@ func OpenReadOnly(ctx context.Context, opts Options) (*App, error) {
 	cfg, err := LoadConfig(opts.ConfigPath, opts.Getenv)
 	if err != nil {
 		return nil, err
+	}
+	// A fresh state dir reads as empty: the store is created, nothing else.
+	if err := os.MkdirAll(opts.StateDir, 0o700); err != nil {
+		return nil, fmt.Errorf("state dir: %w", err)
 	}
 	st, err := sqlite.Open(ctx, DBPath(opts.StateDir), sqlite.Options{})
 	if err != nil {

@@ -7,6 +7,9 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
 // errHelp is returned by parseFlags for -h/--help.
@@ -74,7 +77,7 @@ func parseFlags(fs *flag.FlagSet, args []string, stopAtCommand bool) ([]string, 
 				value = "true"
 			}
 		} else if !hasValue {
-			if i+1 >= len(args) {
+			if i+1 >= len(args) || looksLikeFlag(args[i+1]) {
 				return nil, fmt.Errorf("flag %s needs a value", flagName(name))
 			}
 			i++
@@ -160,21 +163,35 @@ func (f *listFlag) Set(s string) error {
 	return nil
 }
 
-// bounded checks an integer flag against [min, max]: below min is an
-// error, above max is clamped with a note on stderr (as the session tools
-// clamp). A flag that was not given returns def.
-func (e *env) bounded(name string, f *intFlag, min, max, def int) (int, error) {
+// looksLikeFlag reports whether a flag's would-be value is another flag
+// (`--state-dir --json`): then the flag is missing its value. A negative
+// number is a value (the limit check refuses it); write --flag=-x for a
+// value that starts with a dash.
+func looksLikeFlag(a string) bool {
+	if len(a) < 2 || a[0] != '-' {
+		return false
+	}
+	_, err := strconv.ParseFloat(a, 64)
+	return err != nil
+}
+
+// limited applies a limit of internal/api to an integer flag, as the
+// session tools apply it: a clamped limit clamps (with a note on stderr),
+// any other refuses a value out of range. A flag that was not given
+// returns def. The limit's own name is replaced by the flag's in errors.
+func (e *env) limited(name string, f *intFlag, l api.Limit, def int) (int, error) {
 	if !f.set {
 		return def, nil
 	}
-	if f.v < min {
-		return 0, e.usagef("--%s must be at least %d (got %d)", name, min, f.v)
+	l.Name = "--" + name
+	n, err := l.Apply(int64(f.v))
+	if err != nil {
+		return 0, e.usagef("%s", domain.ErrorMessage(err))
 	}
-	if f.v > max {
-		fmt.Fprintf(e.stderr, "note: --%s %d is above the maximum; using %d\n", name, f.v, max)
-		return max, nil
+	if n != int64(f.v) {
+		fmt.Fprintf(e.stderr, "note: --%s %d is out of range (%s); using %d\n", name, f.v, l.Describe(), n)
 	}
-	return f.v, nil
+	return int(n), nil
 }
 
 // wantArgs checks the number of positional arguments.

@@ -1,6 +1,8 @@
 // Package cli is switchboard's command line: one Run function that parses
-// arguments, finds the state directory, picks a backend (the running
-// gateway of the state dir, or the engine in-process) and runs a command.
+// arguments, finds the state directory, opens one api.Service (the running
+// gateway of the state dir through internal/client, or the engine
+// in-process) and runs a command with it, as the operator or, with --as,
+// acting as a requester session.
 // cmd/switchboard only wires it to the process; tests call Run.
 package cli
 
@@ -24,16 +26,43 @@ const (
 	exitUsage = 2
 )
 
-// Main runs the command line and returns the process exit code: 0 on
-// success, 1 when a command fails, 2 for usage errors (unknown command or
-// flag, bad flag value, missing argument).
+// Main runs the command line, reports a failure on stderr and returns
+// the process exit code (see exitCode).
 func Main(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	err := Run(ctx, args, getenv, stdin, stdout, stderr)
-	if err == nil {
-		return exitOK
-	}
+	report(stderr, err)
+	return exitCode(err)
+}
+
+// exitCode is the one mapping of a command's outcome to an exit code, the
+// same for every command: 0 ok; 2 a usage error, which the CLI finds
+// before doing anything (unknown command or flag, a flag without its
+// value, a value of the wrong type or out of range); 1 everything else (a
+// missing --config file, an unknown session or agent, a refused call, a
+// run that did not end ok).
+func exitCode(err error) int {
 	var ue *usageError
-	if errors.As(err, &ue) {
+	var ee *exitErr
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ue):
+		return exitUsage
+	case errors.As(err, &ee):
+		return ee.code
+	}
+	return exitError
+}
+
+// report writes a failure to stderr: a usage error with the command's
+// short usage, an error with a message, nothing for an exitErr that
+// printed its own output.
+func report(stderr io.Writer, err error) {
+	var ue *usageError
+	var ee *exitErr
+	switch {
+	case err == nil:
+	case errors.As(err, &ue):
 		msg := ue.msg
 		if !strings.HasPrefix(msg, "switchboard ") {
 			msg = "switchboard: " + msg
@@ -42,17 +71,13 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdin 
 		if ue.usage != "" {
 			fmt.Fprint(stderr, ue.usage)
 		}
-		return exitUsage
-	}
-	var ee *exitErr
-	if errors.As(err, &ee) {
+	case errors.As(err, &ee):
 		if ee.msg != "" {
 			fmt.Fprintf(stderr, "switchboard: %s\n", ee.msg)
 		}
-		return ee.code
+	default:
+		fmt.Fprintf(stderr, "switchboard: %s\n", strings.TrimRight(err.Error(), "\n"))
 	}
-	fmt.Fprintf(stderr, "switchboard: %s\n", strings.TrimRight(err.Error(), "\n"))
-	return exitError
 }
 
 // Run runs one command. Output goes to stdout, diagnostics and progress to
@@ -168,7 +193,9 @@ type env struct {
 
 // paths returns the state dir (--state-dir, else $SWITCHBOARD_STATE_DIR,
 // else ~/.switchboard), made absolute, and the config file (--config, else
-// $SWITCHBOARD_CONFIG, else <state-dir>/switchboard.json5).
+// $SWITCHBOARD_CONFIG, else <state-dir>/switchboard.json5). A config file
+// named by --config or $SWITCHBOARD_CONFIG must exist; only the default
+// path may be missing (defaults).
 func (e *env) paths() (stateDir, configPath string, err error) {
 	home := e.getenv("HOME")
 	if home == "" {
@@ -177,6 +204,9 @@ func (e *env) paths() (stateDir, configPath string, err error) {
 		}
 	}
 	stateDir, configPath = config.ResolvePaths(e.stateDir, e.configPath, e.getenv, home)
+	if err := config.CheckNamed(configPath, e.configPath, e.getenv); err != nil {
+		return "", "", err
+	}
 	abs, err := filepath.Abs(stateDir)
 	if err != nil {
 		return "", "", fmt.Errorf("state dir %s: %w", stateDir, err)

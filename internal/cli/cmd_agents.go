@@ -19,8 +19,8 @@ func agentsCommand() *command {
 					if err := e.wantArgs(pos, 0, 0, ""); err != nil {
 						return err
 					}
-					return e.withReadBackend(func(b backend) error {
-						res, err := b.AgentsList(e.ctx, *as)
+					return e.withService(reads, func(s *service) error {
+						res, err := s.AgentsList(e.ctx, principal(*as))
 						if err != nil {
 							return err
 						}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/api"
 	"os"
 	"path/filepath"
 	"time"
@@ -37,7 +38,7 @@ func benchCommand() *command {
 					if *src == "" || *out == "" {
 						return e.usagef("--openclaw-state and --out are required")
 					}
-					n, err := e.bounded("iterations", &iterations, 1, 100000, storebench.DefaultIterations)
+					n, err := e.limited("iterations", &iterations, benchIterations, storebench.DefaultIterations)
 					if err != nil {
 						return err
 					}
@@ -133,3 +134,7 @@ func writeJSONFile(path string, v any) error {
 	}
 	return os.Rename(f.Name(), path)
 }
+
+// benchIterations bounds --iterations (the benchmark's own knob, not an
+// API parameter).
+var benchIterations = api.Limit{Name: "iterations", Min: 1, Max: 100_000, Clamp: true}

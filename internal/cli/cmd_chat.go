@@ -6,12 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/engine"
 )
-
-// chatWaitDefault is how long chat waits for the reply by default.
-const chatWaitDefault = 120
 
 // chatOutput is chat's --json payload.
 type chatOutput struct {
@@ -27,6 +25,10 @@ type chatOutput struct {
 	WaitTimedOut bool `json:"waitTimedOut,omitempty"`
 }
 
+// chatWaitDefault is how long chat waits for the reply unless --wait says
+// otherwise (a model's answer takes longer than a tool's default wait).
+const chatWaitDefault = 120
+
 func chatCommand() *command {
 	return &command{
 		name:    "chat",
@@ -34,7 +36,7 @@ func chatCommand() *command {
 		summary: "send a user message into a session and print the reply",
 		help: "The message arrives as a user message on the webchat channel, as if typed in a chat app.\n" +
 			"/new, /reset, /stop and /send on|off|inherit are commands handled before the model; their answer\n" +
-			"is printed. --wait 0 prints the runId at once instead of the reply; in-process (no gateway) the\n" +
+			"is printed (a refused command, such as /send with a wrong argument, exits 1). --wait 0 prints the runId at once instead of the reply; in-process (no gateway) the\n" +
 			"command still lets the run finish before it exits, unless --detach.",
 		example: []string{
 			"switchboard chat main \"hello\"",
@@ -43,38 +45,35 @@ func chatCommand() *command {
 		},
 		define: func(e *env, fs *flag.FlagSet) func([]string) error {
 			var wait intFlag
-			fs.Var(&wait, "wait", "wait up to `SECONDS` for the reply (default 120; 0 = do not wait)")
+			fs.Var(&wait, "wait", fmt.Sprintf("wait up to `SECONDS` for the reply (0..%d, default %d; 0 = do not wait)", api.WaitTimeout.Max, chatWaitDefault))
+			as := fs.String("as", "", "chat as session `KEY` (it must be able to see the target session)")
 			return func(pos []string) error {
 				if err := e.wantArgs(pos, 2, -1, "KEY and MESSAGE"); err != nil {
 					return err
 				}
-				secs, err := e.bounded("wait", &wait, 0, 24*3600, chatWaitDefault)
+				secs, err := e.limited("wait", &wait, api.WaitTimeout, chatWaitDefault)
 				if err != nil {
 					return err
 				}
 				msg := strings.Join(pos[1:], " ")
-				return e.withBackend(func(b backend) error {
-					if e.detach && !b.Remote() {
+				return e.withService(writes, func(s *service) error {
+					if e.detach && !s.Remote() {
 						secs = 0 // the run is only recorded: there is nothing to wait for
 					}
-					return runChat(e, b, pos[0], msg, time.Duration(secs)*time.Second)
+					return runChat(e, s, principal(*as), pos[0], msg, time.Duration(secs)*time.Second)
 				})
 			}
 		},
 	}
 }
 
-func runChat(e *env, b backend, key, msg string, wait time.Duration) error {
-	res, err := b.Chat(e.ctx, engine.ChatRequest{SessionKey: key, Message: msg})
+func runChat(e *env, s *service, p api.Principal, key, msg string, wait time.Duration) error {
+	res, err := s.Chat(e.ctx, p, api.ChatRequest{SessionKey: key, Message: msg})
 	if err != nil {
 		return err
 	}
 	if res.Command != "" {
-		if e.json {
-			return printJSON(e.stdout, chatOutput{SessionKey: res.SessionKey, Status: "ok", Reply: res.Reply, Command: res.Command})
-		}
-		_, err := fmt.Fprintln(e.stdout, res.Reply)
-		return err
+		return writeCommand(e, res)
 	}
 	out := chatOutput{RunID: res.Run.ID, SessionKey: res.SessionKey, Status: res.Run.Status}
 	if wait == 0 {
@@ -84,7 +83,7 @@ func runChat(e *env, b backend, key, msg string, wait time.Duration) error {
 		_, err := fmt.Fprintf(e.stdout, "%s\n", res.Run.ID)
 		return err
 	}
-	run, err := b.Wait(e.ctx, res.Run.ID, wait)
+	run, err := waitRun(e, s, p, res.Run.ID, wait)
 	if err != nil {
 		return err
 	}
@@ -109,6 +108,24 @@ func runChat(e *env, b backend, key, msg string, wait time.Duration) error {
 	default:
 		_, err = fmt.Fprintln(e.stdout, run.Reply)
 	}
+	return err
+}
+
+// writeCommand prints a command's answer; a refused command (its usage, a
+// command only owners may use) is an error.
+func writeCommand(e *env, res api.ChatResult) error {
+	if res.Failed {
+		if e.json {
+			if err := printJSON(e.stdout, chatOutput{SessionKey: res.SessionKey, Status: "error", Error: res.Reply, Command: res.Command}); err != nil {
+				return err
+			}
+		}
+		return &exitErr{code: exitError, msg: fmt.Sprintf("/%s: %s", res.Command, res.Reply)}
+	}
+	if e.json {
+		return printJSON(e.stdout, chatOutput{SessionKey: res.SessionKey, Status: "ok", Reply: res.Reply, Command: res.Command})
+	}
+	_, err := fmt.Fprintln(e.stdout, res.Reply)
 	return err
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/engine"
 	"github.com/switchboard-go/switchboard/internal/model"
+	"github.com/switchboard-go/switchboard/internal/sessionkey"
 	"github.com/switchboard-go/switchboard/internal/store/sqlite"
 	"github.com/switchboard-go/switchboard/internal/transcript"
 )
@@ -98,6 +99,7 @@ type demo struct {
 	e     *env
 	w     io.Writer
 	eng   *engine.Engine
+	keys  sessionkey.Resolver
 	dir   string
 	shown map[string]int64 // session key → last Seq printed
 }
@@ -125,7 +127,7 @@ func runDemo(e *env, keep bool) (err error) {
 	}
 	defer func() { err = errors.Join(err, closeEngine()) }()
 
-	d := &demo{e: e, w: e.stdout, eng: eng, dir: dir, shown: map[string]int64{}}
+	d := &demo{e: e, w: e.stdout, eng: eng, keys: cfg.KeyResolver(), dir: dir, shown: map[string]int64{}}
 	fmt.Fprintf(d.w, "switchboard demo: a scripted conversation with the offline `script` model (no API key).\n")
 	fmt.Fprintf(d.w, "State dir: %s (temporary). The rules: `switchboard demo --rules`.\n", dir)
 	steps := []func() error{d.stepChat, d.stepSend, d.stepSpawn, d.stepTools}
@@ -178,11 +180,11 @@ func (d *demo) heading(n int, title string) {
 
 // chat sends a user message to main and waits until everything it caused
 // has settled.
-func (d *demo) chat(msg string) (engine.ChatResult, error) {
+func (d *demo) chat(msg string) (api.ChatResult, error) {
 	fmt.Fprintf(d.w, "$ switchboard chat main %q\n", msg)
 	ctx, cancel := context.WithTimeout(d.e.ctx, demoStepTimeout)
 	defer cancel()
-	res, err := d.eng.ChatR(ctx, engine.ChatRequest{SessionKey: "main", Message: msg})
+	res, err := d.eng.Chat(ctx, api.Operator(), api.ChatRequest{SessionKey: "main", Message: msg})
 	if err != nil {
 		return res, err
 	}
@@ -194,26 +196,35 @@ func (d *demo) chat(msg string) (engine.ChatResult, error) {
 
 // transcript prints the messages of key not shown yet.
 func (d *demo) transcript(key string, maxLines int) error {
-	res, err := d.eng.HistoryR(d.e.ctx, engine.Requester{Operator: true}, engine.HistoryParams{SessionKey: key, Limit: 1000, IncludeTools: true, Raw: true})
+	res, err := d.eng.History(d.e.ctx, api.Operator(), api.HistoryRequest{SessionKey: key, Limit: int(api.HistoryLimit.Max), IncludeTools: true, Raw: true})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(d.w, "\n  %s\n", res.SessionKey)
+	fmt.Fprintf(d.w, "\n  %s\n", d.canonical(res.SessionKey))
 	var buf bytes.Buffer
 	for _, m := range res.Messages {
 		if m.Seq <= d.shown[key] {
 			continue
 		}
 		d.shown[key] = m.Seq
-		writeMessage(&buf, m, msgStyle{maxLines: maxLines, display: d.eng.DisplayKey})
+		writeMessage(&buf, m, msgStyle{maxLines: maxLines})
 	}
 	_, err = fmt.Fprintln(d.w, indent(buf.String(), "  "))
 	return err
 }
 
+// canonical prints the operator's `main` as its canonical key, as every
+// human output does.
+func (d *demo) canonical(key string) string {
+	if key == "main" {
+		return d.keys.MainSessionKey("")
+	}
+	return key
+}
+
 // runsSince prints the runs created since ms, oldest first.
 func (d *demo) runsSince(ms int64) error {
-	runs, err := d.eng.ListRunsR(d.e.ctx, domain.RunQuery{Limit: 200})
+	runs, err := d.eng.ListRuns(d.e.ctx, api.Operator(), api.RunsRequest{Limit: int(api.RunsListLimit.Max)})
 	if err != nil {
 		return err
 	}
@@ -229,7 +240,7 @@ func (d *demo) runsSince(ms int64) error {
 		if silentReply(r.Reply) && r.Reply != "" {
 			reply = strings.TrimSpace(r.Reply) + " (silent)"
 		}
-		t.row(r.Kind, d.eng.DisplayKey(r.SessionKey), r.Status, reply)
+		t.row(r.Kind, r.SessionKey, r.Status, reply)
 	}
 	if err := t.flush(); err != nil {
 		return err
@@ -263,13 +274,13 @@ func (d *demo) stepSend() error {
 	if err := d.runsSince(since); err != nil {
 		return err
 	}
-	items, err := d.eng.OutboxR(d.e.ctx, domain.OutboxQuery{})
+	items, err := d.eng.Outbox(d.e.ctx, api.Operator(), api.OutboxRequest{})
 	if err != nil {
 		return err
 	}
 	for _, it := range items {
 		if it.Kind == domain.OutboxAnnounce {
-			fmt.Fprintf(d.w, "  outbox: announce to %s (channel %s): %s\n", d.eng.DisplayKey(it.SessionKey), orDefault(it.Channel, "unknown"), it.Status)
+			fmt.Fprintf(d.w, "  outbox: announce to %s (channel %s): %s\n", it.SessionKey, orDefault(it.Channel, "unknown"), it.Status)
 		}
 	}
 	return nil
@@ -282,11 +293,11 @@ func (d *demo) stepSpawn() error {
 	if _, err := d.chat("spawn write a haiku about switchboard"); err != nil {
 		return err
 	}
-	children, err := d.eng.Children(d.e.ctx, "agent:main:main")
+	children, err := d.eng.Subagents(d.e.ctx, api.Operator().ActingAs("main"), api.SubagentsRequest{Action: "list"})
 	if err != nil {
 		return err
 	}
-	for _, c := range children {
+	for _, c := range children.Subagents {
 		if err := d.transcript(c.ChildSessionKey, 4); err != nil {
 			return err
 		}
@@ -326,7 +337,7 @@ func (d *demo) stepTools() error {
 	}
 	buf.Reset()
 	for _, m := range h.Messages {
-		writeMessage(&buf, m, msgStyle{maxLines: 4, display: d.eng.DisplayKey})
+		writeMessage(&buf, m, msgStyle{maxLines: 4, display: d.canonical})
 	}
 	fmt.Fprintln(d.w, indent(buf.String(), "  "))
 	return nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
@@ -23,16 +24,16 @@ func outboxCommand() *command {
 			define: func(e *env, fs *flag.FlagSet) func([]string) error {
 				status := fs.String("status", "", "only items that are `STATUS`: pending, delivered or failed")
 				var limit intFlag
-				fs.Var(&limit, "limit", "at most `N` items (1..1000, default 100)")
+				fs.Var(&limit, "limit", "at most `N` items ("+api.OutboxListLimit.Describe()+")")
 				return func(pos []string) error {
 					if err := e.wantArgs(pos, 0, 0, ""); err != nil {
 						return err
 					}
-					n, err := e.bounded("limit", &limit, 1, 1000, 100)
+					n, err := e.limited("limit", &limit, api.OutboxListLimit, int(api.OutboxListLimit.Default))
 					if err != nil {
 						return err
 					}
-					q := domain.OutboxQuery{Limit: n}
+					q := api.OutboxRequest{Limit: n}
 					if *status != "" {
 						s := strings.ToLower(*status)
 						if !contains(outboxStatuses, s) {
@@ -40,8 +41,8 @@ func outboxCommand() *command {
 						}
 						q.Statuses = []string{s}
 					}
-					return e.withReadBackend(func(b backend) error {
-						items, err := b.Outbox(e.ctx, q)
+					return e.withService(reads, func(s *service) error {
+						items, err := s.Outbox(e.ctx, api.Operator(), q)
 						if err != nil {
 							return err
 						}

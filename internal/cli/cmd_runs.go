@@ -6,11 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
-
-// runsWaitDefault is how long `runs wait` waits by default.
-const runsWaitDefault = 30
 
 var runStatuses = []string{domain.RunQueued, domain.RunRunning, domain.RunOK, domain.RunError, domain.RunTimeout, domain.RunCancelled}
 
@@ -34,8 +32,8 @@ func runsGetCommand() *command {
 				if err := e.wantArgs(pos, 1, 1, "RUNID"); err != nil {
 					return err
 				}
-				return e.withReadBackend(func(b backend) error {
-					r, err := b.GetRun(e.ctx, strings.TrimSpace(pos[0]))
+				return e.withService(reads, func(s *service) error {
+					r, err := s.GetRun(e.ctx, api.Operator(), strings.TrimSpace(pos[0]))
 					if err != nil {
 						return err
 					}
@@ -55,17 +53,17 @@ func runsWaitCommand() *command {
 		example: []string{"switchboard runs wait 6f1c… --timeout 120"},
 		define: func(e *env, fs *flag.FlagSet) func([]string) error {
 			var timeout intFlag
-			fs.Var(&timeout, "timeout", "wait up to `SECONDS` (default 30)")
+			fs.Var(&timeout, "timeout", "wait up to `SECONDS` ("+api.WaitTimeout.Describe()+")")
 			return func(pos []string) error {
 				if err := e.wantArgs(pos, 1, 1, "RUNID"); err != nil {
 					return err
 				}
-				secs, err := e.bounded("timeout", &timeout, 0, 24*3600, runsWaitDefault)
+				secs, err := e.limited("timeout", &timeout, api.WaitTimeout, int(api.WaitTimeout.Default))
 				if err != nil {
 					return err
 				}
-				return e.withBackend(func(b backend) error {
-					r, err := b.Wait(e.ctx, strings.TrimSpace(pos[0]), time.Duration(secs)*time.Second)
+				return e.withService(reads, func(s *service) error {
+					r, err := waitRun(e, s, api.Operator(), strings.TrimSpace(pos[0]), time.Duration(secs)*time.Second)
 					if err != nil {
 						return err
 					}
@@ -90,18 +88,28 @@ func runsCancelCommand() *command {
 		name:    "cancel",
 		args:    "RUNID",
 		summary: "cancel a run and every run it started",
+		help: "Prints `cancelled`, or `already ended: <status>` for a run that had ended before (exit 0 both);\n" +
+			"--json prints the run with `cancelled: true|false`.",
 		example: []string{"switchboard runs cancel 6f1c…"},
 		define: func(e *env, fs *flag.FlagSet) func([]string) error {
 			return func(pos []string) error {
 				if err := e.wantArgs(pos, 1, 1, "RUNID"); err != nil {
 					return err
 				}
-				return e.withBackend(func(b backend) error {
-					r, err := b.CancelRun(e.ctx, strings.TrimSpace(pos[0]))
+				return e.withService(writes, func(s *service) error {
+					res, err := s.CancelRun(e.ctx, api.Operator(), strings.TrimSpace(pos[0]))
 					if err != nil {
 						return err
 					}
-					return writeRun(e, r)
+					if e.json {
+						return printJSON(e.stdout, res)
+					}
+					if res.Cancelled {
+						_, err = fmt.Fprintln(e.stdout, "cancelled")
+					} else {
+						_, err = fmt.Fprintf(e.stdout, "already ended: %s\n", res.Status)
+					}
+					return err
 				})
 			}
 		},
@@ -122,16 +130,16 @@ func runsListCommand() *command {
 			var status listFlag
 			status.split = true
 			fs.Var(&status, "status", "only runs with these `STATUSES` (comma-separated: "+strings.Join(runStatuses, ",")+")")
-			fs.Var(&limit, "limit", "at most `N` runs (1..1000, default 50)")
+			fs.Var(&limit, "limit", "at most `N` runs ("+api.RunsListLimit.Describe()+")")
 			return func(pos []string) error {
 				if err := e.wantArgs(pos, 0, 0, ""); err != nil {
 					return err
 				}
-				n, err := e.bounded("limit", &limit, 1, 1000, 50)
+				n, err := e.limited("limit", &limit, api.RunsListLimit, int(api.RunsListLimit.Default))
 				if err != nil {
 					return err
 				}
-				q := domain.RunQuery{SessionKey: *session, Limit: n}
+				q := api.RunsRequest{SessionKey: *session, Limit: n}
 				for _, s := range status.v {
 					s = strings.ToLower(s)
 					if !contains(runStatuses, s) {
@@ -139,8 +147,8 @@ func runsListCommand() *command {
 					}
 					q.Statuses = append(q.Statuses, s)
 				}
-				return e.withReadBackend(func(b backend) error {
-					runs, err := b.ListRuns(e.ctx, q)
+				return e.withService(reads, func(s *service) error {
+					runs, err := s.ListRuns(e.ctx, api.Operator(), q)
 					if err != nil {
 						return err
 					}
@@ -163,6 +171,27 @@ func runsListCommand() *command {
 				})
 			}
 		},
+	}
+}
+
+// readOnlyPoll is how often a wait re-reads a run in an engine opened
+// read-only: the process that runs it is another one, whose wake-ups do
+// not reach this one.
+const readOnlyPoll = 200 * time.Millisecond
+
+// waitRun waits up to timeout for a run to end and returns it as it is
+// then.
+func waitRun(e *env, s *service, p api.Principal, runID string, timeout time.Duration) (domain.Run, error) {
+	if !s.readOnly {
+		return s.WaitRun(e.ctx, p, api.WaitRequest{RunID: runID, Timeout: timeout})
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		step := min(time.Until(deadline), readOnlyPoll)
+		r, err := s.WaitRun(e.ctx, p, api.WaitRequest{RunID: runID, Timeout: max(step, 0)})
+		if err != nil || domain.RunTerminal(r.Status) || step <= 0 {
+			return r, err
+		}
 	}
 }
 

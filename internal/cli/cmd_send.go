@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/switchboard-go/switchboard/internal/engine"
+	"github.com/switchboard-go/switchboard/internal/api"
 )
-
-// sendTimeoutMax bounds --timeout like the tool's timeoutSeconds.
-const sendTimeoutMax = 3600
 
 func sendCommand() *command {
 	return &command{
@@ -27,29 +24,30 @@ func sendCommand() *command {
 		},
 		define: func(e *env, fs *flag.FlagSet) func([]string) error {
 			var timeout intFlag
-			fs.Var(&timeout, "timeout", "wait up to `SECONDS` for the reply (default 30; 0 = do not wait)")
+			fs.Var(&timeout, "timeout", "wait up to `SECONDS` for the reply ("+api.SendTimeout.Describe()+"; 0 = do not wait)")
 			as := fs.String("as", "", "send as session `KEY` (default: the default agent's main session, operator)")
 			return func(pos []string) error {
 				if err := e.wantArgs(pos, 2, -1, "KEY and MESSAGE"); err != nil {
 					return err
 				}
-				p := engine.SendParams{SessionKey: pos[0], Message: strings.Join(pos[1:], " ")}
+				p := api.SendRequest{SessionKey: pos[0], Message: strings.Join(pos[1:], " ")}
 				if timeout.set {
-					n, err := e.bounded("timeout", &timeout, 0, sendTimeoutMax, 0)
+					n, err := e.limited("timeout", &timeout, api.SendTimeout, 0)
 					if err != nil {
 						return err
 					}
 					p.TimeoutSeconds = &n
 				}
-				return e.withBackend(func(b backend) error {
-					if e.detach && !b.Remote() {
+				return e.withService(writes, func(s *service) error {
+					if e.detach && !s.Remote() {
 						zero := 0 // the run is only recorded: there is nothing to wait for
 						p.TimeoutSeconds = &zero
 					}
-					res, err := b.Send(e.ctx, *as, p)
+					res, err := s.Send(e.ctx, principal(*as), p)
 					if err != nil {
 						return err
 					}
+					res.SessionKey = s.canonical(res.SessionKey, *as)
 					if e.json {
 						if err := printJSON(e.stdout, res); err != nil {
 							return err
@@ -67,11 +65,13 @@ func sendCommand() *command {
 	}
 }
 
-func writeSend(e *env, res engine.SendResult) error {
+// writeSend prints a send's result.
+func writeSend(e *env, res api.SendResult) error {
+	key := res.SessionKey
 	t := newTable(e.stdout, "status:", res.Status)
-	t.row("runId:", res.RunID)
-	if res.SessionKey != "" {
-		t.row("session:", res.SessionKey)
+	t.row("runId:", orDash(res.RunID))
+	if key != "" {
+		t.row("session:", key)
 	}
 	if res.Error != "" {
 		t.row("error:", res.Error)

@@ -74,11 +74,11 @@ func runGateway(e *env, listen strFlag) (err error) {
 	} else if running {
 		return fmt.Errorf("a gateway already runs on %s (pid %d, %s)", dir, info.PID, info.URL)
 	}
-	b, err := e.openInProcess("gateway")
+	s, err := e.openInProcess("gateway")
 	if err != nil {
 		return err
 	}
-	a := b.app
+	a := s.app
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), closeTimeout)
 		defer cancel()
@@ -171,17 +171,10 @@ func runMCP(e *env, session string) (err error) {
 	if running {
 		return e.runRemoteMCP(dir, info, session)
 	}
-	b, err := e.openInProcess("mcp")
+	s, err := e.openInProcess("mcp")
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, b.Close(e.ctx)) }()
-	key := "main"
-	if session != "" {
-		if key, err = b.eng.CanonicalKey(e.ctx, session); err != nil {
-			return fmt.Errorf("--session: %w", err)
-		}
-	}
-	srv := mcpserver.New(b.eng, mcpserver.Options{Version: buildVersion().Version, Logger: e.logger()})
-	return srv.RunStdio(e.ctx, api.Operator().ActingAs(key), e.stdin, e.stdout)
+	defer func() { err = errors.Join(err, s.Close(e.ctx)) }()
+	return e.serveMCP(s, s.eng, session)
 }

@@ -7,17 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/engine"
-)
-
-// Bounds of the session commands, the same as the session tools'.
-const (
-	listLimitMax        = 200
-	listMessagesMax     = 20
-	activeMinutesMax    = 60 * 24 * 365
-	historyLimitDefault = 50
-	historyLimitMax     = 1000
 )
 
 var sessionKinds = []string{domain.KindMain, domain.KindGroup, domain.KindCron, domain.KindHook, domain.KindNode, domain.KindOther}
@@ -38,7 +29,7 @@ func sessionsListCommand() *command {
 		name:    "list",
 		summary: "list sessions, newest first",
 		help: "Lists sessions like the sessions_list tool (newest updatedAt first, archived sessions hidden).\n" +
-			"--limit is clamped to 200 and --messages to 20.",
+			"--limit and --messages are clamped like the tool's limit and messageLimit.",
 		example: []string{
 			"switchboard sessions list",
 			"switchboard sessions list --kinds main,group --active-minutes 60",
@@ -50,9 +41,9 @@ func sessionsListCommand() *command {
 			kinds.split = true
 			var limit, active, messages intFlag
 			fs.Var(&kinds, "kinds", "only these `KINDS` (comma-separated: main,group,cron,hook,node,other)")
-			fs.Var(&limit, "limit", "at most `N` rows (1..200, default 50)")
-			fs.Var(&active, "active-minutes", "only sessions updated in the last `N` minutes")
-			fs.Var(&messages, "messages", "include the last `N` messages of each session (0..20)")
+			fs.Var(&limit, "limit", "at most `N` rows ("+api.ListLimit.Describe()+")")
+			fs.Var(&active, "active-minutes", "only sessions updated in the last `N` minutes ("+api.ListActiveMinutes.Describe()+")")
+			fs.Var(&messages, "messages", "include the last `N` messages of each session ("+api.ListMessageLimit.Describe()+")")
 			agent := fs.String("agent", "", "only sessions of agent `ID`")
 			search := fs.String("search", "", "only sessions whose key, label or name contains `TEXT`")
 			archived := fs.Bool("archived", false, "include archived sessions")
@@ -61,7 +52,7 @@ func sessionsListCommand() *command {
 				if err := e.wantArgs(pos, 0, 0, ""); err != nil {
 					return err
 				}
-				var p engine.ListParams
+				var p api.ListRequest
 				for _, k := range kinds.v {
 					k = strings.ToLower(k)
 					if !slices.Contains(sessionKinds, k) {
@@ -70,23 +61,24 @@ func sessionsListCommand() *command {
 					p.Kinds = append(p.Kinds, k)
 				}
 				var err error
-				if p.Limit, err = e.bounded("limit", &limit, 1, listLimitMax, 0); err != nil {
+				if p.Limit, err = e.limited("limit", &limit, api.ListLimit, 0); err != nil {
 					return err
 				}
-				if p.ActiveMinutes, err = e.bounded("active-minutes", &active, 1, activeMinutesMax, 0); err != nil {
+				if p.ActiveMinutes, err = e.limited("active-minutes", &active, api.ListActiveMinutes, 0); err != nil {
 					return err
 				}
-				if p.MessageLimit, err = e.bounded("messages", &messages, 0, listMessagesMax, 0); err != nil {
+				if p.MessageLimit, err = e.limited("messages", &messages, api.ListMessageLimit, 0); err != nil {
 					return err
 				}
 				p.AgentID = strings.ToLower(strings.TrimSpace(*agent))
 				p.Search = *search
 				p.IncludeArchived = *archived
-				return e.withReadBackend(func(b backend) error {
-					res, err := b.ListSessions(e.ctx, *as, p)
+				return e.withService(reads, func(s *service) error {
+					res, err := s.ListSessions(e.ctx, principal(*as), p)
 					if err != nil {
 						return err
 					}
+					s.canonicalRows(res.Sessions, *as)
 					if e.json {
 						return printJSON(e.stdout, res)
 					}
@@ -98,36 +90,36 @@ func sessionsListCommand() *command {
 }
 
 // writeSessions prints a sessions table (and messages, when asked for).
-func writeSessions(e *env, res engine.ListResult) error {
+func writeSessions(e *env, res api.ListResult) error {
 	if res.Count == 0 {
 		_, err := fmt.Fprintln(e.stdout, "No sessions.")
 		return err
 	}
 	now := time.Now()
 	t := newTable(e.stdout, "KEY", "KIND", "CHANNEL", "UPDATED", "TOKENS", "MODEL", "LABEL", "STATUS")
-	for _, s := range res.Sessions {
+	for _, r := range res.Sessions {
 		tokens := "-"
-		if s.TotalTokens > 0 {
-			tokens = fmt.Sprint(s.TotalTokens)
+		if r.TotalTokens > 0 {
+			tokens = fmt.Sprint(r.TotalTokens)
 		}
-		status := s.Status
-		if s.AbortedLastRun {
+		status := r.Status
+		if r.AbortedLastRun {
 			status = strings.TrimSpace(status + " aborted")
 		}
-		if s.ArchivedAt > 0 {
+		if r.ArchivedAt > 0 {
 			status = strings.TrimSpace(status + " archived")
 		}
-		t.row(s.Key, s.Kind, s.Channel, ago(s.UpdatedAt, now), tokens, orDash(s.Model), orDash(s.Label), orDash(status))
+		t.row(r.Key, r.Kind, r.Channel, ago(r.UpdatedAt, now), tokens, orDash(r.Model), orDash(r.Label), orDash(status))
 	}
 	if err := t.flush(); err != nil {
 		return err
 	}
-	for _, s := range res.Sessions {
-		if len(s.Messages) == 0 {
+	for _, r := range res.Sessions {
+		if len(r.Messages) == 0 {
 			continue
 		}
-		fmt.Fprintf(e.stdout, "\n%s:\n", s.Key)
-		for _, m := range s.Messages {
+		fmt.Fprintf(e.stdout, "\n%s:\n", r.Key)
+		for _, m := range r.Messages {
 			writeMessage(e.stdout, m, msgStyle{maxLines: 4})
 		}
 	}
@@ -153,7 +145,7 @@ func sessionsHistoryCommand() *command {
 		},
 		define: func(e *env, fs *flag.FlagSet) func([]string) error {
 			var limit intFlag
-			fs.Var(&limit, "limit", "the newest `N` messages (1..1000, default 50)")
+			fs.Var(&limit, "limit", "the newest `N` messages ("+api.HistoryLimit.Describe()+")")
 			tools := fs.Bool("include-tools", false, "include tool results")
 			raw := fs.Bool("raw", false, "the stored transcript, not sanitized")
 			as := fs.String("as", "", "act as session `KEY` (visibility applies)")
@@ -161,16 +153,17 @@ func sessionsHistoryCommand() *command {
 				if err := e.wantArgs(pos, 1, 1, "KEY|SESSIONID"); err != nil {
 					return err
 				}
-				n, err := e.bounded("limit", &limit, 1, historyLimitMax, historyLimitDefault)
+				n, err := e.limited("limit", &limit, api.HistoryLimit, int(api.HistoryLimit.Default))
 				if err != nil {
 					return err
 				}
-				p := engine.HistoryParams{SessionKey: pos[0], Limit: n, IncludeTools: *tools, Raw: *raw}
-				return e.withReadBackend(func(b backend) error {
-					res, err := b.History(e.ctx, *as, p)
+				p := api.HistoryRequest{SessionKey: pos[0], Limit: n, IncludeTools: *tools, Raw: *raw}
+				return e.withService(reads, func(s *service) error {
+					res, err := s.History(e.ctx, principal(*as), p)
 					if err != nil {
 						return err
 					}
+					res.SessionKey = s.canonical(res.SessionKey, *as)
 					if e.json {
 						return printJSON(e.stdout, res)
 					}
@@ -181,8 +174,14 @@ func sessionsHistoryCommand() *command {
 	}
 }
 
-func writeHistory(e *env, res engine.HistoryResult) error {
-	head := res.SessionKey
+// writeHistory prints a transcript under its session's key.
+func writeHistory(e *env, res api.HistoryResult) error {
+	key := res.SessionKey
+	if res.SessionID == "" && len(res.Messages) == 0 {
+		_, err := fmt.Fprintf(e.stdout, "no session yet for %s\n", key)
+		return err
+	}
+	head := key
 	if res.SessionID != "" {
 		head += "  (sessionId " + res.SessionID + ")"
 	}
@@ -231,7 +230,7 @@ func sessionsPatchCommand() *command {
 				if err := e.wantArgs(pos, 1, 1, "KEY"); err != nil {
 					return err
 				}
-				p := engine.PatchParams{Label: label.ptr(), SendPolicy: policy.ptr(), Model: model.ptr(), ThinkingLevel: thinking.ptr()}
+				p := api.PatchRequest{Key: pos[0], Label: label.ptr(), SendPolicy: policy.ptr(), Model: model.ptr(), ThinkingLevel: thinking.ptr()}
 				if p.SendPolicy != nil {
 					switch v := strings.ToLower(strings.TrimSpace(*p.SendPolicy)); v {
 					case "allow", "deny", "inherit", "":
@@ -240,11 +239,11 @@ func sessionsPatchCommand() *command {
 						return e.usagef("--send-policy must be allow, deny or inherit (got %q)", *p.SendPolicy)
 					}
 				}
-				if p == (engine.PatchParams{}) {
+				if p == (api.PatchRequest{Key: pos[0]}) {
 					return e.usagef("nothing to change: give --send-policy, --label, --model or --thinking")
 				}
-				return e.withBackend(func(b backend) error {
-					s, err := b.Patch(e.ctx, pos[0], p)
+				return e.withService(writes, func(svc *service) error {
+					s, err := svc.Patch(e.ctx, api.Operator(), p)
 					if err != nil {
 						return err
 					}
@@ -271,8 +270,8 @@ func sessionsResetCommand() *command {
 				if err := e.wantArgs(pos, 1, 1, "KEY"); err != nil {
 					return err
 				}
-				return e.withBackend(func(b backend) error {
-					s, err := b.Reset(e.ctx, pos[0])
+				return e.withService(writes, func(svc *service) error {
+					s, err := svc.Reset(e.ctx, api.Operator(), api.ResetRequest{Key: pos[0]})
 					if err != nil {
 						return err
 					}
@@ -298,13 +297,14 @@ func sessionsDeleteCommand() *command {
 				if err := e.wantArgs(pos, 1, 1, "KEY"); err != nil {
 					return err
 				}
-				return e.withBackend(func(b backend) error {
-					key, err := b.Delete(e.ctx, pos[0])
+				return e.withService(writes, func(s *service) error {
+					res, err := s.Delete(e.ctx, api.Operator(), api.DeleteRequest{Key: pos[0]})
 					if err != nil {
 						return err
 					}
+					key := s.canonical(res.Key, "")
 					if e.json {
-						return printJSON(e.stdout, map[string]any{"ok": true, "key": key, "deleted": true})
+						return printJSON(e.stdout, map[string]any{"ok": true, "key": key, "deleted": res.Deleted})
 					}
 					_, err = fmt.Fprintf(e.stdout, "deleted %s\n", key)
 					return err

@@ -9,13 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/engine"
 )
-
-// spawnTimeoutMax bounds --timeout (a week, as the tool allows).
-const spawnTimeoutMax = 7 * 24 * 3600
 
 // maxAttachFileBytes refuses huge files before reading them; the engine
 // applies the configured (smaller) limits.
@@ -34,7 +31,7 @@ func spawnCommand() *command {
 		example: []string{
 			"switchboard spawn \"list the open questions in notes.md\" --label triage",
 			"switchboard spawn \"review this\" --attach ./patch.diff --attach ./notes.md --cleanup delete",
-			"switchboard spawn \"long job\" --timeout 600 --detach --json",
+			"switchboard spawn \"long job\" --run-timeout 600 --detach --json",
 		},
 		define: func(e *env, fs *flag.FlagSet) func([]string) error {
 			var timeout intFlag
@@ -43,7 +40,8 @@ func spawnCommand() *command {
 			label := fs.String("label", "", "the child's `LABEL`")
 			model := fs.String("model", "", "model `REF` for the child (provider/model)")
 			thinking := fs.String("thinking", "", "thinking `LEVEL`: off, minimal, low, medium or high")
-			fs.Var(&timeout, "timeout", "abort the child run after `SECONDS` (0 = no limit)")
+			fs.Var(&timeout, "run-timeout", "abort the child run after `SECONDS` ("+api.SpawnRunTimeout.Describe()+"; 0 = no limit)")
+			fs.Var(&timeout, "timeout", "the same as --run-timeout")
 			cleanup := fs.String("cleanup", "", "`MODE`: delete the child session after its announce, or keep it (default)")
 			fs.Var(&attach, "attach", "attach `FILE` (repeatable)")
 			as := fs.String("as", "", "spawn as session `KEY` (visibility and spawn limits apply)")
@@ -51,7 +49,7 @@ func spawnCommand() *command {
 				if err := e.wantArgs(pos, 1, -1, "TASK"); err != nil {
 					return err
 				}
-				p := engine.SpawnParams{Task: strings.Join(pos, " "), Label: *label, AgentID: *agent, Model: *model}
+				p := api.SpawnRequest{Task: strings.Join(pos, " "), Label: *label, AgentID: *agent, Model: *model}
 				switch *thinking {
 				case "", "off", "minimal", "low", "medium", "high":
 					p.Thinking = *thinking
@@ -65,7 +63,7 @@ func spawnCommand() *command {
 					return e.usagef("--cleanup must be delete or keep (got %q)", *cleanup)
 				}
 				if timeout.set {
-					n, err := e.bounded("timeout", &timeout, 0, spawnTimeoutMax, 0)
+					n, err := e.limited("run-timeout", &timeout, api.SpawnRunTimeout, 0)
 					if err != nil {
 						return err
 					}
@@ -78,8 +76,9 @@ func spawnCommand() *command {
 					}
 					p.Attachments = append(p.Attachments, spec)
 				}
-				return e.withBackend(func(b backend) error {
-					res, err := b.Spawn(e.ctx, *as, p)
+				return e.withService(writes, func(s *service) error {
+					pr := principal(*as)
+					res, err := s.Spawn(e.ctx, pr, p)
 					if err != nil {
 						return err
 					}
@@ -90,11 +89,11 @@ func spawnCommand() *command {
 					if res.Attachments != nil {
 						fmt.Fprintf(e.stdout, "attachments: %d files in %s\n", len(res.Attachments.Files), res.Attachments.RelDir)
 					}
-					if b.Remote() || e.detach {
+					if s.Remote() || e.detach {
 						_, err := fmt.Fprintln(e.stdout, "the result will be announced back to the requester session")
 						return err
 					}
-					return writeChildResult(e, b, res.RunID)
+					return writeChildResult(e, s, pr, res.RunID)
 				})
 			}
 		},
@@ -102,10 +101,15 @@ func spawnCommand() *command {
 }
 
 // writeChildResult waits for an in-process child and prints its result.
-func writeChildResult(e *env, b backend, runID string) error {
-	run, err := b.Wait(e.ctx, runID, 24*time.Hour)
-	if err != nil {
-		return err
+// The child may run as long as its run timeout allows; each wait is one
+// of the longest a wait may be.
+func writeChildResult(e *env, s *service, p api.Principal, runID string) error {
+	var run domain.Run
+	for !domain.RunTerminal(run.Status) {
+		var err error
+		if run, err = s.WaitRun(e.ctx, p, api.WaitRequest{RunID: runID, Timeout: time.Duration(api.WaitTimeout.Max) * time.Second}); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(e.stdout, "child finished: %s\n", run.Status)
 	if run.Error != "" {

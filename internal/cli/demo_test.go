@@ -13,7 +13,7 @@ func TestDemo(t *testing.T) {
 		"echo: hello switchboard",
 		"2. main's agent calls sessions_send to agent:main:research",
 		"→ sessions_send",
-		"[inter-session ← main · sessions_send]",
+		"[inter-session ← agent:main:main · sessions_send]",
 		"research says: On lane scheduling",
 		"Thanks! Where is that written down?",
 		"In switchboard's DESIGN, section 1",

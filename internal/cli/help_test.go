@@ -43,7 +43,13 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"sessions", "list", "--kinds", "main,weird"}, `--kinds: unknown kind "weird"`},
 		{[]string{"sessions", "list", "extra"}, `unexpected argument "extra"`},
 		{[]string{"sessions", "history"}, "missing KEY|SESSIONID"},
-		{[]string{"sessions", "history", "main", "--limit", "0"}, "--limit must be at least 1"},
+		{[]string{"sessions", "history", "main", "--limit", "-3"}, "--limit must be at least 1"},
+		// A flag followed by another flag is missing its value (finding 9).
+		{[]string{"sessions", "list", "--state-dir", "--json"}, "flag --state-dir needs a value"},
+		{[]string{"--state-dir", "--json", "sessions", "list"}, "flag --state-dir needs a value"},
+		{[]string{"send", "main", "hi", "--as"}, "flag --as needs a value"},
+		// Limits come from internal/api: a run timeout past a week is refused.
+		{[]string{"spawn", "x", "--run-timeout", "604801"}, "--run-timeout must be at most 604800 seconds"},
 		{[]string{"sessions", "patch", "main"}, "nothing to change"},
 		{[]string{"sessions", "patch", "main", "--send-policy", "maybe"}, "--send-policy must be allow, deny or inherit"},
 		{[]string{"chat", "main"}, "missing KEY and MESSAGE"},

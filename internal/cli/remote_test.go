@@ -33,7 +33,7 @@ func TestRemoteBackend(t *testing.T) {
 		t.Fatalf("remote /stop = %q", r.stdout)
 	}
 	list := jsonOf[engine.ListResult](c, "sessions", "list", "--json")
-	if list.Count != 1 || list.Sessions[0].Key != "main" {
+	if list.Count != 1 || list.Sessions[0].Key != "agent:main:main" {
 		t.Fatalf("remote list = %+v", list)
 	}
 	h := jsonOf[engine.HistoryResult](c, "sessions", "history", "main", "--json")

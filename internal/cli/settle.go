@@ -43,7 +43,7 @@ func settle(ctx context.Context, eng *engine.Engine, progress io.Writer) error {
 		defer wg.Done()
 		header := false
 		for ev := range events {
-			line := progressLine(eng, ev)
+			line := progressLine(ev)
 			if line == "" {
 				continue
 			}
@@ -60,15 +60,16 @@ func settle(ctx context.Context, eng *engine.Engine, progress io.Writer) error {
 	return err
 }
 
-// progressLine describes an event for the progress display ("" to skip).
-func progressLine(eng *engine.Engine, ev domain.Event) string {
+// progressLine describes an event for the progress display ("" to skip),
+// with canonical keys.
+func progressLine(ev domain.Event) string {
 	switch {
 	case ev.Kind == domain.EventRunStart && ev.Run != nil:
-		return fmt.Sprintf("⋯ %s run on %s started", ev.Run.Kind, eng.DisplayKey(ev.Run.SessionKey))
+		return fmt.Sprintf("⋯ %s run on %s started", ev.Run.Kind, ev.Run.SessionKey)
 	case ev.Kind == domain.EventRunEnd && ev.Run != nil:
-		return fmt.Sprintf("✓ %s run on %s: %s", ev.Run.Kind, eng.DisplayKey(ev.Run.SessionKey), ev.Run.Status)
+		return fmt.Sprintf("✓ %s run on %s: %s", ev.Run.Kind, ev.Run.SessionKey, ev.Run.Status)
 	case ev.Kind == domain.EventOutbox && ev.Outbox != nil:
-		return fmt.Sprintf("✓ %s for %s: %s", ev.Outbox.Kind, eng.DisplayKey(ev.Outbox.SessionKey), ev.Outbox.Status)
+		return fmt.Sprintf("✓ %s for %s: %s", ev.Outbox.Kind, ev.Outbox.SessionKey, ev.Outbox.Status)
 	}
 	return ""
 }

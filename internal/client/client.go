@@ -1,7 +1,11 @@
-// Package client is a small Go client for a running switchboard gateway's
-// HTTP API. The CLI's remote mode and `switchboard mcp` use it when a
-// gateway owns the state directory, so results come back as the same
-// engine types the in-process path returns.
+// Package client implements api.Service against a running switchboard
+// gateway's HTTP API. The CLI holds it instead of the engine when a gateway
+// owns the state directory, and `switchboard mcp` forwards tool calls with
+// it, so every command gets the same typed results on both paths.
+//
+// A call sends the principal's requester (api.Principal.Requester) as the
+// `as` parameter and the X-Switchboard-As header; the gateway decides the
+// rest of the principal (name, scopes, bound session) from the token.
 package client
 
 import (
@@ -15,15 +19,15 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/engine"
-	"github.com/switchboard-go/switchboard/internal/policy"
 )
 
 // maxResponse bounds a response body (the gateway's maxPayload).
 const maxResponse = 25 << 20
+
+var _ api.Service = (*Client)(nil)
 
 // Client calls a gateway. It is safe for concurrent use.
 type Client struct {
@@ -195,105 +199,153 @@ func (c *Client) Health(ctx context.Context) error {
 	return c.do(ctx, http.MethodGet, "/healthz", nil, nil, nil, nil)
 }
 
-// CallTool calls a session tool as requesterKey (empty: the default
-// agent's main session). The payload is the tool's JSON result.
-func (c *Client) CallTool(ctx context.Context, requesterKey, name string, args json.RawMessage) (engine.ToolOutcome, error) {
+// ErrNoOutboxRoute is the error of Outbox against a gateway that offers no
+// GET /api/outbox.
+var ErrNoOutboxRoute = errors.New("this gateway has no outbox route (GET /api/outbox): watch deliveries in the web UI, or stop the gateway and run `switchboard outbox list`")
+
+// as returns the requester headers and query of p: the gateway decides
+// the rest of the principal from the token.
+func as(p api.Principal) (http.Header, url.Values) {
+	h, q := http.Header{}, url.Values{}
+	if r := p.Requester(); r != "" {
+		h.Set(HeaderAs, r)
+		q.Set("as", r)
+	}
+	return h, q
+}
+
+// HeaderAs is the header that names the requester session of a call.
+const HeaderAs = "X-Switchboard-As"
+
+// InvokeTool calls a session tool as requesterKey (empty: the default
+// agent's main session) and returns the gateway's outcome; a failed call
+// (the gateway unreachable, the token refused) is an error.
+func (c *Client) InvokeTool(ctx context.Context, requesterKey, name string, args json.RawMessage) (api.ToolOutcome, error) {
 	if err := need("tool name", name); err != nil {
-		return engine.ToolOutcome{}, err
+		return api.ToolOutcome{}, err
 	}
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}")
 	}
-	h := http.Header{}
-	if requesterKey != "" {
-		h.Set("X-Switchboard-As", requesterKey)
-	}
+	h, q := as(api.Principal{As: requesterKey})
 	var out struct {
 		IsError bool            `json:"isError"`
 		Result  json.RawMessage `json:"result"`
 	}
-	if err := c.do(ctx, http.MethodPost, apiPath("tools", name), nil, h, args, &out); err != nil {
-		return engine.ToolOutcome{}, err
+	if err := c.do(ctx, http.MethodPost, apiPath("tools", name), q, h, args, &out); err != nil {
+		return api.ToolOutcome{}, err
 	}
-	return engine.ToolOutcome{Payload: out.Result, IsError: out.IsError}, nil
+	return api.ToolOutcome{Payload: out.Result, IsError: out.IsError}, nil
 }
 
-// ListSessions lists sessions as requesterKey sees them (empty: operator,
-// no visibility limits).
-func (c *Client) ListSessions(ctx context.Context, requesterKey string, p engine.ListParams) (engine.ListResult, error) {
-	q := url.Values{}
-	setStr(q, "as", requesterKey)
-	setInt(q, "limit", p.Limit)
-	setInt(q, "activeMinutes", p.ActiveMinutes)
-	setInt(q, "messages", p.MessageLimit)
-	if len(p.Kinds) > 0 {
-		q.Set("kinds", strings.Join(p.Kinds, ","))
+// CallTool calls a session tool as p. A call the gateway did not answer
+// with a tool result (unreachable, token refused) is an error outcome with
+// status "forbidden" or "error".
+func (c *Client) CallTool(ctx context.Context, p api.Principal, name string, args json.RawMessage) api.ToolOutcome {
+	out, err := c.InvokeTool(ctx, p.Requester(), name, args)
+	if err == nil {
+		return out
 	}
-	setStr(q, "agent", p.AgentID)
-	setStr(q, "search", p.Search)
-	setStr(q, "label", p.Label)
-	setStr(q, "spawnedBy", p.SpawnedBy)
-	if p.IncludeArchived {
+	status := "error"
+	if domain.ErrorCode(err) == domain.CodeForbidden {
+		status = "forbidden"
+	}
+	msg := err.Error()
+	var de *domain.Error
+	if errors.As(err, &de) {
+		msg = de.Message
+	}
+	return api.ToolOutcome{Payload: api.ErrorPayload{Status: status, Error: msg}, IsError: true}
+}
+
+// ListSessions lists the sessions p may see.
+func (c *Client) ListSessions(ctx context.Context, p api.Principal, req api.ListRequest) (api.ListResult, error) {
+	h, q := as(p)
+	setInt(q, "limit", req.Limit)
+	setInt(q, "activeMinutes", req.ActiveMinutes)
+	setInt(q, "messages", req.MessageLimit)
+	if len(req.Kinds) > 0 {
+		q.Set("kinds", strings.Join(req.Kinds, ","))
+	}
+	setStr(q, "agent", req.AgentID)
+	setStr(q, "search", req.Search)
+	setStr(q, "label", req.Label)
+	setStr(q, "spawnedBy", req.SpawnedBy)
+	if req.IncludeArchived {
 		q.Set("archived", "true")
 	}
-	var out engine.ListResult
-	err := c.do(ctx, http.MethodGet, apiPath("sessions"), q, nil, nil, &out)
+	var out api.ListResult
+	err := c.do(ctx, http.MethodGet, apiPath("sessions"), q, h, nil, &out)
 	return out, err
 }
 
-// History reads a session's transcript as requesterKey (empty: operator).
-func (c *Client) History(ctx context.Context, requesterKey string, p engine.HistoryParams) (engine.HistoryResult, error) {
-	if strings.TrimSpace(p.SessionKey) == "" {
-		return engine.HistoryResult{}, errors.New("client: History needs a SessionKey")
+// History reads a session's transcript as p.
+func (c *Client) History(ctx context.Context, p api.Principal, req api.HistoryRequest) (api.HistoryResult, error) {
+	if strings.TrimSpace(req.SessionKey) == "" {
+		return api.HistoryResult{}, domain.Invalid("sessionKey required")
 	}
-	q := url.Values{}
-	setStr(q, "as", requesterKey)
-	setInt(q, "limit", p.Limit)
-	if p.BeforeSeq > 0 {
-		q.Set("before", strconv.FormatInt(p.BeforeSeq, 10))
+	h, q := as(p)
+	setInt(q, "limit", req.Limit)
+	if req.BeforeSeq > 0 {
+		q.Set("before", strconv.FormatInt(req.BeforeSeq, 10))
 	}
-	if p.IncludeTools {
+	if req.IncludeTools {
 		q.Set("includeTools", "true")
 	}
-	if p.Raw {
+	if req.Raw {
 		q.Set("raw", "true")
 	}
-	var out engine.HistoryResult
-	err := c.do(ctx, http.MethodGet, apiPath("sessions", p.SessionKey, "history"), q, nil, nil, &out)
+	var out api.HistoryResult
+	err := c.do(ctx, http.MethodGet, apiPath("sessions", req.SessionKey, "history"), q, h, nil, &out)
 	return out, err
 }
 
-// Send sends an inter-session message to p.SessionKey as requesterKey
-// (empty: operator) and waits for the reply unless TimeoutSeconds is 0.
-func (c *Client) Send(ctx context.Context, requesterKey string, p engine.SendParams) (engine.SendResult, error) {
-	if strings.TrimSpace(p.SessionKey) == "" {
-		return engine.SendResult{}, errors.New("client: Send needs a SessionKey (label targeting is tool-only: use CallTool sessions_send)")
+// Send sends an inter-session message as p and waits for the reply
+// unless TimeoutSeconds is 0.
+func (c *Client) Send(ctx context.Context, p api.Principal, req api.SendRequest) (api.SendResult, error) {
+	if strings.TrimSpace(req.SessionKey) == "" {
+		return api.SendResult{}, errors.New("client: Send needs a SessionKey (label targeting is tool-only: use CallTool sessions_send)")
 	}
-	body := map[string]any{"message": p.Message}
-	if p.TimeoutSeconds != nil {
-		body["timeoutSeconds"] = *p.TimeoutSeconds
+	h, _ := as(p)
+	body := map[string]any{"message": req.Message}
+	if req.TimeoutSeconds != nil {
+		body["timeoutSeconds"] = *req.TimeoutSeconds
 	}
-	if p.IdempotencyKey != "" {
-		body["idempotencyKey"] = p.IdempotencyKey
+	if req.IdempotencyKey != "" {
+		body["idempotencyKey"] = req.IdempotencyKey
 	}
-	if requesterKey != "" {
-		body["as"] = requesterKey
+	if r := p.Requester(); r != "" {
+		body["as"] = r
 	}
-	var out engine.SendResult
-	err := c.do(ctx, http.MethodPost, apiPath("sessions", p.SessionKey, "send"), nil, nil, body, &out)
+	var out api.SendResult
+	err := c.do(ctx, http.MethodPost, apiPath("sessions", req.SessionKey, "send"), nil, h, body, &out)
 	return out, err
+}
+
+// chatResponse is the gateway's answer to POST /api/sessions/{key}/chat.
+type chatResponse struct {
+	Run        *domain.Run `json:"run"`
+	SessionKey string      `json:"sessionKey"`
+	Command    string      `json:"command"`
+	Reply      string      `json:"reply"`
+	Failed     bool        `json:"failed"`
+	Created    bool        `json:"created"`
 }
 
 // Chat posts a user message into a session (a channel message, webchat
-// by default) and returns the run it started, or a command's answer.
-func (c *Client) Chat(ctx context.Context, req engine.ChatRequest) (engine.ChatResult, error) {
+// by default) as p and returns the run it started, or a command's answer.
+func (c *Client) Chat(ctx context.Context, p api.Principal, req api.ChatRequest) (api.ChatResult, error) {
 	key := req.SessionKey
 	if strings.TrimSpace(key) == "" {
 		key = "main"
 	}
 	if req.Kind != "" && req.Kind != domain.RunKindChat {
-		return engine.ChatResult{}, fmt.Errorf("client: Chat supports run kind %q only (got %q)", domain.RunKindChat, req.Kind)
+		return api.ChatResult{}, fmt.Errorf("client: Chat supports run kind %q only (got %q)", domain.RunKindChat, req.Kind)
 	}
+	if req.ExtraSystem != "" || req.Label != "" {
+		return api.ChatResult{}, errors.New("client: Chat cannot carry ExtraSystem or Label over the HTTP API")
+	}
+	h, q := as(p)
 	body := map[string]any{"message": req.Message}
 	for k, v := range map[string]string{"idempotencyKey": req.IdempotencyKey, "model": req.Model, "thinking": req.Thinking,
 		"channel": req.Channel, "senderId": req.SenderID} {
@@ -304,113 +356,152 @@ func (c *Client) Chat(ctx context.Context, req engine.ChatRequest) (engine.ChatR
 	if req.TimeoutSeconds > 0 {
 		body["timeoutSeconds"] = req.TimeoutSeconds
 	}
-	if req.ExtraSystem != "" {
-		return engine.ChatResult{}, errors.New("client: Chat cannot carry ExtraSystem over the HTTP API")
+	var out chatResponse
+	if err := c.do(ctx, http.MethodPost, apiPath("sessions", key, "chat"), q, h, body, &out); err != nil {
+		return api.ChatResult{}, err
 	}
-	var out struct {
-		Run        *domain.Run `json:"run"`
-		SessionKey string      `json:"sessionKey"`
-		Command    string      `json:"command"`
-		Reply      string      `json:"reply"`
-		Created    bool        `json:"created"`
-	}
-	if err := c.do(ctx, http.MethodPost, apiPath("sessions", key, "chat"), nil, nil, body, &out); err != nil {
-		return engine.ChatResult{}, err
-	}
-	res := engine.ChatResult{SessionKey: out.SessionKey, Command: out.Command, Reply: out.Reply, Created: out.Created}
+	res := api.ChatResult{SessionKey: out.SessionKey, Command: out.Command, Reply: out.Reply, Created: out.Created, Failed: out.Failed}
 	if out.Run != nil {
 		res.Run = *out.Run
 	}
 	return res, nil
 }
 
-// Spawn starts a sub-agent as requesterKey (empty: operator acting as the
-// default agent's main session).
-func (c *Client) Spawn(ctx context.Context, requesterKey string, p engine.SpawnParams) (engine.SpawnResult, error) {
-	body := map[string]any{"task": p.Task}
-	for k, v := range map[string]string{"label": p.Label, "agentId": p.AgentID, "model": p.Model, "thinking": p.Thinking,
-		"mode": p.Mode, "cleanup": p.Cleanup, "sandbox": p.Sandbox, "idempotencyKey": p.IdempotencyKey, "as": requesterKey} {
+// Spawn starts a sub-agent as p.
+func (c *Client) Spawn(ctx context.Context, p api.Principal, req api.SpawnRequest) (api.SpawnResult, error) {
+	h, _ := as(p)
+	body := map[string]any{"task": req.Task}
+	for k, v := range map[string]string{"label": req.Label, "agentId": req.AgentID, "model": req.Model, "thinking": req.Thinking,
+		"mode": req.Mode, "cleanup": req.Cleanup, "sandbox": req.Sandbox, "idempotencyKey": req.IdempotencyKey, "as": p.Requester()} {
 		if v != "" {
 			body[k] = v
 		}
 	}
-	if p.RunTimeoutSeconds != nil {
-		body["runTimeoutSeconds"] = *p.RunTimeoutSeconds
+	if req.RunTimeoutSeconds != nil {
+		body["runTimeoutSeconds"] = *req.RunTimeoutSeconds
 	}
-	if p.Thread {
+	if req.Thread {
 		body["thread"] = true
 	}
-	if len(p.Attachments) > 0 {
-		body["attachments"] = p.Attachments
+	if len(req.Attachments) > 0 {
+		body["attachments"] = req.Attachments
 	}
-	if p.MountPath != "" {
-		body["attachAs"] = map[string]string{"mountPath": p.MountPath}
+	if req.MountPath != "" {
+		body["attachAs"] = map[string]string{"mountPath": req.MountPath}
 	}
-	var out engine.SpawnResult
-	err := c.do(ctx, http.MethodPost, apiPath("spawn"), nil, nil, body, &out)
+	var out api.SpawnResult
+	err := c.do(ctx, http.MethodPost, apiPath("spawn"), nil, h, body, &out)
 	return out, err
 }
 
-// Run returns a run as it stands.
-func (c *Client) Run(ctx context.Context, runID string) (domain.Run, error) {
+// AgentsList lists the agents p's requester may spawn under.
+func (c *Client) AgentsList(ctx context.Context, p api.Principal) (api.AgentsListResult, error) {
+	h, q := as(p)
+	var out api.AgentsListResult
+	err := c.do(ctx, http.MethodGet, apiPath("agents"), q, h, nil, &out)
+	return out, err
+}
+
+// Subagents lists or cancels p's requester's sub-agents (the subagents
+// tool over POST /api/tools/subagents).
+func (c *Client) Subagents(ctx context.Context, p api.Principal, req api.SubagentsRequest) (api.SubagentsResult, error) {
+	args, err := json.Marshal(map[string]string{"action": req.Action, "target": req.Target})
+	if err != nil {
+		return api.SubagentsResult{}, err
+	}
+	out, err := c.InvokeTool(ctx, p.Requester(), api.ToolSubagents, args)
+	if err != nil {
+		return api.SubagentsResult{}, err
+	}
+	raw, _ := out.Payload.(json.RawMessage)
+	if out.IsError {
+		var e api.ErrorPayload
+		_ = json.Unmarshal(raw, &e)
+		code := domain.CodeInvalid
+		if e.Status == "forbidden" {
+			code = domain.CodeForbidden
+		}
+		return api.SubagentsResult{}, domain.Errorf(code, "%s", orDefault(e.Error, "subagents failed"))
+	}
+	var res api.SubagentsResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return api.SubagentsResult{}, fmt.Errorf("client: decode subagents: %w", err)
+	}
+	return res, nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// GetRun returns a run as it stands.
+func (c *Client) GetRun(ctx context.Context, p api.Principal, runID string) (domain.Run, error) {
 	if err := need("runID", runID); err != nil {
 		return domain.Run{}, err
 	}
+	h, q := as(p)
 	var out domain.Run
-	err := c.do(ctx, http.MethodGet, apiPath("runs", runID), nil, nil, nil, &out)
+	err := c.do(ctx, http.MethodGet, apiPath("runs", runID), q, h, nil, &out)
 	return out, err
 }
 
-// WaitRun waits up to timeout for a run to end and returns it; a run that
-// has not ended by then comes back with its current status (check it with
-// domain.RunTerminal).
-func (c *Client) WaitRun(ctx context.Context, runID string, timeout time.Duration) (domain.Run, error) {
-	if err := need("runID", runID); err != nil {
+// WaitRun waits up to req.Timeout for a run to end and returns it; a run
+// that has not ended by then comes back with its current status (check it
+// with domain.RunTerminal).
+func (c *Client) WaitRun(ctx context.Context, p api.Principal, req api.WaitRequest) (domain.Run, error) {
+	if err := need("runID", req.RunID); err != nil {
 		return domain.Run{}, err
 	}
-	q := url.Values{"wait": {timeout.String()}}
+	h, q := as(p)
+	q.Set("wait", req.Timeout.String())
 	var out domain.Run
-	err := c.do(ctx, http.MethodGet, apiPath("runs", runID), q, nil, nil, &out)
+	err := c.do(ctx, http.MethodGet, apiPath("runs", req.RunID), q, h, nil, &out)
 	return out, err
 }
 
-// CancelRun cancels a run and every run it started.
-func (c *Client) CancelRun(ctx context.Context, runID string) (domain.Run, error) {
+// CancelRun cancels a run and every run it started, and says whether this
+// call cancelled it or it had already ended.
+func (c *Client) CancelRun(ctx context.Context, p api.Principal, runID string) (api.CancelResult, error) {
 	if err := need("runID", runID); err != nil {
-		return domain.Run{}, err
+		return api.CancelResult{}, err
 	}
-	var out domain.Run
-	err := c.do(ctx, http.MethodPost, apiPath("runs", runID, "cancel"), nil, nil, nil, &out)
+	h, q := as(p)
+	var out api.CancelResult
+	err := c.do(ctx, http.MethodPost, apiPath("runs", runID, "cancel"), q, h, nil, &out)
 	return out, err
 }
 
-// ListRuns lists runs, newest first.
-func (c *Client) ListRuns(ctx context.Context, q domain.RunQuery) ([]domain.Run, error) {
-	v := url.Values{}
-	setStr(v, "session", q.SessionKey)
-	setStr(v, "parent", q.ParentRunID)
-	if len(q.Statuses) > 0 {
-		v.Set("status", strings.Join(q.Statuses, ","))
+// ListRuns lists runs p may see, newest first.
+func (c *Client) ListRuns(ctx context.Context, p api.Principal, req api.RunsRequest) ([]domain.Run, error) {
+	h, v := as(p)
+	setStr(v, "session", req.SessionKey)
+	setStr(v, "parent", req.ParentRunID)
+	if len(req.Statuses) > 0 {
+		v.Set("status", strings.Join(req.Statuses, ","))
 	}
-	if len(q.Kinds) > 0 {
-		v.Set("kind", strings.Join(q.Kinds, ","))
+	if len(req.Kinds) > 0 {
+		v.Set("kind", strings.Join(req.Kinds, ","))
 	}
-	setInt(v, "limit", q.Limit)
+	setInt(v, "limit", req.Limit)
 	var out struct {
 		Runs []domain.Run `json:"runs"`
 	}
-	err := c.do(ctx, http.MethodGet, apiPath("runs"), v, nil, nil, &out)
+	err := c.do(ctx, http.MethodGet, apiPath("runs"), v, h, nil, &out)
 	return out.Runs, err
 }
 
 // Patch changes a session's settings; nil fields stay, "" clears.
-func (c *Client) Patch(ctx context.Context, key string, p engine.PatchParams) (domain.Session, error) {
-	if err := need("key", key); err != nil {
+func (c *Client) Patch(ctx context.Context, p api.Principal, req api.PatchRequest) (domain.Session, error) {
+	if err := need("key", req.Key); err != nil {
 		return domain.Session{}, err
 	}
+	h, q := as(p)
 	body := map[string]any{}
-	for name, v := range map[string]*string{"label": p.Label, "sendPolicy": p.SendPolicy, "model": p.Model,
-		"thinkingLevel": p.ThinkingLevel, "verboseLevel": p.VerboseLevel} {
+	for name, v := range map[string]*string{"label": req.Label, "sendPolicy": req.SendPolicy, "model": req.Model,
+		"thinkingLevel": req.ThinkingLevel, "verboseLevel": req.VerboseLevel} {
 		if v == nil {
 			continue
 		}
@@ -421,36 +512,56 @@ func (c *Client) Patch(ctx context.Context, key string, p engine.PatchParams) (d
 		}
 	}
 	var out domain.Session
-	err := c.do(ctx, http.MethodPost, apiPath("sessions", key, "patch"), nil, nil, body, &out)
+	err := c.do(ctx, http.MethodPost, apiPath("sessions", req.Key, "patch"), q, h, body, &out)
 	return out, err
 }
 
 // Reset starts a new transcript generation for a session.
-func (c *Client) Reset(ctx context.Context, key string) (domain.Session, error) {
-	if err := need("key", key); err != nil {
+func (c *Client) Reset(ctx context.Context, p api.Principal, req api.ResetRequest) (domain.Session, error) {
+	if err := need("key", req.Key); err != nil {
 		return domain.Session{}, err
 	}
+	h, q := as(p)
 	var out domain.Session
-	err := c.do(ctx, http.MethodPost, apiPath("sessions", key, "reset"), nil, nil, nil, &out)
+	err := c.do(ctx, http.MethodPost, apiPath("sessions", req.Key, "reset"), q, h, nil, &out)
 	return out, err
 }
 
 // Delete removes a session and its transcript.
-func (c *Client) Delete(ctx context.Context, key string) error {
-	if err := need("key", key); err != nil {
-		return err
+func (c *Client) Delete(ctx context.Context, p api.Principal, req api.DeleteRequest) (api.DeleteResult, error) {
+	if err := need("key", req.Key); err != nil {
+		return api.DeleteResult{}, err
 	}
-	return c.do(ctx, http.MethodDelete, apiPath("sessions", key), nil, nil, nil, nil)
+	h, q := as(p)
+	var out api.DeleteResult
+	if err := c.do(ctx, http.MethodDelete, apiPath("sessions", req.Key), q, h, nil, &out); err != nil {
+		return api.DeleteResult{}, err
+	}
+	if out.Key == "" {
+		out.Key = req.Key
+	}
+	return out, nil
 }
 
-// Agents lists the agents requesterKey may spawn under (empty: the
-// default agent's main session).
-func (c *Client) Agents(ctx context.Context, requesterKey string) (policy.AgentsListResult, error) {
-	q := url.Values{}
-	setStr(q, "as", requesterKey)
-	var out policy.AgentsListResult
-	err := c.do(ctx, http.MethodGet, apiPath("agents"), q, nil, nil, &out)
-	return out, err
+// Outbox lists deliveries (operator only) through GET /api/outbox; a
+// gateway without that route answers ErrNoOutboxRoute.
+func (c *Client) Outbox(ctx context.Context, p api.Principal, req api.OutboxRequest) ([]domain.OutboxItem, error) {
+	h, q := as(p)
+	if len(req.Statuses) > 0 {
+		q.Set("status", strings.Join(req.Statuses, ","))
+	}
+	setStr(q, "session", req.SessionKey)
+	setStr(q, "run", req.RunID)
+	setInt(q, "limit", req.Limit)
+	var out struct {
+		Items []domain.OutboxItem `json:"items"`
+	}
+	err := c.do(ctx, http.MethodGet, apiPath("outbox"), q, h, nil, &out)
+	var ce *Error
+	if errors.As(err, &ce) && ce.StatusCode == http.StatusNotFound && strings.HasPrefix(ce.Message, "no API route") {
+		return nil, ErrNoOutboxRoute
+	}
+	return out.Items, err
 }
 
 // need checks a required path argument.

@@ -13,6 +13,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/client"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -91,103 +92,111 @@ func newGateway(t *testing.T, token string) (*client.Client, *engine.Engine) {
 func TestClient(t *testing.T) {
 	c, _ := newGateway(t, "s3cret")
 	ctx := t.Context()
+	op := api.Operator()
 
 	if err := c.Health(ctx); err != nil {
 		t.Fatalf("health: %v", err)
 	}
 
-	chat, err := c.Chat(ctx, engine.ChatRequest{SessionKey: "main", Message: "hello client"})
+	chat, err := c.Chat(ctx, op, api.ChatRequest{SessionKey: "main", Message: "hello client"})
 	if err != nil || chat.Run.ID == "" || chat.SessionKey != "agent:main:main" {
 		t.Fatalf("chat = %+v, %v", chat, err)
 	}
-	run, err := c.WaitRun(ctx, chat.Run.ID, 10*time.Second)
+	run, err := c.WaitRun(ctx, op, api.WaitRequest{RunID: chat.Run.ID, Timeout: 10 * time.Second})
 	if err != nil || run.Status != domain.RunOK || run.Reply != "echo: hello client" {
 		t.Fatalf("wait = %+v, %v", run, err)
 	}
-	if got, err := c.Run(ctx, chat.Run.ID); err != nil || got.Status != domain.RunOK {
+	if got, err := c.GetRun(ctx, op, chat.Run.ID); err != nil || got.Status != domain.RunOK {
 		t.Fatalf("run = %+v, %v", got, err)
 	}
 
-	list, err := c.ListSessions(ctx, "", engine.ListParams{Limit: 10, MessageLimit: 1})
-	if err != nil || list.Count != 1 || list.Sessions[0].Key != "main" || len(list.Sessions[0].Messages) != 1 {
+	list, err := c.ListSessions(ctx, op, api.ListRequest{Limit: 10, MessageLimit: 1})
+	if err != nil || list.Count != 1 || list.Sessions[0].Key != "agent:main:main" || len(list.Sessions[0].Messages) != 1 {
 		t.Fatalf("list = %+v, %v", list, err)
 	}
-	hist, err := c.History(ctx, "", engine.HistoryParams{SessionKey: "agent:main:main", Limit: 10, Raw: true})
+	hist, err := c.History(ctx, op, api.HistoryRequest{SessionKey: "agent:main:main", Limit: 10, Raw: true})
 	if err != nil || len(hist.Messages) != 2 || hist.Messages[0].Content.Text() != "hello client" {
 		t.Fatalf("history = %+v, %v", hist, err)
 	}
 
 	timeout := 10
-	sent, err := c.Send(ctx, "", engine.SendParams{SessionKey: "agent:work:main", Message: "ping", TimeoutSeconds: &timeout})
+	sent, err := c.Send(ctx, op, api.SendRequest{SessionKey: "agent:work:main", Message: "ping", TimeoutSeconds: &timeout})
 	if err != nil || sent.Status != "ok" || sent.Reply != "echo: ping" {
 		t.Fatalf("send = %+v, %v", sent, err)
 	}
 
 	label, policy := "home", "deny"
-	s, err := c.Patch(ctx, "main", engine.PatchParams{Label: &label, SendPolicy: &policy})
+	s, err := c.Patch(ctx, op, api.PatchRequest{Key: "main", Label: &label, SendPolicy: &policy})
 	if err != nil || s.Label != "home" || s.SendPolicy != "deny" {
 		t.Fatalf("patch = %+v, %v", s, err)
 	}
-	_, err = c.Chat(ctx, engine.ChatRequest{SessionKey: "main", Message: "blocked"})
+	_, err = c.Chat(ctx, op, api.ChatRequest{SessionKey: "main", Message: "blocked"})
 	var ce *client.Error
 	if !errors.As(err, &ce) || ce.StatusCode != 400 || domain.ErrorCode(err) != domain.CodeInvalid || domain.ErrorMessage(err) != "send blocked by session policy" {
 		t.Fatalf("chat to a denied session: %v", err)
 	}
 	clear := ""
-	if s, err = c.Patch(ctx, "main", engine.PatchParams{SendPolicy: &clear}); err != nil || s.SendPolicy != "" || s.Label != "home" {
+	if s, err = c.Patch(ctx, op, api.PatchRequest{Key: "main", SendPolicy: &clear}); err != nil || s.SendPolicy != "" || s.Label != "home" {
 		t.Fatalf("clear policy = %+v, %v", s, err)
 	}
 	old := s.SessionID
-	if s, err = c.Reset(ctx, "main"); err != nil || s.SessionID == old {
+	if s, err = c.Reset(ctx, op, api.ResetRequest{Key: "main"}); err != nil || s.SessionID == old {
 		t.Fatalf("reset = %+v, %v", s, err)
 	}
 
-	sp, err := c.Spawn(ctx, "", engine.SpawnParams{Task: "slow background task", AgentID: "work", Label: "bg"})
+	sp, err := c.Spawn(ctx, op, api.SpawnRequest{Task: "slow background task", AgentID: "work", Label: "bg"})
 	if err != nil || sp.Status != "accepted" || !strings.HasPrefix(sp.ChildSessionKey, "agent:work:subagent:") {
 		t.Fatalf("spawn = %+v, %v", sp, err)
 	}
-	if _, err := c.Spawn(ctx, "", engine.SpawnParams{Task: "x", Mode: "sideways"}); domain.ErrorCode(err) != domain.CodeInvalid {
+	if _, err := c.Spawn(ctx, op, api.SpawnRequest{Task: "x", Mode: "sideways"}); domain.ErrorCode(err) != domain.CodeInvalid {
 		t.Fatalf("spawn with a bad mode: %v", err)
 	}
-	runs, err := c.ListRuns(ctx, domain.RunQuery{Statuses: []string{domain.RunQueued, domain.RunRunning}})
+	runs, err := c.ListRuns(ctx, op, api.RunsRequest{Statuses: []string{domain.RunQueued, domain.RunRunning}})
 	if err != nil || len(runs) != 1 || runs[0].ID != sp.RunID {
 		t.Fatalf("runs = %+v, %v", runs, err)
 	}
-	waited, err := c.WaitRun(ctx, sp.RunID, time.Millisecond)
+	waited, err := c.WaitRun(ctx, op, api.WaitRequest{RunID: sp.RunID, Timeout: time.Millisecond})
 	if err != nil || domain.RunTerminal(waited.Status) {
 		t.Fatalf("short wait = %+v, %v", waited, err)
 	}
-	if _, err := c.CancelRun(ctx, sp.RunID); err != nil {
-		t.Fatal(err)
+	if cr, err := c.CancelRun(ctx, op, sp.RunID); err != nil || !cr.Cancelled || cr.ID != sp.RunID {
+		t.Fatalf("cancel = %+v, %v", cr, err)
 	}
-	if waited, err = c.WaitRun(ctx, sp.RunID, 10*time.Second); err != nil || waited.Status != domain.RunCancelled {
+	if cr, err := c.CancelRun(ctx, op, sp.RunID); err != nil || cr.Cancelled || cr.Status != domain.RunCancelled {
+		t.Fatalf("cancel again = %+v, %v (want already ended)", cr, err)
+	}
+	if waited, err = c.WaitRun(ctx, op, api.WaitRequest{RunID: sp.RunID, Timeout: 10 * time.Second}); err != nil || waited.Status != domain.RunCancelled {
 		t.Fatalf("after cancel = %+v, %v", waited, err)
 	}
-	if err := c.Delete(ctx, sp.ChildSessionKey); err != nil {
+	if _, err := c.Delete(ctx, op, api.DeleteRequest{Key: sp.ChildSessionKey}); err != nil {
 		t.Fatalf("delete: %v", err)
 	}
-	if err := c.Delete(ctx, "main"); domain.ErrorCode(err) != domain.CodeInvalid {
+	if _, err := c.Delete(ctx, op, api.DeleteRequest{Key: "main"}); domain.ErrorCode(err) != domain.CodeInvalid {
 		t.Fatalf("delete main: %v", err)
 	}
 
-	agents, err := c.Agents(ctx, "")
+	agents, err := c.AgentsList(ctx, op)
 	if err != nil || agents.Requester != "main" || len(agents.Agents) != 2 {
 		t.Fatalf("agents = %+v, %v", agents, err)
 	}
 
-	out, err := c.CallTool(ctx, "main", "sessions_list", json.RawMessage(`{"limit":5}`))
-	if err != nil || out.IsError || !strings.Contains(string(out.JSON()), `"sessions"`) {
-		t.Fatalf("tool = %+v, %v", out, err)
+	out := c.CallTool(ctx, op.ActingAs("main"), "sessions_list", json.RawMessage(`{"limit":5}`))
+	if out.IsError || !strings.Contains(string(out.JSON()), `"sessions"`) {
+		t.Fatalf("tool = %+v", out)
 	}
-	out, err = c.CallTool(ctx, "", "sessions_history", json.RawMessage(`{}`))
-	if err != nil || !out.IsError || !strings.Contains(string(out.JSON()), "sessionKey required") {
-		t.Fatalf("tool without args = %s, %v", out.JSON(), err)
+	out = c.CallTool(ctx, op, "sessions_history", json.RawMessage(`{}`))
+	if !out.IsError || !strings.Contains(string(out.JSON()), "sessionKey required") {
+		t.Fatalf("tool without args = %s", out.JSON())
+	}
+	// Outbox works where the gateway has the route, else says it has none.
+	if _, err := c.Outbox(ctx, op, api.OutboxRequest{}); err != nil && !errors.Is(err, client.ErrNoOutboxRoute) {
+		t.Fatalf("outbox: %v", err)
 	}
 
-	if _, err := c.Run(ctx, "no-such-run"); domain.ErrorCode(err) != domain.CodeNotFound || !strings.Contains(err.Error(), "run not found") {
+	if _, err := c.GetRun(ctx, op, "no-such-run"); domain.ErrorCode(err) != domain.CodeNotFound || !strings.Contains(err.Error(), "run not found") {
 		t.Fatalf("missing run: %v", err)
 	}
-	if _, err := c.Run(ctx, ""); err == nil {
+	if _, err := c.GetRun(ctx, op, ""); err == nil {
 		t.Fatal("empty run id accepted")
 	}
 }
@@ -211,7 +220,7 @@ func TestClientErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := tt.c.ListSessions(ctx, "", engine.ListParams{})
+			_, err := tt.c.ListSessions(ctx, api.Operator(), api.ListRequest{})
 			if err == nil || !strings.Contains(err.Error(), tt.wantMsg) {
 				t.Fatalf("err = %v, want %q", err, tt.wantMsg)
 			}

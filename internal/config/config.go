@@ -221,11 +221,16 @@ type GatewayAuthConfig struct {
 	Tokens []TokenBinding `json:"tokens,omitempty"`
 }
 
-// TokenBinding is an extra token with narrowed scopes and, for MCP over
-// HTTP, the requester session it acts as.
+// TokenBinding is an extra token with narrowed scopes and, optionally, the
+// session it is bound to (it is that session on every surface).
 type TokenBinding struct {
-	Token   string   `json:"token"`
-	Scopes  []string `json:"scopes,omitempty"` // read|write|admin; default all
+	// Name names the token in logs and idempotency scopes; when empty the
+	// gateway names it tokens[<index>]. Names are unique.
+	Name  string `json:"name,omitempty"`
+	Token string `json:"token"`
+	// Scopes are read|write|admin. Empty means all for an unbound token and
+	// read+write for a token bound to a session.
+	Scopes  []string `json:"scopes,omitempty"`
 	Session string   `json:"session,omitempty"`
 }
 

@@ -35,6 +35,7 @@ func TestFullExample(t *testing.T) {
 		{"rules", len(cfg.Models.Providers["script"].Rules), 4},
 		{"third send rule action", cfg.Session.SendPolicy.Rules[2].Action, "allow"},
 		{"mcp token session", cfg.Gateway.Auth.Tokens[1].Session, "agent:research:main"},
+		{"mcp token name", cfg.Gateway.Auth.Tokens[1].Name, "research-mcp"},
 	}
 	for _, c := range checks {
 		if !reflect.DeepEqual(c.got, c.want) {

@@ -409,9 +409,21 @@ func (c *Config) checkGateway(v *checker) {
 		v.add("gateway.auth.token", "must not contain whitespace or control characters")
 	}
 	seen := map[string]int{}
+	names := map[string]int{}
 	keys := c.KeyResolver()
 	for i, t := range g.Auth.Tokens {
 		path := fmt.Sprintf("gateway.auth.tokens[%d]", i)
+		if t.Name != "" {
+			name := strings.TrimSpace(t.Name)
+			if j, dup := names[name]; dup {
+				v.add(path+".name", "repeats gateway.auth.tokens[%d].name", j)
+			} else if name == "" || !printable(name) {
+				v.add(path+".name", "must not be blank or contain whitespace or control characters")
+			} else if name == "operator" {
+				v.add(path+".name", `"operator" is reserved for the main token`)
+			}
+			names[name] = i
+		}
 		switch {
 		case t.Token == "":
 			v.add(path+".token", "must not be empty")

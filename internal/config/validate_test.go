@@ -99,6 +99,9 @@ func TestValidationRules(t *testing.T) {
 		{"tokens repeat main", `{gateway: {auth: {token: "t1", tokens: [{token: "t1"}]}}}`, "gateway.auth.tokens[0].token", "repeats gateway.auth.token"},
 		{"tokens duplicate", `{gateway: {auth: {tokens: [{token: "t2"}, {token: "t2"}]}}}`, "gateway.auth.tokens[1].token", "repeats gateway.auth.tokens[0].token"},
 		{"tokens scope", `{gateway: {auth: {tokens: [{token: "t", scopes: ["read", "root"]}]}}}`, "gateway.auth.tokens[0].scopes[1]", `"root" is not one of read, write, admin`},
+		{"tokens name blank", `{gateway: {auth: {tokens: [{token: "t", name: " "}]}}}`, "gateway.auth.tokens[0].name", "must not be blank"},
+		{"tokens name duplicate", `{gateway: {auth: {tokens: [{token: "t1", name: "ci"}, {token: "t2", name: "ci"}]}}}`, "gateway.auth.tokens[1].name", "repeats gateway.auth.tokens[0].name"},
+		{"tokens name operator", `{gateway: {auth: {tokens: [{token: "t1", name: "operator"}]}}}`, "gateway.auth.tokens[0].name", "reserved"},
 		{"tokens session", `{gateway: {auth: {tokens: [{token: "t", session: "agent:main"}]}}}`, "gateway.auth.tokens[0].session", "want agent:<agentId>:<rest>"},
 		// runtime
 		{"maxSteps zero", `{runtime: {maxSteps: 0}}`, "runtime.maxSteps", "0 is out of range (1..1000)"},

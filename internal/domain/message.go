@@ -24,9 +24,25 @@ const (
 
 // Provenance kinds stamped on user messages.
 const (
-	ProvenanceExternalUser   = "external_user"
-	ProvenanceInterSession   = "inter_session"
+	// ProvenanceExternalUser: a person's message arriving on a channel.
+	ProvenanceExternalUser = "external_user"
+	// ProvenanceInterSession: a message another session sent
+	// (sessions_send, a spawn's task, a sub-agent's announce).
+	ProvenanceInterSession = "inter_session"
+	// ProvenanceInternalSystem: text switchboard wrote for its own reasons.
 	ProvenanceInternalSystem = "internal_system"
+	// ProvenanceA2AStep: a step prompt of an agent-to-agent exchange that
+	// switchboard wrote (a reply-back turn, the announce step); Step says
+	// which, SourceSessionKey the other side. Never the sender's own text.
+	ProvenanceA2AStep = "a2a_step"
+)
+
+// Steps of an agent-to-agent exchange, in Provenance.Step.
+const (
+	// A2AStepReply is a reply-back (ping-pong) turn.
+	A2AStepReply = "reply"
+	// A2AStepAnnounce is the announce step on the target.
+	A2AStepAnnounce = "announce"
 )
 
 // Block is one piece of message content. Which fields are set depends on Type.
@@ -178,6 +194,8 @@ type Provenance struct {
 	SourceChannel    string `json:"sourceChannel,omitempty"`
 	SourceTool       string `json:"sourceTool,omitempty"`
 	SourceRunID      string `json:"sourceRunId,omitempty"`
+	// Step is the agent-to-agent step of an a2a_step prompt.
+	Step string `json:"step,omitempty"`
 }
 
 // Message is one transcript entry in OpenClaw's raw transcript format.

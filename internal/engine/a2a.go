@@ -10,10 +10,10 @@ import (
 // Headers of the injected system contexts; each step's context starts
 // with its own header and never contains another step's.
 const (
-	headerMessage  = "Agent-to-agent message context:"
-	headerReply    = "Agent-to-agent reply step:"
-	headerAnnounce = "Agent-to-agent announce step:"
-	announceText   = "Agent-to-agent announce step."
+	headerMessage  = domain.A2AHeaderMessage
+	headerReply    = domain.A2AHeaderReply
+	headerAnnounce = domain.A2AHeaderAnnounce
+	announceText   = domain.A2AAnnounceText
 )
 
 func messageContext(requester, requesterChannel, target, targetChannel string) string {
@@ -52,6 +52,15 @@ func announceContext(a a2aSpec) string {
 		"Reply exactly " + AnnounceSkip + " to stay silent. Any other reply is posted to this session's channel (" + orDefault(a.TargetChannel, "unknown") + ").",
 		"The exchange is over after this reply.",
 	}, "\n")
+}
+
+// stepProvenance marks a step prompt switchboard wrote into an exchange
+// (DESIGN §3b): kind a2a_step, never the sender's inter_session
+// provenance. source is the other side of the exchange; prevRun the run
+// whose end started the step.
+func stepProvenance(step, source, sourceChannel, prevRun string) *domain.Provenance {
+	return &domain.Provenance{Kind: domain.ProvenanceA2AStep, Step: step, SourceSessionKey: source,
+		SourceChannel: sourceChannel, SourceRunID: prevRun}
 }
 
 // a2aFollowUp starts the next step of a sessions_send exchange after run
@@ -93,8 +102,7 @@ func (e *Engine) startReplyTurn(prev domain.Run, a a2aSpec, chain []string, next
 	}
 	spec := runSpec{
 		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(a.Latest),
-			Provenance: &domain.Provenance{Kind: domain.ProvenanceInterSession, SourceSessionKey: other,
-				SourceChannel: otherChannel, SourceTool: ToolSessionsSend, SourceRunID: prev.ID}},
+			Provenance: stepProvenance(domain.A2AStepReply, other, otherChannel, prev.ID)},
 		System: replyContext(a, onRequester),
 		Chain:  chain,
 		A2A:    &a,
@@ -113,8 +121,7 @@ func (e *Engine) startReplyTurn(prev domain.Run, a a2aSpec, chain []string, next
 func (e *Engine) startAnnounce(prev domain.Run, a a2aSpec, next func(domain.Run) (domain.Run, error)) error {
 	spec := runSpec{
 		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(announceText),
-			Provenance: &domain.Provenance{Kind: domain.ProvenanceInterSession, SourceSessionKey: a.RequesterKey,
-				SourceChannel: a.RequesterChannel, SourceTool: ToolSessionsSend, SourceRunID: prev.ID}},
+			Provenance: stepProvenance(domain.A2AStepAnnounce, a.RequesterKey, a.RequesterChannel, prev.ID)},
 		System: announceContext(a),
 		A2A:    &a,
 	}

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 	"unicode"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
@@ -129,9 +129,10 @@ func (a *args) required(name string, max int) string {
 	return s
 }
 
-// integer reads an optional whole number, at least min. Numbers above max
-// are clamped to max when clamp is set, else refused.
-func (a *args) integer(name string, min, max int64, clamp bool) (int64, bool) {
+// limited reads an optional whole number within l, a limit of the api's
+// table: clamped or refused as l says, the error naming the parameter as
+// the caller wrote it.
+func (a *args) limited(name string, l api.Limit) (int64, bool) {
 	if !a.has(name) {
 		return 0, false
 	}
@@ -140,25 +141,20 @@ func (a *args) integer(name string, min, max int64, clamp bool) (int64, bool) {
 		a.fail("%s must be a number", name)
 		return 0, false
 	}
-	if math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) {
-		a.fail("%s must be a whole number", name)
-		return 0, false
-	}
-	if f < float64(min) {
-		if clamp && min > 0 && f >= 0 {
-			return min, true
+	l.Name = name
+	n, err := l.ApplyFloat(f)
+	if err != nil {
+		if a.prob == nil {
+			a.prob = err
 		}
-		a.fail("%s must be at least %d", name, min)
 		return 0, false
 	}
-	if f > float64(max) {
-		if clamp {
-			return max, true
-		}
-		a.fail("%s must be at most %d", name, max)
-		return 0, false
-	}
-	return int64(f), true
+	return n, true
+}
+
+// text reads an optional string within l's length (characters).
+func (a *args) text(name string, l api.Limit) (string, bool) {
+	return a.str(name, int(l.Max))
 }
 
 // boolean reads an optional boolean.
@@ -189,7 +185,8 @@ func (a *args) enum(name string, values ...string) (string, bool) {
 	return "", false
 }
 
-// strings reads an optional array of strings.
+// strings reads an optional array of strings of at most maxItems items
+// (0 = the caller checks the count).
 func (a *args) strings(name string, maxItems int) ([]string, bool) {
 	if !a.has(name) {
 		return nil, false
@@ -199,7 +196,7 @@ func (a *args) strings(name string, maxItems int) ([]string, bool) {
 		a.fail("%s must be an array of strings", name)
 		return nil, false
 	}
-	if len(ss) > maxItems {
+	if maxItems > 0 && len(ss) > maxItems {
 		a.fail("%s has too many items (%d; max %d)", name, len(ss), maxItems)
 		return nil, false
 	}

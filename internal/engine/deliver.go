@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"github.com/switchboard-go/switchboard/internal/api"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -24,8 +25,8 @@ func (e *Engine) Deliver(ctx context.Context, req DeliverRequest) (domain.Outbox
 	if strings.TrimSpace(req.Message) == "" {
 		return domain.OutboxItem{}, domain.Invalid("message required")
 	}
-	if len([]rune(req.Message)) > maxMessageChars {
-		return domain.OutboxItem{}, domain.Invalid("message is too long (%d characters; max %d)", len([]rune(req.Message)), maxMessageChars)
+	if err := api.MessageChars.CheckChars(req.Message); err != nil {
+		return domain.OutboxItem{}, err
 	}
 	key, err := e.resolveRef(ctx, Requester{Operator: true}, orDefault(req.SessionKey, "main"))
 	if err != nil {

@@ -44,7 +44,10 @@ func (e *Engine) toolsFor(s domain.Session) []string {
 
 func (h hooks) Prepare(ctx context.Context, run domain.Run, sess domain.Session) (runtime.Plan, error) {
 	e := h.e
-	spec := decodeSpec(run)
+	spec, err := decodeSpec(run)
+	if err != nil {
+		return runtime.Plan{}, err
+	}
 	var system []string
 	if a, ok := e.cfg.Agent(sess.AgentID); ok && a.SystemPrompt != "" {
 		system = append(system, a.SystemPrompt)
@@ -95,7 +98,13 @@ func (h hooks) CallTool(ctx context.Context, tc domain.ToolCallContext, name str
 
 func (h hooks) Finished(tx domain.Tx, run domain.Run, next func(domain.Run) (domain.Run, error)) error {
 	e := h.e
-	spec := decodeSpec(run)
+	spec, err := decodeSpec(run)
+	if err != nil {
+		// The run has ended (Prepare refused this spec when it started);
+		// its follow-up work cannot be known, so none starts.
+		e.log.Error("run follow-up skipped", "run", run.ID, "err", err)
+		return nil
+	}
 	switch run.Kind {
 	case domain.RunKindSend, domain.RunKindReply:
 		if spec.A2A != nil {

@@ -22,14 +22,14 @@ func (e *Engine) ChatR(ctx context.Context, req ChatRequest) (ChatResult, error)
 	if strings.TrimSpace(msg) == "" {
 		return ChatResult{}, domain.Invalid("message required")
 	}
-	if len([]rune(msg)) > maxMessageChars {
-		return ChatResult{}, domain.Invalid("message is too long (%d characters; max %d)", len([]rune(msg)), maxMessageChars)
+	if err := api.MessageChars.CheckChars(msg); err != nil {
+		return ChatResult{}, err
+	}
+	if _, err := api.ChatTimeout.Apply(int64(req.TimeoutSeconds)); err != nil {
+		return ChatResult{}, err
 	}
 	key, err := e.resolveRef(ctx, Requester{Operator: true}, orDefault(req.SessionKey, "main"))
 	if err != nil {
-		return ChatResult{}, err
-	}
-	if err := e.checkAgent(e.keys.AgentOf(key)); err != nil {
 		return ChatResult{}, err
 	}
 	channel := orDefault(req.Channel, "webchat")
@@ -65,19 +65,27 @@ func (e *Engine) ChatR(ctx context.Context, req ChatRequest) (ChatResult, error)
 		e.log.Info("chat blocked by session policy", "session", key, "reason", d.Reason)
 		return ChatResult{}, domain.Invalid("send blocked by session policy")
 	}
-	spec := runSpec{
-		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(msg),
-			Provenance: &domain.Provenance{Kind: domain.ProvenanceExternalUser, SourceChannel: channel}},
-		System: req.ExtraSystem, Model: req.Model, Thinking: req.Thinking,
-	}
-	raw, err := encodeSpec(spec)
-	if err != nil {
-		return ChatResult{}, err
-	}
 	kind := orDefault(req.Kind, domain.RunKindChat)
 	idem := ""
 	if req.IdempotencyKey != "" {
 		idem = kind + ":" + req.IdempotencyKey
+	}
+	fingerprint := api.Fingerprint(chatWork{SessionKey: key, Message: msg, Channel: channel, Model: req.Model,
+		Thinking: req.Thinking, ExtraSystem: req.ExtraSystem})
+	if prior, found, err := e.priorRun(ctx, idem, fingerprint); err != nil || found {
+		if err != nil {
+			return ChatResult{}, err
+		}
+		return ChatResult{Run: prior, SessionKey: prior.SessionKey}, nil
+	}
+	spec := runSpec{
+		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(msg),
+			Provenance: &domain.Provenance{Kind: domain.ProvenanceExternalUser, SourceChannel: channel}},
+		System: req.ExtraSystem, Model: req.Model, Thinking: req.Thinking, Fingerprint: fingerprint,
+	}
+	raw, err := encodeSpec(spec)
+	if err != nil {
+		return ChatResult{}, err
 	}
 	created := false
 	run, fresh, err := e.rt.Submit(ctx, domain.Run{SessionKey: key, AgentID: e.keys.AgentOf(key), Kind: kind,
@@ -100,6 +108,11 @@ func (e *Engine) ChatR(ctx context.Context, req ChatRequest) (ChatResult, error)
 		})
 	if err != nil {
 		return ChatResult{}, err
+	}
+	if !fresh {
+		if err := sameWork(run, fingerprint); err != nil {
+			return ChatResult{}, err
+		}
 	}
 	if created {
 		e.publishSession(key, "created")
@@ -143,16 +156,16 @@ func (e *Engine) command(ctx context.Context, key, channel, sender, msg string) 
 		return res, true, nil
 	case "/send":
 		if !e.isOwner(channel, sender) {
-			res.Reply = "⚠️ /send is only available to owners."
+			res.Reply, res.Failed = "⚠️ /send is only available to owners.", true
 			return res, true, nil
 		}
 		if len(fields) != 2 {
-			res.Reply = "⚙️ Usage: /send on|off|inherit"
+			res.Reply, res.Failed = "⚙️ Usage: /send on|off|inherit", true
 			return res, true, nil
 		}
 		v, err := policy.ParseSendPolicyValue(fields[1])
 		if err != nil {
-			res.Reply = "⚙️ Usage: /send on|off|inherit"
+			res.Reply, res.Failed = "⚙️ Usage: /send on|off|inherit", true
 			return res, true, nil
 		}
 		if _, err := e.PatchR(ctx, key, PatchParams{SendPolicy: &v}); err != nil {
@@ -245,8 +258,8 @@ func (e *Engine) PatchR(ctx context.Context, ref string, p PatchParams) (domain.
 			return domain.Session{}, err
 		}
 	}
-	if p.Label != nil && len([]rune(*p.Label)) > maxLabelChars {
-		return domain.Session{}, domain.Invalid("invalid label: too long (max %d)", maxLabelChars)
+	if p.Label != nil && int64(len([]rune(*p.Label))) > api.LabelChars.Max {
+		return domain.Session{}, domain.Invalid("invalid label: too long (max %d)", api.LabelChars.Max)
 	}
 	if p.ThinkingLevel != nil && *p.ThinkingLevel != "" {
 		if !contains([]string{"off", "minimal", "low", "medium", "high"}, *p.ThinkingLevel) {
@@ -407,24 +420,17 @@ func (e *Engine) Resolve(ctx context.Context, key, sessionID, label, agentID str
 		}
 		return k, nil
 	case sessionID != "":
-		rows, err := e.store.FindSessionsByID(ctx, strings.TrimSpace(sessionID))
+		k, found, err := e.sessionByID(ctx, sessionID)
 		if err != nil {
 			return "", err
 		}
-		if len(rows) == 0 {
+		if !found {
 			return "", domain.Errorf(domain.CodeNotFound, "No session found: %s", sessionID)
 		}
-		if len(rows) > 1 {
-			keys := make([]string, len(rows))
-			for i, r := range rows {
-				keys[i] = r.Key
-			}
-			return "", domain.Invalid("Multiple sessions found for sessionId: %s (%s)", sessionID, strings.Join(keys, ", "))
-		}
-		return rows[0].Key, nil
+		return k, nil
 	}
-	if len([]rune(label)) > maxLabelChars {
-		return "", domain.Invalid("invalid label: too long (max %d)", maxLabelChars)
+	if int64(len([]rune(label))) > api.LabelChars.Max {
+		return "", domain.Invalid("invalid label: too long (max %d)", api.LabelChars.Max)
 	}
 	q := domain.SessionQuery{Label: strings.TrimSpace(label), Limit: 10}
 	if agentID != "" {

@@ -114,10 +114,19 @@ func (e *Engine) deliverToChannel(ctx context.Context, it domain.OutboxItem) err
 	if !ok || ch.WebhookURL == "" {
 		return nil
 	}
-	var p map[string]any
-	_ = json.Unmarshal(it.Payload, &p)
-	body, _ := json.Marshal(map[string]any{"idempotencyKey": it.IdempotencyKey, "sessionKey": it.SessionKey,
-		"channel": it.Channel, "to": it.To, "message": p["text"]})
+	var p struct {
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(it.Payload, &p); err != nil {
+		// A stored payload that does not decode never delivers: fail the
+		// item visibly instead of posting an empty message.
+		return fmt.Errorf("%w: outbox payload does not decode: %v", errPermanent, err)
+	}
+	body, err := json.Marshal(map[string]any{"idempotencyKey": it.IdempotencyKey, "sessionKey": it.SessionKey,
+		"channel": it.Channel, "to": it.To, "message": p.Text})
+	if err != nil {
+		return fmt.Errorf("%w: %v", errPermanent, err)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ch.WebhookURL, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("%w: %v", errPermanent, err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
@@ -116,15 +117,15 @@ func TestSendInsideARunRunsReplyBackLoop(t *testing.T) {
 	if mainTurns[0].Message != "research answer" || mainTurns[0].Reply != "thanks, research" {
 		t.Fatalf("turn 1 = %q → %q", mainTurns[0].Message, mainTurns[0].Reply)
 	}
-	spec := decodeSpec(mainTurns[0])
+	spec := mustSpec(t, mainTurns[0])
 	if !strings.HasPrefix(spec.System, headerReply) || !strings.Contains(spec.System, "Agent 1 (requester)") || !strings.Contains(spec.System, "Turn 1 of 5.") {
 		t.Fatalf("turn 1 context = %q", spec.System)
 	}
-	if spec2 := decodeSpec(targetTurns[0]); !strings.Contains(spec2.System, "Agent 2 (target)") || !strings.Contains(spec2.System, "Turn 2 of 5.") {
+	if spec2 := mustSpec(t, targetTurns[0]); !strings.Contains(spec2.System, "Agent 2 (target)") || !strings.Contains(spec2.System, "Turn 2 of 5.") {
 		t.Fatalf("turn 2 context = %q", spec2.System)
 	}
 	ann := runsOf(h, research, domain.RunKindAnnounce)[0]
-	as := decodeSpec(ann)
+	as := mustSpec(t, ann)
 	for _, want := range []string{"Original request: what is up", "Round 1 reply: research answer", "Latest reply: thanks, research"} {
 		if !strings.Contains(as.System, want) {
 			t.Errorf("announce context lacks %q:\n%s", want, as.System)
@@ -230,7 +231,7 @@ func TestSendErrorsAndPolicy(t *testing.T) {
 
 func TestSendBadInput(t *testing.T) {
 	h := newHarness(t, nil, agentVisibility)
-	long := strings.Repeat("x", maxMessageChars+1)
+	long := strings.Repeat("x", int(api.MessageChars.Max)+1)
 	cases := []struct {
 		args string
 		want string
@@ -285,4 +286,13 @@ func TestSendLoopSafety(t *testing.T) {
 	if !strings.Contains(runs[0].Reply, "already part of this chain") {
 		t.Fatalf("research's tool result (its reply) = %q, want a loop refusal", runs[0].Reply)
 	}
+}
+
+func mustSpec(t *testing.T, r domain.Run) runSpec {
+	t.Helper()
+	s, err := decodeSpec(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -54,8 +54,8 @@ func (e *Engine) requesterKey(key string) (string, error) {
 	if err != nil {
 		return "", domain.Invalid("requester session %q: %v", key, err)
 	}
-	if err := e.checkAgent(e.keys.AgentOf(canon)); err != nil {
-		return "", domain.Invalid("requester session %q: %s", key, domain.ErrorMessage(err))
+	if id := e.keys.AgentOf(canon); !e.agentConfigured(id) {
+		return "", domain.Invalid("requester session %q: %s", key, domain.ErrorMessage(e.unknownAgent(id, canon)))
 	}
 	return canon, nil
 }
@@ -358,3 +358,48 @@ func (r Requester) scopeKey(op api.Op, key string) string {
 	return api.IdempotencyScope(api.Principal{Name: r.caller}, r.resolved, op, key)
 }
 
+// Subagents lists the requester's sub-agents, or cancels one ("all" for
+// every running one) and everything it started.
+func (e *Engine) Subagents(ctx context.Context, p api.Principal, r api.SubagentsRequest) (api.SubagentsResult, error) {
+	op := api.OpSubagentsList
+	if r.Action == "cancel" {
+		op = api.OpSubagentsCancel
+	}
+	req, err := e.enter(p, op)
+	if err != nil {
+		return api.SubagentsResult{}, err
+	}
+	children, err := e.Children(ctx, req.key(e))
+	if err != nil {
+		return api.SubagentsResult{}, err
+	}
+	if r.Action != "cancel" {
+		return api.SubagentsResult{Status: "ok", Action: "list", Subagents: children}, nil
+	}
+	res := api.SubagentsResult{Status: "ok", Action: "cancel", Cancelled: []string{}}
+	target := strings.TrimSpace(r.Target)
+	if target == "" {
+		return api.SubagentsResult{}, domain.Invalid("target required for action \"cancel\" (a runId, a childSessionKey or \"all\")")
+	}
+	matched := false
+	for _, c := range children {
+		if target != "all" && target != c.RunID && target != c.ChildSessionKey {
+			continue
+		}
+		matched = true
+		if domain.RunTerminal(c.Status) {
+			if target != "all" {
+				res.Note = "already ended: " + string(c.Status)
+			}
+			continue
+		}
+		if _, err := e.rt.Cancel(ctx, c.RunID); err != nil {
+			return api.SubagentsResult{}, err
+		}
+		res.Cancelled = append(res.Cancelled, c.RunID)
+	}
+	if !matched && target != "all" {
+		return api.SubagentsResult{}, domain.Errorf(domain.CodeNotFound, "no sub-agent of this session matches %q", target)
+	}
+	return res, nil
+}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/switchboard-go/switchboard/internal/api"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -16,7 +17,7 @@ func (e *Engine) newSession(key string) (domain.Session, error) {
 		return domain.Session{}, domain.Invalid("invalid session key %q: %v", key, err)
 	}
 	if _, ok := e.cfg.Agent(k.AgentID); !ok {
-		return domain.Session{}, domain.Invalid("unknown agent id %q in session key %q (configured: %s)", k.AgentID, key, strings.Join(e.cfg.AgentIDs(), ", "))
+		return domain.Session{}, e.unknownAgent(k.AgentID, key)
 	}
 	now := e.nowMs()
 	s := domain.Session{
@@ -65,47 +66,85 @@ func (e *Engine) canonical(input, requesterAgent string) (string, error) {
 }
 
 // resolveRef resolves a session reference — a key, `main`, `current` or a
-// sessionId — to a canonical key, as the session tools accept them.
+// sessionId — to a canonical key, by one rule for every surface
+// (docs/decisions.md, "Session keys and references"):
+//
+//   - `current` is the requester;
+//   - a reference shaped like a UUID or its start (hex with dashes) is a
+//     sessionId and nothing else: unknown, it is an error;
+//   - any other bare word is first tried as a sessionId, then taken as a
+//     key of the requester's agent;
+//   - keys (`main`, `agent:…`, legacy keys) are canonicalized, and a key of
+//     an agent that is not configured is refused (unless its session
+//     exists), with the same error everywhere.
 func (e *Engine) resolveRef(ctx context.Context, req Requester, input string) (string, error) {
 	in := strings.TrimSpace(input)
 	if in == "" {
 		return "", domain.Invalid("sessionKey required")
 	}
-	if len(in) > maxKeyLen {
-		return "", domain.Invalid("sessionKey is too long (%d characters; max %d)", len(in), maxKeyLen)
+	if int64(len(in)) > api.KeyChars.Max {
+		return "", domain.Invalid("sessionKey is too long (%d characters; max %d)", len(in), api.KeyChars.Max)
 	}
 	if strings.EqualFold(in, "current") {
 		return req.key(e), nil
 	}
 	if sessionkey.LooksLikeSessionID(in) {
-		rows, err := e.store.FindSessionsByID(ctx, in)
-		if err != nil {
-			return "", err
+		key, found, err := e.sessionByID(ctx, in)
+		if err != nil || found {
+			return key, err
 		}
-		switch {
-		case len(rows) == 1:
-			return rows[0].Key, nil
-		case len(rows) > 1:
-			keys := make([]string, len(rows))
-			for i, r := range rows {
-				keys[i] = r.Key
-			}
-			return "", domain.Invalid("Multiple sessions found for sessionId: %s (%s)", in, strings.Join(keys, ", "))
-		}
-		// Not a sessionId: a UUID must have been one; any other bare word
-		// is a key of the requester's agent (agent:<id>:<word>).
-		key, kerr := e.keys.Canonical(in, req.agent(e))
-		if sessionkey.IsUUID(in) || kerr != nil {
-			if kerr == nil {
-				if _, err := e.store.GetSession(ctx, key); err == nil {
-					return key, nil
-				}
-			}
+		if sessionkey.IsUUIDShaped(in) {
 			return "", domain.Errorf(domain.CodeNotFound, "Session not found: %s (use the full sessionKey from sessions_list)", in)
 		}
-		return key, nil
 	}
-	return e.canonical(in, req.agent(e))
+	key, err := e.canonical(in, req.agent(e))
+	if err != nil {
+		return "", err
+	}
+	if err := e.knownAgent(ctx, key); err != nil {
+		return "", err
+	}
+	return key, nil
+}
+
+// sessionByID finds the session whose current sessionId is id; found is
+// false when none is, and two are an error.
+func (e *Engine) sessionByID(ctx context.Context, id string) (string, bool, error) {
+	rows, err := e.store.FindSessionsByID(ctx, strings.TrimSpace(id))
+	if err != nil {
+		return "", false, err
+	}
+	switch len(rows) {
+	case 0:
+		return "", false, nil
+	case 1:
+		return rows[0].Key, true, nil
+	}
+	keys := make([]string, len(rows))
+	for i, r := range rows {
+		keys[i] = r.Key
+	}
+	return "", false, domain.Invalid("Multiple sessions found for sessionId: %s (%s)", id, strings.Join(keys, ", "))
+}
+
+// knownAgent refuses a canonical key of an agent that is not configured,
+// unless a session already has the key (a session of an agent since
+// removed from config stays reachable).
+func (e *Engine) knownAgent(ctx context.Context, key string) error {
+	id := e.keys.AgentOf(key)
+	if e.agentConfigured(id) {
+		return nil
+	}
+	if _, err := e.store.GetSession(ctx, key); err == nil {
+		return nil
+	}
+	return e.unknownAgent(id, key)
+}
+
+// unknownAgent is the one error for a key naming an agent that is not
+// configured.
+func (e *Engine) unknownAgent(id, key string) error {
+	return domain.Invalid("unknown agent id %q in session key %q (configured: %s)", id, key, strings.Join(e.cfg.AgentIDs(), ", "))
 }
 
 // Session returns a session row by reference (key, main or sessionId).
@@ -141,11 +180,8 @@ func (e *Engine) channelOf(s domain.Session) string {
 	return sessionkey.DeriveChannel(s.Kind, s.Channel, origin, delivery, s.LastChannel, s.Key)
 }
 
-func (e *Engine) checkAgent(id string) error {
-	if _, ok := e.cfg.Agent(id); !ok {
-		return domain.Invalid("unknown agent id %q (configured: %s)", id, strings.Join(e.cfg.AgentIDs(), ", "))
-	}
-	return nil
+// agentConfigured reports whether id is a configured agent.
+func (e *Engine) agentConfigured(id string) bool {
+	_, ok := e.cfg.Agent(id)
+	return ok
 }
-
-const maxKeyLen = 512

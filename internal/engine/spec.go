@@ -22,6 +22,9 @@ type runSpec struct {
 	Chain []string   `json:"chain,omitempty"`
 	A2A   *a2aSpec   `json:"a2a,omitempty"`
 	Spawn *spawnSpec `json:"spawn,omitempty"`
+	// Fingerprint digests the parameters that define the work of a run
+	// created under an idempotency key (see idempotency.go).
+	Fingerprint string `json:"fingerprint,omitempty"`
 }
 
 // a2aSpec carries a sessions_send exchange through its steps.
@@ -48,19 +51,24 @@ func encodeSpec(s runSpec) (json.RawMessage, error) {
 	return b, nil
 }
 
-func decodeSpec(r domain.Run) runSpec {
+// decodeSpec reads the spec stored on r. A spec that does not decode is
+// an error naming the run: a run is never carried out, or followed up, on
+// a zero spec.
+func decodeSpec(r domain.Run) (runSpec, error) {
 	var s runSpec
 	if len(r.Spec) > 0 {
-		_ = json.Unmarshal(r.Spec, &s)
+		if err := json.Unmarshal(r.Spec, &s); err != nil {
+			return runSpec{}, fmt.Errorf("run %s: stored run spec does not decode: %w", r.ID, err)
+		}
 	}
-	return s
+	return s, nil
 }
 
 // Silent replies: an agent answering exactly one of these says nothing.
 const (
-	ReplySkip    = "REPLY_SKIP"
-	AnnounceSkip = "ANNOUNCE_SKIP"
-	NoReply      = "NO_REPLY"
+	ReplySkip    = domain.ReplySkip
+	AnnounceSkip = domain.AnnounceSkip
+	NoReply      = domain.NoReply
 )
 
 // silent reports whether a reply is empty or a silence token.

@@ -31,7 +31,7 @@ func (e *Engine) toolSubagents(ctx context.Context, req Requester, raw json.RawM
 		return ToolOutcome{}, err
 	}
 	action, _ := a.enum("action", "list", "cancel")
-	target, _ := a.str("target", maxKeyLen)
+	target, _ := a.text("target", api.KeyChars)
 	if err := a.err(); err != nil {
 		return ToolOutcome{}, err
 	}
@@ -108,8 +108,8 @@ func (e *Engine) toolRunsWait(ctx context.Context, req Requester, raw json.RawMe
 		return ToolOutcome{}, err
 	}
 	id := a.required("runId", 128)
-	timeout := int64(sendTimeoutDefault)
-	if n, ok := a.integer("timeoutSeconds", 0, sendTimeoutMax, true); ok {
+	timeout := api.WaitTimeout.Default
+	if n, ok := a.limited("timeoutSeconds", api.WaitTimeout); ok {
 		timeout = n
 	}
 	if err := a.err(); err != nil {

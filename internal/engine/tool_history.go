@@ -20,8 +20,8 @@ func (e *Engine) toolHistory(ctx context.Context, req Requester, raw json.RawMes
 	if err != nil {
 		return ToolOutcome{}, err
 	}
-	p := HistoryParams{SessionKey: a.required("sessionKey", maxKeyLen)}
-	if n, ok := a.integer("limit", 1, historyLimitMax, true); ok {
+	p := HistoryParams{SessionKey: a.required("sessionKey", int(api.KeyChars.Max))}
+	if n, ok := a.limited("limit", api.HistoryLimit); ok {
 		p.Limit = int(n)
 	}
 	p.IncludeTools, _ = a.boolean("includeTools")
@@ -38,10 +38,10 @@ func (e *Engine) toolHistory(ctx context.Context, req Requester, raw json.RawMes
 // HistoryR returns the newest messages of a session, oldest first.
 func (e *Engine) HistoryR(ctx context.Context, req Requester, p HistoryParams) (HistoryResult, error) {
 	if p.Limit <= 0 {
-		p.Limit = historyLimitDefault
+		p.Limit = int(api.HistoryLimit.Default)
 	}
-	if p.Limit > historyLimitMax {
-		p.Limit = historyLimitMax
+	if n, err := api.HistoryLimit.Apply(int64(p.Limit)); err == nil {
+		p.Limit = int(n)
 	}
 	key, err := e.resolveRef(ctx, req, p.SessionKey)
 	if err != nil {

@@ -25,23 +25,15 @@ func (e *Engine) toolList(ctx context.Context, req Requester, raw json.RawMessag
 		return ToolOutcome{}, err
 	}
 	var p ListParams
-	if kinds, ok := a.strings("kinds", 16); ok {
-		for _, k := range kinds {
-			k = strings.ToLower(strings.TrimSpace(k))
-			if !contains(validKinds, k) {
-				a.fail("kinds: unknown kind %q (use %s)", k, strings.Join(validKinds, ", "))
-				break
-			}
-			p.Kinds = append(p.Kinds, k)
-		}
-	}
-	if n, ok := a.integer("limit", 1, listLimitMax, true); ok {
+	// kinds is validated by ListSessionsR, for every surface.
+	p.Kinds, _ = a.strings("kinds", 0)
+	if n, ok := a.limited("limit", api.ListLimit); ok {
 		p.Limit = int(n)
 	}
-	if n, ok := a.integer("activeMinutes", 1, activeMinutesMax, true); ok {
+	if n, ok := a.limited("activeMinutes", api.ListActiveMinutes); ok {
 		p.ActiveMinutes = int(n)
 	}
-	if n, ok := a.integer("messageLimit", 0, listMessageLimitMax, true); ok {
+	if n, ok := a.limited("messageLimit", api.ListMessageLimit); ok {
 		p.MessageLimit = int(n)
 	}
 	if err := a.err(); err != nil {
@@ -54,16 +46,38 @@ func (e *Engine) toolList(ctx context.Context, req Requester, raw json.RawMessag
 	return ToolOutcome{Payload: res}, nil
 }
 
+// normalizeKinds checks a kinds filter: at most api.ListKinds.Max known
+// kinds, case-insensitive. It returns them lowercased.
+func normalizeKinds(kinds []string) ([]string, error) {
+	if int64(len(kinds)) > api.ListKinds.Max {
+		return nil, domain.Invalid("kinds has too many items (%d; max %d)", len(kinds), api.ListKinds.Max)
+	}
+	var out []string
+	for _, k := range kinds {
+		k = strings.ToLower(strings.TrimSpace(k))
+		if !contains(validKinds, k) {
+			return nil, domain.Invalid("kinds: unknown kind %q (use %s)", k, strings.Join(validKinds, ", "))
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
 // ListSessionsR lists the sessions req can see, newest first.
 func (e *Engine) ListSessionsR(ctx context.Context, req Requester, p ListParams) (ListResult, error) {
+	kinds, err := normalizeKinds(p.Kinds)
+	if err != nil {
+		return ListResult{}, err
+	}
+	p.Kinds = kinds
 	if p.Limit <= 0 {
-		p.Limit = listLimitDefault
+		p.Limit = int(api.ListLimit.Default)
 	}
-	if p.Limit > listLimitMax && !req.Operator {
-		p.Limit = listLimitMax
+	if int64(p.Limit) > api.ListLimit.Max && !req.Operator {
+		p.Limit = int(api.ListLimit.Max)
 	}
-	if p.MessageLimit > listMessageLimitMax {
-		p.MessageLimit = listMessageLimitMax
+	if int64(p.MessageLimit) > api.ListMessageLimit.Max {
+		p.MessageLimit = int(api.ListMessageLimit.Max)
 	}
 	g := e.guardFor(ctx, req)
 	var rows []domain.Session

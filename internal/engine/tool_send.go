@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/switchboard-go/switchboard/internal/api"
 	"strings"
@@ -24,15 +25,15 @@ func (e *Engine) toolSend(ctx context.Context, req Requester, raw json.RawMessag
 		return ToolOutcome{}, err
 	}
 	var p SendParams
-	p.SessionKey, _ = a.str("sessionKey", maxKeyLen)
-	p.Label, _ = a.str("label", maxLabelChars)
-	p.AgentID, _ = a.str("agentId", 64)
-	p.Message = a.required("message", maxMessageChars)
-	if n, ok := a.integer("timeoutSeconds", 0, sendTimeoutMax, true); ok {
+	p.SessionKey, _ = a.text("sessionKey", api.KeyChars)
+	p.Label, _ = a.text("label", api.LabelChars)
+	p.AgentID, _ = a.text("agentId", api.AgentIDChars)
+	p.Message = a.required("message", int(api.MessageChars.Max))
+	if n, ok := a.limited("timeoutSeconds", api.SendTimeout); ok {
 		v := int(n)
 		p.TimeoutSeconds = &v
 	}
-	p.IdempotencyKey, _ = a.str("idempotencyKey", 256)
+	p.IdempotencyKey, _ = a.text("idempotencyKey", api.IdempotencyKeyChars)
 	if err := a.err(); err != nil {
 		return ToolOutcome{}, err
 	}
@@ -49,14 +50,23 @@ func (e *Engine) SendR(ctx context.Context, req Requester, p SendParams) (SendRe
 	if p.IdempotencyKey == "" {
 		p.IdempotencyKey = req.IdempotencyKey
 	}
+	// A refused send has no run: its answer carries no runId.
 	fail := func(status, msg, key string) SendResult {
-		return SendResult{RunID: e.newID(), Status: status, Error: msg, SessionKey: key}
+		return SendResult{Status: status, Error: msg, SessionKey: key}
 	}
 	if strings.TrimSpace(p.Message) == "" {
 		return SendResult{}, domain.Invalid("message required")
 	}
-	if len([]rune(p.Message)) > maxMessageChars {
-		return SendResult{}, domain.Invalid("message is too long (%d characters; max %d)", len([]rune(p.Message)), maxMessageChars)
+	if err := api.MessageChars.CheckChars(p.Message); err != nil {
+		return SendResult{}, err
+	}
+	if p.TimeoutSeconds != nil {
+		n, err := api.SendTimeout.Apply(int64(*p.TimeoutSeconds))
+		if err != nil {
+			return SendResult{}, err
+		}
+		t := int(n)
+		p.TimeoutSeconds = &t
 	}
 	requesterKey, requesterAgent := req.key(e), req.agent(e)
 	g := e.guardFor(ctx, req)
@@ -80,10 +90,18 @@ func (e *Engine) SendR(ctx context.Context, req Requester, p SendParams) (SendRe
 		target = key
 	}
 	display := e.keys.Display(target, requesterAgent)
-	targetAgent := e.keys.AgentOf(target)
-	if err := e.checkAgent(targetAgent); err != nil {
-		return fail("error", domain.ErrorMessage(err), display), nil
+	idem := ""
+	if p.IdempotencyKey != "" {
+		idem = "send:" + req.scopeKey(api.OpSessionsSend, p.IdempotencyKey)
 	}
+	fingerprint := api.Fingerprint(sendWork{Target: target, Message: p.Message})
+	if prior, found, err := e.priorRun(ctx, idem, fingerprint); err != nil || found {
+		if err != nil {
+			return SendResult{}, err
+		}
+		return e.sendAnswer(ctx, prior, display, p.TimeoutSeconds)
+	}
+	targetAgent := e.keys.AgentOf(target)
 	if err := g.check(ctx, target, policy.ActionSend); err != nil {
 		return fail(statusOf(err), domain.ErrorMessage(err), display), nil
 	}
@@ -91,8 +109,16 @@ func (e *Engine) SendR(ctx context.Context, req Requester, p SendParams) (SendRe
 	// Loop safety: a chain of sends carries the sessions it went through.
 	var chain []string
 	if req.RunID != "" {
-		if r, err := e.store.GetRun(ctx, req.RunID); err == nil {
-			chain = append(decodeSpec(r).Chain, requesterKey)
+		r, err := e.store.GetRun(ctx, req.RunID)
+		if err != nil && !errors.Is(err, domain.ErrNotFound) {
+			return SendResult{}, err
+		}
+		if err == nil {
+			spec, err := decodeSpec(r)
+			if err != nil {
+				return SendResult{}, err
+			}
+			chain = append(spec.Chain, requesterKey)
 		}
 		for _, k := range chain {
 			if k == target {
@@ -134,17 +160,14 @@ func (e *Engine) SendR(ctx context.Context, req Requester, p SendParams) (SendRe
 		Chain:  chain,
 		A2A: &a2aSpec{RequesterKey: requesterKey, RequesterChannel: requesterChannel, TargetKey: target,
 			TargetChannel: targetChannel, InRun: req.RunID != "", MaxTurns: maxTurns, Original: p.Message},
+		Fingerprint: fingerprint,
 	}
 	rawSpec, err := encodeSpec(spec)
 	if err != nil {
 		return SendResult{}, err
 	}
-	idem := ""
-	if p.IdempotencyKey != "" {
-		idem = "send:" + req.scopeKey(api.OpSessionsSend, p.IdempotencyKey)
-	}
 	created := false
-	run, _, err := e.rt.Submit(ctx, domain.Run{
+	run, fresh, err := e.rt.Submit(ctx, domain.Run{
 		SessionKey: target, AgentID: targetAgent, Kind: domain.RunKindSend, Lane: domain.LaneNested,
 		ParentRunID: req.RunID, RequesterKey: requesterKey, IdempotencyKey: idem,
 		Message: p.Message, Spec: rawSpec,
@@ -156,14 +179,26 @@ func (e *Engine) SendR(ctx context.Context, req Requester, p SendParams) (SendRe
 	if err != nil {
 		return fail(statusOf(err), domain.ErrorMessage(err), display), nil
 	}
+	if !fresh {
+		// Another call with this key won the race: the same work, or a conflict.
+		if err := sameWork(run, fingerprint); err != nil {
+			return SendResult{}, err
+		}
+	}
 	if created {
 		e.publishSession(target, "created")
 	}
 	e.log.Info("sessions_send", "from", requesterKey, "to", target, "run", run.ID)
+	return e.sendAnswer(ctx, run, display, p.TimeoutSeconds)
+}
+
+// sendAnswer is sessions_send's answer about run: accepted without a
+// wait, else what the run came to within the timeout.
+func (e *Engine) sendAnswer(ctx context.Context, run domain.Run, display string, timeoutSeconds *int) (SendResult, error) {
 	delivery := &Delivery{Status: "pending", Mode: "announce"}
-	timeout := sendTimeoutDefault
-	if p.TimeoutSeconds != nil {
-		timeout = *p.TimeoutSeconds
+	timeout := int(api.SendTimeout.Default)
+	if timeoutSeconds != nil {
+		timeout = *timeoutSeconds
 	}
 	if timeout == 0 {
 		return SendResult{RunID: run.ID, Status: "accepted", SessionKey: display, Delivery: delivery}, nil
@@ -192,7 +227,7 @@ func (e *Engine) SendR(ctx context.Context, req Requester, p SendParams) (SendRe
 // findLabel resolves a label to a key; on failure it returns the payload.
 func (e *Engine) findLabel(ctx context.Context, req Requester, g guard, label, agentID string) (string, SendResult, bool) {
 	fail := func(status, msg string) (string, SendResult, bool) {
-		return "", SendResult{RunID: e.newID(), Status: status, Error: msg}, false
+		return "", SendResult{Status: status, Error: msg}, false
 	}
 	label = strings.TrimSpace(label)
 	if label == "" {

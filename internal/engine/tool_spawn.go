@@ -50,15 +50,15 @@ func (e *Engine) toolSpawn(ctx context.Context, req Requester, raw json.RawMessa
 		return ToolOutcome{}, err
 	}
 	var p SpawnParams
-	p.Task = a.required("task", maxTaskChars)
-	p.Label, _ = a.str("label", maxLabelChars)
-	p.AgentID, _ = a.str("agentId", 64)
-	p.Model, _ = a.str("model", 256)
+	p.Task = a.required("task", int(api.TaskChars.Max))
+	p.Label, _ = a.text("label", api.LabelChars)
+	p.AgentID, _ = a.text("agentId", api.AgentIDChars)
+	p.Model, _ = a.text("model", api.ModelChars)
 	p.Thinking, _ = a.enum("thinking", "off", "minimal", "low", "medium", "high")
-	if n, ok := a.integer("runTimeoutSeconds", 0, spawnTimeoutMax, false); ok {
+	if n, ok := a.limited("runTimeoutSeconds", api.SpawnRunTimeout); ok {
 		v := int(n)
 		p.RunTimeoutSeconds = &v
-	} else if n, ok := a.integer("timeoutSeconds", 0, spawnTimeoutMax, false); ok {
+	} else if n, ok := a.limited("timeoutSeconds", api.SpawnRunTimeout); ok {
 		v := int(n)
 		p.RunTimeoutSeconds = &v
 	}
@@ -69,8 +69,8 @@ func (e *Engine) toolSpawn(ctx context.Context, req Requester, raw json.RawMessa
 	if rawAtt, ok := a.raw("attachments"); ok {
 		if err := json.Unmarshal(rawAtt, &p.Attachments); err != nil {
 			a.fail("attachments must be an array of {name, content, encoding?, mimeType?}")
-		} else if len(p.Attachments) > 50 {
-			a.fail("attachments has too many items (%d; max 50)", len(p.Attachments))
+		} else if int64(len(p.Attachments)) > api.SpawnAttachments.Max {
+			a.fail("attachments has too many items (%d; max %d)", len(p.Attachments), api.SpawnAttachments.Max)
 		}
 	}
 	if rawAs, ok := a.raw("attachAs"); ok {
@@ -82,7 +82,7 @@ func (e *Engine) toolSpawn(ctx context.Context, req Requester, raw json.RawMessa
 		}
 		p.MountPath = as.MountPath
 	}
-	p.IdempotencyKey, _ = a.str("idempotencyKey", 256)
+	p.IdempotencyKey, _ = a.text("idempotencyKey", api.IdempotencyKeyChars)
 	if err := a.err(); err != nil {
 		return ToolOutcome{}, err
 	}
@@ -102,6 +102,25 @@ func (e *Engine) SpawnR(ctx context.Context, req Requester, p SpawnParams) (Spaw
 	}
 	if strings.TrimSpace(p.Task) == "" {
 		return SpawnResult{}, domain.Invalid("task required")
+	}
+	if err := api.TaskChars.CheckChars(p.Task); err != nil {
+		return SpawnResult{}, err
+	}
+	if p.RunTimeoutSeconds != nil {
+		if _, err := api.SpawnRunTimeout.Apply(int64(*p.RunTimeoutSeconds)); err != nil {
+			return SpawnResult{}, err
+		}
+	}
+	idem := ""
+	if p.IdempotencyKey != "" {
+		idem = "spawn:" + req.scopeKey(api.OpSessionsSpawn, p.IdempotencyKey)
+	}
+	fingerprint := spawnFingerprint(p)
+	if prior, found, err := e.priorRun(ctx, idem, fingerprint); err != nil || found {
+		if err != nil {
+			return SpawnResult{}, err
+		}
+		return priorSpawn(prior), nil
 	}
 	requesterKey, requesterAgent := req.key(e), req.agent(e)
 	requester, err := e.store.GetSession(ctx, requesterKey)
@@ -225,18 +244,15 @@ func (e *Engine) SpawnR(ctx context.Context, req Requester, p SpawnParams) (Spaw
 		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(task),
 			Provenance: &domain.Provenance{Kind: domain.ProvenanceInterSession, SourceSessionKey: requesterKey,
 				SourceTool: ToolSessionsSpawn, SourceRunID: req.RunID}},
-		System:   subagentContext(requesterKey, childKey, p.Label),
-		Model:    model,
-		Thinking: p.Thinking,
-		Spawn:    &ss,
+		System:      subagentContext(requesterKey, childKey, p.Label),
+		Model:       model,
+		Thinking:    p.Thinking,
+		Spawn:       &ss,
+		Fingerprint: fingerprint,
 	}
 	rawSpec, err := encodeSpec(spec)
 	if err != nil {
 		return SpawnResult{}, err
-	}
-	idem := ""
-	if p.IdempotencyKey != "" {
-		idem = "spawn:" + req.scopeKey(api.OpSessionsSpawn, p.IdempotencyKey)
 	}
 	now := e.nowMs()
 	run, created, err := e.rt.Submit(ctx, domain.Run{
@@ -269,11 +285,15 @@ func (e *Engine) SpawnR(ctx context.Context, req Requester, p SpawnParams) (Spaw
 		return SpawnResult{}, err
 	}
 	if !created {
-		// A repeated idempotency key: report the first spawn.
+		// Another call with this key won the race: report the first
+		// spawn, or refuse other parameters.
 		if receipt != nil {
 			_ = attachments.SafeRemove(ss.AttachmentsRoot, ss.AttachmentsDir)
 		}
-		return SpawnResult{Status: "accepted", ChildSessionKey: run.SessionKey, RunID: run.ID, Mode: mode, Note: spawnNote}, nil
+		if err := sameWork(run, fingerprint); err != nil {
+			return SpawnResult{}, err
+		}
+		return priorSpawn(run), nil
 	}
 	e.publishSession(childKey, "created")
 	e.log.Info("sessions_spawn", "requester", requesterKey, "child", childKey, "run", run.ID, "agent", agent, "model", model)
@@ -285,6 +305,26 @@ func (e *Engine) SpawnR(ctx context.Context, req Requester, p SpawnParams) (Spaw
 		res.Note = "The child session stays active after this run: keep talking to it with sessions_send. Its first result is announced back to this session automatically."
 	}
 	return res, nil
+}
+
+// spawnFingerprint digests the parameters that define a spawn's work (its
+// timeout is not one of them).
+func spawnFingerprint(p SpawnParams) string {
+	w := spawnWork{Task: p.Task, Label: p.Label, AgentID: strings.ToLower(strings.TrimSpace(p.AgentID)), Model: p.Model,
+		Thinking: p.Thinking, Thread: p.Thread, Mode: p.Mode, Cleanup: p.Cleanup, Sandbox: p.Sandbox, MountPath: p.MountPath}
+	if len(p.Attachments) > 0 {
+		w.Attachments = api.Fingerprint(p.Attachments)
+	}
+	return api.Fingerprint(w)
+}
+
+// priorSpawn is the answer to a retried spawn: the first spawn's run.
+func priorSpawn(run domain.Run) SpawnResult {
+	mode := "run"
+	if spec, err := decodeSpec(run); err == nil && spec.Spawn != nil && spec.Spawn.Mode != "" {
+		mode = spec.Spawn.Mode
+	}
+	return SpawnResult{Status: "accepted", ChildSessionKey: run.SessionKey, RunID: run.ID, Mode: mode, Note: spawnNote}
 }
 
 func subagentContext(requester, child, label string) string {

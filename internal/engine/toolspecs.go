@@ -2,6 +2,9 @@ package engine
 
 import (
 	"encoding/json"
+	"strconv"
+
+	"github.com/switchboard-go/switchboard/internal/api"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/policy"
@@ -18,36 +21,27 @@ const (
 	ToolRunsWait        = "runs_wait"
 )
 
-// Limits of tool parameters (see docs/tools.md).
-const (
-	listLimitDefault    = 50
-	listLimitMax        = 200
-	listMessageLimitMax = 20
-	historyLimitDefault = 50
-	historyLimitMax     = 1000
-	sendTimeoutDefault  = 30
-	sendTimeoutMax      = 3600
-	maxMessageChars     = 100_000
-	maxLabelChars       = 512
-	maxTaskChars        = 100_000
-	activeMinutesMax    = 525_600 // one year
-	spawnTimeoutMax     = 86_400
-)
+// The limits of tool parameters are internal/api's table (api.ListLimit,
+// api.SendTimeout, …): the parsers, the schemas below and docs/tools.md
+// read them; no number is written here.
 
 func schema(s string) json.RawMessage { return json.RawMessage(s) }
+
+// num writes a limit's number into a schema or a description.
+func num(n int64) string { return strconv.FormatInt(n, 10) }
 
 var toolSpecs = map[string]domain.ToolSpec{
 	ToolSessionsList: {
 		Name: ToolSessionsList,
 		Description: "List sessions you can see (your own session and, by default, the sub-agent sessions you spawned), newest first. " +
 			"Use it to find a session key before sessions_history or sessions_send. Filter with kinds (main, group, cron, hook, node, other) " +
-			"and activeMinutes; set messageLimit (0-20) to include each session's last messages (tool results are left out). " +
+			"and activeMinutes; set messageLimit (" + num(api.ListMessageLimit.Min) + "-" + num(api.ListMessageLimit.Max) + ") to include each session's last messages (tool results are left out). " +
 			"Returns {count, sessions:[{key, kind, channel, updatedAt, sessionId, model, totalTokens, …}]}.",
 		InputSchema: schema(`{"type":"object","properties":{
 "kinds":{"type":"array","items":{"type":"string","enum":["main","group","cron","hook","node","other"]},"description":"Only sessions of these kinds."},
-"limit":{"type":"number","minimum":1,"description":"Maximum rows (default 50, at most 200)."},
-"activeMinutes":{"type":"number","minimum":1,"description":"Only sessions updated within this many minutes."},
-"messageLimit":{"type":"number","minimum":0,"description":"Include the last N messages of each session (0-20, default 0)."}},
+"limit":{"type":"number","minimum":` + num(api.ListLimit.Min) + `,"description":"Maximum rows (default ` + num(api.ListLimit.Default) + `, at most ` + num(api.ListLimit.Max) + `)."},
+"activeMinutes":{"type":"number","minimum":` + num(api.ListActiveMinutes.Min) + `,"description":"Only sessions updated within this many minutes."},
+"messageLimit":{"type":"number","minimum":` + num(api.ListMessageLimit.Min) + `,"description":"Include the last N messages of each session (` + num(api.ListMessageLimit.Min) + `-` + num(api.ListMessageLimit.Max) + `, default ` + num(api.ListMessageLimit.Default) + `)."}},
 "additionalProperties":false}`),
 	},
 	ToolSessionsHistory: {
@@ -58,7 +52,7 @@ var toolSpecs = map[string]domain.ToolSpec{
 			"the result says whether anything was truncated.",
 		InputSchema: schema(`{"type":"object","properties":{
 "sessionKey":{"type":"string","description":"Session key (or sessionId) from sessions_list; \"main\" is your agent's main session."},
-"limit":{"type":"number","minimum":1,"description":"Maximum messages (default 50, at most 1000)."},
+"limit":{"type":"number","minimum":` + num(api.HistoryLimit.Min) + `,"description":"Maximum messages (default ` + num(api.HistoryLimit.Default) + `, at most ` + num(api.HistoryLimit.Max) + `)."},
 "includeTools":{"type":"boolean","description":"Include toolResult messages (default false)."}},
 "required":["sessionKey"],"additionalProperties":false}`),
 	},
@@ -74,7 +68,7 @@ var toolSpecs = map[string]domain.ToolSpec{
 "label":{"type":"string","description":"Target session label, instead of sessionKey."},
 "agentId":{"type":"string","description":"With label: the agent whose sessions to search."},
 "message":{"type":"string","description":"The message to send."},
-"timeoutSeconds":{"type":"number","minimum":0,"description":"Seconds to wait for the reply (default 30; 0 = do not wait)."}},
+"timeoutSeconds":{"type":"number","minimum":` + num(api.SendTimeout.Min) + `,"description":"Seconds to wait for the reply (default ` + num(api.SendTimeout.Default) + `; 0 = do not wait)."}},
 "required":["message"],"additionalProperties":false}`),
 	},
 	ToolSessionsSpawn: {
@@ -88,12 +82,12 @@ var toolSpecs = map[string]domain.ToolSpec{
 "agentId":{"type":"string","description":"Spawn under another agent id (if allowed; see agents_list)."},
 "model":{"type":"string","description":"Model reference for the sub-agent (provider/model)."},
 "thinking":{"type":"string","enum":["off","minimal","low","medium","high"],"description":"Thinking level for the sub-agent run."},
-"runTimeoutSeconds":{"type":"number","minimum":0,"description":"Abort the sub-agent run after this many seconds (0 = no limit)."},
+"runTimeoutSeconds":{"type":"number","minimum":` + num(api.SpawnRunTimeout.Min) + `,"description":"Abort the sub-agent run after this many seconds (0 = no limit)."},
 "thread":{"type":"boolean","description":"Request thread-bound routing (default false)."},
 "mode":{"type":"string","enum":["run","session"],"description":"run (default): one run; session: a persistent child session (requires thread=true)."},
 "cleanup":{"type":"string","enum":["delete","keep"],"description":"delete removes the child session after the announce (default keep)."},
 "sandbox":{"type":"string","enum":["inherit","require"],"description":"require: refuse unless the child runs sandboxed."},
-"attachments":{"type":"array","maxItems":50,"items":{"type":"object","properties":{"name":{"type":"string"},"content":{"type":"string"},"encoding":{"type":"string","enum":["utf8","base64"]},"mimeType":{"type":"string"}},"required":["name","content"]},"description":"Inline files written into the child's workspace."},
+"attachments":{"type":"array","maxItems":` + num(api.SpawnAttachments.Max) + `,"items":{"type":"object","properties":{"name":{"type":"string"},"content":{"type":"string"},"encoding":{"type":"string","enum":["utf8","base64"]},"mimeType":{"type":"string"}},"required":["name","content"]},"description":"Inline files written into the child's workspace."},
 "attachAs":{"type":"object","properties":{"mountPath":{"type":"string"}},"description":"Reserved hint for where attachments are mounted."}},
 "required":["task"],"additionalProperties":false}`),
 	},
@@ -116,7 +110,7 @@ var toolSpecs = map[string]domain.ToolSpec{
 		Description: "Wait again for a run started earlier (a sessions_send that timed out, a spawned sub-agent): returns {runId, status, reply?, error?} once it ends or when timeoutSeconds pass.",
 		InputSchema: schema(`{"type":"object","properties":{
 "runId":{"type":"string","description":"The runId to wait for."},
-"timeoutSeconds":{"type":"number","minimum":0,"description":"Seconds to wait (default 30, at most 3600)."}},
+"timeoutSeconds":{"type":"number","minimum":` + num(api.WaitTimeout.Min) + `,"description":"Seconds to wait (default ` + num(api.WaitTimeout.Default) + `, at most ` + num(api.WaitTimeout.Max) + `)."}},
 "required":["runId"],"additionalProperties":false}`),
 	},
 }

@@ -3,12 +3,12 @@ package gateway
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
-
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
@@ -28,13 +28,22 @@ func allScopes() []string {
 	return []string{ScopeRead, ScopeWrite, ScopeAdmin, ScopeApprovals, ScopePairing, ScopeTalkSecrets}
 }
 
-// grant is what a credential allows: its scopes and, for tokens bound to
-// a session, the requester session it acts as.
+// boundDefaultScopes is what a token bound to a session holds when its
+// binding lists no scopes (DESIGN §3b): it reads and writes as that
+// session, but does not administer sessions.
+func boundDefaultScopes() []string { return []string{ScopeRead, ScopeWrite} }
+
+// grant is what a credential allows: its name, its scopes (protocol
+// names) and, for tokens bound to a session, that session.
 type grant struct {
 	name    string
 	scopes  []string
 	session string
 }
+
+// operatorGrant is the grant of the main token and of a gateway without
+// tokens.
+func operatorGrant() grant { return grant{name: api.OperatorName, scopes: allScopes()} }
 
 // has reports whether the grant satisfies need. admin implies write and
 // write implies read, as in OpenClaw.
@@ -49,11 +58,12 @@ func scopeSatisfied(have []string, need string) bool {
 	return need == ScopeRead && slices.Contains(have, ScopeWrite)
 }
 
-// narrow returns the requested scopes that the grant holds; no request
-// means everything granted.
-func (g grant) narrow(requested []string) []string {
+// narrow returns the grant with only the requested scopes it holds; no
+// request means everything granted.
+func (g grant) narrow(requested []string) grant {
 	if len(requested) == 0 {
-		return slices.Clone(g.scopes)
+		g.scopes = slices.Clone(g.scopes)
+		return g
 	}
 	out := []string{}
 	for _, s := range requested {
@@ -61,7 +71,34 @@ func (g grant) narrow(requested []string) []string {
 			out = append(out, s)
 		}
 	}
-	return out
+	g.scopes = out
+	return g
+}
+
+// principal is the api principal of a grant acting as requester as ("" =
+// its own rights: the operator's within its scopes, or its bound
+// session). The engine's gate decides everything else.
+func (g grant) principal(as string) api.Principal {
+	var sc api.Scope
+	for _, s := range g.scopes {
+		v, _ := api.ParseScope(s)
+		sc |= v
+	}
+	name := g.name
+	if name == "" {
+		name = api.OperatorName
+	}
+	return api.Principal{Name: name, Scopes: sc, Session: g.session, As: strings.TrimSpace(as)}
+}
+
+// toolPrincipal is the principal a tool call runs as: the requester as,
+// else the default agent's main session for an unbound credential (tools
+// always act as a session) and the bound session for a bound one.
+func (g grant) toolPrincipal(as string) api.Principal {
+	if strings.TrimSpace(as) == "" && g.session == "" {
+		as = "main"
+	}
+	return g.principal(as)
 }
 
 // missingScope is the error of a call above the caller's scopes.
@@ -84,21 +121,37 @@ type authenticator struct {
 func newAuthenticator(token string, bindings []config.TokenBinding) authenticator {
 	var a authenticator
 	if token != "" {
-		a.creds = append(a.creds, credential{digest: sha256.Sum256([]byte(token)), grant: grant{scopes: allScopes()}})
+		a.creds = append(a.creds, credential{digest: sha256.Sum256([]byte(token)), grant: operatorGrant()})
 	}
-	for _, b := range bindings {
+	for i, b := range bindings {
 		if b.Token == "" {
 			continue
 		}
-		a.creds = append(a.creds, credential{digest: sha256.Sum256([]byte(b.Token)), grant: grant{scopes: bindingScopes(b.Scopes), session: b.Session}})
+		a.creds = append(a.creds, credential{digest: sha256.Sum256([]byte(b.Token)), grant: bindingGrant(i, b)})
 	}
 	return a
 }
 
+// bindingGrant is the grant of gateway.auth.tokens[i]: named by its name
+// (else tokens[i]), with its scopes (default: all when unbound,
+// read+write when bound to a session).
+func bindingGrant(i int, b config.TokenBinding) grant {
+	name := strings.TrimSpace(b.Name)
+	if name == "" {
+		name = fmt.Sprintf("tokens[%d]", i)
+	}
+	session := strings.TrimSpace(b.Session)
+	return grant{name: name, scopes: bindingScopes(b.Scopes, session != ""), session: session}
+}
+
 // bindingScopes maps a token binding's read|write|admin list to operator
-// scopes; an empty list grants everything.
-func bindingScopes(names []string) []string {
+// scopes; an empty list grants everything, or read+write for a token
+// bound to a session.
+func bindingScopes(names []string, bound bool) []string {
 	if len(names) == 0 {
+		if bound {
+			return boundDefaultScopes()
+		}
 		return allScopes()
 	}
 	var out []string
@@ -121,7 +174,7 @@ func (a authenticator) required() bool { return len(a.creds) > 0 }
 // time taken does not tell which one matched.
 func (a authenticator) check(token string) (grant, bool) {
 	if !a.required() {
-		return grant{scopes: allScopes()}, true
+		return operatorGrant(), true
 	}
 	d := sha256.Sum256([]byte(token))
 	found := -1
@@ -143,21 +196,6 @@ func bearer(header string) string {
 		return strings.TrimSpace(header[len(prefix):])
 	}
 	return ""
-}
-
-// principal is the api principal of a grant acting as requester as ("" =
-// its own rights: the operator's within its scopes, or its bound session).
-func (g grant) principal(as string) api.Principal {
-	var sc api.Scope
-	for _, s := range g.scopes {
-		v, _ := api.ParseScope(s)
-		sc |= v
-	}
-	name := g.name
-	if name == "" {
-		name = api.OperatorName
-	}
-	return api.Principal{Name: name, Scopes: sc, Session: g.session, As: strings.TrimSpace(as)}
 }
 
 type principalKey struct{}

@@ -39,8 +39,14 @@ type conn struct {
 
 	// Set by the handshake, read-only afterwards.
 	protocol int
-	scopes   []string
-	grant    grant
+	// grant is the credential's grant narrowed to the scopes the client
+	// asked for; every call's principal is built from it.
+	grant grant
+	// filtered is set for a non-operator principal (a token bound to a
+	// session): it gets only events of sessions it may see. visible caches
+	// that answer per session key; only the event pump touches it.
+	filtered bool
+	visible  map[string]bool
 
 	writeMu sync.Mutex // guards writes and seq
 	seq     int64
@@ -99,7 +105,7 @@ func (c *conn) run() {
 		return
 	}
 	c.ws.SetReadLimit(c.s.opts.MaxPayload)
-	c.s.log.Debug("gateway client connected", "conn", c.id, "remote", c.remote, "protocol", c.protocol, "scopes", c.scopes)
+	c.s.log.Debug("gateway client connected", "conn", c.id, "remote", c.remote, "protocol", c.protocol, "principal", c.grant.name, "scopes", c.grant.scopes)
 	for {
 		typ, data, err := c.ws.Read(c.ctx)
 		if err != nil {
@@ -207,11 +213,40 @@ func (c *conn) pump(events <-chan wireEvent, stop func()) {
 		case <-c.ctx.Done():
 			return
 		case ev := <-events:
+			if !c.admit(ev) {
+				continue
+			}
 			if err := c.eventWire(ev); err != nil {
 				return
 			}
 		}
 	}
+}
+
+// maxVisibleCache bounds a connection's cache of visibility answers; past
+// it the cache starts over.
+const maxVisibleCache = 4096
+
+// admit reports whether the connection may receive ev: operators get
+// every event (encoded once for all); a non-operator gets the events of
+// sessions it may see (engine.Visible, the gate's rule), cached per
+// session key and checked again when the session changes.
+func (c *conn) admit(ev wireEvent) bool {
+	if !c.filtered {
+		return true
+	}
+	if ev.sessionKey == "" {
+		return false
+	}
+	ok, cached := c.visible[ev.sessionKey]
+	if !cached || ev.changed {
+		if len(c.visible) >= maxVisibleCache {
+			clear(c.visible)
+		}
+		ok = c.s.eng.Visible(c.ctx, c.grant.principal(""), ev.sessionKey)
+		c.visible[ev.sessionKey] = ok
+	}
+	return ok
 }
 
 // eventWire sends a pre-encoded event with the connection's next seq.

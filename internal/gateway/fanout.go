@@ -5,13 +5,28 @@ import (
 	"encoding/json"
 	"strconv"
 	"sync"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
 )
+
+// eventSessionKey is the session an engine event is about.
+func eventSessionKey(ev domain.Event) string {
+	if ev.Run != nil && ev.Run.SessionKey != "" {
+		return ev.Run.SessionKey
+	}
+	return ev.SessionKey
+}
 
 // wireEvent is a protocol event whose payload is already JSON, so an event
 // that goes to many connections is mapped and encoded once.
 type wireEvent struct {
 	name    []byte // the JSON string of the event name
 	payload json.RawMessage
+	// sessionKey is the session the event is about, for the per-connection
+	// visibility filter of non-operators; changed marks a
+	// sessions.changed event, after which visibility is checked again.
+	sessionKey string
+	changed    bool
 }
 
 // frame builds the event frame with a connection's seq.
@@ -27,8 +42,9 @@ func (w wireEvent) frame(seq int64) []byte {
 }
 
 // fanout turns engine events into wire events once and hands them to every
-// connection. A connection that falls behind loses events rather than
-// slowing the others (events are notifications; the store is the truth).
+// connection; each connection filters what it may see (conn.admit). A
+// connection that falls behind loses events rather than slowing the
+// others (events are notifications; the store is the truth).
 type fanout struct {
 	mu   sync.Mutex
 	subs map[chan wireEvent]struct{}
@@ -76,6 +92,7 @@ func (f *fanout) run(ctx context.Context, s *Server) {
 			if !ok {
 				return
 			}
+			key := eventSessionKey(ev)
 			for _, out := range s.mapEvent(ev) {
 				payload, err := json.Marshal(out.payload)
 				if err != nil {
@@ -83,7 +100,7 @@ func (f *fanout) run(ctx context.Context, s *Server) {
 					continue
 				}
 				name, _ := json.Marshal(out.name)
-				f.publish(wireEvent{name: name, payload: payload})
+				f.publish(wireEvent{name: name, payload: payload, sessionKey: key, changed: ev.Kind == domain.EventSession})
 			}
 		}
 	}

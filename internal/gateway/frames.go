@@ -14,6 +14,9 @@ const (
 	CodeUnavailable    = "UNAVAILABLE"
 	CodeAgentTimeout   = "AGENT_TIMEOUT"
 	CodeNotPaired      = "NOT_PAIRED"
+	// CodeConflict answers a reused idempotency key with other
+	// parameters (HTTP 409).
+	CodeConflict = "CONFLICT"
 )
 
 // reqFrame is a client request. ID is kept raw so a response echoes it
@@ -75,6 +78,8 @@ func toWireError(err error) *wireError {
 		code = CodeAgentTimeout
 	case domain.CodeUnavailable, domain.CodeInternal:
 		code = CodeUnavailable
+	case domain.CodeConflict:
+		code = CodeConflict
 	}
 	return &wireError{Code: code, Message: domain.ErrorMessage(err)}
 }

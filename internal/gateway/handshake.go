@@ -110,8 +110,9 @@ func (c *conn) handshake() bool {
 		return fail(websocket.StatusPolicyViolation, "unauthorized", domain.Invalid("%s", msg))
 	}
 	c.protocol = int(hi)
-	c.grant = g
-	c.scopes = g.narrow(p.Scopes)
+	c.grant = g.narrow(p.Scopes)
+	c.filtered = !c.grant.principal("").IsOperator()
+	c.visible = map[string]bool{}
 
 	// Subscribe before hello-ok so no event after it is missed.
 	events, stop := c.s.fan.subscribe(eventBuffer)
@@ -165,6 +166,6 @@ func (s *Server) hello(c *conn) map[string]any {
 			"maxBufferedBytes": s.opts.MaxBufferedBytes,
 			"tickIntervalMs":   s.opts.TickInterval.Milliseconds(),
 		},
-		"auth": map[string]any{"role": "operator", "scopes": c.scopes},
+		"auth": map[string]any{"role": "operator", "scopes": c.grant.scopes},
 	}
 }

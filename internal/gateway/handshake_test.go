@@ -195,17 +195,19 @@ func TestFrames(t *testing.T) {
 			want   string
 		}{
 			{"chat.history", []int{1}, "invalid chat.history params: params must be an object"},
-			{"chat.history", map[string]any{"sessionKey": "main", "limit": 5000}, "invalid chat.history params: limit must be between 1 and 1000"},
+			{"chat.history", map[string]any{"sessionKey": "main", "limit": -1}, "invalid chat.history params: limit must be at least 1"},
 			{"chat.history", map[string]any{"sessionKey": 7}, "invalid chat.history params: sessionKey must be a string"},
 			{"agent.wait", map[string]any{"runId": "x", "timeoutMs": 1.5}, "invalid agent.wait params: timeoutMs must be a whole number"},
 			{"agent.wait", map[string]any{"runId": "x", "timeoutMs": -1}, "timeoutMs must be at least 0"},
 			{"agent", map[string]any{"message": " "}, "invalid agent params: message required"},
-			{"agent", map[string]any{"message": "hi", "agentId": "ghost"}, `invalid agent params: unknown agent id "ghost"`},
+			{"agent", map[string]any{"message": "hi", "agentId": "ghost"}, `unknown agent id "ghost"`},
 			{"agent", map[string]any{"message": "hi", "agentId": "work", "sessionKey": "agent:main:x"}, `invalid agent params: agent "work" does not match session key agent "main"`},
 			{"sessions.patch", map[string]any{"key": "main", "fastMode": true}, "invalid sessions.patch params: fastMode is not supported"},
 			{"sessions.patch", map[string]any{"key": "main", "sendPolicy": "maybe"}, `invalid sendPolicy (use "allow"|"deny")`},
 			{"sessions.patch", map[string]any{"key": "main", "label": 3}, "invalid sessions.patch params: label must be a string or null"},
-			{"sessions.list", map[string]any{"limit": 0}, "invalid sessions.list params: limit must be at least 1"},
+			{"sessions.list", map[string]any{"limit": -1}, "invalid sessions.list params: limit must be at least 1"},
+			{"sessions.list", map[string]any{"activeMinutes": -5}, "invalid sessions.list params: activeMinutes must be at least 1"},
+			{"chat.send", map[string]any{"sessionKey": "main", "message": "x", "timeoutMs": 604_801_000}, "timeoutMs: timeoutSeconds must be at most 604800 seconds"},
 		} {
 			res := w.call(tc.method, tc.params)
 			if res.OK || res.Error.Code != gateway.CodeInvalidRequest || !strings.Contains(res.Error.Message, tc.want) {
@@ -229,12 +231,12 @@ func TestScopes(t *testing.T) {
 		want   string // "" = allowed
 	}{
 		{"read token reads", "reader-token", nil, "sessions.list", map[string]any{}, ""},
-		{"read token cannot write", "reader-token", nil, "chat.send", map[string]any{"sessionKey": "main", "message": "x"}, "missing scope: operator.write"},
-		{"read token asking for admin gets nothing more", "reader-token", []string{gateway.ScopeAdmin}, "sessions.list", map[string]any{}, "missing scope: operator.read"},
+		{"read token cannot write", "reader-token", nil, "chat.send", map[string]any{"sessionKey": "main", "message": "x"}, "missing scope: write (chat needs write)"},
+		{"read token asking for admin gets nothing more", "reader-token", []string{gateway.ScopeAdmin}, "sessions.list", map[string]any{}, "missing scope: read (sessions_list needs read)"},
 		{"write token reads too", "writer-token", nil, "agents.list", nil, ""},
-		{"write token cannot patch", "writer-token", nil, "sessions.patch", map[string]any{"key": "main", "label": "x"}, "missing scope: operator.admin"},
-		{"write token cannot /reset", "writer-token", nil, "chat.send", map[string]any{"sessionKey": "main", "message": "/reset"}, "missing scope: operator.admin"},
-		{"main token narrowed by request", "main-token", []string{gateway.ScopeRead}, "agent", map[string]any{"message": "hi"}, "missing scope: operator.write"},
+		{"write token cannot patch", "writer-token", nil, "sessions.patch", map[string]any{"key": "main", "label": "x"}, "missing scope: admin (sessions.patch needs admin)"},
+		{"write token cannot /reset", "writer-token", nil, "chat.send", map[string]any{"sessionKey": "main", "message": "/reset"}, "missing scope: admin (chat.command needs admin)"},
+		{"main token narrowed by request", "main-token", []string{gateway.ScopeRead}, "agent", map[string]any{"message": "hi"}, "missing scope: write (chat needs write)"},
 		{"main token admin", "main-token", []string{gateway.ScopeAdmin}, "sessions.patch", map[string]any{"key": "main", "label": "admin-set"}, ""},
 	}
 	for _, tt := range tests {

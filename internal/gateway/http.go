@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/engine"
 )
 
 // Headers the gateway sets on requests it passes to the MCP handler, so it
@@ -22,30 +22,36 @@ const (
 	HeaderAs = "X-Switchboard-As"
 )
 
-// routes builds the server's HTTP handler.
+// routes builds the server's HTTP handler. Each API route names the api
+// operation it performs; its scope comes from api.RuleFor, and the
+// engine's gate decides the rest.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.healthz)
-	mux.Handle("GET /metrics", s.withAuth(ScopeRead, func(w http.ResponseWriter, r *http.Request, _ grant) {
+	mux.Handle("GET /metrics", s.withAuth(func(w http.ResponseWriter, r *http.Request, g grant) {
+		if !g.has(ScopeRead) {
+			writeError(w, missingScope(ScopeRead))
+			return
+		}
 		s.metrics.handler().ServeHTTP(w, r)
 	}))
-	mcp := s.withAuth("", s.serveMCP)
+	mcp := s.withAuth(s.serveMCP)
 	mux.Handle("/mcp", mcp)
 	mux.Handle("/mcp/", mcp)
 
-	mux.Handle("GET /api/sessions", s.api(ScopeRead, s.apiListSessions))
-	mux.Handle("GET /api/sessions/{key}/history", s.api(ScopeRead, s.apiHistory))
-	mux.Handle("POST /api/sessions/{key}/send", s.api(ScopeWrite, s.apiSend))
-	mux.Handle("POST /api/sessions/{key}/chat", s.api(ScopeWrite, s.apiChat))
-	mux.Handle("POST /api/sessions/{key}/patch", s.api(ScopeAdmin, s.apiPatch))
-	mux.Handle("POST /api/sessions/{key}/reset", s.api(ScopeAdmin, s.apiReset))
-	mux.Handle("DELETE /api/sessions/{key}", s.api(ScopeAdmin, s.apiDelete))
-	mux.Handle("POST /api/spawn", s.api(ScopeWrite, s.apiSpawn))
-	mux.Handle("GET /api/runs", s.api(ScopeRead, s.apiListRuns))
-	mux.Handle("GET /api/runs/{id}", s.api(ScopeRead, s.apiRun))
-	mux.Handle("POST /api/runs/{id}/cancel", s.api(ScopeWrite, s.apiCancelRun))
-	mux.Handle("GET /api/agents", s.api(ScopeRead, s.apiAgents))
-	mux.Handle("POST /api/tools/{name}", s.api(ScopeWrite, s.apiTool))
+	mux.Handle("GET /api/sessions", s.api(api.OpSessionsList, s.apiListSessions))
+	mux.Handle("GET /api/sessions/{key}/history", s.api(api.OpSessionsHistory, s.apiHistory))
+	mux.Handle("POST /api/sessions/{key}/send", s.api(api.OpSessionsSend, s.apiSend))
+	mux.Handle("POST /api/sessions/{key}/chat", s.api(api.OpChat, s.apiChat))
+	mux.Handle("POST /api/sessions/{key}/patch", s.api(api.OpSessionsPatch, s.apiPatch))
+	mux.Handle("POST /api/sessions/{key}/reset", s.api(api.OpSessionsReset, s.apiReset))
+	mux.Handle("DELETE /api/sessions/{key}", s.api(api.OpSessionsDel, s.apiDelete))
+	mux.Handle("POST /api/spawn", s.api(api.OpSessionsSpawn, s.apiSpawn))
+	mux.Handle("GET /api/runs", s.api(api.OpRunsList, s.apiListRuns))
+	mux.Handle("GET /api/runs/{id}", s.api(api.OpRunsGet, s.apiRun))
+	mux.Handle("POST /api/runs/{id}/cancel", s.api(api.OpRunsCancel, s.apiCancelRun))
+	mux.Handle("GET /api/agents", s.api(api.OpAgentsList, s.apiAgents))
+	mux.Handle("POST /api/tools/{name}", s.api("", s.apiTool))
 	mux.Handle("/api/", s.api("", func(r *http.Request, _ grant) (any, error) {
 		return nil, domain.Errorf(domain.CodeNotFound, "no API route %s %s", r.Method, r.URL.Path)
 	}))
@@ -88,8 +94,11 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
 }
 
-// serveMCP passes the request to the MCP handler with the caller's grant
-// in trusted headers.
+// serveMCP passes the request to the MCP handler with the caller's
+// principal in the request context (PrincipalOf) and, for handlers that
+// read headers, its bound session and scopes in trusted headers. MCP
+// clients of an unbound credential act as the default agent's main
+// session; each tool call is gated by the engine with that principal.
 func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, g grant) {
 	if s.opts.MCP == nil {
 		writeError(w, domain.Errorf(domain.CodeNotFound, "MCP is not enabled on this gateway"))
@@ -101,15 +110,12 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, g grant) {
 		r.Header.Set(HeaderSession, g.session)
 	}
 	r.Header.Set(HeaderScopes, strings.Join(g.scopes, ","))
-	p := g.principal("")
-	if p.Session == "" {
-		p.As = "main" // MCP clients act as the default agent's main session
-	}
+	p := g.toolPrincipal("")
 	s.opts.MCP.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
 }
 
-// withAuth checks the bearer token (when one is configured) and the scope.
-func (s *Server) withAuth(scope string, h func(http.ResponseWriter, *http.Request, grant)) http.Handler {
+// withAuth checks the bearer token (when one is configured).
+func (s *Server) withAuth(h func(http.ResponseWriter, *http.Request, grant)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		token := bearer(r.Header.Get("Authorization"))
 		g, ok := s.auth.check(token)
@@ -122,10 +128,6 @@ func (s *Server) withAuth(scope string, h func(http.ResponseWriter, *http.Reques
 			writeJSON(w, http.StatusUnauthorized, errorBody("unauthorized", msg))
 			return
 		}
-		if scope != "" && !g.has(scope) {
-			writeError(w, missingScope(scope))
-			return
-		}
 		h(w, r, g)
 	})
 }
@@ -133,10 +135,18 @@ func (s *Server) withAuth(scope string, h func(http.ResponseWriter, *http.Reques
 // apiFunc is one JSON API endpoint.
 type apiFunc func(r *http.Request, g grant) (any, error)
 
-// api wraps an endpoint: auth, a request context that Shutdown ends, and
-// JSON encoding of the result or error.
-func (s *Server) api(scope string, fn apiFunc) http.Handler {
-	return s.withAuth(scope, func(w http.ResponseWriter, r *http.Request, g grant) {
+// api wraps an endpoint: auth, the scope op needs (api.Authorize, the
+// rule the engine's gate applies again; "" when the operation depends on
+// the request), a request context that Shutdown ends, and JSON encoding
+// of the result or error.
+func (s *Server) api(op api.Op, fn apiFunc) http.Handler {
+	return s.withAuth(func(w http.ResponseWriter, r *http.Request, g grant) {
+		if op != "" {
+			if err := api.Authorize(g.principal(""), op); err != nil {
+				writeError(w, err)
+				return
+			}
+		}
 		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()
 		stop := context.AfterFunc(s.base, cancel)
@@ -144,7 +154,7 @@ func (s *Server) api(scope string, fn apiFunc) http.Handler {
 		v, err := fn(r.WithContext(ctx), g)
 		if err != nil {
 			if domain.ErrorCode(err) == domain.CodeInternal {
-				s.log.Error("api request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+				s.log.Error("api request failed", "method", r.Method, "path", r.URL.Path, "principal", g.name, "err", err)
 			}
 			writeError(w, err)
 			return
@@ -200,33 +210,4 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
-}
-
-// requesterFor is the requester session of a call: a session-bound
-// token's session, else as ("" = operator).
-func (s *Server) requesterFor(ctx context.Context, g grant, as string) (string, error) {
-	if g.session == "" {
-		return strings.TrimSpace(as), nil
-	}
-	if strings.TrimSpace(as) != "" {
-		want, err1 := s.eng.CanonicalKey(ctx, g.session)
-		got, err2 := s.eng.CanonicalKey(ctx, as)
-		if err1 != nil || err2 != nil || want != got {
-			return "", domain.Errorf(domain.CodeForbidden, "this token acts as session %s; requester %s is not allowed", g.session, as)
-		}
-	}
-	return g.session, nil
-}
-
-// requester builds the engine requester: an operator unless a requester
-// session is named (or the token is bound to one).
-func (s *Server) requester(ctx context.Context, g grant, as string) (engine.Requester, error) {
-	key, err := s.requesterFor(ctx, g, as)
-	if err != nil {
-		return engine.Requester{}, err
-	}
-	if key == "" {
-		return engine.Requester{Operator: true}, nil
-	}
-	return engine.Requester{SessionKey: key}, nil
 }

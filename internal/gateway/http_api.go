@@ -4,20 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/engine"
-)
-
-// Bounds of the HTTP API's query parameters.
-const (
-	runsListDefault = 50
-	runsListMax     = 1000
-	maxWait         = time.Hour
 )
 
 // readBody reads a JSON request body of at most MaxPayload bytes into dst.
@@ -98,77 +93,99 @@ func queryDuration(r *http.Request, name string) (time.Duration, bool, error) {
 	if d < 0 {
 		return 0, false, domain.Invalid("invalid query parameter %s: must not be negative", name)
 	}
-	return min(d, maxWait), true, nil
+	return min(d, time.Duration(api.WaitTimeout.Max)*time.Second), true, nil
 }
 
+// queryLimited reads an optional integer query parameter within an api
+// limit (clamped or refused as the limit says; absent is its default).
+func queryLimited(r *http.Request, name string, l api.Limit) (int, error) {
+	n, err := queryInt(r, name, math.MinInt64)
+	if err != nil || n == nil {
+		return int(l.Default), err
+	}
+	v, err := l.Apply(*n)
+	if err != nil {
+		return 0, domain.Invalid("invalid query parameter %s: %s", name, domain.ErrorMessage(err))
+	}
+	return int(v), nil
+}
+
+// as is the requester a request names (`?as=`); "" = the caller's own
+// rights.
+func as(r *http.Request) string { return r.URL.Query().Get("as") }
+
+// apiListSessions lists the sessions the caller may see (canonical keys).
 func (s *Server) apiListSessions(r *http.Request, g grant) (any, error) {
-	req, err := s.requester(r.Context(), g, r.URL.Query().Get("as"))
+	p := g.principal(as(r))
+	var req api.ListRequest
+	var err error
+	if req.Limit, err = queryLimited(r, "limit", api.ListLimit); err != nil {
+		return nil, err
+	}
+	if req.ActiveMinutes, err = queryLimited(r, "activeMinutes", api.ListActiveMinutes); err != nil {
+		return nil, err
+	}
+	if req.MessageLimit, err = queryLimited(r, "messages", api.ListMessageLimit); err != nil {
+		return nil, err
+	}
+	req.Kinds = queryList(r, "kinds")
+	if len(req.Kinds) > int(api.ListKinds.Max) {
+		return nil, domain.Invalid("invalid query parameter kinds: at most %d kinds (got %d)", api.ListKinds.Max, len(req.Kinds))
+	}
+	for _, k := range req.Kinds {
+		if !slices.Contains(sessionKinds, k) {
+			return nil, domain.Invalid("invalid query parameter kinds: unknown kind %q (use %s)", k, strings.Join(sessionKinds, ", "))
+		}
+	}
+	q := r.URL.Query()
+	req.AgentID, req.Search, req.Label = q.Get("agent"), q.Get("search"), q.Get("label")
+	req.SpawnedBy = s.canonical(p, q.Get("spawnedBy"))
+	if req.IncludeArchived, err = queryBool(r, "archived"); err != nil {
+		return nil, err
+	}
+	res, err := s.eng.ListSessions(r.Context(), p, req)
 	if err != nil {
 		return nil, err
 	}
-	var p engine.ListParams
-	if n, err := queryInt(r, "limit", 1); err != nil {
-		return nil, err
-	} else if n != nil {
-		p.Limit = int(min(*n, sessionsListMax))
-	}
-	if n, err := queryInt(r, "activeMinutes", 1); err != nil {
-		return nil, err
-	} else if n != nil {
-		p.ActiveMinutes = int(min(*n, 525_600))
-	}
-	if n, err := queryInt(r, "messages", 0); err != nil {
-		return nil, err
-	} else if n != nil {
-		p.MessageLimit = int(min(*n, 20))
-	}
-	p.Kinds = queryList(r, "kinds")
-	q := r.URL.Query()
-	p.AgentID, p.Search, p.Label = q.Get("agent"), q.Get("search"), q.Get("label")
-	if sb := q.Get("spawnedBy"); sb != "" {
-		key, err := s.eng.CanonicalKey(r.Context(), sb)
-		if err != nil {
-			return nil, err
-		}
-		p.SpawnedBy = key
-	}
-	if p.IncludeArchived, err = queryBool(r, "archived"); err != nil {
-		return nil, err
-	}
-	return s.eng.ListSessionsR(r.Context(), req, p)
+	s.canonicalRows(p, res.Sessions)
+	return res, nil
 }
+
+// sessionKinds are the kinds sessions_list filters on.
+var sessionKinds = []string{domain.KindMain, domain.KindGroup, domain.KindCron, domain.KindHook, domain.KindNode, domain.KindOther}
 
 func (s *Server) apiHistory(r *http.Request, g grant) (any, error) {
-	req, err := s.requester(r.Context(), g, r.URL.Query().Get("as"))
-	if err != nil {
+	p := g.principal(as(r))
+	req := api.HistoryRequest{SessionKey: r.PathValue("key")}
+	var err error
+	if req.Limit, err = queryLimited(r, "limit", api.HistoryLimit); err != nil {
 		return nil, err
-	}
-	p := engine.HistoryParams{SessionKey: r.PathValue("key")}
-	if n, err := queryInt(r, "limit", 1); err != nil {
-		return nil, err
-	} else if n != nil {
-		p.Limit = int(min(*n, 1000))
 	}
 	if n, err := queryInt(r, "before", 1); err != nil {
 		return nil, err
 	} else if n != nil {
-		p.BeforeSeq = *n
+		req.BeforeSeq = *n
 	}
-	if p.IncludeTools, err = queryBool(r, "includeTools"); err != nil {
+	if req.IncludeTools, err = queryBool(r, "includeTools"); err != nil {
 		return nil, err
 	}
-	if p.Raw, err = queryBool(r, "raw"); err != nil {
+	if req.Raw, err = queryBool(r, "raw"); err != nil {
 		return nil, err
 	}
-	if p.Raw && !req.Operator {
+	if req.Raw && !p.IsOperator() {
 		return nil, domain.Invalid("raw history is only for operators (drop as= or raw=)")
 	}
-	return s.eng.HistoryR(r.Context(), req, p)
+	res, err := s.eng.History(r.Context(), p, req)
+	if err != nil {
+		return nil, err
+	}
+	res.SessionKey = s.canonical(p, res.SessionKey)
+	return res, nil
 }
 
 type sendBody struct {
 	Message        string `json:"message"`
-	TimeoutSeconds *int   `json:"timeoutSeconds"`
+	TimeoutSeconds *int64 `json:"timeoutSeconds"`
 	IdempotencyKey string `json:"idempotencyKey"`
 	As             string `json:"as"`
 }
@@ -178,15 +195,22 @@ func (s *Server) apiSend(r *http.Request, g grant) (any, error) {
 	if err := s.readBody(r, &b); err != nil {
 		return nil, err
 	}
-	if b.TimeoutSeconds != nil && (*b.TimeoutSeconds < 0 || *b.TimeoutSeconds > 3600) {
-		return nil, domain.Invalid("invalid request body: timeoutSeconds must be between 0 and 3600 (got %d)", *b.TimeoutSeconds)
+	req := api.SendRequest{SessionKey: r.PathValue("key"), Message: b.Message, IdempotencyKey: b.IdempotencyKey}
+	if b.TimeoutSeconds != nil {
+		n, err := api.SendTimeout.Apply(*b.TimeoutSeconds)
+		if err != nil {
+			return nil, domain.Invalid("invalid request body: %s", domain.ErrorMessage(err))
+		}
+		t := int(n)
+		req.TimeoutSeconds = &t
 	}
-	req, err := s.requester(r.Context(), g, b.As)
+	p := g.principal(b.As)
+	res, err := s.eng.Send(r.Context(), p, req)
 	if err != nil {
 		return nil, err
 	}
-	return s.eng.SendR(r.Context(), req, engine.SendParams{SessionKey: r.PathValue("key"), Message: b.Message,
-		TimeoutSeconds: b.TimeoutSeconds, IdempotencyKey: b.IdempotencyKey})
+	res.SessionKey = s.canonical(p, res.SessionKey)
+	return res, nil
 }
 
 type chatBody struct {
@@ -194,7 +218,7 @@ type chatBody struct {
 	IdempotencyKey string `json:"idempotencyKey"`
 	Model          string `json:"model"`
 	Thinking       string `json:"thinking"`
-	TimeoutSeconds int    `json:"timeoutSeconds"`
+	TimeoutSeconds *int64 `json:"timeoutSeconds"`
 	Channel        string `json:"channel"`
 	SenderID       string `json:"senderId"`
 }
@@ -206,35 +230,39 @@ type ChatResponse struct {
 	SessionKey string      `json:"sessionKey"`
 	Command    string      `json:"command,omitempty"`
 	Reply      string      `json:"reply,omitempty"`
-	Created    bool        `json:"created"`
+	// Failed: the command was refused (its usage, owners only).
+	Failed  bool `json:"failed,omitempty"`
+	Created bool `json:"created"`
 }
 
+// apiChat posts a user message as the caller (its idempotency key is
+// scoped to the caller by the engine; a reuse with other parameters is
+// 409). `?wait=` waits for the run.
 func (s *Server) apiChat(r *http.Request, g grant) (any, error) {
 	var b chatBody
 	if err := s.readBody(r, &b); err != nil {
 		return nil, err
 	}
-	if b.TimeoutSeconds < 0 {
-		return nil, domain.Invalid("invalid request body: timeoutSeconds must be at least 0")
-	}
-	if err := commandScope(g.scopes, b.Message); err != nil {
+	timeout, err := chatTimeout("chat", "timeoutSeconds", b.TimeoutSeconds, 1000)
+	if err != nil {
 		return nil, err
 	}
 	wait, waiting, err := queryDuration(r, "wait")
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.eng.ChatR(r.Context(), engine.ChatRequest{SessionKey: r.PathValue("key"), Message: b.Message,
+	p := g.principal(as(r))
+	res, err := s.eng.Chat(r.Context(), p, api.ChatRequest{SessionKey: r.PathValue("key"), Message: b.Message,
 		Channel: b.Channel, SenderID: b.SenderID, IdempotencyKey: b.IdempotencyKey, Model: b.Model,
-		Thinking: b.Thinking, TimeoutSeconds: b.TimeoutSeconds})
+		Thinking: b.Thinking, TimeoutSeconds: timeout})
 	if err != nil {
 		return nil, err
 	}
-	out := ChatResponse{SessionKey: res.SessionKey, Command: res.Command, Reply: res.Reply, Created: res.Created}
+	out := ChatResponse{SessionKey: s.canonical(p, res.SessionKey), Command: res.Command, Reply: res.Reply, Failed: res.Failed, Created: res.Created}
 	if res.Command == "" {
 		run := res.Run
 		if waiting {
-			if run, err = s.eng.WaitR(r.Context(), run.ID, wait); err != nil {
+			if run, err = s.eng.WaitRun(r.Context(), p, api.WaitRequest{RunID: run.ID, Timeout: wait}); err != nil {
 				return nil, err
 			}
 		}
@@ -255,27 +283,26 @@ func (s *Server) apiPatch(r *http.Request, g grant) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.eng.PatchR(r.Context(), r.PathValue("key"), p)
+	p.Key = r.PathValue("key")
+	return s.eng.Patch(r.Context(), g.principal(as(r)), p)
 }
 
 func (s *Server) apiReset(r *http.Request, g grant) (any, error) {
-	return s.eng.ResetR(r.Context(), r.PathValue("key"))
+	return s.eng.Reset(r.Context(), g.principal(as(r)), api.ResetRequest{Key: r.PathValue("key")})
 }
 
 func (s *Server) apiDelete(r *http.Request, g grant) (any, error) {
-	key, err := s.eng.CanonicalKey(r.Context(), r.PathValue("key"))
+	p := g.principal(as(r))
+	res, err := s.eng.Delete(r.Context(), p, api.DeleteRequest{Key: r.PathValue("key")})
 	if err != nil {
 		return nil, err
 	}
-	if err := s.eng.DeleteR(r.Context(), key); err != nil {
-		return nil, err
-	}
-	return map[string]any{"ok": true, "key": key, "deleted": true}, nil
+	return map[string]any{"ok": true, "key": s.canonical(p, res.Key), "deleted": res.Deleted}, nil
 }
 
 // apiSpawn is sessions_spawn over HTTP: the body holds the tool's
-// parameters plus `as` (the requester session; none = operator acting as
-// the default agent's main session).
+// parameters plus `as` (the requester session; none = the caller's own
+// rights).
 func (s *Server) apiSpawn(r *http.Request, g grant) (any, error) {
 	b, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.opts.MaxPayload))
 	if err != nil {
@@ -296,29 +323,30 @@ func (s *Server) apiSpawn(r *http.Request, g grant) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := s.eng.CallTool(r.Context(), g.principal(as), engine.ToolSessionsSpawn, args)
+	out := s.eng.CallTool(r.Context(), g.principal(as), api.ToolSessionsSpawn, args)
 	if out.IsError {
 		return nil, toolError(out)
 	}
 	return out.Payload, nil
 }
 
+// runStatuses are the statuses GET /api/runs filters on.
+var runStatuses = []string{domain.RunQueued, domain.RunRunning, domain.RunOK, domain.RunError, domain.RunTimeout, domain.RunCancelled}
+
+// apiListRuns lists the runs of sessions the caller may see.
 func (s *Server) apiListRuns(r *http.Request, g grant) (any, error) {
-	q := domain.RunQuery{Limit: runsListDefault, Statuses: queryList(r, "status"), Kinds: queryList(r, "kind"),
+	q := api.RunsRequest{Statuses: queryList(r, "status"), Kinds: queryList(r, "kind"),
 		ParentRunID: r.URL.Query().Get("parent"), SessionKey: r.URL.Query().Get("session")}
-	if n, err := queryInt(r, "limit", 1); err != nil {
+	var err error
+	if q.Limit, err = queryLimited(r, "limit", api.RunsListLimit); err != nil {
 		return nil, err
-	} else if n != nil {
-		q.Limit = int(min(*n, runsListMax))
 	}
 	for _, st := range q.Statuses {
-		switch st {
-		case domain.RunQueued, domain.RunRunning, domain.RunOK, domain.RunError, domain.RunTimeout, domain.RunCancelled:
-		default:
-			return nil, domain.Invalid("invalid query parameter status: %q is not a run status (queued|running|ok|error|timeout|cancelled)", st)
+		if !slices.Contains(runStatuses, st) {
+			return nil, domain.Invalid("invalid query parameter status: %q is not a run status (%s)", st, strings.Join(runStatuses, "|"))
 		}
 	}
-	runs, err := s.eng.ListRunsR(r.Context(), q)
+	runs, err := s.eng.ListRuns(r.Context(), g.principal(as(r)), q)
 	if err != nil {
 		return nil, err
 	}
@@ -333,22 +361,21 @@ func (s *Server) apiRun(r *http.Request, g grant) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	p := g.principal(as(r))
 	if waiting {
-		return s.eng.WaitR(r.Context(), r.PathValue("id"), wait)
+		return s.eng.WaitRun(r.Context(), p, api.WaitRequest{RunID: r.PathValue("id"), Timeout: wait})
 	}
-	return s.eng.GetRunR(r.Context(), r.PathValue("id"))
+	return s.eng.GetRun(r.Context(), p, r.PathValue("id"))
 }
 
+// apiCancelRun answers api.CancelResult: the run with its final status
+// and whether this call cancelled it.
 func (s *Server) apiCancelRun(r *http.Request, g grant) (any, error) {
-	return s.eng.CancelRunR(r.Context(), r.PathValue("id"))
+	return s.eng.CancelRun(r.Context(), g.principal(as(r)), r.PathValue("id"))
 }
 
 func (s *Server) apiAgents(r *http.Request, g grant) (any, error) {
-	req, err := s.requester(r.Context(), g, r.URL.Query().Get("as"))
-	if err != nil {
-		return nil, err
-	}
-	return s.eng.AgentsListR(req), nil
+	return s.eng.AgentsList(r.Context(), g.principal(as(r)))
 }
 
 // ToolResponse is the result of POST /api/tools/{name}.
@@ -359,15 +386,22 @@ type ToolResponse struct {
 
 // apiTool calls a session tool; the body is the tool's arguments and the
 // requester comes from the X-Switchboard-As header or the `as` query.
+// Like MCP and tools.invoke, everything the tool decides (a missing
+// scope included) is an isError result; a tool that does not exist is a
+// 400.
 func (s *Server) apiTool(r *http.Request, g grant) (any, error) {
+	name := r.PathValue("name")
+	if _, ok := api.ToolOp(name, ""); !ok {
+		return nil, domain.Invalid("tool not available: %s", name)
+	}
 	args, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.opts.MaxPayload))
 	if err != nil {
 		return nil, err
 	}
-	as := r.Header.Get(HeaderAs)
-	if as == "" {
-		as = r.URL.Query().Get("as")
+	requester := r.Header.Get(HeaderAs)
+	if requester == "" {
+		requester = as(r)
 	}
-	out := s.eng.CallTool(r.Context(), g.principal(orDefault(as, "main")), r.PathValue("name"), args)
+	out := s.eng.CallTool(r.Context(), g.toolPrincipal(requester), name, args)
 	return ToolResponse{IsError: out.IsError, Result: out.Payload}, nil
 }

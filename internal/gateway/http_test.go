@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -72,10 +73,15 @@ func TestHTTPAuth(t *testing.T) {
 		t.Fatalf("mcp saw %q", b)
 	}
 
-	// A session-bound token acts as its session.
+	// Each tool needs the scope of what it does: a read token lists
+	// agents, and its send is an error result naming the missing scope.
 	var out gateway.ToolResponse
-	if code := e.doToken(t, "reader", "POST", "/api/tools/agents_list", "{}", &out); code != 403 {
-		t.Fatalf("tools with read token = %d, want 403 (tools need write)", code)
+	if code := e.doToken(t, "reader", "POST", "/api/tools/agents_list", "{}", &out); code != 200 || out.IsError {
+		t.Fatalf("agents_list with read token = %d %+v", code, out)
+	}
+	out = gateway.ToolResponse{}
+	if code := e.doToken(t, "reader", "POST", "/api/tools/sessions_send", `{"sessionKey":"agent:work:main","message":"x"}`, &out); code != 200 || !out.IsError || !strings.Contains(fmt.Sprint(out.Result), "missing scope") {
+		t.Fatalf("sessions_send with read token = %d %+v", code, out)
 	}
 }
 

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/engine"
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
 )
 
@@ -30,31 +30,21 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 	if err := decodeParams(cl.method, cl.params, &p); err != nil {
 		return nil, err
 	}
-	if err := requireString(cl.method, "message", p.Message, 0); err != nil {
+	if err := requireString(cl.method, "message", p.Message); err != nil {
 		return nil, err
 	}
-	if err := checkRange(cl.method, "timeout", p.Timeout, 0, maxRunTimeoutMs/1000); err != nil {
-		return nil, err
-	}
-	key, err := s.agentTarget(ctx, cl.method, p.AgentID, p.SessionKey)
+	timeout, err := chatTimeout(cl.method, "timeout", p.Timeout, 1000)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.commandScope(cl, p.Message); err != nil {
+	pr := cl.principal("")
+	key, err := s.agentTarget(cl.method, pr, p.AgentID, p.SessionKey)
+	if err != nil {
 		return nil, err
 	}
-	if l := strings.TrimSpace(p.Label); l != "" {
-		if _, err := s.eng.PatchR(ctx, key, engine.PatchParams{Label: &l}); err != nil {
-			return nil, err
-		}
-	}
-	var timeout int
-	if p.Timeout != nil {
-		timeout = int(*p.Timeout)
-	}
-	res, err := s.eng.ChatR(ctx, engine.ChatRequest{SessionKey: key, Message: p.Message, Channel: p.Channel,
+	res, err := s.eng.Chat(ctx, pr, api.ChatRequest{SessionKey: key, Message: p.Message, Channel: p.Channel,
 		IdempotencyKey: p.IdempotencyKey, Model: p.Model, Thinking: p.Thinking, TimeoutSeconds: timeout,
-		Kind: domain.RunKindAgent, ExtraSystem: p.ExtraSystemPrompt})
+		Kind: domain.RunKindAgent, ExtraSystem: p.ExtraSystemPrompt, Label: strings.TrimSpace(p.Label)})
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +55,7 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 	if err := cl.ack(map[string]any{"runId": res.Run.ID, "status": "accepted", "acceptedAt": s.now().UnixMilli()}); err != nil {
 		return nil, err
 	}
-	run, err := s.waitEnd(ctx, res.Run.ID)
+	run, err := s.waitEnd(ctx, pr, res.Run.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -73,37 +63,36 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 }
 
 // agentTarget picks the session of an `agent` call from agentId and
-// sessionKey, with OpenClaw's validation messages.
-func (s *Server) agentTarget(ctx context.Context, method, agentID, sessionKey string) (string, error) {
+// sessionKey, with OpenClaw's validation messages. An unknown agent or a
+// malformed key is the engine's to refuse.
+func (s *Server) agentTarget(method string, pr api.Principal, agentID, sessionKey string) (string, error) {
 	agent := ""
 	if a := strings.TrimSpace(agentID); a != "" {
 		agent = sessionkey.NormalizeAgentID(a)
-		if _, ok := s.cfg.Agent(agent); !ok {
-			return "", invalidParams(method, "unknown agent id %q (configured: %s)", a, strings.Join(s.cfg.AgentIDs(), ", "))
-		}
 	}
 	if strings.TrimSpace(sessionKey) == "" {
 		if agent == "" {
-			agent = s.cfg.DefaultAgentID()
+			if pr.IsOperator() {
+				return "main", nil
+			}
+			return pr.Requester(), nil
 		}
 		return sessionkey.Key{AgentID: agent, Rest: s.cfg.MainKey()}.String(), nil
 	}
-	key, err := s.eng.CanonicalKey(ctx, sessionKey)
-	if err != nil {
-		return "", invalidParams(method, "malformed session key %q: %s", sessionKey, domain.ErrorMessage(err))
-	}
 	if agent != "" {
-		if k, err := sessionkey.Parse(key); err == nil && k.AgentID != agent {
-			return "", invalidParams(method, "agent %q does not match session key agent %q", agent, k.AgentID)
+		if key, err := s.keys.Resolve(sessionKey, pr.Requester()); err == nil {
+			if k, err := sessionkey.Parse(key); err == nil && k.AgentID != agent {
+				return "", invalidParams(method, "agent %q does not match session key agent %q", agent, k.AgentID)
+			}
 		}
 	}
-	return key, nil
+	return sessionKey, nil
 }
 
 // waitEnd waits for a run to end, for as long as the connection lives.
-func (s *Server) waitEnd(ctx context.Context, runID string) (domain.Run, error) {
+func (s *Server) waitEnd(ctx context.Context, pr api.Principal, runID string) (domain.Run, error) {
 	for {
-		r, err := s.eng.WaitR(ctx, runID, time.Hour)
+		r, err := s.eng.WaitRun(ctx, pr, api.WaitRequest{RunID: runID, Timeout: time.Duration(api.WaitTimeout.Max) * time.Second})
 		if err != nil {
 			return r, err
 		}
@@ -127,8 +116,9 @@ func (s *Server) agentFinal(ctx context.Context, r domain.Run) (any, error) {
 		return nil, &payloadError{code: code, message: msg, payload: map[string]any{"runId": r.ID, "status": status, "summary": msg, "runStatus": r.Status}}
 	}
 	meta := map[string]any{"sessionId": r.SessionID, "usage": r.Usage}
+	// The caller just ran in this session, so it may see its row.
 	if sess, err := observe(s.metrics, "get_session", func() (domain.Session, error) {
-		return s.eng.Store().GetSession(ctx, r.SessionKey)
+		return s.eng.Session(ctx, r.SessionKey)
 	}); err == nil {
 		meta["model"] = sess.Model
 		meta["provider"] = sess.ModelProvider
@@ -152,28 +142,26 @@ type agentWaitParams struct {
 	TimeoutMs *int64 `json:"timeoutMs"`
 }
 
-// agentWaitMaxMs bounds one agent.wait (clients wait again for longer).
-const agentWaitMaxMs = 3600 * 1000
-
-// mAgentWait waits for a run to end. status is ok|error|timeout as in
-// OpenClaw; waitTimedOut and runStatus tell a wait that ran out from a run
-// that timed out, which OpenClaw cannot.
+// mAgentWait waits for a run to end (at most api.WaitTimeout; clients wait
+// again for longer). status is ok|error|timeout as in OpenClaw;
+// waitTimedOut and runStatus tell a wait that ran out from a run that
+// timed out, which OpenClaw cannot.
 func (s *Server) mAgentWait(ctx context.Context, cl *call) (any, error) {
 	var p agentWaitParams
 	if err := decodeParams(cl.method, cl.params, &p); err != nil {
 		return nil, err
 	}
-	if err := requireString(cl.method, "runId", p.RunID, 256); err != nil {
+	if err := requireString(cl.method, "runId", p.RunID); err != nil {
 		return nil, err
 	}
 	if p.TimeoutMs != nil && *p.TimeoutMs < 0 {
 		return nil, invalidParams(cl.method, "timeoutMs must be at least 0 (got %d)", *p.TimeoutMs)
 	}
-	timeout := int64(30_000)
+	timeout := time.Duration(api.WaitTimeout.Default) * time.Second
 	if p.TimeoutMs != nil {
-		timeout = min(*p.TimeoutMs, agentWaitMaxMs)
+		timeout = time.Duration(min(*p.TimeoutMs, api.WaitTimeout.Max*1000)) * time.Millisecond
 	}
-	r, err := s.eng.WaitR(ctx, strings.TrimSpace(p.RunID), time.Duration(timeout)*time.Millisecond)
+	r, err := s.eng.WaitRun(ctx, cl.principal(""), api.WaitRequest{RunID: strings.TrimSpace(p.RunID), Timeout: timeout})
 	if err != nil {
 		if domain.ErrorCode(err) == domain.CodeNotFound {
 			return nil, domain.Invalid("run not found: %s", p.RunID)

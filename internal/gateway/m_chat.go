@@ -5,8 +5,8 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/engine"
 )
 
 type chatHistoryParams struct {
@@ -15,37 +15,34 @@ type chatHistoryParams struct {
 	// maxChars is accepted and ignored: chat.history returns raw messages.
 }
 
+// mChatHistory is a session's transcript (raw, tools included, for an
+// operator; sanitized for a requester, which sees only sessions it may).
 func (s *Server) mChatHistory(ctx context.Context, cl *call) (any, error) {
 	var p chatHistoryParams
 	if err := decodeParams(cl.method, cl.params, &p); err != nil {
 		return nil, err
 	}
-	if err := requireString(cl.method, "sessionKey", p.SessionKey, 0); err != nil {
+	if err := requireString(cl.method, "sessionKey", p.SessionKey); err != nil {
 		return nil, err
 	}
-	if err := checkRange(cl.method, "limit", p.Limit, 1, 1000); err != nil {
-		return nil, err
-	}
-	limit := 200
-	if p.Limit != nil {
-		limit = int(*p.Limit)
-	}
-	key, err := s.eng.CanonicalKey(ctx, p.SessionKey)
+	limit, err := limited(cl.method, api.HistoryLimit, p.Limit)
 	if err != nil {
 		return nil, err
 	}
-	h, err := s.eng.HistoryR(ctx, engine.Requester{Operator: true}, engine.HistoryParams{SessionKey: key, Limit: limit, IncludeTools: true, Raw: true})
+	pr := cl.principal("")
+	h, err := s.eng.History(ctx, pr, api.HistoryRequest{SessionKey: p.SessionKey, Limit: int(limit), IncludeTools: true, Raw: true})
 	if err != nil {
 		return nil, err
 	}
+	key := s.canonical(pr, h.SessionKey)
 	out := map[string]any{"sessionKey": key, "sessionId": h.SessionID, "messages": h.Messages}
 	sess, err := observe(s.metrics, "get_session", func() (domain.Session, error) {
-		return s.eng.Store().GetSession(ctx, key)
+		return s.eng.Session(ctx, key)
 	})
 	switch {
 	case err == nil:
 		out["thinkingLevel"], out["verboseLevel"] = sess.ThinkingLevel, sess.VerboseLevel
-	case !errors.Is(err, domain.ErrNotFound):
+	case !errors.Is(err, domain.ErrNotFound) && domain.ErrorCode(err) != domain.CodeNotFound:
 		return nil, err
 	}
 	return out, nil
@@ -66,20 +63,18 @@ func (s *Server) mChatSend(ctx context.Context, cl *call) (any, error) {
 	if err := decodeParams(cl.method, cl.params, &p); err != nil {
 		return nil, err
 	}
-	if err := requireString(cl.method, "sessionKey", p.SessionKey, 0); err != nil {
+	if err := requireString(cl.method, "sessionKey", p.SessionKey); err != nil {
 		return nil, err
 	}
-	if err := requireString(cl.method, "message", p.Message, 0); err != nil {
+	if err := requireString(cl.method, "message", p.Message); err != nil {
 		return nil, err
 	}
-	if err := checkRange(cl.method, "timeoutMs", p.TimeoutMs, 0, maxRunTimeoutMs); err != nil {
+	timeout, err := chatTimeout(cl.method, "timeoutMs", p.TimeoutMs, 1)
+	if err != nil {
 		return nil, err
 	}
-	if err := s.commandScope(cl, p.Message); err != nil {
-		return nil, err
-	}
-	res, err := s.eng.ChatR(ctx, engine.ChatRequest{SessionKey: p.SessionKey, Message: p.Message, Channel: "webchat",
-		IdempotencyKey: p.IdempotencyKey, Thinking: p.Thinking, TimeoutSeconds: msToSeconds(p.TimeoutMs)})
+	res, err := s.eng.Chat(ctx, cl.principal(""), api.ChatRequest{SessionKey: p.SessionKey, Message: p.Message, Channel: "webchat",
+		IdempotencyKey: p.IdempotencyKey, Thinking: p.Thinking, TimeoutSeconds: timeout})
 	if err != nil {
 		return nil, err
 	}
@@ -97,79 +92,75 @@ func (s *Server) mChatSend(ctx context.Context, cl *call) (any, error) {
 	return map[string]any{"runId": res.Run.ID, "status": status, "sessionKey": res.SessionKey}, nil
 }
 
+// chatTimeout reads a run timeout given in units of unitMs milliseconds
+// as whole seconds (rounded up), within api.ChatTimeout.
+func chatTimeout(method, name string, v *int64, unitMs int64) (int, error) {
+	if v == nil {
+		return 0, nil
+	}
+	if *v < 0 {
+		return 0, invalidParams(method, "%s must be at least 0 (got %d)", name, *v)
+	}
+	secs := api.ChatTimeout.Max + 1 // too large: refused below with the limit's words
+	if *v <= api.ChatTimeout.Max*1000/unitMs {
+		secs = (*v*unitMs + 999) / 1000
+	}
+	n, err := api.ChatTimeout.Apply(secs)
+	if err != nil {
+		return 0, invalidParams(method, "%s: %s", name, domain.ErrorMessage(err))
+	}
+	return int(n), nil
+}
+
 type chatAbortParams struct {
 	SessionKey string `json:"sessionKey"`
 	RunID      string `json:"runId"`
 }
 
+// mChatAbort cancels a session's queued and running runs (or the one
+// named) and answers each as api.CancelResult: the run with its final
+// status and whether this call cancelled it.
 func (s *Server) mChatAbort(ctx context.Context, cl *call) (any, error) {
 	var p chatAbortParams
 	if err := decodeParams(cl.method, cl.params, &p); err != nil {
 		return nil, err
 	}
-	if err := requireString(cl.method, "sessionKey", p.SessionKey, 0); err != nil {
+	if err := requireString(cl.method, "sessionKey", p.SessionKey); err != nil {
 		return nil, err
 	}
-	key, err := s.eng.CanonicalKey(ctx, p.SessionKey)
-	if err != nil {
-		return nil, err
-	}
+	pr := cl.principal("")
 	var targets []domain.Run
 	if id := strings.TrimSpace(p.RunID); id != "" {
-		r, err := s.eng.GetRunR(ctx, id)
+		r, err := s.eng.GetRun(ctx, pr, id)
 		if err != nil {
 			return nil, err
 		}
-		if r.SessionKey != key {
+		if key, err := s.keys.Resolve(p.SessionKey, pr.Requester()); err == nil && r.SessionKey != key {
 			return nil, invalidParams(cl.method, "run %s belongs to session %s, not %s", id, r.SessionKey, key)
 		}
 		targets = append(targets, r)
 	} else {
-		targets, err = s.eng.ListRunsR(ctx, domain.RunQuery{SessionKey: key, Statuses: []string{domain.RunQueued, domain.RunRunning}})
+		runs, err := s.eng.ListRuns(ctx, pr, api.RunsRequest{SessionKey: p.SessionKey, Statuses: []string{domain.RunQueued, domain.RunRunning},
+			Limit: int(api.RunsListLimit.Max)})
 		if err != nil {
 			return nil, err
 		}
+		targets = runs
 	}
 	ids := []string{}
+	results := []api.CancelResult{}
 	for _, r := range targets {
 		if domain.RunTerminal(r.Status) {
 			continue
 		}
-		if _, err := s.eng.CancelRunR(ctx, r.ID); err != nil {
+		res, err := s.eng.CancelRun(ctx, pr, r.ID)
+		if err != nil {
 			return nil, err
 		}
-		ids = append(ids, r.ID)
-	}
-	return map[string]any{"ok": true, "aborted": len(ids) > 0, "runIds": ids}, nil
-}
-
-// maxRunTimeoutMs bounds run timeouts given in requests (one week).
-const maxRunTimeoutMs = 7 * 24 * 3600 * 1000
-
-// msToSeconds rounds a millisecond timeout up to whole seconds (0 = none).
-func msToSeconds(ms *int64) int {
-	if ms == nil || *ms <= 0 {
-		return 0
-	}
-	return int((*ms + 999) / 1000)
-}
-
-// commandScope requires operator.admin for messages that are session
-// commands with admin effects (/new, /reset, /send), as OpenClaw does.
-func (s *Server) commandScope(cl *call, msg string) error {
-	return commandScope(cl.c.scopes, msg)
-}
-
-func commandScope(scopes []string, msg string) error {
-	fields := strings.Fields(strings.ToLower(msg))
-	if len(fields) == 0 {
-		return nil
-	}
-	switch fields[0] {
-	case "/new", "/reset", "/send":
-		if !scopeSatisfied(scopes, ScopeAdmin) {
-			return missingScope(ScopeAdmin)
+		results = append(results, res)
+		if res.Cancelled {
+			ids = append(ids, r.ID)
 		}
 	}
-	return nil
+	return map[string]any{"ok": true, "aborted": len(ids) > 0, "runIds": ids, "runs": results}, nil
 }

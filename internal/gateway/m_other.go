@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/engine"
 )
 
@@ -18,21 +19,23 @@ type sendParams struct {
 }
 
 // mSend queues a direct outbound message (at least once, deduplicated by
-// idempotencyKey).
+// idempotencyKey within the caller's scope). It answers the outbox
+// message's id, never the idempotency key.
 func (s *Server) mSend(ctx context.Context, cl *call) (any, error) {
 	var p sendParams
 	if err := decodeParams(cl.method, cl.params, &p); err != nil {
 		return nil, err
 	}
-	if err := requireString(cl.method, "message", p.Message, 0); err != nil {
+	if err := requireString(cl.method, "message", p.Message); err != nil {
 		return nil, err
 	}
+	pr := cl.principal("")
 	item, err := s.eng.Deliver(ctx, engine.DeliverRequest{SessionKey: p.SessionKey, Channel: p.Channel, To: p.To,
-		Message: p.Message, IdempotencyKey: p.IdempotencyKey})
+		Message: p.Message, IdempotencyKey: api.IdempotencyScope(pr, "", api.OpDeliver, p.IdempotencyKey)})
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"runId": strings.TrimPrefix(item.IdempotencyKey, "send:"), "messageId": strconv.FormatInt(item.ID, 10),
+	return map[string]any{"messageId": strconv.FormatInt(item.ID, 10),
 		"channel": item.Channel, "status": "queued", "sessionKey": item.SessionKey}, nil
 }
 
@@ -43,6 +46,8 @@ type agentsListRow struct {
 	Model string `json:"model"`
 }
 
+// mAgentsList lists the configured agents in OpenClaw's shape (the
+// configuration as it is, shown to a caller holding read).
 func (s *Server) mAgentsList(ctx context.Context, cl *call) (any, error) {
 	var agents []agentsListRow
 	for _, id := range s.cfg.AgentIDs() {
@@ -65,21 +70,23 @@ func (s *Server) mRunsGet(ctx context.Context, cl *call) (any, error) {
 	if err := decodeParams(cl.method, cl.params, &p); err != nil {
 		return nil, err
 	}
-	if err := requireString(cl.method, "runId", p.RunID, 256); err != nil {
+	if err := requireString(cl.method, "runId", p.RunID); err != nil {
 		return nil, err
 	}
-	return s.eng.GetRunR(ctx, strings.TrimSpace(p.RunID))
+	return s.eng.GetRun(ctx, cl.principal(""), strings.TrimSpace(p.RunID))
 }
 
+// mRunsCancel cancels a run and answers api.CancelResult: the run with
+// its final status and whether this call cancelled it.
 func (s *Server) mRunsCancel(ctx context.Context, cl *call) (any, error) {
 	var p runIDParams
 	if err := decodeParams(cl.method, cl.params, &p); err != nil {
 		return nil, err
 	}
-	if err := requireString(cl.method, "runId", p.RunID, 256); err != nil {
+	if err := requireString(cl.method, "runId", p.RunID); err != nil {
 		return nil, err
 	}
-	return s.eng.CancelRunR(ctx, strings.TrimSpace(p.RunID))
+	return s.eng.CancelRun(ctx, cl.principal(""), strings.TrimSpace(p.RunID))
 }
 
 type toolsInvokeParams struct {
@@ -89,15 +96,16 @@ type toolsInvokeParams struct {
 }
 
 // mToolsInvoke calls a session tool as the requester session sessionKey
-// (visibility applies, as for an agent of that session).
+// (default: the default agent's main session, or the bound session).
+// Each tool needs the scope of what it does; refusals are error results.
 func (s *Server) mToolsInvoke(ctx context.Context, cl *call) (any, error) {
 	var p toolsInvokeParams
 	if err := decodeParams(cl.method, cl.params, &p); err != nil {
 		return nil, err
 	}
-	if err := requireString(cl.method, "tool", p.Tool, 128); err != nil {
+	if err := requireString(cl.method, "tool", p.Tool); err != nil {
 		return nil, err
 	}
-	out := s.eng.CallTool(ctx, cl.c.grant.principal(orDefault(p.SessionKey, "main")), p.Tool, p.Args)
+	out := s.eng.CallTool(ctx, cl.c.grant.toolPrincipal(p.SessionKey), p.Tool, p.Args)
 	return map[string]any{"ok": !out.IsError, "result": out.Payload}, nil
 }

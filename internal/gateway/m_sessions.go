@@ -7,15 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/engine"
-)
-
-// sessions.list defaults: OpenClaw returns every row when no limit is
-// given; switchboard bounds that.
-const (
-	sessionsListDefault = 1000
-	sessionsListMax     = 10000
 )
 
 type sessionsListParams struct {
@@ -29,52 +22,45 @@ type sessionsListParams struct {
 	// includeLastMessage are accepted and ignored.
 }
 
-// mSessionsList reads the store directly rather than through
-// engine.ListSessions: operator listing has no visibility filter, and the
-// gateway row needs canonical keys and fields (token counts, chat type,
-// model provider) the tool row does not carry.
+// mSessionsList lists the sessions the caller may see, in OpenClaw's row
+// shape with canonical keys. OpenClaw returns every row when no limit is
+// given; switchboard returns up to api.ListLimit's maximum.
 func (s *Server) mSessionsList(ctx context.Context, cl *call) (any, error) {
 	var p sessionsListParams
 	if err := decodeParams(cl.method, cl.params, &p); err != nil {
 		return nil, err
 	}
-	if p.Limit != nil && *p.Limit < 1 {
-		return nil, invalidParams(cl.method, "limit must be at least 1 (got %d)", *p.Limit)
-	}
-	if err := checkRange(cl.method, "activeMinutes", p.ActiveMinutes, 1, 525_600); err != nil {
-		return nil, err
-	}
-	q := domain.SessionQuery{Limit: sessionsListDefault, Label: strings.TrimSpace(p.Label), Search: strings.TrimSpace(p.Search)}
+	pr := cl.principal("")
+	req := api.ListRequest{Limit: int(api.ListLimit.Max), Label: strings.TrimSpace(p.Label), Search: strings.TrimSpace(p.Search),
+		AgentID: strings.ToLower(strings.TrimSpace(p.AgentID)), SpawnedBy: s.canonical(pr, strings.TrimSpace(p.SpawnedBy))}
 	if p.Limit != nil {
-		q.Limit = int(min(*p.Limit, sessionsListMax))
-	}
-	now := s.now().UnixMilli()
-	if p.ActiveMinutes != nil {
-		q.UpdatedSince = now - *p.ActiveMinutes*60_000
-	}
-	if p.AgentID != "" {
-		q.AgentIDs = []string{strings.ToLower(strings.TrimSpace(p.AgentID))}
-	}
-	if p.SpawnedBy != "" {
-		key, err := s.eng.CanonicalKey(ctx, p.SpawnedBy)
+		n, err := api.ListLimit.Apply(*p.Limit)
 		if err != nil {
-			return nil, invalidParams(cl.method, "spawnedBy: %s", domain.ErrorMessage(err))
+			return nil, invalidParams(cl.method, "%s", domain.ErrorMessage(err))
 		}
-		q.SpawnedBy = key
+		req.Limit = int(n)
 	}
-	rows, err := observe(s.metrics, "list_sessions", func() ([]domain.Session, error) {
-		return s.eng.Store().ListSessions(ctx, q)
+	if p.ActiveMinutes != nil {
+		n, err := api.ListActiveMinutes.Apply(*p.ActiveMinutes)
+		if err != nil {
+			return nil, invalidParams(cl.method, "%s", domain.ErrorMessage(err))
+		}
+		req.ActiveMinutes = int(n)
+	}
+	res, err := observe(s.metrics, "list_sessions", func() (api.ListResult, error) {
+		return s.eng.ListSessions(ctx, pr, req)
 	})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]SessionRow, len(rows))
-	for i, r := range rows {
-		out[i] = s.sessionRow(r)
+	s.canonicalRows(pr, res.Sessions)
+	out := make([]SessionRow, len(res.Sessions))
+	for i, r := range res.Sessions {
+		out[i] = s.listRow(r)
 	}
 	model := s.cfg.AgentModel(s.cfg.DefaultAgentID())
 	return map[string]any{
-		"ts":    now,
+		"ts":    s.now().UnixMilli(),
 		"path":  s.storePath(),
 		"count": len(out),
 		"defaults": map[string]any{
@@ -104,6 +90,8 @@ type sessionsResolveParams struct {
 	AgentID   string `json:"agentId"`
 }
 
+// mSessionsResolve finds a session; one the caller may not see does not
+// exist for it.
 func (s *Server) mSessionsResolve(ctx context.Context, cl *call) (any, error) {
 	var p sessionsResolveParams
 	if err := decodeParams(cl.method, cl.params, &p); err != nil {
@@ -112,6 +100,9 @@ func (s *Server) mSessionsResolve(ctx context.Context, cl *call) (any, error) {
 	key, err := s.eng.Resolve(ctx, p.Key, p.SessionID, p.Label, p.AgentID)
 	if err != nil {
 		return nil, err
+	}
+	if pr := cl.principal(""); !pr.IsOperator() && !s.eng.Visible(ctx, pr, key) {
+		return nil, domain.Errorf(domain.CodeNotFound, "no session found")
 	}
 	return map[string]any{"ok": true, "key": key}, nil
 }
@@ -132,7 +123,8 @@ func (s *Server) mSessionsPatch(ctx context.Context, cl *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	entry, err := s.eng.PatchR(ctx, key, p)
+	p.Key = key
+	entry, err := s.eng.Patch(ctx, cl.principal(""), p)
 	if err != nil {
 		return nil, err
 	}
@@ -146,8 +138,8 @@ func (s *Server) mSessionsPatch(ctx context.Context, cl *call) (any, error) {
 }
 
 // parsePatch reads the patch fields; null clears a field.
-func parsePatch(method string, raw map[string]json.RawMessage) (engine.PatchParams, error) {
-	var p engine.PatchParams
+func parsePatch(method string, raw map[string]json.RawMessage) (api.PatchRequest, error) {
+	var p api.PatchRequest
 	names := make([]string, 0, len(raw))
 	for k := range raw {
 		names = append(names, k)
@@ -201,10 +193,10 @@ func (s *Server) mSessionsReset(ctx context.Context, cl *call) (any, error) {
 	if err := decodeParams(cl.method, cl.params, &p); err != nil {
 		return nil, err
 	}
-	if err := requireString(cl.method, "key", p.Key, 0); err != nil {
+	if err := requireString(cl.method, "key", p.Key); err != nil {
 		return nil, err
 	}
-	entry, err := s.eng.ResetR(ctx, p.Key)
+	entry, err := s.eng.Reset(ctx, cl.principal(""), api.ResetRequest{Key: p.Key})
 	if err != nil {
 		return nil, err
 	}
@@ -216,21 +208,20 @@ func (s *Server) mSessionsDelete(ctx context.Context, cl *call) (any, error) {
 	if err := decodeParams(cl.method, cl.params, &p); err != nil {
 		return nil, err
 	}
-	if err := requireString(cl.method, "key", p.Key, 0); err != nil {
+	if err := requireString(cl.method, "key", p.Key); err != nil {
 		return nil, err
 	}
-	key, err := s.eng.CanonicalKey(ctx, p.Key)
+	pr := cl.principal("")
+	res, err := s.eng.Delete(ctx, pr, api.DeleteRequest{Key: p.Key})
 	if err != nil {
 		return nil, err
 	}
-	if err := s.eng.DeleteR(ctx, key); err != nil {
-		return nil, err
-	}
-	return map[string]any{"ok": true, "key": key, "deleted": true, "archived": []string{}}, nil
+	return map[string]any{"ok": true, "key": s.canonical(pr, res.Key), "deleted": res.Deleted, "archived": []string{}}, nil
 }
 
-// mSessionsSpawn is sessions_spawn for operators: the tool's parameters
-// plus requesterSessionKey (default: the default agent's main session).
+// mSessionsSpawn is sessions_spawn with the tool's parameters plus
+// requesterSessionKey (default: the caller's own rights; a bound token
+// may only name its own session).
 func (s *Server) mSessionsSpawn(ctx context.Context, cl *call) (any, error) {
 	var raw map[string]json.RawMessage
 	if err := decodeParams(cl.method, cl.params, &raw); err != nil {
@@ -247,7 +238,7 @@ func (s *Server) mSessionsSpawn(ctx context.Context, cl *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := s.eng.CallTool(ctx, cl.c.grant.principal(requester), engine.ToolSessionsSpawn, args)
+	out := s.eng.CallTool(ctx, cl.principal(requester), api.ToolSessionsSpawn, args)
 	if out.IsError {
 		return nil, toolError(out)
 	}
@@ -255,15 +246,18 @@ func (s *Server) mSessionsSpawn(ctx context.Context, cl *call) (any, error) {
 }
 
 // toolError turns an error outcome of a tool into a coded error.
-func toolError(out engine.ToolOutcome) error {
+func toolError(out api.ToolOutcome) error {
 	var p struct {
 		Status string `json:"status"`
 		Error  string `json:"error"`
 	}
 	_ = json.Unmarshal(out.JSON(), &p)
 	code := domain.CodeInvalid
-	if p.Status == "forbidden" {
+	switch {
+	case p.Status == "forbidden":
 		code = domain.CodeForbidden
+	case p.Error == api.ErrIdempotencyConflict:
+		code = domain.CodeConflict
 	}
 	if p.Error == "" {
 		p.Error = "tool call failed"

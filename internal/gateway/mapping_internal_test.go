@@ -20,7 +20,7 @@ func TestErrorMappings(t *testing.T) {
 		{domain.Invalid("bad %s", "thing"), CodeInvalidRequest, 400, "bad thing"},
 		{domain.Errorf(domain.CodeNotFound, "run not found: x"), CodeInvalidRequest, 404, "run not found: x"},
 		{domain.Errorf(domain.CodeForbidden, "missing scope: operator.admin"), CodeInvalidRequest, 403, "missing scope: operator.admin"},
-		{domain.Errorf(domain.CodeConflict, "busy"), CodeInvalidRequest, 409, "busy"},
+		{domain.Errorf(domain.CodeConflict, "busy"), CodeConflict, 409, "busy"},
 		{domain.Errorf(domain.CodeUnavailable, "shutting down"), CodeUnavailable, 503, "shutting down"},
 		{domain.Errorf(domain.CodeTimeout, "too slow"), CodeAgentTimeout, 504, "too slow"},
 		{fmt.Errorf("wrapped: %w", domain.ErrNotFound), CodeInvalidRequest, 404, "wrapped: not found"},
@@ -60,7 +60,7 @@ func TestGrants(t *testing.T) {
 		{"main", true, []string{ScopeRead, ScopeRead, "nonsense"}, []string{ScopeRead}, ""},
 		{"ro", true, []string{ScopeAdmin}, []string{}, ""},
 		{"rw", true, nil, []string{ScopeWrite, ScopeRead}, ""},
-		{"bound", true, nil, allScopes(), "agent:main:x"},
+		{"bound", true, nil, boundDefaultScopes(), "agent:main:x"},
 		{"", false, nil, nil, ""},
 		{"mai", false, nil, nil, ""},
 	}
@@ -73,7 +73,7 @@ func TestGrants(t *testing.T) {
 		if !ok {
 			continue
 		}
-		if got := g.narrow(tt.requested); !slices.Equal(got, tt.want) || g.session != tt.session {
+		if got := g.narrow(tt.requested).scopes; !slices.Equal(got, tt.want) || g.session != tt.session {
 			t.Errorf("token %q requesting %v: scopes %v session %q, want %v %q", tt.token, tt.requested, got, g.session, tt.want, tt.session)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
@@ -19,31 +20,37 @@ type call struct {
 // the handler's return value becomes the final one.
 func (cl *call) ack(payload any) error { return cl.c.respond(cl.id, payload) }
 
-// method is a gateway method: the scope it needs and its handler.
+// principal is the caller's principal acting as as ("" = its own rights).
+func (cl *call) principal(as string) api.Principal { return cl.c.grant.principal(as) }
+
+// method is a gateway method: the api operation it performs (whose rule
+// in api.RuleFor says the scope it needs) and its handler. op is "" when
+// the operation depends on the params (tools.invoke); the engine's gate
+// then decides alone.
 type method struct {
-	scope string
-	fn    func(ctx context.Context, cl *call) (any, error)
+	op api.Op
+	fn func(ctx context.Context, cl *call) (any, error)
 }
 
 // methodTable lists every method the gateway answers.
 func (s *Server) methodTable() map[string]method {
 	return map[string]method{
-		"sessions.list":    {ScopeRead, s.mSessionsList},
-		"sessions.resolve": {ScopeRead, s.mSessionsResolve},
-		"sessions.patch":   {ScopeAdmin, s.mSessionsPatch},
-		"sessions.reset":   {ScopeAdmin, s.mSessionsReset},
-		"sessions.delete":  {ScopeAdmin, s.mSessionsDelete},
-		"sessions.spawn":   {ScopeWrite, s.mSessionsSpawn},
-		"chat.history":     {ScopeRead, s.mChatHistory},
-		"chat.send":        {ScopeWrite, s.mChatSend},
-		"chat.abort":       {ScopeWrite, s.mChatAbort},
-		"agent":            {ScopeWrite, s.mAgent},
-		"agent.wait":       {ScopeWrite, s.mAgentWait},
-		"send":             {ScopeWrite, s.mSend},
-		"agents.list":      {ScopeRead, s.mAgentsList},
-		"runs.get":         {ScopeRead, s.mRunsGet},
-		"runs.cancel":      {ScopeWrite, s.mRunsCancel},
-		"tools.invoke":     {ScopeWrite, s.mToolsInvoke},
+		"sessions.list":    {api.OpSessionsList, s.mSessionsList},
+		"sessions.resolve": {api.OpSessionsGet, s.mSessionsResolve},
+		"sessions.patch":   {api.OpSessionsPatch, s.mSessionsPatch},
+		"sessions.reset":   {api.OpSessionsReset, s.mSessionsReset},
+		"sessions.delete":  {api.OpSessionsDel, s.mSessionsDelete},
+		"sessions.spawn":   {api.OpSessionsSpawn, s.mSessionsSpawn},
+		"chat.history":     {api.OpSessionsHistory, s.mChatHistory},
+		"chat.send":        {api.OpChat, s.mChatSend},
+		"chat.abort":       {api.OpRunsCancel, s.mChatAbort},
+		"agent":            {api.OpChat, s.mAgent},
+		"agent.wait":       {api.OpRunsWait, s.mAgentWait},
+		"send":             {api.OpDeliver, s.mSend},
+		"agents.list":      {api.OpAgentsList, s.mAgentsList},
+		"runs.get":         {api.OpRunsGet, s.mRunsGet},
+		"runs.cancel":      {api.OpRunsCancel, s.mRunsCancel},
+		"tools.invoke":     {"", s.mToolsInvoke},
 	}
 }
 
@@ -61,10 +68,14 @@ func (c *conn) dispatch(f reqFrame) {
 		_ = c.respondErr(f.ID, domain.Invalid("unknown method: %s", f.Method))
 		return
 	}
-	if !scopeSatisfied(c.scopes, m.scope) {
-		s.metrics.request(f.Method, CodeInvalidRequest)
-		_ = c.respondErr(f.ID, missingScope(m.scope))
-		return
+	// The same rule the engine's gate applies, checked before the params
+	// are read so a refused caller learns nothing from validation.
+	if m.op != "" {
+		if err := api.Authorize(c.grant.principal(""), m.op); err != nil {
+			s.metrics.request(f.Method, toWireError(err).Code)
+			_ = c.respondErr(f.ID, err)
+			return
+		}
 	}
 	payload, err := m.fn(c.ctx, &call{c: c, id: f.ID, method: f.Method, params: f.Params})
 	if c.ctx.Err() != nil {
@@ -74,7 +85,7 @@ func (c *conn) dispatch(f reqFrame) {
 		we := toWireError(err)
 		s.metrics.request(f.Method, we.Code)
 		if we.Code == CodeUnavailable {
-			s.log.Warn("gateway method failed", "method", f.Method, "err", err)
+			s.log.Warn("gateway method failed", "method", f.Method, "principal", c.grant.name, "err", err)
 		}
 		_ = c.respondErr(f.ID, err)
 		return

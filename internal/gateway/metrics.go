@@ -8,12 +8,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
-
-// scrapeLimit caps the rows one scrape reads to count runs and outbox
-// items; the gauges say "at least" beyond it.
-const scrapeLimit = 10000
 
 // metrics is the Server's Prometheus registry (never the global one).
 type metrics struct {
@@ -41,7 +38,7 @@ func newMetrics(s *Server) *metrics {
 			Name: "switchboard_runs_finished_total", Help: "Runs that ended since the gateway started, by final status."},
 			[]string{"status"}),
 		storeLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "switchboard_store_latency_seconds", Help: "Latency of store calls made by the gateway.",
+			Name: "switchboard_store_latency_seconds", Help: "Latency of engine reads made by the gateway.",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}},
 			[]string{"op"}),
 	}
@@ -90,8 +87,9 @@ func observe[T any](m *metrics, op string, fn func() (T, error)) (T, error) {
 	return v, err
 }
 
-// stateCollector reads current state at scrape time: unfinished runs and
-// outbox backlog from the store, lane depth and active runs from the
+// stateCollector reads current state at scrape time (as the operator: a
+// scrape needs read on /metrics): unfinished runs and outbox backlog,
+// lane depth and active runs from the
 // engine.
 type stateCollector struct {
 	m                           *metrics
@@ -101,9 +99,9 @@ type stateCollector struct {
 func newStateCollector(m *metrics) stateCollector {
 	return stateCollector{
 		m: m,
-		runs: prometheus.NewDesc("switchboard_runs", "Unfinished runs in the store by status (capped at 10000 per status).",
+		runs: prometheus.NewDesc("switchboard_runs", "Unfinished runs by status (capped at the runs list limit per status).",
 			[]string{"status"}, nil),
-		outbox: prometheus.NewDesc("switchboard_outbox_items", "Outbox items waiting or failed (capped at 10000 per status).",
+		outbox: prometheus.NewDesc("switchboard_outbox_items", "Outbox items waiting or failed (capped at the outbox list limit per status).",
 			[]string{"status"}, nil),
 		queue:  prometheus.NewDesc("switchboard_lane_queue_depth", "Runs waiting in session lanes.", nil, nil),
 		active: prometheus.NewDesc("switchboard_active_runs", "Runs executing now.", nil, nil),
@@ -123,7 +121,7 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	defer cancel()
 	for _, st := range []string{domain.RunQueued, domain.RunRunning} {
 		runs, err := observe(m, "list_runs", func() ([]domain.Run, error) {
-			return m.s.eng.Store().ListRuns(ctx, domain.RunQuery{Statuses: []string{st}, Limit: scrapeLimit})
+			return m.s.eng.ListRuns(ctx, api.Operator(), api.RunsRequest{Statuses: []string{st}, Limit: int(api.RunsListLimit.Max)})
 		})
 		if err != nil {
 			ch <- prometheus.NewInvalidMetric(c.runs, err)
@@ -133,7 +131,7 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for _, st := range []string{domain.OutboxPending, domain.OutboxFailed} {
 		items, err := observe(m, "list_outbox", func() ([]domain.OutboxItem, error) {
-			return m.s.eng.Store().ListOutbox(ctx, domain.OutboxQuery{Statuses: []string{st}, Limit: scrapeLimit})
+			return m.s.eng.Outbox(ctx, api.Operator(), api.OutboxRequest{Statuses: []string{st}, Limit: int(api.OutboxListLimit.Max)})
 		})
 		if err != nil {
 			ch <- prometheus.NewInvalidMetric(c.outbox, err)

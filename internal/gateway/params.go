@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
@@ -79,25 +80,24 @@ func describeJSONError(err error) string {
 }
 
 // requireString checks a required, non-blank string parameter.
-func requireString(method, name, v string, max int) error {
+func requireString(method, name, v string) error {
 	if strings.TrimSpace(v) == "" {
 		return invalidParams(method, "%s required", name)
-	}
-	if max > 0 && len(v) > max {
-		return invalidParams(method, "%s is too long (%d bytes; max %d)", name, len(v), max)
 	}
 	return nil
 }
 
-// checkRange checks an optional integer against [min, max].
-func checkRange(method, name string, v *int64, min, max int64) error {
+// limited applies an api limit to an optional parameter (clamped or
+// refused as the limit says); absent is the limit's default.
+func limited(method string, l api.Limit, v *int64) (int64, error) {
 	if v == nil {
-		return nil
+		return l.Default, nil
 	}
-	if *v < min || *v > max {
-		return invalidParams(method, "%s must be between %d and %d (got %d)", name, min, max, *v)
+	n, err := l.Apply(*v)
+	if err != nil {
+		return 0, invalidParams(method, "%s", domain.ErrorMessage(err))
 	}
-	return nil
+	return n, nil
 }
 
 // orDefault returns s, or def when s is blank.

@@ -3,6 +3,7 @@ package gateway
 import (
 	"strings"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
 )
@@ -125,4 +126,62 @@ func providerOf(ref string) string {
 		return ref[:i]
 	}
 	return ref
+}
+
+// listRow builds the gateway row of a sessions_list row (keys already
+// canonical). Token counts split by direction and the spawn depth are not
+// part of the list row; OpenClaw clients read totalTokens.
+func (s *Server) listRow(x api.SessionRow) SessionRow {
+	r := SessionRow{
+		Key:              x.Key,
+		Kind:             "direct",
+		Label:            x.Label,
+		DisplayName:      x.DisplayName,
+		Channel:          x.Channel,
+		ChatType:         sessionkey.ChatTypeFromKey(x.Key),
+		Origin:           x.Origin,
+		UpdatedAt:        x.UpdatedAt,
+		SessionID:        x.SessionID,
+		SpawnedBy:        x.SpawnedBy,
+		SpawnDepth:       sessionkey.SubagentDepth(x.Key),
+		SystemSent:       x.SystemSent,
+		AbortedLastRun:   x.AbortedLastRun,
+		ThinkingLevel:    x.ThinkingLevel,
+		VerboseLevel:     x.VerboseLevel,
+		SendPolicy:       x.SendPolicy,
+		TotalTokens:      x.TotalTokens,
+		EstimatedCostUSD: x.EstimatedCostUSD,
+		Status:           x.Status,
+		StartedAt:        x.StartedAt,
+		EndedAt:          x.EndedAt,
+		RuntimeMs:        x.RuntimeMs,
+		Model:            x.Model,
+		ContextTokens:    x.ContextTokens,
+		DeliveryContext:  x.DeliveryContext,
+		LastChannel:      x.LastChannel,
+		LastTo:           x.LastTo,
+		LastAccountID:    x.LastAccountID,
+	}
+	if r.ChatType == sessionkey.ChatTypeGroup || r.ChatType == sessionkey.ChatTypeChannel {
+		r.Kind = "group"
+	}
+	if r.Model == "" && x.AgentID != "" {
+		r.Model = s.cfg.AgentModel(x.AgentID)
+	}
+	r.ModelProvider = providerOf(r.Model)
+	if r.RuntimeMs == 0 && x.StartedAt > 0 && x.EndedAt >= x.StartedAt {
+		r.RuntimeMs = x.EndedAt - x.StartedAt
+	}
+	if d := x.DeliveryContext; d != nil {
+		if d.Channel != "" {
+			r.LastChannel = d.Channel
+		}
+		if d.To != "" {
+			r.LastTo = d.To
+		}
+		if d.AccountID != "" {
+			r.LastAccountID = d.AccountID
+		}
+	}
+	return r
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/config"
-	"github.com/switchboard-go/switchboard/internal/engine"
+	"github.com/switchboard-go/switchboard/internal/sessionkey"
 )
 
 // Defaults of the protocol policy (OpenClaw's values).
@@ -28,7 +28,10 @@ const (
 
 // Options configure a Server. Engine and Config are required.
 type Options struct {
-	Engine *engine.Engine
+	// Engine serves every call (an *engine.Engine).
+	Engine Engine
+	// Config is read for presentation only: the hello snapshot's session
+	// defaults, agents.list, and printing keys canonically.
 	Config *config.Config
 	// Token is the main gateway token (gateway.auth.token or
 	// SWITCHBOARD_GATEWAY_TOKEN, resolved by the caller). Empty with no
@@ -61,8 +64,9 @@ type Options struct {
 // ListenAndServe), stop it with Shutdown.
 type Server struct {
 	opts    Options
-	eng     *engine.Engine
+	eng     Engine
 	cfg     *config.Config
+	keys    sessionkey.Resolver
 	log     *slog.Logger
 	now     func() time.Time
 	auth    authenticator
@@ -126,6 +130,7 @@ func New(opts Options) (*Server, error) {
 		opts:     opts,
 		eng:      opts.Engine,
 		cfg:      opts.Config,
+		keys:     opts.Config.KeyResolver(),
 		log:      opts.Logger,
 		now:      opts.Now,
 		auth:     newAuthenticator(opts.Token, opts.Tokens),

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/engine"
 )
 
@@ -23,7 +24,7 @@ func BenchmarkHTTPSessionsList(b *testing.B) {
 	for i := range 10 {
 		chat(b, e, fmt.Sprintf("agent:main:s%d", i), "hello")
 	}
-	ts := serveHTTP(b, New(e, Options{}), map[string]string{"tok": ""})
+	ts := serveHTTP(b, New(e, Options{}), map[string]api.Principal{"tok": api.Operator()})
 	url := ts.URL + "/mcp"
 
 	b.Run("sdk-client", func(b *testing.B) {

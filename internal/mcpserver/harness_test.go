@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/engine"
@@ -78,27 +79,32 @@ func newEngine(tb testing.TB, visibility string) *engine.Engine {
 // session exists with a transcript.
 func chat(tb testing.TB, e *engine.Engine, key, msg string) {
 	tb.Helper()
-	res, err := e.ChatR(context.Background(), engine.ChatRequest{SessionKey: key, Message: msg})
+	ctx := context.Background()
+	res, err := e.Chat(ctx, api.Operator(), api.ChatRequest{SessionKey: key, Message: msg})
 	if err != nil {
 		tb.Fatalf("chat %s: %v", key, err)
 	}
-	r, err := e.WaitR(context.Background(), res.Run.ID, 10*time.Second)
+	r, err := e.WaitRun(ctx, api.Operator(), api.WaitRequest{RunID: res.Run.ID, Timeout: 10 * time.Second})
 	if err != nil || r.Status != domain.RunOK {
 		tb.Fatalf("chat %s: run %s %s: %v", key, r.Status, r.Error, err)
 	}
 }
 
-// connectStdio runs s.RunStdio over pipes as requesterKey and returns a
-// real SDK client connected to it. Cleanup closes the client and checks
-// that RunStdio returned nil.
-func connectStdio(tb testing.TB, s *Server, requesterKey string) *mcp.ClientSession {
+// operatorAs is the principal of `switchboard mcp --session key`: the
+// operator acting as key ("" = the operator's own rights).
+func operatorAs(key string) api.Principal { return api.Operator().ActingAs(key) }
+
+// connectStdio runs s.RunStdio over pipes as p and returns a real SDK
+// client connected to it. Cleanup closes the client and checks that
+// RunStdio returned nil.
+func connectStdio(tb testing.TB, s *Server, p api.Principal) *mcp.ClientSession {
 	tb.Helper()
 	inR, inW := io.Pipe()   // client → server
 	outR, outW := io.Pipe() // server → client
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		err := s.RunStdio(ctx, requesterKey, inR, outW)
+		err := s.RunStdio(ctx, p, inR, outW)
 		outW.Close()
 		done <- err
 	}()

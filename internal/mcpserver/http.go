@@ -23,10 +23,12 @@ type principalCtx struct{}
 // application/json, not event streams. GET and DELETE answer 405.
 //
 // resolve maps a request (its bearer token) to the principal the tools
-// are called as (scopes, bound session, requester); nil means the
-// operator acting as the default agent's main session. A resolve error
-// answers 401, or 403 for a domain.CodeForbidden error. Authentication itself is the caller's job (the gateway mounts
-// this behind its bearer-token check).
+// are called as: its scopes, its bound session, the requester it acts as.
+// The engine's gate enforces all three, so a read-only token cannot send
+// or spawn and a bound token is its session. A nil resolve makes every
+// request the operator. A resolve error answers 401, or 403 for a
+// domain.CodeForbidden error. Authentication itself is the caller's job
+// (the gateway mounts this behind its bearer-token check).
 func (s *Server) HTTPHandler(resolve func(r *http.Request) (api.Principal, error)) http.Handler {
 	sdk := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		p, ok := r.Context().Value(principalCtx{}).(api.Principal)

@@ -11,27 +11,34 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/engine"
 )
 
-// tokenResolver maps bearer tokens to requester keys, as the gateway does
-// with gateway.auth.tokens[].session.
-func tokenResolver(tokens map[string]string) func(*http.Request) (string, error) {
-	return func(r *http.Request) (string, error) {
+// tokenResolver maps bearer tokens to principals, as the gateway does with
+// its token and gateway.auth.tokens[] (scopes, bound session).
+func tokenResolver(tokens map[string]api.Principal) func(*http.Request) (api.Principal, error) {
+	return func(r *http.Request) (api.Principal, error) {
 		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if tok == "banned" {
-			return "", domain.Errorf(domain.CodeForbidden, "token revoked")
+			return api.Principal{}, domain.Errorf(domain.CodeForbidden, "token revoked")
 		}
-		key, known := tokens[tok]
+		p, known := tokens[tok]
 		if !ok || !known {
-			return "", errors.New("unknown token")
+			return api.Principal{}, errors.New("unknown token")
 		}
-		return key, nil
+		return p, nil
 	}
 }
 
-func serveHTTP(t testing.TB, s *Server, tokens map[string]string) *httptest.Server {
+// boundTo is the principal of a token bound to a session with read and
+// write (the default of a bound token).
+func boundTo(name, session string) api.Principal {
+	return api.Principal{Name: name, Scopes: api.ScopeRead | api.ScopeWrite, Session: session}
+}
+
+func serveHTTP(t testing.TB, s *Server, tokens map[string]api.Principal) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.HTTPHandler(tokenResolver(tokens)))
@@ -51,14 +58,16 @@ func TestHTTPRequesterBinding(t *testing.T) {
 	e := newEngine(t, "tree")
 	chat(t, e, "main", "hi from main")
 	chat(t, e, "agent:main:alice", "hi from alice")
-	ts := serveHTTP(t, New(e, Options{}), map[string]string{"tok-main": "", "tok-alice": "agent:main:alice"})
+	ts := serveHTTP(t, New(e, Options{}), map[string]api.Principal{
+		"tok-main": api.Operator(), "tok-alice": boundTo("alice", "agent:main:alice")})
 
 	asMain := connectHTTP(t, ts.URL+"/mcp", "tok-main")
 	asAlice := connectHTTP(t, ts.URL+"/mcp", "tok-alice")
 
+	// The main token is the operator: it sees every session.
 	_, p := call(t, asMain, engine.ToolSessionsList, nil)
-	if got := keys(t, p); len(got) != 1 || got[0] != "main" {
-		t.Errorf("main token sees %v, want [main]", got)
+	if got := keys(t, p); len(got) != 2 {
+		t.Errorf("main token sees %v, want both sessions", got)
 	}
 	_, p = call(t, asAlice, engine.ToolSessionsList, nil)
 	if got := keys(t, p); len(got) != 1 || got[0] != "agent:main:alice" {
@@ -110,7 +119,7 @@ func post(t *testing.T, method, url, token string, header map[string]string, bod
 func TestHTTPPlainRequests(t *testing.T) {
 	e := newEngine(t, "tree")
 	chat(t, e, "main", "hello")
-	ts := serveHTTP(t, New(e, Options{}), map[string]string{"tok": ""})
+	ts := serveHTTP(t, New(e, Options{}), map[string]api.Principal{"tok": api.Operator()})
 	url := ts.URL + "/mcp"
 	callList := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"sessions_list","arguments":{}}}`
 	both := map[string]string{"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}

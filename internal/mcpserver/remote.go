@@ -26,7 +26,7 @@ func (rc RemoteCaller) CallTool(ctx context.Context, p api.Principal, name strin
 	if rc.Client == nil {
 		return errorOutcome(domain.Errorf(domain.CodeUnavailable, "no gateway client"))
 	}
-	out, err := rc.Client.CallTool(ctx, p.Requester(), name, args)
+	out, err := rc.Client.InvokeTool(ctx, p.Requester(), name, args)
 	if err != nil {
 		return errorOutcome(remoteError(ctx, err))
 	}

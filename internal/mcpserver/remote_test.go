@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/client"
 	"github.com/switchboard-go/switchboard/internal/engine"
 )
@@ -29,7 +30,7 @@ func fakeGateway(t *testing.T, e *engine.Engine) *httptest.Server {
 			return
 		}
 		args, _ := io.ReadAll(r.Body)
-		out := e.CallTool(r.Context(), engine.Requester{SessionKey: r.Header.Get("X-Switchboard-As")}, r.PathValue("name"), args)
+		out := e.CallTool(r.Context(), api.Operator().ActingAs(r.Header.Get("X-Switchboard-As")), r.PathValue("name"), args)
 		json.NewEncoder(w).Encode(map[string]any{"isError": out.IsError, "result": out.Payload})
 	})
 	ts := httptest.NewServer(mux)
@@ -45,7 +46,7 @@ func TestRemoteCaller(t *testing.T) {
 	t.Cleanup(tr.CloseIdleConnections)
 	hc := &http.Client{Transport: tr}
 	remote := RemoteCaller{Client: client.New(gw.URL, "tok", hc)}
-	cs := connectStdio(t, New(remote, Options{}), "agent:main:alice")
+	cs := connectStdio(t, New(remote, Options{}), operatorAs("agent:main:alice"))
 
 	res, p := call(t, cs, engine.ToolSessionsList, nil)
 	if got := keys(t, p); res.IsError || len(got) != 1 || got[0] != "agent:main:alice" {
@@ -90,7 +91,7 @@ func TestRemoteCallerErrors(t *testing.T) {
 		{"no client", RemoteCaller{}, "error", "no gateway client"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out := tc.rc.CallTool(context.Background(), engine.Requester{}, engine.ToolSessionsList, nil)
+			out := tc.rc.CallTool(context.Background(), api.Operator(), engine.ToolSessionsList, nil)
 			res := toResult(out)
 			p := payload(t, res)
 			if !res.IsError || p["status"] != tc.status || !strings.Contains(p["error"].(string), tc.want) {

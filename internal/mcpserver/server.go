@@ -44,8 +44,8 @@ type Options struct {
 // accepts (5 MiB of attachments, a third more as base64) with room to spare.
 const defaultMaxRequestBytes = 16 << 20
 
-// maxCachedServers bounds the per-requester MCP servers the HTTP handler
-// keeps; requesters beyond it get a server built for the request.
+// maxCachedServers bounds the per-principal MCP servers the HTTP handler
+// keeps; principals beyond it get a server built for the request.
 const maxCachedServers = 256
 
 // Server serves switchboard's session tools over MCP. Build it with New;
@@ -123,8 +123,11 @@ func (s *Server) Close(ctx context.Context) error {
 // their calls owned by owner.
 func (s *Server) newMCPServer(p api.Principal, owner *calls) *mcp.Server {
 	who := "the session " + p.Requester()
-	if p.Requester() == "" {
-		who = "the default agent's main session"
+	if p.IsOperator() {
+		who = "the operator (every session is visible to you)"
+	}
+	if !p.Scopes.Has(api.ScopeWrite) {
+		who += ", read-only: sessions_send, sessions_spawn and cancelling sub-agents are refused"
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "switchboard", Title: "switchboard session tools", Version: s.version},
 		&mcp.ServerOptions{

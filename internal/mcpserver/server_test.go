@@ -23,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestToolsList(t *testing.T) {
 	s := New(newEngine(t, "tree"), Options{Version: "test"})
-	cs := connectStdio(t, s, "")
+	cs := connectStdio(t, s, operatorAs("main"))
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func TestToolsOption(t *testing.T) {
 	if diff := cmp.Diff([]string{engine.ToolSessionsList, engine.ToolRunsWait}, s.Tools()); diff != "" {
 		t.Fatalf("tools (-want +got):\n%s", diff)
 	}
-	cs := connectStdio(t, s, "")
+	cs := connectStdio(t, s, operatorAs("main"))
 	// A tool left out is not callable: the SDK answers a protocol error.
 	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: engine.ToolSessionsSend, Arguments: map[string]any{"message": "x"}})
 	if err == nil || !strings.Contains(err.Error(), "unknown tool") {
@@ -113,7 +113,7 @@ func TestSessionsList(t *testing.T) {
 	for _, k := range []string{"main", "agent:main:alice", "agent:main:bob"} {
 		chat(t, e, k, "hello "+k)
 	}
-	cs := connectStdio(t, New(e, Options{}), "")
+	cs := connectStdio(t, New(e, Options{}), operatorAs("main"))
 
 	res, p := call(t, cs, engine.ToolSessionsList, map[string]any{})
 	if res.IsError {
@@ -142,7 +142,7 @@ func TestSessionsList(t *testing.T) {
 
 func TestSessionsSendReply(t *testing.T) {
 	e := newEngine(t, "agent")
-	cs := connectStdio(t, New(e, Options{}), "")
+	cs := connectStdio(t, New(e, Options{}), operatorAs("main"))
 	res, p := call(t, cs, engine.ToolSessionsSend, map[string]any{"sessionKey": "agent:main:alice", "message": "ping"})
 	if res.IsError || p["status"] != "ok" || p["reply"] != "echo: ping" {
 		t.Fatalf("isError=%v payload=%v, want ok with reply \"echo: ping\"", res.IsError, p)
@@ -155,7 +155,7 @@ func TestSessionsSendReply(t *testing.T) {
 func TestForbidden(t *testing.T) {
 	e := newEngine(t, "tree")
 	chat(t, e, "agent:main:alice", "secret")
-	cs := connectStdio(t, New(e, Options{}), "main")
+	cs := connectStdio(t, New(e, Options{}), operatorAs("main"))
 	for _, tc := range []struct {
 		tool string
 		args map[string]any
@@ -176,7 +176,7 @@ func TestForbidden(t *testing.T) {
 }
 
 func TestInvalidArguments(t *testing.T) {
-	cs := connectStdio(t, New(newEngine(t, "tree"), Options{}), "")
+	cs := connectStdio(t, New(newEngine(t, "tree"), Options{}), operatorAs("main"))
 	for _, tc := range []struct {
 		name string
 		tool string
@@ -205,7 +205,7 @@ func TestInvalidArguments(t *testing.T) {
 }
 
 func TestBadRequesterKey(t *testing.T) {
-	cs := connectStdio(t, New(newEngine(t, "tree"), Options{}), "agent::")
+	cs := connectStdio(t, New(newEngine(t, "tree"), Options{}), operatorAs("agent::"))
 	res, p := call(t, cs, engine.ToolSessionsList, nil)
 	if !res.IsError || !strings.Contains(p["error"].(string), "requester session") {
 		t.Fatalf("isError=%v payload=%v, want a requester session error", res.IsError, p)
@@ -214,7 +214,7 @@ func TestBadRequesterKey(t *testing.T) {
 
 func TestRunsWait(t *testing.T) {
 	e := newEngine(t, "agent")
-	cs := connectStdio(t, New(e, Options{}), "")
+	cs := connectStdio(t, New(e, Options{}), operatorAs("main"))
 	res, p := call(t, cs, engine.ToolSessionsSend, map[string]any{"sessionKey": "agent:main:bob", "message": "later", "timeoutSeconds": 0})
 	if res.IsError || p["status"] != "accepted" {
 		t.Fatalf("send: isError=%v payload=%v, want accepted", res.IsError, p)
@@ -233,7 +233,7 @@ func TestRunsWait(t *testing.T) {
 
 func TestIdempotencyKey(t *testing.T) {
 	e := newEngine(t, "agent")
-	cs := connectStdio(t, New(e, Options{}), "")
+	cs := connectStdio(t, New(e, Options{}), operatorAs("main"))
 	send := func(args map[string]any, meta mcp.Meta) string {
 		t.Helper()
 		res, p := callMeta(t, cs, engine.ToolSessionsSend, args, meta)
@@ -271,36 +271,52 @@ type fakeCaller struct {
 }
 
 type fakeCall struct {
-	req  engine.Requester
+	p    api.Principal
 	name string
 	args string
 }
 
-func (f *fakeCaller) CallTool(ctx context.Context, req engine.Requester, name string, args json.RawMessage) api.ToolOutcome {
-	f.calls <- fakeCall{req, name, string(args)}
+func (f *fakeCaller) CallTool(ctx context.Context, p api.Principal, name string, args json.RawMessage) api.ToolOutcome {
+	f.calls <- fakeCall{p, name, string(args)}
 	return f.out
 }
 
 func TestForwarding(t *testing.T) {
 	f := &fakeCaller{calls: make(chan fakeCall, 1), out: api.ToolOutcome{Payload: map[string]any{"status": "ok"}}}
-	cs := connectStdio(t, New(f, Options{}), "agent:main:worker")
-	// Arguments go to the caller as sent (aliases and all); the engine,
-	// not the SDK, judges them.
-	res, p := callMeta(t, cs, engine.ToolSessionsSpawn, json.RawMessage(`{"task":"t","run_timeout_seconds":"soon"}`), mcp.Meta{"idempotencyKey": "k"})
-	got := <-f.calls
-	want := fakeCall{req: engine.Requester{SessionKey: "agent:main:worker", IdempotencyKey: "k"}, name: engine.ToolSessionsSpawn,
-		args: `{"task":"t","run_timeout_seconds":"soon"}`}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(fakeCall{}, engine.Requester{})); diff != "" {
-		t.Errorf("call (-want +got):\n%s", diff)
-	}
-	if res.IsError || p["status"] != "ok" {
-		t.Errorf("result isError=%v payload=%v", res.IsError, p)
-	}
+	who := api.Principal{Name: "ci", Scopes: api.ScopeRead | api.ScopeWrite, Session: "agent:main:worker"}
+	cs := connectStdio(t, New(f, Options{}), who)
 
-	// A non-string _meta.idempotencyKey is ignored.
-	callMeta(t, cs, engine.ToolAgentsList, nil, mcp.Meta{"idempotencyKey": 7})
-	if got := <-f.calls; got.req.IdempotencyKey != "" || got.req.Operator {
-		t.Errorf("requester = %+v, want no idempotency key and no operator rights", got.req)
+	for _, tc := range []struct {
+		name string
+		tool string
+		args string
+		meta mcp.Meta
+		want string // the arguments the caller receives
+	}{
+		// Arguments go to the caller as sent (aliases and all); the engine,
+		// not the SDK, judges them. _meta.idempotencyKey becomes the
+		// idempotencyKey argument of the tools that take one.
+		{"spawn with _meta key", engine.ToolSessionsSpawn, `{"task":"t","run_timeout_seconds":"soon"}`, mcp.Meta{"idempotencyKey": "k"},
+			`{"idempotencyKey":"k","run_timeout_seconds":"soon","task":"t"}`},
+		{"send with _meta key", engine.ToolSessionsSend, `{"sessionKey":"main","message":"m"}`, mcp.Meta{"idempotencyKey": "k2"},
+			`{"idempotencyKey":"k2","message":"m","sessionKey":"main"}`},
+		{"an argument wins over _meta", engine.ToolSessionsSend, `{"message":"m","idempotency_key":"mine"}`, mcp.Meta{"idempotencyKey": "k"},
+			`{"message":"m","idempotency_key":"mine"}`},
+		{"a non-string _meta key is ignored", engine.ToolSessionsSend, `{"message":"m"}`, mcp.Meta{"idempotencyKey": 7},
+			`{"message":"m"}`},
+		{"tools without a key get none", engine.ToolAgentsList, `{}`, mcp.Meta{"idempotencyKey": "k"}, `{}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, p := callMeta(t, cs, tc.tool, json.RawMessage(tc.args), tc.meta)
+			got := <-f.calls
+			want := fakeCall{p: who, name: tc.tool, args: tc.want}
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(fakeCall{})); diff != "" {
+				t.Errorf("call (-want +got):\n%s", diff)
+			}
+			if res.IsError || p["status"] != "ok" {
+				t.Errorf("result isError=%v payload=%v", res.IsError, p)
+			}
+		})
 	}
 }
 
@@ -343,7 +359,7 @@ func TestInMemoryTransport(t *testing.T) {
 	s := New(e, Options{})
 	owner := newCalls(context.Background())
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.newMCPServer("agent:main:carol", owner).Connect(context.Background(), st, nil)
+	ss, err := s.newMCPServer(operatorAs("agent:main:carol"), owner).Connect(context.Background(), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,10 +17,12 @@ const stdioDrain = 10 * time.Second
 
 // RunStdio serves MCP over newline-delimited JSON-RPC on in and out,
 // calling every tool as p (`switchboard mcp --session KEY` is the
-// operator acting as KEY, by default "main"). It returns nil when in reaches EOF (the client
-// went away) or ctx ends, after the tool calls it started have returned.
-// Requests read before EOF are answered first, so a script can pipe its
-// requests in and read every answer.
+// operator acting as KEY, by default "main"). It returns nil when in
+// reaches EOF (the client went away) or ctx ends, after the tool calls it
+// started have returned. Requests read before EOF are answered first, so
+// a script can pipe its requests in and read every answer. A line that is
+// not JSON, or a request before initialize, gets a JSON-RPC error and the
+// server goes on with the next line (see admission).
 //
 // When ctx ends, running tool calls are cancelled and in is closed if it
 // is an io.Closer; a reader that cannot be unblocked (a terminal's stdin)
@@ -28,8 +30,8 @@ const stdioDrain = 10 * time.Second
 func (s *Server) RunStdio(ctx context.Context, p api.Principal, in io.Reader, out io.Writer) error {
 	owner := newCalls(ctx)
 	srv := s.newMCPServer(p, owner)
-	g := newGate()
-	err := srv.Run(ctx, &mcp.IOTransport{Reader: gatedReader{in, g}, Writer: gatedWriter{out, g}})
+	g := newGate(out)
+	err := srv.Run(ctx, &mcp.IOTransport{Reader: gatedReader{in, g}, Writer: gatedWriter{g}})
 	drainCtx, cancel := context.WithTimeout(context.Background(), stdioDrain)
 	defer cancel()
 	if cerr := owner.close(drainCtx); cerr != nil {

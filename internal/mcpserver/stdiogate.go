@@ -6,33 +6,57 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// maxTrackedLine bounds the partial line a gate buffers. The SDK refuses
-// longer frames itself (DefaultMaxLineLength), so a longer line is only
-// skipped by the accounting.
-const maxTrackedLine = 16<<20 + 1
+// maxTrackedLine bounds a line a gate buffers: the SDK's own limit
+// (mcp.DefaultMaxLineLength), less room for its read-ahead. A longer input
+// line is refused by the gate; a longer output line is left out of the
+// accounting.
+const maxTrackedLine = mcp.DefaultMaxLineLength - 64<<10
 
-// gate holds back the end of a stdio input stream until every request
-// read before it has been answered.
+// readChunk is how much a gate reads from its input at a time.
+const readChunk = 32 << 10
+
+// gate stands between a stdio stream and the SDK, in both directions.
 //
-// The SDK cancels the calls in flight as soon as its reader sees EOF, so
-// `printf '…' | switchboard mcp` would get no answers to its tool calls.
-// The gate counts request ids on the way in and response ids on the way
-// out, and passes EOF on only when none is pending (or the connection is
-// closed). A notifications/cancelled forgets its request, which gets no
-// answer.
+// It admits input line by line (see admission): a line the SDK would end
+// the connection on, or a request before initialize, is answered by the
+// gate with a JSON-RPC error and never reaches the SDK.
+//
+// It holds back the end of the input until every request read before it
+// has been answered. The SDK cancels the calls in flight as soon as its
+// reader sees EOF, so `printf '…' | switchboard mcp` would get no answers
+// to its tool calls. The gate counts request ids on the way in and
+// response ids on the way out, and passes EOF on only when none is
+// pending (or the connection is closed). A notifications/cancelled
+// forgets its request, which gets no answer.
 type gate struct {
 	mu      sync.Mutex
 	pending map[string]bool
 	changed chan struct{} // closed and replaced on every change
 	closed  bool
+	initID  string // the id of the initialize request
+	version string // the protocol version the server answered initialize with
 
-	in, out lineSplitter // owned by the reading and the writing side
+	wmu sync.Mutex // serializes writes to w: the SDK's and the gate's answers
+	w   io.Writer
+
+	// Owned by the reading side.
+	in      lineSplitter
+	admit   admission
+	scratch []byte
+	ready   []byte // admitted input the SDK has not read yet
+	readErr error  // the input's error, returned once ready is drained
+
+	out lineSplitter // owned by the writing side
 }
 
-func newGate() *gate {
-	return &gate{pending: map[string]bool{}, changed: make(chan struct{})}
+// newGate returns a gate that writes its own answers to w (the stream the
+// SDK writes to through gatedWriter).
+func newGate(w io.Writer) *gate {
+	return &gate{pending: map[string]bool{}, changed: make(chan struct{}), w: w}
 }
 
 // envelope is the part of a JSON-RPC message the gate reads.
@@ -42,6 +66,7 @@ type envelope struct {
 	Params struct {
 		RequestID json.RawMessage `json:"requestId"`
 	} `json:"params"`
+	Result json.RawMessage `json:"result"`
 }
 
 // messages decodes one line: a message or a batch of them. Lines that are
@@ -85,14 +110,47 @@ func (g *gate) update(f func()) {
 	g.changed = make(chan struct{})
 }
 
-// sawInput records the client's requests and cancellations in a chunk
-// read from the input.
-func (g *gate) sawInput(p []byte) {
-	for _, line := range g.in.feed(p) {
-		g.input(line)
+// sawInput admits the complete lines of a chunk read from the input: it
+// answers the lines it refuses and queues the others for the SDK. It
+// returns the error of writing an answer.
+func (g *gate) sawInput(p []byte) error {
+	for _, l := range g.in.feed(p) {
+		if err := g.admitLine(l); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
+// admitLine admits one input line.
+func (g *gate) admitLine(l line) error {
+	if l.tooLong {
+		return g.answer(refusal{code: codeInvalidRequest,
+			message: fmt.Sprintf("invalid request: a line is limited to %d bytes", maxTrackedLine)})
+	}
+	g.mu.Lock()
+	answered := g.version
+	g.mu.Unlock()
+	if r := g.admit.check(l.b, answered); r != nil {
+		return g.answer(*r)
+	}
+	g.input(l.b)
+	g.ready = append(append(g.ready, l.b...), '\n')
+	return nil
+}
+
+// answer writes the gate's own answer to a line it refused.
+func (g *gate) answer(r refusal) error {
+	g.wmu.Lock()
+	defer g.wmu.Unlock()
+	if _, err := g.w.Write(r.response()); err != nil {
+		return fmt.Errorf("answer a refused line: %w", err)
+	}
+	return nil
+}
+
+// input records the client's requests and cancellations in an admitted
+// line.
 func (g *gate) input(line []byte) {
 	for _, m := range messages(line) {
 		switch {
@@ -102,24 +160,50 @@ func (g *gate) input(line []byte) {
 			}
 		case m.Method != "":
 			if k, ok := idKey(m.ID); ok {
-				g.update(func() { g.pending[k] = true })
+				g.update(func() {
+					g.pending[k] = true
+					if m.Method == "initialize" {
+						g.initID = k
+					}
+				})
 			}
 		}
 	}
 }
 
-// sawOutput records the responses in a chunk written to the output.
+// sawOutput records the responses in a chunk written to the output, and
+// the protocol version the server answered initialize with.
 func (g *gate) sawOutput(p []byte) {
-	for _, line := range g.out.feed(p) {
-		for _, m := range messages(line) {
+	for _, l := range g.out.feed(p) {
+		if l.tooLong {
+			continue
+		}
+		for _, m := range messages(l.b) {
 			if m.Method != "" {
 				continue // a server-to-client request or notification
 			}
 			if k, ok := idKey(m.ID); ok {
-				g.update(func() { delete(g.pending, k) })
+				g.update(func() {
+					delete(g.pending, k)
+					if k == g.initID {
+						g.version = protocolVersion(m.Result)
+					}
+				})
 			}
 		}
 	}
+}
+
+// protocolVersion reads the protocolVersion of initialize parameters or
+// of its result.
+func protocolVersion(result json.RawMessage) string {
+	var r struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if json.Unmarshal(result, &r) != nil {
+		return ""
+	}
+	return r.ProtocolVersion
 }
 
 // awaitIdle blocks until no request is pending or the gate is closed.
@@ -138,14 +222,21 @@ func (g *gate) awaitIdle() {
 
 func (g *gate) close() { g.update(func() { g.closed = true }) }
 
+// line is one line of a stream, without its newline. A line too long to
+// keep has tooLong set and no bytes.
+type line struct {
+	b       []byte
+	tooLong bool
+}
+
 // lineSplitter cuts a byte stream into newline-terminated lines.
 type lineSplitter struct {
 	buf  []byte
 	skip bool // the current line is too long to track
 }
 
-func (s *lineSplitter) feed(p []byte) [][]byte {
-	var lines [][]byte
+func (s *lineSplitter) feed(p []byte) []line {
+	var lines []line
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
@@ -153,9 +244,7 @@ func (s *lineSplitter) feed(p []byte) [][]byte {
 			break
 		}
 		s.add(p[:i])
-		if !s.skip {
-			lines = append(lines, s.buf)
-		}
+		lines = append(lines, line{b: s.buf, tooLong: s.skip})
 		s.buf, s.skip = nil, false
 		p = p[i+1:]
 	}
@@ -173,36 +262,49 @@ func (s *lineSplitter) add(p []byte) {
 	s.buf = append(s.buf, p...)
 }
 
-// rest returns an unterminated last line.
-func (s *lineSplitter) rest() []byte {
-	b := s.buf
-	s.buf = nil
-	if s.skip {
-		return nil
-	}
-	return b
+// rest returns an unterminated last line, if there is one.
+func (s *lineSplitter) rest() (line, bool) {
+	l := line{b: s.buf, tooLong: s.skip}
+	s.buf, s.skip = nil, false
+	return l, len(l.b) > 0 || l.tooLong
 }
 
-// gatedReader is the server's input. It reports requests to the gate
-// before the SDK sees them and holds EOF back until the gate is idle.
+// gatedReader is the server's input. The SDK reads only what the gate
+// admitted, after the gate recorded its requests; EOF is held back until
+// the gate is idle.
 type gatedReader struct {
 	r io.Reader
 	g *gate
 }
 
+// Read is called by the SDK's one reading goroutine.
 func (r gatedReader) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	r.g.sawInput(p[:n])
-	if err == io.EOF {
-		if last := r.g.in.rest(); len(last) > 0 {
-			r.g.input(last)
+	g := r.g
+	for len(g.ready) == 0 {
+		if g.readErr != nil {
+			if g.readErr == io.EOF {
+				g.awaitIdle()
+			}
+			return 0, g.readErr
 		}
-		if n > 0 {
-			return n, nil // EOF again on the next call, after these bytes
+		if g.scratch == nil {
+			g.scratch = make([]byte, readChunk)
 		}
-		r.g.awaitIdle()
+		n, err := r.r.Read(g.scratch)
+		if werr := g.sawInput(g.scratch[:n]); werr != nil {
+			err = werr
+		} else if err == io.EOF {
+			if last, ok := g.in.rest(); ok {
+				if werr := g.admitLine(last); werr != nil {
+					err = werr
+				}
+			}
+		}
+		g.readErr = err
 	}
-	return n, err
+	n := copy(p, g.ready)
+	g.ready = g.ready[n:]
+	return n, nil
 }
 
 // Close ends any wait for answers and closes the underlying reader when
@@ -215,16 +317,15 @@ func (r gatedReader) Close() error {
 	return nil
 }
 
-// gatedWriter is the server's output. It reports answers to the gate once
-// written; it never closes the underlying writer (os.Stdout is the
-// caller's).
-type gatedWriter struct {
-	w io.Writer
-	g *gate
-}
+// gatedWriter is the server's output (the gate's writer). It reports
+// answers to the gate once written; it never closes the underlying writer
+// (os.Stdout is the caller's).
+type gatedWriter struct{ g *gate }
 
 func (w gatedWriter) Write(p []byte) (int, error) {
-	n, err := w.w.Write(p)
+	w.g.wmu.Lock()
+	n, err := w.g.w.Write(p)
+	w.g.wmu.Unlock()
 	w.g.sawOutput(p[:n])
 	return n, err
 }

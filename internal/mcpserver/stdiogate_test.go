@@ -17,19 +17,22 @@ func TestGateAccounting(t *testing.T) {
 	}{
 		{"answered", []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}` + "\n"}, []string{`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"}, nil},
 		{"unanswered", []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}` + "\n"}, nil, []string{"float64:1"}},
-		{"number and string ids differ", []string{`{"id":1,"method":"a"}` + "\n" + `{"id":"1","method":"b"}` + "\n"}, []string{`{"id":1.0,"result":{}}` + "\n"}, []string{"string:1"}},
-		{"notifications are not pending", []string{`{"method":"notifications/initialized"}` + "\n"}, nil, nil},
-		{"split across reads", []string{`{"id":5,"met`, `hod":"ping"}` + "\n"}, []string{`{"id":`, `5,"result":{}}` + "\n"}, nil},
-		{"cancelled", []string{`{"id":9,"method":"tools/call"}` + "\n" + `{"method":"notifications/cancelled","params":{"requestId":9}}` + "\n"}, nil, nil},
-		{"batch", []string{`[{"id":1,"method":"a"},{"id":2,"method":"b"}]` + "\n"}, []string{`[{"id":2,"result":{}}]` + "\n"}, []string{"float64:1"}},
-		{"server requests do not answer", []string{`{"id":3,"method":"a"}` + "\n"}, []string{`{"id":3,"method":"ping"}` + "\n"}, []string{"float64:3"}},
-		{"garbage is ignored", []string{"not json\n", `{"id":null,"method":"x"}` + "\n"}, nil, nil},
-		{"overlong line is skipped", []string{`{"id":1,"method":"` + strings.Repeat("x", maxTrackedLine) + `"}` + "\n" + `{"id":2,"method":"a"}` + "\n"}, nil, []string{"float64:2"}},
+		{"number and string ids differ", []string{`{"jsonrpc":"2.0","id":1,"method":"a"}` + "\n" + `{"jsonrpc":"2.0","id":"1","method":"b"}` + "\n"}, []string{`{"id":1.0,"result":{}}` + "\n"}, []string{"string:1"}},
+		{"notifications are not pending", []string{`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"}, nil, nil},
+		{"split across reads", []string{`{"jsonrpc":"2.0","id":5,"met`, `hod":"ping"}` + "\n"}, []string{`{"id":`, `5,"result":{}}` + "\n"}, nil},
+		{"cancelled", []string{`{"jsonrpc":"2.0","id":9,"method":"tools/call"}` + "\n" + `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}` + "\n"}, nil, nil},
+		{"batch", []string{`[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":2,"method":"b"}]` + "\n"}, []string{`[{"id":2,"result":{}}]` + "\n"}, []string{"float64:1"}},
+		{"server requests do not answer", []string{`{"jsonrpc":"2.0","id":3,"method":"a"}` + "\n"}, []string{`{"id":3,"method":"ping"}` + "\n"}, []string{"float64:3"}},
+		{"refused lines are not pending", []string{"not json\n", `{"id":4,"method":"x"}` + "\n", `{"jsonrpc":"2.0","id":null,"method":"x"}` + "\n"}, nil, nil},
+		{"overlong line is refused", []string{`{"jsonrpc":"2.0","id":1,"method":"` + strings.Repeat("x", maxTrackedLine) + `"}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"a"}` + "\n"}, nil, []string{"float64:2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := newGate()
+			g := newGate(io.Discard)
+			g.admit.initialized = true
 			for _, c := range tc.in {
-				g.sawInput([]byte(c))
+				if err := g.sawInput([]byte(c)); err != nil {
+					t.Fatal(err)
+				}
 			}
 			for _, c := range tc.out {
 				g.sawOutput([]byte(c))
@@ -45,14 +48,81 @@ func TestGateAccounting(t *testing.T) {
 	}
 }
 
+// TestGateAdmission: which lines reach the SDK, and what the gate answers
+// in place of the SDK for the others.
+func TestGateAdmission(t *testing.T) {
+	const (
+		initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`
+		list       = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	)
+	for _, tc := range []struct {
+		name     string
+		version  string // the protocol version the server answered initialize with
+		in       []string
+		passed   []string // lines the SDK reads
+		answered []string // the gate's answers
+	}{
+		{"initialize, then requests", "", []string{initialize, list}, []string{initialize, list}, nil},
+		{"ping and notifications before initialize", "",
+			[]string{`{"jsonrpc":"2.0","id":"p","method":"ping"}`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`},
+			[]string{`{"jsonrpc":"2.0","id":"p","method":"ping"}`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`}, nil},
+		{"a request before initialize", "", []string{list, initialize, list}, []string{initialize, list},
+			[]string{`{"jsonrpc":"2.0","id":2,"error":{"code":-32002,"message":"server not initialized: send initialize before tools/list"}}`}},
+		{"a sessionless request needs no initialize", "",
+			[]string{`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`},
+			[]string{`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`}, nil},
+		{"not JSON", "", []string{"hello", `{"jsonrpc":"2.0","id":7,`, initialize}, []string{initialize}, []string{
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not JSON"}}`,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not JSON"}}`}},
+		{"trailing data", "", []string{initialize + " x"}, nil,
+			[]string{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not JSON"}}`}},
+		{"JSON but not JSON-RPC", "", []string{`{"id":8,"method":"initialize"}`, `42`, `{"jsonrpc":"2.0","id":{},"method":"x"}`}, nil, []string{
+			`{"jsonrpc":"2.0","id":8,"error":{"code":-32600,"message":"invalid request: \"jsonrpc\" must be \"2.0\""}}`,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: a message must be a JSON object"}}`,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: not a JSON-RPC 2.0 message (an id is a string or a number; a response has an id)"}}`}},
+		{"a bad message in a batch", "", []string{`[` + initialize + `,{"id":9}]`}, nil,
+			[]string{`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request in batch: \"jsonrpc\" must be \"2.0\""}}`}},
+		{"empty batch", "", []string{`[]`}, nil,
+			[]string{`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: empty batch"}}`}},
+		{"batch in an old protocol", "2025-03-26", []string{`[` + initialize + `,` + list + `]`}, []string{`[` + initialize + `,` + list + `]`}, nil},
+		{"batch in a protocol without batches", "2025-06-18", []string{`[` + list + `]`}, nil,
+			[]string{`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: JSON-RPC batches are not supported in protocol version 2025-06-18"}}`}},
+		{"blank lines pass", "", []string{"", "  "}, []string{"", "  "}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out strings.Builder
+			g := newGate(&out)
+			g.version = tc.version
+			if err := g.sawInput([]byte(strings.Join(tc.in, "\n") + "\n")); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.passed, lines(string(g.ready))); diff != "" {
+				t.Errorf("passed to the SDK (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.answered, lines(out.String())); diff != "" {
+				t.Errorf("answered by the gate (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// lines splits newline-terminated text into its lines (nil for none).
+func lines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
 // TestGateHoldsEOF: EOF waits for the answer to a request read before
 // it; closing the gate releases it, so a dying connection never hangs.
 func TestGateHoldsEOF(t *testing.T) {
 	for _, release := range []string{"answer", "close"} {
 		t.Run(release, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				g := newGate()
-				r := gatedReader{strings.NewReader(`{"id":1,"method":"a"}` + "\n"), g}
+				g := newGate(io.Discard)
+				g.admit.initialized = true
+				r := gatedReader{strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"a"}` + "\n"), g}
 				buf := make([]byte, 100)
 				if n, err := r.Read(buf); n == 0 || err != nil {
 					t.Fatalf("first read = %d, %v", n, err)

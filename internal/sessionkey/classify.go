@@ -136,6 +136,38 @@ func looksLikeKey(s string) bool {
 	return strings.Contains(s, ":group:") || strings.Contains(s, ":channel:")
 }
 
+// IsBareWord reports whether s (trimmed) is a bare word: no ':' and not
+// key-shaped (a legacy node-<id> key is not one). A bare word that is not
+// a sessionId names a session of the requester's agent.
+func IsBareWord(s string) bool {
+	s = strings.ToLower(strings.TrimSpace(s))
+	return s != "" && !strings.Contains(s, ":") && !looksLikeKey(s)
+}
+
+// IsUUIDShaped reports whether s (trimmed) is a UUID or the start of one:
+// hex digits with dashes where a UUID has them (8-4-4-4-12), with at least
+// the first dash, such as "d386f8db-6fdf-4c7e". Such a reference is a
+// sessionId lookup, never a new key.
+func IsUUIDShaped(s string) bool {
+	s = strings.TrimSpace(s)
+	if len(s) < 9 || len(s) > 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch i {
+		case 8, 13, 18, 23:
+			if s[i] != '-' {
+				return false
+			}
+		default:
+			if !isHex(s[i]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // IsUUID reports whether s is a UUID in the 8-4-4-4-12 hex form, any
 // version, any case.
 func IsUUID(s string) bool {

@@ -164,3 +164,35 @@ func TestNewIDIsSessionID(t *testing.T) {
 		t.Fatalf("domain.NewID() = %q is not recognised as a session id", id)
 	}
 }
+
+func TestIsUUIDShaped(t *testing.T) {
+	tests := map[string]bool{
+		"d386f8db-6fdf-4c7e":                    true,
+		"D386F8DB-":                             true,
+		"d386f8db-6fdf-4c7e-8a1b-0123456789ab":  true,
+		" d386f8db-6fdf ":                       true,
+		"d386f8db":                              false, // no dash: may be a bare word
+		"d386f8db-6fdf-4c7e-8a1b-0123456789abc": false,
+		"d386f8db-6fdf4c7e":                     false,
+		"research-notes":                        false,
+		"g386f8db-6fdf":                         false,
+		"":                                      false,
+	}
+	for in, want := range tests {
+		if got := IsUUIDShaped(in); got != want {
+			t.Errorf("IsUUIDShaped(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+func TestIsBareWord(t *testing.T) {
+	tests := map[string]bool{
+		"research": true, "Scratch": true, "main": false, "current": false,
+		"node-pi": false, "cron:x": false, "agent:main:x": false, "": false,
+	}
+	for in, want := range tests {
+		if got := IsBareWord(in); got != want {
+			t.Errorf("IsBareWord(%q) = %v, want %v", in, got, want)
+		}
+	}
+}

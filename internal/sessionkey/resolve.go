@@ -76,7 +76,8 @@ func (r Resolver) isMainAlias(s string) bool {
 //   - "main", the configured main key and, with GlobalScope, "global" become
 //     agent:<requester>:<mainKey>;
 //   - agent:<id>:<rest> is validated and lowercased;
-//   - any other key x (legacy cron:<id>, hook:<uuid>, node-<id>,
+//   - a bare word x (IsBareWord) becomes agent:<requester>:x;
+//   - any other key x (legacy cron:<id>, hook:<uuid>, node:<id>,
 //     <channel>:group:<id>, …) becomes agent:<defaultAgent>:x;
 //   - "global" (without GlobalScope), "unknown" and "current" are reserved
 //     and refused (Resolve knows what "current" means).
@@ -112,9 +113,18 @@ func (r Resolver) Canonical(input, requesterAgentID string) (string, error) {
 		}
 		return parsed.String(), nil
 	default:
-		id := r.defaultAgent()
+		// A bare word is a key of the requester's agent; a legacy key
+		// (cron:…, hook:…, node-…, <channel>:group:…) belongs to the
+		// default agent, as OpenClaw's unprefixed keys did.
+		id, what := r.defaultAgent(), "default"
+		if IsBareWord(s) {
+			id = r.agentOrDefault(requesterAgentID)
+			if strings.TrimSpace(requesterAgentID) != "" {
+				what = "requester"
+			}
+		}
 		if !ValidAgentID(id) {
-			return "", domain.Invalid("invalid default agent id %q: must match ^[a-z0-9][a-z0-9_-]{0,63}$", clip(id))
+			return "", domain.Invalid("invalid %s agent id %q: must match ^[a-z0-9][a-z0-9_-]{0,63}$", what, clip(id))
 		}
 		if err := checkRest(s, s); err != nil {
 			return "", err

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/config"
@@ -136,13 +137,31 @@ func wait(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// defaultReply is the answer when no rule matches: a tool result's text is
-// handed back, anything else is echoed.
+// defaultReply is the answer when no rule matches (DESIGN §5): silence in
+// the steps of an agent-to-agent exchange (REPLY_SKIP in a reply-back
+// turn, ANNOUNCE_SKIP in an announce step), else a tool result's text
+// handed back, else an echo of the message.
 func defaultReply(in input) string {
-	if in.role == domain.RoleToolResult {
+	switch {
+	case hasHeader(in.system, domain.A2AHeaderReply):
+		return domain.ReplySkip
+	case hasHeader(in.system, domain.A2AHeaderAnnounce):
+		return domain.AnnounceSkip
+	case in.role == domain.RoleToolResult:
 		return in.message
 	}
 	return "echo: " + in.message
+}
+
+// hasHeader reports whether the system prompt has a line that starts with
+// header: injected contexts begin with their header on a line of its own.
+func hasHeader(system, header string) bool {
+	for line := range strings.Lines(system) {
+		if strings.HasPrefix(line, header) {
+			return true
+		}
+	}
+	return false
 }
 
 func newCallID() (string, error) {

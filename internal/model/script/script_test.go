@@ -53,6 +53,9 @@ func TestConditions(t *testing.T) {
 		System:     "You are research.\nAgent-to-agent reply step:\nTurn 1 of 5",
 		Messages:   []domain.Message{user("first"), user("ping 42")},
 	}
+	// base is a reply-back turn: with no matching rule, the default is
+	// REPLY_SKIP (DESIGN §5).
+	const miss = domain.ReplySkip
 	tests := []struct {
 		name string
 		when config.ScriptWhen
@@ -60,26 +63,26 @@ func TestConditions(t *testing.T) {
 		want string
 	}{
 		{"agent matches", config.ScriptWhen{Agent: "^research$"}, nil, "hit"},
-		{"agent differs", config.ScriptWhen{Agent: "^main$"}, nil, "echo: ping 42"},
+		{"agent differs", config.ScriptWhen{Agent: "^main$"}, nil, miss},
 		{"agent unanchored", config.ScriptWhen{Agent: "sear"}, nil, "hit"},
 		{"session matches", config.ScriptWhen{Session: `^agent:research:`}, nil, "hit"},
-		{"session differs", config.ScriptWhen{Session: `:subagent:`}, nil, "echo: ping 42"},
+		{"session differs", config.ScriptWhen{Session: `:subagent:`}, nil, miss},
 		{"role user", config.ScriptWhen{Role: "^user$"}, nil, "hit"},
-		{"role toolResult wanted, user given", config.ScriptWhen{Role: "^toolResult$"}, nil, "echo: ping 42"},
+		{"role toolResult wanted, user given", config.ScriptWhen{Role: "^toolResult$"}, nil, miss},
 		{"role toolResult", config.ScriptWhen{Role: "^toolResult$"}, func(r domain.ModelRequest) domain.ModelRequest {
 			r.Messages = append(r.Messages, toolResult(`{"count":0}`))
 			return r
 		}, "hit"},
 		{"message matches last message only", config.ScriptWhen{Message: `ping \d+`}, nil, "hit"},
-		{"message of an earlier message does not count", config.ScriptWhen{Message: `^first$`}, nil, "echo: ping 42"},
+		{"message of an earlier message does not count", config.ScriptWhen{Message: `^first$`}, nil, miss},
 		{"message of a tool result is its text", config.ScriptWhen{Message: `"count":0`}, func(r domain.ModelRequest) domain.ModelRequest {
 			r.Messages = append(r.Messages, toolResult(`{"count":0}`))
 			return r
 		}, "hit"},
 		{"system matches injected header", config.ScriptWhen{System: `(?m)^Agent-to-agent reply step:$`}, nil, "hit"},
-		{"system differs", config.ScriptWhen{System: `announce step`}, nil, "echo: ping 42"},
+		{"system differs", config.ScriptWhen{System: `announce step`}, nil, miss},
 		{"all conditions hold", config.ScriptWhen{Agent: "research", Session: "main", Role: "user", Message: "ping", System: "reply step"}, nil, "hit"},
-		{"one condition fails", config.ScriptWhen{Agent: "research", Session: "main", Role: "user", Message: "pong", System: "reply step"}, nil, "echo: ping 42"},
+		{"one condition fails", config.ScriptWhen{Agent: "research", Session: "main", Role: "user", Message: "pong", System: "reply step"}, nil, miss},
 		{"no conditions match everything", config.ScriptWhen{}, nil, "hit"},
 		{"no messages: message condition sees empty text", config.ScriptWhen{Message: `^$`}, func(r domain.ModelRequest) domain.ModelRequest {
 			r.Messages = nil
@@ -106,19 +109,25 @@ func TestConditions(t *testing.T) {
 
 func TestDefault(t *testing.T) {
 	tests := []struct {
-		name string
-		msgs []domain.Message
-		want string
+		name   string
+		system string
+		msgs   []domain.Message
+		want   string
 	}{
-		{"user message echoes", []domain.Message{user("hello there")}, "echo: hello there"},
-		{"tool result is handed back", []domain.Message{user("list"), toolResult(`{"sessions":[]}`)}, `{"sessions":[]}`},
-		{"no messages", nil, "echo: "},
-		{"block content user message", []domain.Message{{Role: domain.RoleUser, Content: domain.BlockContent(domain.TextBlock("a"), domain.TextBlock("b"))}}, "echo: a\nb"},
+		{"user message echoes", "", []domain.Message{user("hello there")}, "echo: hello there"},
+		{"tool result is handed back", "", []domain.Message{user("list"), toolResult(`{"sessions":[]}`)}, `{"sessions":[]}`},
+		{"no messages", "", nil, "echo: "},
+		{"block content user message", "", []domain.Message{{Role: domain.RoleUser, Content: domain.BlockContent(domain.TextBlock("a"), domain.TextBlock("b"))}}, "echo: a\nb"},
+		{"reply-back turn is skipped", "You are main.\n\nAgent-to-agent reply step:\nTurn 1 of 5.", []domain.Message{user("the other side's reply")}, domain.ReplySkip},
+		{"announce step is skipped", "You are research.\n\nAgent-to-agent announce step:\nOriginal request: x", []domain.Message{user(domain.A2AAnnounceText)}, domain.AnnounceSkip},
+		{"primary run of a send echoes", "Agent-to-agent message context:\nRequester session: agent:main:main.", []domain.Message{user("hi")}, "echo: hi"},
+		{"sub-agent announce to its requester is no a2a step", "Sub-agent announce:\nThe child finished.", []domain.Message{user("result")}, "echo: result"},
+		{"header inside a line is not a step", "Say \"Agent-to-agent announce step:\" to nobody.", []domain.Message{user("hi")}, "echo: hi"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := newModel(t, config.ScriptRule{When: config.ScriptWhen{Agent: "nobody"}, Reply: str("never")})
-			resp, err := m.Complete(t.Context(), domain.ModelRequest{Messages: tt.msgs})
+			resp, err := m.Complete(t.Context(), domain.ModelRequest{System: tt.system, Messages: tt.msgs})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -37,6 +37,7 @@ func appendMessageJSON(b []byte, m *domain.Message) ([]byte, error) {
 		b = appendOptString(b, `,"sourceChannel":`, p.SourceChannel)
 		b = appendOptString(b, `,"sourceTool":`, p.SourceTool)
 		b = appendOptString(b, `,"sourceRunId":`, p.SourceRunID)
+		b = appendOptString(b, `,"step":`, p.Step)
 		b = append(b, '}')
 	}
 	b = appendOptString(b, `,"api":`, m.API)

@@ -22,7 +22,7 @@ func TestMessageJSONMatchesMarshal(t *testing.T) {
 			domain.Block{Type: domain.BlockImage, Data: "AAAA", MimeType: "image/png", Omitted: true, Bytes: 1234},
 		),
 		Provenance: &domain.Provenance{Kind: domain.ProvenanceInterSession, OriginSessionID: "o", SourceSessionKey: "agent:a:main",
-			SourceChannel: "c", SourceTool: "sessions_send", SourceRunID: "r"},
+			SourceChannel: "c", SourceTool: "sessions_send", SourceRunID: "r", Step: "reply"},
 		API: "responses", Provider: "openai", Model: "gpt",
 		Usage: &domain.Usage{Input: 1, Output: 2, CacheRead: 3, CacheWrite: 4, TotalTokens: 1 << 60,
 			Cost: &domain.Cost{Input: 0.1 + 0.2, Output: 1e-7, CacheRead: 1e21, CacheWrite: -0, Total: 123456789.125}},

@@ -1,0 +1,86 @@
+package engine
+
+import (
+	"context"
+	"errors"
+
+	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// Idempotency: a caller's key is scoped to (principal, requester,
+// operation) by Requester.scopeKey before it reaches the store, so another
+// caller's key never finds this caller's run. Within one scope, the key
+// names one piece of work: a retry with the same parameters gets the
+// first run, and the same key with other parameters is a conflict.
+
+// sendWork are the parameters that define a sessions_send (not its timeout).
+type sendWork struct {
+	Target  string `json:"target"`
+	Message string `json:"message"`
+}
+
+// spawnWork are the parameters that define a sessions_spawn (not its
+// timeout).
+type spawnWork struct {
+	Task        string `json:"task"`
+	Label       string `json:"label,omitempty"`
+	AgentID     string `json:"agentId,omitempty"`
+	Model       string `json:"model,omitempty"`
+	Thinking    string `json:"thinking,omitempty"`
+	Thread      bool   `json:"thread,omitempty"`
+	Mode        string `json:"mode,omitempty"`
+	Cleanup     string `json:"cleanup,omitempty"`
+	Sandbox     string `json:"sandbox,omitempty"`
+	Attachments string `json:"attachments,omitempty"`
+	MountPath   string `json:"mountPath,omitempty"`
+}
+
+// chatWork are the parameters that define a chat turn (not its timeout).
+type chatWork struct {
+	SessionKey  string `json:"sessionKey"`
+	Message     string `json:"message"`
+	Channel     string `json:"channel,omitempty"`
+	Model       string `json:"model,omitempty"`
+	Thinking    string `json:"thinking,omitempty"`
+	ExtraSystem string `json:"extraSystem,omitempty"`
+}
+
+// errIdempotencyConflict is the error of a reused key with other parameters.
+func errIdempotencyConflict() error {
+	return domain.Errorf(domain.CodeConflict, "%s", api.ErrIdempotencyConflict)
+}
+
+// priorRun returns the run a scoped idempotency key already names (found
+// false when none does). A run recorded with other parameters than
+// fingerprint is a conflict.
+func (e *Engine) priorRun(ctx context.Context, idem, fingerprint string) (domain.Run, bool, error) {
+	if idem == "" {
+		return domain.Run{}, false, nil
+	}
+	run, err := e.store.GetRunByIdempotencyKey(ctx, idem)
+	if errors.Is(err, domain.ErrNotFound) {
+		return domain.Run{}, false, nil
+	}
+	if err != nil {
+		return domain.Run{}, false, err
+	}
+	if err := sameWork(run, fingerprint); err != nil {
+		return domain.Run{}, false, err
+	}
+	return run, true, nil
+}
+
+// sameWork checks that run, found under an idempotency key, was created
+// with the parameters fingerprint digests. A run recorded before
+// fingerprints existed is taken as the same work.
+func sameWork(run domain.Run, fingerprint string) error {
+	spec, err := decodeSpec(run)
+	if err != nil {
+		return err
+	}
+	if spec.Fingerprint != "" && spec.Fingerprint != fingerprint {
+		return errIdempotencyConflict()
+	}
+	return nil
+}

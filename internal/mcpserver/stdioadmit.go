@@ -1,0 +1,186 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// JSON-RPC error codes the stdio gate answers with itself.
+const (
+	// codeParseError: the line is not JSON.
+	codeParseError = jsonrpc.CodeParseError
+	// codeInvalidRequest: JSON, but not a JSON-RPC message the server can
+	// take (no "jsonrpc":"2.0", a bad id, an empty batch, a batch the
+	// negotiated protocol forbids, a line too long).
+	codeInvalidRequest = jsonrpc.CodeInvalidRequest
+	// codeNotInitialized: a request other than initialize or ping before
+	// initialize (the code LSP and MCP servers use for it).
+	codeNotInitialized = -32002
+)
+
+// batchesEndVersion is the first protocol version without JSON-RPC
+// batches; the SDK drops the connection on a batch in it or later.
+const batchesEndVersion = "2025-06-18"
+
+// admission decides, line by line, which input reaches the SDK. The SDK
+// ends the whole connection on a line it cannot decode, and answers a
+// request before initialize with error code 0; DESIGN §3b wants a
+// JSON-RPC error with a standard code and a server that keeps serving.
+// It is owned by the reading side of a gate.
+type admission struct {
+	initialized bool   // an initialize request has gone through
+	requested   string // the protocol version that request asked for
+}
+
+// refusal is the JSON-RPC error the gate answers in place of the SDK.
+type refusal struct {
+	id      json.RawMessage // nil when the id is unknown
+	code    int64
+	message string
+}
+
+// check returns nil when line may go to the SDK, else what to answer.
+// answered is the protocol version the server answered initialize with,
+// "" until the gate saw that answer (the version the client asked for
+// stands in until then: the reader runs ahead of the SDK).
+func (a *admission) check(line []byte, answered string) *refusal {
+	line = bytes.TrimSpace(line)
+	switch {
+	case len(line) == 0:
+		return nil
+	case !json.Valid(line):
+		return &refusal{code: codeParseError, message: "parse error: the line is not JSON"}
+	case line[0] == '[':
+		version := answered
+		if version == "" {
+			version = a.requested
+		}
+		return a.checkBatch(line, version)
+	}
+	msg, err := jsonrpc.DecodeMessage(line)
+	if err != nil {
+		return &refusal{id: rawID(line), code: codeInvalidRequest, message: "invalid request: " + whyInvalid(line)}
+	}
+	return a.checkMessage(msg, rawID(line))
+}
+
+// checkMessage applies the initialization rule to one decoded message.
+func (a *admission) checkMessage(msg jsonrpc.Message, id json.RawMessage) *refusal {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return nil // a response to a request of the server
+	}
+	switch {
+	case req.Method == "initialize":
+		a.initialized = true
+		a.requested = protocolVersion(req.Params)
+	case !a.initialized && req.IsCall() && req.Method != "ping" && !sessionless(req.Params):
+		return &refusal{id: id, code: codeNotInitialized,
+			message: fmt.Sprintf("server not initialized: send initialize before %s", req.Method)}
+	}
+	return nil
+}
+
+// checkBatch refuses a batch the SDK could not take; it decides for the
+// batch as a whole (its answer has no id).
+func (a *admission) checkBatch(line []byte, version string) *refusal {
+	if version >= batchesEndVersion {
+		return &refusal{code: codeInvalidRequest,
+			message: fmt.Sprintf("invalid request: JSON-RPC batches are not supported in protocol version %s", version)}
+	}
+	var batch []json.RawMessage
+	if err := json.Unmarshal(line, &batch); err != nil || len(batch) == 0 {
+		return &refusal{code: codeInvalidRequest, message: "invalid request: empty batch"}
+	}
+	msgs := make([]jsonrpc.Message, 0, len(batch))
+	for _, raw := range batch {
+		msg, err := jsonrpc.DecodeMessage(raw)
+		if err != nil {
+			return &refusal{code: codeInvalidRequest, message: "invalid request in batch: " + whyInvalid(raw)}
+		}
+		msgs = append(msgs, msg)
+	}
+	for _, msg := range msgs {
+		if r := a.checkMessage(msg, nil); r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
+// whyInvalid says why JSON the SDK cannot decode is not a JSON-RPC
+// message, in the client's terms (the SDK's errors name its Go types).
+func whyInvalid(raw []byte) string {
+	var m struct {
+		JSONRPC *string `json:"jsonrpc"`
+	}
+	if json.Unmarshal(raw, &m) != nil {
+		return "a message must be a JSON object"
+	}
+	if m.JSONRPC == nil || *m.JSONRPC != "2.0" {
+		return `"jsonrpc" must be "2.0"`
+	}
+	return "not a JSON-RPC 2.0 message (an id is a string or a number; a response has an id)"
+}
+
+// sessionless reports whether a request follows the sessionless protocol
+// (its _meta names a protocol version), which needs no initialize.
+func sessionless(params json.RawMessage) bool {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return false
+	}
+	_, ok := p.Meta[mcp.MetaKeyProtocolVersion]
+	return ok
+}
+
+// rawID returns the id of a JSON object line when it is a valid JSON-RPC
+// id (a string or a number), else nil.
+func rawID(line []byte) json.RawMessage {
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(line, &m) != nil {
+		return nil
+	}
+	if _, ok := idKey(m.ID); !ok {
+		return nil
+	}
+	switch m.ID[0] {
+	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return m.ID
+	}
+	return nil
+}
+
+// errorResponse is a JSON-RPC error response.
+type errorResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   wireError       `json:"error"`
+}
+
+type wireError struct {
+	Code    int64  `json:"code"`
+	Message string `json:"message"`
+}
+
+// response is the JSON-RPC error response of r, newline-terminated.
+func (r refusal) response() []byte {
+	id := r.id
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	b, err := json.Marshal(errorResponse{JSONRPC: "2.0", ID: id, Error: wireError{r.code, r.message}})
+	if err != nil {
+		// Only an id that is not JSON could fail, and ids are checked.
+		b = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}`)
+	}
+	return append(b, '\n')
+}

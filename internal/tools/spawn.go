@@ -1,0 +1,131 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/attachments"
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// attachmentArg is one inline file of sessions_spawn.
+type attachmentArg struct {
+	Name     string `json:"name" jsonschema:"File name (no directories)."`
+	Content  string `json:"content" jsonschema:"File content, as utf8 text or base64."`
+	Encoding string `json:"encoding,omitempty" jsonschema:"utf8 (default) or base64."`
+	MimeType string `json:"mimeType,omitempty" jsonschema:"Media type of the file."`
+}
+
+// attachAsArg is sessions_spawn's reserved mount hint.
+type attachAsArg struct {
+	MountPath string `json:"mountPath,omitempty" jsonschema:"Where attachments should be mounted (reserved)."`
+}
+
+// spawnArgs are sessions_spawn's parameters.
+type spawnArgs struct {
+	Task              string          `json:"task" jsonschema:"What the sub-agent should do, with everything it needs to know."`
+	Label             string          `json:"label,omitempty" jsonschema:"A short label for logs and the UI."`
+	AgentID           string          `json:"agentId,omitempty" jsonschema:"Spawn under another agent id (if allowed; see agents_list)."`
+	Model             string          `json:"model,omitempty" jsonschema:"Model reference for the sub-agent (provider/model)."`
+	Thinking          string          `json:"thinking,omitempty" jsonschema:"Thinking level for the sub-agent run."`
+	RunTimeoutSeconds float64         `json:"runTimeoutSeconds,omitempty" jsonschema:"Abort the sub-agent run after this many seconds (0 = no limit)"`
+	TimeoutSeconds    float64         `json:"timeoutSeconds,omitempty" jsonschema:"Alias of runTimeoutSeconds."`
+	Thread            bool            `json:"thread,omitempty" jsonschema:"Request thread-bound routing (default false)."`
+	Mode              string          `json:"mode,omitempty" jsonschema:"run (default): one run; session: a persistent child session (requires thread=true)."`
+	Cleanup           string          `json:"cleanup,omitempty" jsonschema:"delete removes the child session after the announce (default keep)."`
+	Sandbox           string          `json:"sandbox,omitempty" jsonschema:"require: refuse unless the child runs sandboxed."`
+	Attachments       []attachmentArg `json:"attachments,omitempty" jsonschema:"Inline files written into the child's workspace."`
+	AttachAs          *attachAsArg    `json:"attachAs,omitempty" jsonschema:"Reserved hint for where attachments are mounted."`
+	IdempotencyKey    string          `json:"idempotencyKey,omitempty" jsonschema:"Makes a retried call safe."`
+}
+
+// thinkingLevels are the accepted thinking levels.
+var thinkingLevels = []string{"off", "minimal", "low", "medium", "high"}
+
+// rejectedSpawnKeys are delivery parameters sessions_spawn refuses with a
+// hint (OpenClaw's wording).
+var rejectedSpawnKeys = []string{"target", "transport", "channel", "to", "threadId", "thread_id", "replyTo", "reply_to"}
+
+func spawnTool() *tool {
+	return &tool{
+		name: api.ToolSessionsSpawn,
+		description: "Start a sub-agent on a task in a new isolated session. It returns at once with {status:\"accepted\", runId, childSessionKey}; " +
+			"when the sub-agent finishes, its result is announced back to this session automatically — do not poll for it. " +
+			"Use agents_list to see which agentId values you may use.",
+		args: fieldType[spawnArgs](),
+		limits: map[string]api.Limit{"runTimeoutSeconds": api.SpawnRunTimeout, "attachments": api.SpawnAttachments, "task": api.TaskChars,
+			"label": api.LabelChars, "agentId": api.AgentIDChars, "model": api.ModelChars, "idempotencyKey": api.IdempotencyKeyChars},
+		enums: map[string][]string{"thinking": thinkingLevels, "mode": {"run", "session"}, "cleanup": {"delete", "keep"},
+			"sandbox": {"inherit", "require"}},
+		hidden: []string{"timeoutSeconds", "idempotencyKey"},
+		call:   callSpawn,
+	}
+}
+
+func callSpawn(ctx context.Context, svc api.Service, p api.Principal, raw json.RawMessage) (api.ToolOutcome, error) {
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(raw, &probe) == nil {
+		for _, k := range rejectedSpawnKeys {
+			if _, ok := probe[k]; ok {
+				return api.ToolOutcome{}, domain.Invalid("sessions_spawn does not support %q. Use \"message\" or \"sessions_send\" for channel delivery.", k)
+			}
+		}
+	}
+	var a spawnArgs
+	given, err := decode(api.ToolSessionsSpawn, raw, &a)
+	if err != nil {
+		return api.ToolOutcome{}, err
+	}
+	if err := required(given, "task", a.Task); err != nil {
+		return api.ToolOutcome{}, err
+	}
+	for _, c := range []struct {
+		l api.Limit
+		v string
+	}{{api.TaskChars, a.Task}, {api.LabelChars, a.Label}, {api.AgentIDChars, a.AgentID}, {api.ModelChars, a.Model}, {api.IdempotencyKeyChars, a.IdempotencyKey}} {
+		if err := charsOf(given, c.l, c.v); err != nil {
+			return api.ToolOutcome{}, err
+		}
+	}
+	enums := map[string]struct {
+		v    string
+		vals []string
+	}{"thinking": {a.Thinking, thinkingLevels}, "mode": {a.Mode, []string{"run", "session"}},
+		"cleanup": {a.Cleanup, []string{"delete", "keep"}}, "sandbox": {a.Sandbox, []string{"inherit", "require"}}}
+	for _, name := range []string{"thinking", "mode", "cleanup", "sandbox"} {
+		if err := oneOf(given, name, enums[name].v, enums[name].vals); err != nil {
+			return api.ToolOutcome{}, err
+		}
+	}
+	if len(a.Attachments) > int(api.SpawnAttachments.Max) {
+		return api.ToolOutcome{}, domain.Invalid("attachments has too many items (%d; max %d)", len(a.Attachments), api.SpawnAttachments.Max)
+	}
+	r := api.SpawnRequest{Task: a.Task, Label: a.Label, AgentID: a.AgentID, Model: a.Model, Thinking: a.Thinking,
+		Thread: a.Thread, Mode: a.Mode, Cleanup: a.Cleanup, Sandbox: a.Sandbox, IdempotencyKey: a.IdempotencyKey}
+	timeout, name := a.RunTimeoutSeconds, "runTimeoutSeconds"
+	if !given[name] && given["timeoutSeconds"] {
+		timeout, name = a.TimeoutSeconds, "timeoutSeconds"
+	}
+	if given[name] {
+		l := api.SpawnRunTimeout
+		l.Name = name
+		n, err := l.ApplyFloat(timeout)
+		if err != nil {
+			return api.ToolOutcome{}, err
+		}
+		v := int(n)
+		r.RunTimeoutSeconds = &v
+	}
+	for _, at := range a.Attachments {
+		r.Attachments = append(r.Attachments, attachments.Spec{Name: at.Name, Content: at.Content, Encoding: at.Encoding, MimeType: at.MimeType})
+	}
+	if a.AttachAs != nil {
+		r.MountPath = a.AttachAs.MountPath
+	}
+	res, err := svc.Spawn(ctx, p, r)
+	if err != nil {
+		return api.ToolOutcome{}, err
+	}
+	return ok(res)
+}

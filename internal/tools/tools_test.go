@@ -1,0 +1,167 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/switchboard-go/switchboard/internal/api"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden schema file")
+
+// TestSchemasGolden pins the advertised schemas: a changed parameter,
+// limit or description shows up as a diff.
+func TestSchemasGolden(t *testing.T) {
+	var buf bytes.Buffer
+	for _, s := range Specs() {
+		var v any
+		if err := json.Unmarshal(s.InputSchema, &v); err != nil {
+			t.Fatalf("%s: schema is not JSON: %v", s.Name, err)
+		}
+		b, _ := json.MarshalIndent(map[string]any{"name": s.Name, "description": s.Description, "inputSchema": v}, "", "  ")
+		buf.Write(b)
+		buf.WriteByte('\n')
+	}
+	path := filepath.Join("testdata", "schemas.golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestSchemasGolden -update)", err)
+	}
+	if diff := cmp.Diff(string(want), buf.String()); diff != "" {
+		t.Errorf("schemas changed (-golden +now; rerun with -update if intended):\n%s", diff)
+	}
+}
+
+// TestSchemasReadLimits: each numeric limit in a schema is the api's.
+func TestSchemasReadLimits(t *testing.T) {
+	specs := map[string]map[string]any{}
+	for _, s := range Specs() {
+		var v map[string]any
+		if err := json.Unmarshal(s.InputSchema, &v); err != nil {
+			t.Fatal(err)
+		}
+		specs[s.Name] = v
+	}
+	prop := func(tool, name string) map[string]any {
+		props, _ := specs[tool]["properties"].(map[string]any)
+		p, _ := props[name].(map[string]any)
+		if p == nil {
+			t.Fatalf("%s has no property %s", tool, name)
+		}
+		return p
+	}
+	for _, c := range []struct {
+		tool, name string
+		l          api.Limit
+	}{
+		{api.ToolSessionsList, "limit", api.ListLimit},
+		{api.ToolSessionsList, "messageLimit", api.ListMessageLimit},
+		{api.ToolSessionsHistory, "limit", api.HistoryLimit},
+		{api.ToolSessionsSend, "timeoutSeconds", api.SendTimeout},
+		{api.ToolSessionsSpawn, "runTimeoutSeconds", api.SpawnRunTimeout},
+		{api.ToolRunsWait, "timeoutSeconds", api.WaitTimeout},
+	} {
+		p := prop(c.tool, c.name)
+		if p["type"] != "number" || p["minimum"] != float64(c.l.Min) {
+			t.Errorf("%s.%s = %v, want type number, minimum %d", c.tool, c.name, p, c.l.Min)
+		}
+		if d, _ := p["description"].(string); !strings.Contains(d, c.l.Describe()) {
+			t.Errorf("%s.%s description %q does not state %q", c.tool, c.name, d, c.l.Describe())
+		}
+	}
+	if _, ok := specs[api.ToolSessionsSend]["properties"].(map[string]any)["idempotencyKey"]; ok {
+		t.Errorf("idempotencyKey is advertised to models; it should be hidden")
+	}
+	if specs[api.ToolSessionsList]["additionalProperties"] != false {
+		t.Errorf("sessions_list schema allows additional properties")
+	}
+}
+
+func TestCallDecodes(t *testing.T) {
+	week := int(api.SpawnRunTimeout.Max)
+	thirty := 30
+	tests := []struct {
+		name, tool, args string
+		want             any
+		wantErr          string
+	}{
+		{"list defaults", api.ToolSessionsList, `{}`, api.ListRequest{}, ""},
+		{"list clamps", api.ToolSessionsList, `{"limit": 5000, "message_limit": 99, "activeMinutes": 0}`,
+			api.ListRequest{Limit: 200, MessageLimit: 20, ActiveMinutes: 1}, ""},
+		{"list kinds lowercased", api.ToolSessionsList, `{"kinds": [" Main "]}`, api.ListRequest{Kinds: []string{"main"}}, ""},
+		{"list limit not a number", api.ToolSessionsList, `{"limit": "5"}`, nil, "limit must be a number"},
+		{"list fraction", api.ToolSessionsList, `{"limit": 1.5}`, nil, "limit must be a whole number"},
+		{"list negative", api.ToolSessionsList, `{"messageLimit": -1}`, nil, "messageLimit must be at least 0"},
+		{"list huge", api.ToolSessionsList, `{"limit": 1e308}`, api.ListRequest{Limit: 200}, ""},
+		{"list unknown", api.ToolSessionsList, `{"bogus": 1}`, nil, `unknown parameter "bogus"`},
+		{"list too many kinds", api.ToolSessionsList, `{"kinds": ["a","a","a","a","a","a","a","a","a","a","a","a","a","a","a","a","a"]}`, nil, "kinds has too many items"},
+		{"not an object", api.ToolSessionsList, `[1]`, nil, "arguments must be a JSON object"},
+		{"history required", api.ToolSessionsHistory, `{}`, nil, "sessionKey required"},
+		{"history blank", api.ToolSessionsHistory, `{"sessionKey": "  "}`, nil, "sessionKey required (it is empty)"},
+		{"history alias", api.ToolSessionsHistory, `{"session_key": "main", "include_tools": true, "limit": 2000}`,
+			api.HistoryRequest{SessionKey: "main", IncludeTools: true, Limit: 1000}, ""},
+		{"send default timeout", api.ToolSessionsSend, `{"sessionKey": "x", "message": "hi"}`,
+			api.SendRequest{SessionKey: "x", Message: "hi"}, ""},
+		{"send timeout clamped", api.ToolSessionsSend, `{"sessionKey": "x", "message": "hi", "timeoutSeconds": 99999}`,
+			api.SendRequest{SessionKey: "x", Message: "hi", TimeoutSeconds: ptr(3600)}, ""},
+		{"send timeout zero", api.ToolSessionsSend, `{"sessionKey": "x", "message": "hi", "timeout_seconds": 0, "idempotencyKey": "k"}`,
+			api.SendRequest{SessionKey: "x", Message: "hi", TimeoutSeconds: ptr(0), IdempotencyKey: "k"}, ""},
+		{"send message required", api.ToolSessionsSend, `{"sessionKey": "x"}`, nil, "message required"},
+		{"send message too long", api.ToolSessionsSend, `{"message": "` + strings.Repeat("x", int(api.MessageChars.Max)+1) + `"}`, nil, "message is too long"},
+		{"spawn a week", api.ToolSessionsSpawn, `{"task": "t", "runTimeoutSeconds": 604800}`,
+			api.SpawnRequest{Task: "t", RunTimeoutSeconds: &week}, ""},
+		{"spawn past a week", api.ToolSessionsSpawn, `{"task": "t", "runTimeoutSeconds": 604801}`, nil, "runTimeoutSeconds must be at most 604800"},
+		{"spawn timeoutSeconds alias", api.ToolSessionsSpawn, `{"task": "t", "timeoutSeconds": 30}`,
+			api.SpawnRequest{Task: "t", RunTimeoutSeconds: &thirty}, ""},
+		{"spawn bad enum", api.ToolSessionsSpawn, `{"task": "t", "mode": "forever"}`, nil, "mode must be one of run|session"},
+		{"spawn delivery refused", api.ToolSessionsSpawn, `{"task": "t", "channel": "x"}`, nil, `sessions_spawn does not support "channel"`},
+		{"spawn attachAs", api.ToolSessionsSpawn, `{"task": "t", "attachAs": {"mountPath": "/m"}}`,
+			api.SpawnRequest{Task: "t", MountPath: "/m"}, ""},
+		{"agents no params", api.ToolAgentsList, `{"x": 1}`, nil, `unknown parameter "x"`},
+		{"subagents cancel", api.ToolSubagents, `{"action": "cancel", "target": "all"}`, api.SubagentsRequest{Action: "cancel", Target: "all"}, ""},
+		{"subagents bad action", api.ToolSubagents, `{"action": "kill"}`, nil, "action must be one of list|cancel"},
+		{"runs_wait default", api.ToolRunsWait, `{"runId": "r1"}`, api.WaitRequest{RunID: "r1", Timeout: 30 * time.Second}, ""},
+		{"unknown tool", "nope", `{}`, nil, "tool not available: nope"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fakeService{}
+			out := Call(context.Background(), f, api.Operator(), tc.tool, json.RawMessage(tc.args))
+			if tc.wantErr != "" {
+				p, _ := out.Payload.(api.ErrorPayload)
+				if !out.IsError || !strings.Contains(p.Error, tc.wantErr) {
+					t.Fatalf("outcome = %+v, want an error containing %q", out, tc.wantErr)
+				}
+				if f.got != nil {
+					t.Errorf("the service was called with %+v despite the error", f.got)
+				}
+				return
+			}
+			if out.IsError {
+				t.Fatalf("outcome = %+v, want success", out)
+			}
+			if diff := cmp.Diff(tc.want, f.got); diff != "" {
+				t.Errorf("request (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func ptr(n int) *int { return &n }

@@ -1,0 +1,114 @@
+package conformance
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+)
+
+// idemCall makes one call of an idempotency cell as token with message
+// msg and key; it returns the outcome (runId in the payload).
+type idemCall func(t *testing.T, w *world, token, key, msg string) outcome
+
+// The calls that take an idempotency key, by surface.
+var idemCalls = []struct {
+	s    surface
+	via  string
+	call idemCall
+}{
+	{sHTTP, "POST /api/sessions/{key}/send", func(t *testing.T, w *world, token, key, msg string) outcome {
+		return w.httpOutcome(t, token, http.MethodPost, "/api/sessions/agent:main:idem-"+key+"/send", m{"message": msg, "timeoutSeconds": 0, "idempotencyKey": key})
+	}},
+	{sHTTP, "POST /api/sessions/{key}/chat", func(t *testing.T, w *world, token, key, msg string) outcome {
+		return w.httpOutcome(t, token, http.MethodPost, "/api/sessions/agent:main:idem-"+key+"/chat", m{"message": msg, "idempotencyKey": key})
+	}},
+	{sHTTP, "POST /api/spawn", func(t *testing.T, w *world, token, key, msg string) outcome {
+		return w.httpOutcome(t, token, http.MethodPost, "/api/spawn", m{"task": msg, "idempotencyKey": key})
+	}},
+	{sHTTP, "POST /api/tools/sessions_send", func(t *testing.T, w *world, token, key, msg string) outcome {
+		return w.httpTool(t, token, "", "sessions_send", m{"sessionKey": "agent:main:idem-" + key, "message": msg, "timeoutSeconds": 0, "idempotencyKey": key})
+	}},
+	{sWS, "chat.send", func(t *testing.T, w *world, token, key, msg string) outcome {
+		return w.wsOutcome(t, token, "chat.send", m{"sessionKey": "agent:main:idem-" + key, "message": msg, "idempotencyKey": key})
+	}},
+	{sWS, "sessions.spawn", func(t *testing.T, w *world, token, key, msg string) outcome {
+		return w.wsOutcome(t, token, "sessions.spawn", m{"task": msg, "idempotencyKey": key})
+	}},
+	{sWS, "tools.invoke sessions_send", func(t *testing.T, w *world, token, key, msg string) outcome {
+		return w.wsTool(t, token, "", "sessions_send", m{"sessionKey": "agent:main:idem-" + key, "message": msg, "timeoutSeconds": 0, "idempotencyKey": key})
+	}},
+	{sMCPHTTP, "sessions_send", func(t *testing.T, w *world, token, key, msg string) outcome {
+		return w.mcpHTTPOutcome(t, token, "sessions_send", m{"sessionKey": "agent:main:idem-" + key, "message": msg, "timeoutSeconds": 0, "idempotencyKey": key})
+	}},
+}
+
+// runIDOf is the run id of any answer that started one.
+func runIDOf(o outcome) string { return firstOf([]byte(o.Payload), "runId", "run.runId") }
+
+// idempotencyRows: finding 3 — keys are scoped to (principal, requester,
+// operation); a reused key with other parameters is a conflict.
+func idempotencyRows(_ *world) []row {
+	var twoPrincipals, conflict, retry []cell
+	for i, c := range idemCalls {
+		c, n := c, i
+		twoPrincipals = append(twoPrincipals, custom(c.s, c.via, func(t *testing.T, w *world) outcome {
+			key := fmt.Sprintf("twop-%d", n)
+			a := c.call(t, w, operatorToken, key, "same words")
+			if !a.OK {
+				return a
+			}
+			b := c.call(t, w, writeToken, key, "same words")
+			if !b.OK {
+				return b
+			}
+			ra, rb := runIDOf(a), runIDOf(b)
+			return outcome{OK: true, Fields: map[string]string{"distinct runIds": fmt.Sprint(ra != "" && rb != "" && ra != rb)},
+				Payload: "operator: " + a.Payload + "\nwriter: " + b.Payload}
+		}))
+		conflict = append(conflict, custom(c.s, c.via, func(t *testing.T, w *world) outcome {
+			key := fmt.Sprintf("conf-%d", n)
+			a := c.call(t, w, operatorToken, key, "first words")
+			if !a.OK {
+				a.Msg = "the first call failed: " + a.Msg
+				return a
+			}
+			return c.call(t, w, operatorToken, key, "other words")
+		}))
+		retry = append(retry, custom(c.s, c.via, func(t *testing.T, w *world) outcome {
+			key := fmt.Sprintf("retry-%d", n)
+			a := c.call(t, w, operatorToken, key, "retried words")
+			if !a.OK {
+				return a
+			}
+			b := c.call(t, w, operatorToken, key, "retried words")
+			if !b.OK {
+				return b
+			}
+			ra, rb := runIDOf(a), runIDOf(b)
+			return outcome{OK: true, Fields: map[string]string{"same runId": fmt.Sprint(ra != "" && ra == rb)},
+				Payload: "first: " + a.Payload + "\nretry: " + b.Payload}
+		}))
+	}
+	stdio := custom(sMCPStdio, "sessions_send", func(t *testing.T, w *world) outcome {
+		args := func(msg string) m {
+			return m{"sessionKey": "agent:main:idem-stdio", "message": msg, "timeoutSeconds": 0, "idempotencyKey": "conf-stdio"}
+		}
+		if a := w.mcpStdioOutcome(t, "", "sessions_send", args("first words")); !a.OK {
+			a.Msg = "the first call failed: " + a.Msg
+			return a
+		}
+		return w.mcpStdioOutcome(t, "", "sessions_send", args("other words"))
+	})
+	skips := []cell{na(sCLI, noCLIIdemKey), na(sCLIGW, noCLIIdemKey)}
+	return []row{
+		{finding: "3", name: "operator and write token reusing one key get two runs",
+			want:  outcome{OK: true, Fields: map[string]string{"distinct runIds": "true"}},
+			cells: append(append(twoPrincipals, na(sMCPStdio, stdioOnePerson)), skips...)},
+		{finding: "3", name: "one principal reusing a key with another message gets a conflict",
+			want:  outcome{Code: "conflict", Msg: "idempotency key reused with different parameters"},
+			cells: append(append(conflict, stdio), skips...)},
+		{finding: "3", name: "one principal retrying with the same parameters gets the same run",
+			want:  outcome{OK: true, Fields: map[string]string{"same runId": "true"}},
+			cells: append(append(retry, na(sMCPStdio, "covered by the MCP over HTTP cell: same handler")), skips...)},
+	}
+}

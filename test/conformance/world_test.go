@@ -1,0 +1,234 @@
+package conformance
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Tokens of the test config, one per principal. The config names each
+// (gateway.auth.tokens[].name) so the gate can scope idempotency keys.
+const (
+	operatorToken   = "conf-operator-token"
+	readToken       = "conf-read-token"
+	writeToken      = "conf-write-token"
+	boundToken      = "conf-bound-token"
+	boundAdminToken = "conf-bound-admin-token"
+)
+
+// Session keys the rows use.
+const (
+	boundKey   = "agent:guest:bound"       // the bound tokens' session
+	foreignKey = "agent:main:other-secret" // a session the bound tokens may not see
+	sandboxKey = "agent:sandy:main"        // the sandboxed requester
+	betaMain   = "agent:beta:main"
+)
+
+// testConfig is the config of both state dirs: four agents (sandy runs
+// sandboxed; the bound tokens' session belongs to guest), room for many
+// children, and one token per principal. Visibility "agent" lets the
+// tool surfaces, which act as the default agent's main session, reach
+// every session of agent main, while a bound session (of agent guest) and
+// the sandboxed one still see none of them. The script model has no
+// rules, so "out of the box" rows see the defaults.
+const testConfig = `{
+  agents: {
+    defaults: { subagents: { maxChildrenPerAgent: 100, maxConcurrent: 100 } },
+    list: [
+      { id: "main", default: true },
+      { id: "beta" },
+      { id: "sandy", sandbox: { mode: "all" } },
+      { id: "guest" },
+    ],
+  },
+  tools: { sessions: { visibility: "agent" } },
+  gateway: {
+    auth: {
+      token: "` + operatorToken + `",
+      tokens: [
+        { name: "reader", token: "` + readToken + `", scopes: ["read"] },
+        { name: "writer", token: "` + writeToken + `", scopes: ["read", "write"] },
+        { name: "bound", token: "` + boundToken + `", session: "` + boundKey + `" },
+        { name: "bound-admin", token: "` + boundAdminToken + `", scopes: ["read", "write", "admin"], session: "` + boundKey + `" },
+      ],
+    },
+  },
+}
+`
+
+// world is what every row runs against: a state dir with no gateway (the
+// CLI in-process), and a state dir whose gateway runs (every other
+// surface), both with testConfig. Clients are made once and shared.
+type world struct {
+	inproc string // state dir without a gateway
+	served string // state dir of the running gateway
+	base   string // http://127.0.0.1:PORT of that gateway
+
+	// cliMu serialises in-process CLI commands: two engines never write
+	// one state dir at once, so a second command would fail on the lock.
+	cliMu sync.Mutex
+
+	mu       sync.Mutex
+	ws       map[string]*wsClient          // by token
+	mcpHTTP  map[string]*mcp.ClientSession // by token
+	mcpStdio map[string]*mcp.ClientSession // by --session
+	stdioErr map[string]error              // --session values that did not connect
+}
+
+// newWorld prepares both state dirs and starts the gateway; everything is
+// stopped when the test ends.
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	w := &world{
+		inproc:   t.TempDir(),
+		served:   t.TempDir(),
+		ws:       map[string]*wsClient{},
+		mcpHTTP:  map[string]*mcp.ClientSession{},
+		mcpStdio: map[string]*mcp.ClientSession{},
+		stdioErr: map[string]error{},
+	}
+	for _, d := range []string{w.inproc, w.served} {
+		if err := os.WriteFile(filepath.Join(d, "switchboard.json5"), []byte(testConfig), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Fail early, with the reason, when the config refuses a key.
+	if r := w.cli(t, w.inproc, "config", "validate"); !r.ok {
+		t.Fatalf("the test config is refused: %s", r.msg)
+	}
+	w.base = startGateway(t, w.served)
+	t.Cleanup(w.close)
+	return w
+}
+
+// close ends every client the world made.
+func (w *world) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, c := range w.ws {
+		c.close()
+	}
+	for _, s := range w.mcpHTTP {
+		_ = s.Close()
+	}
+	for _, s := range w.mcpStdio {
+		_ = s.Close()
+	}
+}
+
+// cleanEnv is the environment of every child process: none of the
+// caller's SWITCHBOARD_* variables leak in.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "SWITCHBOARD_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// startGateway runs `switchboard gateway --listen 127.0.0.1:0` on dir and
+// returns its base URL once gateway.json (which tells the CLI where the
+// gateway is) names it. It is stopped with SIGTERM when the test ends.
+func startGateway(t *testing.T, dir string) string {
+	t.Helper()
+	cmd := exec.Command(binary, "--state-dir", dir, "gateway", "--listen", "127.0.0.1:0")
+	cmd.Env = cleanEnv()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = &prefixWriter{t: t, prefix: "gateway: "}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Errorf("gateway exited with %v after SIGTERM", err)
+			}
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Errorf("gateway did not stop within 20s of SIGTERM")
+		}
+	})
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if i := strings.Index(sc.Text(), "listening on "); i >= 0 {
+				select {
+				case urls <- strings.Fields(sc.Text()[i+len("listening on "):])[0]:
+				default:
+				}
+			}
+		}
+	}()
+	var base string
+	select {
+	case base = <-urls:
+	case err := <-exited:
+		t.Fatalf("gateway exited before listening: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("gateway did not print its URL within 30s")
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "gateway.json"))
+	if err != nil {
+		t.Fatalf("gateway listens on %s but wrote no gateway.json: %v", base, err)
+	}
+	var info struct {
+		URL string `json:"url"`
+	}
+	if err := json.Unmarshal(b, &info); err != nil || info.URL != base {
+		t.Fatalf("gateway.json = %s, want url %s (%v)", b, base, err)
+	}
+	return base
+}
+
+// prefixWriter logs a child's stderr lines to the test log.
+type prefixWriter struct {
+	t      *testing.T
+	prefix string
+	mu     sync.Mutex
+	buf    []byte
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.buf = append(p.buf, b...)
+	for {
+		i := strings.IndexByte(string(p.buf), '\n')
+		if i < 0 {
+			break
+		}
+		line := string(p.buf[:i])
+		p.buf = p.buf[i+1:]
+		if strings.Contains(line, "level=ERROR") || strings.Contains(line, "DATA RACE") || strings.Contains(line, "panic") {
+			p.t.Log(p.prefix + line)
+		}
+	}
+	return len(b), nil
+}
+
+// deadline is the context of one cell: nothing waits without a bound.
+func deadline(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
