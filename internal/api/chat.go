@@ -32,8 +32,5 @@ type ChatResult struct {
 	// model (/new, /reset, /stop, /send); Reply then holds its answer.
 	Command string
 	Reply   string
-	// Failed marks a command's answer that refuses it (its usage, a
-	// command only owners may use): the command changed nothing.
-	Failed  bool
 	Created bool
 }

@@ -111,17 +111,9 @@ func runChat(e *env, s *service, p api.Principal, key, msg string, wait time.Dur
 	return err
 }
 
-// writeCommand prints a command's answer; a refused command (its usage, a
-// command only owners may use) is an error.
+// writeCommand prints a command's answer (a refused command is an error
+// from the engine, reported like any other).
 func writeCommand(e *env, res api.ChatResult) error {
-	if res.Failed {
-		if e.json {
-			if err := printJSON(e.stdout, chatOutput{SessionKey: res.SessionKey, Status: "error", Error: res.Reply, Command: res.Command}); err != nil {
-				return err
-			}
-		}
-		return &exitErr{code: exitError, msg: fmt.Sprintf("/%s: %s", res.Command, res.Reply)}
-	}
 	if e.json {
 		return printJSON(e.stdout, chatOutput{SessionKey: res.SessionKey, Status: "ok", Reply: res.Reply, Command: res.Command})
 	}

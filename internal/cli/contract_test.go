@@ -141,7 +141,7 @@ func TestHistoryReferences(t *testing.T) {
 func TestRefusedCommandExits1(t *testing.T) {
 	surfaces(t, "", func(t *testing.T, c *cli) {
 		r := c.run("chat", "main", "/send maybe")
-		if r.code != exitError || !strings.Contains(r.stderr, "Usage: /send on|off|inherit") {
+		if r.code != exitError || !strings.Contains(r.stderr, "usage: /send on|off|inherit") {
 			t.Fatalf("/send maybe: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 		}
 		if r := c.ok("chat", "main", "/send off"); !strings.Contains(r.stdout, "Send policy set to off") {

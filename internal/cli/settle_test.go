@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/app"
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/engine"
 	"github.com/switchboard-go/switchboard/internal/store/sqlite"
 )
 
@@ -34,7 +34,7 @@ func TestSettleShowsProgress(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	if _, err := eng.ChatR(t.Context(), engine.ChatRequest{SessionKey: "main", Message: "ask research about queues"}); err != nil {
+	if _, err := eng.Chat(t.Context(), api.Operator(), api.ChatRequest{SessionKey: "main", Message: "ask research about queues"}); err != nil {
 		t.Fatal(err)
 	}
 	var progress bytes.Buffer

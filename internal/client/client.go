@@ -328,7 +328,6 @@ type chatResponse struct {
 	SessionKey string      `json:"sessionKey"`
 	Command    string      `json:"command"`
 	Reply      string      `json:"reply"`
-	Failed     bool        `json:"failed"`
 	Created    bool        `json:"created"`
 }
 
@@ -360,7 +359,7 @@ func (c *Client) Chat(ctx context.Context, p api.Principal, req api.ChatRequest)
 	if err := c.do(ctx, http.MethodPost, apiPath("sessions", key, "chat"), q, h, body, &out); err != nil {
 		return api.ChatResult{}, err
 	}
-	res := api.ChatResult{SessionKey: out.SessionKey, Command: out.Command, Reply: out.Reply, Created: out.Created, Failed: out.Failed}
+	res := api.ChatResult{SessionKey: out.SessionKey, Command: out.Command, Reply: out.Reply, Created: out.Created}
 	if out.Run != nil {
 		res.Run = *out.Run
 	}

@@ -57,11 +57,11 @@ func benchChatTurn(b *testing.B, sessions int) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		res, err := h.e.ChatR(ctx, ChatRequest{SessionKey: "agent:main:c" + strconv.Itoa(i%sessions), Message: "hi"})
+		res, err := h.e.chat(ctx, ChatRequest{SessionKey: "agent:main:c" + strconv.Itoa(i%sessions), Message: "hi"})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if r, err := h.e.WaitR(ctx, res.Run.ID, 10*time.Second); err != nil || r.Status != domain.RunOK {
+		if r, err := h.e.waitRun(ctx, res.Run.ID, 10*time.Second); err != nil || r.Status != domain.RunOK {
 			b.Fatalf("run %v %v", r.Status, err)
 		}
 		lat.add(time.Since(start))
@@ -81,11 +81,11 @@ func BenchmarkChatThroughput1000Sessions(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			i := next.Add(1)
-			res, err := h.e.ChatR(ctx, ChatRequest{SessionKey: "agent:main:s" + strconv.FormatInt(i%1000, 10), Message: "hi"})
+			res, err := h.e.chat(ctx, ChatRequest{SessionKey: "agent:main:s" + strconv.FormatInt(i%1000, 10), Message: "hi"})
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := h.e.WaitR(ctx, res.Run.ID, 30*time.Second); err != nil {
+			if _, err := h.e.waitRun(ctx, res.Run.ID, 30*time.Second); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -102,7 +102,7 @@ func BenchmarkSendWithWait(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		res, err := h.e.SendR(ctx, Requester{}, SendParams{SessionKey: "agent:main:target", Message: "hi"})
+		res, err := h.e.send(ctx, Requester{}, SendParams{SessionKey: "agent:main:target", Message: "hi"})
 		if err != nil || res.Status != "ok" {
 			b.Fatalf("send %+v %v", res, err)
 		}
@@ -170,7 +170,7 @@ func BenchmarkSpawnReturn(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		if _, err := h.e.SpawnR(ctx, Requester{}, SpawnParams{Task: "t"}); err != nil {
+		if _, err := h.e.spawn(ctx, Requester{}, SpawnParams{Task: "t"}); err != nil {
 			b.Fatal(err)
 		}
 		lat.add(time.Since(start))
@@ -195,7 +195,7 @@ func BenchmarkThousandChildren(b *testing.B) {
 			go func() {
 				defer wg.Done()
 				for j := 0; j < 50; j++ {
-					if _, err := h.e.SpawnR(ctx, Requester{}, SpawnParams{Task: "child"}); err != nil {
+					if _, err := h.e.spawn(ctx, Requester{}, SpawnParams{Task: "child"}); err != nil {
 						b.Error(err)
 						return
 					}
@@ -244,7 +244,7 @@ func BenchmarkTenThousandSlowRuns(b *testing.B) {
 			go func(w int) {
 				defer wg.Done()
 				for j := w; j < 10_000; j += 50 {
-					res, err := h.e.ChatR(ctx, ChatRequest{SessionKey: "agent:main:r" + strconv.Itoa(j), Message: "slow"})
+					res, err := h.e.chat(ctx, ChatRequest{SessionKey: "agent:main:r" + strconv.Itoa(j), Message: "slow"})
 					if err != nil {
 						b.Error(err)
 						return
@@ -255,7 +255,7 @@ func BenchmarkTenThousandSlowRuns(b *testing.B) {
 		}
 		wg.Wait()
 		for _, id := range ids {
-			if r, err := h.e.WaitR(ctx, id, 5*time.Minute); err != nil || r.Status != domain.RunOK {
+			if r, err := h.e.waitRun(ctx, id, 5*time.Minute); err != nil || r.Status != domain.RunOK {
 				b.Fatalf("run %s: %v %v", id, r.Status, err)
 			}
 		}

@@ -78,7 +78,7 @@ func crashChild(mode, dir string) int {
 			go func(w int) {
 				defer wg.Done()
 				for i := w; i < 1000; i += 10 {
-					res, err := e.ChatR(ctx, ChatRequest{SessionKey: fmt.Sprintf("agent:main:s%d", i%200), Message: fmt.Sprintf("work %d", i)})
+					res, err := e.chat(ctx, ChatRequest{SessionKey: fmt.Sprintf("agent:main:s%d", i%200), Message: fmt.Sprintf("work %d", i)})
 					mu.Lock()
 					if err != nil {
 						fmt.Println("ERR", err)
@@ -95,12 +95,12 @@ func crashChild(mode, dir string) int {
 			return 1
 		}
 	case "spawn":
-		res, err := e.SpawnR(ctx, Requester{}, SpawnParams{Task: "do it"})
+		res, err := e.spawn(ctx, Requester{}, SpawnParams{Task: "do it"})
 		if err != nil {
 			fmt.Println("ERR", err)
 			return 1
 		}
-		if _, err := e.WaitR(ctx, res.RunID, 10*time.Second); err != nil {
+		if _, err := e.waitRun(ctx, res.RunID, 10*time.Second); err != nil {
 			fmt.Println("ERR", err)
 			return 1
 		}
@@ -192,7 +192,7 @@ func TestCrashWithRunsInFlight(t *testing.T) {
 	status := map[string]string{}
 	sessions := map[string]bool{}
 	for _, id := range acks {
-		r, err := e.WaitR(ctx, id, 60*time.Second)
+		r, err := e.waitRun(ctx, id, 60*time.Second)
 		if err != nil {
 			t.Fatalf("acknowledged run %s: %v", id, err)
 		}
@@ -270,7 +270,7 @@ func TestCrashBetweenChildEndAndAnnounce(t *testing.T) {
 				rows, _ := st.ListSessions(context.Background(), domain.SessionQuery{OnlyArchived: true})
 				return len(rows) == 1
 			})
-			res, _ := e.ListSessionsR(context.Background(), Requester{Operator: true}, ListParams{})
+			res, _ := e.listSessions(context.Background(), Requester{Operator: true}, ListParams{})
 			for _, r := range res.Sessions {
 				if strings.Contains(r.Key, ":subagent:") {
 					t.Fatalf("archived child still listed")

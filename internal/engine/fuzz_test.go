@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+
+	"github.com/switchboard-go/switchboard/internal/api"
 )
 
 // FuzzCallTool feeds arbitrary arguments to every tool: no panic, and
@@ -14,7 +16,7 @@ func FuzzCallTool(f *testing.F) {
 		`{"sessionKey":"\u0000","message":"\ud800"}`, `{"limit":-0.5,"messageLimit":"3"}`, `{"action":"cancel","target":"all"}`,
 		`{"runId":"nope","timeoutSeconds":0}`, `{"label":"","agentId":"../x","message":"m"}`, `{"task":"t","mode":"session","thread":true,"cleanup":"delete"}`}
 	for _, s := range seeds {
-		for _, tool := range AllTools() {
+		for _, tool := range api.AllTools() {
 			f.Add(tool, s)
 		}
 	}

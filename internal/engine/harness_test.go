@@ -100,11 +100,11 @@ func str(s string) *string { return &s }
 // chat sends a user message and waits for its run.
 func (h *harness) chat(key, msg string) domain.Run {
 	h.t.Helper()
-	res, err := h.e.ChatR(context.Background(), ChatRequest{SessionKey: key, Message: msg})
+	res, err := h.e.chat(context.Background(), ChatRequest{SessionKey: key, Message: msg})
 	if err != nil {
 		h.t.Fatalf("chat %s %q: %v", key, msg, err)
 	}
-	r, err := h.e.WaitR(context.Background(), res.Run.ID, 10*time.Second)
+	r, err := h.e.waitRun(context.Background(), res.Run.ID, 10*time.Second)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func (h *harness) call(req Requester, tool, args string) ToolOutcome {
 // history reads a session's raw transcript.
 func (h *harness) history(key string) []domain.Message {
 	h.t.Helper()
-	res, err := h.e.HistoryR(context.Background(), Requester{Operator: true}, HistoryParams{SessionKey: key, Limit: 1000, IncludeTools: true, Raw: true})
+	res, err := h.e.history(context.Background(), Requester{Operator: true}, HistoryParams{SessionKey: key, Limit: 1000, IncludeTools: true, Raw: true})
 	if err != nil {
 		h.t.Fatal(err)
 	}

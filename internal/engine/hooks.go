@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/policy"
 	"github.com/switchboard-go/switchboard/internal/runtime"
+	"github.com/switchboard-go/switchboard/internal/tools"
 )
 
 // hooks adapts the engine to runtime.Hooks.
@@ -74,7 +75,7 @@ func (h hooks) Prepare(ctx context.Context, run domain.Run, sess domain.Session)
 		System:   strings.Join(system, "\n\n"),
 		ModelRef: model,
 		Thinking: thinking,
-		Tools:    ToolSpecs(e.toolsFor(sess)...),
+		Tools:    tools.Specs(e.toolsFor(sess)...),
 		ToolContext: domain.ToolCallContext{
 			SessionKey: sess.Key, AgentID: sess.AgentID, ParentRunID: run.ParentRunID,
 			Sandboxed: sess.Sandboxed, SpawnDepth: sess.SpawnDepth, Channel: e.channelOf(sess),
@@ -88,9 +89,9 @@ func (h hooks) CallTool(ctx context.Context, tc domain.ToolCallContext, name str
 	allowed := err == nil && contains(e.toolsFor(s), name)
 	var out ToolOutcome
 	if !allowed {
-		out = failure(domain.Invalid("tool not available: %s", name))
+		out = tools.Failure(domain.Invalid("tool not available: %s", name))
 	} else {
-		out = e.callTool(ctx, Requester{SessionKey: tc.SessionKey, RunID: tc.RunID, ToolCallID: tc.ToolCallID}, name, args)
+		out = tools.Call(ctx, e, agentPrincipal(tc), name, args)
 	}
 	text := out.JSON()
 	return domain.ToolResult{Content: []domain.Block{domain.TextBlock(string(text))}, Details: text, IsError: out.IsError}

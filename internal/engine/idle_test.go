@@ -61,7 +61,7 @@ func TestIdle(t *testing.T) {
 				rule(config.ScriptWhen{Session: ":main:main$", System: "Agent-to-agent reply step:"}, "thanks"),
 			},
 			start: func(t *testing.T, h *harness) {
-				if _, err := h.e.ChatR(t.Context(), ChatRequest{SessionKey: "main", Message: "ask research the weather"}); err != nil {
+				if _, err := h.e.chat(t.Context(), ChatRequest{SessionKey: "main", Message: "ask research the weather"}); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -79,7 +79,7 @@ func TestIdle(t *testing.T) {
 		{
 			name: "spawned child and its announce",
 			start: func(t *testing.T, h *harness) {
-				if _, err := h.e.SpawnR(t.Context(), Requester{Operator: true}, SpawnParams{Task: "count to three"}); err != nil {
+				if _, err := h.e.spawn(t.Context(), Requester{Operator: true}, SpawnParams{Task: "count to three"}); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -105,7 +105,7 @@ func TestIdle(t *testing.T) {
 func TestIdleEndsWithContext(t *testing.T) {
 	slow := "late"
 	h := newHarness(t, []config.ScriptRule{{When: config.ScriptWhen{Message: "slow"}, Reply: &slow, DelayMs: 60_000}}, nil)
-	res, err := h.e.ChatR(t.Context(), ChatRequest{SessionKey: "main", Message: "slow"})
+	res, err := h.e.chat(t.Context(), ChatRequest{SessionKey: "main", Message: "slow"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestIdleEndsWithContext(t *testing.T) {
 	if err := h.e.Idle(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Idle = %v, want context.DeadlineExceeded while a run is in flight", err)
 	}
-	if _, err := h.e.CancelRunR(t.Context(), res.Run.ID); err != nil {
+	if _, err := h.e.cancelRun(t.Context(), res.Run.ID); err != nil {
 		t.Fatal(err)
 	}
 	idleWithin(t, h)

@@ -112,7 +112,7 @@ func TestTreeVisibilityHidesSiblingsAndLeaksNothing(t *testing.T) {
 		t.Fatalf("own child history: %s", out.JSON())
 	}
 	// The operator (CLI without --as) sees everything.
-	all, err := h.e.ListSessionsR(t.Context(), Requester{Operator: true}, ListParams{})
+	all, err := h.e.listSessions(t.Context(), Requester{Operator: true}, ListParams{})
 	if err != nil || all.Count != 3 {
 		t.Fatalf("operator listing = %v, %v", keysOf(all), err)
 	}

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/switchboard-go/switchboard/internal/api"
 	"strings"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/api"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/policy"
@@ -16,8 +17,8 @@ type ChatRequest = api.ChatRequest
 
 type ChatResult = api.ChatResult
 
-// ChatR handles an inbound user message: commands first, then a run.
-func (e *Engine) ChatR(ctx context.Context, req ChatRequest) (ChatResult, error) {
+// chat handles an inbound user message: commands first, then a run.
+func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) {
 	msg := req.Message
 	if strings.TrimSpace(msg) == "" {
 		return ChatResult{}, domain.Invalid("message required")
@@ -134,7 +135,7 @@ func (e *Engine) command(ctx context.Context, key, channel, sender, msg string) 
 		if len(fields) > 1 {
 			return ChatResult{}, false, nil // "/new topic…" is an ordinary message
 		}
-		s, err := e.ResetR(ctx, key)
+		s, err := e.reset(ctx, key)
 		if err != nil {
 			return ChatResult{}, true, err
 		}
@@ -156,19 +157,16 @@ func (e *Engine) command(ctx context.Context, key, channel, sender, msg string) 
 		return res, true, nil
 	case "/send":
 		if !e.isOwner(channel, sender) {
-			res.Reply, res.Failed = "⚠️ /send is only available to owners.", true
-			return res, true, nil
+			return ChatResult{}, true, domain.Errorf(domain.CodeForbidden, "/send is only available to owners")
 		}
 		if len(fields) != 2 {
-			res.Reply, res.Failed = "⚙️ Usage: /send on|off|inherit", true
-			return res, true, nil
+			return ChatResult{}, true, domain.Invalid("usage: /send on|off|inherit")
 		}
 		v, err := policy.ParseSendPolicyValue(fields[1])
 		if err != nil {
-			res.Reply, res.Failed = "⚙️ Usage: /send on|off|inherit", true
-			return res, true, nil
+			return ChatResult{}, true, domain.Invalid("usage: /send on|off|inherit (got %q)", fields[1])
 		}
-		if _, err := e.PatchR(ctx, key, PatchParams{SendPolicy: &v}); err != nil {
+		if _, err := e.patch(ctx, key, PatchParams{SendPolicy: &v}); err != nil {
 			return ChatResult{}, true, err
 		}
 		word := map[string]string{domain.SendPolicyAllow: "on", domain.SendPolicyDeny: "off", "": "inherit"}[v]
@@ -185,8 +183,8 @@ func (e *Engine) isOwner(channel, sender string) bool {
 	return sender != "" && contains(e.cfg.Session.Owners, sender)
 }
 
-// WaitR waits for a run to end, up to timeout.
-func (e *Engine) WaitR(ctx context.Context, runID string, timeout time.Duration) (domain.Run, error) {
+// waitRun waits for a run to end, up to timeout.
+func (e *Engine) waitRun(ctx context.Context, runID string, timeout time.Duration) (domain.Run, error) {
 	r, err := e.rt.Wait(ctx, runID, timeout)
 	if errors.Is(err, domain.ErrNotFound) {
 		return r, domain.Errorf(domain.CodeNotFound, "run not found: %s", runID)
@@ -194,8 +192,8 @@ func (e *Engine) WaitR(ctx context.Context, runID string, timeout time.Duration)
 	return r, err
 }
 
-// GetRunR returns a run by id.
-func (e *Engine) GetRunR(ctx context.Context, runID string) (domain.Run, error) {
+// getRun returns a run by id.
+func (e *Engine) getRun(ctx context.Context, runID string) (domain.Run, error) {
 	r, err := e.store.GetRun(ctx, runID)
 	if errors.Is(err, domain.ErrNotFound) {
 		return r, domain.Errorf(domain.CodeNotFound, "run not found: %s", runID)
@@ -203,8 +201,8 @@ func (e *Engine) GetRunR(ctx context.Context, runID string) (domain.Run, error) 
 	return r, err
 }
 
-// ListRunsR lists runs, newest first.
-func (e *Engine) ListRunsR(ctx context.Context, q domain.RunQuery) ([]domain.Run, error) {
+// listRuns lists runs, newest first.
+func (e *Engine) listRuns(ctx context.Context, q domain.RunQuery) ([]domain.Run, error) {
 	if q.SessionKey != "" {
 		key, err := e.resolveRef(ctx, Requester{Operator: true}, q.SessionKey)
 		if err != nil {
@@ -215,8 +213,8 @@ func (e *Engine) ListRunsR(ctx context.Context, q domain.RunQuery) ([]domain.Run
 	return e.store.ListRuns(ctx, q)
 }
 
-// CancelRunR cancels a run and every run it started.
-func (e *Engine) CancelRunR(ctx context.Context, runID string) (domain.Run, error) {
+// cancelRun cancels a run and every run it started.
+func (e *Engine) cancelRun(ctx context.Context, runID string) (domain.Run, error) {
 	r, err := e.rt.Cancel(ctx, runID)
 	if errors.Is(err, domain.ErrNotFound) {
 		return r, domain.Errorf(domain.CodeNotFound, "run not found: %s", runID)
@@ -240,8 +238,8 @@ func (e *Engine) StopSession(ctx context.Context, key string) (int, error) {
 
 type PatchParams = api.PatchRequest
 
-// PatchR changes a session's settings, creating the session when missing.
-func (e *Engine) PatchR(ctx context.Context, ref string, p PatchParams) (domain.Session, error) {
+// patch changes a session's settings, creating the session when missing.
+func (e *Engine) patch(ctx context.Context, ref string, p PatchParams) (domain.Session, error) {
 	key, err := e.resolveRef(ctx, Requester{Operator: true}, ref)
 	if err != nil {
 		return domain.Session{}, err
@@ -310,9 +308,9 @@ func (e *Engine) PatchR(ctx context.Context, ref string, p PatchParams) (domain.
 	return out, nil
 }
 
-// ResetR starts a new transcript generation (new sessionId) for a session:
+// reset starts a new transcript generation (new sessionId) for a session:
 // active runs are cancelled, the old transcript is kept, spawn lineage too.
-func (e *Engine) ResetR(ctx context.Context, ref string) (domain.Session, error) {
+func (e *Engine) reset(ctx context.Context, ref string) (domain.Session, error) {
 	key, err := e.resolveRef(ctx, Requester{Operator: true}, ref)
 	if err != nil {
 		return domain.Session{}, err
@@ -350,9 +348,9 @@ func (e *Engine) ResetR(ctx context.Context, ref string) (domain.Session, error)
 	return out, nil
 }
 
-// DeleteR removes a session and its transcript. The main session of an
+// removeSession removes a session and its transcript. The main session of an
 // agent cannot be deleted.
-func (e *Engine) DeleteR(ctx context.Context, ref string) error {
+func (e *Engine) removeSession(ctx context.Context, ref string) error {
 	key, err := e.resolveRef(ctx, Requester{Operator: true}, ref)
 	if err != nil {
 		return err

@@ -170,7 +170,7 @@ func (e *Engine) archive(ctx context.Context, key string) error {
 	return err
 }
 
-// OutboxR lists outbox items (operator surfaces).
-func (e *Engine) OutboxR(ctx context.Context, q domain.OutboxQuery) ([]domain.OutboxItem, error) {
+// outbox lists outbox items (operator surfaces).
+func (e *Engine) outbox(ctx context.Context, q domain.OutboxQuery) ([]domain.OutboxItem, error) {
 	return e.store.ListOutbox(ctx, q)
 }

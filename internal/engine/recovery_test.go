@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,11 +47,11 @@ func TestRecoveryAfterCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = e.Close(ctx); st.Close() }()
-	r, err := e.WaitR(ctx, "r-running", 5*time.Second)
+	r, err := e.waitRun(ctx, "r-running", 5*time.Second)
 	if err != nil || r.Status != domain.RunError || r.Error == "" {
 		t.Fatalf("abandoned run = %+v, %v", r, err)
 	}
-	q, err := e.WaitR(ctx, "r-queued", 5*time.Second)
+	q, err := e.waitRun(ctx, "r-queued", 5*time.Second)
 	if err != nil || q.Status != domain.RunOK || q.Reply != "echo: queued hello" {
 		t.Fatalf("queued run = %+v, %v", q, err)
 	}
@@ -67,18 +68,18 @@ func TestRecoveryAfterCrash(t *testing.T) {
 func TestIdempotentChatAndFIFO(t *testing.T) {
 	h := newHarness(t, []config.ScriptRule{{When: config.ScriptWhen{Message: "^one$"}, Reply: str("1"), DelayMs: 200}}, nil)
 	ctx := t.Context()
-	a, err := h.e.ChatR(ctx, ChatRequest{SessionKey: "main", Message: "one", IdempotencyKey: "k1"})
+	a, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "one", IdempotencyKey: "k1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := h.e.ChatR(ctx, ChatRequest{SessionKey: "main", Message: "one", IdempotencyKey: "k1"})
+	b, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "one", IdempotencyKey: "k1"})
 	if err != nil || b.Run.ID != a.Run.ID || b.Created {
 		t.Fatalf("repeat = %+v, %v (first %s)", b.Run.ID, err, a.Run.ID)
 	}
-	c, _ := h.e.ChatR(ctx, ChatRequest{SessionKey: "main", Message: "two"})
-	d, _ := h.e.ChatR(ctx, ChatRequest{SessionKey: "main", Message: "three"})
+	c, _ := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "two"})
+	d, _ := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "three"})
 	for _, id := range []string{a.Run.ID, c.Run.ID, d.Run.ID} {
-		if _, err := h.e.WaitR(ctx, id, 5*time.Second); err != nil {
+		if _, err := h.e.waitRun(ctx, id, 5*time.Second); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -101,7 +102,7 @@ func TestCancelCascadesAndCommands(t *testing.T) {
 		{When: config.ScriptWhen{Session: "research$"}, Reply: str("late"), DelayMs: 60_000},
 	}, agentVisibility)
 	ctx := t.Context()
-	res, err := h.e.ChatR(ctx, ChatRequest{SessionKey: "main", Message: "go"})
+	res, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "go"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,21 +110,21 @@ func TestCancelCascadesAndCommands(t *testing.T) {
 		runs := runsOf(h, research, domain.RunKindSend)
 		return len(runs) == 1 && runs[0].Status == domain.RunRunning
 	})
-	stop, err := h.e.ChatR(ctx, ChatRequest{SessionKey: "main", Message: "/stop"})
+	stop, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "/stop"})
 	if err != nil || stop.Command != "stop" {
 		t.Fatalf("/stop = %+v, %v", stop, err)
 	}
-	r, _ := h.e.WaitR(ctx, res.Run.ID, 5*time.Second)
+	r, _ := h.e.waitRun(ctx, res.Run.ID, 5*time.Second)
 	if r.Status != domain.RunCancelled {
 		t.Fatalf("main run = %s", r.Status)
 	}
 	child := runsOf(h, research, domain.RunKindSend)[0]
-	child, _ = h.e.WaitR(ctx, child.ID, 5*time.Second)
+	child, _ = h.e.waitRun(ctx, child.ID, 5*time.Second)
 	if child.Status != domain.RunCancelled {
 		t.Fatalf("cascaded run = %s", child.Status)
 	}
 	before, _ := h.e.Session(ctx, "main")
-	if _, err := h.e.ChatR(ctx, ChatRequest{SessionKey: "main", Message: "/new"}); err != nil {
+	if _, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "/new"}); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := h.e.Session(ctx, "main")
@@ -135,14 +136,17 @@ func TestCancelCascadesAndCommands(t *testing.T) {
 	if len(old) == 0 {
 		t.Fatalf("old transcript lost")
 	}
-	sp, _ := h.e.ChatR(ctx, ChatRequest{SessionKey: "main", Message: "/send off"})
+	sp, _ := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "/send off"})
 	if sp.Reply != "⚙️ Send policy set to off." {
 		t.Fatalf("/send off = %q", sp.Reply)
 	}
-	if _, err := h.e.ChatR(ctx, ChatRequest{SessionKey: "main", Message: "hello"}); err == nil || err.Error() != "send blocked by session policy" {
+	if _, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "hello"}); err == nil || err.Error() != "send blocked by session policy" {
 		t.Fatalf("chat after /send off: %v", err)
 	}
-	if sp, _ := h.e.ChatR(ctx, ChatRequest{SessionKey: "main", Message: "/send inherit", Channel: "discord", SenderID: "stranger"}); sp.Reply != "⚠️ /send is only available to owners." {
-		t.Fatalf("non-owner /send = %q", sp.Reply)
+	if _, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "/send inherit", Channel: "discord", SenderID: "stranger"}); domain.ErrorCode(err) != domain.CodeForbidden {
+		t.Fatalf("non-owner /send: err = %v, want forbidden", err)
+	}
+	if _, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "/send maybe"}); domain.ErrorCode(err) != domain.CodeInvalid || !strings.Contains(err.Error(), "usage: /send on|off|inherit") {
+		t.Fatalf("/send maybe: err = %v, want the usage as an invalid request", err)
 	}
 }

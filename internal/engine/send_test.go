@@ -176,7 +176,7 @@ func TestSendTimeoutStillFinishesAndAnnounces(t *testing.T) {
 	if res.Status != "timeout" || res.Error == "" || res.RunID == "" {
 		t.Fatalf("result = %+v, want timeout", res)
 	}
-	r, err := h.e.WaitR(t.Context(), res.RunID, 10*time.Second)
+	r, err := h.e.waitRun(t.Context(), res.RunID, 10*time.Second)
 	if err != nil || r.Status != domain.RunOK || r.Reply != "late answer" {
 		t.Fatalf("run after wait = %+v, %v", r, err)
 	}
@@ -193,7 +193,7 @@ func TestSendFireAndForget(t *testing.T) {
 	if _, err := h.st.GetSession(t.Context(), research); err != nil {
 		t.Fatalf("session row after accepted: %v", err)
 	}
-	r, err := h.e.WaitR(t.Context(), res.RunID, 10*time.Second)
+	r, err := h.e.waitRun(t.Context(), res.RunID, 10*time.Second)
 	if err != nil || r.Reply != "echo: hi" {
 		t.Fatalf("run = %+v, %v", r, err)
 	}
@@ -220,7 +220,7 @@ func TestSendErrorsAndPolicy(t *testing.T) {
 	if res.Status != "error" || res.Error != "send blocked by session policy" || !out.IsError {
 		t.Fatalf("policy deny: %+v", res)
 	}
-	if _, err := h.e.PatchR(t.Context(), "research", PatchParams{SendPolicy: str("deny")}); err != nil {
+	if _, err := h.e.patch(t.Context(), "research", PatchParams{SendPolicy: str("deny")}); err != nil {
 		t.Fatal(err)
 	}
 	res = sendResult(t, h.call(Requester{}, ToolSessionsSend, `{"sessionKey":"research","message":"hi"}`))

@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/policy"
+	"github.com/switchboard-go/switchboard/internal/tools"
 )
 
 var _ api.Service = (*Engine)(nil)
@@ -75,7 +76,7 @@ func (e *Engine) ListSessions(ctx context.Context, p api.Principal, r api.ListRe
 	if err != nil {
 		return api.ListResult{}, err
 	}
-	return e.ListSessionsR(ctx, req, r)
+	return e.listSessions(ctx, req, r)
 }
 
 // History returns the newest messages of a session the principal may see.
@@ -87,7 +88,7 @@ func (e *Engine) History(ctx context.Context, p api.Principal, r api.HistoryRequ
 	if !req.Operator {
 		r.Raw = false
 	}
-	return e.HistoryR(ctx, req, r)
+	return e.history(ctx, req, r)
 }
 
 // Send is sessions_send as the principal.
@@ -96,7 +97,7 @@ func (e *Engine) Send(ctx context.Context, p api.Principal, r api.SendRequest) (
 	if err != nil {
 		return api.SendResult{}, err
 	}
-	return e.SendR(ctx, req, r)
+	return e.send(ctx, req, r)
 }
 
 // Spawn is sessions_spawn as the principal.
@@ -105,7 +106,7 @@ func (e *Engine) Spawn(ctx context.Context, p api.Principal, r api.SpawnRequest)
 	if err != nil {
 		return api.SpawnResult{}, err
 	}
-	return e.SpawnR(ctx, req, r)
+	return e.spawn(ctx, req, r)
 }
 
 // AgentsList lists the agents the principal's requester may spawn under.
@@ -114,34 +115,20 @@ func (e *Engine) AgentsList(_ context.Context, p api.Principal) (api.AgentsListR
 	if err != nil {
 		return api.AgentsListResult{}, err
 	}
-	return e.AgentsListR(req), nil
+	return e.agentsList(req), nil
 }
 
 // CallTool calls a tool by name as the principal. Refusals, unknown tools
 // and bad arguments are error outcomes.
 func (e *Engine) CallTool(ctx context.Context, p api.Principal, name string, args json.RawMessage) api.ToolOutcome {
-	op, ok := api.ToolOp(name, toolAction(name, args))
-	if !ok {
-		return failure(domain.Invalid("tool not available: %s", name))
-	}
-	req, err := e.enter(p, op)
-	if err != nil {
-		return failure(err)
-	}
-	return e.callTool(ctx, req, name, args)
+	return tools.Call(ctx, e, p, name, args)
 }
 
-// toolAction peeks at the subagents tool's action, which decides the
-// scope it needs.
-func toolAction(name string, args json.RawMessage) string {
-	if name != api.ToolSubagents {
-		return ""
-	}
-	var a struct {
-		Action string `json:"action"`
-	}
-	_ = json.Unmarshal(args, &a) // a malformed call is refused by the tool itself
-	return a.Action
+// agentPrincipal is who an agent of this engine is when it calls a tool
+// inside a run: its own session, with every scope, and the run that
+// enables the reply-back loop and loop safety.
+func agentPrincipal(tc domain.ToolCallContext) api.Principal {
+	return api.Principal{Name: "agent", Scopes: api.AllScopes, Session: tc.SessionKey, RunID: tc.RunID, ToolCallID: tc.ToolCallID}
 }
 
 // Chat is a user message arriving on a channel. Commands with admin
@@ -168,11 +155,11 @@ func (e *Engine) Chat(ctx context.Context, p api.Principal, r api.ChatRequest) (
 	}
 	r.IdempotencyKey = req.scopeKey(api.OpChat, r.IdempotencyKey)
 	if l := strings.TrimSpace(r.Label); l != "" {
-		if _, err := e.PatchR(ctx, orDefault(r.SessionKey, "main"), PatchParams{Label: &l}); err != nil {
+		if _, err := e.patch(ctx, orDefault(r.SessionKey, "main"), PatchParams{Label: &l}); err != nil {
 			return api.ChatResult{}, err
 		}
 	}
-	return e.ChatR(ctx, r)
+	return e.chat(ctx, r)
 }
 
 // isAdminCommand reports whether a chat message is a session command with
@@ -191,7 +178,7 @@ func isAdminCommand(msg string) bool {
 
 // runFor returns a run the principal may see.
 func (e *Engine) runFor(ctx context.Context, req Requester, runID string) (domain.Run, error) {
-	run, err := e.GetRunR(ctx, strings.TrimSpace(runID))
+	run, err := e.getRun(ctx, strings.TrimSpace(runID))
 	if err != nil {
 		return domain.Run{}, err
 	}
@@ -222,7 +209,7 @@ func (e *Engine) WaitRun(ctx context.Context, p api.Principal, r api.WaitRequest
 	if _, err := e.runFor(ctx, req, r.RunID); err != nil {
 		return domain.Run{}, err
 	}
-	return e.WaitR(ctx, strings.TrimSpace(r.RunID), r.Timeout)
+	return e.waitRun(ctx, strings.TrimSpace(r.RunID), r.Timeout)
 }
 
 // CancelRun cancels a run and everything it started, and says what
@@ -239,10 +226,10 @@ func (e *Engine) CancelRun(ctx context.Context, p api.Principal, runID string) (
 	if domain.RunTerminal(before.Status) {
 		return api.CancelResult{Run: before}, nil
 	}
-	if _, err := e.CancelRunR(ctx, before.ID); err != nil {
+	if _, err := e.cancelRun(ctx, before.ID); err != nil {
 		return api.CancelResult{}, err
 	}
-	after, err := e.WaitR(ctx, before.ID, cancelSettle)
+	after, err := e.waitRun(ctx, before.ID, cancelSettle)
 	if err != nil {
 		return api.CancelResult{}, err
 	}
@@ -257,7 +244,7 @@ func (e *Engine) ListRuns(ctx context.Context, p api.Principal, q api.RunsReques
 		return nil, err
 	}
 	if req.Operator {
-		return e.ListRunsR(ctx, q)
+		return e.listRuns(ctx, q)
 	}
 	if q.SessionKey != "" {
 		key, err := e.resolveRef(ctx, req, q.SessionKey)
@@ -268,9 +255,9 @@ func (e *Engine) ListRuns(ctx context.Context, p api.Principal, q api.RunsReques
 			return nil, err
 		}
 		q.SessionKey = key
-		return e.ListRunsR(ctx, q)
+		return e.listRuns(ctx, q)
 	}
-	runs, err := e.ListRunsR(ctx, q)
+	runs, err := e.listRuns(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +294,7 @@ func (e *Engine) Patch(ctx context.Context, p api.Principal, r api.PatchRequest)
 	if err != nil {
 		return domain.Session{}, err
 	}
-	return e.PatchR(ctx, key, r)
+	return e.patch(ctx, key, r)
 }
 
 // Reset starts a new transcript generation for a session.
@@ -316,7 +303,7 @@ func (e *Engine) Reset(ctx context.Context, p api.Principal, r api.ResetRequest)
 	if err != nil {
 		return domain.Session{}, err
 	}
-	return e.ResetR(ctx, key)
+	return e.reset(ctx, key)
 }
 
 // Delete removes a session.
@@ -325,7 +312,7 @@ func (e *Engine) Delete(ctx context.Context, p api.Principal, r api.DeleteReques
 	if err != nil {
 		return api.DeleteResult{}, err
 	}
-	if err := e.DeleteR(ctx, key); err != nil {
+	if err := e.removeSession(ctx, key); err != nil {
 		return api.DeleteResult{}, err
 	}
 	return api.DeleteResult{Key: key, Deleted: true}, nil
@@ -336,7 +323,7 @@ func (e *Engine) Outbox(ctx context.Context, p api.Principal, q api.OutboxReques
 	if _, err := e.enter(p, api.OpOutboxList); err != nil {
 		return nil, err
 	}
-	return e.OutboxR(ctx, q)
+	return e.outbox(ctx, q)
 }
 
 // Visible reports whether the principal may see the session key: the one

@@ -3,8 +3,9 @@ package engine
 import (
 	"context"
 	"errors"
-	"github.com/switchboard-go/switchboard/internal/api"
 	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/api"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/sessionkey"

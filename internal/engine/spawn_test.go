@@ -109,7 +109,7 @@ func TestSpawnTimeoutAndCancel(t *testing.T) {
 		{When: config.ScriptWhen{Session: ":subagent:"}, Reply: str("never"), DelayMs: 60_000},
 	}, nil)
 	res := spawnResult(t, h.call(Requester{}, ToolSessionsSpawn, `{"task":"slow","runTimeoutSeconds":1}`))
-	r, err := h.e.WaitR(t.Context(), res.RunID, 10*time.Second)
+	r, err := h.e.waitRun(t.Context(), res.RunID, 10*time.Second)
 	if err != nil || r.Status != domain.RunTimeout {
 		t.Fatalf("timed-out child = %+v, %v", r, err)
 	}
@@ -123,7 +123,7 @@ func TestSpawnTimeoutAndCancel(t *testing.T) {
 	if out.IsError {
 		t.Fatalf("cancel: %s", out.JSON())
 	}
-	r, err = h.e.WaitR(t.Context(), res2.RunID, 10*time.Second)
+	r, err = h.e.waitRun(t.Context(), res2.RunID, 10*time.Second)
 	if err != nil || r.Status != domain.RunCancelled {
 		t.Fatalf("cancelled child = %+v, %v", r, err)
 	}
@@ -142,7 +142,7 @@ func TestSpawnChildCannotSpawn(t *testing.T) {
 		toolCall(config.ScriptWhen{Session: ":subagent:", Role: "user"}, "sessions_spawn", map[string]any{"task": "grandchild"}),
 	}, nil)
 	res := spawnResult(t, h.call(Requester{}, ToolSessionsSpawn, `{"task":"try to spawn"}`))
-	r, _ := h.e.WaitR(t.Context(), res.RunID, 10*time.Second)
+	r, _ := h.e.waitRun(t.Context(), res.RunID, 10*time.Second)
 	if !strings.Contains(r.Reply, "tool not available: sessions_spawn") {
 		t.Fatalf("child reply = %q, want tool not available", r.Reply)
 	}

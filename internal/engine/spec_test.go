@@ -24,7 +24,7 @@ func TestUndecodableRunSpecEndsTheRunWithAnError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done, err := h.e.WaitR(ctx, run.ID, 10*time.Second)
+	done, err := h.e.waitRun(ctx, run.ID, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,8 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+
 	"github.com/switchboard-go/switchboard/internal/api"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -15,28 +15,8 @@ type HistoryResult = api.HistoryResult
 
 type HistoryParams = api.HistoryRequest
 
-func (e *Engine) toolHistory(ctx context.Context, req Requester, raw json.RawMessage) (ToolOutcome, error) {
-	a, err := parseArgs(ToolSessionsHistory, raw, "sessionKey", "limit", "includeTools")
-	if err != nil {
-		return ToolOutcome{}, err
-	}
-	p := HistoryParams{SessionKey: a.required("sessionKey", int(api.KeyChars.Max))}
-	if n, ok := a.limited("limit", api.HistoryLimit); ok {
-		p.Limit = int(n)
-	}
-	p.IncludeTools, _ = a.boolean("includeTools")
-	if err := a.err(); err != nil {
-		return ToolOutcome{}, err
-	}
-	res, err := e.HistoryR(ctx, req, p)
-	if err != nil {
-		return ToolOutcome{}, err
-	}
-	return ToolOutcome{Payload: res}, nil
-}
-
-// HistoryR returns the newest messages of a session, oldest first.
-func (e *Engine) HistoryR(ctx context.Context, req Requester, p HistoryParams) (HistoryResult, error) {
+// history returns the newest messages of a session, oldest first.
+func (e *Engine) history(ctx context.Context, req Requester, p HistoryParams) (HistoryResult, error) {
 	if p.Limit <= 0 {
 		p.Limit = int(api.HistoryLimit.Default)
 	}

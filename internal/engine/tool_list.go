@@ -2,11 +2,11 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"github.com/switchboard-go/switchboard/internal/api"
 	"strings"
 	"sync"
+
+	"github.com/switchboard-go/switchboard/internal/api"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
@@ -18,33 +18,6 @@ type ListResult = api.ListResult
 type ListParams = api.ListRequest
 
 var validKinds = []string{domain.KindMain, domain.KindGroup, domain.KindCron, domain.KindHook, domain.KindNode, domain.KindOther}
-
-func (e *Engine) toolList(ctx context.Context, req Requester, raw json.RawMessage) (ToolOutcome, error) {
-	a, err := parseArgs(ToolSessionsList, raw, "kinds", "limit", "activeMinutes", "messageLimit")
-	if err != nil {
-		return ToolOutcome{}, err
-	}
-	var p ListParams
-	// kinds is validated by ListSessionsR, for every surface.
-	p.Kinds, _ = a.strings("kinds", 0)
-	if n, ok := a.limited("limit", api.ListLimit); ok {
-		p.Limit = int(n)
-	}
-	if n, ok := a.limited("activeMinutes", api.ListActiveMinutes); ok {
-		p.ActiveMinutes = int(n)
-	}
-	if n, ok := a.limited("messageLimit", api.ListMessageLimit); ok {
-		p.MessageLimit = int(n)
-	}
-	if err := a.err(); err != nil {
-		return ToolOutcome{}, err
-	}
-	res, err := e.ListSessionsR(ctx, req, p)
-	if err != nil {
-		return ToolOutcome{}, err
-	}
-	return ToolOutcome{Payload: res}, nil
-}
 
 // normalizeKinds checks a kinds filter: at most api.ListKinds.Max known
 // kinds, case-insensitive. It returns them lowercased.
@@ -63,8 +36,8 @@ func normalizeKinds(kinds []string) ([]string, error) {
 	return out, nil
 }
 
-// ListSessionsR lists the sessions req can see, newest first.
-func (e *Engine) ListSessionsR(ctx context.Context, req Requester, p ListParams) (ListResult, error) {
+// listSessions lists the sessions req can see, newest first.
+func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) (ListResult, error) {
 	kinds, err := normalizeKinds(p.Kinds)
 	if err != nil {
 		return ListResult{}, err

@@ -2,12 +2,12 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/switchboard-go/switchboard/internal/api"
 	"strings"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/api"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/policy"
@@ -19,34 +19,9 @@ type Delivery = api.Delivery
 
 type SendResult = api.SendResult
 
-func (e *Engine) toolSend(ctx context.Context, req Requester, raw json.RawMessage) (ToolOutcome, error) {
-	a, err := parseArgs(ToolSessionsSend, raw, "sessionKey", "label", "agentId", "message", "timeoutSeconds", "idempotencyKey")
-	if err != nil {
-		return ToolOutcome{}, err
-	}
-	var p SendParams
-	p.SessionKey, _ = a.text("sessionKey", api.KeyChars)
-	p.Label, _ = a.text("label", api.LabelChars)
-	p.AgentID, _ = a.text("agentId", api.AgentIDChars)
-	p.Message = a.required("message", int(api.MessageChars.Max))
-	if n, ok := a.limited("timeoutSeconds", api.SendTimeout); ok {
-		v := int(n)
-		p.TimeoutSeconds = &v
-	}
-	p.IdempotencyKey, _ = a.text("idempotencyKey", api.IdempotencyKeyChars)
-	if err := a.err(); err != nil {
-		return ToolOutcome{}, err
-	}
-	res, err := e.SendR(ctx, req, p)
-	if err != nil {
-		return ToolOutcome{}, err
-	}
-	return ToolOutcome{Payload: res, IsError: res.Status == "error" || res.Status == "forbidden"}, nil
-}
-
-// SendR delivers a message into another session as an inter-session
+// send delivers a message into another session as an inter-session
 // message, and waits for the reply unless TimeoutSeconds is 0.
-func (e *Engine) SendR(ctx context.Context, req Requester, p SendParams) (SendResult, error) {
+func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendResult, error) {
 	if p.IdempotencyKey == "" {
 		p.IdempotencyKey = req.IdempotencyKey
 	}

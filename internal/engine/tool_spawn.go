@@ -2,10 +2,10 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
-	"github.com/switchboard-go/switchboard/internal/api"
 	"path/filepath"
 	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/api"
 
 	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -35,67 +35,9 @@ var rejectedSpawnKeys = []string{"target", "transport", "channel", "to", "thread
 
 const spawnNote = "The sub-agent runs in the background. Its result is announced back to this session automatically when it finishes: do not poll for it or wait in a loop. Continue with other work, or end your turn (reply NO_REPLY if you have nothing to add)."
 
-func (e *Engine) toolSpawn(ctx context.Context, req Requester, raw json.RawMessage) (ToolOutcome, error) {
-	var probe map[string]json.RawMessage
-	if json.Unmarshal(raw, &probe) == nil {
-		for _, k := range rejectedSpawnKeys {
-			if _, ok := probe[k]; ok {
-				return ToolOutcome{}, domain.Invalid("sessions_spawn does not support %q. Use \"message\" or \"sessions_send\" for channel delivery.", k)
-			}
-		}
-	}
-	a, err := parseArgs(ToolSessionsSpawn, raw, "task", "label", "agentId", "model", "thinking", "runTimeoutSeconds",
-		"timeoutSeconds", "thread", "mode", "cleanup", "sandbox", "attachments", "attachAs", "idempotencyKey")
-	if err != nil {
-		return ToolOutcome{}, err
-	}
-	var p SpawnParams
-	p.Task = a.required("task", int(api.TaskChars.Max))
-	p.Label, _ = a.text("label", api.LabelChars)
-	p.AgentID, _ = a.text("agentId", api.AgentIDChars)
-	p.Model, _ = a.text("model", api.ModelChars)
-	p.Thinking, _ = a.enum("thinking", "off", "minimal", "low", "medium", "high")
-	if n, ok := a.limited("runTimeoutSeconds", api.SpawnRunTimeout); ok {
-		v := int(n)
-		p.RunTimeoutSeconds = &v
-	} else if n, ok := a.limited("timeoutSeconds", api.SpawnRunTimeout); ok {
-		v := int(n)
-		p.RunTimeoutSeconds = &v
-	}
-	p.Thread, _ = a.boolean("thread")
-	p.Mode, _ = a.enum("mode", "run", "session")
-	p.Cleanup, _ = a.enum("cleanup", "delete", "keep")
-	p.Sandbox, _ = a.enum("sandbox", "inherit", "require")
-	if rawAtt, ok := a.raw("attachments"); ok {
-		if err := json.Unmarshal(rawAtt, &p.Attachments); err != nil {
-			a.fail("attachments must be an array of {name, content, encoding?, mimeType?}")
-		} else if int64(len(p.Attachments)) > api.SpawnAttachments.Max {
-			a.fail("attachments has too many items (%d; max %d)", len(p.Attachments), api.SpawnAttachments.Max)
-		}
-	}
-	if rawAs, ok := a.raw("attachAs"); ok {
-		var as struct {
-			MountPath string `json:"mountPath"`
-		}
-		if err := json.Unmarshal(rawAs, &as); err != nil {
-			a.fail("attachAs must be an object {mountPath?}")
-		}
-		p.MountPath = as.MountPath
-	}
-	p.IdempotencyKey, _ = a.text("idempotencyKey", api.IdempotencyKeyChars)
-	if err := a.err(); err != nil {
-		return ToolOutcome{}, err
-	}
-	res, err := e.SpawnR(ctx, req, p)
-	if err != nil {
-		return ToolOutcome{}, err
-	}
-	return ToolOutcome{Payload: res}, nil
-}
-
-// SpawnR starts a sub-agent run in a new isolated session and returns at
+// spawn starts a sub-agent run in a new isolated session and returns at
 // once; the child's result is announced back to the requester session.
-func (e *Engine) SpawnR(ctx context.Context, req Requester, p SpawnParams) (SpawnResult, error) {
+func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (SpawnResult, error) {
 	subs := e.cfg.Agents.Defaults.Subagents
 	if p.IdempotencyKey == "" {
 		p.IdempotencyKey = req.IdempotencyKey

@@ -230,9 +230,7 @@ type ChatResponse struct {
 	SessionKey string      `json:"sessionKey"`
 	Command    string      `json:"command,omitempty"`
 	Reply      string      `json:"reply,omitempty"`
-	// Failed: the command was refused (its usage, owners only).
-	Failed  bool `json:"failed,omitempty"`
-	Created bool `json:"created"`
+	Created    bool        `json:"created"`
 }
 
 // apiChat posts a user message as the caller (its idempotency key is
@@ -258,7 +256,7 @@ func (s *Server) apiChat(r *http.Request, g grant) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := ChatResponse{SessionKey: s.canonical(p, res.SessionKey), Command: res.Command, Reply: res.Reply, Failed: res.Failed, Created: res.Created}
+	out := ChatResponse{SessionKey: s.canonical(p, res.SessionKey), Command: res.Command, Reply: res.Reply, Created: res.Created}
 	if res.Command == "" {
 		run := res.Run
 		if waiting {

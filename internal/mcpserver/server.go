@@ -86,7 +86,7 @@ func New(caller Caller, opts Options) *Server {
 	}
 	if len(unknown) > 0 {
 		opts.Logger.Warn("mcp: unknown tools left out", "tools", strings.Join(unknown, ", "),
-			"known", strings.Join(engine.AllTools(), ", "))
+			"known", strings.Join(api.AllTools(), ", "))
 	}
 	return &Server{
 		caller:  caller,

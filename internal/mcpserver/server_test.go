@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/engine"
+	"github.com/switchboard-go/switchboard/internal/tools"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -31,7 +32,7 @@ func TestToolsList(t *testing.T) {
 	var names []string
 	for _, tool := range res.Tools {
 		names = append(names, tool.Name)
-		spec := engine.ToolSpecs(tool.Name)[0]
+		spec := tools.Specs(tool.Name)[0]
 		if tool.Description != spec.Description {
 			t.Errorf("%s: description differs from the engine's", tool.Name)
 		}
@@ -47,7 +48,8 @@ func TestToolsList(t *testing.T) {
 			t.Errorf("%s: required (-engine +advertised):\n%s", tool.Name, diff)
 		}
 		props, _ := schema["properties"].(map[string]any)
-		for name := range want["properties"].(map[string]any) {
+		wantProps, _ := want["properties"].(map[string]any)
+		for name := range wantProps {
 			if _, ok := props[name]; !ok {
 				t.Errorf("%s: property %s not advertised", tool.Name, name)
 			}

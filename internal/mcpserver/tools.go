@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/switchboard-go/switchboard/internal/tools"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-go/switchboard/internal/engine"
@@ -58,7 +60,7 @@ func annotations(name string) *mcp.ToolAnnotations {
 // buildTools returns the MCP definitions of the named tools, in order,
 // and the names the engine does not know.
 func buildTools(names []string) ([]*mcp.Tool, []string, error) {
-	var tools []*mcp.Tool
+	var defs []*mcp.Tool
 	var unknown []string
 	seen := map[string]bool{}
 	for _, name := range names {
@@ -66,7 +68,7 @@ func buildTools(names []string) ([]*mcp.Tool, []string, error) {
 			continue
 		}
 		seen[name] = true
-		specs := engine.ToolSpecs(name)
+		specs := tools.Specs(name)
 		if len(specs) != 1 {
 			unknown = append(unknown, name)
 			continue
@@ -79,14 +81,14 @@ func buildTools(names []string) ([]*mcp.Tool, []string, error) {
 				return nil, nil, fmt.Errorf("tool %s: %w", name, err)
 			}
 		}
-		tools = append(tools, &mcp.Tool{
+		defs = append(defs, &mcp.Tool{
 			Name:        spec.Name,
 			Description: spec.Description,
 			InputSchema: schema,
 			Annotations: annotations(name),
 		})
 	}
-	return tools, unknown, nil
+	return defs, unknown, nil
 }
 
 // withProperty returns schema (a JSON object schema) with one more

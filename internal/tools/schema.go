@@ -32,19 +32,37 @@ func schemaOf(t *tool) (json.RawMessage, error) {
 		if l, ok := t.limits[name]; ok {
 			decorate(p, l)
 		}
-		if vals, ok := t.enums[name]; ok {
-			target := p
-			if p.Type == "array" && p.Items != nil {
-				target = p.Items
-			}
-			target.Enum = nil
-			for _, v := range vals {
-				target.Enum = append(target.Enum, v)
-			}
+	}
+	for path, vals := range t.enums {
+		target := property(s, path)
+		if target == nil {
+			return nil, fmt.Errorf("tool %s: schema: enum for unknown parameter %s", t.name, path)
+		}
+		if target.Type == "array" && target.Items != nil {
+			target = target.Items
+		}
+		target.Enum = nil
+		for _, v := range vals {
+			target.Enum = append(target.Enum, v)
 		}
 	}
 	s.Required = slices.DeleteFunc(s.Required, func(n string) bool { return slices.Contains(t.hidden, n) })
 	return json.Marshal(s)
+}
+
+// property finds a parameter by its dotted path ("attachments.encoding"
+// looks into the items of an array).
+func property(s *jsonschema.Schema, path string) *jsonschema.Schema {
+	for _, name := range strings.Split(path, ".") {
+		if s.Type == "array" && s.Items != nil {
+			s = s.Items
+		}
+		s = s.Properties[name]
+		if s == nil {
+			return nil
+		}
+	}
+	return s
 }
 
 // simplify drops the "null" that the generator adds for slices and

@@ -57,7 +57,7 @@ func spawnTool() *tool {
 		limits: map[string]api.Limit{"runTimeoutSeconds": api.SpawnRunTimeout, "attachments": api.SpawnAttachments, "task": api.TaskChars,
 			"label": api.LabelChars, "agentId": api.AgentIDChars, "model": api.ModelChars, "idempotencyKey": api.IdempotencyKeyChars},
 		enums: map[string][]string{"thinking": thinkingLevels, "mode": {"run", "session"}, "cleanup": {"delete", "keep"},
-			"sandbox": {"inherit", "require"}},
+			"sandbox": {"inherit", "require"}, "attachments.encoding": {attachments.EncodingUTF8, attachments.EncodingBase64}},
 		hidden: []string{"timeoutSeconds", "idempotencyKey"},
 		call:   callSpawn,
 	}
