@@ -17,7 +17,7 @@ type ChatRequest struct {
 	// TimeoutSeconds bounds the run (0 = none).
 	TimeoutSeconds int
 	// Kind is the run kind (chat by default; agent for the gateway method).
-	Kind string
+	Kind domain.RunKind
 	// ExtraSystem is injected after the agent's system prompt.
 	ExtraSystem string
 	// Label, when set, labels the session first (the gateway's `agent`).

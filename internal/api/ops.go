@@ -15,17 +15,19 @@ const (
 	OpSubagentsCancel Op = "subagents.cancel"
 	OpRunsWait        Op = "runs_wait"
 
-	OpChat          Op = "chat"
-	OpCommand       Op = "chat.command" // /new, /reset, /stop, /send in a chat message
-	OpRunsGet       Op = "runs.get"
-	OpRunsList      Op = "runs.list"
-	OpRunsCancel    Op = "runs.cancel"
-	OpSessionsGet   Op = "sessions.get"
-	OpSessionsPatch Op = "sessions.patch"
-	OpSessionsReset Op = "sessions.reset"
-	OpSessionsDel   Op = "sessions.delete"
-	OpOutboxList    Op = "outbox.list"
-	OpDeliver       Op = "outbox.deliver"
+	OpChat            Op = "chat"
+	OpCommand         Op = "chat.command" // /new, /reset, /stop, /send in a chat message
+	OpRunsGet         Op = "runs.get"
+	OpRunsList        Op = "runs.list"
+	OpRunsCancel      Op = "runs.cancel"
+	OpSessionsGet     Op = "sessions.get"
+	OpSessionsResolve Op = "sessions.resolve"
+	OpDefaults        Op = "sessions.defaults"
+	OpSessionsPatch   Op = "sessions.patch"
+	OpSessionsReset   Op = "sessions.reset"
+	OpSessionsDel     Op = "sessions.delete"
+	OpOutboxList      Op = "outbox.list"
+	OpDeliver         Op = "outbox.deliver"
 )
 
 // Acting says whose rights a call is decided with.
@@ -59,17 +61,19 @@ var rules = map[Op]Rule{
 	OpSubagentsCancel: {Scope: ScopeWrite},
 	OpRunsWait:        {Scope: ScopeRead, Reads: true},
 
-	OpChat:          {Scope: ScopeWrite},
-	OpCommand:       {Scope: ScopeAdmin},
-	OpRunsGet:       {Scope: ScopeRead, Reads: true},
-	OpRunsList:      {Scope: ScopeRead, Reads: true},
-	OpRunsCancel:    {Scope: ScopeWrite},
-	OpSessionsGet:   {Scope: ScopeRead, Reads: true},
-	OpSessionsPatch: {Scope: ScopeAdmin},
-	OpSessionsReset: {Scope: ScopeAdmin},
-	OpSessionsDel:   {Scope: ScopeAdmin},
-	OpOutboxList:    {Scope: ScopeRead, Acting: OperatorOnly, Reads: true},
-	OpDeliver:       {Scope: ScopeWrite, Acting: OperatorOnly},
+	OpChat:            {Scope: ScopeWrite},
+	OpCommand:         {Scope: ScopeAdmin},
+	OpRunsGet:         {Scope: ScopeRead, Reads: true},
+	OpRunsList:        {Scope: ScopeRead, Reads: true},
+	OpRunsCancel:      {Scope: ScopeWrite},
+	OpSessionsGet:     {Scope: ScopeRead, Reads: true},
+	OpSessionsResolve: {Scope: ScopeRead, Reads: true},
+	OpDefaults:        {Scope: ScopeRead, Reads: true},
+	OpSessionsPatch:   {Scope: ScopeAdmin},
+	OpSessionsReset:   {Scope: ScopeAdmin},
+	OpSessionsDel:     {Scope: ScopeAdmin},
+	OpOutboxList:      {Scope: ScopeRead, Acting: OperatorOnly, Reads: true},
+	OpDeliver:         {Scope: ScopeWrite, Acting: OperatorOnly},
 }
 
 // RuleFor returns the rule of op. An operation missing from the table is

@@ -14,12 +14,12 @@ type WaitRequest struct {
 
 // WaitResult is the payload of runs_wait.
 type WaitResult struct {
-	RunID     string `json:"runId"`
-	Status    string `json:"status"`
-	Reply     string `json:"reply,omitempty"`
-	Error     string `json:"error,omitempty"`
-	StartedAt int64  `json:"startedAt,omitempty"`
-	EndedAt   int64  `json:"endedAt,omitempty"`
+	RunID     string           `json:"runId"`
+	Status    domain.RunStatus `json:"status"`
+	Reply     string           `json:"reply,omitempty"`
+	Error     string           `json:"error,omitempty"`
+	StartedAt int64            `json:"startedAt,omitempty"`
+	EndedAt   int64            `json:"endedAt,omitempty"`
 	// WaitTimedOut is true when the wait ended before the run did (the
 	// run's own status then is queued or running).
 	WaitTimedOut bool `json:"waitTimedOut,omitempty"`
@@ -38,3 +38,7 @@ type RunsRequest = domain.RunQuery
 
 // OutboxRequest selects outbox rows.
 type OutboxRequest = domain.OutboxQuery
+
+// OutboxStatuses are the statuses an outbox row has, and an outbox
+// listing filters on.
+var OutboxStatuses = []domain.OutboxStatus{domain.OutboxPending, domain.OutboxDelivered, domain.OutboxFailed}

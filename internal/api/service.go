@@ -38,7 +38,17 @@ type Service interface {
 	Patch(ctx context.Context, p Principal, req PatchRequest) (domain.Session, error)
 	Reset(ctx context.Context, p Principal, req ResetRequest) (domain.Session, error)
 	Delete(ctx context.Context, p Principal, req DeleteRequest) (DeleteResult, error)
+	// Resolve finds a session by key, sessionId or label; a session the
+	// principal may not see answers exactly as an unknown one.
+	Resolve(ctx context.Context, p Principal, req ResolveRequest) (ResolveResult, error)
+	// GetSession is one session row (ref: a key, `main` or a sessionId),
+	// visible sessions only.
+	GetSession(ctx context.Context, p Principal, ref string) (SessionRow, error)
+	// Defaults are the session defaults as the principal sees them.
+	Defaults(ctx context.Context, p Principal) (Defaults, error)
 
 	// Outbox lists deliveries (operator only).
 	Outbox(ctx context.Context, p Principal, req OutboxRequest) ([]domain.OutboxItem, error)
+	// Deliver queues a direct outbound message (operator only).
+	Deliver(ctx context.Context, p Principal, req DeliverRequest) (DeliverResult, error)
 }

@@ -30,11 +30,15 @@ type SessionRow struct {
 	Origin           *domain.Origin          `json:"origin,omitempty"`
 	SpawnedBy        string                  `json:"spawnedBy,omitempty"`
 	ParentSessionKey string                  `json:"parentSessionKey,omitempty"`
+	SpawnDepth       int                     `json:"spawnDepth,omitempty"`
 	DeliveryContext  *domain.DeliveryContext `json:"deliveryContext,omitempty"`
 	UpdatedAt        int64                   `json:"updatedAt"`
 	SessionID        string                  `json:"sessionId"`
 	Model            string                  `json:"model,omitempty"`
+	ModelProvider    string                  `json:"modelProvider,omitempty"`
 	ContextTokens    int64                   `json:"contextTokens,omitempty"`
+	InputTokens      int64                   `json:"inputTokens,omitempty"`
+	OutputTokens     int64                   `json:"outputTokens,omitempty"`
 	TotalTokens      int64                   `json:"totalTokens,omitempty"`
 	EstimatedCostUSD float64                 `json:"estimatedCostUsd,omitempty"`
 	Status           string                  `json:"status,omitempty"`
@@ -111,12 +115,18 @@ type DeleteResult struct {
 	Deleted bool   `json:"deleted"`
 }
 
-// ResolveRequest finds a session by key, sessionId or label.
+// ResolveRequest finds a session by exactly one of key, sessionId or
+// label (AgentID narrows a label search).
 type ResolveRequest struct {
 	Key       string
 	SessionID string
 	Label     string
 	AgentID   string
+}
+
+// ResolveResult is the session a ResolveRequest found (canonical key).
+type ResolveResult struct {
+	Key string `json:"key"`
 }
 
 // AgentsListResult is the payload of agents_list.

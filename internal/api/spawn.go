@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/switchboard-go/switchboard/internal/attachments"
+	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
 // SpawnRequest are sessions_spawn's parameters.
@@ -43,15 +44,15 @@ type SubagentsRequest struct {
 
 // ChildRow is one sub-agent in the subagents tool's list.
 type ChildRow struct {
-	RunID           string `json:"runId"`
-	ChildSessionKey string `json:"childSessionKey"`
-	Label           string `json:"label,omitempty"`
-	Status          string `json:"status"`
-	StartedAt       int64  `json:"startedAt,omitempty"`
-	EndedAt         int64  `json:"endedAt,omitempty"`
-	RuntimeMs       int64  `json:"runtimeMs,omitempty"`
-	TotalTokens     int64  `json:"totalTokens,omitempty"`
-	Error           string `json:"error,omitempty"`
+	RunID           string           `json:"runId"`
+	ChildSessionKey string           `json:"childSessionKey"`
+	Label           string           `json:"label,omitempty"`
+	Status          domain.RunStatus `json:"status"`
+	StartedAt       int64            `json:"startedAt,omitempty"`
+	EndedAt         int64            `json:"endedAt,omitempty"`
+	RuntimeMs       int64            `json:"runtimeMs,omitempty"`
+	TotalTokens     int64            `json:"totalTokens,omitempty"`
+	Error           string           `json:"error,omitempty"`
 }
 
 // SubagentsResult is the subagents tool's payload: the children (list) or

@@ -1,7 +1,8 @@
 // Package app wires switchboard together for one state directory: config,
-// store, model registry, transcript mirror and engine. Every command and
-// the gateway build their engine through Open, so they all agree on where
-// things live, and only one engine at a time writes a state directory.
+// store, model registry, transcript mirror and engine. Every command, the
+// gateway and the demo build their engine through Open or OpenReadOnly
+// (one wiring function), so they all agree on where things live, and only
+// one engine at a time writes a state directory.
 package app
 
 import (
@@ -33,6 +34,17 @@ type Options struct {
 	// Hold records new runs and deliveries without carrying them out: they
 	// stay queued for the next start (`--detach`).
 	Hold bool
+	// OwnWorkOnly runs only the work this process submits, its follow-ups
+	// and the runs queued ahead of it on the same sessions; other queued
+	// runs stay for a process that serves (the gateway). In-process
+	// commands that write set it.
+	OwnWorkOnly bool
+	// Config, when set, is used instead of loading ConfigPath (the demo
+	// builds its own).
+	Config *config.Config
+	// MaintenanceInterval is how often the engine looks for due outbox
+	// work (engine default when zero).
+	MaintenanceInterval time.Duration
 }
 
 // App is an opened state directory with a running engine.
@@ -61,51 +73,7 @@ func LoadConfig(path string, getenv func(string) string) (*config.Config, error)
 
 // Open loads config, takes the state-dir lock, opens the store and starts
 // the engine (recovering work a previous process left).
-func Open(ctx context.Context, opts Options) (*App, error) {
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	if opts.Getenv == nil {
-		opts.Getenv = os.Getenv
-	}
-	cfg, err := LoadConfig(opts.ConfigPath, opts.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(opts.StateDir, 0o700); err != nil {
-		return nil, fmt.Errorf("state dir: %w", err)
-	}
-	lock, err := AcquireLock(opts.StateDir, opts.Owner)
-	if err != nil {
-		return nil, err
-	}
-	st, err := sqlite.Open(ctx, DBPath(opts.StateDir), sqlite.Options{})
-	if err != nil {
-		lock.Release()
-		return nil, err
-	}
-	models, err := model.NewRegistry(cfg, opts.Getenv, &http.Client{})
-	if err != nil {
-		st.Close()
-		lock.Release()
-		return nil, err
-	}
-	e, err := engine.New(engine.Options{
-		Config: cfg, Store: st, Models: models, Mirror: transcript.New(opts.StateDir, time.Now),
-		StateDir: opts.StateDir, Logger: opts.Logger, HoldRuns: opts.Hold,
-	})
-	if err != nil {
-		st.Close()
-		lock.Release()
-		return nil, err
-	}
-	if err := e.Start(ctx); err != nil {
-		st.Close()
-		lock.Release()
-		return nil, err
-	}
-	return &App{Config: cfg, Engine: e, Store: st, StateDir: opts.StateDir, lock: lock}, nil
-}
+func Open(ctx context.Context, opts Options) (*App, error) { return open(ctx, opts, false) }
 
 // Close stops the engine (in-flight runs are recorded as aborted, queued
 // work stays for the next start), closes the store and releases the lock.
@@ -122,35 +90,66 @@ func (a *App) Close(ctx context.Context) error {
 // queued for a process that serves or writes. It works beside a process
 // that holds the state dir (an in-process `switchboard mcp`, another
 // command): SQLite's WAL lets it read beside the owner's writes.
-func OpenReadOnly(ctx context.Context, opts Options) (*App, error) {
+func OpenReadOnly(ctx context.Context, opts Options) (*App, error) { return open(ctx, opts, true) }
+
+// open is the one wiring of a state dir that Open, OpenReadOnly and the
+// demo share: config (opts.Config, or the file), the state dir, the lock
+// (not read-only), the store, the model registry, the transcript mirror
+// and the engine, started unless read-only. On an error nothing stays
+// open.
+func open(ctx context.Context, opts Options, readOnly bool) (_ *App, err error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
-	cfg, err := LoadConfig(opts.ConfigPath, opts.Getenv)
-	if err != nil {
-		return nil, err
+	cfg := opts.Config
+	if cfg == nil {
+		if cfg, err = LoadConfig(opts.ConfigPath, opts.Getenv); err != nil {
+			return nil, err
+		}
 	}
 	// A fresh state dir reads as empty: the store is created, nothing else.
 	if err := os.MkdirAll(opts.StateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
+	var undo []func()
+	defer func() {
+		if err != nil {
+			for i := len(undo) - 1; i >= 0; i-- {
+				undo[i]()
+			}
+		}
+	}()
+	var lock *Lock
+	if !readOnly {
+		if lock, err = AcquireLock(opts.StateDir, opts.Owner); err != nil {
+			return nil, err
+		}
+		undo = append(undo, lock.Release)
+	}
 	st, err := sqlite.Open(ctx, DBPath(opts.StateDir), sqlite.Options{})
 	if err != nil {
 		return nil, err
 	}
+	undo = append(undo, func() { st.Close() })
 	models, err := model.NewRegistry(cfg, opts.Getenv, &http.Client{})
 	if err != nil {
-		st.Close()
 		return nil, err
 	}
-	e, err := engine.New(engine.Options{Config: cfg, Store: st, Models: models, Mirror: transcript.New(opts.StateDir, time.Now),
-		StateDir: opts.StateDir, Logger: opts.Logger, HoldRuns: true})
+	e, err := engine.New(engine.Options{
+		Config: cfg, Store: st, Models: models, Mirror: transcript.New(opts.StateDir, time.Now),
+		StateDir: opts.StateDir, Logger: opts.Logger, MaintenanceInterval: opts.MaintenanceInterval,
+		HoldRuns: opts.Hold || readOnly, OwnWorkOnly: opts.OwnWorkOnly,
+	})
 	if err != nil {
-		st.Close()
 		return nil, err
 	}
-	return &App{Config: cfg, Engine: e, Store: st, StateDir: opts.StateDir}, nil
+	if !readOnly {
+		if err := e.Start(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return &App{Config: cfg, Engine: e, Store: st, StateDir: opts.StateDir, lock: lock}, nil
 }

@@ -75,7 +75,7 @@ func runChat(e *env, s *service, p api.Principal, key, msg string, wait time.Dur
 	if res.Command != "" {
 		return writeCommand(e, res)
 	}
-	out := chatOutput{RunID: res.Run.ID, SessionKey: res.SessionKey, Status: res.Run.Status}
+	out := chatOutput{RunID: res.Run.ID, SessionKey: res.SessionKey, Status: string(res.Run.Status)}
 	if wait == 0 {
 		if e.json {
 			return printJSON(e.stdout, out)
@@ -87,7 +87,7 @@ func runChat(e *env, s *service, p api.Principal, key, msg string, wait time.Dur
 	if err != nil {
 		return err
 	}
-	out.Status, out.Reply, out.Error = run.Status, run.Reply, run.Error
+	out.Status, out.Reply, out.Error = string(run.Status), run.Reply, run.Error
 	out.WaitTimedOut = !domain.RunTerminal(run.Status)
 	if e.json {
 		if err := printJSON(e.stdout, out); err != nil {

@@ -21,10 +21,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/engine"
-	"github.com/switchboard-go/switchboard/internal/model"
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
-	"github.com/switchboard-go/switchboard/internal/store/sqlite"
-	"github.com/switchboard-go/switchboard/internal/transcript"
 )
 
 //go:embed demo.json5
@@ -144,34 +141,20 @@ func runDemo(e *env, keep bool) (err error) {
 	return nil
 }
 
-// openDemoEngine wires an engine on dir the way app.Open does, with the
-// demo's config instead of a config file.
+// openDemoEngine opens dir through app.Open (the one wiring of a state
+// dir) with the demo's config instead of a config file.
 func openDemoEngine(ctx context.Context, dir string, cfg *config.Config, e *env) (*engine.Engine, func() error, error) {
-	st, err := sqlite.Open(ctx, app.DBPath(dir), sqlite.Options{})
+	a, err := app.Open(ctx, app.Options{StateDir: dir, Config: cfg, Getenv: e.getenv, Logger: e.logger(), Owner: "demo",
+		MaintenanceInterval: 50 * time.Millisecond})
 	if err != nil {
-		return nil, nil, fmt.Errorf("demo: %w", err)
-	}
-	models, err := model.NewRegistry(cfg, e.getenv, nil)
-	if err != nil {
-		st.Close()
-		return nil, nil, fmt.Errorf("demo: %w", err)
-	}
-	eng, err := engine.New(engine.Options{Config: cfg, Store: st, Models: models, Mirror: transcript.New(dir, time.Now),
-		StateDir: dir, Logger: e.logger(), MaintenanceInterval: 50 * time.Millisecond})
-	if err != nil {
-		st.Close()
-		return nil, nil, fmt.Errorf("demo: %w", err)
-	}
-	if err := eng.Start(ctx); err != nil {
-		st.Close()
 		return nil, nil, fmt.Errorf("demo: %w", err)
 	}
 	closeFn := func() error {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
 		defer cancel()
-		return errors.Join(eng.Close(cctx), st.Close())
+		return a.Close(cctx)
 	}
-	return eng, closeFn, nil
+	return a.Engine, closeFn, nil
 }
 
 func (d *demo) heading(n int, title string) {
@@ -240,7 +223,7 @@ func (d *demo) runsSince(ms int64) error {
 		if silentReply(r.Reply) && r.Reply != "" {
 			reply = strings.TrimSpace(r.Reply) + " (silent)"
 		}
-		t.row(r.Kind, r.SessionKey, r.Status, reply)
+		t.row(string(r.Kind), r.SessionKey, string(r.Status), reply)
 	}
 	if err := t.flush(); err != nil {
 		return err

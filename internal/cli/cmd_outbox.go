@@ -10,7 +10,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
-var outboxStatuses = []string{domain.OutboxPending, domain.OutboxDelivered, domain.OutboxFailed}
+var outboxStatuses = []domain.OutboxStatus{domain.OutboxPending, domain.OutboxDelivered, domain.OutboxFailed}
 
 func outboxCommand() *command {
 	return &command{
@@ -36,10 +36,10 @@ func outboxCommand() *command {
 					q := api.OutboxRequest{Limit: n}
 					if *status != "" {
 						s := strings.ToLower(*status)
-						if !contains(outboxStatuses, s) {
+						if !contains(domain.Strings(outboxStatuses), s) {
 							return e.usagef("--status must be pending, delivered or failed (got %q)", *status)
 						}
-						q.Statuses = []string{s}
+						q.Statuses = []domain.OutboxStatus{domain.OutboxStatus(s)}
 					}
 					return e.withService(reads, func(s *service) error {
 						items, err := s.Outbox(e.ctx, api.Operator(), q)
@@ -59,7 +59,7 @@ func outboxCommand() *command {
 						now := time.Now()
 						t := newTable(e.stdout, "ID", "KIND", "SESSION", "CHANNEL", "STATUS", "ATTEMPTS", "CREATED", "LAST ERROR")
 						for _, it := range items {
-							t.row(fmt.Sprint(it.ID), it.Kind, it.SessionKey, orDash(it.Channel), it.Status, fmt.Sprint(it.Attempts), ago(it.CreatedAt, now), clip(orDash(it.LastError), 60))
+							t.row(fmt.Sprint(it.ID), string(it.Kind), it.SessionKey, orDash(it.Channel), string(it.Status), fmt.Sprint(it.Attempts), ago(it.CreatedAt, now), clip(orDash(it.LastError), 60))
 						}
 						return t.flush()
 					})

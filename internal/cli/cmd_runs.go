@@ -10,7 +10,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
-var runStatuses = []string{domain.RunQueued, domain.RunRunning, domain.RunOK, domain.RunError, domain.RunTimeout, domain.RunCancelled}
+var runStatuses = []domain.RunStatus{domain.RunQueued, domain.RunRunning, domain.RunOK, domain.RunError, domain.RunTimeout, domain.RunCancelled}
 
 func runsCommand() *command {
 	return &command{
@@ -129,7 +129,7 @@ func runsListCommand() *command {
 			session := fs.String("session", "", "only runs of session `KEY`")
 			var status listFlag
 			status.split = true
-			fs.Var(&status, "status", "only runs with these `STATUSES` (comma-separated: "+strings.Join(runStatuses, ",")+")")
+			fs.Var(&status, "status", "only runs with these `STATUSES` (comma-separated: "+strings.Join(domain.Strings(runStatuses), ",")+")")
 			fs.Var(&limit, "limit", "at most `N` runs ("+api.RunsListLimit.Describe()+")")
 			return func(pos []string) error {
 				if err := e.wantArgs(pos, 0, 0, ""); err != nil {
@@ -142,10 +142,10 @@ func runsListCommand() *command {
 				q := api.RunsRequest{SessionKey: *session, Limit: n}
 				for _, s := range status.v {
 					s = strings.ToLower(s)
-					if !contains(runStatuses, s) {
-						return e.usagef("--status: unknown status %q (use %s)", s, strings.Join(runStatuses, ", "))
+					if !contains(domain.Strings(runStatuses), s) {
+						return e.usagef("--status: unknown status %q (use %s)", s, strings.Join(domain.Strings(runStatuses), ", "))
 					}
-					q.Statuses = append(q.Statuses, s)
+					q.Statuses = append(q.Statuses, domain.RunStatus(s))
 				}
 				return e.withService(reads, func(s *service) error {
 					runs, err := s.ListRuns(e.ctx, api.Operator(), q)
@@ -165,7 +165,7 @@ func runsListCommand() *command {
 					now := time.Now()
 					t := newTable(e.stdout, "RUNID", "KIND", "SESSION", "STATUS", "CREATED", "RUNTIME", "REPLY/ERROR")
 					for _, r := range runs {
-						t.row(r.ID, r.Kind, r.SessionKey, r.Status, ago(r.CreatedAt, now), duration(r.StartedAt, r.EndedAt), clip(orDefault(r.Error, r.Reply), 60))
+						t.row(r.ID, string(r.Kind), r.SessionKey, string(r.Status), ago(r.CreatedAt, now), duration(r.StartedAt, r.EndedAt), clip(orDefault(r.Error, r.Reply), 60))
 					}
 					return t.flush()
 				})
@@ -201,9 +201,9 @@ func writeRun(e *env, r domain.Run) error {
 		return printJSON(e.stdout, r)
 	}
 	t := newTable(e.stdout, "runId:", r.ID)
-	t.row("kind:", r.Kind)
+	t.row("kind:", string(r.Kind))
 	t.row("session:", r.SessionKey)
-	t.row("status:", r.Status)
+	t.row("status:", string(r.Status))
 	if r.ParentRunID != "" {
 		t.row("parent run:", r.ParentRunID)
 	}

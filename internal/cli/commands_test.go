@@ -33,7 +33,7 @@ func TestChat(t *testing.T) {
 	c := newCLI(t)
 	// Flags after the positional arguments.
 	out := jsonOf[chatOutput](c, "chat", "main", "hello", "there", "--json", "--wait", "10")
-	if out.Status != domain.RunOK || out.Reply != "echo: hello there" || out.RunID == "" || out.SessionKey != "agent:main:main" {
+	if out.Status != string(domain.RunOK) || out.Reply != "echo: hello there" || out.RunID == "" || out.SessionKey != "agent:main:main" {
 		t.Fatalf("chat --json = %+v", out)
 	}
 	if r := c.ok("chat", "main", "again"); r.stdout != "echo: again\n" {
@@ -48,7 +48,7 @@ func TestChat(t *testing.T) {
 	}
 	// An idle session's run starts as it is accepted: queued or running.
 	queued := jsonOf[chatOutput](c, "chat", "main", "later", "--wait", "0", "--json")
-	if queued.RunID == "" || (queued.Status != domain.RunQueued && queued.Status != domain.RunRunning) {
+	if queued.RunID == "" || (queued.Status != string(domain.RunQueued) && queued.Status != string(domain.RunRunning)) {
 		t.Fatalf("--wait 0 = %+v, want a run id that has not ended", queued)
 	}
 
@@ -173,7 +173,7 @@ func TestSendSettlesAnnounce(t *testing.T) {
 		Count int          `json:"count"`
 		Runs  []domain.Run `json:"runs"`
 	}](c, "runs", "list", "--session", "agent:main:research", "--json")
-	kinds := map[string]string{}
+	kinds := map[domain.RunKind]domain.RunStatus{}
 	for _, r := range runs.Runs {
 		kinds[r.Kind] = r.Status
 	}

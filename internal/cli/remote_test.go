@@ -26,7 +26,7 @@ func TestRemoteBackend(t *testing.T) {
 	}()
 
 	out := jsonOf[chatOutput](c, "chat", "main", "hello", "--json")
-	if out.Status != domain.RunOK || out.Reply != "echo: hello" || out.RunID == "" {
+	if out.Status != string(domain.RunOK) || out.Reply != "echo: hello" || out.RunID == "" {
 		t.Fatalf("remote chat = %+v", out)
 	}
 	if r := c.ok("chat", "main", "/stop"); !strings.Contains(r.stdout, "Nothing to stop.") {
@@ -74,8 +74,9 @@ func TestRemoteBackend(t *testing.T) {
 	if r := c.run("runs", "get", "nope"); r.code != exitError || !strings.Contains(r.stderr, "run not found") {
 		t.Fatalf("remote unknown run: exit %d, stderr %q", r.code, r.stderr)
 	}
-	if r := c.run("outbox", "list"); r.code != exitError || !strings.Contains(r.stderr, "stop the gateway") {
-		t.Fatalf("remote outbox: exit %d, stderr %q", r.code, r.stderr)
+	// The gateway lists its outbox (GET /api/outbox).
+	if r := c.run("outbox", "list", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"items"`) {
+		t.Fatalf("remote outbox: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	if r := c.run("import", "openclaw", c.dir); r.code != exitError || !strings.Contains(r.stderr, "stop it before importing") {
 		t.Fatalf("import while the gateway runs: exit %d, stderr %q", r.code, r.stderr)

@@ -170,12 +170,20 @@ func (e *env) openInProcess(owner string) (*service, error) {
 		Owner:      owner,
 		// --detach: record the work, leave it queued for the next engine.
 		Hold: e.detach && owner == "cli",
+		// A command runs its own work (and what is queued ahead of it on
+		// its sessions); a process that serves runs everything.
+		OwnWorkOnly: !serves(owner),
 	})
 	if err != nil {
 		return nil, err
 	}
 	return &service{Service: a.Engine, env: e, keys: a.Config.KeyResolver(), app: a, eng: a.Engine}, nil
 }
+
+// serves reports whether an in-process owner of the state dir serves
+// (the gateway, `switchboard mcp`): it runs every queued run, where a
+// command runs only its own work and leaves the rest queued for it.
+func serves(owner string) bool { return owner == "gateway" || owner == "mcp" }
 
 // openReadOnly opens the store for reading with an engine that is never
 // started: it runs, recovers and delivers nothing, beside whichever

@@ -31,7 +31,10 @@ func isTerminal(w io.Writer) bool {
 }
 
 // settle waits until eng is idle, printing what finishes on progress (when
-// not nil).
+// not nil). A command's engine carries out only its own work (the runs it
+// submitted, their follow-ups, and the runs queued ahead of them on their
+// sessions), so idle means that work is done: runs left queued on other
+// sessions wait for the gateway, not for this command.
 func settle(ctx context.Context, eng *engine.Engine, progress io.Writer) error {
 	if progress == nil {
 		return eng.Idle(ctx)

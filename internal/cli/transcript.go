@@ -38,6 +38,16 @@ func badge(m domain.Message, display func(string) string) string {
 			parts = append(parts, s)
 		case domain.ProvenanceInternalSystem:
 			parts = append(parts, "system")
+		case domain.ProvenanceA2AStep:
+			// A step prompt switchboard wrote, never the other side's text.
+			s := "a2a step"
+			if p.Step != "" {
+				s = "a2a " + p.Step + " step"
+			}
+			if p.SourceSessionKey != "" {
+				s += " from " + display(p.SourceSessionKey)
+			}
+			parts = append(parts, s)
 		default:
 			parts = append(parts, p.Kind)
 		}

@@ -479,10 +479,10 @@ func (c *Client) ListRuns(ctx context.Context, p api.Principal, req api.RunsRequ
 	setStr(v, "session", req.SessionKey)
 	setStr(v, "parent", req.ParentRunID)
 	if len(req.Statuses) > 0 {
-		v.Set("status", strings.Join(req.Statuses, ","))
+		v.Set("status", strings.Join(domain.Strings(req.Statuses), ","))
 	}
 	if len(req.Kinds) > 0 {
-		v.Set("kind", strings.Join(req.Kinds, ","))
+		v.Set("kind", strings.Join(domain.Strings(req.Kinds), ","))
 	}
 	setInt(v, "limit", req.Limit)
 	var out struct {
@@ -547,7 +547,7 @@ func (c *Client) Delete(ctx context.Context, p api.Principal, req api.DeleteRequ
 func (c *Client) Outbox(ctx context.Context, p api.Principal, req api.OutboxRequest) ([]domain.OutboxItem, error) {
 	h, q := as(p)
 	if len(req.Statuses) > 0 {
-		q.Set("status", strings.Join(req.Statuses, ","))
+		q.Set("status", strings.Join(domain.Strings(req.Statuses), ","))
 	}
 	setStr(q, "session", req.SessionKey)
 	setStr(q, "run", req.RunID)
@@ -561,6 +561,62 @@ func (c *Client) Outbox(ctx context.Context, p api.Principal, req api.OutboxRequ
 		return nil, ErrNoOutboxRoute
 	}
 	return out.Items, err
+}
+
+// Resolve finds a session by key, sessionId or label (GET
+// /api/sessions/resolve); one p may not see is answered as unknown.
+func (c *Client) Resolve(ctx context.Context, p api.Principal, req api.ResolveRequest) (api.ResolveResult, error) {
+	h, q := as(p)
+	setStr(q, "key", req.Key)
+	setStr(q, "sessionId", req.SessionID)
+	setStr(q, "label", req.Label)
+	setStr(q, "agentId", req.AgentID)
+	var out api.ResolveResult
+	err := c.do(ctx, http.MethodGet, apiPath("sessions", "resolve"), q, h, nil, &out)
+	return out, err
+}
+
+// GetSession returns one session row p may see (GET /api/sessions/{key}).
+func (c *Client) GetSession(ctx context.Context, p api.Principal, ref string) (api.SessionRow, error) {
+	if err := need("session reference", ref); err != nil {
+		return api.SessionRow{}, err
+	}
+	if strings.EqualFold(strings.TrimSpace(ref), "resolve") {
+		// GET /api/sessions/resolve is the resolve route; a session named
+		// "resolve" is read through its canonical key.
+		res, err := c.Resolve(ctx, p, api.ResolveRequest{Key: ref})
+		if err != nil {
+			return api.SessionRow{}, err
+		}
+		ref = res.Key
+	}
+	h, q := as(p)
+	var out api.SessionRow
+	err := c.do(ctx, http.MethodGet, apiPath("sessions", ref), q, h, nil, &out)
+	return out, err
+}
+
+// Defaults are the session defaults as p sees them (GET /api/defaults).
+func (c *Client) Defaults(ctx context.Context, p api.Principal) (api.Defaults, error) {
+	h, q := as(p)
+	var out api.Defaults
+	err := c.do(ctx, http.MethodGet, apiPath("defaults"), q, h, nil, &out)
+	return out, err
+}
+
+// Deliver queues a direct outbound message (operator only; POST /api/send).
+func (c *Client) Deliver(ctx context.Context, p api.Principal, req api.DeliverRequest) (api.DeliverResult, error) {
+	h, q := as(p)
+	body := map[string]string{"message": req.Message}
+	for k, v := range map[string]string{"sessionKey": req.SessionKey, "channel": req.Channel, "to": req.To,
+		"idempotencyKey": req.IdempotencyKey} {
+		if v != "" {
+			body[k] = v
+		}
+	}
+	var out api.DeliverResult
+	err := c.do(ctx, http.MethodPost, apiPath("send"), q, h, body, &out)
+	return out, err
 }
 
 // need checks a required path argument.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -151,7 +152,7 @@ func TestClient(t *testing.T) {
 	if _, err := c.Spawn(ctx, op, api.SpawnRequest{Task: "x", Mode: "sideways"}); domain.ErrorCode(err) != domain.CodeInvalid {
 		t.Fatalf("spawn with a bad mode: %v", err)
 	}
-	runs, err := c.ListRuns(ctx, op, api.RunsRequest{Statuses: []string{domain.RunQueued, domain.RunRunning}})
+	runs, err := c.ListRuns(ctx, op, api.RunsRequest{Statuses: []domain.RunStatus{domain.RunQueued, domain.RunRunning}})
 	if err != nil || len(runs) != 1 || runs[0].ID != sp.RunID {
 		t.Fatalf("runs = %+v, %v", runs, err)
 	}
@@ -238,4 +239,68 @@ func TestClientErrors(t *testing.T) {
 func urlOf(t *testing.T, c *client.Client) string {
 	t.Helper()
 	return c.BaseURL()
+}
+
+// The session routes round-trip: resolve, one row, defaults, a direct
+// delivery and the outbox listing it.
+func TestClientSessionRoutes(t *testing.T) {
+	c, _ := newGateway(t, "s3cret")
+	ctx := t.Context()
+	op := api.Operator()
+	chat, err := c.Chat(ctx, op, api.ChatRequest{SessionKey: "main", Message: "hello client"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitRun(ctx, op, api.WaitRequest{RunID: chat.Run.ID, Timeout: 10 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	label := "home"
+	if _, err := c.Patch(ctx, op, api.PatchRequest{Key: "main", Label: &label}); err != nil {
+		t.Fatal(err)
+	}
+
+	res, err := c.Resolve(ctx, op, api.ResolveRequest{Label: "home"})
+	if err != nil || res.Key != "agent:main:main" {
+		t.Fatalf("resolve = %+v, %v", res, err)
+	}
+	// As a session that may not see it, it does not exist.
+	other := op.ActingAs("agent:work:main")
+	_, hidden := c.Resolve(ctx, other, api.ResolveRequest{Key: "agent:main:main"})
+	_, unknown := c.Resolve(ctx, other, api.ResolveRequest{Key: "agent:main:nope"})
+	if domain.ErrorCode(hidden) != domain.CodeNotFound || domain.ErrorMessage(hidden) != "No session found: agent:main:main" ||
+		domain.ErrorCode(unknown) != domain.CodeNotFound {
+		t.Fatalf("hidden: %v; unknown: %v", hidden, unknown)
+	}
+
+	row, err := c.GetSession(ctx, op, "main")
+	if err != nil || row.Key != "agent:main:main" || row.Label != "home" || row.Model != "script" || row.InputTokens == 0 {
+		t.Fatalf("row = %+v, %v", row, err)
+	}
+	if _, err := c.GetSession(ctx, other, "agent:main:main"); domain.ErrorCode(err) != domain.CodeNotFound {
+		t.Fatalf("hidden row: %v", err)
+	}
+
+	d, err := c.Defaults(ctx, other)
+	if err != nil || d.MainSessionKey != "agent:work:main" || d.DefaultAgentID != "main" {
+		t.Fatalf("defaults = %+v, %v", d, err)
+	}
+
+	sent, err := c.Deliver(ctx, op, api.DeliverRequest{SessionKey: "main", To: "someone", Message: "out", IdempotencyKey: "k1"})
+	if err != nil || sent.Status != "queued" || sent.MessageID == "" || sent.SessionKey != "agent:main:main" {
+		t.Fatalf("deliver = %+v, %v", sent, err)
+	}
+	if _, err := c.Deliver(ctx, other, api.DeliverRequest{Message: "x"}); domain.ErrorCode(err) != domain.CodeForbidden {
+		t.Fatalf("deliver as a session: %v", err)
+	}
+	items, err := c.Outbox(ctx, op, api.OutboxRequest{SessionKey: "agent:main:main", Limit: 10})
+	if err != nil {
+		t.Fatalf("outbox: %v", err)
+	}
+	found := false
+	for _, it := range items {
+		found = found || strconv.FormatInt(it.ID, 10) == sent.MessageID
+	}
+	if !found {
+		t.Fatalf("outbox %+v lacks message %s", items, sent.MessageID)
+	}
 }

@@ -44,14 +44,14 @@ type MessageQuery struct {
 type RunQuery struct {
 	SessionKey  string
 	ParentRunID string
-	Statuses    []string
-	Kinds       []string
+	Statuses    []RunStatus
+	Kinds       []RunKind
 	Limit       int
 }
 
 // OutboxQuery selects outbox rows, oldest first.
 type OutboxQuery struct {
-	Statuses   []string
+	Statuses   []OutboxStatus
 	SessionKey string
 	RunID      string
 	// DueBefore keeps rows whose NextAttemptAt <= this (Unix ms); 0 = any.

@@ -204,7 +204,7 @@ func BenchmarkThousandChildren(b *testing.B) {
 		}
 		wg.Wait()
 		h.waitFor("1000 announces", func() bool {
-			items, _ := h.st.ListOutbox(ctx, domain.OutboxQuery{Statuses: []string{domain.OutboxDelivered}})
+			items, _ := h.st.ListOutbox(ctx, domain.OutboxQuery{Statuses: []domain.OutboxStatus{domain.OutboxDelivered}})
 			n := 0
 			for _, it := range items {
 				if it.Kind == domain.OutboxSubagentAnnounce {
@@ -213,7 +213,7 @@ func BenchmarkThousandChildren(b *testing.B) {
 			}
 			return n == 1000
 		})
-		runs, _ := h.st.ListRuns(ctx, domain.RunQuery{SessionKey: "agent:main:main", Kinds: []string{domain.RunKindInbound}})
+		runs, _ := h.st.ListRuns(ctx, domain.RunQuery{SessionKey: "agent:main:main", Kinds: []domain.RunKind{domain.RunKindInbound}})
 		seen := map[string]bool{}
 		for _, r := range runs {
 			if seen[r.RequesterKey] {

@@ -51,3 +51,8 @@ func (e *Engine) Subscribe(buffer int) (<-chan domain.Event, func()) {
 		})
 	}
 }
+
+// publishSession tells live clients a session changed.
+func (e *Engine) publishSession(key, reason string) {
+	e.bus.publish(domain.Event{Kind: domain.EventSession, SessionKey: key, Reason: reason, TS: e.nowMs()})
+}

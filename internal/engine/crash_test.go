@@ -189,7 +189,7 @@ func TestCrashWithRunsInFlight(t *testing.T) {
 	defer func() { _ = e.Close(context.Background()); st.Close() }()
 	ctx := context.Background()
 	aborted, ok := 0, 0
-	status := map[string]string{}
+	status := map[string]domain.RunStatus{}
 	sessions := map[string]bool{}
 	for _, id := range acks {
 		r, err := e.waitRun(ctx, id, 60*time.Second)

@@ -12,17 +12,12 @@ import (
 )
 
 // DeliverRequest is a direct outbound message to a channel (gateway `send`).
-type DeliverRequest struct {
-	SessionKey     string
-	Channel        string
-	To             string
-	Message        string
-	IdempotencyKey string
-}
+type DeliverRequest = api.DeliverRequest
 
-// Deliver queues an outbound message in the outbox (at-least-once with an
+// queueDelivery queues an outbound message in the outbox (at-least-once with an
 // idempotency key, so the recipient sees one). It returns the outbox row.
-func (e *Engine) Deliver(ctx context.Context, req DeliverRequest) (domain.OutboxItem, error) {
+// Deliver (service_sessions.go) gates it.
+func (e *Engine) queueDelivery(ctx context.Context, req DeliverRequest) (domain.OutboxItem, error) {
 	if strings.TrimSpace(req.Message) == "" {
 		return domain.OutboxItem{}, domain.Invalid("message required")
 	}

@@ -1,8 +1,17 @@
-// Package engine is the one in-process API every surface calls: the CLI,
-// the WebSocket gateway, the HTTP API, MCP and the web UI. It owns the
-// runtime, applies policy and visibility, implements the session tools and
-// drives the durable follow-up work (reply-back loops, announces, sub-agent
-// lifecycles) through runs and the outbox.
+// Package engine is switchboard's core behind api.Service, the one
+// contract every surface calls (the CLI, the WebSocket gateway, the HTTP
+// API, MCP and the web UI). It owns the facade and its gate (service*.go:
+// scopes, binding, requester resolution, visibility), the operations
+// behind it (chat.go, commands.go, sessions.go, resolve.go, runs.go, the
+// session tools in list.go, history.go, send.go, spawn.go, agents.go),
+// the wiring of the runtime (hooks.go: what a run sees and what follows
+// its end) and of the outbox worker (outbox.go), and the event bus
+// (bus.go).
+//
+// What follows a run is decided elsewhere, by pure functions: the
+// agent-to-agent exchange by package exchange, the sub-agent lifecycle by
+// package subagent; the engine writes their follow-ups. Delivery of
+// outbox items is package outbox's worker.
 package engine
 
 import (
@@ -11,11 +20,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/outbox"
 	"github.com/switchboard-go/switchboard/internal/runtime"
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
 )
@@ -58,31 +67,32 @@ type Options struct {
 	// deliveries): everything stays queued for the next engine that starts
 	// without it. `--detach` in-process uses it.
 	HoldRuns bool
+	// OwnWorkOnly carries out only this process's runs, their follow-ups
+	// and the runs queued ahead of them on their sessions; other queued
+	// runs wait for a process that serves (runtime.Options.OwnWorkOnly).
+	// In-process commands that write use it; Idle then waits for that
+	// work only.
+	OwnWorkOnly bool
 }
 
 // Engine is switchboard's core. Build it with New, then Start; Close stops
 // it and waits for everything it started.
 type Engine struct {
-	cfg    *config.Config
-	store  domain.Store
-	models Models
-	mirror Mirror
-	keys   sessionkey.Resolver
-	rt     *runtime.Runtime
-	log    *slog.Logger
-	now    func() time.Time
-	newID  func() string
-	hc     *http.Client
-	dir    string
-	bus    *bus
+	cfg        *config.Config
+	store      domain.Store
+	models     Models
+	mirror     Mirror
+	keys       sessionkey.Resolver
+	rt         *runtime.Runtime
+	log        *slog.Logger
+	now        func() time.Time
+	newID      func() string
+	dir        string
+	bus        *bus
+	deliveries *outbox.Worker
 
-	interval time.Duration
-	ctx      context.Context
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup
-	wake     chan struct{}
-	started  bool
-	hold     bool
+	started bool
+	hold    bool
 }
 
 // New builds an engine.
@@ -116,16 +126,18 @@ func New(opts Options) (*Engine, error) {
 			DefaultAgentID: cfg.DefaultAgentID(),
 			GlobalScope:    cfg.Session.Scope == "global",
 		},
-		log:      opts.Logger,
-		now:      opts.Now,
-		newID:    opts.NewID,
-		hc:       opts.HTTPClient,
-		dir:      opts.StateDir,
-		bus:      newBus(),
-		interval: opts.MaintenanceInterval,
-		wake:     make(chan struct{}, 1),
-		hold:     opts.HoldDeliveries || opts.HoldRuns,
+		log:   opts.Logger,
+		now:   opts.Now,
+		newID: opts.NewID,
+		dir:   opts.StateDir,
+		bus:   newBus(),
+		hold:  opts.HoldDeliveries || opts.HoldRuns,
 	}
+	ob, err := e.newOutbox(opts.HTTPClient, opts.MaintenanceInterval)
+	if err != nil {
+		return nil, err
+	}
+	e.deliveries = ob
 	var mirror runtime.Mirror
 	if opts.Mirror != nil {
 		mirror = opts.Mirror
@@ -141,11 +153,12 @@ func New(opts Options) (*Engine, error) {
 		Logger:   opts.Logger,
 		MaxSteps: cfg.Runtime.MaxSteps,
 		Hold:     opts.HoldRuns,
-		Lanes: map[string]int{
+		Lanes: map[domain.Lane]int{
 			domain.LaneMain:     cfg.Runtime.Lanes.Main,
 			domain.LaneNested:   cfg.Runtime.Lanes.Nested,
 			domain.LaneSubagent: cfg.Runtime.Lanes.Subagent,
 		},
+		OwnWorkOnly: opts.OwnWorkOnly,
 	})
 	if err != nil {
 		return nil, err
@@ -167,13 +180,13 @@ func (e *Engine) Start(ctx context.Context) error {
 		return errors.New("engine: already started")
 	}
 	e.started = true
-	e.ctx, e.cancel = context.WithCancel(context.Background())
 	if err := e.rt.Start(ctx); err != nil {
 		return fmt.Errorf("engine: start: %w", err)
 	}
 	if !e.hold {
-		e.wg.Add(1)
-		go e.maintain()
+		if err := e.deliveries.Start(); err != nil {
+			return fmt.Errorf("engine: start: %w", err)
+		}
 	}
 	return nil
 }
@@ -184,27 +197,29 @@ func (e *Engine) Close(ctx context.Context) error {
 	if !e.started {
 		return e.rt.Close(ctx)
 	}
-	err := e.rt.Close(ctx)
-	e.cancel()
-	done := make(chan struct{})
-	go func() { e.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		return errors.Join(err, ctx.Err())
-	}
-	return err
+	return errors.Join(e.rt.Close(ctx), e.deliveries.Stop(ctx))
 }
 
 // Stats reports queue depth and active runs for metrics.
 func (e *Engine) Stats() (queued, active int) { return e.rt.QueueDepth(), e.rt.ActiveRuns() }
 
-// poke wakes the maintenance loop early (new outbox work).
-func (e *Engine) poke() {
-	select {
-	case e.wake <- struct{}{}:
-	default:
-	}
-}
+// poke wakes the outbox worker early (new outbox work).
+func (e *Engine) poke() { e.deliveries.Poke() }
 
 func (e *Engine) nowMs() int64 { return e.now().UnixMilli() }
+
+func orDefault[T ~string](s, def T) T {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -107,21 +107,10 @@ func (h hooks) Finished(tx domain.Tx, run domain.Run, next func(domain.Run) (dom
 		return nil
 	}
 	switch run.Kind {
-	case domain.RunKindSend, domain.RunKindReply:
+	case domain.RunKindSend, domain.RunKindReply, domain.RunKindAnnounce:
 		if spec.A2A != nil {
-			return e.a2aFollowUp(run, spec, next)
+			return e.exchangeFollowUp(tx, run, spec, next)
 		}
-	case domain.RunKindAnnounce:
-		if run.Status != domain.RunOK || silent(run.Reply) || spec.A2A == nil {
-			return nil
-		}
-		payload, _ := json.Marshal(map[string]string{"text": strings.TrimSpace(run.Reply), "requesterSessionKey": spec.A2A.RequesterKey})
-		_, _, err := tx.EnqueueOutbox(domain.OutboxItem{
-			IdempotencyKey: "announce:" + run.ID, Kind: domain.OutboxAnnounce, SessionKey: run.SessionKey, RunID: run.ID,
-			Channel: spec.A2A.TargetChannel, Payload: payload, Status: domain.OutboxPending,
-			NextAttemptAt: e.nowMs(), CreatedAt: e.nowMs(),
-		})
-		return err
 	case domain.RunKindSubagent:
 		return e.subagentFinished(tx, run, spec)
 	}

@@ -14,7 +14,8 @@ import (
 const idlePoll = 50 * time.Millisecond
 
 // Idle waits until the engine has nothing left to do now: no run is queued
-// or running (in the store or in this process) and no outbox item is due.
+// or running (in the store or in this process; with OwnWorkOnly, of this
+// process's own work) and no outbox item is due.
 // Items due later (an archive in an hour, the next retry of a failed
 // webhook) do not count. In-process commands call it before they close the
 // engine, so the work they started — reply-back turns, announces, a child
@@ -62,19 +63,14 @@ func (e *Engine) Idle(ctx context.Context) error {
 // busy reports whether work is due or in flight. The order matters (see
 // Idle): outbox first, then the store's runs, then the runtime's own view.
 func (e *Engine) busy(ctx context.Context) (bool, error) {
-	due, err := e.store.ListOutbox(ctx, domain.OutboxQuery{Statuses: []string{domain.OutboxPending}, DueBefore: e.nowMs(), Limit: 1})
+	due, err := e.store.ListOutbox(ctx, domain.OutboxQuery{Statuses: []domain.OutboxStatus{domain.OutboxPending}, DueBefore: e.nowMs(), Limit: 1})
 	if err != nil {
 		return false, err
 	}
 	if len(due) > 0 {
 		return true, nil
 	}
-	live, err := e.store.ListRuns(ctx, domain.RunQuery{Statuses: []string{domain.RunQueued, domain.RunRunning}, Limit: 1})
-	if err != nil {
-		return false, err
-	}
-	if len(live) > 0 {
-		return true, nil
-	}
-	return e.rt.ActiveRuns() > 0 || e.rt.QueueDepth() > 0, nil
+	// The store's runs, then the runtime's view; with OwnWorkOnly only the
+	// runtime's own work counts (runs left queued for the gateway do not).
+	return e.rt.Busy(ctx)
 }

@@ -13,14 +13,14 @@ import (
 // assertSettled fails unless no run is live and no outbox item is due.
 func assertSettled(t *testing.T, h *harness) {
 	t.Helper()
-	live, err := h.st.ListRuns(t.Context(), domain.RunQuery{Statuses: []string{domain.RunQueued, domain.RunRunning}})
+	live, err := h.st.ListRuns(t.Context(), domain.RunQuery{Statuses: []domain.RunStatus{domain.RunQueued, domain.RunRunning}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(live) > 0 {
 		t.Fatalf("Idle returned with %d live runs (first: %s %s on %s)", len(live), live[0].Kind, live[0].Status, live[0].SessionKey)
 	}
-	due, err := h.st.ListOutbox(t.Context(), domain.OutboxQuery{Statuses: []string{domain.OutboxPending}, DueBefore: time.Now().UnixMilli()})
+	due, err := h.st.ListOutbox(t.Context(), domain.OutboxQuery{Statuses: []domain.OutboxStatus{domain.OutboxPending}, DueBefore: time.Now().UnixMilli()})
 	if err != nil {
 		t.Fatal(err)
 	}

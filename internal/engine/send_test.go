@@ -29,7 +29,7 @@ func sendResult(t *testing.T, out ToolOutcome) SendResult {
 	return res
 }
 
-func outboxOf(h *harness, kind string) []domain.OutboxItem {
+func outboxOf(h *harness, kind domain.OutboxKind) []domain.OutboxItem {
 	items, err := h.st.ListOutbox(h.t.Context(), domain.OutboxQuery{})
 	if err != nil {
 		h.t.Fatal(err)
@@ -43,8 +43,8 @@ func outboxOf(h *harness, kind string) []domain.OutboxItem {
 	return out
 }
 
-func runsOf(h *harness, key, kind string) []domain.Run {
-	runs, err := h.st.ListRuns(h.t.Context(), domain.RunQuery{SessionKey: key, Kinds: []string{kind}})
+func runsOf(h *harness, key string, kind domain.RunKind) []domain.Run {
+	runs, err := h.st.ListRuns(h.t.Context(), domain.RunQuery{SessionKey: key, Kinds: []domain.RunKind{kind}})
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestSendFromOutsideARunRepliesAndAnnounces(t *testing.T) {
 	}
 	var spec runSpec
 	_ = json.Unmarshal(primary[0].Spec, &spec)
-	if !strings.HasPrefix(spec.System, headerMessage) || strings.Contains(spec.System, headerReply) || strings.Contains(spec.System, headerAnnounce) {
+	if !strings.HasPrefix(spec.System, domain.A2AHeaderMessage) || strings.Contains(spec.System, domain.A2AHeaderReply) || strings.Contains(spec.System, domain.A2AHeaderAnnounce) {
 		t.Fatalf("injected context = %q", spec.System)
 	}
 }
@@ -118,7 +118,7 @@ func TestSendInsideARunRunsReplyBackLoop(t *testing.T) {
 		t.Fatalf("turn 1 = %q → %q", mainTurns[0].Message, mainTurns[0].Reply)
 	}
 	spec := mustSpec(t, mainTurns[0])
-	if !strings.HasPrefix(spec.System, headerReply) || !strings.Contains(spec.System, "Agent 1 (requester)") || !strings.Contains(spec.System, "Turn 1 of 5.") {
+	if !strings.HasPrefix(spec.System, domain.A2AHeaderReply) || !strings.Contains(spec.System, "Agent 1 (requester)") || !strings.Contains(spec.System, "Turn 1 of 5.") {
 		t.Fatalf("turn 1 context = %q", spec.System)
 	}
 	if spec2 := mustSpec(t, targetTurns[0]); !strings.Contains(spec2.System, "Agent 2 (target)") || !strings.Contains(spec2.System, "Turn 2 of 5.") {

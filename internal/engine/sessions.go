@@ -6,10 +6,167 @@ import (
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
-
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/policy"
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
 )
+
+type PatchParams = api.PatchRequest
+
+// patch changes a session's settings, creating the session when missing.
+func (e *Engine) patch(ctx context.Context, ref string, p PatchParams) (domain.Session, error) {
+	key, err := e.resolveRef(ctx, Requester{Operator: true}, ref)
+	if err != nil {
+		return domain.Session{}, err
+	}
+	if p.SendPolicy != nil && strings.TrimSpace(*p.SendPolicy) != "" {
+		v, err := policy.ParseSendPolicyValue(*p.SendPolicy)
+		if err != nil {
+			return domain.Session{}, domain.Invalid(`invalid sendPolicy (use "allow"|"deny"|"inherit")`)
+		}
+		p.SendPolicy = &v
+	}
+	if p.Model != nil && *p.Model != "" {
+		if _, _, err := e.models.Resolve(*p.Model); err != nil {
+			return domain.Session{}, err
+		}
+	}
+	if p.Label != nil && int64(len([]rune(*p.Label))) > api.LabelChars.Max {
+		return domain.Session{}, domain.Invalid("invalid label: too long (max %d)", api.LabelChars.Max)
+	}
+	if p.ThinkingLevel != nil && *p.ThinkingLevel != "" {
+		if !contains([]string{"off", "minimal", "low", "medium", "high"}, *p.ThinkingLevel) {
+			return domain.Session{}, domain.Invalid("invalid thinkingLevel (use off|minimal|low|medium|high)")
+		}
+	}
+	var out domain.Session
+	err = e.store.Update(ctx, func(tx domain.Tx) error {
+		s, _, err := e.ensureSession(tx, key, nil)
+		if err != nil {
+			return err
+		}
+		if p.Label != nil {
+			l := strings.TrimSpace(*p.Label)
+			if l != "" && l != s.Label {
+				// Labels are unique per agent.
+				if other, err := e.store.ListSessions(ctx, domain.SessionQuery{Label: l, AgentIDs: []string{s.AgentID}, Limit: 1}); err == nil && len(other) > 0 && other[0].Key != key {
+					return domain.Invalid("label already in use: %s", l)
+				}
+			}
+			s.Label = l
+		}
+		if p.SendPolicy != nil {
+			s.SendPolicy = *p.SendPolicy
+		}
+		if p.Model != nil {
+			s.ModelOverride = *p.Model
+		}
+		if p.ThinkingLevel != nil {
+			if *p.ThinkingLevel != "" {
+				if err := e.models.ValidateThinking(e.modelFor(s), *p.ThinkingLevel); err != nil {
+					return err
+				}
+			}
+			s.ThinkingLevel = *p.ThinkingLevel
+		}
+		if p.VerboseLevel != nil {
+			s.VerboseLevel = *p.VerboseLevel
+		}
+		s.UpdatedAt = e.nowMs()
+		out = s
+		return tx.PutSession(s)
+	})
+	if err != nil {
+		return domain.Session{}, err
+	}
+	e.bus.publish(domain.Event{Kind: domain.EventSession, SessionKey: key, Session: &out, Reason: "patched", TS: e.nowMs()})
+	return out, nil
+}
+
+// reset starts a new transcript generation (new sessionId) for a session:
+// active runs are cancelled, the old transcript is kept, spawn lineage too.
+func (e *Engine) reset(ctx context.Context, ref string) (domain.Session, error) {
+	key, err := e.resolveRef(ctx, Requester{Operator: true}, ref)
+	if err != nil {
+		return domain.Session{}, err
+	}
+	if _, err := e.StopSession(ctx, key); err != nil {
+		return domain.Session{}, err
+	}
+	var out domain.Session
+	var old domain.Session
+	err = e.store.Update(ctx, func(tx domain.Tx) error {
+		s, created, err := e.ensureSession(tx, key, nil)
+		if err != nil {
+			return err
+		}
+		old = s
+		if !created {
+			s.SessionID = e.newID()
+			s.InputTokens, s.OutputTokens, s.TotalTokens, s.ContextTokens = 0, 0, 0, 0
+			s.SystemSent, s.AbortedLastRun = false, false
+		}
+		s.UpdatedAt = e.nowMs()
+		out = s
+		return tx.PutSession(s)
+	})
+	if err != nil {
+		return domain.Session{}, err
+	}
+	if e.mirror != nil && old.SessionID != out.SessionID {
+		if err := e.mirror.Archive(old.AgentID, old.SessionID, e.now()); err != nil {
+			e.log.Warn("archive transcript mirror", "session", key, "err", err)
+		}
+	}
+	e.log.Info("session reset", "session", key, "sessionId", out.SessionID)
+	e.bus.publish(domain.Event{Kind: domain.EventSession, SessionKey: key, Session: &out, Reason: "reset", TS: e.nowMs()})
+	return out, nil
+}
+
+// removeSession removes a session and its transcript. The main session of an
+// agent cannot be deleted.
+func (e *Engine) removeSession(ctx context.Context, ref string) error {
+	key, err := e.resolveRef(ctx, Requester{Operator: true}, ref)
+	if err != nil {
+		return err
+	}
+	if e.keys.Kind(key) == domain.KindMain {
+		return domain.Invalid("Cannot delete the main session (%s).", key)
+	}
+	if _, err := e.store.GetSession(ctx, key); err != nil {
+		if errors.Is(err, domain.ErrNotFound) {
+			return domain.Errorf(domain.CodeNotFound, "No session found: %s", ref)
+		}
+		return err
+	}
+	if _, err := e.StopSession(ctx, key); err != nil {
+		return err
+	}
+	return e.deleteSession(ctx, key)
+}
+
+func (e *Engine) deleteSession(ctx context.Context, key string) error {
+	var s domain.Session
+	err := e.store.Update(ctx, func(tx domain.Tx) error {
+		var err error
+		s, err = tx.GetSession(key)
+		if err != nil {
+			return err
+		}
+		return tx.DeleteSession(key)
+	})
+	if err != nil {
+		return err
+	}
+	if e.mirror != nil {
+		if err := e.mirror.Remove(s.AgentID, s.SessionID); err != nil {
+			e.log.Warn("remove transcript mirror", "session", key, "err", err)
+		}
+	}
+	e.log.Info("session deleted", "session", key)
+	e.publishSession(key, "deleted")
+	return nil
+}
 
 // newSession builds the row of a session that does not exist yet.
 func (e *Engine) newSession(key string) (domain.Session, error) {
@@ -57,97 +214,6 @@ func (e *Engine) ensureSession(tx domain.Tx, key string, init func(*domain.Sessi
 	return s, true, nil
 }
 
-// canonical turns user input into a canonical key for requester agent.
-func (e *Engine) canonical(input, requesterAgent string) (string, error) {
-	key, err := e.keys.Canonical(input, requesterAgent)
-	if err != nil {
-		return "", domain.Invalid("%v", err)
-	}
-	return key, nil
-}
-
-// resolveRef resolves a session reference — a key, `main`, `current` or a
-// sessionId — to a canonical key, by one rule for every surface
-// (docs/decisions.md, "Session keys and references"):
-//
-//   - `current` is the requester;
-//   - a reference shaped like a UUID or its start (hex with dashes) is a
-//     sessionId and nothing else: unknown, it is an error;
-//   - any other bare word is first tried as a sessionId, then taken as a
-//     key of the requester's agent;
-//   - keys (`main`, `agent:…`, legacy keys) are canonicalized, and a key of
-//     an agent that is not configured is refused (unless its session
-//     exists), with the same error everywhere.
-func (e *Engine) resolveRef(ctx context.Context, req Requester, input string) (string, error) {
-	in := strings.TrimSpace(input)
-	if in == "" {
-		return "", domain.Invalid("sessionKey required")
-	}
-	if int64(len(in)) > api.KeyChars.Max {
-		return "", domain.Invalid("sessionKey is too long (%d characters; max %d)", len(in), api.KeyChars.Max)
-	}
-	if strings.EqualFold(in, "current") {
-		return req.key(e), nil
-	}
-	if sessionkey.LooksLikeSessionID(in) {
-		key, found, err := e.sessionByID(ctx, in)
-		if err != nil || found {
-			return key, err
-		}
-		if sessionkey.IsUUIDShaped(in) {
-			return "", domain.Errorf(domain.CodeNotFound, "Session not found: %s (use the full sessionKey from sessions_list)", in)
-		}
-	}
-	key, err := e.canonical(in, req.agent(e))
-	if err != nil {
-		return "", err
-	}
-	if err := e.knownAgent(ctx, key); err != nil {
-		return "", err
-	}
-	return key, nil
-}
-
-// sessionByID finds the session whose current sessionId is id; found is
-// false when none is, and two are an error.
-func (e *Engine) sessionByID(ctx context.Context, id string) (string, bool, error) {
-	rows, err := e.store.FindSessionsByID(ctx, strings.TrimSpace(id))
-	if err != nil {
-		return "", false, err
-	}
-	switch len(rows) {
-	case 0:
-		return "", false, nil
-	case 1:
-		return rows[0].Key, true, nil
-	}
-	keys := make([]string, len(rows))
-	for i, r := range rows {
-		keys[i] = r.Key
-	}
-	return "", false, domain.Invalid("Multiple sessions found for sessionId: %s (%s)", id, strings.Join(keys, ", "))
-}
-
-// knownAgent refuses a canonical key of an agent that is not configured,
-// unless a session already has the key (a session of an agent since
-// removed from config stays reachable).
-func (e *Engine) knownAgent(ctx context.Context, key string) error {
-	id := e.keys.AgentOf(key)
-	if e.agentConfigured(id) {
-		return nil
-	}
-	if _, err := e.store.GetSession(ctx, key); err == nil {
-		return nil
-	}
-	return e.unknownAgent(id, key)
-}
-
-// unknownAgent is the one error for a key naming an agent that is not
-// configured.
-func (e *Engine) unknownAgent(id, key string) error {
-	return domain.Invalid("unknown agent id %q in session key %q (configured: %s)", id, key, strings.Join(e.cfg.AgentIDs(), ", "))
-}
-
 // Session returns a session row by reference (key, main or sessionId).
 func (e *Engine) Session(ctx context.Context, ref string) (domain.Session, error) {
 	key, err := e.resolveRef(ctx, Requester{Operator: true}, ref)
@@ -185,4 +251,17 @@ func (e *Engine) channelOf(s domain.Session) string {
 func (e *Engine) agentConfigured(id string) bool {
 	_, ok := e.cfg.Agent(id)
 	return ok
+}
+
+// sessionFacts are the send-policy inputs of key (a new key's are derived
+// from the key alone).
+func (e *Engine) sessionFacts(ctx context.Context, key string) (policy.SessionFacts, error) {
+	s, err := e.store.GetSession(ctx, key)
+	if err != nil {
+		s, err = e.newSession(key)
+		if err != nil {
+			return policy.SessionFacts{}, err
+		}
+	}
+	return policy.SessionFacts{Key: s.Key, Channel: e.channelOf(s), ChatType: s.ChatType, LastChannel: s.LastChannel, Override: s.SendPolicy}, nil
 }

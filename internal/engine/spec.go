@@ -3,9 +3,10 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/exchange"
+	"github.com/switchboard-go/switchboard/internal/subagent"
 )
 
 // runSpec is what the engine keeps on a run so the run, and the work that
@@ -19,28 +20,12 @@ type runSpec struct {
 	Thinking string `json:"thinking,omitempty"`
 	// Chain lists the sessions an inter-session message passed through
 	// before reaching this run (loop safety).
-	Chain []string   `json:"chain,omitempty"`
-	A2A   *a2aSpec   `json:"a2a,omitempty"`
-	Spawn *spawnSpec `json:"spawn,omitempty"`
+	Chain []string        `json:"chain,omitempty"`
+	A2A   *exchange.State `json:"a2a,omitempty"`
+	Spawn *subagent.Spec  `json:"spawn,omitempty"`
 	// Fingerprint digests the parameters that define the work of a run
 	// created under an idempotency key (see idempotency.go).
 	Fingerprint string `json:"fingerprint,omitempty"`
-}
-
-// a2aSpec carries a sessions_send exchange through its steps.
-type a2aSpec struct {
-	RequesterKey     string `json:"requesterKey"`
-	RequesterChannel string `json:"requesterChannel,omitempty"`
-	TargetKey        string `json:"targetKey"`
-	TargetChannel    string `json:"targetChannel,omitempty"`
-	// InRun is true when the send came from a run of a switchboard agent;
-	// only then do reply-back turns follow.
-	InRun    bool   `json:"inRun"`
-	MaxTurns int    `json:"maxTurns"`
-	Turn     int    `json:"turn,omitempty"`
-	Original string `json:"original"`
-	RoundOne string `json:"roundOne,omitempty"`
-	Latest   string `json:"latest,omitempty"`
 }
 
 func encodeSpec(s runSpec) (json.RawMessage, error) {
@@ -62,20 +47,4 @@ func decodeSpec(r domain.Run) (runSpec, error) {
 		}
 	}
 	return s, nil
-}
-
-// Silent replies: an agent answering exactly one of these says nothing.
-const (
-	ReplySkip    = domain.ReplySkip
-	AnnounceSkip = domain.AnnounceSkip
-	NoReply      = domain.NoReply
-)
-
-// silent reports whether a reply is empty or a silence token.
-func silent(reply string) bool {
-	switch strings.TrimSpace(reply) {
-	case "", ReplySkip, AnnounceSkip, NoReply:
-		return true
-	}
-	return false
 }

@@ -42,7 +42,7 @@ func (s *Server) mapEvent(ev domain.Event) []outEvent {
 	case domain.EventSession:
 		p := map[string]any{"sessionKey": ev.SessionKey, "reason": ev.Reason, "ts": ev.TS}
 		if ev.Session != nil {
-			p["session"] = s.sessionRow(*ev.Session)
+			p["session"] = sessionRow(*ev.Session)
 		}
 		return []outEvent{{"sessions.changed", p}}
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/sessionkey"
 )
 
 // connectParams are the parts of `connect` switchboard reads; the rest
@@ -132,15 +131,29 @@ func (c *conn) handshake() bool {
 	return true
 }
 
-// hello is the hello-ok payload.
+// hello is the hello-ok payload. Its session defaults are the
+// connection's principal's (api.Service.Defaults): a session-bound token
+// sees its own agent's main session.
 func (s *Server) hello(c *conn) map[string]any {
-	agent := s.cfg.DefaultAgentID()
-	mainKey := s.cfg.MainKey()
 	methods := make([]string, 0, len(s.methods))
 	for name := range s.methods {
 		methods = append(methods, name)
 	}
 	slices.Sort(methods)
+	snapshot := map[string]any{
+		"presence":     []any{},
+		"health":       map[string]any{"ok": true},
+		"stateVersion": map[string]any{"presence": 0, "health": 0},
+		"uptimeMs":     s.now().Sub(s.started).Milliseconds(),
+		"authMode":     s.authMode(),
+	}
+	if d, err := s.eng.Defaults(c.ctx, c.grant.principal("")); err == nil {
+		snapshot["sessionDefaults"] = map[string]any{
+			"defaultAgentId": d.DefaultAgentID,
+			"mainKey":        d.MainKey,
+			"mainSessionKey": d.MainSessionKey,
+		}
+	}
 	return map[string]any{
 		"type":     "hello-ok",
 		"protocol": c.protocol,
@@ -149,18 +162,7 @@ func (s *Server) hello(c *conn) map[string]any {
 			"methods": methods,
 			"events":  []string{"connect.challenge", "tick", "agent", "chat", "sessions.changed", "shutdown"},
 		},
-		"snapshot": map[string]any{
-			"presence":     []any{},
-			"health":       map[string]any{"ok": true},
-			"stateVersion": map[string]any{"presence": 0, "health": 0},
-			"uptimeMs":     s.now().Sub(s.started).Milliseconds(),
-			"sessionDefaults": map[string]any{
-				"defaultAgentId": agent,
-				"mainKey":        mainKey,
-				"mainSessionKey": sessionkey.Key{AgentID: agent, Rest: mainKey}.String(),
-			},
-			"authMode": s.authMode(),
-		},
+		"snapshot": snapshot,
 		"policy": map[string]any{
 			"maxPayload":       s.opts.MaxPayload,
 			"maxBufferedBytes": s.opts.MaxBufferedBytes,

@@ -139,7 +139,7 @@ func (s *Server) apiListSessions(r *http.Request, g grant) (any, error) {
 	}
 	q := r.URL.Query()
 	req.AgentID, req.Search, req.Label = q.Get("agent"), q.Get("search"), q.Get("label")
-	req.SpawnedBy = s.canonical(p, q.Get("spawnedBy"))
+	req.SpawnedBy = s.canonical(r.Context(), p, q.Get("spawnedBy"))
 	if req.IncludeArchived, err = queryBool(r, "archived"); err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ func (s *Server) apiListSessions(r *http.Request, g grant) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.canonicalRows(p, res.Sessions)
+	s.printer(r.Context(), p).rows(res.Sessions)
 	return res, nil
 }
 
@@ -179,7 +179,7 @@ func (s *Server) apiHistory(r *http.Request, g grant) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.SessionKey = s.canonical(p, res.SessionKey)
+	res.SessionKey = s.canonical(r.Context(), p, res.SessionKey)
 	return res, nil
 }
 
@@ -209,7 +209,7 @@ func (s *Server) apiSend(r *http.Request, g grant) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.SessionKey = s.canonical(p, res.SessionKey)
+	res.SessionKey = s.canonical(r.Context(), p, res.SessionKey)
 	return res, nil
 }
 
@@ -256,7 +256,7 @@ func (s *Server) apiChat(r *http.Request, g grant) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := ChatResponse{SessionKey: s.canonical(p, res.SessionKey), Command: res.Command, Reply: res.Reply, Created: res.Created}
+	out := ChatResponse{SessionKey: s.canonical(r.Context(), p, res.SessionKey), Command: res.Command, Reply: res.Reply, Created: res.Created}
 	if res.Command == "" {
 		run := res.Run
 		if waiting {
@@ -295,7 +295,7 @@ func (s *Server) apiDelete(r *http.Request, g grant) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"ok": true, "key": s.canonical(p, res.Key), "deleted": res.Deleted}, nil
+	return map[string]any{"ok": true, "key": s.canonical(r.Context(), p, res.Key), "deleted": res.Deleted}, nil
 }
 
 // apiSpawn is sessions_spawn over HTTP: the body holds the tool's
@@ -329,11 +329,11 @@ func (s *Server) apiSpawn(r *http.Request, g grant) (any, error) {
 }
 
 // runStatuses are the statuses GET /api/runs filters on.
-var runStatuses = []string{domain.RunQueued, domain.RunRunning, domain.RunOK, domain.RunError, domain.RunTimeout, domain.RunCancelled}
+var runStatuses = []domain.RunStatus{domain.RunQueued, domain.RunRunning, domain.RunOK, domain.RunError, domain.RunTimeout, domain.RunCancelled}
 
 // apiListRuns lists the runs of sessions the caller may see.
 func (s *Server) apiListRuns(r *http.Request, g grant) (any, error) {
-	q := api.RunsRequest{Statuses: queryList(r, "status"), Kinds: queryList(r, "kind"),
+	q := api.RunsRequest{Statuses: domain.Typed[domain.RunStatus](queryList(r, "status")), Kinds: domain.Typed[domain.RunKind](queryList(r, "kind")),
 		ParentRunID: r.URL.Query().Get("parent"), SessionKey: r.URL.Query().Get("session")}
 	var err error
 	if q.Limit, err = queryLimited(r, "limit", api.RunsListLimit); err != nil {
@@ -341,7 +341,7 @@ func (s *Server) apiListRuns(r *http.Request, g grant) (any, error) {
 	}
 	for _, st := range q.Statuses {
 		if !slices.Contains(runStatuses, st) {
-			return nil, domain.Invalid("invalid query parameter status: %q is not a run status (%s)", st, strings.Join(runStatuses, "|"))
+			return nil, domain.Invalid("invalid query parameter status: %q is not a run status (%s)", st, strings.Join(domain.Strings(runStatuses), "|"))
 		}
 	}
 	runs, err := s.eng.ListRuns(r.Context(), g.principal(as(r)), q)

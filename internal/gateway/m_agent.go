@@ -38,7 +38,7 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 		return nil, err
 	}
 	pr := cl.principal("")
-	key, err := s.agentTarget(cl.method, pr, p.AgentID, p.SessionKey)
+	key, err := s.agentTarget(ctx, cl.method, pr, p.AgentID, p.SessionKey)
 	if err != nil {
 		return nil, err
 	}
@@ -59,32 +59,43 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.agentFinal(ctx, run)
+	return s.agentFinal(ctx, pr, run)
 }
 
 // agentTarget picks the session of an `agent` call from agentId and
 // sessionKey, with OpenClaw's validation messages. An unknown agent or a
-// malformed key is the engine's to refuse.
-func (s *Server) agentTarget(method string, pr api.Principal, agentID, sessionKey string) (string, error) {
+// malformed key is the engine's to refuse; the main key and the agent of a
+// key that names none come from api.Service.Defaults.
+func (s *Server) agentTarget(ctx context.Context, method string, pr api.Principal, agentID, sessionKey string) (string, error) {
 	agent := ""
 	if a := strings.TrimSpace(agentID); a != "" {
 		agent = sessionkey.NormalizeAgentID(a)
 	}
-	if strings.TrimSpace(sessionKey) == "" {
-		if agent == "" {
-			if pr.IsOperator() {
-				return "main", nil
-			}
-			return pr.Requester(), nil
+	if strings.TrimSpace(sessionKey) == "" && agent == "" {
+		if pr.IsOperator() {
+			return "main", nil
 		}
-		return sessionkey.Key{AgentID: agent, Rest: s.cfg.MainKey()}.String(), nil
+		return pr.Requester(), nil
 	}
-	if agent != "" {
-		if key, err := s.keys.Resolve(sessionKey, pr.Requester()); err == nil {
-			if k, err := sessionkey.Parse(key); err == nil && k.AgentID != agent {
-				return "", invalidParams(method, "agent %q does not match session key agent %q", agent, k.AgentID)
-			}
-		}
+	if agent == "" {
+		return sessionKey, nil
+	}
+	d, err := s.eng.Defaults(ctx, pr)
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(sessionKey) == "" {
+		return sessionkey.Key{AgentID: agent, Rest: d.MainKey}.String(), nil
+	}
+	// A key without an agent belongs to the requester's agent.
+	keyAgent := ""
+	if k, err := sessionkey.Parse(strings.TrimSpace(sessionKey)); err == nil {
+		keyAgent = k.AgentID
+	} else if m, err := sessionkey.Parse(d.MainSessionKey); err == nil && !strings.HasPrefix(strings.ToLower(strings.TrimSpace(sessionKey)), "agent:") {
+		keyAgent = m.AgentID
+	}
+	if keyAgent != "" && keyAgent != agent {
+		return "", invalidParams(method, "agent %q does not match session key agent %q", agent, keyAgent)
 	}
 	return sessionKey, nil
 }
@@ -103,7 +114,7 @@ func (s *Server) waitEnd(ctx context.Context, pr api.Principal, runID string) (d
 }
 
 // agentFinal is the final `res` of an `agent` call.
-func (s *Server) agentFinal(ctx context.Context, r domain.Run) (any, error) {
+func (s *Server) agentFinal(ctx context.Context, pr api.Principal, r domain.Run) (any, error) {
 	if r.Status != domain.RunOK {
 		status, code := "error", CodeUnavailable
 		if r.Status == domain.RunTimeout {
@@ -111,14 +122,14 @@ func (s *Server) agentFinal(ctx context.Context, r domain.Run) (any, error) {
 		}
 		msg := r.Error
 		if msg == "" {
-			msg = "agent run " + r.Status
+			msg = "agent run " + string(r.Status)
 		}
 		return nil, &payloadError{code: code, message: msg, payload: map[string]any{"runId": r.ID, "status": status, "summary": msg, "runStatus": r.Status}}
 	}
 	meta := map[string]any{"sessionId": r.SessionID, "usage": r.Usage}
 	// The caller just ran in this session, so it may see its row.
-	if sess, err := observe(s.metrics, "get_session", func() (domain.Session, error) {
-		return s.eng.Session(ctx, r.SessionKey)
+	if sess, err := observe(s.metrics, "get_session", func() (api.SessionRow, error) {
+		return s.eng.GetSession(ctx, pr, r.SessionKey)
 	}); err == nil {
 		meta["model"] = sess.Model
 		meta["provider"] = sess.ModelProvider

@@ -34,10 +34,10 @@ func (s *Server) mChatHistory(ctx context.Context, cl *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := s.canonical(pr, h.SessionKey)
+	key := s.canonical(ctx, pr, h.SessionKey)
 	out := map[string]any{"sessionKey": key, "sessionId": h.SessionID, "messages": h.Messages}
-	sess, err := observe(s.metrics, "get_session", func() (domain.Session, error) {
-		return s.eng.Session(ctx, key)
+	sess, err := observe(s.metrics, "get_session", func() (api.SessionRow, error) {
+		return s.eng.GetSession(ctx, pr, key)
 	})
 	switch {
 	case err == nil:
@@ -86,7 +86,7 @@ func (s *Server) mChatSend(ctx context.Context, cl *call) (any, error) {
 		// A repeated idempotencyKey: report the first run as it stands.
 		status = "in_flight"
 		if domain.RunTerminal(res.Run.Status) {
-			status = res.Run.Status
+			status = string(res.Run.Status)
 		}
 	}
 	return map[string]any{"runId": res.Run.ID, "status": status, "sessionKey": res.SessionKey}, nil
@@ -135,12 +135,12 @@ func (s *Server) mChatAbort(ctx context.Context, cl *call) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if key, err := s.keys.Resolve(p.SessionKey, pr.Requester()); err == nil && r.SessionKey != key {
-			return nil, invalidParams(cl.method, "run %s belongs to session %s, not %s", id, r.SessionKey, key)
+		if res, err := s.eng.Resolve(ctx, pr, api.ResolveRequest{Key: p.SessionKey}); err != nil || r.SessionKey != res.Key {
+			return nil, invalidParams(cl.method, "run %s belongs to session %s, not %s", id, r.SessionKey, p.SessionKey)
 		}
 		targets = append(targets, r)
 	} else {
-		runs, err := s.eng.ListRuns(ctx, pr, api.RunsRequest{SessionKey: p.SessionKey, Statuses: []string{domain.RunQueued, domain.RunRunning},
+		runs, err := s.eng.ListRuns(ctx, pr, api.RunsRequest{SessionKey: p.SessionKey, Statuses: []domain.RunStatus{domain.RunQueued, domain.RunRunning},
 			Limit: int(api.RunsListLimit.Max)})
 		if err != nil {
 			return nil, err

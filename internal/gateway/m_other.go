@@ -3,11 +3,9 @@ package gateway
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
-	"github.com/switchboard-go/switchboard/internal/engine"
 )
 
 type sendParams struct {
@@ -29,14 +27,8 @@ func (s *Server) mSend(ctx context.Context, cl *call) (any, error) {
 	if err := requireString(cl.method, "message", p.Message); err != nil {
 		return nil, err
 	}
-	pr := cl.principal("")
-	item, err := s.eng.Deliver(ctx, engine.DeliverRequest{SessionKey: p.SessionKey, Channel: p.Channel, To: p.To,
-		Message: p.Message, IdempotencyKey: api.IdempotencyScope(pr, "", api.OpDeliver, p.IdempotencyKey)})
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"messageId": strconv.FormatInt(item.ID, 10),
-		"channel": item.Channel, "status": "queued", "sessionKey": item.SessionKey}, nil
+	return s.eng.Deliver(ctx, cl.principal(""), api.DeliverRequest{SessionKey: p.SessionKey, Channel: p.Channel, To: p.To,
+		Message: p.Message, IdempotencyKey: p.IdempotencyKey})
 }
 
 // agentsListRow is one agent of agents.list.
@@ -46,19 +38,26 @@ type agentsListRow struct {
 	Model string `json:"model"`
 }
 
-// mAgentsList lists the configured agents in OpenClaw's shape (the
-// configuration as it is, shown to a caller holding read).
+// mAgentsList lists agents in OpenClaw's shape: the configured agents the
+// caller's requester (the operator: the default agent) may work with, as
+// api.Service.AgentsList answers, under the session defaults.
 func (s *Server) mAgentsList(ctx context.Context, cl *call) (any, error) {
-	var agents []agentsListRow
-	for _, id := range s.cfg.AgentIDs() {
-		a, _ := s.cfg.Agent(id)
-		agents = append(agents, agentsListRow{ID: id, Name: a.Name, Model: s.cfg.AgentModel(id)})
+	pr := cl.principal("")
+	d, err := s.eng.Defaults(ctx, pr)
+	if err != nil {
+		return nil, err
 	}
-	scope := s.cfg.Session.Scope
-	if scope == "" {
-		scope = "per-sender"
+	list, err := s.eng.AgentsList(ctx, pr)
+	if err != nil {
+		return nil, err
 	}
-	return map[string]any{"defaultId": s.cfg.DefaultAgentID(), "mainKey": s.cfg.MainKey(), "scope": scope, "agents": agents}, nil
+	agents := []agentsListRow{}
+	for _, a := range list.Agents {
+		if a.Configured {
+			agents = append(agents, agentsListRow{ID: a.ID, Name: a.Name, Model: a.Model})
+		}
+	}
+	return map[string]any{"defaultId": d.DefaultAgentID, "mainKey": d.MainKey, "scope": d.Scope, "agents": agents}, nil
 }
 
 type runIDParams struct {

@@ -31,8 +31,13 @@ func (s *Server) mSessionsList(ctx context.Context, cl *call) (any, error) {
 		return nil, err
 	}
 	pr := cl.principal("")
+	defaults, err := s.eng.Defaults(ctx, pr)
+	if err != nil {
+		return nil, err
+	}
+	keys := keyPrinter{main: defaults.MainSessionKey}
 	req := api.ListRequest{Limit: int(api.ListLimit.Max), Label: strings.TrimSpace(p.Label), Search: strings.TrimSpace(p.Search),
-		AgentID: strings.ToLower(strings.TrimSpace(p.AgentID)), SpawnedBy: s.canonical(pr, strings.TrimSpace(p.SpawnedBy))}
+		AgentID: strings.ToLower(strings.TrimSpace(p.AgentID)), SpawnedBy: keys.key(strings.TrimSpace(p.SpawnedBy))}
 	if p.Limit != nil {
 		n, err := api.ListLimit.Apply(*p.Limit)
 		if err != nil {
@@ -53,15 +58,15 @@ func (s *Server) mSessionsList(ctx context.Context, cl *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.canonicalRows(pr, res.Sessions)
+	keys.rows(res.Sessions)
 	out := make([]SessionRow, len(res.Sessions))
 	for i, r := range res.Sessions {
-		out[i] = s.listRow(r)
+		out[i] = listRow(r)
 	}
-	model := s.cfg.AgentModel(s.cfg.DefaultAgentID())
+	model := defaults.Model
 	return map[string]any{
 		"ts":    s.now().UnixMilli(),
-		"path":  s.storePath(),
+		"path":  storePath(defaults),
 		"count": len(out),
 		"defaults": map[string]any{
 			"modelProvider": providerOf(model),
@@ -75,12 +80,11 @@ func (s *Server) mSessionsList(ctx context.Context, cl *call) (any, error) {
 // storePath is the `path` of sessions.list: where transcripts of an agent
 // live, with the agent as `{agentId}` as OpenClaw clients expect (they
 // resolve `<dir of path>/<sessionId>.jsonl`).
-func (s *Server) storePath() string {
-	p := s.eng.TranscriptPath(domain.Session{AgentID: "{agentId}", SessionID: "x"})
-	if p == "" {
+func storePath(d api.Defaults) string {
+	if d.TranscriptPath == "" {
 		return "(multiple)"
 	}
-	return filepath.Join(filepath.Dir(p), "sessions.json")
+	return filepath.Join(d.TranscriptPath, "sessions.json")
 }
 
 type sessionsResolveParams struct {
@@ -97,14 +101,23 @@ func (s *Server) mSessionsResolve(ctx context.Context, cl *call) (any, error) {
 	if err := decodeParams(cl.method, cl.params, &p); err != nil {
 		return nil, err
 	}
-	key, err := s.eng.Resolve(ctx, p.Key, p.SessionID, p.Label, p.AgentID)
+	res, err := s.eng.Resolve(ctx, cl.principal(""), api.ResolveRequest{Key: p.Key, SessionID: p.SessionID, Label: p.Label, AgentID: p.AgentID})
 	if err != nil {
 		return nil, err
 	}
-	if pr := cl.principal(""); !pr.IsOperator() && !s.eng.Visible(ctx, pr, key) {
-		return nil, domain.Errorf(domain.CodeNotFound, "no session found")
+	return map[string]any{"ok": true, "key": res.Key}, nil
+}
+
+// entryRow is the row of a session the caller just changed, read back
+// through api.Service.GetSession (which knows the agent's default model);
+// when that read fails, the row is built from the changed session alone.
+func (s *Server) entryRow(ctx context.Context, pr api.Principal, entry domain.Session) SessionRow {
+	r, err := s.eng.GetSession(ctx, pr, entry.Key)
+	if err != nil {
+		return sessionRow(entry)
 	}
-	return map[string]any{"ok": true, "key": key}, nil
+	s.printer(ctx, pr).row(&r)
+	return listRow(r)
 }
 
 // patchFields are the sessions.patch fields switchboard implements.
@@ -124,14 +137,15 @@ func (s *Server) mSessionsPatch(ctx context.Context, cl *call) (any, error) {
 		return nil, err
 	}
 	p.Key = key
-	entry, err := s.eng.Patch(ctx, cl.principal(""), p)
+	pr := cl.principal("")
+	entry, err := s.eng.Patch(ctx, pr, p)
 	if err != nil {
 		return nil, err
 	}
-	row := s.sessionRow(entry)
+	row := s.entryRow(ctx, pr, entry)
 	model := entry.ModelOverride
 	if model == "" {
-		model = s.cfg.AgentModel(entry.AgentID)
+		model = row.Model
 	}
 	return map[string]any{"ok": true, "key": entry.Key, "entry": row,
 		"resolved": map[string]any{"modelProvider": providerOf(model), "model": model}}, nil
@@ -196,11 +210,12 @@ func (s *Server) mSessionsReset(ctx context.Context, cl *call) (any, error) {
 	if err := requireString(cl.method, "key", p.Key); err != nil {
 		return nil, err
 	}
-	entry, err := s.eng.Reset(ctx, cl.principal(""), api.ResetRequest{Key: p.Key})
+	pr := cl.principal("")
+	entry, err := s.eng.Reset(ctx, pr, api.ResetRequest{Key: p.Key})
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"ok": true, "key": entry.Key, "entry": s.sessionRow(entry)}, nil
+	return map[string]any{"ok": true, "key": entry.Key, "entry": s.entryRow(ctx, pr, entry)}, nil
 }
 
 func (s *Server) mSessionsDelete(ctx context.Context, cl *call) (any, error) {
@@ -216,7 +231,7 @@ func (s *Server) mSessionsDelete(ctx context.Context, cl *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"ok": true, "key": s.canonical(pr, res.Key), "deleted": res.Deleted, "archived": []string{}}, nil
+	return map[string]any{"ok": true, "key": s.canonical(ctx, pr, res.Key), "deleted": res.Deleted, "archived": []string{}}, nil
 }
 
 // mSessionsSpawn is sessions_spawn with the tool's parameters plus

@@ -72,7 +72,7 @@ func TestAgentTwoResponsesThenWait(t *testing.T) {
 
 	var wr waitResult
 	w.ok("agent.wait", map[string]any{"runId": accepted.RunID, "timeoutMs": 0}, &wr)
-	if wr.Status != "ok" || wr.RunStatus != domain.RunOK || wr.WaitTimedOut || wr.EndedAt == 0 {
+	if wr.Status != "ok" || wr.RunStatus != string(domain.RunOK) || wr.WaitTimedOut || wr.EndedAt == 0 {
 		t.Fatalf("agent.wait = %+v", wr)
 	}
 
@@ -129,7 +129,7 @@ func TestAgentWaitAcrossReconnect(t *testing.T) {
 	// A wait that runs out reports it, distinguishable from a run timeout.
 	var short waitResult
 	a.ok("agent.wait", map[string]any{"runId": acc.RunID, "timeoutMs": 1}, &short)
-	if short.Status != "timeout" || !short.WaitTimedOut || domain.RunTerminal(short.RunStatus) {
+	if short.Status != "timeout" || !short.WaitTimedOut || domain.RunTerminal(domain.RunStatus(short.RunStatus)) {
 		t.Fatalf("short wait = %+v", short)
 	}
 
@@ -142,7 +142,7 @@ func TestAgentWaitAcrossReconnect(t *testing.T) {
 	b, _ := e.connect(t, nil)
 	var wr waitResult
 	b.ok("agent.wait", map[string]any{"runId": acc.RunID, "timeoutMs": 10000}, &wr)
-	if wr.Status != "ok" || wr.RunStatus != domain.RunOK || wr.WaitTimedOut {
+	if wr.Status != "ok" || wr.RunStatus != string(domain.RunOK) || wr.WaitTimedOut {
 		t.Fatalf("wait after reconnect = %+v", wr)
 	}
 }
@@ -328,7 +328,7 @@ func TestOtherMethods(t *testing.T) {
 	}
 	var wr waitResult
 	w.ok("agent.wait", map[string]any{"runId": slow.RunID}, &wr)
-	if wr.Status != "error" || wr.RunStatus != domain.RunCancelled || wr.WaitTimedOut {
+	if wr.Status != "error" || wr.RunStatus != string(domain.RunCancelled) || wr.WaitTimedOut {
 		t.Fatalf("wait on cancelled = %+v", wr)
 	}
 

@@ -73,7 +73,7 @@ func (m *metrics) pump(ctx context.Context) {
 				return
 			}
 			if ev.Kind == domain.EventRunEnd && ev.Run != nil {
-				m.runsFinished.WithLabelValues(ev.Run.Status).Inc()
+				m.runsFinished.WithLabelValues(string(ev.Run.Status)).Inc()
 			}
 		}
 	}
@@ -119,25 +119,25 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	m := c.m
 	ctx, cancel := context.WithTimeout(m.s.base, 5*time.Second)
 	defer cancel()
-	for _, st := range []string{domain.RunQueued, domain.RunRunning} {
+	for _, st := range []domain.RunStatus{domain.RunQueued, domain.RunRunning} {
 		runs, err := observe(m, "list_runs", func() ([]domain.Run, error) {
-			return m.s.eng.ListRuns(ctx, api.Operator(), api.RunsRequest{Statuses: []string{st}, Limit: int(api.RunsListLimit.Max)})
+			return m.s.eng.ListRuns(ctx, api.Operator(), api.RunsRequest{Statuses: []domain.RunStatus{st}, Limit: int(api.RunsListLimit.Max)})
 		})
 		if err != nil {
 			ch <- prometheus.NewInvalidMetric(c.runs, err)
 			continue
 		}
-		ch <- prometheus.MustNewConstMetric(c.runs, prometheus.GaugeValue, float64(len(runs)), st)
+		ch <- prometheus.MustNewConstMetric(c.runs, prometheus.GaugeValue, float64(len(runs)), string(st))
 	}
-	for _, st := range []string{domain.OutboxPending, domain.OutboxFailed} {
+	for _, st := range []domain.OutboxStatus{domain.OutboxPending, domain.OutboxFailed} {
 		items, err := observe(m, "list_outbox", func() ([]domain.OutboxItem, error) {
-			return m.s.eng.Outbox(ctx, api.Operator(), api.OutboxRequest{Statuses: []string{st}, Limit: int(api.OutboxListLimit.Max)})
+			return m.s.eng.Outbox(ctx, api.Operator(), api.OutboxRequest{Statuses: []domain.OutboxStatus{st}, Limit: int(api.OutboxListLimit.Max)})
 		})
 		if err != nil {
 			ch <- prometheus.NewInvalidMetric(c.outbox, err)
 			continue
 		}
-		ch <- prometheus.MustNewConstMetric(c.outbox, prometheus.GaugeValue, float64(len(items)), st)
+		ch <- prometheus.MustNewConstMetric(c.outbox, prometheus.GaugeValue, float64(len(items)), string(st))
 	}
 	queued, active := m.s.eng.Stats()
 	ch <- prometheus.MustNewConstMetric(c.queue, prometheus.GaugeValue, float64(queued))

@@ -139,7 +139,7 @@ func TestPrincipalsWS(t *testing.T) {
 		{"bound token spawns as itself", tokBound, "sessions.spawn", map[string]any{"task": "x", "requesterSessionKey": boundSession}, "", "accepted"},
 		{"bound token cannot spawn as another requester", tokBound, "sessions.spawn", map[string]any{"task": "x", "requesterSessionKey": "agent:work:main"}, "not allowed", ""},
 		{"bound token cannot chat into another session", tokBound, "chat.send", map[string]any{"sessionKey": "agent:work:main", "message": "hi"}, "visibility is restricted", ""},
-		{"bound token cannot resolve another session", tokBound, "sessions.resolve", map[string]any{"key": "agent:work:main"}, "no session found", ""},
+		{"bound token cannot resolve another session", tokBound, "sessions.resolve", map[string]any{"key": "agent:work:main"}, "No session found: agent:work:main", ""},
 		{"bound token lists only its sessions", tokBound, "sessions.list", map[string]any{}, "", boundSession},
 		{"bound token tool calls act as its session", tokBound, "tools.invoke", map[string]any{"tool": "sessions_list", "args": map[string]any{}}, "", `"ok":true`},
 		{"bound token cannot deliver", tokBound, "send", map[string]any{"message": "x", "to": "y"}, "needs operator rights", ""},
@@ -318,20 +318,20 @@ func TestCancelAnswers(t *testing.T) {
 	id := start()
 	var c cancelResult
 	w.ok("runs.cancel", map[string]any{"runId": id}, &c)
-	if c.RunID != id || !c.Cancelled || c.Status != domain.RunCancelled {
+	if c.RunID != id || !c.Cancelled || c.Status != string(domain.RunCancelled) {
 		t.Fatalf("runs.cancel = %+v", c)
 	}
 	w.ok("runs.cancel", map[string]any{"runId": id}, &c)
-	if c.Cancelled || c.Status != domain.RunCancelled {
+	if c.Cancelled || c.Status != string(domain.RunCancelled) {
 		t.Fatalf("second runs.cancel = %+v, want cancelled:false with the final status", c)
 	}
 
 	id = start()
 	c = cancelResult{}
-	if code := e.doToken(t, tokOperator, "POST", "/api/runs/"+id+"/cancel", nil, &c); code != 200 || !c.Cancelled || c.Status != domain.RunCancelled {
+	if code := e.doToken(t, tokOperator, "POST", "/api/runs/"+id+"/cancel", nil, &c); code != 200 || !c.Cancelled || c.Status != string(domain.RunCancelled) {
 		t.Fatalf("HTTP cancel = %d %+v", code, c)
 	}
-	if code := e.doToken(t, tokOperator, "POST", "/api/runs/"+id+"/cancel", nil, &c); code != 200 || c.Cancelled || c.Status != domain.RunCancelled {
+	if code := e.doToken(t, tokOperator, "POST", "/api/runs/"+id+"/cancel", nil, &c); code != 200 || c.Cancelled || c.Status != string(domain.RunCancelled) {
 		t.Fatalf("HTTP cancel of an ended run = %d %+v", code, c)
 	}
 
@@ -342,7 +342,7 @@ func TestCancelAnswers(t *testing.T) {
 		Runs    []cancelResult `json:"runs"`
 	}
 	w.ok("chat.abort", map[string]any{"sessionKey": "agent:main:slow"}, &aborted)
-	if !aborted.Aborted || !slices.Contains(aborted.RunIDs, id) || len(aborted.Runs) == 0 || !aborted.Runs[0].Cancelled || aborted.Runs[0].Status != domain.RunCancelled {
+	if !aborted.Aborted || !slices.Contains(aborted.RunIDs, id) || len(aborted.Runs) == 0 || !aborted.Runs[0].Cancelled || aborted.Runs[0].Status != string(domain.RunCancelled) {
 		t.Fatalf("chat.abort = %+v", aborted)
 	}
 }

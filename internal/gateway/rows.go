@@ -44,8 +44,11 @@ type SessionRow struct {
 	LastAccountID    string                  `json:"lastAccountId,omitempty"`
 }
 
-// sessionRow builds the gateway row of a session.
-func (s *Server) sessionRow(x domain.Session) SessionRow {
+// sessionRow builds the gateway row of a session as an event carries it
+// (sessions.changed). Its model is the one the session last ran on or is
+// set to; answers to a caller use GetSession's row (listRow), which also
+// knows the agent's default.
+func sessionRow(x domain.Session) SessionRow {
 	r := SessionRow{
 		Key:              x.Key,
 		Kind:             "direct",
@@ -83,9 +86,6 @@ func (s *Server) sessionRow(x domain.Session) SessionRow {
 	}
 	if r.Model == "" {
 		r.Model = x.ModelOverride
-	}
-	if r.Model == "" && x.AgentID != "" {
-		r.Model = s.cfg.AgentModel(x.AgentID)
 	}
 	if r.ModelProvider == "" {
 		r.ModelProvider = providerOf(r.Model)
@@ -128,10 +128,9 @@ func providerOf(ref string) string {
 	return ref
 }
 
-// listRow builds the gateway row of a sessions_list row (keys already
-// canonical). Token counts split by direction and the spawn depth are not
-// part of the list row; OpenClaw clients read totalTokens.
-func (s *Server) listRow(x api.SessionRow) SessionRow {
+// listRow builds the gateway row of an api.SessionRow (keys already
+// canonical).
+func listRow(x api.SessionRow) SessionRow {
 	r := SessionRow{
 		Key:              x.Key,
 		Kind:             "direct",
@@ -143,18 +142,21 @@ func (s *Server) listRow(x api.SessionRow) SessionRow {
 		UpdatedAt:        x.UpdatedAt,
 		SessionID:        x.SessionID,
 		SpawnedBy:        x.SpawnedBy,
-		SpawnDepth:       sessionkey.SubagentDepth(x.Key),
+		SpawnDepth:       x.SpawnDepth,
 		SystemSent:       x.SystemSent,
 		AbortedLastRun:   x.AbortedLastRun,
 		ThinkingLevel:    x.ThinkingLevel,
 		VerboseLevel:     x.VerboseLevel,
 		SendPolicy:       x.SendPolicy,
+		InputTokens:      x.InputTokens,
+		OutputTokens:     x.OutputTokens,
 		TotalTokens:      x.TotalTokens,
 		EstimatedCostUSD: x.EstimatedCostUSD,
 		Status:           x.Status,
 		StartedAt:        x.StartedAt,
 		EndedAt:          x.EndedAt,
 		RuntimeMs:        x.RuntimeMs,
+		ModelProvider:    x.ModelProvider,
 		Model:            x.Model,
 		ContextTokens:    x.ContextTokens,
 		DeliveryContext:  x.DeliveryContext,
@@ -165,10 +167,9 @@ func (s *Server) listRow(x api.SessionRow) SessionRow {
 	if r.ChatType == sessionkey.ChatTypeGroup || r.ChatType == sessionkey.ChatTypeChannel {
 		r.Kind = "group"
 	}
-	if r.Model == "" && x.AgentID != "" {
-		r.Model = s.cfg.AgentModel(x.AgentID)
+	if r.ModelProvider == "" {
+		r.ModelProvider = providerOf(r.Model)
 	}
-	r.ModelProvider = providerOf(r.Model)
 	if r.RuntimeMs == 0 && x.StartedAt > 0 && x.EndedAt >= x.StartedAt {
 		r.RuntimeMs = x.EndedAt - x.StartedAt
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/config"
-	"github.com/switchboard-go/switchboard/internal/sessionkey"
 )
 
 // Defaults of the protocol policy (OpenClaw's values).
@@ -26,12 +25,13 @@ const (
 	ProtocolMax = 4
 )
 
-// Options configure a Server. Engine and Config are required.
+// Options configure a Server. Engine is required.
 type Options struct {
 	// Engine serves every call (an *engine.Engine).
 	Engine Engine
-	// Config is read for presentation only: the hello snapshot's session
-	// defaults, agents.list, and printing keys canonically.
+	// Config is not read by the server: what callers see comes through
+	// Engine (api.Service); server settings are the options below. It is
+	// kept so callers need not change.
 	Config *config.Config
 	// Token is the main gateway token (gateway.auth.token or
 	// SWITCHBOARD_GATEWAY_TOKEN, resolved by the caller). Empty with no
@@ -65,8 +65,6 @@ type Options struct {
 type Server struct {
 	opts    Options
 	eng     Engine
-	cfg     *config.Config
-	keys    sessionkey.Resolver
 	log     *slog.Logger
 	now     func() time.Time
 	auth    authenticator
@@ -96,8 +94,8 @@ type Server struct {
 
 // New builds a gateway server. Nothing listens until Serve.
 func New(opts Options) (*Server, error) {
-	if opts.Engine == nil || opts.Config == nil {
-		return nil, errors.New("gateway: Engine and Config are required")
+	if opts.Engine == nil {
+		return nil, errors.New("gateway: Engine is required")
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -129,8 +127,6 @@ func New(opts Options) (*Server, error) {
 	s := &Server{
 		opts:     opts,
 		eng:      opts.Engine,
-		cfg:      opts.Config,
-		keys:     opts.Config.KeyResolver(),
 		log:      opts.Logger,
 		now:      opts.Now,
 		auth:     newAuthenticator(opts.Token, opts.Tokens),

@@ -14,7 +14,7 @@ var errNotQueued = errors.New("run is not queued")
 
 // runOutcome is how a run ended.
 type runOutcome struct {
-	status  string
+	status  domain.RunStatus
 	reply   string
 	err     string
 	aborted bool
@@ -77,7 +77,8 @@ func (rt *Runtime) carryOut(ctx context.Context, c claimed) {
 	for i := range inbound {
 		rt.opts.Emit(domain.Event{Kind: domain.EventMessage, SessionKey: run.SessionKey, Message: &inbound[i], TS: rt.now()})
 	}
-	runCtx := ctx
+	// Runs the tools submit are follow-ups of this one.
+	runCtx := FollowUpOf(ctx, run.ID)
 	if run.TimeoutMs > 0 {
 		var stop context.CancelFunc
 		runCtx, stop = context.WithTimeoutCause(ctx, time.Duration(run.TimeoutMs)*time.Millisecond, errTimeout)

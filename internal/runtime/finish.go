@@ -14,11 +14,11 @@ func (rt *Runtime) finish(r domain.Run, written []domain.Message, out runOutcome
 }
 
 // finishIf finishes r only while its status is want (else errNotQueued).
-func (rt *Runtime) finishIf(r domain.Run, want string, out runOutcome) error {
+func (rt *Runtime) finishIf(r domain.Run, want domain.RunStatus, out runOutcome) error {
 	return rt.finishWhen(r, nil, out, want)
 }
 
-func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOutcome, want string) error {
+func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOutcome, want domain.RunStatus) error {
 	now := rt.now()
 	var ended domain.Run
 	var next []domain.Run
@@ -72,12 +72,20 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 		ended = cur
 		return rt.opts.Hooks.Finished(tx, cur, func(n domain.Run) (domain.Run, error) {
 			n = rt.fill(n)
+			// The follow-ups of this process's work are its work (a
+			// scoped runtime leaves the others queued).
+			followUp := rt.owns(cur.ID)
+			if followUp {
+				rt.claimFollowUp(n.ID)
+			}
 			stored, created, err := tx.CreateRun(n)
 			if err != nil {
 				return domain.Run{}, err
 			}
 			if created {
 				next = append(next, stored)
+			} else if followUp {
+				rt.disown(n.ID)
 			}
 			return stored, nil
 		})
@@ -94,6 +102,13 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 	}
 	rt.wake(ended.ID)
 	for _, n := range next {
+		if !rt.owns(n.ID) {
+			continue // stays queued for a process that serves
+		}
+		// Runs queued ahead on the follow-up's session go first.
+		if err := rt.adoptAhead(context.Background(), n.SessionKey, n.ID); err != nil {
+			rt.log.Error("follow-up: runs queued ahead", "run", n.ID, "err", err)
+		}
 		rt.enqueue(n)
 	}
 	if rt.mirror != nil && len(written) > 0 {

@@ -88,7 +88,7 @@ type Options struct {
 	// MaxSteps bounds model calls per run (default 25).
 	MaxSteps int
 	// Lanes bounds concurrent runs per lane kind (default 64 each).
-	Lanes map[string]int
+	Lanes map[domain.Lane]int
 	// ContextMessages bounds how many transcript messages a run sends to
 	// the model (default 400, newest kept).
 	ContextMessages int
@@ -98,6 +98,12 @@ type Options struct {
 	// Hold records submitted runs without executing them: they stay queued
 	// for the next runtime that starts without Hold (`--detach`).
 	Hold bool
+	// OwnWorkOnly carries out only this process's work: the runs submitted
+	// through it, their follow-ups, and the runs queued ahead of them on
+	// the same sessions (see own.go). Other queued runs stay queued for a
+	// runtime without it (the gateway). In-process commands that write use
+	// it; a process that serves does not.
+	OwnWorkOnly bool
 }
 
 // Runtime schedules and executes runs. Start it with Start and stop it with
@@ -115,9 +121,12 @@ type Runtime struct {
 	lanes   map[string]*lane
 	active  map[string]context.CancelCauseFunc
 	waiters map[string]map[*waiter]struct{}
-	sems    map[string]chan struct{}
+	sems    map[domain.Lane]chan struct{}
 	mirror  *mirrorWriter
 	cache   *contextCache
+	// owned holds the runs that are this process's work; nil unless
+	// OwnWorkOnly (every run is then).
+	owned map[string]bool
 }
 
 type lane struct {
@@ -150,8 +159,8 @@ func New(opts Options) (*Runtime, error) {
 	if opts.ContextMessages <= 0 {
 		opts.ContextMessages = 400
 	}
-	sems := map[string]chan struct{}{}
-	for _, name := range []string{domain.LaneMain, domain.LaneNested, domain.LaneSubagent} {
+	sems := map[domain.Lane]chan struct{}{}
+	for _, name := range []domain.Lane{domain.LaneMain, domain.LaneNested, domain.LaneSubagent} {
 		n := opts.Lanes[name]
 		if n <= 0 {
 			n = 64
@@ -170,7 +179,12 @@ func New(opts Options) (*Runtime, error) {
 	case opts.ContextCacheMessages > 0:
 		cache = newContextCache(opts.ContextCacheMessages)
 	}
+	var owned map[string]bool
+	if opts.OwnWorkOnly {
+		owned = map[string]bool{}
+	}
 	return &Runtime{
+		owned:   owned,
 		cache:   cache,
 		mirror:  mw,
 		opts:    opts,

@@ -101,7 +101,7 @@ func newEnv(t *testing.T, mutate func(*Options)) *env {
 	}
 	m := &fakeModel{release: make(chan struct{}), started: make(chan string, 64)}
 	h := &hooks{}
-	opts := Options{Store: st, Models: fakeModels{m}, Hooks: h, MaxSteps: 5, Lanes: map[string]int{domain.LaneMain: 2}}
+	opts := Options{Store: st, Models: fakeModels{m}, Hooks: h, MaxSteps: 5, Lanes: map[domain.Lane]int{domain.LaneMain: 2}}
 	if mutate != nil {
 		mutate(&opts)
 	}

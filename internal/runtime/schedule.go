@@ -14,7 +14,7 @@ import (
 // runs it left queued are scheduled again — and then accepts work.
 func (rt *Runtime) Start(ctx context.Context) error {
 	st := rt.opts.Store
-	running, err := st.ListRuns(ctx, domain.RunQuery{Statuses: []string{domain.RunRunning}})
+	running, err := st.ListRuns(ctx, domain.RunQuery{Statuses: []domain.RunStatus{domain.RunRunning}})
 	if err != nil {
 		return fmt.Errorf("runtime: recover: %w", err)
 	}
@@ -26,10 +26,12 @@ func (rt *Runtime) Start(ctx context.Context) error {
 	if len(running) > 0 {
 		rt.log.Warn("recovered runs left running by a stopped process", "count", len(running))
 	}
-	if rt.opts.Hold {
-		return nil // a holding runtime leaves recovery to the next real start
+	if rt.opts.Hold || rt.scoped() {
+		// A holding runtime leaves queued runs to the next real start; a
+		// scoped one adopts only those queued ahead of its own work.
+		return nil
 	}
-	queued, err := st.ListRuns(ctx, domain.RunQuery{Statuses: []string{domain.RunQueued}})
+	queued, err := st.ListRuns(ctx, domain.RunQuery{Statuses: []domain.RunStatus{domain.RunQueued}})
 	if err != nil {
 		return fmt.Errorf("runtime: recover: %w", err)
 	}
@@ -54,10 +56,21 @@ func (rt *Runtime) Submit(ctx context.Context, r domain.Run, prepare func(tx dom
 		return domain.Run{}, false, domain.Errorf(domain.CodeUnavailable, "switchboard is shutting down")
 	}
 	r = rt.fill(r)
+	own := rt.claimNew(ctx, r)
+	if own {
+		// A scoped runtime first takes the runs queued ahead on the lane.
+		if err := rt.adoptAhead(ctx, r.SessionKey, r.ID); err != nil {
+			rt.disown(r.ID)
+			return domain.Run{}, false, err
+		}
+	}
 	// When the session's lane is idle and a slot is free, the run is
 	// claimed in the transaction that creates it: one commit fewer, and it
 	// starts at once.
-	fast := rt.reserveIdleLane(r)
+	var fast *reservation
+	if own {
+		fast = rt.reserveIdleLane(r)
+	}
 	var runCtx context.Context
 	var done func()
 	if fast != nil {
@@ -98,11 +111,19 @@ func (rt *Runtime) Submit(ctx context.Context, r domain.Run, prepare func(tx dom
 			}()
 		}
 	}
+	if err != nil || !created {
+		rt.disown(r.ID)
+	}
 	if err != nil {
 		return domain.Run{}, false, err
 	}
-	if created && fast == nil {
+	switch {
+	case created && fast == nil && own:
 		rt.enqueue(stored)
+	case !created && own:
+		if err := rt.adoptExisting(ctx, stored); err != nil {
+			return domain.Run{}, false, err
+		}
 	}
 	return stored, created, nil
 }
@@ -144,7 +165,7 @@ func (rt *Runtime) releaseLane(res *reservation) {
 	}()
 }
 
-func (rt *Runtime) semFor(laneKind string) chan struct{} {
+func (rt *Runtime) semFor(laneKind domain.Lane) chan struct{} {
 	if sem := rt.sems[laneKind]; sem != nil {
 		return sem
 	}
@@ -168,9 +189,18 @@ func (rt *Runtime) fill(r domain.Run) domain.Run {
 }
 
 // enqueue appends r to its session's lane and starts the lane's drainer.
+// A scoped runtime leaves a run that is not its work queued in the store.
 func (rt *Runtime) enqueue(r domain.Run) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
+	if rt.scoped() && !rt.owned[r.ID] {
+		return
+	}
+	rt.enqueueLocked(r)
+}
+
+// enqueueLocked is enqueue for a caller holding rt.mu.
+func (rt *Runtime) enqueueLocked(r domain.Run) {
 	if rt.closing || rt.opts.Hold {
 		return
 	}

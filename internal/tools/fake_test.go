@@ -85,3 +85,19 @@ func (f *fakeService) Delete(context.Context, api.Principal, api.DeleteRequest) 
 func (f *fakeService) Outbox(context.Context, api.Principal, api.OutboxRequest) ([]domain.OutboxItem, error) {
 	return nil, nil
 }
+
+func (f *fakeService) Resolve(context.Context, api.Principal, api.ResolveRequest) (api.ResolveResult, error) {
+	return api.ResolveResult{}, nil
+}
+
+func (f *fakeService) GetSession(context.Context, api.Principal, string) (api.SessionRow, error) {
+	return api.SessionRow{}, nil
+}
+
+func (f *fakeService) Defaults(context.Context, api.Principal) (api.Defaults, error) {
+	return api.Defaults{}, nil
+}
+
+func (f *fakeService) Deliver(context.Context, api.Principal, api.DeliverRequest) (api.DeliverResult, error) {
+	return api.DeliverResult{}, nil
+}

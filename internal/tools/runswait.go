@@ -40,11 +40,11 @@ func runsWaitTool() *tool {
 			if err != nil {
 				return api.ToolOutcome{}, err
 			}
-			res := api.WaitResult{RunID: r.ID, Status: string(r.Status), Reply: r.Reply, Error: r.Error, StartedAt: r.StartedAt, EndedAt: r.EndedAt}
+			res := api.WaitResult{RunID: r.ID, Status: r.Status, Reply: r.Reply, Error: r.Error, StartedAt: r.StartedAt, EndedAt: r.EndedAt}
 			if !domain.RunTerminal(r.Status) {
 				res.WaitTimedOut = true
 			}
-			return api.ToolOutcome{Payload: res, IsError: res.Status == string(domain.RunError)}, nil
+			return api.ToolOutcome{Payload: res, IsError: res.Status == domain.RunError}, nil
 		},
 	}
 }

@@ -31,8 +31,8 @@ func runArgs(r domain.Run) ([]any, error) {
 		return nil, fmt.Errorf("usage: %w", err)
 	}
 	return []any{
-		r.ID, r.SessionKey, r.SessionID, r.AgentID, r.Kind, r.Lane, r.ParentRunID, r.RequesterKey,
-		nullString(r.IdempotencyKey), r.Status, r.Message, r.Reply, r.Error, string(usage), rawOrNull(r.Spec),
+		r.ID, r.SessionKey, r.SessionID, r.AgentID, string(r.Kind), string(r.Lane), r.ParentRunID, r.RequesterKey,
+		nullString(r.IdempotencyKey), string(r.Status), r.Message, r.Reply, r.Error, string(usage), rawOrNull(r.Spec),
 		r.TimeoutMs, r.CreatedAt, r.StartedAt, r.EndedAt, r.UpdatedAt,
 	}, nil
 }

@@ -284,10 +284,10 @@ func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
-func anys(ss []string) []any {
+func anys[T ~string](ss []T) []any {
 	out := make([]any, len(ss))
 	for i, s := range ss {
-		out[i] = s
+		out[i] = string(s)
 	}
 	return out
 }

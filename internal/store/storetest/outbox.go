@@ -116,7 +116,7 @@ func testOutboxPut(t *testing.T, st domain.Store) {
 }
 
 func testListOutbox(t *testing.T, st domain.Store) {
-	mk := func(key, status, session, run string, next int64) domain.OutboxItem {
+	mk := func(key string, status domain.OutboxStatus, session, run string, next int64) domain.OutboxItem {
 		return domain.OutboxItem{IdempotencyKey: key, Kind: domain.OutboxDelivery, Status: status, SessionKey: session,
 			RunID: run, NextAttemptAt: next, Payload: json.RawMessage(`{}`)}
 	}
@@ -142,12 +142,12 @@ func testListOutbox(t *testing.T, st domain.Store) {
 		want []string
 	}{
 		{"All", domain.OutboxQuery{}, []string{"o1", "o2", "o3", "o4", "o5"}},
-		{"Statuses", domain.OutboxQuery{Statuses: []string{domain.OutboxPending, domain.OutboxFailed}}, []string{"o1", "o2", "o4", "o5"}},
+		{"Statuses", domain.OutboxQuery{Statuses: []domain.OutboxStatus{domain.OutboxPending, domain.OutboxFailed}}, []string{"o1", "o2", "o4", "o5"}},
 		{"SessionKey", domain.OutboxQuery{SessionKey: "agent:ops:main"}, []string{"o2"}},
 		{"RunID", domain.OutboxQuery{RunID: "r1"}, []string{"o1", "o3"}},
 		{"DueBefore", domain.OutboxQuery{DueBefore: 200}, []string{"o2", "o3", "o4", "o5"}},
-		{"DuePending", domain.OutboxQuery{Statuses: []string{domain.OutboxPending}, DueBefore: 150}, []string{"o2", "o5"}},
-		{"Limit", domain.OutboxQuery{Statuses: []string{domain.OutboxPending}, Limit: 2}, []string{"o1", "o2"}},
+		{"DuePending", domain.OutboxQuery{Statuses: []domain.OutboxStatus{domain.OutboxPending}, DueBefore: 150}, []string{"o2", "o5"}},
+		{"Limit", domain.OutboxQuery{Statuses: []domain.OutboxStatus{domain.OutboxPending}, Limit: 2}, []string{"o1", "o2"}},
 		{"NoMatch", domain.OutboxQuery{RunID: "r9"}, []string{}},
 	}
 	for _, tc := range tests {

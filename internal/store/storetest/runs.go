@@ -187,7 +187,7 @@ func testRunPut(t *testing.T, st domain.Store) {
 }
 
 func testListRuns(t *testing.T, st domain.Store) {
-	mk := func(id, session, parent, status, kind string, created int64) domain.Run {
+	mk := func(id, session, parent string, status domain.RunStatus, kind domain.RunKind, created int64) domain.Run {
 		return domain.Run{ID: id, SessionKey: session, AgentID: "main", ParentRunID: parent, Status: status, Kind: kind,
 			Lane: domain.LaneMain, CreatedAt: created}
 	}
@@ -214,9 +214,9 @@ func testListRuns(t *testing.T, st domain.Store) {
 		{"All", domain.RunQuery{}, []string{"r5", "r4", "r3", "r2", "r1"}},
 		{"SessionKey", domain.RunQuery{SessionKey: "agent:main:main"}, []string{"r5", "r3", "r1"}},
 		{"ParentRunID", domain.RunQuery{ParentRunID: "r1"}, []string{"r3", "r2"}},
-		{"Statuses", domain.RunQuery{Statuses: []string{domain.RunQueued, domain.RunRunning}}, []string{"r5", "r3", "r2"}},
-		{"Kinds", domain.RunQuery{Kinds: []string{domain.RunKindChat, domain.RunKindSend}}, []string{"r4", "r1"}},
-		{"Combined", domain.RunQuery{SessionKey: "agent:main:main", Statuses: []string{domain.RunQueued}}, []string{"r5", "r3"}},
+		{"Statuses", domain.RunQuery{Statuses: []domain.RunStatus{domain.RunQueued, domain.RunRunning}}, []string{"r5", "r3", "r2"}},
+		{"Kinds", domain.RunQuery{Kinds: []domain.RunKind{domain.RunKindChat, domain.RunKindSend}}, []string{"r4", "r1"}},
+		{"Combined", domain.RunQuery{SessionKey: "agent:main:main", Statuses: []domain.RunStatus{domain.RunQueued}}, []string{"r5", "r3"}},
 		{"Limit", domain.RunQuery{Limit: 2}, []string{"r5", "r4"}},
 		{"NoMatch", domain.RunQuery{SessionKey: "agent:none:main"}, []string{}},
 	}

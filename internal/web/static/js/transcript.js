@@ -1,6 +1,8 @@
 // Rendering of transcript messages (the raw OpenClaw message format):
 // user and assistant messages, tool calls and results (collapsible),
-// inter-session messages with where they came from, and announces.
+// inter-session messages with where they came from, agent-to-agent step
+// prompts (reply and announce steps, written by switchboard), and
+// announces.
 
 import {h, fmtClock, fmtISO, fmtNumber, sessionHref, modelRef} from './dom.js';
 
@@ -71,6 +73,19 @@ function renderUser(m) {
       h('header', {class: 'msg-head'},
         h('span', {class: 'badge badge-announce', text: 'Announce'}),
         p.sourceSessionKey ? h('span', {class: 'msg-source'}, 'from ', sourceLink(p.sourceSessionKey)) : null,
+        timeEl(m.timestamp)),
+      body(textOf(m)));
+  }
+  if (p.kind === 'a2a_step') {
+    // A step prompt switchboard wrote in an agent-to-agent exchange (the
+    // reply-back turn or the announce step): never the other side's text.
+    const step = p.step === 'reply' || p.step === 'announce' ? p.step : '';
+    const label = step ? `${step[0].toUpperCase()}${step.slice(1)} step` : 'Agent-to-agent step';
+    return h('article', {class: 'msg msg-user msg-a2a-step', 'aria-label': `Agent-to-agent ${step || 'step'} prompt`,
+      dataset: {step: step || 'unknown'}},
+      h('header', {class: 'msg-head'},
+        h('span', {class: 'badge badge-a2a-step', text: label}),
+        h('span', {class: 'msg-source'}, 'exchange with ', sourceLink(p.sourceSessionKey)),
         timeEl(m.timestamp)),
       body(textOf(m)));
   }

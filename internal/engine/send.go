@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/api"
-
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/exchange"
 	"github.com/switchboard-go/switchboard/internal/policy"
 )
 
@@ -93,15 +93,11 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 			if err != nil {
 				return SendResult{}, err
 			}
-			chain = append(spec.Chain, requesterKey)
-		}
-		for _, k := range chain {
-			if k == target {
-				return fail("error", fmt.Sprintf("sessions_send refused: %s is already part of this chain of inter-session messages (%s); sending back into the chain would loop", display, strings.Join(chain, " → ")), display), nil
+			next, refused := exchange.Extend(spec.Chain, requesterKey, target, display, e.cfg.Session.AgentToAgent.MaxHops)
+			if refused != "" {
+				return fail("error", refused, display), nil
 			}
-		}
-		if max := e.cfg.Session.AgentToAgent.MaxHops; max > 0 && len(chain) > max {
-			return fail("error", fmt.Sprintf("sessions_send refused: this chain of inter-session messages already has %d hops (session.agentToAgent.maxHops=%d)", len(chain)-1, max), display), nil
+			chain = next
 		}
 	}
 
@@ -131,9 +127,9 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 			Provenance: &domain.Provenance{Kind: domain.ProvenanceInterSession, SourceSessionKey: requesterKey,
 				SourceChannel: requesterChannel, SourceTool: ToolSessionsSend, SourceRunID: req.RunID},
 		},
-		System: messageContext(requesterKey, requesterChannel, target, targetChannel),
+		System: exchange.MessageContext(requesterKey, requesterChannel, target, targetChannel),
 		Chain:  chain,
-		A2A: &a2aSpec{RequesterKey: requesterKey, RequesterChannel: requesterChannel, TargetKey: target,
+		A2A: &exchange.State{RequesterKey: requesterKey, RequesterChannel: requesterChannel, TargetKey: target,
 			TargetChannel: targetChannel, InRun: req.RunID != "", MaxTurns: maxTurns, Original: p.Message},
 		Fingerprint: fingerprint,
 	}
@@ -185,7 +181,7 @@ func (e *Engine) sendAnswer(ctx context.Context, run domain.Run, display string,
 	switch done.Status {
 	case domain.RunOK:
 		res := SendResult{RunID: run.ID, Status: "ok", SessionKey: display, Delivery: delivery}
-		if !silent(done.Reply) {
+		if !exchange.Silent(done.Reply) {
 			res.Reply = done.Reply
 		}
 		return res, nil
@@ -245,34 +241,9 @@ func (e *Engine) findLabel(ctx context.Context, req Requester, g guard, label, a
 	return fail("error", fmt.Sprintf("Multiple sessions found with label: %s (%s)", label, strings.Join(keys, ", ")))
 }
 
-// sessionFacts are the send-policy inputs of key (a new key's are derived
-// from the key alone).
-func (e *Engine) sessionFacts(ctx context.Context, key string) (policy.SessionFacts, error) {
-	s, err := e.store.GetSession(ctx, key)
-	if err != nil {
-		s, err = e.newSession(key)
-		if err != nil {
-			return policy.SessionFacts{}, err
-		}
-	}
-	return policy.SessionFacts{Key: s.Key, Channel: e.channelOf(s), ChatType: s.ChatType, LastChannel: s.LastChannel, Override: s.SendPolicy}, nil
-}
-
 func statusOf(err error) string {
 	if domain.ErrorCode(err) == domain.CodeForbidden {
 		return "forbidden"
 	}
 	return "error"
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
-// publishSession tells live clients a session changed.
-func (e *Engine) publishSession(key, reason string) {
-	e.bus.publish(domain.Event{Kind: domain.EventSession, SessionKey: key, Reason: reason, TS: e.nowMs()})
 }

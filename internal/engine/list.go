@@ -164,8 +164,12 @@ func (e *Engine) row(s domain.Session, req Requester) SessionRow {
 		UpdatedAt:        s.UpdatedAt,
 		SessionID:        s.SessionID,
 		Model:            s.Model,
+		ModelProvider:    s.ModelProvider,
 		ContextTokens:    s.ContextTokens,
+		InputTokens:      s.InputTokens,
+		OutputTokens:     s.OutputTokens,
 		TotalTokens:      s.TotalTokens,
+		SpawnDepth:       s.SpawnDepth,
 		EstimatedCostUSD: s.EstimatedCostUSD,
 		Status:           s.Status,
 		StartedAt:        s.StartedAt,
@@ -211,13 +215,4 @@ func (e *Engine) modelFor(s domain.Session) string {
 		return s.ModelOverride
 	}
 	return e.cfg.AgentModel(s.AgentID)
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -24,7 +24,7 @@ func (e *Engine) Children(ctx context.Context, requesterKey string) ([]ChildRow,
 	}
 	out := []ChildRow{}
 	for _, s := range rows {
-		runs, err := e.store.ListRuns(ctx, domain.RunQuery{SessionKey: s.Key, Kinds: []string{domain.RunKindSubagent}, Limit: 1})
+		runs, err := e.store.ListRuns(ctx, domain.RunQuery{SessionKey: s.Key, Kinds: []domain.RunKind{domain.RunKindSubagent}, Limit: 1})
 		if err != nil {
 			return nil, err
 		}

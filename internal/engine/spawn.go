@@ -11,29 +11,12 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/policy"
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
+	"github.com/switchboard-go/switchboard/internal/subagent"
 )
 
 type SpawnParams = api.SpawnRequest
 
 type SpawnResult = api.SpawnResult
-
-// spawnSpec carries a sub-agent run's lifecycle settings.
-type spawnSpec struct {
-	RequesterKey      string `json:"requesterKey"`
-	RequesterChannel  string `json:"requesterChannel,omitempty"`
-	Label             string `json:"label,omitempty"`
-	Task              string `json:"task"`
-	Mode              string `json:"mode"`
-	Cleanup           string `json:"cleanup"`
-	AttachmentsDir    string `json:"attachmentsDir,omitempty"`
-	AttachmentsRoot   string `json:"attachmentsRoot,omitempty"`
-	RetainAttachments bool   `json:"retainAttachments,omitempty"`
-}
-
-// rejectedSpawnKeys are delivery parameters sessions_spawn refuses with a hint.
-var rejectedSpawnKeys = []string{"target", "transport", "channel", "to", "threadId", "thread_id", "replyTo", "reply_to"}
-
-const spawnNote = "The sub-agent runs in the background. Its result is announced back to this session automatically when it finishes: do not poll for it or wait in a loop. Continue with other work, or end your turn (reply NO_REPLY if you have nothing to add)."
 
 // spawn starts a sub-agent run in a new isolated session and returns at
 // once; the child's result is announced back to the requester session.
@@ -132,7 +115,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 	}
 
 	// Limits on live children.
-	active, err := e.store.ListRuns(ctx, domain.RunQuery{Kinds: []string{domain.RunKindSubagent}, Statuses: []string{domain.RunQueued, domain.RunRunning}})
+	active, err := e.store.ListRuns(ctx, domain.RunQuery{Kinds: []domain.RunKind{domain.RunKindSubagent}, Statuses: []domain.RunStatus{domain.RunQueued, domain.RunRunning}})
 	if err != nil {
 		return SpawnResult{}, err
 	}
@@ -156,7 +139,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 
 	childKey := sessionkey.NewSubagentKey(agent, e.newID())
 	task := p.Task
-	ss := spawnSpec{RequesterKey: requesterKey, RequesterChannel: e.channelOf(requester), Label: p.Label,
+	ss := subagent.Spec{RequesterKey: requesterKey, RequesterChannel: e.channelOf(requester), Label: p.Label,
 		Task: p.Task, Mode: mode, Cleanup: cleanup}
 
 	// Attachments are written before the run exists; a failure leaves nothing.
@@ -186,7 +169,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(task),
 			Provenance: &domain.Provenance{Kind: domain.ProvenanceInterSession, SourceSessionKey: requesterKey,
 				SourceTool: ToolSessionsSpawn, SourceRunID: req.RunID}},
-		System:      subagentContext(requesterKey, childKey, p.Label),
+		System:      subagent.Context(requesterKey, childKey, p.Label),
 		Model:       model,
 		Thinking:    p.Thinking,
 		Spawn:       &ss,
@@ -239,12 +222,12 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 	}
 	e.publishSession(childKey, "created")
 	e.log.Info("sessions_spawn", "requester", requesterKey, "child", childKey, "run", run.ID, "agent", agent, "model", model)
-	res := SpawnResult{Status: "accepted", ChildSessionKey: childKey, RunID: run.ID, Mode: mode, Note: spawnNote, Attachments: receipt}
+	res := SpawnResult{Status: "accepted", ChildSessionKey: childKey, RunID: run.ID, Mode: mode, Note: subagent.Note, Attachments: receipt}
 	if p.Model != "" {
 		res.ModelApplied = model
 	}
 	if mode == "session" {
-		res.Note = "The child session stays active after this run: keep talking to it with sessions_send. Its first result is announced back to this session automatically."
+		res.Note = subagent.SessionNote
 	}
 	return res, nil
 }
@@ -266,17 +249,5 @@ func priorSpawn(run domain.Run) SpawnResult {
 	if spec, err := decodeSpec(run); err == nil && spec.Spawn != nil && spec.Spawn.Mode != "" {
 		mode = spec.Spawn.Mode
 	}
-	return SpawnResult{Status: "accepted", ChildSessionKey: run.SessionKey, RunID: run.ID, Mode: mode, Note: spawnNote}
-}
-
-func subagentContext(requester, child, label string) string {
-	lines := []string{
-		"Sub-agent context:",
-		"You are a sub-agent spawned by session " + requester + " to do one task. Your session: " + child + ".",
-	}
-	if label != "" {
-		lines = append(lines, "Label: "+label+".")
-	}
-	lines = append(lines, "Do the task in the next user message and finish with a final reply that holds the result: it is announced back to the requester automatically. Reply exactly "+AnnounceSkip+" if nothing should be announced.")
-	return strings.Join(lines, "\n")
+	return SpawnResult{Status: "accepted", ChildSessionKey: run.SessionKey, RunID: run.ID, Mode: mode, Note: subagent.Note}
 }

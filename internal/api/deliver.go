@@ -1,0 +1,25 @@
+package api
+
+// DeliverRequest is a direct outbound message to a channel (the gateway's
+// WS `send` and POST /api/send; operator only, OpDeliver).
+type DeliverRequest struct {
+	// SessionKey names the session whose channel gets the message
+	// (default: the main session).
+	SessionKey string
+	// Channel and To override the session's delivery target.
+	Channel string
+	To      string
+	Message string
+	// IdempotencyKey deduplicates retries within the caller's scope.
+	IdempotencyKey string
+}
+
+// DeliverResult is the queued outbox message. MessageID is the outbox
+// row's id, never the idempotency key.
+type DeliverResult struct {
+	MessageID  string `json:"messageId"`
+	Channel    string `json:"channel"`
+	To         string `json:"to,omitempty"`
+	Status     string `json:"status"`
+	SessionKey string `json:"sessionKey"`
+}

@@ -1,0 +1,118 @@
+package engine
+
+import (
+	"context"
+	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/policy"
+)
+
+type ChatRequest = api.ChatRequest
+
+type ChatResult = api.ChatResult
+
+// chat handles an inbound user message: commands first, then a run.
+func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) {
+	msg := req.Message
+	if strings.TrimSpace(msg) == "" {
+		return ChatResult{}, domain.Invalid("message required")
+	}
+	if err := api.MessageChars.CheckChars(msg); err != nil {
+		return ChatResult{}, err
+	}
+	if _, err := api.ChatTimeout.Apply(int64(req.TimeoutSeconds)); err != nil {
+		return ChatResult{}, err
+	}
+	key, err := e.resolveRef(ctx, Requester{Operator: true}, orDefault(req.SessionKey, "main"))
+	if err != nil {
+		return ChatResult{}, err
+	}
+	channel := orDefault(req.Channel, "webchat")
+	if res, handled, err := e.command(ctx, key, channel, req.SenderID, msg); handled || err != nil {
+		return res, err
+	}
+	if req.Model != "" {
+		if _, _, err := e.models.Resolve(req.Model); err != nil {
+			return ChatResult{}, err
+		}
+	}
+	if req.Thinking != "" {
+		model := req.Model
+		if model == "" {
+			if s, err := e.store.GetSession(ctx, key); err == nil {
+				model = e.modelFor(s)
+			} else {
+				model = e.cfg.AgentModel(e.keys.AgentOf(key))
+			}
+		}
+		if err := e.models.ValidateThinking(model, req.Thinking); err != nil {
+			return ChatResult{}, err
+		}
+	}
+	facts, err := e.sessionFacts(ctx, key)
+	if err != nil {
+		return ChatResult{}, err
+	}
+	if facts.Channel == "" || facts.Channel == "unknown" {
+		facts.Channel = channel
+	}
+	if d := policy.SendPolicy(e.cfg.Session.SendPolicy, facts); !d.Allow {
+		e.log.Info("chat blocked by session policy", "session", key, "reason", d.Reason)
+		return ChatResult{}, domain.Invalid("send blocked by session policy")
+	}
+	kind := orDefault(req.Kind, domain.RunKindChat)
+	idem := ""
+	if req.IdempotencyKey != "" {
+		idem = string(kind) + ":" + req.IdempotencyKey
+	}
+	fingerprint := api.Fingerprint(chatWork{SessionKey: key, Message: msg, Channel: channel, Model: req.Model,
+		Thinking: req.Thinking, ExtraSystem: req.ExtraSystem})
+	if prior, found, err := e.priorRun(ctx, idem, fingerprint); err != nil || found {
+		if err != nil {
+			return ChatResult{}, err
+		}
+		return ChatResult{Run: prior, SessionKey: prior.SessionKey}, nil
+	}
+	spec := runSpec{
+		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(msg),
+			Provenance: &domain.Provenance{Kind: domain.ProvenanceExternalUser, SourceChannel: channel}},
+		System: req.ExtraSystem, Model: req.Model, Thinking: req.Thinking, Fingerprint: fingerprint,
+	}
+	raw, err := encodeSpec(spec)
+	if err != nil {
+		return ChatResult{}, err
+	}
+	created := false
+	run, fresh, err := e.rt.Submit(ctx, domain.Run{SessionKey: key, AgentID: e.keys.AgentOf(key), Kind: kind,
+		Lane: domain.LaneMain, IdempotencyKey: idem, Message: msg, Spec: raw, TimeoutMs: int64(req.TimeoutSeconds) * 1000},
+		func(tx domain.Tx) error {
+			s, isNew, err := e.ensureSession(tx, key, func(s *domain.Session) {
+				if s.Channel == "" {
+					s.Channel = channel
+				}
+			})
+			if err != nil {
+				return err
+			}
+			created = isNew
+			if s.LastChannel != channel {
+				s.LastChannel = channel
+				return tx.PutSession(s)
+			}
+			return nil
+		})
+	if err != nil {
+		return ChatResult{}, err
+	}
+	if !fresh {
+		if err := sameWork(run, fingerprint); err != nil {
+			return ChatResult{}, err
+		}
+	}
+	if created {
+		e.publishSession(key, "created")
+	}
+	return ChatResult{Run: run, SessionKey: key, Created: fresh}, nil
+}

@@ -1,0 +1,40 @@
+package engine
+
+import (
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/exchange"
+)
+
+// exchangeFollowUp writes what follows a run of an agent-to-agent exchange
+// (exchange.Next decides): the next step's run, or the announce's outbox
+// item, in the transaction that records the run's end.
+func (e *Engine) exchangeFollowUp(tx domain.Tx, run domain.Run, spec runSpec, next func(domain.Run) (domain.Run, error)) error {
+	steps := exchange.Next(*spec.A2A, spec.Chain, run)
+	for _, f := range steps.Runs {
+		state := f.State
+		msg := f.Message
+		raw, err := encodeSpec(runSpec{UserMessage: &msg, System: f.System, Chain: f.Chain, A2A: &state})
+		if err != nil {
+			return err
+		}
+		if _, err := next(domain.Run{SessionKey: f.SessionKey, AgentID: e.keys.AgentOf(f.SessionKey), Kind: f.Kind,
+			Lane: f.Lane, ParentRunID: f.ParentRunID, RequesterKey: f.RequesterKey, Message: f.Text(), Spec: raw,
+			IdempotencyKey: f.IdempotencyKey}); err != nil {
+			return err
+		}
+	}
+	if it := steps.Post; it != nil {
+		it.NextAttemptAt, it.CreatedAt = e.nowMs(), e.nowMs()
+		if _, _, err := tx.EnqueueOutbox(*it); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Silence tokens (see domain): a reply that is exactly one says nothing.
+const (
+	ReplySkip    = domain.ReplySkip
+	AnnounceSkip = domain.AnnounceSkip
+	NoReply      = domain.NoReply
+)

@@ -1,0 +1,111 @@
+package engine
+
+import (
+	"context"
+	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/sessionkey"
+)
+
+// DisplayKey shows key as requester sees it (`main` for its main session).
+func (e *Engine) DisplayKey(key string) string {
+	return e.keys.Display(key, e.cfg.DefaultAgentID())
+}
+
+// CanonicalKey resolves user input (`main`, a key, a sessionId) to a key.
+func (e *Engine) CanonicalKey(ctx context.Context, ref string) (string, error) {
+	return e.resolveRef(ctx, Requester{Operator: true}, ref)
+}
+
+// canonical turns user input into a canonical key for requester agent.
+func (e *Engine) canonical(input, requesterAgent string) (string, error) {
+	key, err := e.keys.Canonical(input, requesterAgent)
+	if err != nil {
+		return "", domain.Invalid("%v", err)
+	}
+	return key, nil
+}
+
+// resolveRef resolves a session reference — a key, `main`, `current` or a
+// sessionId — to a canonical key, by one rule for every surface
+// (docs/decisions.md, "Session keys and references"):
+//
+//   - `current` is the requester;
+//   - a reference shaped like a UUID or its start (hex with dashes) is a
+//     sessionId and nothing else: unknown, it is an error;
+//   - any other bare word is first tried as a sessionId, then taken as a
+//     key of the requester's agent;
+//   - keys (`main`, `agent:…`, legacy keys) are canonicalized, and a key of
+//     an agent that is not configured is refused (unless its session
+//     exists), with the same error everywhere.
+func (e *Engine) resolveRef(ctx context.Context, req Requester, input string) (string, error) {
+	in := strings.TrimSpace(input)
+	if in == "" {
+		return "", domain.Invalid("sessionKey required")
+	}
+	if int64(len(in)) > api.KeyChars.Max {
+		return "", domain.Invalid("sessionKey is too long (%d characters; max %d)", len(in), api.KeyChars.Max)
+	}
+	if strings.EqualFold(in, "current") {
+		return req.key(e), nil
+	}
+	if sessionkey.LooksLikeSessionID(in) {
+		key, found, err := e.sessionByID(ctx, in)
+		if err != nil || found {
+			return key, err
+		}
+		if sessionkey.IsUUIDShaped(in) {
+			return "", domain.Errorf(domain.CodeNotFound, "Session not found: %s (use the full sessionKey from sessions_list)", in)
+		}
+	}
+	key, err := e.canonical(in, req.agent(e))
+	if err != nil {
+		return "", err
+	}
+	if err := e.knownAgent(ctx, key); err != nil {
+		return "", err
+	}
+	return key, nil
+}
+
+// sessionByID finds the session whose current sessionId is id; found is
+// false when none is, and two are an error.
+func (e *Engine) sessionByID(ctx context.Context, id string) (string, bool, error) {
+	rows, err := e.store.FindSessionsByID(ctx, strings.TrimSpace(id))
+	if err != nil {
+		return "", false, err
+	}
+	switch len(rows) {
+	case 0:
+		return "", false, nil
+	case 1:
+		return rows[0].Key, true, nil
+	}
+	keys := make([]string, len(rows))
+	for i, r := range rows {
+		keys[i] = r.Key
+	}
+	return "", false, domain.Invalid("Multiple sessions found for sessionId: %s (%s)", id, strings.Join(keys, ", "))
+}
+
+// knownAgent refuses a canonical key of an agent that is not configured,
+// unless a session already has the key (a session of an agent since
+// removed from config stays reachable).
+func (e *Engine) knownAgent(ctx context.Context, key string) error {
+	id := e.keys.AgentOf(key)
+	if e.agentConfigured(id) {
+		return nil
+	}
+	if _, err := e.store.GetSession(ctx, key); err == nil {
+		return nil
+	}
+	return e.unknownAgent(id, key)
+}
+
+// unknownAgent is the one error for a key naming an agent that is not
+// configured.
+func (e *Engine) unknownAgent(id, key string) error {
+	return domain.Invalid("unknown agent id %q in session key %q (configured: %s)", id, key, strings.Join(e.cfg.AgentIDs(), ", "))
+}

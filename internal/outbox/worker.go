@@ -1,0 +1,244 @@
+package outbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// Defaults of Config.
+const (
+	// DefaultInterval is how often the worker looks for due items.
+	DefaultInterval = time.Second
+	// DefaultMaxAttempts is the retry budget of one item; after it the
+	// item is failed (visible in `switchboard outbox` and metrics).
+	DefaultMaxAttempts = 8
+	// DefaultBatchSize is how many due items one query claims.
+	DefaultBatchSize = 100
+)
+
+// Store is what the worker needs of the store.
+type Store interface {
+	ListOutbox(ctx context.Context, q domain.OutboxQuery) ([]domain.OutboxItem, error)
+	Update(ctx context.Context, fn func(domain.Tx) error) error
+}
+
+// Config configures a Worker. Store and Deliverers are required.
+type Config struct {
+	Store Store
+	// Deliverers maps an outbox kind (domain.Outbox…) to its deliverer.
+	// An item of a kind without one fails for good.
+	Deliverers map[domain.OutboxKind]Deliverer
+	// Publish receives an outbox event after every recorded attempt.
+	Publish func(domain.Event)
+	Logger  *slog.Logger
+	Now     func() time.Time
+	// Interval is how often due items are looked for (DefaultInterval).
+	Interval time.Duration
+	// MaxAttempts is each item's retry budget (DefaultMaxAttempts).
+	MaxAttempts int
+	// BatchSize is how many due items one query claims (DefaultBatchSize).
+	BatchSize int
+}
+
+// withDefaults fills unset fields and validates the rest.
+func (c Config) withDefaults() (Config, error) {
+	if c.Store == nil {
+		return c, errors.New("outbox: Config.Store is required")
+	}
+	if len(c.Deliverers) == 0 {
+		return c, errors.New("outbox: Config.Deliverers is required")
+	}
+	if c.Publish == nil {
+		c.Publish = func(domain.Event) {}
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Interval <= 0 {
+		c.Interval = DefaultInterval
+	}
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = DefaultMaxAttempts
+	}
+	if c.BatchSize <= 0 {
+		c.BatchSize = DefaultBatchSize
+	}
+	return c, nil
+}
+
+// Worker delivers due outbox items. Start runs it in the background; its
+// owner calls Stop. RunOnce is one pass, for tests and callers that drive
+// it themselves.
+type Worker struct {
+	cfg  Config
+	wake chan struct{}
+
+	mu      sync.Mutex
+	cancel  context.CancelFunc
+	done    chan struct{}
+	stopped bool
+}
+
+// New builds a worker.
+func New(cfg Config) (*Worker, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &Worker{cfg: cfg, wake: make(chan struct{}, 1)}, nil
+}
+
+// Start runs the worker until Stop: a pass at once, then one per Interval
+// or Poke.
+func (w *Worker) Start() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done != nil || w.stopped {
+		return errors.New("outbox: worker already started")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w.cancel, w.done = cancel, make(chan struct{})
+	go w.loop(ctx, w.done)
+	return nil
+}
+
+// Stop ends the worker and waits for the pass in progress (an item being
+// delivered when Stop begins stays pending for the next start), up to
+// ctx's end.
+func (w *Worker) Stop(ctx context.Context) error {
+	w.mu.Lock()
+	w.stopped = true
+	cancel, done := w.cancel, w.done
+	w.mu.Unlock()
+	if done == nil {
+		return nil
+	}
+	cancel()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("outbox: stop: %w", ctx.Err())
+	}
+}
+
+// Poke makes the worker look for due items now (new work was queued).
+func (w *Worker) Poke() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (w *Worker) loop(ctx context.Context, done chan struct{}) {
+	defer close(done)
+	t := time.NewTicker(w.cfg.Interval)
+	defer t.Stop()
+	for {
+		w.RunOnce(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-w.wake:
+		}
+	}
+}
+
+// Result counts what one pass did.
+type Result struct {
+	// Delivered, Retried and Failed count attempts by outcome.
+	Delivered, Retried, Failed int
+	// Err is the error that ended the pass early (listing due items).
+	Err error
+}
+
+// RunOnce delivers every item due now, batch after batch, and records
+// each attempt. It stops early when ctx ends.
+func (w *Worker) RunOnce(ctx context.Context) Result {
+	var res Result
+	for ctx.Err() == nil {
+		items, err := w.cfg.Store.ListOutbox(ctx, domain.OutboxQuery{Statuses: []domain.OutboxStatus{domain.OutboxPending},
+			DueBefore: w.cfg.Now().UnixMilli(), Limit: w.cfg.BatchSize})
+		if err != nil {
+			if ctx.Err() == nil {
+				w.cfg.Logger.Error("outbox: list due items", "err", err)
+				res.Err = fmt.Errorf("outbox: list due items: %w", err)
+			}
+			return res
+		}
+		for _, it := range items {
+			if ctx.Err() != nil {
+				return res
+			}
+			switch w.attempt(ctx, it) {
+			case domain.OutboxDelivered:
+				res.Delivered++
+			case domain.OutboxFailed:
+				res.Failed++
+			case domain.OutboxPending:
+				res.Retried++
+			}
+		}
+		if len(items) < w.cfg.BatchSize {
+			return res
+		}
+	}
+	return res
+}
+
+// attempt delivers one item and records the outcome; it returns the
+// item's new status ("" when nothing was recorded).
+func (w *Worker) attempt(ctx context.Context, it domain.OutboxItem) domain.OutboxStatus {
+	err := w.deliver(ctx, it)
+	if ctx.Err() != nil {
+		return "" // shutting down: try again at the next start
+	}
+	now := w.cfg.Now().UnixMilli()
+	it.Attempts++
+	log := w.cfg.Logger
+	switch {
+	case err == nil:
+		it.Status = domain.OutboxDelivered
+		it.DeliveredAt = now
+		it.LastError = ""
+	case errors.Is(err, ErrPermanent) || it.Attempts >= w.cfg.MaxAttempts:
+		it.Status = domain.OutboxFailed
+		it.LastError = err.Error()
+		log.Error("outbox: delivery failed for good", "id", it.ID, "kind", it.Kind, "session", it.SessionKey, "attempts", it.Attempts, "err", err)
+	default:
+		backoff := Backoff(it.Attempts)
+		it.NextAttemptAt = now + backoff.Milliseconds()
+		it.LastError = err.Error()
+		log.Warn("outbox: delivery failed, will retry", "id", it.ID, "kind", it.Kind, "in", backoff, "err", err)
+	}
+	if err := w.cfg.Store.Update(ctx, func(tx domain.Tx) error { return tx.PutOutbox(it) }); err != nil {
+		log.Error("outbox: record attempt", "id", it.ID, "err", err)
+		return ""
+	}
+	w.cfg.Publish(domain.Event{Kind: domain.EventOutbox, SessionKey: it.SessionKey, Outbox: &it, TS: now})
+	return it.Status
+}
+
+func (w *Worker) deliver(ctx context.Context, it domain.OutboxItem) error {
+	d, ok := w.cfg.Deliverers[it.Kind]
+	if !ok {
+		return fmt.Errorf("%w: unknown outbox kind %q", ErrPermanent, it.Kind)
+	}
+	return d.Deliver(ctx, it)
+}
+
+// Backoff is the wait before the next attempt after attempts failed
+// ones: 1 s, doubling up to 64 s.
+func Backoff(attempts int) time.Duration {
+	return time.Second << min(max(attempts, 1)-1, 6)
+}
