@@ -2,7 +2,6 @@ package api
 
 import (
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/policy"
 )
 
 // ListRequest are sessions_list's parameters.
@@ -129,5 +128,20 @@ type ResolveResult struct {
 	Key string `json:"key"`
 }
 
-// AgentsListResult is the payload of agents_list.
-type AgentsListResult = policy.AgentsListResult
+// AgentsListResult is the payload of agents_list: the agents the
+// requester may spawn under.
+type AgentsListResult struct {
+	Requester string      `json:"requester"`
+	AllowAny  bool        `json:"allowAny"`
+	Agents    []AgentInfo `json:"agents"`
+}
+
+// AgentInfo is one agent of agents_list.
+type AgentInfo struct {
+	ID    string `json:"id"`
+	Name  string `json:"name,omitempty"`
+	Model string `json:"model,omitempty"`
+	// Configured is false for allow-listed ids missing from agents.list;
+	// sessions_spawn refuses them.
+	Configured bool `json:"configured"`
+}

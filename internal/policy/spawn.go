@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"github.com/switchboard-go/switchboard/internal/api"
 	"slices"
 	"strings"
 
@@ -72,21 +73,10 @@ func sortedWithout(ids []string, drop string) []string {
 }
 
 // AgentsListResult is the payload of the agents_list tool.
-type AgentsListResult struct {
-	Requester string      `json:"requester"`
-	AllowAny  bool        `json:"allowAny"`
-	Agents    []AgentInfo `json:"agents"`
-}
+type AgentsListResult = api.AgentsListResult
 
 // AgentInfo is one agent of agents_list.
-type AgentInfo struct {
-	ID    string `json:"id"`
-	Name  string `json:"name,omitempty"`
-	Model string `json:"model,omitempty"`
-	// Configured is false for allow-listed ids missing from agents.list;
-	// sessions_spawn refuses them.
-	Configured bool `json:"configured"`
-}
+type AgentInfo = api.AgentInfo
 
 // AgentsList returns the agents requesterAgent may target with
 // sessions_spawn: the requester first, then the others sorted by id.

@@ -1,20 +1,21 @@
 package policy
 
 import (
+	"github.com/switchboard-go/switchboard/internal/api"
 	"slices"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/config"
 )
 
-// Session tool names, removed from sub-agents by default.
+// Session tool names (api's), removed from sub-agents by default.
 const (
-	ToolSessionsList    = "sessions_list"
-	ToolSessionsHistory = "sessions_history"
-	ToolSessionsSend    = "sessions_send"
-	ToolSessionsSpawn   = "sessions_spawn"
-	ToolAgentsList      = "agents_list"
-	ToolSubagents       = "subagents"
+	ToolSessionsList    = api.ToolSessionsList
+	ToolSessionsHistory = api.ToolSessionsHistory
+	ToolSessionsSend    = api.ToolSessionsSend
+	ToolSessionsSpawn   = api.ToolSessionsSpawn
+	ToolAgentsList      = api.ToolAgentsList
+	ToolSubagents       = api.ToolSubagents
 )
 
 // sessionTools are the tools sub-agents lose by default.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"sync"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -37,6 +38,22 @@ func byName(name string) *tool {
 	return nil
 }
 
+// specs generates every tool's spec once: the schemas depend only on the
+// argument structs and the api limits, which are fixed at build time, and
+// every run asks for them.
+var specs = sync.OnceValue(func() map[string]domain.ToolSpec {
+	out := map[string]domain.ToolSpec{}
+	for _, t := range all() {
+		schema, err := schemaOf(t)
+		if err != nil {
+			// The schema tests catch a broken argument struct.
+			panic(err)
+		}
+		out[t.name] = domain.ToolSpec{Name: t.name, Description: t.description, InputSchema: schema}
+	}
+	return out
+})
+
 // Specs returns the specs (name, description, input schema) of the named
 // tools, or of every tool when names is empty, in a stable order. Unknown
 // names are left out.
@@ -44,19 +61,12 @@ func Specs(names ...string) []domain.ToolSpec {
 	if len(names) == 0 {
 		names = api.AllTools()
 	}
+	all := specs()
 	out := make([]domain.ToolSpec, 0, len(names))
 	for _, n := range names {
-		t := byName(n)
-		if t == nil {
-			continue
+		if s, ok := all[n]; ok {
+			out = append(out, s)
 		}
-		schema, err := schemaOf(t)
-		if err != nil {
-			// The argument structs are fixed at build time; the schema
-			// tests catch a broken one.
-			panic(err)
-		}
-		out = append(out, domain.ToolSpec{Name: t.name, Description: t.description, InputSchema: schema})
 	}
 	return out
 }
