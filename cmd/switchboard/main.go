@@ -3,17 +3,13 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/switchboard-go/switchboard/internal/cli"
 )
 
+// main only wires the process to the command line: signals (stop on
+// SIGINT/SIGTERM, a gateway's reload on SIGHUP) are handled by cli.Process.
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	os.Exit(cli.Process(os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr))
 }

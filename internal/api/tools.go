@@ -37,10 +37,13 @@ func (o ToolOutcome) JSON() []byte {
 }
 
 // ErrorPayload is the payload of a failed tool call. RunID is set only
-// when the run exists.
+// when the run exists. Code says what a status "error" alone cannot:
+// "conflict" (an idempotency key reused with other parameters),
+// "unavailable" (retry later), "not_found", "timeout".
 type ErrorPayload struct {
 	RunID      string `json:"runId,omitempty"`
 	Status     string `json:"status"`
 	Error      string `json:"error"`
+	Code       string `json:"code,omitempty"`
 	SessionKey string `json:"sessionKey,omitempty"`
 }

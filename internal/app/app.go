@@ -128,10 +128,13 @@ func open(ctx context.Context, opts Options, readOnly bool) (_ *App, err error) 
 			return nil, err
 		}
 		undo = append(undo, lock.Release)
+		// Whoever holds the lock is the only gateway there can be: a
+		// gateway.json left by a dead one is stale.
+		RemoveGatewayInfo(opts.StateDir)
 	}
-	st, err := sqlite.Open(ctx, DBPath(opts.StateDir), sqlite.Options{})
+	st, err := sqlite.Open(ctx, DBPath(opts.StateDir), sqlite.Options{Transcripts: TranscriptGlob(opts.StateDir)})
 	if err != nil {
-		return nil, err
+		return nil, emptyStoreHint(err, opts.StateDir)
 	}
 	undo = append(undo, func() { st.Close() })
 	models, err := model.NewRegistry(cfg, opts.Getenv, &http.Client{})

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // GatewayInfo is `<state-dir>/gateway.json`: how local commands find the
@@ -40,8 +39,17 @@ func WriteGatewayInfo(stateDir string, info GatewayInfo) error {
 // RemoveGatewayInfo removes gateway.json (on shutdown).
 func RemoveGatewayInfo(stateDir string) { _ = os.Remove(GatewayFile(stateDir)) }
 
+// GatewayOwner is the lock owner a gateway writes into the lock file
+// (Options.Owner of the gateway's Open).
+const GatewayOwner = "gateway"
+
 // ReadGatewayInfo returns the running gateway of stateDir, or ok=false
-// when there is none (no file, or its process is gone).
+// when there is none. A gateway runs iff the state-dir lock is held and
+// gateway.json names its holder (the lock file's owner is the gateway,
+// with the pid gateway.json gives). Liveness is never decided by a pid
+// alone: a gateway.json beside a free lock is stale (its gateway died; a
+// reused pid or pid 1 in a container does not keep it alive) and is
+// ignored; the next process that takes the lock removes it.
 func ReadGatewayInfo(stateDir string) (GatewayInfo, bool, error) {
 	b, err := os.ReadFile(GatewayFile(stateDir))
 	if errors.Is(err, os.ErrNotExist) {
@@ -54,8 +62,12 @@ func ReadGatewayInfo(stateDir string) (GatewayInfo, bool, error) {
 	if err := json.Unmarshal(b, &info); err != nil {
 		return GatewayInfo{}, false, fmt.Errorf("%s: %w", GatewayFile(stateDir), err)
 	}
-	if info.PID <= 0 || syscall.Kill(info.PID, 0) != nil {
-		return info, false, nil // stale: its process is gone
+	holder, held, err := LockHeld(stateDir)
+	if err != nil {
+		return GatewayInfo{}, false, err
+	}
+	if !held || holder.Owner != GatewayOwner || holder.PID != info.PID {
+		return info, false, nil // stale: no gateway holds the state dir
 	}
 	return info, true, nil
 }

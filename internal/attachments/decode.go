@@ -2,12 +2,11 @@ package attachments
 
 import (
 	"encoding/base64"
-	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/textcheck"
 )
 
 // Default limits of tools.sessions_spawn.attachments.
@@ -121,37 +120,22 @@ func Decode(specs []Spec, lim Limits) ([]File, error) {
 }
 
 // checkName refuses names that could escape the attachments folder, hide
-// control characters, collide with the manifest or not survive the JSON
-// manifest unchanged (invalid UTF-8).
+// control or bidirectional-formatting characters (textcheck's rule, the
+// same as for labels), collide with the manifest or not survive the JSON
+// manifest unchanged (invalid UTF-8). The error carries the name escaped.
 func checkName(name string) error {
 	bad := name == "" || name == "." || name == ".." || name == manifestName || len(name) > maxNameBytes ||
-		strings.ContainsAny(name, `/\`) || strings.ContainsFunc(name, isControl) || !utf8.ValidString(name)
+		strings.ContainsAny(name, `/\`) || textcheck.Problem(name) != ""
 	if bad {
 		return domain.Invalid("attachments_invalid_name (%s)", displayName(clip(name, maxNameBytes)))
 	}
 	return nil
 }
 
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
-
-// displayName escapes control characters and invalid UTF-8 bytes as \xNN
-// so an error message cannot carry them to a terminal or log line.
-func displayName(s string) string {
-	if !strings.ContainsFunc(s, isControl) && utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if isControl(r) || r == utf8.RuneError && size == 1 {
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		} else {
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
+// displayName escapes control and bidirectional-formatting characters and
+// invalid UTF-8 bytes so an error message cannot carry them to a terminal
+// or log line.
+func displayName(s string) string { return textcheck.Escape(s) }
 
 // clip shortens s to at most n bytes on a rune boundary.
 func clip(s string, n int) string {

@@ -10,6 +10,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/textcheck"
 )
 
 // RootRel is the attachments root relative to an agent workspace.
@@ -61,7 +63,7 @@ type writerFunc func(ws *os.Root, relDir string, files []File) (Receipt, error)
 
 func materialize(workspace string, files []File, newID func() string, write writerFunc) (Receipt, string, error) {
 	id := newID()
-	if id == "" || id == "." || id == ".." || strings.ContainsAny(id, `/\`) || strings.ContainsFunc(id, isControl) {
+	if id == "" || id == "." || id == ".." || strings.ContainsAny(id, `/\`) || strings.ContainsFunc(id, textcheck.Unsafe) {
 		return Receipt{}, "", fmt.Errorf("attachments: invalid folder id %q", id)
 	}
 	seen := make(map[string]bool, len(files))

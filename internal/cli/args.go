@@ -23,7 +23,9 @@ func (e *env) flagSet(name string) *flag.FlagSet {
 	fs.StringVar(&e.stateDir, "state-dir", e.stateDir, "keep state in `DIR` (else $SWITCHBOARD_STATE_DIR, else ~/.switchboard)")
 	fs.StringVar(&e.configPath, "config", e.configPath, "read the config from `FILE` (else $SWITCHBOARD_CONFIG, else <state-dir>/switchboard.json5)")
 	fs.BoolVar(&e.json, "json", e.json, "print JSON payloads instead of tables")
-	fs.BoolVar(&e.verbose, "verbose", e.verbose, "debug logs on stderr")
+	fs.BoolVar(&e.verbose, "verbose", e.verbose, "debug logs on stderr (same as --log-level debug)")
+	fs.Var(&e.logFormat, "log-format", "write logs (stderr) as `text` or json (default text)")
+	fs.Var(&e.logLevel, "log-level", "log at `LEVEL` and above: debug, info, warn, error (default info for the gateway, warn for other commands)")
 	fs.BoolVar(&e.detach, "detach", e.detach, "in-process: record the work and exit; it stays queued for the next engine start (a gateway, or the next command)")
 	return fs
 }
@@ -32,7 +34,7 @@ func (e *env) flagSet(name string) *flag.FlagSet {
 // env.flagSet has.
 func isGlobalFlag(name string) bool {
 	switch name {
-	case "state-dir", "config", "json", "verbose", "detach":
+	case "state-dir", "config", "json", "verbose", "log-format", "log-level", "detach":
 		return true
 	}
 	return false

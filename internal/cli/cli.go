@@ -29,7 +29,12 @@ const (
 // Main runs the command line, reports a failure on stderr and returns
 // the process exit code (see exitCode).
 func Main(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
-	err := Run(ctx, args, getenv, stdin, stdout, stderr)
+	return mainWith(ctx, nil, args, getenv, stdin, stdout, stderr)
+}
+
+// mainWith is Main with the process's hangups (nil: none).
+func mainWith(ctx context.Context, hup *hangup, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	err := run(ctx, hup, args, getenv, stdin, stdout, stderr)
 	report(stderr, err)
 	return exitCode(err)
 }
@@ -83,10 +88,16 @@ func report(stderr io.Writer, err error) {
 // Run runs one command. Output goes to stdout, diagnostics and progress to
 // stderr; stdin is read by commands that speak a protocol on it (mcp).
 func Run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	return run(ctx, nil, args, getenv, stdin, stdout, stderr)
+}
+
+func run(ctx context.Context, hup *hangup, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	env := &env{ctx: ctx, getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
+	// stderr is shared by the logger (written from the engine's and the
+	// gateway's goroutines) and the command's own messages.
+	env := &env{ctx: ctx, getenv: getenv, stdin: stdin, stdout: stdout, stderr: &lockedWriter{w: stderr}, hup: hup}
 	root := commands()
 
 	// Global flags may come before the command; the rest is parsed by the
@@ -185,7 +196,16 @@ type env struct {
 	configPath string
 	json       bool
 	verbose    bool
+	logFormat  logFormat
+	logLevel   logLevel
 	detach     bool
+	// serving: the command is a server (the gateway), which logs at info
+	// by default.
+	serving bool
+	// log is the command's logger, built on first use (see logger).
+	log *slog.Logger
+	// hup delivers SIGHUP to a gateway (nil outside Process).
+	hup *hangup
 
 	cmd  *command
 	path []*command
@@ -215,15 +235,6 @@ func (e *env) paths() (stateDir, configPath string, err error) {
 		configPath = filepath.Join(abs, "switchboard.json5")
 	}
 	return abs, configPath, nil
-}
-
-// logger logs to stderr at debug level with --verbose, and nowhere
-// otherwise (stdout belongs to the command's output).
-func (e *env) logger() *slog.Logger {
-	if !e.verbose {
-		return slog.New(slog.DiscardHandler)
-	}
-	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
 // usageError is a mistake in how a command was called (exit code 2).

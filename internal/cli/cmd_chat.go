@@ -57,8 +57,8 @@ func chatCommand() *command {
 				}
 				msg := strings.Join(pos[1:], " ")
 				return e.withService(writes, func(s *service) error {
-					if e.detach && !s.Remote() {
-						secs = 0 // the run is only recorded: there is nothing to wait for
+					if e.detach {
+						secs = 0 // in-process the run is only recorded; through a gateway it goes on there
 					}
 					return runChat(e, s, principal(*as), pos[0], msg, time.Duration(secs)*time.Second)
 				})

@@ -39,8 +39,8 @@ func sendCommand() *command {
 					p.TimeoutSeconds = &n
 				}
 				return e.withService(writes, func(s *service) error {
-					if e.detach && !s.Remote() {
-						zero := 0 // the run is only recorded: there is nothing to wait for
+					if e.detach {
+						zero := 0 // in-process the run is only recorded; through a gateway it goes on there
 						p.TimeoutSeconds = &zero
 					}
 					res, err := s.Send(e.ctx, principal(*as), p)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/api"
@@ -46,7 +47,9 @@ func gatewayCommand() *command {
 			"HTTP) at /mcp, the web UI at /, /healthz and /metrics, until SIGINT or SIGTERM. It refuses a\n" +
 			"non-loopback address unless a token is configured ($SWITCHBOARD_GATEWAY_TOKEN or\n" +
 			"gateway.auth.token); with a token, HTTP calls need `Authorization: Bearer <token>`. While it runs,\n" +
-			"other commands on the same state dir talk to it (it writes <state-dir>/gateway.json).",
+			"other commands on the same state dir talk to it (it writes <state-dir>/gateway.json). SIGHUP reloads\n" +
+			"the config: tokens, send policy, visibility and agents' models and prompts take effect; the log\n" +
+			"says what needs a restart, and an invalid file is logged and ignored. Logs at info by default.",
 		example: []string{
 			"switchboard gateway",
 			"SWITCHBOARD_GATEWAY_TOKEN=s3cret switchboard gateway --listen 0.0.0.0:18789",
@@ -65,7 +68,8 @@ func gatewayCommand() *command {
 }
 
 func runGateway(e *env, listen strFlag) (err error) {
-	dir, _, err := e.paths()
+	e.serving = true // logs at info unless --log-level says otherwise
+	dir, cfgPath, err := e.paths()
 	if err != nil {
 		return err
 	}
@@ -74,12 +78,16 @@ func runGateway(e *env, listen strFlag) (err error) {
 	} else if running {
 		return fmt.Errorf("a gateway already runs on %s (pid %d, %s)", dir, info.PID, info.URL)
 	}
-	s, err := e.openInProcess("gateway")
+	s, err := e.openInProcess(app.GatewayOwner)
 	if err != nil {
 		return err
 	}
 	a := s.app
+	closed := false // the deferred close is for the early returns
 	defer func() {
+		if closed {
+			return
+		}
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), closeTimeout)
 		defer cancel()
 		err = errors.Join(err, a.Close(cctx))
@@ -123,14 +131,47 @@ func runGateway(e *env, listen strFlag) (err error) {
 		return fmt.Errorf("gateway: %w", err)
 	}
 	defer app.RemoveGatewayInfo(dir)
+	log.Info("switchboard started", "addr", host, "url", info.URL, "stateDir", dir, "store", app.DBPath(dir),
+		"config", cfgPath, "version", version, "pid", info.PID, "auth", authMode(srv.TokenRequired()))
 	fmt.Fprintf(e.stdout, "switchboard gateway listening on %s (web UI, WebSocket, /mcp, /api)\n", info.URL)
+
+	// SIGHUP (through Process) reloads the configuration while it serves.
+	hups, unlisten := e.hup.listen()
+	defer unlisten()
+	rl := &reloader{env: e, log: log, path: cfgPath, addr: host, cfg: cfg, srv: srv, eng: a.Engine}
+	rctx, stopReload := context.WithCancel(e.ctx)
+	var reloads sync.WaitGroup
+	reloads.Add(1)
+	go func() {
+		defer reloads.Done()
+		for {
+			select {
+			case <-rctx.Done():
+				return
+			case <-hups:
+				rl.reload()
+			}
+		}
+	}()
+
 	serveErr := srv.Serve(e.ctx, ln)
+	stopReload()
+	reloads.Wait()
 	// Serve shut the listener down gracefully when ctx ended; the MCP
-	// handler's calls and then the engine go next.
+	// handler's calls and then the engine go next (in-flight runs are
+	// recorded as aborted, queued work stays for the next start).
+	stopping := time.Now()
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), closeTimeout)
 	defer cancel()
 	serveErr = errors.Join(serveErr, srv.Shutdown(cctx), mcp.Close(cctx))
-	fmt.Fprintln(e.stderr, "switchboard gateway stopped")
+	closed = true
+	serveErr = errors.Join(serveErr, a.Close(cctx))
+	attrs := []any{"reason", stopReason(e.ctx, serveErr), "shutdown", time.Since(stopping).Round(time.Millisecond).String()}
+	if serveErr != nil {
+		log.Error("switchboard stopped", append(attrs, "err", serveErr)...)
+	} else {
+		log.Info("switchboard stopped", attrs...)
+	}
 	return serveErr
 }
 

@@ -180,7 +180,7 @@ func usageOf(c *command, path []*command) string {
 			b.WriteString("  " + ex + "\n")
 		}
 	}
-	b.WriteString("\nGlobal flags: --state-dir DIR, --config FILE, --json, --verbose, --detach (see `switchboard --help`).\n")
+	b.WriteString("\nGlobal flags: --state-dir DIR, --config FILE, --json, --verbose, --log-format text|json, --log-level LEVEL, --detach (see `switchboard --help`).\n")
 	return b.String()
 }
 

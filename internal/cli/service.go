@@ -183,7 +183,7 @@ func (e *env) openInProcess(owner string) (*service, error) {
 // serves reports whether an in-process owner of the state dir serves
 // (the gateway, `switchboard mcp`): it runs every queued run, where a
 // command runs only its own work and leaves the rest queued for it.
-func serves(owner string) bool { return owner == "gateway" || owner == "mcp" }
+func serves(owner string) bool { return owner == app.GatewayOwner || owner == "mcp" }
 
 // openReadOnly opens the store for reading with an engine that is never
 // started: it runs, recovers and delivers nothing, beside whichever

@@ -213,6 +213,38 @@ type ScriptToolCall struct {
 type GatewayConfig struct {
 	Listen string            `json:"listen,omitempty"` // default 127.0.0.1:18789
 	Auth   GatewayAuthConfig `json:"auth"`
+	// AllowedOrigins are browser origins ("https://ui.example.com") allowed
+	// to call the gateway besides its own web UI (and loopback origins on a
+	// loopback listener). Their hosts are also accepted as Host headers on
+	// a loopback listener (a reverse proxy on the same machine).
+	AllowedOrigins []string `json:"allowedOrigins,omitempty"`
+	// Limits bound connections, timeouts and buffered bytes.
+	Limits GatewayLimits `json:"limits"`
+}
+
+// GatewayLimits is `gateway.limits`. Zero means the gateway's default.
+type GatewayLimits struct {
+	// MaxConnections caps open TCP connections (default: 3/4 of the
+	// process's file descriptor limit). Past it a connection is answered
+	// 503 "too many connections" and closed.
+	MaxConnections int `json:"maxConnections,omitempty"`
+	// MaxConnectionsPerAddress caps connections from one client IP (off
+	// unless set: load balancers and local benchmarks share one address).
+	MaxConnectionsPerAddress int `json:"maxConnectionsPerAddress,omitempty"`
+	// ReadHeaderTimeoutSeconds bounds reading a request's headers (default 10).
+	ReadHeaderTimeoutSeconds int `json:"readHeaderTimeoutSeconds,omitempty"`
+	// ReadTimeoutSeconds bounds reading a request's body (default 60).
+	ReadTimeoutSeconds int `json:"readTimeoutSeconds,omitempty"`
+	// IdleTimeoutSeconds closes keep-alive connections idle this long
+	// (default 60).
+	IdleTimeoutSeconds int `json:"idleTimeoutSeconds,omitempty"`
+	// MaxPayload bounds one WebSocket frame and one HTTP body, in bytes
+	// (default 25 MiB).
+	MaxPayload int64 `json:"maxPayload,omitempty"`
+	// MaxBufferedBytes bounds the request bytes one WebSocket connection
+	// has read but not yet answered (default 50 MiB); past it a request
+	// gets a retryable UNAVAILABLE.
+	MaxBufferedBytes int64 `json:"maxBufferedBytes,omitempty"`
 }
 
 // GatewayAuthConfig is `gateway.auth`.

@@ -446,6 +446,51 @@ func (c *Config) checkGateway(v *checker) {
 			}
 		}
 	}
+	for i, o := range g.AllowedOrigins {
+		if msg := originProblem(o); msg != "" {
+			v.add(fmt.Sprintf("gateway.allowedOrigins[%d]", i), "%q %s", clip(o), msg)
+		}
+	}
+	c.checkGatewayLimits(v)
+}
+
+// Bounds of gateway.limits.
+const (
+	MaxGatewayTimeoutSeconds = 24 * 60 * 60
+	MaxGatewayPayload        = 1 << 30
+	MaxGatewayBufferedBytes  = 16 << 30
+)
+
+func (c *Config) checkGatewayLimits(v *checker) {
+	l := c.Gateway.Limits
+	v.atLeast("gateway.limits.maxConnections", int64(l.MaxConnections), 0)
+	v.atLeast("gateway.limits.maxConnectionsPerAddress", int64(l.MaxConnectionsPerAddress), 0)
+	v.between("gateway.limits.readHeaderTimeoutSeconds", int64(l.ReadHeaderTimeoutSeconds), 0, MaxGatewayTimeoutSeconds)
+	v.between("gateway.limits.readTimeoutSeconds", int64(l.ReadTimeoutSeconds), 0, MaxGatewayTimeoutSeconds)
+	v.between("gateway.limits.idleTimeoutSeconds", int64(l.IdleTimeoutSeconds), 0, MaxGatewayTimeoutSeconds)
+	v.between("gateway.limits.maxPayload", l.MaxPayload, 0, MaxGatewayPayload)
+	v.between("gateway.limits.maxBufferedBytes", l.MaxBufferedBytes, 0, MaxGatewayBufferedBytes)
+	if l.MaxPayload > 0 && l.MaxBufferedBytes > 0 && l.MaxBufferedBytes < l.MaxPayload {
+		v.add("gateway.limits.maxBufferedBytes", "%d is smaller than gateway.limits.maxPayload (%d): a frame of the largest allowed size could never be accepted", l.MaxBufferedBytes, l.MaxPayload)
+	}
+}
+
+// originProblem says what is wrong with an allowed origin ("" = nothing):
+// it must be scheme://host[:port] with scheme http or https, as a browser
+// sends it in the Origin header.
+func originProblem(o string) string {
+	u, err := url.Parse(o)
+	switch {
+	case err != nil:
+		return "is not a URL"
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "must start with http:// or https://"
+	case u.Host == "" || u.Hostname() == "":
+		return "has no host"
+	case u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(o, "?"):
+		return "must be an origin (scheme://host[:port]), without a user, path, query or fragment"
+	}
+	return ""
 }
 
 func (c *Config) checkRuntime(v *checker) {

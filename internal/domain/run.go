@@ -91,6 +91,11 @@ type Run struct {
 	// provenance, model override, timeouts, reply-back and announce state).
 	Spec json.RawMessage `json:"spec,omitempty"`
 
+	// Attempt counts the times the run was started: 1, or 2 once a run a
+	// stopped process left running (before any of its tool calls ran) was
+	// queued again. A run is never re-queued past attempt 2.
+	Attempt int `json:"attempt,omitempty"`
+
 	TimeoutMs int64 `json:"timeoutMs,omitempty"`
 	CreatedAt int64 `json:"createdAt"`
 	StartedAt int64 `json:"startedAt,omitempty"`

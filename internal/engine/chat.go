@@ -44,7 +44,7 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 			if s, err := e.store.GetSession(ctx, key); err == nil {
 				model = e.modelFor(s)
 			} else {
-				model = e.cfg.AgentModel(e.keys.AgentOf(key))
+				model = e.conf().AgentModel(e.keys.AgentOf(key))
 			}
 		}
 		if err := e.models.ValidateThinking(model, req.Thinking); err != nil {
@@ -58,7 +58,7 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 	if facts.Channel == "" || facts.Channel == "unknown" {
 		facts.Channel = channel
 	}
-	if d := policy.SendPolicy(e.cfg.Session.SendPolicy, facts); !d.Allow {
+	if d := policy.SendPolicy(e.conf().Session.SendPolicy, facts); !d.Allow {
 		e.log.Info("chat blocked by session policy", "session", key, "reason", d.Reason)
 		return ChatResult{}, domain.Invalid("send blocked by session policy")
 	}

@@ -68,5 +68,5 @@ func (e *Engine) isOwner(channel, sender string) bool {
 	if channel == "webchat" && (sender == "" || sender == "webchat") {
 		return true
 	}
-	return sender != "" && contains(e.cfg.Session.Owners, sender)
+	return sender != "" && contains(e.conf().Session.Owners, sender)
 }

@@ -32,7 +32,7 @@ func (e *Engine) queueDelivery(ctx context.Context, req DeliverRequest) (domain.
 	if err != nil {
 		return domain.OutboxItem{}, err
 	}
-	if d := policy.SendPolicy(e.cfg.Session.SendPolicy, facts); !d.Allow {
+	if d := policy.SendPolicy(e.conf().Session.SendPolicy, facts); !d.Allow {
 		return domain.OutboxItem{}, domain.Invalid("send blocked by session policy")
 	}
 	channel := orDefault(req.Channel, facts.Channel)

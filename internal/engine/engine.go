@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/config"
@@ -79,6 +80,7 @@ type Options struct {
 // it and waits for everything it started.
 type Engine struct {
 	cfg        *config.Config
+	live       atomic.Pointer[config.Config] // cfg with a Reload's live keys (reload.go)
 	store      domain.Store
 	models     Models
 	mirror     Mirror
@@ -93,6 +95,7 @@ type Engine struct {
 
 	started bool
 	hold    bool
+	swept   int // attachment folders removed at start
 }
 
 // New builds an engine.
@@ -167,8 +170,9 @@ func New(opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// Config returns the engine's configuration (read-only).
-func (e *Engine) Config() *config.Config { return e.cfg }
+// Config returns the engine's configuration in effect (read-only; a
+// Reload's live keys included).
+func (e *Engine) Config() *config.Config { return e.conf() }
 
 // Store returns the engine's store (for read-only surfaces such as metrics).
 func (e *Engine) Store() domain.Store { return e.store }
@@ -180,6 +184,12 @@ func (e *Engine) Start(ctx context.Context) error {
 		return errors.New("engine: already started")
 	}
 	e.started = true
+	// Before any run can spawn: folders of spawns that never committed.
+	swept, err := e.sweepAttachments(ctx)
+	if err != nil {
+		return fmt.Errorf("engine: start: %w", err)
+	}
+	e.swept = swept
 	if err := e.rt.Start(ctx); err != nil {
 		return fmt.Errorf("engine: start: %w", err)
 	}

@@ -31,7 +31,7 @@ func (e *Engine) toolsFor(s domain.Session) []string {
 		}
 		names = policy.SubagentTools(e.cfg, agentTools, depth, e.cfg.Agents.Defaults.Subagents.MaxSpawnDepth)
 	}
-	if a, ok := e.cfg.Agent(s.AgentID); ok && a.Tools != nil {
+	if a, ok := e.conf().Agent(s.AgentID); ok && a.Tools != nil {
 		var kept []string
 		for _, n := range names {
 			if (len(a.Tools.Allow) == 0 || contains(a.Tools.Allow, n) || contains(a.Tools.Allow, "*")) && !contains(a.Tools.Deny, n) {
@@ -50,7 +50,7 @@ func (h hooks) Prepare(ctx context.Context, run domain.Run, sess domain.Session)
 		return runtime.Plan{}, err
 	}
 	var system []string
-	if a, ok := e.cfg.Agent(sess.AgentID); ok && a.SystemPrompt != "" {
+	if a, ok := e.conf().Agent(sess.AgentID); ok && a.SystemPrompt != "" {
 		system = append(system, a.SystemPrompt)
 	} else {
 		name := sess.AgentID

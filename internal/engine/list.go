@@ -214,5 +214,5 @@ func (e *Engine) modelFor(s domain.Session) string {
 	if s.ModelOverride != "" {
 		return s.ModelOverride
 	}
-	return e.cfg.AgentModel(s.AgentID)
+	return e.conf().AgentModel(s.AgentID)
 }

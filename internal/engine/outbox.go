@@ -47,7 +47,7 @@ func (e *Engine) checkSendPolicy(ctx context.Context, it domain.OutboxItem) erro
 	if err != nil {
 		return nil
 	}
-	if d := policy.SendPolicy(e.cfg.Session.SendPolicy, facts); !d.Allow {
+	if d := policy.SendPolicy(e.conf().Session.SendPolicy, facts); !d.Allow {
 		return fmt.Errorf("%w: send blocked by session policy (%s)", outbox.ErrPermanent, d.Reason)
 	}
 	return nil

@@ -14,8 +14,9 @@ import (
 )
 
 // TestRecoveryAfterCrash starts an engine on a store a dead process left
-// with one run running and one queued: the running one is recorded as
-// aborted (its waiter answered), the queued one runs.
+// with two runs running and one queued: the running one that had executed
+// a tool call is recorded as aborted (its waiter answered), the one that
+// had not is queued again and completes as attempt 2, the queued one runs.
 func TestRecoveryAfterCrash(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -29,7 +30,24 @@ func TestRecoveryAfterCrash(t *testing.T) {
 		if err := tx.PutSession(domain.Session{Key: "agent:main:main", AgentID: "main", SessionID: "s1", Kind: "main", UpdatedAt: now}); err != nil {
 			return err
 		}
-		if _, _, err := tx.CreateRun(domain.Run{ID: "r-running", SessionKey: "agent:main:main", AgentID: "main", Kind: "chat", Lane: "main", Status: domain.RunRunning, CreatedAt: now, StartedAt: now}); err != nil {
+		if _, _, err := tx.CreateRun(domain.Run{ID: "r-running", SessionKey: "agent:main:main", SessionID: "s1", AgentID: "main", Kind: "chat", Lane: "main", Status: domain.RunRunning, CreatedAt: now, StartedAt: now}); err != nil {
+			return err
+		}
+		if _, err := tx.AppendMessages("agent:main:main", "s1", []domain.Message{
+			{Role: "user", Content: domain.TextContent("use a tool"), RunID: "r-running", Timestamp: now},
+			{Role: "assistant", RunID: "r-running", Timestamp: now, Content: domain.BlockContent(domain.Block{Type: domain.BlockToolCall, ID: "c1", Name: "agents_list", Arguments: []byte(`{}`)})},
+		}); err != nil {
+			return err
+		}
+		if err := tx.PutSession(domain.Session{Key: "agent:main:other", AgentID: "main", SessionID: "s2", Kind: "other", UpdatedAt: now}); err != nil {
+			return err
+		}
+		if _, _, err := tx.CreateRun(domain.Run{ID: "r-retry", SessionKey: "agent:main:other", SessionID: "s2", AgentID: "main", Kind: "chat", Lane: "main", Status: domain.RunRunning, Attempt: 1, Spec: spec, CreatedAt: now, StartedAt: now}); err != nil {
+			return err
+		}
+		if _, err := tx.AppendMessages("agent:main:other", "s2", []domain.Message{
+			{Role: "user", Content: domain.TextContent("queued hello"), RunID: "r-retry", Timestamp: now},
+		}); err != nil {
 			return err
 		}
 		_, _, err := tx.CreateRun(domain.Run{ID: "r-queued", SessionKey: "agent:main:main", AgentID: "main", Kind: "chat", Lane: "main", Status: domain.RunQueued, CreatedAt: now + 1, Spec: spec})
@@ -50,6 +68,16 @@ func TestRecoveryAfterCrash(t *testing.T) {
 	r, err := e.waitRun(ctx, "r-running", 5*time.Second)
 	if err != nil || r.Status != domain.RunError || r.Error == "" {
 		t.Fatalf("abandoned run = %+v, %v", r, err)
+	}
+	if rep := e.StartReport(); rep.Requeued != 1 || rep.Aborted != 1 || rep.Resumed != 2 {
+		t.Fatalf("start report = %+v", rep)
+	}
+	rr, err := e.waitRun(ctx, "r-retry", 5*time.Second)
+	if err != nil || rr.Status != domain.RunOK || rr.Attempt != 2 || rr.Reply != "echo: queued hello" {
+		t.Fatalf("re-queued run = %+v, %v", rr, err)
+	}
+	if msgs, _ := st.ReadMessages(ctx, "agent:main:other", domain.MessageQuery{}); len(msgs) != 2 {
+		t.Fatalf("re-queued run's transcript has %d messages, want its user message once and the reply", len(msgs))
 	}
 	q, err := e.waitRun(ctx, "r-queued", 5*time.Second)
 	if err != nil || q.Status != domain.RunOK || q.Reply != "echo: queued hello" {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/policy"
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
 )
 
@@ -35,6 +36,9 @@ func (e *Engine) canonical(input, requesterAgent string) (string, error) {
 //   - `current` is the requester;
 //   - a reference shaped like a UUID or its start (hex with dashes) is a
 //     sessionId and nothing else: unknown, it is an error;
+//   - a sessionId of a session the requester may not see is unknown to it
+//     (a key it may not see stays a forbidden target: the reference's
+//     answer);
 //   - any other bare word is first tried as a sessionId, then taken as a
 //     key of the requester's agent;
 //   - keys (`main`, `agent:…`, legacy keys) are canonicalized, and a key of
@@ -52,7 +56,7 @@ func (e *Engine) resolveRef(ctx context.Context, req Requester, input string) (s
 		return req.key(e), nil
 	}
 	if sessionkey.LooksLikeSessionID(in) {
-		key, found, err := e.sessionByID(ctx, in)
+		key, found, err := e.sessionByID(ctx, req, in)
 		if err != nil || found {
 			return key, err
 		}
@@ -71,11 +75,24 @@ func (e *Engine) resolveRef(ctx context.Context, req Requester, input string) (s
 }
 
 // sessionByID finds the session whose current sessionId is id; found is
-// false when none is, and two are an error.
-func (e *Engine) sessionByID(ctx context.Context, id string) (string, bool, error) {
-	rows, err := e.store.FindSessionsByID(ctx, strings.TrimSpace(id))
+// false when none is, and two are an error. Only sessions the requester
+// may see count, so a hidden session's id answers exactly as an unknown
+// one (and an ambiguity never names a hidden key).
+func (e *Engine) sessionByID(ctx context.Context, req Requester, id string) (string, bool, error) {
+	all, err := e.store.FindSessionsByID(ctx, strings.TrimSpace(id))
 	if err != nil {
 		return "", false, err
+	}
+	rows := all[:0]
+	if len(all) > 0 && !req.Operator {
+		g := e.guardFor(ctx, req)
+		for _, s := range all {
+			if g.check(ctx, s.Key, policy.ActionHistory) == nil {
+				rows = append(rows, s)
+			}
+		}
+	} else {
+		rows = all
 	}
 	switch len(rows) {
 	case 0:

@@ -106,7 +106,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 	if err != nil {
 		return fail("error", domain.ErrorMessage(err), display), nil
 	}
-	if d := policy.SendPolicy(e.cfg.Session.SendPolicy, facts); !d.Allow {
+	if d := policy.SendPolicy(e.conf().Session.SendPolicy, facts); !d.Allow {
 		e.log.Info("send blocked by session policy", "target", target, "reason", d.Reason)
 		return fail("error", "send blocked by session policy", display), nil
 	}
@@ -148,6 +148,11 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 		return err
 	})
 	if err != nil {
+		if domain.ErrorCode(err) == domain.CodeUnavailable {
+			// Nothing was stored: a retryable error on every surface (503,
+			// UNAVAILABLE; the tool's status "error" with the cause).
+			return SendResult{}, err
+		}
 		return fail(statusOf(err), domain.ErrorMessage(err), display), nil
 	}
 	if !fresh {
@@ -204,6 +209,9 @@ func (e *Engine) findLabel(ctx context.Context, req Requester, g guard, label, a
 	if label == "" {
 		return fail("error", "invalid label: empty")
 	}
+	if err := checkLabel(label); err != nil {
+		return fail("error", domain.ErrorMessage(err))
+	}
 	requesterAgent := req.agent(e)
 	agent := requesterAgent
 	if agentID != "" {
@@ -212,7 +220,7 @@ func (e *Engine) findLabel(ctx context.Context, req Requester, g guard, label, a
 			if g.vis.Restricted() {
 				return fail("forbidden", "Sandboxed sessions_send label lookup is limited to this agent")
 			}
-			a2a := policy.NewA2A(e.cfg)
+			a2a := policy.NewA2A(e.conf())
 			if !a2a.Enabled {
 				return fail("forbidden", "Agent-to-agent messaging is disabled. Set tools.agentToAgent.enabled=true to allow cross-agent sends.")
 			}
@@ -221,9 +229,17 @@ func (e *Engine) findLabel(ctx context.Context, req Requester, g guard, label, a
 			}
 		}
 	}
-	rows, err := e.store.ListSessions(ctx, domain.SessionQuery{Label: label, AgentIDs: []string{agent}, Limit: 10})
+	all, err := e.store.ListSessions(ctx, domain.SessionQuery{Label: label, AgentIDs: []string{agent}, Limit: 10})
 	if err != nil {
 		return fail("error", domain.ErrorMessage(err))
+	}
+	// A label on a session the requester may not see answers exactly as an
+	// unknown label, and an ambiguity never names a hidden key.
+	rows := all[:0]
+	for _, s := range all {
+		if g.check(ctx, s.Key, policy.ActionSend) == nil {
+			rows = append(rows, s)
+		}
 	}
 	switch len(rows) {
 	case 0:

@@ -67,8 +67,8 @@ func (e *Engine) Resolve(ctx context.Context, p api.Principal, r api.ResolveRequ
 			candidates = append(candidates, s.Key)
 		}
 	default:
-		if err := api.LabelChars.CheckChars(label); err != nil {
-			return api.ResolveResult{}, domain.Invalid("invalid label: %s", domain.ErrorMessage(err))
+		if err := checkLabel(label); err != nil {
+			return api.ResolveResult{}, err
 		}
 		notFound = domain.Errorf(domain.CodeNotFound, "No session found with label: %s", label)
 		q := domain.SessionQuery{Label: label, Limit: resolveLabelLimit}
@@ -149,7 +149,7 @@ func (e *Engine) Defaults(_ context.Context, p api.Principal) (api.Defaults, err
 		MainKey:        e.cfg.MainKey(),
 		MainSessionKey: sessionkey.Key{AgentID: agent, Rest: e.cfg.MainKey()}.String(),
 		Scope:          scope,
-		Model:          e.cfg.AgentModel(agent),
+		Model:          e.conf().AgentModel(agent),
 	}
 	if path := e.TranscriptPath(domain.Session{AgentID: "{agentId}", SessionID: "x"}); path != "" {
 		d.TranscriptPath = filepath.Dir(path)

@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/policy"
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
+	"github.com/switchboard-go/switchboard/internal/textcheck"
 )
 
 type PatchParams = api.PatchRequest
@@ -31,8 +32,10 @@ func (e *Engine) patch(ctx context.Context, ref string, p PatchParams) (domain.S
 			return domain.Session{}, err
 		}
 	}
-	if p.Label != nil && int64(len([]rune(*p.Label))) > api.LabelChars.Max {
-		return domain.Session{}, domain.Invalid("invalid label: too long (max %d)", api.LabelChars.Max)
+	if p.Label != nil {
+		if err := checkLabel(*p.Label); err != nil {
+			return domain.Session{}, err
+		}
 	}
 	if p.ThinkingLevel != nil && *p.ThinkingLevel != "" {
 		if !contains([]string{"off", "minimal", "low", "medium", "high"}, *p.ThinkingLevel) {
@@ -93,6 +96,15 @@ func (e *Engine) reset(ctx context.Context, ref string) (domain.Session, error) 
 	if _, err := e.StopSession(ctx, key); err != nil {
 		return domain.Session{}, err
 	}
+	// The old transcript file is archived before the new generation is
+	// committed: a crash in between leaves the old generation current and
+	// its file rebuilt from the store at start, never a file of a
+	// generation no session has.
+	if cur, err := e.store.GetSession(ctx, key); err == nil && e.mirror != nil {
+		if err := e.mirror.Archive(cur.AgentID, cur.SessionID, e.now()); err != nil {
+			e.log.Warn("archive transcript mirror", "session", key, "err", err)
+		}
+	}
 	var out domain.Session
 	var old domain.Session
 	err = e.store.Update(ctx, func(tx domain.Tx) error {
@@ -146,6 +158,15 @@ func (e *Engine) removeSession(ctx context.Context, ref string) error {
 }
 
 func (e *Engine) deleteSession(ctx context.Context, key string) error {
+	// The transcript file goes first: a crash before the row's deletion
+	// commits leaves the session, its file rebuilt from the store at start
+	// (and the deletion, when it was a cleanup, retried), never a file of
+	// a session that no longer exists.
+	if cur, err := e.store.GetSession(ctx, key); err == nil && e.mirror != nil {
+		if err := e.mirror.Remove(cur.AgentID, cur.SessionID); err != nil {
+			e.log.Warn("remove transcript mirror", "session", key, "err", err)
+		}
+	}
 	var s domain.Session
 	err := e.store.Update(ctx, func(tx domain.Tx) error {
 		var err error
@@ -233,6 +254,17 @@ func (e *Engine) TranscriptPath(s domain.Session) string {
 		return ""
 	}
 	return e.mirror.Path(s.AgentID, s.SessionID)
+}
+
+// checkLabel refuses a label (patch, chat, spawn, a send's or resolve's
+// label lookup) that is too long or, once trimmed, holds a control or
+// bidirectional-formatting character: textcheck's rule, the one attachment
+// names follow too. Its errors name the label field.
+func checkLabel(label string) error {
+	if int64(len([]rune(label))) > api.LabelChars.Max {
+		return domain.Invalid("invalid label: too long (max %d)", api.LabelChars.Max)
+	}
+	return textcheck.Check("label", strings.TrimSpace(label))
 }
 
 // channelOf is a session's channel as the session tools report it.

@@ -31,6 +31,9 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 	if err := api.TaskChars.CheckChars(p.Task); err != nil {
 		return SpawnResult{}, err
 	}
+	if err := checkLabel(p.Label); err != nil {
+		return SpawnResult{}, err
+	}
 	if p.RunTimeoutSeconds != nil {
 		if _, err := api.SpawnRunTimeout.Apply(int64(*p.RunTimeoutSeconds)); err != nil {
 			return SpawnResult{}, err
@@ -94,7 +97,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		model = subs.Model
 	}
 	if model == "" {
-		model = e.cfg.AgentModel(agent)
+		model = e.conf().AgentModel(agent)
 	}
 	if _, _, err := e.models.Resolve(model); err != nil {
 		return SpawnResult{}, err
@@ -156,7 +159,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		ws := e.cfg.Workspace(e.dir, agent)
 		r, dir, err := attachments.Materialize(ws, files, e.newID)
 		if err != nil {
-			return SpawnResult{}, err
+			return SpawnResult{}, fsFailure("writing the attachments", err)
 		}
 		receipt = &r
 		ss.AttachmentsDir = dir

@@ -23,7 +23,7 @@ func (e *Engine) guardFor(ctx context.Context, req Requester) guard {
 	if s, err := e.store.GetSession(ctx, key); err == nil {
 		sandboxed = s.Sandboxed
 	}
-	return guard{e: e, operator: req.Operator, vis: policy.NewVisibility(e.cfg, key, agent, sandboxed), key: key}
+	return guard{e: e, operator: req.Operator, vis: policy.NewVisibility(e.conf(), key, agent, sandboxed), key: key}
 }
 
 // check returns a forbidden error when the requester may not act on key.

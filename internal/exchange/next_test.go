@@ -156,7 +156,7 @@ func TestExtend(t *testing.T) {
 		{"a new session", []string{"agent:main:a"}, tgt, 0, []string{"agent:main:a", req}, ""},
 		{"back into the chain", []string{tgt}, tgt, 0, nil, "already part of this chain"},
 		{"back to the sender", nil, req, 0, nil, "already part of this chain"},
-		{"over maxHops", []string{"agent:main:a", "agent:main:b"}, tgt, 2, nil, "already has 2 hops"},
+		{"over maxHops", []string{"agent:main:a", "agent:main:b"}, tgt, 2, nil, "already has 2 hops (agent:main:a → agent:main:b → " + req + " → " + tgt + ";"},
 		{"at maxHops", []string{"agent:main:a"}, tgt, 2, []string{"agent:main:a", req}, ""},
 	}
 	for _, tt := range tests {

@@ -91,13 +91,11 @@ func (g grant) principal(as string) api.Principal {
 	return api.Principal{Name: name, Scopes: sc, Session: g.session, As: strings.TrimSpace(as)}
 }
 
-// toolPrincipal is the principal a tool call runs as: the requester as,
-// else the default agent's main session for an unbound credential (tools
-// always act as a session) and the bound session for a bound one.
+// toolPrincipal is the principal a tool call runs as: the requester as
+// when one is named, else the credential's own rights — the operator's
+// within its scopes for an unbound credential (DESIGN §3b), its session
+// for a bound one. The same rule as every other call.
 func (g grant) toolPrincipal(as string) api.Principal {
-	if strings.TrimSpace(as) == "" && g.session == "" {
-		as = "main"
-	}
 	return g.principal(as)
 }
 

@@ -50,6 +50,9 @@ type wireError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Details any    `json:"details,omitempty"`
+	// Retryable says the same request may succeed later (a transient
+	// refusal: buffered-bytes budget, shutdown, a failed write).
+	Retryable bool `json:"retryable,omitempty"`
 }
 
 // payloadError is a failure whose response also carries a payload (the
@@ -81,7 +84,7 @@ func toWireError(err error) *wireError {
 	case domain.CodeConflict:
 		code = CodeConflict
 	}
-	return &wireError{Code: code, Message: domain.ErrorMessage(err)}
+	return &wireError{Code: code, Message: domain.ErrorMessage(err), Retryable: domain.ErrorCode(err) == domain.CodeUnavailable}
 }
 
 // idKnown reports whether a frame carried a usable request id.

@@ -163,8 +163,9 @@ type frame struct {
 	OK      bool            `json:"ok"`
 	Payload json.RawMessage `json:"payload"`
 	Error   *struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
+		Code      string `json:"code"`
+		Message   string `json:"message"`
+		Retryable bool   `json:"retryable"`
 	} `json:"error"`
 	Event string `json:"event"`
 	Seq   *int64 `json:"seq"`
@@ -413,6 +414,9 @@ func (e *env) doToken(t testing.TB, token, method, path string, body any, out an
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := e.hc.Do(req)
 	if err != nil {

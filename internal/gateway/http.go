@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
@@ -61,7 +62,7 @@ func (s *Server) routes() http.Handler {
 		return nil, domain.Errorf(domain.CodeNotFound, "no API route %s %s", r.Method, r.URL.Path)
 	}))
 	mux.HandleFunc("/", s.root)
-	return mux
+	return s.outerware(mux)
 }
 
 // root serves the WebSocket endpoint (Upgrade requests on /) and the web UI.
@@ -111,6 +112,12 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, g grant) {
 	}
 	r.Header.Del(HeaderSession)
 	r.Header.Del(HeaderScopes)
+	// The gateway's browser policy (outerware) has admitted the request,
+	// allowed origins included; the MCP handler's own cross-origin check
+	// knows none of them, so it gets a request that is no longer
+	// cross-origin. (Its DNS-rebinding Host check still applies.)
+	r.Header.Del("Origin")
+	r.Header.Del("Sec-Fetch-Site")
 	if g.session != "" {
 		r.Header.Set(HeaderSession, g.session)
 	}
@@ -124,13 +131,16 @@ func (s *Server) withAuth(h func(http.ResponseWriter, *http.Request, grant)) htt
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		token := bearer(r.Header.Get("Authorization"))
 		g, ok := s.auth.check(token)
+		if ok {
+			recordPrincipal(w, g.name)
+		}
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
 			msg := "unauthorized: gateway token mismatch"
 			if token == "" {
 				msg = "unauthorized: send Authorization: Bearer <gateway token>"
 			}
-			writeJSON(w, http.StatusUnauthorized, errorBody("unauthorized", msg))
+			writeJSON(w, http.StatusUnauthorized, errorBody("unauthorized", msg, requestIDOf(w)))
 			return
 		}
 		h(w, r, g)
@@ -158,9 +168,7 @@ func (s *Server) api(op api.Op, fn apiFunc) http.Handler {
 		defer stop()
 		v, err := fn(r.WithContext(ctx), g)
 		if err != nil {
-			if domain.ErrorCode(err) == domain.CodeInternal {
-				s.log.Error("api request failed", "method", r.Method, "path", r.URL.Path, "principal", g.name, "err", err)
-			}
+			// A 5xx is logged with its cause by outerware.
 			writeError(w, err)
 			return
 		}
@@ -188,29 +196,47 @@ func httpStatus(code string) int {
 	return http.StatusInternalServerError
 }
 
-func errorBody(code, msg string) map[string]any {
-	return map[string]any{"ok": false, "error": map[string]string{"code": code, "message": msg}}
+// errorBody is {ok:false, error:{code, message, requestId}}.
+func errorBody(code, msg, requestID string) map[string]any {
+	e := map[string]string{"code": code, "message": msg}
+	if requestID != "" {
+		e["requestId"] = requestID
+	}
+	return map[string]any{"ok": false, "error": e}
 }
 
-// writeError writes {ok:false, error:{code, message}} with the status of
-// the error's code.
+// writeError writes {ok:false, error:{code, message, requestId}} with the
+// status of the error's code, and records the error as the answer's
+// cause (a 5xx is logged with it).
 func writeError(w http.ResponseWriter, err error) {
+	recordCause(w, err)
 	code, msg := domain.ErrorCode(err), domain.ErrorMessage(err)
-	if errors.Is(err, context.Canceled) {
-		code, msg = domain.CodeUnavailable, "request cancelled"
-	}
+	status := 0
 	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
+	switch {
+	case errors.Is(err, context.Canceled):
+		code, msg = domain.CodeUnavailable, "request cancelled"
+	case errors.As(err, &mbe):
 		code, msg = domain.CodeInvalid, fmt.Sprintf("request body too large (max %d bytes)", mbe.Limit)
+		status = http.StatusRequestEntityTooLarge
+	case errors.Is(err, errBodyTimeout):
+		code, msg = domain.CodeInvalid, "request body not received in time"
+		status = http.StatusRequestTimeout
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		code, msg = domain.CodeInvalid, "request body ended early"
 	}
-	writeJSON(w, httpStatus(code), errorBody(code, msg))
+	if status == 0 {
+		status = httpStatus(code)
+	}
+	writeJSON(w, status, errorBody(code, msg, requestIDOf(w)))
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		status = http.StatusInternalServerError
-		b, _ = json.Marshal(errorBody(domain.CodeInternal, "result is not JSON"))
+		recordCause(w, fmt.Errorf("encoding the answer: %w", err))
+		b, _ = json.Marshal(errorBody(domain.CodeInternal, "result is not JSON", requestIDOf(w)))
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

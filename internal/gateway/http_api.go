@@ -85,10 +85,14 @@ func queryDuration(r *http.Request, name string) (time.Duration, bool, error) {
 	d, err := time.ParseDuration(v)
 	if err != nil {
 		n, err2 := strconv.ParseFloat(v, 64)
-		if err2 != nil {
+		if err2 != nil || math.IsNaN(n) {
 			return 0, false, domain.Invalid("invalid query parameter %s: want a duration such as 30s (got %q)", name, v)
 		}
-		d = time.Duration(n * float64(time.Second))
+		if n < 0 {
+			return 0, false, domain.Invalid("invalid query parameter %s: must not be negative", name)
+		}
+		// Clamp in float seconds: a huge number (1e308) would overflow Duration.
+		d = time.Duration(min(n, float64(api.WaitTimeout.Max)) * float64(time.Second))
 	}
 	if d < 0 {
 		return 0, false, domain.Invalid("invalid query parameter %s: must not be negative", name)

@@ -265,10 +265,14 @@ func toolError(out api.ToolOutcome) error {
 	var p struct {
 		Status string `json:"status"`
 		Error  string `json:"error"`
+		Code   string `json:"code"`
 	}
 	_ = json.Unmarshal(out.JSON(), &p)
 	code := domain.CodeInvalid
 	switch {
+	case p.Code == domain.CodeUnavailable:
+		// A transient failure (full disk): retryable, never "invalid".
+		code = domain.CodeUnavailable
 	case p.Status == "forbidden":
 		code = domain.CodeForbidden
 	case p.Error == api.ErrIdempotencyConflict:

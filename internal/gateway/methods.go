@@ -85,7 +85,7 @@ func (c *conn) dispatch(f reqFrame) {
 		we := toWireError(err)
 		s.metrics.request(f.Method, we.Code)
 		if we.Code == CodeUnavailable {
-			s.log.Warn("gateway method failed", "method", f.Method, "principal", c.grant.name, "err", err)
+			s.log.Warn("gateway method failed", "method", f.Method, "principal", c.grant.name, "conn", c.id, "requestId", c.requestID, "id", string(f.ID), "err", err)
 		}
 		_ = c.respondErr(f.ID, err)
 		return

@@ -29,9 +29,9 @@ const (
 type Options struct {
 	// Engine serves every call (an *engine.Engine).
 	Engine Engine
-	// Config is not read by the server: what callers see comes through
-	// Engine (api.Service); server settings are the options below. It is
-	// kept so callers need not change.
+	// Config is read only for gateway.limits and gateway.allowedOrigins
+	// when Limits and AllowedOrigins are not given: what callers see comes
+	// through Engine (api.Service).
 	Config *config.Config
 	// Token is the main gateway token (gateway.auth.token or
 	// SWITCHBOARD_GATEWAY_TOKEN, resolved by the caller). Empty with no
@@ -49,7 +49,16 @@ type Options struct {
 	Version string
 	Now     func() time.Time
 
-	// Protocol policy; zero values take the defaults above.
+	// Limits are gateway.limits (connections, timeouts, payload and
+	// buffered bytes); zero fields take the defaults. When Limits is zero
+	// and Config is set, Config.Gateway.Limits is used.
+	Limits config.GatewayLimits
+	// AllowedOrigins are browser origins allowed besides the web UI's own
+	// (gateway.allowedOrigins; taken from Config when nil).
+	AllowedOrigins []string
+
+	// Protocol policy; zero values take the defaults above (or
+	// Limits.MaxPayload and Limits.MaxBufferedBytes).
 	HandshakeTimeout time.Duration
 	TickInterval     time.Duration
 	MaxPayload       int64
@@ -67,7 +76,9 @@ type Server struct {
 	eng     Engine
 	log     *slog.Logger
 	now     func() time.Time
-	auth    authenticator
+	auth    *liveAuth // swapped on a config reload (SetAuth)
+	policy  *browserPolicy
+	limits  serverLimits
 	handler http.Handler
 	metrics *metrics
 	fan     *fanout
@@ -112,6 +123,20 @@ func New(opts Options) (*Server, error) {
 	if opts.TickInterval <= 0 {
 		opts.TickInterval = DefaultTickInterval
 	}
+	if opts.Config != nil {
+		if opts.Limits == (config.GatewayLimits{}) {
+			opts.Limits = opts.Config.Gateway.Limits
+		}
+		if opts.AllowedOrigins == nil {
+			opts.AllowedOrigins = opts.Config.Gateway.AllowedOrigins
+		}
+	}
+	if opts.MaxPayload <= 0 {
+		opts.MaxPayload = opts.Limits.MaxPayload
+	}
+	if opts.MaxBufferedBytes <= 0 {
+		opts.MaxBufferedBytes = opts.Limits.MaxBufferedBytes
+	}
 	if opts.MaxPayload <= 0 {
 		opts.MaxPayload = DefaultMaxPayload
 	}
@@ -129,7 +154,9 @@ func New(opts Options) (*Server, error) {
 		eng:      opts.Engine,
 		log:      opts.Logger,
 		now:      opts.Now,
-		auth:     newAuthenticator(opts.Token, opts.Tokens),
+		auth:     newLiveAuth(newAuthenticator(opts.Token, opts.Tokens)),
+		policy:   newBrowserPolicy(opts.AllowedOrigins),
+		limits:   resolveLimits(opts.Limits),
 		conns:    map[*conn]struct{}{},
 		shutDone: make(chan struct{}),
 		started:  opts.Now(),
@@ -162,9 +189,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return errServeAfterShutdown
 	}
 	s.serving = true
+	// No ReadTimeout or WriteTimeout: they would cut off long waits and
+	// WebSockets. A body's read is bounded per request (outerware).
 	hs := &http.Server{
 		Handler:           s.handler,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: s.limits.readHeaderTimeout,
+		IdleTimeout:       s.limits.idleTimeout,
 		BaseContext:       func(net.Listener) context.Context { return s.base },
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
@@ -183,7 +213,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		s.fan.run(bgCtx, s)
 	}()
 
-	s.log.Info("gateway listening", "addr", ln.Addr().String(), "auth", s.authMode())
+	s.log.Info("gateway listening", "addr", ln.Addr().String(), "auth", s.authMode(),
+		"maxConnections", s.limits.maxConns, "maxConnectionsPerAddress", s.limits.maxConnsPerAddr)
+	ln = newCapListener(ln, s.limits, s.log)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -7,26 +7,14 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/tools"
 )
 
-// errorPayload is the payload of a call that failed in this package (the
-// server is closing, the gateway is unreachable), shaped like the engine's
-// own failures.
-type errorPayload struct {
-	Status string `json:"status"`
-	Error  string `json:"error"`
-}
-
-// errorOutcome turns err into an error outcome: status "forbidden" for a
-// forbidden error, else "error", with the client-safe message. It is the
-// one place where error codes map to MCP tool results.
-func errorOutcome(err error) api.ToolOutcome {
-	p := errorPayload{Status: "error", Error: domain.ErrorMessage(err)}
-	if domain.ErrorCode(err) == domain.CodeForbidden {
-		p.Status = "forbidden"
-	}
-	return api.ToolOutcome{Payload: p, IsError: true}
-}
+// errorOutcome turns err into an error outcome, the same way a refused
+// tool call is one (tools.Failure): a call that failed in this package
+// (the server is closing, the gateway is unreachable) reads like the
+// engine's own failures.
+func errorOutcome(err error) api.ToolOutcome { return tools.Failure(err) }
 
 // toResult is the MCP tool result of an outcome: the payload as
 // structuredContent and as indented JSON text (for clients that show only

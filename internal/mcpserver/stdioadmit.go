@@ -75,6 +75,10 @@ func (a *admission) checkMessage(msg jsonrpc.Message, id json.RawMessage) *refus
 		return nil // a response to a request of the server
 	}
 	switch {
+	case req.Method == "":
+		// The SDK takes it for a response and drops it: the call would
+		// never be answered (found by FuzzStdioLine).
+		return &refusal{id: id, code: codeInvalidRequest, message: "invalid request: method must not be empty"}
 	case req.Method == "initialize":
 		a.initialized = true
 		a.requested = protocolVersion(req.Params)

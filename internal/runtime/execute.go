@@ -50,29 +50,50 @@ func (rt *Runtime) activate(id string) (context.Context, func()) {
 }
 
 // execute claims a queued run and carries it out. Errors are recorded on
-// the run.
+// the run; a claim that fails for a transient reason (the store cannot
+// write: full disk, I/O error) is tried again until it commits or the
+// runtime stops (the run then stays queued for the next start).
 func (rt *Runtime) execute(r domain.Run) {
 	ctx, done := rt.activate(r.ID)
 	defer done()
-	if rt.ctx.Err() != nil {
-		return // shutting down: the run stays queued for the next start
-	}
-	c, err := rt.claim(r)
-	if errors.Is(err, errNotQueued) {
-		return
-	}
-	if err != nil {
-		rt.log.Error("run claim failed", "run", r.ID, "err", err)
-		_ = rt.finish(r, nil, runOutcome{status: domain.RunError, err: errorText(err)})
-		return
+	var c claimed
+	for delay := retryFirst; ; delay = nextDelay(delay) {
+		if rt.ctx.Err() != nil {
+			return // shutting down: the run stays queued for the next start
+		}
+		var err error
+		c, err = rt.claim(r)
+		if errors.Is(err, errNotQueued) {
+			return
+		}
+		if err == nil {
+			break
+		}
+		if !transient(err) {
+			rt.log.Error("run claim failed", "run", r.ID, "err", err)
+			rt.finishDurably(r, nil, runOutcome{status: domain.RunError, err: errorText(err)})
+			return
+		}
+		rt.log.Warn("run claim failed; retrying", "run", r.ID, "err", err, "retryIn", delay)
+		if !rt.sleep(ctx, delay) {
+			return
+		}
 	}
 	rt.carryOut(ctx, c)
 }
 
-// carryOut runs a claimed run's model loop and records its end.
+// carryOut runs a claimed run's model loop and records its end. A run the
+// runtime's stop interrupted before any of its tool calls executed is
+// queued again for the next start (the crash rule), once.
 func (rt *Runtime) carryOut(ctx context.Context, c claimed) {
 	run, sess, inbound := c.run, c.sess, c.inbound
 	written := append([]domain.Message(nil), inbound...)
+	if run.Attempt > 1 {
+		// The first attempt stored the inbound message, which the mirror
+		// may or may not have: its end reconciles the mirror with the
+		// store instead of appending (finish).
+		rt.cache.drop(run.SessionKey)
+	}
 	rt.opts.Emit(domain.Event{Kind: domain.EventRunStart, SessionKey: run.SessionKey, Run: &run, TS: rt.now()})
 	for i := range inbound {
 		rt.opts.Emit(domain.Event{Kind: domain.EventMessage, SessionKey: run.SessionKey, Message: &inbound[i], TS: rt.now()})
@@ -84,10 +105,70 @@ func (rt *Runtime) carryOut(ctx context.Context, c claimed) {
 		runCtx, stop = context.WithTimeoutCause(ctx, time.Duration(run.TimeoutMs)*time.Millisecond, errTimeout)
 		defer stop()
 	}
-	out, msgs := rt.loop(runCtx, run, sess, inbound)
+	toolsStarted := false
+	out, msgs := rt.loop(runCtx, run, sess, inbound, &toolsStarted)
 	written = append(written, msgs...)
-	if err := rt.finish(run, written, out); err != nil {
-		rt.log.Error("run finish failed", "run", run.ID, "err", err)
+	if out.aborted && !toolsStarted && max(run.Attempt, 1) < MaxAttempts {
+		err := rt.requeue(run)
+		if err == nil {
+			rt.cache.drop(run.SessionKey)
+			rt.log.Info("run interrupted by the stop before any tool call; queued again", "run", run.ID)
+			return
+		}
+		rt.log.Warn("re-queue of an interrupted run failed; recording it as aborted", "run", run.ID, "err", err)
+	}
+	rt.finishDurably(run, written, out)
+}
+
+// Retry delays of writes that must land (a run's claim and end).
+const (
+	retryFirst = 50 * time.Millisecond
+	retryMax   = 5 * time.Second
+)
+
+func nextDelay(d time.Duration) time.Duration { return min(2*d, retryMax) }
+
+// sleep waits d; it reports false when the runtime stopped first.
+func (rt *Runtime) sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-rt.ctx.Done():
+		return false
+	}
+}
+
+// transient reports a store failure worth retrying: the store answered
+// that it cannot write now (full disk, I/O error).
+func transient(err error) bool { return domain.ErrorCode(err) == domain.CodeUnavailable }
+
+// finishDurably records the end of r, retrying until the record commits:
+// a run is never left running because its end could not be written. A
+// failure that is not transient ends the run with that error instead. When
+// the runtime stops first, the run stays running in the store and the next
+// start applies the crash rule to it.
+func (rt *Runtime) finishDurably(r domain.Run, written []domain.Message, out runOutcome) {
+	for delay := retryFirst; ; delay = nextDelay(delay) {
+		err := rt.finish(r, written, out)
+		if err == nil {
+			return
+		}
+		if !transient(err) {
+			rt.log.Error("run finish failed; recording the failure as the run's end", "run", r.ID, "err", err)
+			out = runOutcome{status: domain.RunError, err: "recording the end of the run failed: " + errorText(err), usage: out.usage, model: out.model}
+			// The final answer could not be stored; the messages written
+			// before it still go to the mirror.
+		} else {
+			rt.log.Warn("run finish failed; retrying", "run", r.ID, "err", err, "retryIn", delay)
+		}
+		if !rt.sleep(context.Background(), delay) {
+			rt.log.Error("run end not recorded before the stop; the next start resolves it", "run", r.ID, "err", err)
+			return
+		}
 	}
 }
 
@@ -133,7 +214,8 @@ func (rt *Runtime) claimTx(tx domain.Tx, id string) (claimed, error) {
 		return claimed{}, err
 	}
 	var inbound []domain.Message
-	if spec.UserMessage != nil {
+	// A retried run's first claim stored its inbound message already.
+	if spec.UserMessage != nil && cur.Attempt < 2 {
 		m := *spec.UserMessage
 		m.RunID = cur.ID
 		if m.Timestamp == 0 {
@@ -153,7 +235,8 @@ func (rt *Runtime) claimTx(tx domain.Tx, id string) (claimed, error) {
 }
 
 // loop calls the model and its tools until a final answer.
-func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session, inbound []domain.Message) (runOutcome, []domain.Message) {
+// toolsStarted is set once a tool call is about to execute.
+func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session, inbound []domain.Message, toolsStarted *bool) (runOutcome, []domain.Message) {
 	var written []domain.Message
 	var history []domain.Message
 	cached := false
@@ -249,6 +332,7 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			}
 			return out, written
 		}
+		*toolsStarted = true
 		for _, call := range calls {
 			tc := plan.ToolContext
 			tc.RunID = run.ID

@@ -112,7 +112,13 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 		rt.enqueue(n)
 	}
 	if rt.mirror != nil && len(written) > 0 {
-		rt.mirror.append(ended.AgentID, written[0].SessionID, written)
+		if ended.Attempt > 1 {
+			// A retried run's first attempt stored messages the mirror may
+			// lack or hold already: bring the file up to the store.
+			rt.mirror.reconcile(ended.AgentID, ended.SessionKey, written[0].SessionID, lastSeq(written))
+		} else {
+			rt.mirror.append(ended.AgentID, ended.SessionKey, written[0].SessionID, written, lastSeq(written))
+		}
 	}
 	rt.opts.Emit(domain.Event{Kind: domain.EventRunEnd, SessionKey: ended.SessionKey, Run: &ended, TS: now})
 	if sess.Key != "" {
@@ -120,4 +126,13 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 	}
 	rt.opts.Hooks.AfterFinish(ended)
 	return nil
+}
+
+// lastSeq is the highest Seq among msgs.
+func lastSeq(msgs []domain.Message) int64 {
+	var n int64
+	for _, m := range msgs {
+		n = max(n, m.Seq)
+	}
+	return n
 }

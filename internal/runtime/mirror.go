@@ -1,8 +1,10 @@
 package runtime
 
 import (
+	"context"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
@@ -11,22 +13,46 @@ import (
 // one background goroutine, so file I/O stays off the run's path. Jobs are
 // written in order; when the queue is full the caller writes itself (no
 // message is dropped). Close drains the queue.
+//
+// A session whose append failed (a full disk, say) is remembered and
+// reconciled with the store later (after the next job that succeeds, at
+// most every retryDirty, and at close), so the mirror catches up by itself
+// once the file system accepts writes again. Until then its appends are
+// reconciles too (up to the job's last message), which skip what the file
+// already holds. Every reconcile is bounded to its run's messages, so it
+// never writes a later run's messages whose append is still queued.
 type mirrorWriter struct {
-	m    Mirror
-	log  *slog.Logger
-	jobs chan mirrorJob
-	wg   sync.WaitGroup
-	mu   sync.Mutex
-	done bool
+	m     Mirror
+	store domain.StoreReader
+	log   *slog.Logger
+	jobs  chan mirrorJob
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	done  bool
+
+	dirtyMu   sync.Mutex
+	// dirty maps the sessions whose file may lack messages to the highest
+	// Seq a full reconcile has written since (0: none yet).
+	dirty     map[mirrorSession]int64
+	lastRetry time.Time
 }
+
+// retryDirty spaces the reconciles of sessions whose append failed.
+const retryDirty = 2 * time.Second
+
+type mirrorSession struct{ agentID, key, sessionID string }
 
 type mirrorJob struct {
-	agentID, sessionID string
-	msgs               []domain.Message
+	s    mirrorSession
+	msgs []domain.Message
+	// reconcile brings the file up to the store instead of appending msgs.
+	reconcile bool
+	// upTo bounds a reconcile to the messages with Seq <= upTo (0: all).
+	upTo int64
 }
 
-func newMirrorWriter(m Mirror, log *slog.Logger) *mirrorWriter {
-	w := &mirrorWriter{m: m, log: log, jobs: make(chan mirrorJob, 4096)}
+func newMirrorWriter(m Mirror, store domain.StoreReader, log *slog.Logger) *mirrorWriter {
+	w := &mirrorWriter{m: m, store: store, log: log, jobs: make(chan mirrorJob, 4096), dirty: map[mirrorSession]int64{}}
 	w.wg.Add(1)
 	go w.loop()
 	return w
@@ -40,15 +66,102 @@ func (w *mirrorWriter) loop() {
 }
 
 func (w *mirrorWriter) write(j mirrorJob) {
-	if err := w.m.Append(j.agentID, j.sessionID, j.msgs); err != nil {
-		w.log.Warn("transcript mirror append failed", "agent", j.agentID, "sessionId", j.sessionID, "err", err)
+	var err error
+	w.dirtyMu.Lock()
+	hw, dirty := w.dirty[j.s]
+	w.dirtyMu.Unlock()
+	if dirty {
+		// Until it has caught up, a session's appends are reconciles
+		// (bounded to the job's messages), which skip what the file holds.
+		j.reconcile = true
+	}
+	if j.reconcile {
+		_, err = w.reconcileNow(j.s, j.upTo)
+	} else {
+		err = w.m.Append(j.s.agentID, j.s.sessionID, j.msgs)
+	}
+	if err != nil {
+		w.log.Warn("transcript mirror write failed; it is caught up from the store later", "agent", j.s.agentID, "sessionId", j.s.sessionID, "err", err)
+		w.dirtyMu.Lock()
+		if _, ok := w.dirty[j.s]; !ok {
+			w.dirty[j.s] = 0
+		}
+		w.dirtyMu.Unlock()
+		return
+	}
+	if dirty && j.upTo >= hw {
+		// The file holds everything up to this job's messages and nothing
+		// after them: plain appends are safe again.
+		w.dirtyMu.Lock()
+		delete(w.dirty, j.s)
+		w.dirtyMu.Unlock()
+	}
+	w.retry(false)
+}
+
+// reconcileNow brings one session's file up to the store. A mirror that
+// cannot reconcile gets nothing (it only appends).
+// It returns the highest Seq the file now holds.
+func (w *mirrorWriter) reconcileNow(s mirrorSession, upTo int64) (int64, error) {
+	rec, ok := w.m.(Reconciler)
+	if !ok {
+		return 0, nil
+	}
+	msgs, err := w.store.ReadMessages(context.Background(), s.key, domain.MessageQuery{SessionID: s.sessionID})
+	if err != nil {
+		return 0, err
+	}
+	if upTo > 0 {
+		n := len(msgs)
+		for n > 0 && msgs[n-1].Seq > upTo {
+			n--
+		}
+		msgs = msgs[:n]
+	}
+	if _, err := rec.Reconcile(s.agentID, s.sessionID, msgs); err != nil {
+		return 0, err
+	}
+	return lastSeq(msgs), nil
+}
+
+// retry reconciles the sessions whose writes failed, at most every
+// retryDirty unless now is set.
+func (w *mirrorWriter) retry(now bool) {
+	w.dirtyMu.Lock()
+	if len(w.dirty) == 0 || (!now && time.Since(w.lastRetry) < retryDirty) {
+		w.dirtyMu.Unlock()
+		return
+	}
+	w.lastRetry = time.Now()
+	var todo []mirrorSession
+	for s := range w.dirty {
+		todo = append(todo, s)
+	}
+	w.dirtyMu.Unlock()
+	for _, s := range todo {
+		// The session stays dirty: appends still queued for messages this
+		// reconcile writes become reconciles, which skip them.
+		if hw, err := w.reconcileNow(s, 0); err == nil {
+			w.dirtyMu.Lock()
+			w.dirty[s] = max(w.dirty[s], hw)
+			w.dirtyMu.Unlock()
+		}
 	}
 }
 
 // append queues a job, or writes it at once when the queue is full or
 // closed. Per-session order holds because one session's runs are serial.
-func (w *mirrorWriter) append(agentID, sessionID string, msgs []domain.Message) {
-	j := mirrorJob{agentID, sessionID, msgs}
+func (w *mirrorWriter) append(agentID, key, sessionID string, msgs []domain.Message, upTo int64) {
+	w.queue(mirrorJob{s: mirrorSession{agentID, key, sessionID}, msgs: msgs, upTo: upTo})
+}
+
+// reconcile queues a catch-up of one session's file with the store, up to
+// the message with Seq upTo.
+func (w *mirrorWriter) reconcile(agentID, key, sessionID string, upTo int64) {
+	w.queue(mirrorJob{s: mirrorSession{agentID, key, sessionID}, reconcile: true, upTo: upTo})
+}
+
+func (w *mirrorWriter) queue(j mirrorJob) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.done {
@@ -71,6 +184,7 @@ func (w *mirrorWriter) close() {
 	}
 	w.mu.Unlock()
 	w.wg.Wait()
+	w.retry(true)
 	// The mirror may keep files open for appends; release them.
 	if c, ok := w.m.(interface{ Close() error }); ok {
 		if err := c.Close(); err != nil {

@@ -127,6 +127,8 @@ type Runtime struct {
 	// owned holds the runs that are this process's work; nil unless
 	// OwnWorkOnly (every run is then).
 	owned map[string]bool
+	// report is what Start recovered.
+	report StartReport
 }
 
 type lane struct {
@@ -170,7 +172,7 @@ func New(opts Options) (*Runtime, error) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	var mw *mirrorWriter
 	if opts.Mirror != nil {
-		mw = newMirrorWriter(opts.Mirror, opts.Logger)
+		mw = newMirrorWriter(opts.Mirror, opts.Store, opts.Logger)
 	}
 	var cache *contextCache
 	switch {

@@ -3,47 +3,9 @@ package runtime
 import (
 	"context"
 	"errors"
-	"fmt"
-	"sort"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
-
-// Start recovers what a previous process left behind — runs it left
-// running are recorded as aborted (their waiters and follow-ups resolved),
-// runs it left queued are scheduled again — and then accepts work.
-func (rt *Runtime) Start(ctx context.Context) error {
-	st := rt.opts.Store
-	running, err := st.ListRuns(ctx, domain.RunQuery{Statuses: []domain.RunStatus{domain.RunRunning}})
-	if err != nil {
-		return fmt.Errorf("runtime: recover: %w", err)
-	}
-	for _, r := range running {
-		if err := rt.finish(r, nil, runOutcome{status: domain.RunError, err: AbortedError, aborted: true}); err != nil {
-			return fmt.Errorf("runtime: recover run %s: %w", r.ID, err)
-		}
-	}
-	if len(running) > 0 {
-		rt.log.Warn("recovered runs left running by a stopped process", "count", len(running))
-	}
-	if rt.opts.Hold || rt.scoped() {
-		// A holding runtime leaves queued runs to the next real start; a
-		// scoped one adopts only those queued ahead of its own work.
-		return nil
-	}
-	queued, err := st.ListRuns(ctx, domain.RunQuery{Statuses: []domain.RunStatus{domain.RunQueued}})
-	if err != nil {
-		return fmt.Errorf("runtime: recover: %w", err)
-	}
-	sort.SliceStable(queued, func(i, j int) bool { return queued[i].CreatedAt < queued[j].CreatedAt })
-	for _, r := range queued {
-		rt.enqueue(r)
-	}
-	if len(queued) > 0 {
-		rt.log.Info("resumed queued runs", "count", len(queued))
-	}
-	return nil
-}
 
 // Submit creates a run and schedules it. prepare, when set, runs first in
 // the same transaction (to create the session row, say). A repeated
@@ -178,6 +140,9 @@ func (rt *Runtime) fill(r domain.Run) domain.Run {
 		r.ID = rt.opts.NewID()
 	}
 	r.Status = domain.RunQueued
+	if r.Attempt == 0 {
+		r.Attempt = 1
+	}
 	if r.CreatedAt == 0 {
 		r.CreatedAt = rt.now()
 	}

@@ -59,7 +59,11 @@ func decode(tool string, raw json.RawMessage, dst any) (map[string]bool, error) 
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return nil, domain.Invalid("%s: unknown parameter %s (accepted: %s)", tool, quoteList(unknown), strings.Join(names, ", "))
+		accepted := "accepted: " + strings.Join(names, ", ")
+		if len(names) == 0 {
+			accepted = "it takes no parameters"
+		}
+		return nil, domain.Invalid("%s: unknown parameter %s (%s)", tool, quoteList(unknown), accepted)
 	}
 	for _, name := range names {
 		val, ok := folded[name]

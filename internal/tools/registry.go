@@ -90,11 +90,15 @@ func Call(ctx context.Context, svc api.Service, p api.Principal, name string, ra
 }
 
 // Failure is the outcome of a failed call: status "forbidden" for a
-// refusal, "error" otherwise, with the client-safe message.
+// refusal, "error" otherwise, with the client-safe message and, where the
+// status alone does not say it, the error code.
 func Failure(err error) api.ToolOutcome {
 	p := api.ErrorPayload{Status: "error", Error: domain.ErrorMessage(err)}
-	if domain.ErrorCode(err) == domain.CodeForbidden {
+	switch code := domain.ErrorCode(err); code {
+	case domain.CodeForbidden:
 		p.Status = "forbidden"
+	case domain.CodeConflict, domain.CodeUnavailable, domain.CodeNotFound, domain.CodeTimeout:
+		p.Code = code
 	}
 	return api.ToolOutcome{Payload: p, IsError: true}
 }

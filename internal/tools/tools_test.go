@@ -134,10 +134,17 @@ func TestCallDecodes(t *testing.T) {
 		{"spawn delivery refused", api.ToolSessionsSpawn, `{"task": "t", "channel": "x"}`, nil, `sessions_spawn does not support "channel"`},
 		{"spawn attachAs", api.ToolSessionsSpawn, `{"task": "t", "attachAs": {"mountPath": "/m"}}`,
 			api.SpawnRequest{Task: "t", MountPath: "/m"}, ""},
-		{"agents no params", api.ToolAgentsList, `{"x": 1}`, nil, `unknown parameter "x"`},
+		{"agents no params", api.ToolAgentsList, `{"x": 1}`, nil, `agents_list: unknown parameter "x" (it takes no parameters)`},
 		{"subagents cancel", api.ToolSubagents, `{"action": "cancel", "target": "all"}`, api.SubagentsRequest{Action: "cancel", Target: "all"}, ""},
 		{"subagents bad action", api.ToolSubagents, `{"action": "kill"}`, nil, "action must be one of list|cancel"},
 		{"runs_wait default", api.ToolRunsWait, `{"runId": "r1"}`, api.WaitRequest{RunID: "r1", Timeout: 30 * time.Second}, ""},
+		// A number too large for an int clamps where the limit clamps and is
+		// "too large" where it does not — never "negative" (issue 11, finding 9).
+		{"runs_wait 1e308", api.ToolRunsWait, `{"runId": "r1", "timeoutSeconds": 1e308}`, api.WaitRequest{RunID: "r1", Timeout: time.Hour}, ""},
+		{"send timeout 1e308", api.ToolSessionsSend, `{"sessionKey": "x", "message": "hi", "timeoutSeconds": 1e308}`,
+			api.SendRequest{SessionKey: "x", Message: "hi", TimeoutSeconds: ptr(3600)}, ""},
+		{"send timeout -1e308", api.ToolSessionsSend, `{"sessionKey": "x", "message": "hi", "timeoutSeconds": -1e308}`, nil, "timeoutSeconds must be at least 0"},
+		{"spawn 1e308", api.ToolSessionsSpawn, `{"task": "t", "runTimeoutSeconds": 1e308}`, nil, "runTimeoutSeconds is too large (at most 604800 seconds)"},
 		{"unknown tool", "nope", `{}`, nil, "tool not available: nope"},
 	}
 	for _, tc := range tests {

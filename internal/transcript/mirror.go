@@ -33,6 +33,7 @@ type Mirror struct {
 
 	locks pathLocks
 	files *fileCache
+	tombs tombstones
 }
 
 // New returns a Mirror writing under stateDir. now stamps headers and
@@ -75,6 +76,10 @@ func (m *Mirror) Append(agentID, sessionID string, msgs []domain.Message) error 
 	path := m.Path(agentID, sessionID)
 	unlock := m.locks.lock(path)
 	defer unlock()
+	if m.tombs.has(path) {
+		// Removed or archived here: a late append must not recreate it.
+		return nil
+	}
 
 	// A cached handle has only ever had whole batches written through it,
 	// so it needs no header or partial-line check.
@@ -165,6 +170,8 @@ func endsWithNewline(f *os.File, size int64) bool {
 }
 
 // Remove deletes the session's transcript. A missing file is not an error.
+// Later Appends and Reconciles for the session are ignored, so an append that
+// races the removal cannot create the file again.
 func (m *Mirror) Remove(agentID, sessionID string) error {
 	if err := checkIDs(agentID, sessionID); err != nil {
 		return fmt.Errorf("transcript remove: %w", err)
@@ -172,6 +179,7 @@ func (m *Mirror) Remove(agentID, sessionID string) error {
 	path := m.Path(agentID, sessionID)
 	unlock := m.locks.lock(path)
 	defer unlock()
+	m.tombs.add(path)
 	if f := m.files.take(path); f != nil {
 		f.Close()
 	}
@@ -183,7 +191,8 @@ func (m *Mirror) Remove(agentID, sessionID string) error {
 
 // Archive renames the session's transcript to ArchivePath(agentID,
 // sessionID, ts), as OpenClaw does on /reset. A missing file is not an
-// error: there is nothing to archive.
+// error: there is nothing to archive. Later Appends for the old session id
+// are ignored, as after Remove.
 func (m *Mirror) Archive(agentID, sessionID string, ts time.Time) error {
 	if err := checkIDs(agentID, sessionID); err != nil {
 		return fmt.Errorf("transcript archive: %w", err)
@@ -191,6 +200,7 @@ func (m *Mirror) Archive(agentID, sessionID string, ts time.Time) error {
 	path := m.Path(agentID, sessionID)
 	unlock := m.locks.lock(path)
 	defer unlock()
+	m.tombs.add(path)
 	if f := m.files.take(path); f != nil {
 		f.Close()
 	}

@@ -9,8 +9,10 @@
 // and MCP over streamable HTTP (/mcp with a bearer token). The principals
 // are the operator (the main token, the CLI without --as), a read-only
 // token, a write token, session-bound tokens and a sandboxed requester.
-// Every finding of issue 10 is at least one row; a cell that does not exist
-// for a surface is skipped with the reason, never silently.
+// Every finding of issue 10 is at least one row, and every operation of
+// api.Service has rows on every surface that carries it, for the
+// principals whose rights differ; a cell that does not exist for a
+// surface is skipped with the reason, never silently.
 //
 // Each surface's answer is normalised by one function per wire format
 // (HTTP status and error body, WS error code, MCP isError and JSON-RPC

@@ -186,7 +186,8 @@ func fromWS(f wsFrame) outcome {
 }
 
 // fromTool normalises a tool result (HTTP /api/tools, WS tools.invoke,
-// MCP): isError, and the payload's status and error.
+// MCP): isError, and the payload's status, error and code (an error
+// payload without a code is the coarse tool_error).
 func fromTool(isError bool, payload []byte) outcome {
 	o := outcome{OK: !isError, Status: statusOf(payload), Payload: string(payload)}
 	if o.OK {
@@ -195,12 +196,16 @@ func fromTool(isError bool, payload []byte) outcome {
 	var p struct {
 		Status string `json:"status"`
 		Error  string `json:"error"`
+		Code   string `json:"code"`
 	}
 	_ = json.Unmarshal(payload, &p)
 	o.Msg = p.Error
-	switch p.Status {
-	case "forbidden":
+	switch {
+	case p.Status == "forbidden":
 		o.Code = "forbidden"
+	case p.Code != "":
+		// An error payload that names its code says which refusal it was.
+		o.Code = p.Code
 	default:
 		o.Code = codeToolError
 	}

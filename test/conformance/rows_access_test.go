@@ -165,8 +165,10 @@ func boundEvents(t *testing.T, w *world) outcome {
 	w.chatHTTP(t, foreignKey, "private words")
 	_, err = op.waitEvent(ctx, chatFinal(foreignKey))
 	fields["operator got the foreign chat event"] = fmt.Sprint(err == nil)
+	w.boundMu.Lock()
 	w.chatHTTP(t, boundKey, "own words")
 	_, err = bound.waitEvent(ctx, chatFinal(boundKey))
+	w.boundMu.Unlock()
 	fields["bound got its own chat event"] = fmt.Sprint(err == nil)
 	foreign := bound.eventsMatching(func(e wsFrame) bool {
 		k := eventSession(e)

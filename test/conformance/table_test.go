@@ -54,6 +54,9 @@ func TestConformance(t *testing.T) {
 	for _, group := range [][]row{
 		scopeRows(w), boundRows(w), idempotencyRows(w), limitRows(w), requesterRows(w),
 		cancelRows(w), resolutionRows(w), readRows(w), refusalRows(w), keyRows(w), a2aRows(w),
+		resolveRows(w), getSessionRows(w), deliverRows(w), outboxRows(w), subagentsRows(w), waitRows(w),
+		patchResetRows(w), writeQueueRows(w), labelRows(w),
+		agentsRows(w), defaultsRows(w), runsReadRows(w), deleteRows(w),
 	} {
 		rows = append(rows, group...)
 	}

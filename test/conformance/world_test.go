@@ -78,6 +78,13 @@ type world struct {
 	// one state dir at once, so a second command would fail on the lock.
 	cliMu sync.Mutex
 
+	// ids are what seed made that rows name (runs, sessionIds, a child).
+	// seed sets them before any row runs; nothing changes them afterwards.
+	ids seedIDs
+	// boundMu keeps a reset of the bound session from coming between a
+	// chat into it and the event that chat's row waits for.
+	boundMu sync.Mutex
+
 	mu       sync.Mutex
 	ws       map[string]*wsClient          // by token
 	mcpHTTP  map[string]*mcp.ClientSession // by token

@@ -15,7 +15,7 @@ import (
 
 const runColumns = `id, session_key, session_id, agent_id, kind, lane, parent_run_id, requester_key,
 	idempotency_key, status, message, reply, error, usage, spec,
-	timeout_ms, created_at, started_at, ended_at, updated_at`
+	timeout_ms, created_at, started_at, ended_at, updated_at, attempt`
 
 const (
 	selectRunByID      = `SELECT ` + runColumns + ` FROM runs WHERE id = ?`
@@ -33,7 +33,7 @@ func runArgs(r domain.Run) ([]any, error) {
 	return []any{
 		r.ID, r.SessionKey, r.SessionID, r.AgentID, string(r.Kind), string(r.Lane), r.ParentRunID, r.RequesterKey,
 		nullString(r.IdempotencyKey), string(r.Status), r.Message, r.Reply, r.Error, string(usage), rawOrNull(r.Spec),
-		r.TimeoutMs, r.CreatedAt, r.StartedAt, r.EndedAt, r.UpdatedAt,
+		r.TimeoutMs, r.CreatedAt, r.StartedAt, r.EndedAt, r.UpdatedAt, r.Attempt,
 	}, nil
 }
 
@@ -60,7 +60,7 @@ func scanRun(r rowScanner) (domain.Run, error) {
 	err := r.Scan(
 		&run.ID, &run.SessionKey, &run.SessionID, &run.AgentID, &run.Kind, &run.Lane, &run.ParentRunID, &run.RequesterKey,
 		&idem, &run.Status, &run.Message, &run.Reply, &run.Error, &usage, &spec,
-		&run.TimeoutMs, &run.CreatedAt, &run.StartedAt, &run.EndedAt, &run.UpdatedAt,
+		&run.TimeoutMs, &run.CreatedAt, &run.StartedAt, &run.EndedAt, &run.UpdatedAt, &run.Attempt,
 	)
 	if err != nil {
 		return run, err

@@ -11,7 +11,7 @@ import (
 const applicationID = 0x53774264
 
 // SchemaVersion is the schema version this package writes and understands.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // migrateTo moves the schema on conn, inside the migration transaction,
 // from version to-1 to to. A new store runs every migration in turn.
@@ -23,6 +23,9 @@ func migrateTo(ctx context.Context, conn *sql.Conn, to int) error {
 		return err
 	case 2:
 		return migrateV2(ctx, conn)
+	case 3:
+		_, err := conn.ExecContext(ctx, schemaV3)
+		return err
 	}
 	return fmt.Errorf("no migration to version %d", to)
 }
@@ -145,6 +148,10 @@ CREATE INDEX outbox_due ON outbox (status, next_attempt_at);
 CREATE INDEX outbox_session ON outbox (session_key);
 CREATE INDEX outbox_run ON outbox (run_id);
 `
+
+// schemaV3 records on each run how many times it was started (the crash
+// rule re-queues a run once); rows written before it were first attempts.
+const schemaV3 = `ALTER TABLE runs ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1;`
 
 // checkSchema reads the schema version and refuses a database that is
 // newer than this binary or belongs to another application. It only reads,

@@ -48,7 +48,16 @@ type Options struct {
 	// keeps every acknowledged commit through a process crash (kill -9); it
 	// only syncs at checkpoints.
 	SyncFull bool
+	// Transcripts is a glob (filepath.Glob) of the transcript files that
+	// mirror this store. A zero-byte store file is opened as a new, empty
+	// store only when nothing matches it; with transcripts beside it, the
+	// store lost its contents and Open refuses it (ErrEmptyStore).
+	Transcripts string
 }
+
+// ErrEmptyStore is Open's error for a zero-byte store file beside existing
+// transcripts: opening it would present every session as gone.
+var ErrEmptyStore = errors.New("the store file is empty")
 
 // Stats are counters of the writer, for metrics.
 type Stats struct {
@@ -83,6 +92,9 @@ type Store struct {
 
 	// stmts caches statements prepared on wconn; only the writer uses it.
 	stmts map[string]*sql.Stmt
+	// writeFailed is the file system's refusal of a write in the current
+	// batch (writefail.go); only the writer uses it.
+	writeFailed *domain.Error
 	// rstmts caches statements prepared on rdb (see readstmt.go).
 	rmu    sync.Mutex
 	rstmts map[string]*sql.Stmt
@@ -156,7 +168,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	if err := checkHeader(abs); err != nil {
+	if err := checkHeader(abs, opts.Transcripts); err != nil {
 		return nil, err
 	}
 
@@ -271,8 +283,9 @@ func (s *Store) openErr(err error) error {
 const sqliteHeader = "SQLite format 3\x00"
 
 // checkHeader refuses a non-empty file that is not a SQLite database before
-// SQLite gets to it, so the error is plain and nothing is written to it.
-func checkHeader(path string) error {
+// SQLite gets to it, so the error is plain and nothing is written to it,
+// and a zero-byte one that lost its contents (checkEmpty).
+func checkHeader(path, transcripts string) error {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -284,7 +297,7 @@ func checkHeader(path string) error {
 	buf := make([]byte, len(sqliteHeader))
 	n, err := io.ReadFull(f, buf)
 	if n == 0 && (err == io.EOF || err == nil) {
-		return nil // an empty file becomes a new database
+		return checkEmpty(path, transcripts) // an empty file becomes a new database, unless it lost one
 	}
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("open store %s: %w", path, err)
@@ -293,6 +306,27 @@ func checkHeader(path string) error {
 		return fmt.Errorf("open store %s: not a SQLite database (bad file header)", path)
 	}
 	return nil
+}
+
+// checkEmpty decides whether a zero-byte store file at path may become a
+// new database: yes in a fresh state dir, no when transcripts exist (the
+// store lost its contents; sessions would silently vanish). A non-empty
+// write-ahead log beside it still holds the database, so SQLite opens it.
+func checkEmpty(path, transcripts string) error {
+	if st, err := os.Stat(path + "-wal"); err == nil && st.Size() > 0 {
+		return nil
+	}
+	if transcripts == "" {
+		return nil
+	}
+	found, err := filepath.Glob(transcripts)
+	if err != nil {
+		return fmt.Errorf("open store %s: transcripts %q: %w", path, transcripts, err)
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	return fmt.Errorf("open store %s: %w but %d transcripts exist (%s)", path, ErrEmptyStore, len(found), transcripts)
 }
 
 // dsn builds a modernc.org/sqlite URI for path with the given pragmas.

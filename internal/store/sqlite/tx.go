@@ -57,11 +57,25 @@ func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 }
 
 func (t *tx) exec(query string, args ...any) (sql.Result, error) {
+	if t.s.writeFailed != nil {
+		return nil, t.s.writeFailed
+	}
 	st, err := t.s.stmt(t.ctx, query)
 	if err != nil {
-		return nil, err
+		return nil, t.noteWrite(err)
 	}
-	return st.ExecContext(t.ctx, args...)
+	res, err := st.ExecContext(t.ctx, args...)
+	return res, t.noteWrite(err)
+}
+
+// noteWrite remembers a write failure of the file system, which breaks
+// the whole batch (runOne reports it as fatal), and returns err coded.
+func (t *tx) noteWrite(err error) error {
+	if e := writeFailure(err); e != nil {
+		t.s.writeFailed = e
+		return e
+	}
+	return err
 }
 
 // maxCachedStmts bounds the statement cache, which dynamic statements
@@ -74,7 +88,8 @@ func (t *tx) execDynamic(query string, args ...any) (sql.Result, error) {
 	if _, ok := t.s.stmts[query]; ok || len(t.s.stmts) < maxCachedStmts {
 		return t.exec(query, args...)
 	}
-	return t.s.wconn.ExecContext(t.ctx, query, args...)
+	res, err := t.s.wconn.ExecContext(t.ctx, query, args...)
+	return res, t.noteWrite(err)
 }
 
 func (t *tx) queryRow(query string, args ...any) *sql.Row {

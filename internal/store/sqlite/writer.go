@@ -82,7 +82,7 @@ func (s *Store) Update(ctx context.Context, fn func(domain.Tx) error) error {
 	if out.panicked {
 		panic(out.panicVal)
 	}
-	return out.err
+	return classifyWrite(out.err)
 }
 
 // runWriter is the writer goroutine: it drains the queue in batches until
@@ -157,6 +157,7 @@ func (s *Store) runBatch(batch []*request) {
 		return
 	}
 	start := time.Now()
+	s.writeFailed = nil
 	if err := s.execW(ctx, "BEGIN IMMEDIATE"); err != nil {
 		answer(taken, fmt.Errorf("update: begin: %w", err))
 		return
@@ -267,6 +268,14 @@ func (s *Store) runOne(ctx context.Context, r *request, isolate bool) (out outco
 		out.err = r.fn(t)
 	}()
 	s.updates.Add(1)
+	if werr := s.writeFailed; werr != nil {
+		// SQLite may have rolled the whole transaction back by itself
+		// (SQLITE_FULL, SQLITE_IOERR); later statements would then commit
+		// one by one. Nothing of the batch may be kept or reported done.
+		s.writeFailed = nil
+		s.cache.forget(t.touched)
+		return out, werr
+	}
 	failed := out.err != nil || out.panicked
 	if failed {
 		s.cache.forget(t.touched)

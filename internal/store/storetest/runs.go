@@ -28,6 +28,7 @@ func fullRun(id string) domain.Run {
 		Usage: domain.Usage{Input: 1<<53 + 1, Output: 2, CacheRead: 3, CacheWrite: 4, TotalTokens: 5,
 			Cost: &domain.Cost{Input: 0.1, Output: 0.2, CacheRead: 0.3, CacheWrite: 0.4, Total: 1.0000001}},
 		Spec:      json.RawMessage(`{"timeoutSeconds":30,"provenance":{"kind":"inter_session"},"pingPong":[1,2]}`),
+		Attempt:   2,
 		TimeoutMs: 30_000,
 		CreatedAt: 1_700_000_000_000,
 		StartedAt: 1_700_000_000_001,

@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/switchboard-go/switchboard/internal/attachments"
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/runtime"
+)
+
+// StartReport says what Start recovered from the previous process: runs
+// re-queued or aborted by the crash rule, queued runs resumed and JSONL
+// mirror files repaired from the store. The process logs it as its
+// recovery summary.
+type StartReport struct {
+	runtime.StartReport
+	// AttachmentsRemoved counts attachment folders of spawns whose run was
+	// never committed (removed at start).
+	AttachmentsRemoved int
+}
+
+// StartReport returns what Start recovered (zero before Start).
+func (e *Engine) StartReport() StartReport {
+	return StartReport{StartReport: e.rt.Report(), AttachmentsRemoved: e.swept}
+}
+
+// fsFailure returns err as a retryable CodeUnavailable error naming the
+// cause when the file system refused a write (full disk, quota, I/O
+// error): nothing was acknowledged, and the same call succeeds once the
+// file system accepts writes again. Other errors are returned as they are.
+func fsFailure(what string, err error) error {
+	var cause string
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		cause = "no space left on device"
+	case errors.Is(err, syscall.EDQUOT):
+		cause = "disk quota exceeded"
+	case errors.Is(err, syscall.EIO):
+		cause = "input/output error"
+	case errors.Is(err, syscall.EROFS):
+		cause = "read-only file system"
+	default:
+		return err
+	}
+	return &domain.Error{Code: domain.CodeUnavailable, Err: err,
+		Message: fmt.Sprintf("%s failed: %s; nothing was saved, retry once the disk can be written again", what, cause)}
+}
+
+// sweepAttachments removes the attachment folders no run names: a process
+// killed between writing a spawn's attachments and committing its run left
+// them behind. It runs before the runtime starts, while nothing spawns;
+// folders a sub-agent run names are left to its lifecycle (the announce's
+// cleanup). It returns how many it removed.
+func (e *Engine) sweepAttachments(ctx context.Context) (int, error) {
+	runs, err := e.store.ListRuns(ctx, domain.RunQuery{Kinds: []domain.RunKind{domain.RunKindSubagent}})
+	if err != nil {
+		return 0, err
+	}
+	named := map[string]bool{}
+	for _, r := range runs {
+		if spec, err := decodeSpec(r); err == nil && spec.Spawn != nil && spec.Spawn.AttachmentsDir != "" {
+			named[filepath.Clean(spec.Spawn.AttachmentsDir)] = true
+		}
+	}
+	removed := 0
+	for _, a := range e.cfg.Agents.List {
+		root := filepath.Join(e.cfg.Workspace(e.dir, a.ID), ".switchboard", "attachments")
+		entries, err := os.ReadDir(root)
+		if err != nil {
+			continue // none written for this agent
+		}
+		for _, ent := range entries {
+			dir := filepath.Join(root, ent.Name())
+			if !ent.IsDir() || named[dir] {
+				continue
+			}
+			if err := attachments.SafeRemove(root, dir); err != nil {
+				e.log.Warn("orphaned attachments folder not removed", "dir", dir, "err", err)
+				continue
+			}
+			removed++
+		}
+	}
+	if removed > 0 {
+		e.log.Warn("removed attachment folders of spawns that never started", "count", removed)
+	}
+	return removed, nil
+}
