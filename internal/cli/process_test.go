@@ -206,7 +206,7 @@ func TestGatewayStartLog(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("gateway exit %d: %s", r.code, r.stderr)
 	}
-	var start, stopLine map[string]any
+	var start, stopLine, recovery map[string]any
 	for _, line := range strings.Split(strings.TrimSpace(r.stderr), "\n") {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
@@ -217,6 +217,13 @@ func TestGatewayStartLog(t *testing.T) {
 			start = m
 		case "switchboard stopped":
 			stopLine = m
+		case "recovery":
+			recovery = m
+		}
+	}
+	for _, k := range []string{"runsRequeued", "runsAborted", "runsResumed", "mirrorFilesRepaired", "attachmentDirsRemoved"} {
+		if recovery[k] != float64(0) {
+			t.Errorf("recovery line %s = %v, want 0 on a fresh state dir (line %v)", k, recovery[k], recovery)
 		}
 	}
 	want := map[string]any{"level": "INFO", "url": url, "stateDir": c.stateDir(), "store": app.DBPath(c.stateDir()),

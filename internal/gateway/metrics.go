@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/switchboard-go/switchboard/internal/api"
@@ -42,7 +43,10 @@ func newMetrics(s *Server) *metrics {
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}},
 			[]string{"op"}),
 	}
-	m.reg.MustRegister(m.wsConnections, m.wsTotal, m.requests, m.runsFinished, m.storeLatency, newStateCollector(m))
+	// The Go and process collectors (go_goroutines, process_resident_memory_bytes…)
+	// let operators and the soak test watch for leaks.
+	m.reg.MustRegister(m.wsConnections, m.wsTotal, m.requests, m.runsFinished, m.storeLatency, newStateCollector(m),
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 

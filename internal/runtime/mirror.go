@@ -30,7 +30,7 @@ type mirrorWriter struct {
 	mu    sync.Mutex
 	done  bool
 
-	dirtyMu   sync.Mutex
+	dirtyMu sync.Mutex
 	// dirty maps the sessions whose file may lack messages to the highest
 	// Seq a full reconcile has written since (0: none yet).
 	dirty     map[mirrorSession]int64
