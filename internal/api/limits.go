@@ -24,6 +24,10 @@ type Limit struct {
 
 // The limits of every numeric parameter.
 var (
+	// SessionsListLimit bounds the operator surfaces' listing (the WS
+	// sessions.list and GET /api/sessions behind the web UI and dashboards);
+	// a requester is still clamped to ListLimit, as the tool is.
+	SessionsListLimit   = Limit{Name: "limit", Min: 1, Max: 10_000, Default: 1000, Clamp: true}
 	ListLimit           = Limit{Name: "limit", Min: 1, Max: 200, Default: 50, Clamp: true}
 	ListActiveMinutes   = Limit{Name: "activeMinutes", Min: 1, Max: 525_600, Clamp: true, Unit: "minutes"}
 	ListMessageLimit    = Limit{Name: "messageLimit", Min: 0, Max: 20, Default: 0, Clamp: true}
@@ -55,6 +59,7 @@ func Limits() map[string][]Limit {
 		ToolRunsWait:        {WaitTimeout},
 		"chat":              {ChatTimeout, MessageChars, IdempotencyKeyChars},
 		"runs list":         {RunsListLimit},
+		"sessions.list":     {SessionsListLimit},
 		"outbox list":       {OutboxListLimit},
 	}
 }

@@ -49,6 +49,9 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 	if int64(p.Limit) > api.ListLimit.Max && !req.Operator {
 		p.Limit = int(api.ListLimit.Max)
 	}
+	if int64(p.Limit) > api.SessionsListLimit.Max {
+		p.Limit = int(api.SessionsListLimit.Max)
+	}
 	if int64(p.MessageLimit) > api.ListMessageLimit.Max {
 		p.MessageLimit = int(api.ListMessageLimit.Max)
 	}

@@ -50,7 +50,13 @@ func TestRecoveryAfterCrash(t *testing.T) {
 		}); err != nil {
 			return err
 		}
-		_, _, err := tx.CreateRun(domain.Run{ID: "r-queued", SessionKey: "agent:main:main", AgentID: "main", Kind: "chat", Lane: "main", Status: domain.RunQueued, CreatedAt: now + 1, Spec: spec})
+		// The queued run has a session of its own: a run that starts on
+		// the aborted run's session clears its abortedLastRun (checked
+		// below with a later turn).
+		if err := tx.PutSession(domain.Session{Key: "agent:main:queued", AgentID: "main", SessionID: "s3", Kind: "other", UpdatedAt: now}); err != nil {
+			return err
+		}
+		_, _, err := tx.CreateRun(domain.Run{ID: "r-queued", SessionKey: "agent:main:queued", AgentID: "main", Kind: "chat", Lane: "main", Status: domain.RunQueued, CreatedAt: now + 1, Spec: spec})
 		return err
 	})
 	if err != nil {
@@ -83,13 +89,29 @@ func TestRecoveryAfterCrash(t *testing.T) {
 	if err != nil || q.Status != domain.RunOK || q.Reply != "echo: queued hello" {
 		t.Fatalf("queued run = %+v, %v", q, err)
 	}
-	s, _ := st.GetSession(ctx, "agent:main:main")
-	if !s.AbortedLastRun {
-		// The queued run started after recovery, which clears the flag;
-		// the aborted run's own record must still say aborted.
-		if r.Error != "aborted: switchboard stopped while the run was in flight" {
-			t.Fatalf("aborted error = %q", r.Error)
+	if r.Error != "aborted: switchboard stopped while the run was in flight" {
+		t.Fatalf("aborted error = %q", r.Error)
+	}
+	// abortedLastRun is on the aborted run's session only.
+	for key, want := range map[string]bool{"agent:main:main": true, "agent:main:other": false, "agent:main:queued": false} {
+		s, err := st.GetSession(ctx, key)
+		if err != nil {
+			t.Fatalf("session %s: %v", key, err)
 		}
+		if s.AbortedLastRun != want {
+			t.Fatalf("session %s: abortedLastRun = %v, want %v", key, s.AbortedLastRun, want)
+		}
+	}
+	// The session's next run clears it.
+	next, err := e.chat(ctx, ChatRequest{SessionKey: "agent:main:main", Message: "again"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nr, err := e.waitRun(ctx, next.Run.ID, 5*time.Second); err != nil || nr.Status != domain.RunOK {
+		t.Fatalf("next run = %+v, %v", nr, err)
+	}
+	if s, err := st.GetSession(ctx, "agent:main:main"); err != nil || s.AbortedLastRun {
+		t.Fatalf("after the next run: abortedLastRun = %v, %v; want cleared", s.AbortedLastRun, err)
 	}
 }
 

@@ -169,12 +169,22 @@ func TestSendMaxPingPongTurnsBounds(t *testing.T) {
 
 func TestSendTimeoutStillFinishesAndAnnounces(t *testing.T) {
 	h := newHarness(t, []config.ScriptRule{
-		{When: config.ScriptWhen{Session: "research$", Message: "^slow$"}, Reply: str("late answer"), DelayMs: 1500},
+		{When: config.ScriptWhen{Session: "research$", Message: "^hold$"}, Reply: str("held"), DelayMs: 60_000},
+		rule(config.ScriptWhen{Session: "research$", Message: "^slow$"}, "late answer"),
 		rule(config.ScriptWhen{System: "Agent-to-agent announce step:"}, "posted"),
 	}, agentVisibility)
+	// A run holding research's lane keeps the send's run queued until the
+	// test lets it go: the wait runs out whatever the machine's load.
+	hold, err := h.e.chat(t.Context(), ChatRequest{SessionKey: research, Message: "hold"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	res := sendResult(t, h.call(Requester{}, ToolSessionsSend, `{"sessionKey":"research","message":"slow","timeoutSeconds":1}`))
 	if res.Status != "timeout" || res.Error == "" || res.RunID == "" {
 		t.Fatalf("result = %+v, want timeout", res)
+	}
+	if _, err := h.e.cancelRun(t.Context(), hold.Run.ID); err != nil {
+		t.Fatal(err)
 	}
 	r, err := h.e.waitRun(t.Context(), res.RunID, 10*time.Second)
 	if err != nil || r.Status != domain.RunOK || r.Reply != "late answer" {
@@ -211,7 +221,14 @@ func TestSendErrorsAndPolicy(t *testing.T) {
 	if res.Status != "error" || res.Error != "model exploded" {
 		t.Fatalf("provider error: %+v", res)
 	}
-	h.waitFor("no announce after a failed run", func() bool { return true })
+	// Follow-ups are written in the transaction that ends the run: once
+	// it has ended, an announce would already exist.
+	if r := waitRunEnd(t, h, res.RunID); r.Status != domain.RunError {
+		t.Fatalf("failed send run = %+v", r)
+	}
+	if f := followUpsOf(t, h, res.RunID); len(f) != 0 {
+		t.Fatalf("a failed run started %d follow-ups, the first a %s run", len(f), f[0].Kind)
+	}
 	if n := len(runsOf(h, "agent:main:broken", domain.RunKindAnnounce)); n != 0 {
 		t.Fatalf("announce after failed run: %d runs", n)
 	}

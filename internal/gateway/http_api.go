@@ -123,7 +123,7 @@ func (s *Server) apiListSessions(r *http.Request, g grant) (any, error) {
 	p := g.principal(as(r))
 	var req api.ListRequest
 	var err error
-	if req.Limit, err = queryLimited(r, "limit", api.ListLimit); err != nil {
+	if req.Limit, err = queryLimited(r, "limit", api.SessionsListLimit); err != nil {
 		return nil, err
 	}
 	if req.ActiveMinutes, err = queryLimited(r, "activeMinutes", api.ListActiveMinutes); err != nil {

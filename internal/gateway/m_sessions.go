@@ -24,7 +24,8 @@ type sessionsListParams struct {
 
 // mSessionsList lists the sessions the caller may see, in OpenClaw's row
 // shape with canonical keys. OpenClaw returns every row when no limit is
-// given; switchboard returns up to api.ListLimit's maximum.
+// given; switchboard returns up to api.SessionsListLimit's default for an
+// operator (a requester is clamped to the tool's limit by the engine).
 func (s *Server) mSessionsList(ctx context.Context, cl *call) (any, error) {
 	var p sessionsListParams
 	if err := decodeParams(cl.method, cl.params, &p); err != nil {
@@ -36,10 +37,10 @@ func (s *Server) mSessionsList(ctx context.Context, cl *call) (any, error) {
 		return nil, err
 	}
 	keys := keyPrinter{main: defaults.MainSessionKey}
-	req := api.ListRequest{Limit: int(api.ListLimit.Max), Label: strings.TrimSpace(p.Label), Search: strings.TrimSpace(p.Search),
+	req := api.ListRequest{Limit: int(api.SessionsListLimit.Default), Label: strings.TrimSpace(p.Label), Search: strings.TrimSpace(p.Search),
 		AgentID: strings.ToLower(strings.TrimSpace(p.AgentID)), SpawnedBy: keys.key(strings.TrimSpace(p.SpawnedBy))}
 	if p.Limit != nil {
-		n, err := api.ListLimit.Apply(*p.Limit)
+		n, err := api.SessionsListLimit.Apply(*p.Limit)
 		if err != nil {
 			return nil, invalidParams(cl.method, "%s", domain.ErrorMessage(err))
 		}

@@ -19,7 +19,8 @@ import (
 // aborted or re-queued for the next start, and no goroutine is left (TestMain's goleak).
 func TestShutdownWithRunsInFlight(t *testing.T) {
 	const n = 100
-	e := newEnv(t, envOptions{rules: []config.ScriptRule{slowRule(60_000)}})
+	const runDelay = 10 * time.Minute
+	e := newEnv(t, envOptions{rules: []config.ScriptRule{slowRule(int(runDelay.Milliseconds()))}})
 	w, _ := e.connect(t, nil)
 	observer, _ := e.connect(t, nil)
 
@@ -54,16 +55,16 @@ func TestShutdownWithRunsInFlight(t *testing.T) {
 		}
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	// Shutdown must not wait for the runs (each would take runDelay): it
+	// returns within its context, which ends long before any run could.
+	// No tighter wall-clock bound: a loaded machine under -race may be slow.
+	ctx, cancel := context.WithTimeout(context.Background(), runDelay/4)
 	defer cancel()
 	begin := time.Now()
 	if err := e.srv.Shutdown(ctx); err != nil {
 		t.Fatalf("shutdown: %v", err)
 	}
 	t.Logf("shutdown took %v", time.Since(begin))
-	if d := time.Since(begin); d > 5*time.Second {
-		t.Errorf("shutdown took %v", d)
-	}
 	for _, c := range []*wsClient{w, observer} {
 		c.wait(func(f frame) bool { return f.Event == "shutdown" })
 		if code, _ := c.closed(); code != websocket.StatusGoingAway {

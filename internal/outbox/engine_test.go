@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -66,13 +67,15 @@ func TestEngineRechecksSendPolicy(t *testing.T) {
 		}
 	}()
 	op := api.Operator()
+	// waitOutbox waits for the attempt event of the item whose row id
+	// (Deliver's MessageID) or idempotency key is key.
 	waitOutbox := func(key string) domain.OutboxItem {
 		t.Helper()
 		deadline := time.After(15 * time.Second)
 		for {
 			select {
 			case ev := <-events:
-				if ev.Kind == domain.EventOutbox && strings.HasSuffix(ev.Outbox.IdempotencyKey, key) {
+				if ev.Kind == domain.EventOutbox && (strconv.FormatInt(ev.Outbox.ID, 10) == key || ev.Outbox.IdempotencyKey == key) {
 					return *ev.Outbox
 				}
 			case <-deadline:
@@ -83,10 +86,11 @@ func TestEngineRechecksSendPolicy(t *testing.T) {
 	}
 
 	// Allowed: posted once, delivered.
-	if _, err := eng.Deliver(ctx, op, api.DeliverRequest{SessionKey: "agent:main:ok", Channel: "hook", Message: "hello", IdempotencyKey: "allowed"}); err != nil {
+	res, err := eng.Deliver(ctx, op, api.DeliverRequest{SessionKey: "agent:main:ok", Channel: "hook", Message: "hello", IdempotencyKey: "allowed"})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if it := waitOutbox("allowed"); it.Status != domain.OutboxDelivered || posts.Load() != 1 {
+	if it := waitOutbox(res.MessageID); it.Status != domain.OutboxDelivered || posts.Load() != 1 {
 		t.Fatalf("allowed item = %s (%q), %d posts", it.Status, it.LastError, posts.Load())
 	}
 
@@ -96,10 +100,11 @@ func TestEngineRechecksSendPolicy(t *testing.T) {
 	if _, err := eng.Patch(ctx, op, api.PatchRequest{Key: "agent:main:quiet", SendPolicy: new("allow")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.Deliver(ctx, op, api.DeliverRequest{SessionKey: "agent:main:quiet", Channel: "nohook", Message: "pre", IdempotencyKey: "pre"}); err != nil {
+	res, err = eng.Deliver(ctx, op, api.DeliverRequest{SessionKey: "agent:main:quiet", Channel: "nohook", Message: "pre", IdempotencyKey: "pre"})
+	if err != nil {
 		t.Fatal(err)
 	}
-	waitOutbox("pre") // the session exists and accepts sends
+	waitOutbox(res.MessageID) // the session exists and accepts sends
 	if err := st.Update(ctx, func(tx domain.Tx) error {
 		_, _, err := tx.EnqueueOutbox(domain.OutboxItem{IdempotencyKey: "send:queued-then-denied", Kind: domain.OutboxDelivery,
 			SessionKey: "agent:main:quiet", Channel: "hook", Payload: []byte(`{"text":"late"}`), Status: domain.OutboxPending,
@@ -124,7 +129,7 @@ func TestEngineRechecksSendPolicy(t *testing.T) {
 	if _, err := eng.Deliver(ctx, op, api.DeliverRequest{SessionKey: "agent:main:ok", Message: "poke", IdempotencyKey: "poke"}); err != nil {
 		t.Fatal(err)
 	}
-	it := waitOutbox("queued-then-denied")
+	it := waitOutbox("send:queued-then-denied")
 	if it.Status != domain.OutboxFailed || !strings.Contains(it.LastError, "send blocked by session policy (denied by session override (sendPolicy=deny))") {
 		t.Fatalf("denied item = %s %q", it.Status, it.LastError)
 	}

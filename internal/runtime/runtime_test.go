@@ -86,11 +86,36 @@ func (h *hooks) PersistToolCall(name string, args json.RawMessage) json.RawMessa
 }
 
 type env struct {
-	t     *testing.T
-	rt    *Runtime
-	st    *sqlite.Store
-	model *fakeModel
-	hooks *hooks
+	t      *testing.T
+	rt     *Runtime
+	st     *sqlite.Store
+	model  *fakeModel
+	hooks  *hooks
+	events *eventLog
+}
+
+// eventLog records the events a runtime emits, in order.
+type eventLog struct {
+	mu     sync.Mutex
+	events []domain.Event
+}
+
+func (l *eventLog) emit(ev domain.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.events = append(l.events, ev)
+}
+
+// index returns the position of the first event of kind for run id, or -1.
+func (l *eventLog) index(kind, id string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, ev := range l.events {
+		if ev.Kind == kind && ev.Run != nil && ev.Run.ID == id {
+			return i
+		}
+	}
+	return -1
 }
 
 func newEnv(t *testing.T, mutate func(*Options)) *env {
@@ -101,7 +126,8 @@ func newEnv(t *testing.T, mutate func(*Options)) *env {
 	}
 	m := &fakeModel{release: make(chan struct{}), started: make(chan string, 64)}
 	h := &hooks{}
-	opts := Options{Store: st, Models: fakeModels{m}, Hooks: h, MaxSteps: 5, Lanes: map[domain.Lane]int{domain.LaneMain: 2}}
+	log := &eventLog{}
+	opts := Options{Store: st, Models: fakeModels{m}, Hooks: h, MaxSteps: 5, Lanes: map[domain.Lane]int{domain.LaneMain: 2}, Emit: log.emit}
 	if mutate != nil {
 		mutate(&opts)
 	}
@@ -112,7 +138,7 @@ func newEnv(t *testing.T, mutate func(*Options)) *env {
 	if err := rt.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, rt: rt, st: st, model: m, hooks: h}
+	e := &env{t: t, rt: rt, st: st, model: m, hooks: h, events: log}
 	t.Cleanup(func() {
 		select {
 		case <-m.release:
@@ -176,14 +202,20 @@ func TestLaneIsFIFOAndSessionsRunInParallel(t *testing.T) {
 			t.Fatal("two sessions did not run in parallel")
 		}
 	}
-	if r, _ := e.st.GetRun(context.Background(), a2.ID); r.Status != domain.RunQueued {
-		t.Fatalf("second run of a session started while the first ran: %s", r.Status)
-	}
 	close(e.model.release)
 	for _, id := range []string{a1.ID, a2.ID, b1.ID} {
 		if r := e.wait(id); r.Status != domain.RunOK {
 			t.Fatalf("run %s: %s %s", id, r.Status, r.Error)
 		}
+	}
+	// The runtime's own events order the lane: a2 started only after a1
+	// ended, while b1 started before a1 ended (in parallel).
+	a1End, a2Start := e.events.index(domain.EventRunEnd, a1.ID), e.events.index(domain.EventRunStart, a2.ID)
+	if a1End < 0 || a2Start < a1End {
+		t.Fatalf("a2 started at event %d, a1 ended at event %d: a session's second run started while the first ran", a2Start, a1End)
+	}
+	if b1Start := e.events.index(domain.EventRunStart, b1.ID); b1Start < 0 || b1Start > a1End {
+		t.Fatalf("b1 started at event %d, after a1 ended at %d: sessions did not run in parallel", b1Start, a1End)
 	}
 	if got := e.wait(a2.ID).Reply; got != "echo: second" {
 		t.Fatalf("a2 reply = %q", got)
@@ -249,12 +281,9 @@ func TestIdempotencyAndHold(t *testing.T) {
 	if a.ID != b.ID {
 		t.Fatalf("same idempotency key gave runs %s and %s", a.ID, b.ID)
 	}
-	got, _ := e.rt.Wait(context.Background(), a.ID, 30*time.Millisecond)
-	if got.Status != domain.RunQueued {
-		t.Fatalf("held run = %s, want queued", got.Status)
-	}
 	// A runtime without Hold on the same store picks it up.
-	rt2, err := New(Options{Store: e.st, Models: fakeModels{e.model}, Hooks: e.hooks})
+	log2 := &eventLog{}
+	rt2, err := New(Options{Store: e.st, Models: fakeModels{e.model}, Hooks: e.hooks, Emit: log2.emit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,6 +293,13 @@ func TestIdempotencyAndHold(t *testing.T) {
 	defer rt2.Close(context.Background())
 	if r, err := rt2.Wait(context.Background(), a.ID, 10*time.Second); err != nil || r.Status != domain.RunOK {
 		t.Fatalf("resumed run = %s %v", r.Status, err)
+	}
+	// The held runtime never started it: the run's start came from rt2.
+	if i := e.events.index(domain.EventRunStart, a.ID); i >= 0 {
+		t.Fatalf("held runtime started run %s (event %d)", a.ID, i)
+	}
+	if log2.index(domain.EventRunStart, a.ID) < 0 {
+		t.Fatalf("rt2 emitted no start for run %s", a.ID)
 	}
 }
 

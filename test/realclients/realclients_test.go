@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "switchboard")
-	build := exec.Command("go", "build", "-o", binary, "../../cmd/switchboard")
+	build := exec.Command("go", "build", "-race", "-o", binary, "../../cmd/switchboard")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build switchboard:", err)
