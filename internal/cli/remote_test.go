@@ -123,3 +123,50 @@ func TestRemoteToken(t *testing.T) {
 	c.writeConfig(`{ gateway: { auth: { token: "s3cret-token" } } }`)
 	c.ok("sessions", "list") // the token comes from the config
 }
+
+// TestRemoteCancelRunningRun cancels a run that is running (the script
+// model is in its 20 s delay) through a running gateway: `runs cancel`
+// says so, the run ends cancelled without its reply, and a second cancel
+// reports that it had already ended.
+func TestRemoteCancelRunningRun(t *testing.T) {
+	c := newCLI(t)
+	c.writeConfig(`{ models: { providers: { script: { rules: [ { when: { message: "^slow" }, reply: "late", delayMs: 20000 } ] } } } }`)
+	_, stop := startGateway(t, c, "--listen", "127.0.0.1:0")
+	defer func() {
+		if r := stop(); r.code != 0 {
+			t.Errorf("gateway exit %d: %s", r.code, r.stderr)
+		}
+	}()
+
+	runID := strings.TrimSpace(c.ok("chat", "main", "slow", "--wait", "0").stdout)
+	if runID == "" {
+		t.Fatal("chat --wait 0 printed no run id")
+	}
+	// Wait, with a deadline, for the gateway to start the run; the model's
+	// 20 s delay keeps it running well past this.
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		run := jsonOf[domain.Run](c, "runs", "get", runID, "--json")
+		if run.Status == domain.RunRunning {
+			break
+		}
+		if run.Status != domain.RunQueued {
+			t.Fatalf("run %s is %s before the cancel, want running", runID, run.Status)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %s still queued after 15 s", runID)
+		}
+		<-time.After(10 * time.Millisecond)
+	}
+
+	if r := c.ok("runs", "cancel", runID); r.stdout != "cancelled\n" {
+		t.Fatalf("cancel of a running run = %q", r.stdout)
+	}
+	run := jsonOf[domain.Run](c, "runs", "get", runID, "--json")
+	if run.Status != domain.RunCancelled || run.Reply != "" {
+		t.Fatalf("run after cancel = %s, reply %q; want cancelled without a reply", run.Status, run.Reply)
+	}
+	if r := c.ok("runs", "cancel", runID); r.stdout != "already ended: cancelled\n" {
+		t.Fatalf("second cancel = %q", r.stdout)
+	}
+}

@@ -26,6 +26,10 @@ import (
 
 const browserEnv = "SWITCHBOARD_BROWSER_TESTS"
 
+// updateScreenshotsEnv, set to 1, copies the screenshots the scenario took
+// (into a temp dir) over docs/screenshots after a passing run.
+const updateScreenshotsEnv = "SWITCHBOARD_UPDATE_SCREENSHOTS"
+
 // e2eConfig is the state dir's config: a token-protected gateway and
 // script rules that make the scenario's agents talk, spawn and stall.
 const e2eConfig = `{
@@ -209,10 +213,7 @@ func TestBrowserE2E(t *testing.T) {
 	node, chromium, e2eDir := browserTools(t)
 	const token = "e2e-token-7c1f0d92"
 	url := startGateway(t, token, 10_000)
-	shots := filepath.Join(repoRoot(t), "docs", "screenshots")
-	if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	shots := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "scenario.mjs", url, token, shots)
@@ -235,4 +236,36 @@ func TestBrowserE2E(t *testing.T) {
 		}
 	}
 	t.Log(out.String())
+	if os.Getenv(updateScreenshotsEnv) == "1" {
+		dst := filepath.Join(repoRoot(t), "docs", "screenshots")
+		if err := copyScreenshots(shots, dst); err != nil {
+			t.Fatalf("update screenshots: %v", err)
+		}
+		t.Logf("screenshots copied to %s", dst)
+	}
+}
+
+// copyScreenshots copies every PNG in src into dst, replacing files of the
+// same name.
+func copyScreenshots(src, dst string) error {
+	names, err := filepath.Glob(filepath.Join(src, "*.png"))
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("no screenshots in %s", src)
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	for _, name := range names {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dst, filepath.Base(name)), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

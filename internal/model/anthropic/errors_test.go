@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -72,51 +73,76 @@ func TestRetriesAndErrors(t *testing.T) {
 	}
 }
 
+// TestStalledServer checks that a call to a server that never answers ends
+// exactly when the caller's deadline, the caller's cancel or the per-call
+// timeout says so. It runs in a synctest bubble against an in-process
+// transport, so the times are exact and machine load cannot break them.
 func TestStalledServer(t *testing.T) {
 	t.Run("caller deadline", func(t *testing.T) {
-		f := fakeapi.New(t, reply{Stall: true})
-		p := newProvider(t, f, nil)
-		ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
-		defer cancel()
-		start := time.Now()
-		_, err := p.Complete(ctx, hi)
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("err = %v, want deadline exceeded", err)
-		}
-		if el := time.Since(start); el > 2*time.Second {
-			t.Errorf("took %v to give up", el)
-		}
-		if n := len(f.Requests()); n != 1 {
-			t.Errorf("%d requests: the caller's deadline must not be retried", n)
-		}
+		synctest.Test(t, func(t *testing.T) {
+			st := &stalledTransport{}
+			p := stalledProvider(t, st, nil)
+			ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			_, err := p.Complete(ctx, hi)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("err = %v, want deadline exceeded", err)
+			}
+			if el := time.Since(start); el != 100*time.Millisecond {
+				t.Errorf("gave up after %v, want at the caller's 100ms deadline", el)
+			}
+			if n := st.requests(); n != 1 {
+				t.Errorf("%d requests: the caller's deadline must not be retried", n)
+			}
+		})
 	})
 	t.Run("caller cancel", func(t *testing.T) {
-		f := fakeapi.New(t, reply{Stall: true})
-		p := newProvider(t, f, nil)
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan error, 1)
-		go func() {
-			_, err := p.Complete(ctx, hi)
-			done <- err
-		}()
-		f.WaitForRequests(t, 1)
-		cancel()
-		select {
-		case err := <-done:
-			if !errors.Is(err, context.Canceled) {
-				t.Errorf("err = %v, want context.Canceled", err)
+		synctest.Test(t, func(t *testing.T) {
+			st := &stalledTransport{}
+			p := stalledProvider(t, st, nil)
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan error, 1)
+			go func() {
+				_, err := p.Complete(ctx, hi)
+				done <- err
+			}()
+			synctest.Wait()
+			if n := st.requests(); n != 1 {
+				t.Fatalf("%d requests in flight before the cancel, want 1", n)
 			}
-		case <-time.After(5 * time.Second):
-			t.Fatal("Complete did not return after cancel")
-		}
+			start := time.Now()
+			cancel()
+			synctest.Wait()
+			select {
+			case err := <-done:
+				if !errors.Is(err, context.Canceled) {
+					t.Errorf("err = %v, want context.Canceled", err)
+				}
+			default:
+				t.Fatal("Complete did not return after cancel")
+			}
+			if el := time.Since(start); el != 0 {
+				t.Errorf("returned %v after the cancel, want at once", el)
+			}
+			if n := st.requests(); n != 1 {
+				t.Errorf("%d requests: a cancelled call must not be retried", n)
+			}
+		})
 	})
 	t.Run("per-call timeout", func(t *testing.T) {
-		f := fakeapi.New(t, reply{Stall: true})
-		p := newProvider(t, f, func(c *Config) { c.Timeout = 100 * time.Millisecond })
-		_, err := p.Complete(t.Context(), hi)
-		if domain.ErrorCode(err) != domain.CodeTimeout || domain.ErrorMessage(err) != "anthropic: no response within 100ms" {
-			t.Errorf("err = %v (code %s), want the per-call timeout", err, domain.ErrorCode(err))
-		}
+		synctest.Test(t, func(t *testing.T) {
+			st := &stalledTransport{}
+			p := stalledProvider(t, st, func(c *Config) { c.Timeout = 100 * time.Millisecond })
+			start := time.Now()
+			_, err := p.Complete(t.Context(), hi)
+			if domain.ErrorCode(err) != domain.CodeTimeout || domain.ErrorMessage(err) != "anthropic: no response within 100ms" {
+				t.Errorf("err = %v (code %s), want the per-call timeout", err, domain.ErrorCode(err))
+			}
+			if el := time.Since(start); el != 100*time.Millisecond {
+				t.Errorf("gave up after %v, want at the 100ms per-call timeout", el)
+			}
+		})
 	})
 }
 

@@ -3,6 +3,9 @@
 //
 //   node scenario.mjs <gateway url> <token> <screenshots dir>
 //
+// The test passes a temp dir as <screenshots dir> and copies the pictures
+// into docs/screenshots only when SWITCHBOARD_UPDATE_SCREENSHOTS=1.
+//
 // It prints "ok - <step>" for each step, and on the first failure prints
 // "not ok - <step>: <why>" with the page's text and a screenshot path (in
 // the system temp dir), and exits 1.
@@ -68,7 +71,7 @@ const unlabelled = () => page.evaluate(() => [...document.querySelectorAll('inpu
   .filter((el) => !(el.labels && el.labels.length) && !el.getAttribute('aria-label') && !(el.textContent || '').trim())
   .map((el) => el.outerHTML.slice(0, 120)));
 
-// shot saves a screenshot for docs/ (no focus ring, no hover, no toasts).
+// shot saves a screenshot meant for docs/ (no focus ring, no hover, no toasts).
 async function shot(name) {
   await page.evaluate(() => {
     if (document.activeElement) document.activeElement.blur();

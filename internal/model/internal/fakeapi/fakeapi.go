@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"sync"
 	"testing"
-	"time"
 )
 
 // Reply is one canned answer.
@@ -22,7 +21,6 @@ type Reply struct {
 	Header map[string]string // Content-Type defaults to application/json
 	File   string            // a file under the test's testdata/ with the body
 	Body   string            // the body when File is empty
-	Stall  bool              // block until the client gives up or the test ends
 	Cut    bool              // promise more body than is sent, then drop the connection
 }
 
@@ -51,16 +49,12 @@ func New(t testing.TB, replies ...Reply) *Server {
 		t.Fatal("fakeapi: no replies")
 	}
 	s := &Server{t: t, replies: replies}
-	release := make(chan struct{})
-	s.Server = httptest.NewServer(s.handler(release))
+	s.Server = httptest.NewServer(s.handler())
 	t.Cleanup(s.Close)
-	// Runs before s.Close (cleanups are LIFO), so stalled handlers return
-	// and Close does not wait for them.
-	t.Cleanup(func() { close(release) })
 	return s
 }
 
-func (s *Server) handler(release <-chan struct{}) http.HandlerFunc {
+func (s *Server) handler() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		raw, _ := io.ReadAll(r.Body)
 		req := Request{Path: r.URL.Path, Header: r.Header.Clone(), Raw: raw}
@@ -71,13 +65,6 @@ func (s *Server) handler(release <-chan struct{}) http.HandlerFunc {
 		s.mu.Unlock()
 
 		rp := s.replies[min(n, len(s.replies)-1)]
-		if rp.Stall {
-			select {
-			case <-r.Context().Done():
-			case <-release:
-			}
-			return
-		}
 		body := []byte(rp.Body)
 		if rp.File != "" {
 			var err error
@@ -102,17 +89,4 @@ func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.reqs...)
-}
-
-// WaitForRequests waits until the server has received n requests, failing
-// the test after a few seconds.
-func (s *Server) WaitForRequests(t testing.TB, n int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(s.Requests()) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("fakeapi: saw %d requests, want %d", len(s.Requests()), n)
-		}
-		<-time.After(time.Millisecond)
-	}
 }
