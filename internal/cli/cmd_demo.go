@@ -296,7 +296,7 @@ func (d *demo) stepTools() error {
 	ctx := d.e.ctx
 	as := api.Operator().ActingAs("main")
 	fmt.Fprintln(d.w, "$ sessions_list {}")
-	out := d.eng.CallTool(ctx, as, engine.ToolSessionsList, []byte(`{}`))
+	out := d.eng.CallTool(ctx, as, api.ToolSessionsList, []byte(`{}`))
 	res, ok := out.Payload.(engine.ListResult)
 	if out.IsError || !ok {
 		return fmt.Errorf("demo: sessions_list failed: %s", out.JSON())
@@ -313,7 +313,7 @@ func (d *demo) stepTools() error {
 	fmt.Fprintf(d.w, "  (%d sessions; transcripts are mirrored as JSONL under %s)\n", res.Count, filepath.Join(d.dir, "agents", "main", "sessions"))
 
 	fmt.Fprintf(d.w, "\n$ sessions_history {\"sessionKey\": %q, \"limit\": 4}\n", demoResearch)
-	hout := d.eng.CallTool(ctx, as, engine.ToolSessionsHistory, []byte(`{"sessionKey":"`+demoResearch+`","limit":4}`))
+	hout := d.eng.CallTool(ctx, as, api.ToolSessionsHistory, []byte(`{"sessionKey":"`+demoResearch+`","limit":4}`))
 	h, ok := hout.Payload.(engine.HistoryResult)
 	if hout.IsError || !ok {
 		return fmt.Errorf("demo: sessions_history failed: %s", hout.JSON())

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
@@ -151,7 +152,7 @@ func BenchmarkListMessageLimit5Over10k(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		out := h.e.callTool(ctx, Requester{}, ToolSessionsList, []byte(`{"limit":200,"messageLimit":5}`))
+		out := h.e.callTool(ctx, Requester{}, api.ToolSessionsList, []byte(`{"limit":200,"messageLimit":5}`))
 		if out.IsError || out.Payload.(ListResult).Count != 200 {
 			b.Fatalf("list: %s", out.JSON())
 		}

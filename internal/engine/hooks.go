@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/policy"
@@ -19,7 +20,7 @@ type hooks struct{ e *Engine }
 var _ runtime.Hooks = hooks{}
 
 // agentTools are the tools a top-level agent session gets.
-var agentTools = []string{ToolSessionsList, ToolSessionsHistory, ToolSessionsSend, ToolSessionsSpawn, ToolAgentsList, ToolSubagents}
+var agentTools = []string{api.ToolSessionsList, api.ToolSessionsHistory, api.ToolSessionsSend, api.ToolSessionsSpawn, api.ToolAgentsList, api.ToolSubagents}
 
 // toolsFor lists the tools the runs of s may call.
 func (e *Engine) toolsFor(s domain.Session) []string {
@@ -124,7 +125,7 @@ func (h hooks) AfterFinish(run domain.Run) {
 }
 
 func (h hooks) PersistToolCall(name string, args json.RawMessage) json.RawMessage {
-	if name == ToolSessionsSpawn {
+	if name == api.ToolSessionsSpawn {
 		return attachments.RedactArguments(args)
 	}
 	return args

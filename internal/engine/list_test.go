@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
@@ -31,7 +32,7 @@ func TestListRowsKindsAndLimits(t *testing.T) {
 	h.chat("main", "hello")
 	h.chat("agent:main:discord:group:42", "hi group")
 	h.chat("cron:nightly", "tick")
-	res := listResult(t, h.call(Requester{}, ToolSessionsList, `{}`))
+	res := listResult(t, h.call(Requester{}, api.ToolSessionsList, `{}`))
 	if res.Count != 3 || len(res.Sessions) != 3 {
 		t.Fatalf("count = %d rows %v", res.Count, keysOf(res))
 	}
@@ -50,20 +51,20 @@ func TestListRowsKindsAndLimits(t *testing.T) {
 	if c := byKey["agent:main:cron:nightly"]; c.Kind != "cron" || c.Channel != "internal" {
 		t.Fatalf("cron row = %+v", c)
 	}
-	if keys := keysOf(listResult(t, h.call(Requester{}, ToolSessionsList, `{"kinds":["group","cron"]}`))); len(keys) != 2 {
+	if keys := keysOf(listResult(t, h.call(Requester{}, api.ToolSessionsList, `{"kinds":["group","cron"]}`))); len(keys) != 2 {
 		t.Fatalf("kinds filter = %v", keys)
 	}
-	if keys := keysOf(listResult(t, h.call(Requester{}, ToolSessionsList, `{"limit":0}`))); len(keys) != 1 {
+	if keys := keysOf(listResult(t, h.call(Requester{}, api.ToolSessionsList, `{"limit":0}`))); len(keys) != 1 {
 		t.Fatalf("limit 0 clamps to 1, got %v", keys)
 	}
-	if keys := keysOf(listResult(t, h.call(Requester{}, ToolSessionsList, `{"limit":1000000000}`))); len(keys) != 3 {
+	if keys := keysOf(listResult(t, h.call(Requester{}, api.ToolSessionsList, `{"limit":1000000000}`))); len(keys) != 3 {
 		t.Fatalf("huge limit clamps to 200, got %v", keys)
 	}
-	if keys := keysOf(listResult(t, h.call(Requester{}, ToolSessionsList, `{"active_minutes":5}`))); len(keys) != 3 {
+	if keys := keysOf(listResult(t, h.call(Requester{}, api.ToolSessionsList, `{"active_minutes":5}`))); len(keys) != 3 {
 		t.Fatalf("activeMinutes alias, got %v", keys)
 	}
 	for _, bad := range []string{`{"limit":-1}`, `{"limit":"ten"}`, `{"kinds":["main","weird"]}`, `{"kinds":"main"}`, `{"messageLimit":-2}`, `{"activeMinutes":2.5}`} {
-		if out := h.call(Requester{}, ToolSessionsList, bad); !out.IsError {
+		if out := h.call(Requester{}, api.ToolSessionsList, bad); !out.IsError {
 			t.Errorf("%s accepted: %s", bad, out.JSON())
 		}
 	}
@@ -74,7 +75,7 @@ func TestListMessagesDropToolResults(t *testing.T) {
 		toolCall(config.ScriptWhen{Role: "user", Message: "^tools$"}, "agents_list", nil),
 	}, nil)
 	h.chat("main", "tools")
-	res := listResult(t, h.call(Requester{}, ToolSessionsList, `{"messageLimit":50}`))
+	res := listResult(t, h.call(Requester{}, api.ToolSessionsList, `{"messageLimit":50}`))
 	if len(res.Sessions) != 1 {
 		t.Fatalf("rows = %v", keysOf(res))
 	}
@@ -92,9 +93,9 @@ func TestListMessagesDropToolResults(t *testing.T) {
 func TestTreeVisibilityHidesSiblingsAndLeaksNothing(t *testing.T) {
 	h := newHarness(t, []config.ScriptRule{rule(config.ScriptWhen{Session: "secret"}, "the secret is 42")}, nil)
 	h.chat("agent:main:secret", "tell")
-	child := spawnResult(t, h.call(Requester{}, ToolSessionsSpawn, `{"task":"work"}`))
+	child := spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"work"}`))
 	h.waitFor("child done", func() bool { return len(announces(h, "main")) == 1 })
-	res := listResult(t, h.call(Requester{}, ToolSessionsList, `{"messageLimit":5}`))
+	res := listResult(t, h.call(Requester{}, api.ToolSessionsList, `{"messageLimit":5}`))
 	keys := keysOf(res)
 	if strings.Join(keys, ",") != "main,"+child.ChildSessionKey && strings.Join(keys, ",") != child.ChildSessionKey+",main" {
 		t.Fatalf("tree listing = %v", keys)
@@ -103,11 +104,11 @@ func TestTreeVisibilityHidesSiblingsAndLeaksNothing(t *testing.T) {
 	if strings.Contains(string(raw), "secret is 42") {
 		t.Fatalf("listing leaks a sibling's messages")
 	}
-	out := h.call(Requester{}, ToolSessionsHistory, `{"sessionKey":"agent:main:secret"}`)
+	out := h.call(Requester{}, api.ToolSessionsHistory, `{"sessionKey":"agent:main:secret"}`)
 	if !out.IsError || !strings.Contains(string(out.JSON()), `"forbidden"`) || !strings.Contains(errorOf(out), "tools.sessions.visibility=tree") {
 		t.Fatalf("sibling history: %s", out.JSON())
 	}
-	out = h.call(Requester{}, ToolSessionsHistory, `{"sessionKey":"`+child.ChildSessionKey+`"}`)
+	out = h.call(Requester{}, api.ToolSessionsHistory, `{"sessionKey":"`+child.ChildSessionKey+`"}`)
 	if out.IsError {
 		t.Fatalf("own child history: %s", out.JSON())
 	}
@@ -136,7 +137,7 @@ func TestHistoryRefsFlagsAndMasking(t *testing.T) {
 		}
 		return out.Payload.(HistoryResult)
 	}
-	res = decode(h.call(Requester{}, ToolSessionsHistory, `{"sessionKey":"`+s.SessionID+`","limit":100}`))
+	res = decode(h.call(Requester{}, api.ToolSessionsHistory, `{"sessionKey":"`+s.SessionID+`","limit":100}`))
 	if res.SessionKey != "main" {
 		t.Fatalf("sessionKey = %q", res.SessionKey)
 	}
@@ -152,14 +153,14 @@ func TestHistoryRefsFlagsAndMasking(t *testing.T) {
 			t.Fatalf("toolResult without includeTools")
 		}
 	}
-	withTools := decode(h.call(Requester{}, ToolSessionsHistory, `{"sessionKey":"main","includeTools":true,"limit":100}`))
+	withTools := decode(h.call(Requester{}, api.ToolSessionsHistory, `{"sessionKey":"main","includeTools":true,"limit":100}`))
 	if len(withTools.Messages) != len(res.Messages)+1 {
 		t.Fatalf("includeTools: %d vs %d messages", len(withTools.Messages), len(res.Messages))
 	}
-	if got := decode(h.call(Requester{}, ToolSessionsHistory, `{"sessionKey":"main","limit":2}`)); len(got.Messages) != 2 || got.Messages[1].Role != "assistant" {
+	if got := decode(h.call(Requester{}, api.ToolSessionsHistory, `{"sessionKey":"main","limit":2}`)); len(got.Messages) != 2 || got.Messages[1].Role != "assistant" {
 		t.Fatalf("limit 2 = %q", texts(got.Messages))
 	}
-	if got := decode(h.call(Requester{}, ToolSessionsHistory, `{"sessionKey":"agent:main:nothing-yet"}`)); len(got.Messages) != 0 {
+	if got := decode(h.call(Requester{}, api.ToolSessionsHistory, `{"sessionKey":"agent:main:nothing-yet"}`)); len(got.Messages) != 0 {
 		t.Fatalf("new key history = %v", got.Messages)
 	}
 	for args, want := range map[string]string{
@@ -169,7 +170,7 @@ func TestHistoryRefsFlagsAndMasking(t *testing.T) {
 		`{"sessionKey":"main","limit":-1}`:                      "limit must be at least 1",
 		`{"sessionKey":"main","includeTools":"yes"}`:            "includeTools must be a boolean",
 	} {
-		out := h.call(Requester{}, ToolSessionsHistory, args)
+		out := h.call(Requester{}, api.ToolSessionsHistory, args)
 		if !out.IsError || !strings.Contains(errorOf(out), want) {
 			t.Errorf("%s: %s, want error %q", args, out.JSON(), want)
 		}
@@ -181,7 +182,7 @@ func TestAgentsList(t *testing.T) {
 		c.Agents.List = []config.AgentConfig{{ID: "main", Name: "Main"}, {ID: "research", Model: "other/model"}}
 		c.Agents.Defaults.Subagents.AllowAgents = []string{"*"}
 	})
-	out := h.call(Requester{}, ToolAgentsList, `{}`)
+	out := h.call(Requester{}, api.ToolAgentsList, `{}`)
 	raw := string(out.JSON())
 	if out.IsError || !strings.Contains(raw, `"allowAny": true`) || !strings.Contains(raw, `"research"`) || !strings.Contains(raw, `"requester": "main"`) {
 		t.Fatalf("agents_list = %s", raw)

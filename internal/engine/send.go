@@ -125,7 +125,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 			Role:    domain.RoleUser,
 			Content: domain.TextContent(p.Message),
 			Provenance: &domain.Provenance{Kind: domain.ProvenanceInterSession, SourceSessionKey: requesterKey,
-				SourceChannel: requesterChannel, SourceTool: ToolSessionsSend, SourceRunID: req.RunID},
+				SourceChannel: requesterChannel, SourceTool: api.ToolSessionsSend, SourceRunID: req.RunID},
 		},
 		System: exchange.MessageContext(requesterKey, requesterChannel, target, targetChannel),
 		Chain:  chain,

@@ -102,7 +102,7 @@ func TestSendNoReplyIsSilence(t *testing.T) {
 			t.Fatalf("NO_REPLY primary reply started %d follow-ups, the first a %s run", len(f), f[0].Kind)
 		}
 		// From outside a run, the answer omits the silent reply.
-		res := sendResult(t, h.call(Requester{}, ToolSessionsSend, `{"sessionKey":"research","message":"ping"}`))
+		res := sendResult(t, h.call(Requester{}, api.ToolSessionsSend, `{"sessionKey":"research","message":"ping"}`))
 		if res.Status != "ok" || res.Reply != "" {
 			t.Fatalf("send answer = %+v, want ok without reply", res)
 		}
@@ -139,9 +139,9 @@ func TestSendNoReplyIsSilence(t *testing.T) {
 func TestSendAmbiguousReferences(t *testing.T) {
 	h := newHarness(t, nil, agentVisibility)
 	// patch keeps labels unique per agent; spawned children may share one.
-	c1 := spawnResult(t, h.call(Requester{}, ToolSessionsSpawn, `{"task":"first","label":"dup"}`))
-	c2 := spawnResult(t, h.call(Requester{}, ToolSessionsSpawn, `{"task":"second","label":"dup"}`))
-	res := sendResult(t, h.call(Requester{}, ToolSessionsSend, `{"label":"dup","message":"hi"}`))
+	c1 := spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"first","label":"dup"}`))
+	c2 := spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"second","label":"dup"}`))
+	res := sendResult(t, h.call(Requester{}, api.ToolSessionsSend, `{"label":"dup","message":"hi"}`))
 	if res.Status != "error" || !strings.HasPrefix(res.Error, "Multiple sessions found with label: dup (") ||
 		!strings.Contains(res.Error, c1.ChildSessionKey) || !strings.Contains(res.Error, c2.ChildSessionKey) || res.RunID != "" {
 		t.Fatalf("ambiguous label: %+v", res)
@@ -160,7 +160,7 @@ func TestSendAmbiguousReferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantPrefix := "Multiple sessions found for sessionId: " + one.SessionID + " ("
-	res = sendResult(t, h.call(Requester{}, ToolSessionsSend, `{"sessionKey":"`+one.SessionID+`","message":"hi"}`))
+	res = sendResult(t, h.call(Requester{}, api.ToolSessionsSend, `{"sessionKey":"`+one.SessionID+`","message":"hi"}`))
 	if res.Status != "error" || !strings.HasPrefix(res.Error, wantPrefix) || !strings.Contains(res.Error, "agent:main:twin") || res.RunID != "" {
 		t.Fatalf("ambiguous sessionId via sessions_send: %+v", res)
 	}
@@ -190,7 +190,7 @@ func TestSpawnRetainOnSessionKeep(t *testing.T) {
 				c.Tools.SessionsSpawn.Attachments.RetainOnSessionKeep = tt.retain
 			})
 			content := base64.StdEncoding.EncodeToString([]byte("payload"))
-			res := spawnResult(t, h.call(Requester{}, ToolSessionsSpawn,
+			res := spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn,
 				`{"task":"use it","cleanup":"`+tt.cleanup+`","attachments":[{"name":"a.txt","content":"`+content+`","encoding":"base64"}]}`))
 			dir := filepath.Join(h.dir, "agents", "main", "workspace", res.Attachments.RelDir)
 			if _, err := os.Stat(filepath.Join(dir, "a.txt")); err != nil {

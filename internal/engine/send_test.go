@@ -56,7 +56,7 @@ func TestSendFromOutsideARunRepliesAndAnnounces(t *testing.T) {
 		rule(config.ScriptWhen{Session: "research$", System: "Agent-to-agent announce step:"}, "announcing: done"),
 		rule(config.ScriptWhen{Session: "research$", Message: "^find (.*)$"}, "found $1"),
 	}, agentVisibility)
-	res := sendResult(t, h.call(Requester{}, ToolSessionsSend, `{"sessionKey":"agent:main:research","message":"find cats"}`))
+	res := sendResult(t, h.call(Requester{}, api.ToolSessionsSend, `{"sessionKey":"agent:main:research","message":"find cats"}`))
 	if res.Status != "ok" || res.Reply != "found cats" || res.SessionKey != research || res.RunID == "" {
 		t.Fatalf("result = %+v", res)
 	}
@@ -179,7 +179,7 @@ func TestSendTimeoutStillFinishesAndAnnounces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := sendResult(t, h.call(Requester{}, ToolSessionsSend, `{"sessionKey":"research","message":"slow","timeoutSeconds":1}`))
+	res := sendResult(t, h.call(Requester{}, api.ToolSessionsSend, `{"sessionKey":"research","message":"slow","timeoutSeconds":1}`))
 	if res.Status != "timeout" || res.Error == "" || res.RunID == "" {
 		t.Fatalf("result = %+v, want timeout", res)
 	}
@@ -195,7 +195,7 @@ func TestSendTimeoutStillFinishesAndAnnounces(t *testing.T) {
 
 func TestSendFireAndForget(t *testing.T) {
 	h := newHarness(t, nil, agentVisibility)
-	res := sendResult(t, h.call(Requester{}, ToolSessionsSend, `{"session_key":"research","message":"hi","timeout_seconds":0}`))
+	res := sendResult(t, h.call(Requester{}, api.ToolSessionsSend, `{"session_key":"research","message":"hi","timeout_seconds":0}`))
 	if res.Status != "accepted" || res.RunID == "" || res.Reply != "" {
 		t.Fatalf("result = %+v", res)
 	}
@@ -217,7 +217,7 @@ func TestSendErrorsAndPolicy(t *testing.T) {
 		c.Session.SendPolicy = &config.SendPolicyConfig{Rules: []config.SendPolicyRule{
 			{Match: config.SendPolicyMatch{Channel: "discord", ChatType: "group"}, Action: "deny"}}, Default: "allow"}
 	})
-	res := sendResult(t, h.call(Requester{}, ToolSessionsSend, `{"sessionKey":"broken","message":"hi"}`))
+	res := sendResult(t, h.call(Requester{}, api.ToolSessionsSend, `{"sessionKey":"broken","message":"hi"}`))
 	if res.Status != "error" || res.Error != "model exploded" {
 		t.Fatalf("provider error: %+v", res)
 	}
@@ -232,7 +232,7 @@ func TestSendErrorsAndPolicy(t *testing.T) {
 	if n := len(runsOf(h, "agent:main:broken", domain.RunKindAnnounce)); n != 0 {
 		t.Fatalf("announce after failed run: %d runs", n)
 	}
-	out := h.call(Requester{}, ToolSessionsSend, `{"sessionKey":"agent:main:discord:group:123","message":"hi"}`)
+	out := h.call(Requester{}, api.ToolSessionsSend, `{"sessionKey":"agent:main:discord:group:123","message":"hi"}`)
 	res = sendResult(t, out)
 	if res.Status != "error" || res.Error != "send blocked by session policy" || !out.IsError {
 		t.Fatalf("policy deny: %+v", res)
@@ -240,7 +240,7 @@ func TestSendErrorsAndPolicy(t *testing.T) {
 	if _, err := h.e.patch(t.Context(), "research", PatchParams{SendPolicy: str("deny")}); err != nil {
 		t.Fatal(err)
 	}
-	res = sendResult(t, h.call(Requester{}, ToolSessionsSend, `{"sessionKey":"research","message":"hi"}`))
+	res = sendResult(t, h.call(Requester{}, api.ToolSessionsSend, `{"sessionKey":"research","message":"hi"}`))
 	if res.Status != "error" || res.Error != "send blocked by session policy" {
 		t.Fatalf("session override deny: %+v", res)
 	}
@@ -269,7 +269,7 @@ func TestSendBadInput(t *testing.T) {
 		{`[1,2]`, "arguments must be a JSON object"},
 	}
 	for _, c := range cases {
-		out := h.call(Requester{}, ToolSessionsSend, c.args)
+		out := h.call(Requester{}, api.ToolSessionsSend, c.args)
 		b := errorOf(out)
 		if !out.IsError || !strings.Contains(b, c.want) {
 			t.Errorf("args %.60s: isError=%v payload=%s, want error containing %q", c.args, out.IsError, b, c.want)

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
-
 	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/policy"
@@ -171,7 +170,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 	spec := runSpec{
 		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(task),
 			Provenance: &domain.Provenance{Kind: domain.ProvenanceInterSession, SourceSessionKey: requesterKey,
-				SourceTool: ToolSessionsSpawn, SourceRunID: req.RunID}},
+				SourceTool: api.ToolSessionsSpawn, SourceRunID: req.RunID}},
 		System:      subagent.Context(requesterKey, childKey, p.Label),
 		Model:       model,
 		Thinking:    p.Thinking,

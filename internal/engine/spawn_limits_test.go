@@ -33,12 +33,12 @@ func TestSpawnMaxChildrenPerAgentRefuses(t *testing.T) {
 		c.Agents.Defaults.Subagents.MaxConcurrent = 8
 	})
 	for i := range 2 {
-		spawnResult(t, h.call(Requester{}, ToolSessionsSpawn, `{"task":"slow `+string(rune('a'+i))+`"}`))
+		spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"slow `+string(rune('a'+i))+`"}`))
 	}
-	wantSpawnRefused(t, "third child of main", h.call(Requester{}, ToolSessionsSpawn, `{"task":"one too many"}`),
+	wantSpawnRefused(t, "third child of main", h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"one too many"}`),
 		"sessions_spawn refused: this session already has 2 active sub-agents (agents.defaults.subagents.maxChildrenPerAgent=2)")
 	// The limit is per requester session: another session is not counted.
-	spawnResult(t, h.call(Requester{SessionKey: "agent:main:other"}, ToolSessionsSpawn, `{"task":"from other"}`))
+	spawnResult(t, h.call(Requester{SessionKey: "agent:main:other"}, api.ToolSessionsSpawn, `{"task":"from other"}`))
 }
 
 // TestSpawnMaxConcurrentRefuses proves maxConcurrent counts every active
@@ -48,9 +48,9 @@ func TestSpawnMaxConcurrentRefuses(t *testing.T) {
 		c.Agents.Defaults.Subagents.MaxChildrenPerAgent = 5
 		c.Agents.Defaults.Subagents.MaxConcurrent = 2
 	})
-	spawnResult(t, h.call(Requester{}, ToolSessionsSpawn, `{"task":"first"}`))
-	spawnResult(t, h.call(Requester{SessionKey: "agent:main:other"}, ToolSessionsSpawn, `{"task":"second"}`))
-	wantSpawnRefused(t, "third child overall", h.call(Requester{SessionKey: "agent:main:third"}, ToolSessionsSpawn, `{"task":"third"}`),
+	spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"first"}`))
+	spawnResult(t, h.call(Requester{SessionKey: "agent:main:other"}, api.ToolSessionsSpawn, `{"task":"second"}`))
+	wantSpawnRefused(t, "third child overall", h.call(Requester{SessionKey: "agent:main:third"}, api.ToolSessionsSpawn, `{"task":"third"}`),
 		"sessions_spawn refused: 2 sub-agents are already active (agents.defaults.subagents.maxConcurrent=2)")
 }
 
@@ -65,18 +65,18 @@ func TestSpawnSandboxRules(t *testing.T) {
 			{ID: "box", Sandbox: &config.AgentSandbox{Mode: config.SandboxAll}, Subagents: &config.AgentSubagents{AllowAgents: all}},
 		}
 	})
-	wantSpawnRefused(t, "require, unsandboxed child", h.call(Requester{}, ToolSessionsSpawn, `{"task":"t","sandbox":"require"}`),
+	wantSpawnRefused(t, "require, unsandboxed child", h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"t","sandbox":"require"}`),
 		`sessions_spawn refused: sandbox="require" but agent "main" runs unsandboxed (set its sandbox.mode to "all")`)
-	res := spawnResult(t, h.call(Requester{}, ToolSessionsSpawn, `{"task":"t","sandbox":"require","agentId":"box"}`))
+	res := spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"t","sandbox":"require","agentId":"box"}`))
 	child, err := h.st.GetSession(t.Context(), res.ChildSessionKey)
 	if err != nil || !child.Sandboxed {
 		t.Fatalf("sandbox=require child row = %+v, %v; want sandboxed", child, err)
 	}
 
 	box := Requester{SessionKey: "agent:box:main"}
-	wantSpawnRefused(t, "sandboxed requester, unsandboxed target", h.call(box, ToolSessionsSpawn, `{"task":"t","agentId":"main"}`),
+	wantSpawnRefused(t, "sandboxed requester, unsandboxed target", h.call(box, api.ToolSessionsSpawn, `{"task":"t","agentId":"main"}`),
 		`sessions_spawn refused: this session is sandboxed and agent "main" would run unsandboxed`)
-	res = spawnResult(t, h.call(box, ToolSessionsSpawn, `{"task":"t"}`))
+	res = spawnResult(t, h.call(box, api.ToolSessionsSpawn, `{"task":"t"}`))
 	if child, err := h.st.GetSession(t.Context(), res.ChildSessionKey); err != nil || !child.Sandboxed {
 		t.Fatalf("sandboxed requester's child row = %+v, %v; want sandboxed", child, err)
 	}
@@ -89,13 +89,13 @@ func TestSpawnSandboxRules(t *testing.T) {
 // "Visibility": tree is transitive).
 func TestSpawnDepthTwoAllowsGrandchildrenAndTreeIsTransitive(t *testing.T) {
 	h := newHarness(t, nil, func(c *config.Config) { c.Agents.Defaults.Subagents.MaxSpawnDepth = 2 })
-	child := spawnResult(t, h.call(Requester{}, ToolSessionsSpawn, `{"task":"child task"}`))
-	grand := spawnResult(t, h.call(Requester{SessionKey: child.ChildSessionKey}, ToolSessionsSpawn, `{"task":"grandchild task"}`))
+	child := spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"child task"}`))
+	grand := spawnResult(t, h.call(Requester{SessionKey: child.ChildSessionKey}, api.ToolSessionsSpawn, `{"task":"grandchild task"}`))
 	row, err := h.st.GetSession(t.Context(), grand.ChildSessionKey)
 	if err != nil || row.SpawnDepth != 2 || row.SpawnedBy != child.ChildSessionKey {
 		t.Fatalf("grandchild row = %+v, %v; want depth 2 spawned by %s", row, err, child.ChildSessionKey)
 	}
-	wantSpawnRefused(t, "spawn at depth 3", h.call(Requester{SessionKey: grand.ChildSessionKey}, ToolSessionsSpawn, `{"task":"too deep"}`),
+	wantSpawnRefused(t, "spawn at depth 3", h.call(Requester{SessionKey: grand.ChildSessionKey}, api.ToolSessionsSpawn, `{"task":"too deep"}`),
 		"sessions_spawn refused: spawn depth 3 would exceed agents.defaults.subagents.maxSpawnDepth=2")
 
 	if r, err := h.e.waitRun(t.Context(), grand.RunID, 10*time.Second); err != nil || r.Status != domain.RunOK {
@@ -103,7 +103,7 @@ func TestSpawnDepthTwoAllowsGrandchildrenAndTreeIsTransitive(t *testing.T) {
 	}
 	// The root (default tree visibility) sees the grandchild: through the
 	// tool and through the api.Service a surface calls.
-	keys := keysOf(listResult(t, h.call(Requester{}, ToolSessionsList, `{}`)))
+	keys := keysOf(listResult(t, h.call(Requester{}, api.ToolSessionsList, `{}`)))
 	if !slices.Contains(keys, grand.ChildSessionKey) || !slices.Contains(keys, child.ChildSessionKey) {
 		t.Fatalf("root's sessions_list = %v, want child and grandchild", keys)
 	}
@@ -116,7 +116,7 @@ func TestSpawnDepthTwoAllowsGrandchildrenAndTreeIsTransitive(t *testing.T) {
 	if err != nil || len(hist.Messages) == 0 || hist.Messages[0].Content.Text() == "" {
 		t.Fatalf("root reads the grandchild's history = %+v, %v", hist, err)
 	}
-	if out := h.call(Requester{}, ToolSessionsHistory, `{"sessionKey":"`+grand.ChildSessionKey+`"}`); out.IsError {
+	if out := h.call(Requester{}, api.ToolSessionsHistory, `{"sessionKey":"`+grand.ChildSessionKey+`"}`); out.IsError {
 		t.Fatalf("sessions_history of the grandchild as root: %s", out.JSON())
 	}
 	// A session outside the tree sees neither.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
@@ -36,7 +37,7 @@ func TestSpawnAnnouncesResult(t *testing.T) {
 	h := newHarness(t, []config.ScriptRule{
 		rule(config.ScriptWhen{Session: ":subagent:", Message: "^summarize (.*)$"}, "summary of $1"),
 	}, nil)
-	res := spawnResult(t, h.call(Requester{}, ToolSessionsSpawn, `{"task":"summarize the docs","label":"docs"}`))
+	res := spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"summarize the docs","label":"docs"}`))
 	if res.Status != "accepted" || res.RunID == "" || !strings.HasPrefix(res.ChildSessionKey, "agent:main:subagent:") || res.Mode != "run" {
 		t.Fatalf("result = %+v", res)
 	}
@@ -77,7 +78,7 @@ func TestSpawnReturnsBeforeTheChildEnds(t *testing.T) {
 	h := newHarness(t, []config.ScriptRule{
 		{When: config.ScriptWhen{Session: ":subagent:"}, Reply: str("never"), DelayMs: 60_000},
 	}, nil)
-	res := spawnResult(t, h.call(Requester{}, ToolSessionsSpawn, `{"task":"block"}`))
+	res := spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"block"}`))
 	r, err := h.st.GetRun(t.Context(), res.RunID)
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +93,7 @@ func TestSpawnEmptyReplyUsesLatestToolResult(t *testing.T) {
 		toolCall(config.ScriptWhen{Session: ":subagent:", Role: "user"}, "agents_list", nil),
 		rule(config.ScriptWhen{Session: ":subagent:", Role: "toolResult"}, ""),
 	}, func(c *config.Config) { c.Tools.Subagents.Tools.Allow = []string{"agents_list"} })
-	spawnResult(t, h.call(Requester{}, ToolSessionsSpawn, `{"task":"list agents"}`))
+	spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"list agents"}`))
 	h.waitFor("announce", func() bool { return len(announces(h, "main")) == 1 })
 	a := announces(h, "main")[0].Content.Text()
 	if !strings.Contains(a, `"requester": "main"`) || !strings.Contains(a, "latest tool result") {
@@ -104,7 +105,7 @@ func TestSpawnAnnounceSkipAndCleanupDelete(t *testing.T) {
 	h := newHarness(t, []config.ScriptRule{
 		rule(config.ScriptWhen{Session: ":subagent:"}, "ANNOUNCE_SKIP"),
 	}, nil)
-	res := spawnResult(t, h.call(Requester{}, ToolSessionsSpawn, `{"task":"quiet","cleanup":"delete"}`))
+	res := spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"quiet","cleanup":"delete"}`))
 	h.waitFor("announce item handled", func() bool {
 		items := outboxOf(h, domain.OutboxSubagentAnnounce)
 		return len(items) == 1 && items[0].Status == domain.OutboxDelivered
@@ -121,7 +122,7 @@ func TestSpawnTimeoutAndCancel(t *testing.T) {
 	h := newHarness(t, []config.ScriptRule{
 		{When: config.ScriptWhen{Session: ":subagent:"}, Reply: str("never"), DelayMs: 60_000},
 	}, nil)
-	res := spawnResult(t, h.call(Requester{}, ToolSessionsSpawn, `{"task":"slow","runTimeoutSeconds":1}`))
+	res := spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"slow","runTimeoutSeconds":1}`))
 	r, err := h.e.waitRun(t.Context(), res.RunID, 10*time.Second)
 	if err != nil || r.Status != domain.RunTimeout {
 		t.Fatalf("timed-out child = %+v, %v", r, err)
@@ -131,8 +132,8 @@ func TestSpawnTimeoutAndCancel(t *testing.T) {
 		t.Fatalf("announce = %s", a)
 	}
 
-	res2 := spawnResult(t, h.call(Requester{}, ToolSessionsSpawn, `{"task":"slow too"}`))
-	out := h.call(Requester{}, ToolSubagents, `{"action":"cancel","target":"`+res2.ChildSessionKey+`"}`)
+	res2 := spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"slow too"}`))
+	out := h.call(Requester{}, api.ToolSubagents, `{"action":"cancel","target":"`+res2.ChildSessionKey+`"}`)
 	if out.IsError {
 		t.Fatalf("cancel: %s", out.JSON())
 	}
@@ -154,13 +155,13 @@ func TestSpawnChildCannotSpawn(t *testing.T) {
 	h := newHarness(t, []config.ScriptRule{
 		toolCall(config.ScriptWhen{Session: ":subagent:", Role: "user"}, "sessions_spawn", map[string]any{"task": "grandchild"}),
 	}, nil)
-	res := spawnResult(t, h.call(Requester{}, ToolSessionsSpawn, `{"task":"try to spawn"}`))
+	res := spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"try to spawn"}`))
 	r, _ := h.e.waitRun(t.Context(), res.RunID, 10*time.Second)
 	if !strings.Contains(r.Reply, "tool not available: sessions_spawn") {
 		t.Fatalf("child reply = %q, want tool not available", r.Reply)
 	}
 	// Called directly as the child, the engine refuses too.
-	out := h.call(Requester{SessionKey: res.ChildSessionKey}, ToolSessionsSpawn, `{"task":"x"}`)
+	out := h.call(Requester{SessionKey: res.ChildSessionKey}, api.ToolSessionsSpawn, `{"task":"x"}`)
 	if !out.IsError || !strings.Contains(errorOf(out), "maxSpawnDepth=1") {
 		t.Fatalf("direct spawn from child: %s", out.JSON())
 	}
@@ -170,19 +171,19 @@ func TestSpawnAllowlistAndModel(t *testing.T) {
 	h := newHarness(t, nil, func(c *config.Config) {
 		c.Agents.List = []config.AgentConfig{{ID: "main", Subagents: &config.AgentSubagents{AllowAgents: []string{"research"}}}, {ID: "research"}, {ID: "ops"}}
 	})
-	res := spawnResult(t, h.call(Requester{}, ToolSessionsSpawn, `{"task":"t","agentId":"research"}`))
+	res := spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"t","agentId":"research"}`))
 	if !strings.HasPrefix(res.ChildSessionKey, "agent:research:subagent:") {
 		t.Fatalf("child key = %s", res.ChildSessionKey)
 	}
-	out := h.call(Requester{}, ToolSessionsSpawn, `{"task":"t","agentId":"ops"}`)
+	out := h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"t","agentId":"ops"}`)
 	if !out.IsError || !strings.Contains(string(out.JSON()), "forbidden") {
 		t.Fatalf("disallowed agent: %s", out.JSON())
 	}
-	out = h.call(Requester{}, ToolSessionsSpawn, `{"task":"t","model":"nope/model"}`)
+	out = h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"t","model":"nope/model"}`)
 	if !out.IsError || !strings.Contains(errorOf(out), "valid: script") {
 		t.Fatalf("unknown model: %s", out.JSON())
 	}
-	res = spawnResult(t, h.call(Requester{}, ToolSessionsSpawn, `{"task":"t","model":"other/model"}`))
+	res = spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"t","model":"other/model"}`))
 	if res.ModelApplied != "other/model" {
 		t.Fatalf("modelApplied = %q", res.ModelApplied)
 	}
@@ -206,7 +207,7 @@ func TestSpawnBadInput(t *testing.T) {
 		{`{"task":"t","label":"` + strings.Repeat("l", 513) + `"}`, "label is too long"},
 	}
 	for _, c := range cases {
-		out := h.call(Requester{}, ToolSessionsSpawn, c.args)
+		out := h.call(Requester{}, api.ToolSessionsSpawn, c.args)
 		if !out.IsError || !strings.Contains(errorOf(out), c.want) {
 			t.Errorf("args %.60s: %s, want error containing %q", c.args, out.JSON(), c.want)
 		}
@@ -218,7 +219,7 @@ func TestSpawnAttachments(t *testing.T) {
 		rule(config.ScriptWhen{Session: ":subagent:"}, "read them"),
 	}, func(c *config.Config) { c.Tools.SessionsSpawn.Attachments.Enabled = true })
 	content := base64.StdEncoding.EncodeToString([]byte("secret payload"))
-	res := spawnResult(t, h.call(Requester{}, ToolSessionsSpawn,
+	res := spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn,
 		`{"task":"use files","attachments":[{"name":"a.txt","content":"`+content+`","encoding":"base64"},{"name":"b.md","content":"# hi"}]}`))
 	if res.Attachments == nil || res.Attachments.Count != 2 || len(res.Attachments.Files[0].Sha256) != 64 {
 		t.Fatalf("receipt = %+v", res.Attachments)
@@ -227,7 +228,7 @@ func TestSpawnAttachments(t *testing.T) {
 	// Attachments are removed after the announce unless retained.
 	h.waitFor("announce", func() bool { return len(announces(h, "main")) == 1 })
 	h.waitFor("attachments removed", func() bool { _, err := os.Stat(dir); return os.IsNotExist(err) })
-	out := h.call(Requester{}, ToolSessionsSpawn, `{"task":"t","attachments":[{"name":"../x","content":"hi"}]}`)
+	out := h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"t","attachments":[{"name":"../x","content":"hi"}]}`)
 	if !out.IsError || !strings.Contains(errorOf(out), "attachments_invalid_name") {
 		t.Fatalf("bad name: %s", out.JSON())
 	}

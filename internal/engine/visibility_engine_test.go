@@ -28,7 +28,7 @@ func listAs(t *testing.T, h *harness, key string, req api.ListRequest, toolArgs 
 		t.Fatalf("ListSessions as %s: %v", key, err)
 	}
 	got := canonicalKeys(h, key, keysOf(res))
-	tool := canonicalKeys(h, key, keysOf(listResult(t, h.call(Requester{SessionKey: key}, ToolSessionsList, toolArgs))))
+	tool := canonicalKeys(h, key, keysOf(listResult(t, h.call(Requester{SessionKey: key}, api.ToolSessionsList, toolArgs))))
 	if !slices.Equal(got, tool) {
 		t.Fatalf("as %s: ListSessions %v, sessions_list %v", key, got, tool)
 	}
@@ -95,7 +95,7 @@ func TestVisibilitySelfThroughTheEngine(t *testing.T) {
 	h := newHarness(t, nil, func(c *config.Config) { c.Tools.Sessions.Visibility = "self" })
 	h.chat("main", "hello")
 	h.chat("agent:main:other", "hello")
-	child := spawnResult(t, h.call(Requester{}, ToolSessionsSpawn, `{"task":"t"}`))
+	child := spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"t"}`))
 	waitRunEnd(t, h, child.RunID)
 
 	if got := listAs(t, h, "agent:main:main", api.ListRequest{}, `{}`); !slices.Equal(got, []string{"agent:main:main"}) {

@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-go/switchboard/internal/api"
-	"github.com/switchboard-go/switchboard/internal/engine"
 )
 
 // BenchmarkHTTPSessionsList measures tools/call sessions_list over the
@@ -29,7 +28,7 @@ func BenchmarkHTTPSessionsList(b *testing.B) {
 
 	b.Run("sdk-client", func(b *testing.B) {
 		cs := connectHTTP(b, url, "tok")
-		params := &mcp.CallToolParams{Name: engine.ToolSessionsList, Arguments: map[string]any{}}
+		params := &mcp.CallToolParams{Name: api.ToolSessionsList, Arguments: map[string]any{}}
 		b.ReportAllocs()
 		for b.Loop() {
 			res, err := cs.CallTool(context.Background(), params)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/engine"
 )
 
 // tokenResolver maps bearer tokens to principals, as the gateway does with
@@ -65,27 +64,27 @@ func TestHTTPRequesterBinding(t *testing.T) {
 	asAlice := connectHTTP(t, ts.URL+"/mcp", "tok-alice")
 
 	// The main token is the operator: it sees every session.
-	_, p := call(t, asMain, engine.ToolSessionsList, nil)
+	_, p := call(t, asMain, api.ToolSessionsList, nil)
 	if got := keys(t, p); len(got) != 2 {
 		t.Errorf("main token sees %v, want both sessions", got)
 	}
-	_, p = call(t, asAlice, engine.ToolSessionsList, nil)
+	_, p = call(t, asAlice, api.ToolSessionsList, nil)
 	if got := keys(t, p); len(got) != 1 || got[0] != "agent:main:alice" {
 		t.Errorf("alice token sees %v, want [agent:main:alice]", got)
 	}
 
 	// Each requester reads its own transcript and not the other's.
-	res, p := call(t, asAlice, engine.ToolSessionsHistory, map[string]any{"sessionKey": "current"})
+	res, p := call(t, asAlice, api.ToolSessionsHistory, map[string]any{"sessionKey": "current"})
 	if res.IsError || len(p["messages"].([]any)) != 2 {
 		t.Errorf("alice reads her history: isError=%v payload=%v", res.IsError, p)
 	}
-	res, p = call(t, asAlice, engine.ToolSessionsHistory, map[string]any{"sessionKey": "agent:main:main"})
+	res, p = call(t, asAlice, api.ToolSessionsHistory, map[string]any{"sessionKey": "agent:main:main"})
 	if !res.IsError || p["status"] != "forbidden" {
 		t.Errorf("alice reads main's history: isError=%v payload=%v, want forbidden", res.IsError, p)
 	}
 
 	// A send over HTTP waits for and returns the reply.
-	res, p = call(t, asMain, engine.ToolSessionsSend, map[string]any{"sessionKey": "main", "message": "over http"})
+	res, p = call(t, asMain, api.ToolSessionsSend, map[string]any{"sessionKey": "main", "message": "over http"})
 	if res.IsError || p["reply"] != "echo: over http" {
 		t.Errorf("send over HTTP: isError=%v payload=%v", res.IsError, p)
 	}

@@ -48,23 +48,23 @@ func TestRemoteCaller(t *testing.T) {
 	remote := RemoteCaller{Client: client.New(gw.URL, "tok", hc)}
 	cs := connectStdio(t, New(remote, Options{}), operatorAs("agent:main:alice"))
 
-	res, p := call(t, cs, engine.ToolSessionsList, nil)
+	res, p := call(t, cs, api.ToolSessionsList, nil)
 	if got := keys(t, p); res.IsError || len(got) != 1 || got[0] != "agent:main:alice" {
 		t.Errorf("sessions_list through the gateway: isError=%v keys=%v, want alice's session", res.IsError, got)
 	}
-	res, p = call(t, cs, engine.ToolSessionsHistory, map[string]any{"sessionKey": "agent:main:main"})
+	res, p = call(t, cs, api.ToolSessionsHistory, map[string]any{"sessionKey": "agent:main:main"})
 	if !res.IsError || p["status"] != "forbidden" {
 		t.Errorf("forbidden through the gateway: isError=%v payload=%v", res.IsError, p)
 	}
-	res, p = call(t, cs, engine.ToolSessionsList, map[string]any{"limit": "x"})
+	res, p = call(t, cs, api.ToolSessionsList, map[string]any{"limit": "x"})
 	if !res.IsError || !strings.Contains(p["error"].(string), "limit must be a number") {
 		t.Errorf("invalid arguments through the gateway: isError=%v payload=%v", res.IsError, p)
 	}
 
 	// _meta.idempotencyKey reaches the engine as the tool's argument.
 	send := map[string]any{"sessionKey": "current", "message": "once", "timeoutSeconds": 0}
-	_, a := callMeta(t, cs, engine.ToolSessionsSend, send, mcp.Meta{"idempotencyKey": "remote-1"})
-	_, b := callMeta(t, cs, engine.ToolSessionsSend, send, mcp.Meta{"idempotencyKey": "remote-1"})
+	_, a := callMeta(t, cs, api.ToolSessionsSend, send, mcp.Meta{"idempotencyKey": "remote-1"})
+	_, b := callMeta(t, cs, api.ToolSessionsSend, send, mcp.Meta{"idempotencyKey": "remote-1"})
 	if a["runId"] == nil || a["runId"] != b["runId"] {
 		t.Errorf("retried send with one _meta.idempotencyKey: runs %v and %v, want one", a["runId"], b["runId"])
 	}
@@ -91,7 +91,7 @@ func TestRemoteCallerErrors(t *testing.T) {
 		{"no client", RemoteCaller{}, "error", "no gateway client"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out := tc.rc.CallTool(context.Background(), api.Operator(), engine.ToolSessionsList, nil)
+			out := tc.rc.CallTool(context.Background(), api.Operator(), api.ToolSessionsList, nil)
 			res := toResult(out)
 			p := payload(t, res)
 			if !res.IsError || p["status"] != tc.status || !strings.Contains(p["error"].(string), tc.want) {

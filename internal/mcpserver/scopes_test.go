@@ -9,7 +9,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-go/switchboard/internal/api"
-	"github.com/switchboard-go/switchboard/internal/engine"
 )
 
 // surface connects a client that acts as a principal.
@@ -54,22 +53,22 @@ func TestScopes(t *testing.T) {
 		calls []step
 	}{
 		{"read-only token", reader, []step{
-			{engine.ToolSessionsList, map[string]any{}, ""},
-			{engine.ToolSessionsHistory, map[string]any{"sessionKey": "main"}, ""},
-			{engine.ToolAgentsList, map[string]any{}, ""},
-			{engine.ToolSubagents, map[string]any{"action": "list"}, ""},
-			{engine.ToolSessionsSend, send, "missing scope"},
-			{engine.ToolSessionsSpawn, spawn, "missing scope"},
-			{engine.ToolSubagents, map[string]any{"action": "cancel", "target": "all"}, "missing scope"},
+			{api.ToolSessionsList, map[string]any{}, ""},
+			{api.ToolSessionsHistory, map[string]any{"sessionKey": "main"}, ""},
+			{api.ToolAgentsList, map[string]any{}, ""},
+			{api.ToolSubagents, map[string]any{"action": "list"}, ""},
+			{api.ToolSessionsSend, send, "missing scope"},
+			{api.ToolSessionsSpawn, spawn, "missing scope"},
+			{api.ToolSubagents, map[string]any{"action": "cancel", "target": "all"}, "missing scope"},
 		}},
 		{"read-only token bound to a session", boundReader, []step{
-			{engine.ToolSessionsList, map[string]any{}, ""},
-			{engine.ToolSessionsSend, send, "missing scope"},
-			{engine.ToolSessionsSpawn, spawn, "missing scope"},
+			{api.ToolSessionsList, map[string]any{}, ""},
+			{api.ToolSessionsSend, send, "missing scope"},
+			{api.ToolSessionsSpawn, spawn, "missing scope"},
 		}},
 		{"bound token acting as another session", elsewhere, []step{
-			{engine.ToolSessionsList, map[string]any{}, "acts as session"},
-			{engine.ToolSessionsSend, send, "acts as session"},
+			{api.ToolSessionsList, map[string]any{}, "acts as session"},
+			{api.ToolSessionsSend, send, "acts as session"},
 		}},
 	} {
 		for _, sf := range surfaces() {
@@ -121,11 +120,11 @@ func TestScopesAllowWrite(t *testing.T) {
 		t.Run(sf.name, func(t *testing.T) {
 			e := newEngine(t, "agent")
 			cs := sf.connect(t, New(e, Options{}), writer)
-			res, p := call(t, cs, engine.ToolSessionsSend, map[string]any{"sessionKey": "agent:main:bob", "message": "ping"})
+			res, p := call(t, cs, api.ToolSessionsSend, map[string]any{"sessionKey": "agent:main:bob", "message": "ping"})
 			if res.IsError || p["reply"] != "echo: ping" {
 				t.Fatalf("send as a write token: isError=%v payload=%v", res.IsError, p)
 			}
-			res, p = call(t, cs, engine.ToolSessionsHistory, map[string]any{"sessionKey": "current"})
+			res, p = call(t, cs, api.ToolSessionsHistory, map[string]any{"sessionKey": "current"})
 			if res.IsError || p["sessionKey"] != "agent:main:alice" {
 				t.Errorf("history of current = isError=%v payload=%v, want alice's session", res.IsError, p)
 			}
@@ -149,7 +148,7 @@ func TestIdempotencyPerPrincipal(t *testing.T) {
 
 	send := func(cs *mcp.ClientSession, args map[string]any) map[string]any {
 		t.Helper()
-		res, p := callMeta(t, cs, engine.ToolSessionsSend, args, key)
+		res, p := callMeta(t, cs, api.ToolSessionsSend, args, key)
 		if res.IsError {
 			t.Fatalf("send: %v", p)
 		}
@@ -163,7 +162,7 @@ func TestIdempotencyPerPrincipal(t *testing.T) {
 		t.Errorf("another token with the same key got run %v of the first", first)
 	}
 	changed := map[string]any{"sessionKey": "agent:main:bob", "message": "twice", "timeoutSeconds": 0}
-	res, p := callMeta(t, one, engine.ToolSessionsSend, changed, key)
+	res, p := callMeta(t, one, api.ToolSessionsSend, changed, key)
 	if msg, _ := p["error"].(string); !res.IsError || !strings.Contains(msg, api.ErrIdempotencyConflict) {
 		t.Errorf("same key, other message: isError=%v payload=%v, want %q", res.IsError, p, api.ErrIdempotencyConflict)
 	}

@@ -16,7 +16,6 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/engine"
 	"github.com/switchboard-go/switchboard/internal/tools"
 )
 
@@ -60,7 +59,7 @@ func TestToolsList(t *testing.T) {
 			}
 		}
 		_, idem := props["idempotencyKey"]
-		if idem != (tool.Name == engine.ToolSessionsSend || tool.Name == engine.ToolSessionsSpawn) {
+		if idem != (tool.Name == api.ToolSessionsSend || tool.Name == api.ToolSessionsSpawn) {
 			t.Errorf("%s: idempotencyKey advertised = %v", tool.Name, idem)
 		}
 		if tool.Annotations == nil || tool.Annotations.Title == "" {
@@ -98,13 +97,13 @@ func TestToolsList(t *testing.T) {
 }
 
 func TestToolsOption(t *testing.T) {
-	s := New(newEngine(t, "tree"), Options{Tools: []string{engine.ToolSessionsList, "nope", engine.ToolSessionsList, engine.ToolRunsWait}})
-	if diff := cmp.Diff([]string{engine.ToolSessionsList, engine.ToolRunsWait}, s.Tools()); diff != "" {
+	s := New(newEngine(t, "tree"), Options{Tools: []string{api.ToolSessionsList, "nope", api.ToolSessionsList, api.ToolRunsWait}})
+	if diff := cmp.Diff([]string{api.ToolSessionsList, api.ToolRunsWait}, s.Tools()); diff != "" {
 		t.Fatalf("tools (-want +got):\n%s", diff)
 	}
 	cs := connectStdio(t, s, operatorAs("main"))
 	// A tool left out is not callable: the SDK answers a protocol error.
-	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: engine.ToolSessionsSend, Arguments: map[string]any{"message": "x"}})
+	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: api.ToolSessionsSend, Arguments: map[string]any{"message": "x"}})
 	if err == nil || !strings.Contains(err.Error(), "unknown tool") {
 		t.Fatalf("calling a tool left out: err = %v, want unknown tool", err)
 	}
@@ -117,7 +116,7 @@ func TestSessionsList(t *testing.T) {
 	}
 	cs := connectStdio(t, New(e, Options{}), operatorAs("main"))
 
-	res, p := call(t, cs, engine.ToolSessionsList, map[string]any{})
+	res, p := call(t, cs, api.ToolSessionsList, map[string]any{})
 	if res.IsError {
 		t.Fatalf("isError: %v", p)
 	}
@@ -131,7 +130,7 @@ func TestSessionsList(t *testing.T) {
 	}
 
 	// Parameters reach the engine: a limit and snake_case aliases.
-	_, p = call(t, cs, engine.ToolSessionsList, map[string]any{"limit": 1, "message_limit": 2})
+	_, p = call(t, cs, api.ToolSessionsList, map[string]any{"limit": 1, "message_limit": 2})
 	rows := p["sessions"].([]any)
 	if len(rows) != 1 {
 		t.Fatalf("limit 1: %d rows", len(rows))
@@ -145,7 +144,7 @@ func TestSessionsList(t *testing.T) {
 func TestSessionsSendReply(t *testing.T) {
 	e := newEngine(t, "agent")
 	cs := connectStdio(t, New(e, Options{}), operatorAs("main"))
-	res, p := call(t, cs, engine.ToolSessionsSend, map[string]any{"sessionKey": "agent:main:alice", "message": "ping"})
+	res, p := call(t, cs, api.ToolSessionsSend, map[string]any{"sessionKey": "agent:main:alice", "message": "ping"})
 	if res.IsError || p["status"] != "ok" || p["reply"] != "echo: ping" {
 		t.Fatalf("isError=%v payload=%v, want ok with reply \"echo: ping\"", res.IsError, p)
 	}
@@ -162,8 +161,8 @@ func TestForbidden(t *testing.T) {
 		tool string
 		args map[string]any
 	}{
-		{engine.ToolSessionsHistory, map[string]any{"sessionKey": "agent:main:alice"}},
-		{engine.ToolSessionsSend, map[string]any{"sessionKey": "agent:main:alice", "message": "hi", "timeoutSeconds": 0}},
+		{api.ToolSessionsHistory, map[string]any{"sessionKey": "agent:main:alice"}},
+		{api.ToolSessionsSend, map[string]any{"sessionKey": "agent:main:alice", "message": "hi", "timeoutSeconds": 0}},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
 			res, p := call(t, cs, tc.tool, tc.args)
@@ -185,14 +184,14 @@ func TestInvalidArguments(t *testing.T) {
 		args any
 		want string
 	}{
-		{"wrong type", engine.ToolSessionsList, map[string]any{"limit": "ten"}, "limit must be a number"},
-		{"not whole", engine.ToolSessionsList, map[string]any{"limit": 1.5}, "limit must be a whole number"},
-		{"negative", engine.ToolSessionsList, map[string]any{"messageLimit": -1}, "messageLimit must be at least 0"},
-		{"unknown parameter", engine.ToolSessionsList, map[string]any{"bogus": true}, `unknown parameter "bogus"`},
-		{"missing required", engine.ToolSessionsHistory, map[string]any{}, "sessionKey required"},
-		{"bad enum", engine.ToolSessionsList, map[string]any{"kinds": []string{"weird"}}, `unknown kind "weird"`},
-		{"empty message", engine.ToolSessionsSend, map[string]any{"sessionKey": "main", "message": "  "}, "message required"},
-		{"arguments not an object", engine.ToolAgentsList, []int{1}, "arguments must be a JSON object"},
+		{"wrong type", api.ToolSessionsList, map[string]any{"limit": "ten"}, "limit must be a number"},
+		{"not whole", api.ToolSessionsList, map[string]any{"limit": 1.5}, "limit must be a whole number"},
+		{"negative", api.ToolSessionsList, map[string]any{"messageLimit": -1}, "messageLimit must be at least 0"},
+		{"unknown parameter", api.ToolSessionsList, map[string]any{"bogus": true}, `unknown parameter "bogus"`},
+		{"missing required", api.ToolSessionsHistory, map[string]any{}, "sessionKey required"},
+		{"bad enum", api.ToolSessionsList, map[string]any{"kinds": []string{"weird"}}, `unknown kind "weird"`},
+		{"empty message", api.ToolSessionsSend, map[string]any{"sessionKey": "main", "message": "  "}, "message required"},
+		{"arguments not an object", api.ToolAgentsList, []int{1}, "arguments must be a JSON object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, p := call(t, cs, tc.tool, tc.args)
@@ -208,7 +207,7 @@ func TestInvalidArguments(t *testing.T) {
 
 func TestBadRequesterKey(t *testing.T) {
 	cs := connectStdio(t, New(newEngine(t, "tree"), Options{}), operatorAs("agent::"))
-	res, p := call(t, cs, engine.ToolSessionsList, nil)
+	res, p := call(t, cs, api.ToolSessionsList, nil)
 	if !res.IsError || !strings.Contains(p["error"].(string), "requester session") {
 		t.Fatalf("isError=%v payload=%v, want a requester session error", res.IsError, p)
 	}
@@ -217,17 +216,17 @@ func TestBadRequesterKey(t *testing.T) {
 func TestRunsWait(t *testing.T) {
 	e := newEngine(t, "agent")
 	cs := connectStdio(t, New(e, Options{}), operatorAs("main"))
-	res, p := call(t, cs, engine.ToolSessionsSend, map[string]any{"sessionKey": "agent:main:bob", "message": "later", "timeoutSeconds": 0})
+	res, p := call(t, cs, api.ToolSessionsSend, map[string]any{"sessionKey": "agent:main:bob", "message": "later", "timeoutSeconds": 0})
 	if res.IsError || p["status"] != "accepted" {
 		t.Fatalf("send: isError=%v payload=%v, want accepted", res.IsError, p)
 	}
 	runID, _ := p["runId"].(string)
-	res, p = call(t, cs, engine.ToolRunsWait, map[string]any{"runId": runID, "timeoutSeconds": 10})
+	res, p = call(t, cs, api.ToolRunsWait, map[string]any{"runId": runID, "timeoutSeconds": 10})
 	if res.IsError || p["status"] != "ok" || p["reply"] != "echo: later" || p["runId"] != runID {
 		t.Fatalf("runs_wait: isError=%v payload=%v, want ok with reply \"echo: later\"", res.IsError, p)
 	}
 
-	res, p = call(t, cs, engine.ToolRunsWait, map[string]any{"runId": "no-such-run", "timeoutSeconds": 0})
+	res, p = call(t, cs, api.ToolRunsWait, map[string]any{"runId": "no-such-run", "timeoutSeconds": 0})
 	if !res.IsError || p["status"] != "error" {
 		t.Fatalf("runs_wait unknown run: isError=%v payload=%v, want isError", res.IsError, p)
 	}
@@ -238,7 +237,7 @@ func TestIdempotencyKey(t *testing.T) {
 	cs := connectStdio(t, New(e, Options{}), operatorAs("main"))
 	send := func(args map[string]any, meta mcp.Meta) string {
 		t.Helper()
-		res, p := callMeta(t, cs, engine.ToolSessionsSend, args, meta)
+		res, p := callMeta(t, cs, api.ToolSessionsSend, args, meta)
 		if res.IsError {
 			t.Fatalf("send: %v", p)
 		}
@@ -298,15 +297,15 @@ func TestForwarding(t *testing.T) {
 		// Arguments go to the caller as sent (aliases and all); the engine,
 		// not the SDK, judges them. _meta.idempotencyKey becomes the
 		// idempotencyKey argument of the tools that take one.
-		{"spawn with _meta key", engine.ToolSessionsSpawn, `{"task":"t","run_timeout_seconds":"soon"}`, mcp.Meta{"idempotencyKey": "k"},
+		{"spawn with _meta key", api.ToolSessionsSpawn, `{"task":"t","run_timeout_seconds":"soon"}`, mcp.Meta{"idempotencyKey": "k"},
 			`{"idempotencyKey":"k","run_timeout_seconds":"soon","task":"t"}`},
-		{"send with _meta key", engine.ToolSessionsSend, `{"sessionKey":"main","message":"m"}`, mcp.Meta{"idempotencyKey": "k2"},
+		{"send with _meta key", api.ToolSessionsSend, `{"sessionKey":"main","message":"m"}`, mcp.Meta{"idempotencyKey": "k2"},
 			`{"idempotencyKey":"k2","message":"m","sessionKey":"main"}`},
-		{"an argument wins over _meta", engine.ToolSessionsSend, `{"message":"m","idempotency_key":"mine"}`, mcp.Meta{"idempotencyKey": "k"},
+		{"an argument wins over _meta", api.ToolSessionsSend, `{"message":"m","idempotency_key":"mine"}`, mcp.Meta{"idempotencyKey": "k"},
 			`{"message":"m","idempotency_key":"mine"}`},
-		{"a non-string _meta key is ignored", engine.ToolSessionsSend, `{"message":"m"}`, mcp.Meta{"idempotencyKey": 7},
+		{"a non-string _meta key is ignored", api.ToolSessionsSend, `{"message":"m"}`, mcp.Meta{"idempotencyKey": 7},
 			`{"message":"m"}`},
-		{"tools without a key get none", engine.ToolAgentsList, `{}`, mcp.Meta{"idempotencyKey": "k"}, `{}`},
+		{"tools without a key get none", api.ToolAgentsList, `{}`, mcp.Meta{"idempotencyKey": "k"}, `{}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, p := callMeta(t, cs, tc.tool, json.RawMessage(tc.args), tc.meta)
@@ -369,7 +368,7 @@ func TestInMemoryTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, p := call(t, cs, engine.ToolSessionsHistory, map[string]any{"sessionKey": "current"})
+	_, p := call(t, cs, api.ToolSessionsHistory, map[string]any{"sessionKey": "current"})
 	if p["sessionKey"] != "agent:main:carol" {
 		t.Errorf("history of current = %v, want carol's session", p["sessionKey"])
 	}

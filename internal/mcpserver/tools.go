@@ -4,18 +4,17 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/tools"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/switchboard-go/switchboard/internal/engine"
 )
 
 // DefaultTools are the tools advertised when Options.Tools is empty.
 func DefaultTools() []string {
 	return []string{
-		engine.ToolSessionsList, engine.ToolSessionsHistory, engine.ToolSessionsSend,
-		engine.ToolSessionsSpawn, engine.ToolAgentsList, engine.ToolSubagents, engine.ToolRunsWait,
+		api.ToolSessionsList, api.ToolSessionsHistory, api.ToolSessionsSend,
+		api.ToolSessionsSpawn, api.ToolAgentsList, api.ToolSubagents, api.ToolRunsWait,
 	}
 }
 
@@ -29,7 +28,7 @@ var idempotencyKeySchema = json.RawMessage(`{"type":"string","maxLength":256,` +
 // arguments against the advertised schema (additionalProperties is false)
 // would refuse it, so it is advertised here.
 func takesIdempotencyKey(name string) bool {
-	return name == engine.ToolSessionsSend || name == engine.ToolSessionsSpawn
+	return name == api.ToolSessionsSend || name == api.ToolSessionsSpawn
 }
 
 func boolPtr(b bool) *bool { return &b }
@@ -38,20 +37,20 @@ func boolPtr(b bool) *bool { return &b }
 // before a call.
 func annotations(name string) *mcp.ToolAnnotations {
 	switch name {
-	case engine.ToolSessionsList:
+	case api.ToolSessionsList:
 		return &mcp.ToolAnnotations{Title: "List sessions", ReadOnlyHint: true, OpenWorldHint: boolPtr(false)}
-	case engine.ToolSessionsHistory:
+	case api.ToolSessionsHistory:
 		return &mcp.ToolAnnotations{Title: "Read a session's transcript", ReadOnlyHint: true, OpenWorldHint: boolPtr(false)}
-	case engine.ToolSessionsSend:
+	case api.ToolSessionsSend:
 		// A reply may be announced to the target's channel: open world.
 		return &mcp.ToolAnnotations{Title: "Send a message to a session", DestructiveHint: boolPtr(false)}
-	case engine.ToolSessionsSpawn:
+	case api.ToolSessionsSpawn:
 		return &mcp.ToolAnnotations{Title: "Spawn a sub-agent", DestructiveHint: boolPtr(false), OpenWorldHint: boolPtr(false)}
-	case engine.ToolAgentsList:
+	case api.ToolAgentsList:
 		return &mcp.ToolAnnotations{Title: "List agents", ReadOnlyHint: true, OpenWorldHint: boolPtr(false)}
-	case engine.ToolSubagents:
+	case api.ToolSubagents:
 		return &mcp.ToolAnnotations{Title: "List or cancel sub-agents", DestructiveHint: boolPtr(true), IdempotentHint: true, OpenWorldHint: boolPtr(false)}
-	case engine.ToolRunsWait:
+	case api.ToolRunsWait:
 		return &mcp.ToolAnnotations{Title: "Wait for a run", ReadOnlyHint: true, OpenWorldHint: boolPtr(false)}
 	}
 	return nil

@@ -1,10 +1,10 @@
 package policy
 
 import (
-	"github.com/switchboard-go/switchboard/internal/api"
 	"slices"
 	"strings"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )

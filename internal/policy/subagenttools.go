@@ -1,30 +1,20 @@
 package policy
 
 import (
-	"github.com/switchboard-go/switchboard/internal/api"
 	"slices"
 	"strings"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/config"
-)
-
-// Session tool names (api's), removed from sub-agents by default.
-const (
-	ToolSessionsList    = api.ToolSessionsList
-	ToolSessionsHistory = api.ToolSessionsHistory
-	ToolSessionsSend    = api.ToolSessionsSend
-	ToolSessionsSpawn   = api.ToolSessionsSpawn
-	ToolAgentsList      = api.ToolAgentsList
-	ToolSubagents       = api.ToolSubagents
 )
 
 // sessionTools are the tools sub-agents lose by default.
 func sessionTools() []string {
-	return []string{ToolSessionsList, ToolSessionsHistory, ToolSessionsSend, ToolSessionsSpawn, ToolAgentsList, ToolSubagents}
+	return []string{api.ToolSessionsList, api.ToolSessionsHistory, api.ToolSessionsSend, api.ToolSessionsSpawn, api.ToolAgentsList, api.ToolSubagents}
 }
 
 // isSpawnTool reports whether name is a tool that creates sub-agents.
-func isSpawnTool(name string) bool { return name == ToolSessionsSpawn || name == ToolSubagents }
+func isSpawnTool(name string) bool { return name == api.ToolSessionsSpawn || name == api.ToolSubagents }
 
 // SubagentTools returns the tools of a sub-agent at spawn depth depth
 // (1 = spawned by a top-level session), in the order of all:

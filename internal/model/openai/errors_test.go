@@ -91,7 +91,7 @@ func TestRetriesAndErrors(t *testing.T) {
 func TestStalledServer(t *testing.T) {
 	t.Run("caller deadline", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			st := &stalledTransport{}
+			st := &fakeapi.Stalled{}
 			p := stalledProvider(t, st, nil)
 			ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 			defer cancel()
@@ -103,14 +103,14 @@ func TestStalledServer(t *testing.T) {
 			if el := time.Since(start); el != 100*time.Millisecond {
 				t.Errorf("gave up after %v, want at the caller's 100ms deadline", el)
 			}
-			if n := st.requests(); n != 1 {
+			if n := st.Requests(); n != 1 {
 				t.Errorf("%d requests: the caller's deadline must not be retried", n)
 			}
 		})
 	})
 	t.Run("caller cancel", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			st := &stalledTransport{}
+			st := &fakeapi.Stalled{}
 			p := stalledProvider(t, st, nil)
 			ctx, cancel := context.WithCancel(t.Context())
 			done := make(chan error, 1)
@@ -119,7 +119,7 @@ func TestStalledServer(t *testing.T) {
 				done <- err
 			}()
 			synctest.Wait()
-			if n := st.requests(); n != 1 {
+			if n := st.Requests(); n != 1 {
 				t.Fatalf("%d requests in flight before the cancel, want 1", n)
 			}
 			start := time.Now()
@@ -136,14 +136,14 @@ func TestStalledServer(t *testing.T) {
 			if el := time.Since(start); el != 0 {
 				t.Errorf("returned %v after the cancel, want at once", el)
 			}
-			if n := st.requests(); n != 1 {
+			if n := st.Requests(); n != 1 {
 				t.Errorf("%d requests: a cancelled call must not be retried", n)
 			}
 		})
 	})
 	t.Run("per-call timeout", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			st := &stalledTransport{}
+			st := &fakeapi.Stalled{}
 			p := stalledProvider(t, st, func(c *Config) { c.Timeout = 100 * time.Millisecond })
 			start := time.Now()
 			_, err := p.Complete(t.Context(), hi)
