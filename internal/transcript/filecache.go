@@ -98,12 +98,14 @@ func (c *fileCache) closeAll() error {
 
 // openFileBudget is how many transcript files the mirror keeps open: a
 // quarter of the process's file limit (Go raises the soft limit to the
-// hard one at start), between 64 and 4096, so active sessions append
-// with one write and the rest of the process keeps its descriptors.
+// hard one at start), between 64 and 1024, so active sessions append
+// with one write and the rest of the process keeps its descriptors. The
+// cap keeps a long-running gateway's descriptor count flat (the soak test
+// watches it); a session beyond it reopens its file on the next append.
 func openFileBudget() int {
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
 		return 64
 	}
-	return int(min(max(lim.Cur/4, 64), 4096))
+	return int(min(max(lim.Cur/4, 64), 1024))
 }

@@ -178,21 +178,37 @@ func checkInvariants(t *testing.T, dir string, ack acked) {
 	// No attachment directory is orphaned: every one left is named by a
 	// spawn whose announce (and cleanup) has not happened.
 	referenced := map[string]bool{}
+	owner := map[string]domain.Run{}
 	for _, r := range runs {
 		var spec struct {
 			Spawn *struct {
 				AttachmentsDir string `json:"attachmentsDir"`
 			} `json:"spawn"`
 		}
-		if json.Unmarshal(r.Spec, &spec) == nil && spec.Spawn != nil && spec.Spawn.AttachmentsDir != "" && !domain.RunTerminal(r.Status) {
-			referenced[filepath.Clean(spec.Spawn.AttachmentsDir)] = true
+		if json.Unmarshal(r.Spec, &spec) == nil && spec.Spawn != nil && spec.Spawn.AttachmentsDir != "" {
+			owner[filepath.Clean(spec.Spawn.AttachmentsDir)] = r
+			if !domain.RunTerminal(r.Status) {
+				referenced[filepath.Clean(spec.Spawn.AttachmentsDir)] = true
+			}
 		}
 	}
+	itemsOf := map[string][]string{}
+	for _, it := range items {
+		itemsOf[it.RunID] = append(itemsOf[it.RunID], fmt.Sprintf("%s/%s(attempts %d: %s)", it.Kind, it.Status, it.Attempts, it.LastError))
+	}
 	dirs, _ := filepath.Glob(filepath.Join(dir, "agents", "*", "workspace", ".switchboard", "attachments", "*"))
+	orphans := 0
 	for _, d := range dirs {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() && !referenced[filepath.Clean(d)] {
-			t.Errorf("attachment directory %s is orphaned", d)
+			orphans++
+			if orphans <= 5 {
+				r, ok := owner[filepath.Clean(d)]
+				t.Errorf("attachment directory %s is orphaned (spawn run found: %v, %s %s, outbox: %v)", d, ok, r.ID, r.Status, itemsOf[r.ID])
+			}
 		}
+	}
+	if orphans > 5 {
+		t.Errorf("%d attachment directories orphaned in all", orphans)
 	}
 	t.Logf("checked %d runs, %d sessions, %d outbox items, %d acknowledged chats, %d acknowledged spawns",
 		len(runs), len(sessions), len(items), len(ack.chats), len(ack.spawns))
