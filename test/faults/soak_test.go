@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
 // sample is one reading of the gateway's resources.
@@ -98,6 +100,7 @@ func TestSoak(t *testing.T) {
 	}
 	t.Logf("%d samples written to %s (%d operations)", len(samples), csvPath, l.n)
 	waitIdle(t, g, 2*time.Minute)
+	waitAnnounced(t, g, 3*time.Minute)
 	g.stop()
 	checkInvariants(t, dir, l.ack)
 	if len(samples) < 8 {
@@ -125,5 +128,36 @@ func TestSoak(t *testing.T) {
 		if second > 0 && last > 1.5*second {
 			t.Errorf("%s grows: mean %.0f in the second quarter, %.0f in the last", m.name, second, last)
 		}
+	}
+}
+
+// waitAnnounced waits until no announce is pending in the outbox (archive
+// items are due an hour later and do not count) and logs how long the
+// outbox took to catch up after the load stopped.
+func waitAnnounced(t *testing.T, g *gateway, within time.Duration) {
+	t.Helper()
+	start := time.Now()
+	for {
+		var res struct {
+			Items []struct {
+				Kind string `json:"kind"`
+			} `json:"items"`
+		}
+		code, body := g.call("GET", "/api/outbox?status=pending&limit=1000", nil, &res)
+		pending := 0
+		for _, it := range res.Items {
+			if it.Kind == string(domain.OutboxAnnounce) || it.Kind == string(domain.OutboxSubagentAnnounce) {
+				pending++
+			}
+		}
+		if code == 200 && pending == 0 {
+			t.Logf("outbox caught up %s after the load stopped", time.Since(start).Round(time.Millisecond))
+			return
+		}
+		if time.Since(start) > within {
+			t.Errorf("outbox: %d announces still pending %s after the load stopped (%d %s)", pending, within, code, body)
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
