@@ -20,9 +20,9 @@ type AgentCard struct {
 	IconURL              string                    `json:"iconUrl,omitempty"`
 
 	// 0.3 generation fields.
-	LegacyURL                  string                `json:"url,omitempty"`
-	LegacyProtocolVersion      string                `json:"protocolVersion,omitempty"`
-	LegacyPreferredTransport   string                `json:"preferredTransport,omitempty"`
+	LegacyURL                  string                 `json:"url,omitempty"`
+	LegacyProtocolVersion      string                 `json:"protocolVersion,omitempty"`
+	LegacyPreferredTransport   string                 `json:"preferredTransport,omitempty"`
 	LegacyAdditionalInterfaces []LegacyAgentInterface `json:"additionalInterfaces,omitempty"`
 	// LegacySecurity is the 0.3 "security" list (scheme name → scopes).
 	LegacySecurity []map[string][]string `json:"security,omitempty"`
