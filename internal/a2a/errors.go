@@ -40,7 +40,6 @@ func taskNotFound(id string) *rpcError {
 	return newError(wire.CodeTaskNotFound, domain.CodeNotFound, "task not found: %s", clip(id))
 }
 
-
 // toRPCError maps an error of the api.Service onto a JSON-RPC error. The
 // switchboard error code travels in data.code, so a client can tell a
 // refusal (forbidden) from bad input (invalid) whatever JSON-RPC code

@@ -58,4 +58,3 @@ func A2AAgents(cfg *config.Config) []a2a.Agent {
 	}
 	return out
 }
-
