@@ -112,6 +112,7 @@ func runGateway(e *env, listen strFlag) (err error) {
 			}
 			return p, nil
 		}),
+		A2A:     a2aHandler(a.Engine, cfg, log, version),
 		Web:     web.Handler(),
 		Logger:  log,
 		Version: version,

@@ -84,6 +84,13 @@ type SecurityScheme struct {
 	OAuth2   map[string]any          `json:"oauth2SecurityScheme,omitempty"`
 	OIDC     map[string]any          `json:"openIdConnectSecurityScheme,omitempty"`
 	MTLS     map[string]any          `json:"mtlsSecurityScheme,omitempty"`
+
+	// LegacyType and LegacyScheme are the 0.3 shape of an HTTP scheme
+	// ({"type": "http", "scheme": "Bearer"}), which 0.3 clients need to
+	// read a card; a card serving both generations sets them beside
+	// HTTPAuth.
+	LegacyType   string `json:"type,omitempty"`
+	LegacyScheme string `json:"scheme,omitempty"`
 }
 
 // APIKeySecurityScheme sends a key in a header, query parameter or cookie.
