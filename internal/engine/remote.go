@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/a2a/remote"
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/exchange"
 	"github.com/switchboard-go/switchboard/internal/policy"
 	"github.com/switchboard-go/switchboard/internal/runtime"
 )
@@ -106,4 +107,20 @@ func (e *Engine) remotesList(ctx context.Context, req Requester) []api.RemoteAge
 		out = append(out, api.RemoteAgentInfo{ID: id, URL: r.ShownURL(), Allowed: allowed})
 	}
 	return out
+}
+
+// arrival is loop governance for a message that came over A2A with a
+// chain (api.ChatRequest.Chain): it is refused when its session is already
+// in the chain, or when the chain is longer than
+// session.agentToAgent.maxHops — the same rules as a local send's
+// (exchange.Extend), so a loop through remote agents stops.
+func (e *Engine) arrival(chain []string, key string) error {
+	if len(chain) == 0 {
+		return nil
+	}
+	last := len(chain) - 1
+	if _, refused := exchange.Extend(chain[:last], chain[last], key, key, e.cfg.Session.AgentToAgent.MaxHops); refused != "" {
+		return domain.Errorf(domain.CodeForbidden, "%s", refused)
+	}
+	return nil
 }

@@ -189,3 +189,29 @@ func TestAgentsListRemotes(t *testing.T) {
 		}
 	}
 }
+
+func TestArrivalStopsALoopThroughRemotes(t *testing.T) {
+	h := newHarness(t, nil, func(c *config.Config) { c.Session.AgentToAgent.MaxHops = 3 })
+	key := "agent:main:a2a:main"
+	cases := []struct {
+		chain []string
+		want  string
+	}{
+		{[]string{"agent:x:main", key, "agent:main-gw:main"}, "already part of this chain"},
+		{[]string{"a", "b", "c", "d"}, "session.agentToAgent.maxHops=3"},
+	}
+	for _, tc := range cases {
+		_, err := h.e.chat(t.Context(), ChatRequest{SessionKey: key, Message: "hi", Channel: "a2a", Chain: tc.chain})
+		if domain.ErrorCode(err) != domain.CodeForbidden || !strings.Contains(err.Error(), tc.want) {
+			t.Fatalf("chain %v: err = %v, want forbidden with %q", tc.chain, err, tc.want)
+		}
+	}
+	res, err := h.e.chat(t.Context(), ChatRequest{SessionKey: key, Message: "hi", Channel: "a2a", Chain: []string{"agent:x:main", "agent:main-gw:main"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := mustSpec(t, res.Run)
+	if !reflect.DeepEqual(spec.Chain, []string{"agent:x:main", "agent:main-gw:main"}) {
+		t.Fatalf("run chain = %v", spec.Chain)
+	}
+}

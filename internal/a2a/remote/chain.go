@@ -1,56 +1,47 @@
 package remote
 
-import "strings"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
 
-// ChainKey is the A2A message metadata key that carries switchboard's
-// loop-governance chain: a JSON array of strings, the session keys the
-// message passed through (each as named by the gateway that added it),
-// oldest first, the sender's own record of the remote last. Its length is
-// the hop count. docs/a2a.md documents it for other implementations.
-const ChainKey = "switchboard.chain"
+	"github.com/switchboard-go/switchboard/internal/a2a/wire"
+)
 
-// maxChainEntries bounds what ChainOf accepts from the wire; a longer
-// chain is cut to its newest entries (any maxHops is far below it).
-const maxChainEntries = 256
+// ChainKey is the metadata key of the loop-governance chain (wire.ChainKey).
+const ChainKey = wire.ChainKey
 
-// maxChainEntryChars bounds one entry (session keys are at most 512).
-const maxChainEntryChars = 512
+// ChainOf reads the chain from A2A message metadata (wire.ChainOf).
+func ChainOf(metadata map[string]any) []string { return wire.ChainOf(metadata) }
 
-// ChainOf reads the chain from A2A message metadata. Anything that is not
-// an array of non-empty strings counts as no chain; the entries are kept
-// as sent (trimmed, bounded).
-func ChainOf(metadata map[string]any) []string {
-	raw, ok := metadata[ChainKey].([]any)
-	if !ok {
-		return nil
-	}
-	if len(raw) > maxChainEntries {
-		raw = raw[len(raw)-maxChainEntries:]
-	}
-	out := make([]string, 0, len(raw))
-	for _, v := range raw {
-		s, ok := v.(string)
-		s = strings.TrimSpace(s)
-		if !ok || s == "" {
-			continue
-		}
-		if len(s) > maxChainEntryChars {
-			s = s[:maxChainEntryChars]
-		}
-		out = append(out, s)
-	}
-	return out
-}
+// maxContextIDChars is the longest contextId sent; A2A servers (switchboard's
+// among them) bound it, and a session key may be long.
+const maxContextIDChars = 128
 
 // ContextID is the A2A contextId of a local session key of a remote
-// agent: the key without its `agent:<remoteId>:` prefix, so
-// `agent:planner:main` talks in context `main` and
-// `agent:planner:research-7` in `research-7`. One local session is one
-// remote conversation.
+// agent: the key without its `agent:<remoteId>:` prefix, with every
+// character other than a letter, digit, '.', '_' or '-' written as '.'.
+// So `agent:planner:main` talks in context `main` and
+// `agent:planner:discord:group:7` in `discord.group.7`. A result longer
+// than 128 characters keeps its first 111 and ends in '-' and 16 hex
+// digits of the key's SHA-256, so it stays unique. One local session is
+// one remote conversation.
 func ContextID(key string) string {
-	parts := strings.SplitN(key, ":", 3)
-	if len(parts) == 3 && parts[0] == "agent" {
-		return parts[2]
+	rest := key
+	if parts := strings.SplitN(key, ":", 3); len(parts) == 3 && parts[0] == "agent" {
+		rest = parts[2]
 	}
-	return key
+	b := []byte(rest)
+	for i, c := range b {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
+		if !ok {
+			b[i] = '.'
+		}
+	}
+	out := string(b)
+	if len(out) > maxContextIDChars {
+		sum := sha256.Sum256([]byte(key))
+		out = out[:maxContextIDChars-17] + "-" + hex.EncodeToString(sum[:8])
+	}
+	return out
 }

@@ -182,7 +182,7 @@ func TestChainOfAndContextID(t *testing.T) {
 	if got := remote.ChainOf(map[string]any{remote.ChainKey: "a"}); got != nil {
 		t.Fatalf("ChainOf(string) = %v", got)
 	}
-	for key, want := range map[string]string{"agent:planner:main": "main", "agent:planner:discord:group:7": "discord:group:7"} {
+	for key, want := range map[string]string{"agent:planner:main": "main", "agent:planner:discord:group:7": "discord.group.7"} {
 		if got := remote.ContextID(key); got != want {
 			t.Errorf("ContextID(%q) = %q, want %q", key, got, want)
 		}

@@ -129,4 +129,3 @@ func (c *Client) sendLegacy(ctx context.Context, r Remote, ep Endpoint, msg Mess
 	}
 	return taskResult(task, ep.Version)
 }
-
