@@ -180,6 +180,10 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 // wait, else what the run came to within the timeout.
 func (e *Engine) sendAnswer(ctx context.Context, run domain.Run, display string, timeoutSeconds *int) (SendResult, error) {
 	delivery := &Delivery{Status: "pending", Mode: "announce"}
+	if e.isRemote(run.AgentID) {
+		// No announce follows a remote agent's reply (remote.go).
+		delivery = &Delivery{Status: "none", Mode: RemoteChannel}
+	}
 	timeout := int(api.SendTimeout.Default)
 	if timeoutSeconds != nil {
 		timeout = *timeoutSeconds
