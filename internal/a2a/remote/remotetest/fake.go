@@ -138,7 +138,7 @@ func (s *Server) dispatch(r *http.Request, req wire.Request) (any, *wire.Error) 
 		if legacy {
 			var p struct {
 				Message struct {
-					ContextID string         `json:"contextId"`
+					ContextID string `json:"contextId"`
 					Parts     []struct{ Kind, Text string }
 					Metadata  map[string]any `json:"metadata"`
 				} `json:"message"`
