@@ -37,8 +37,19 @@ func checkContextID(field, id string) error {
 	return nil
 }
 
-// newContextID generates a contextId for a message without one.
-func newContextID() string { return uuid.NewString() }
+// contextSpace is the UUID namespace of generated contextIds.
+var contextSpace = uuid.MustParse("6f1c2d1e-5a0b-4c8e-9d7a-2b3c4d5e6f70")
+
+// derivedContextID is the contextId of a message sent without one: a name
+// based UUID of the caller and the messageId, so a retry of the same
+// message lands in the same context (and is recognised as a retry by the
+// idempotency key), while two callers never share one.
+func derivedContextID(caller, session, messageID string) string {
+	return uuid.NewSHA1(contextSpace, []byte(caller+"\x00"+session+"\x00"+messageID)).String()
+}
+
+// newID is a fresh random id (messages that are not stored).
+func newID() string { return uuid.NewString() }
 
 // incoming is a checked client message: its text, the context it belongs
 // to and the idempotency key its messageId gives.

@@ -77,7 +77,7 @@ func (s *Server) start(ctx context.Context, c *call, sp sendParams) (api.ChatRes
 	}
 	ctxID := strings.ToLower(sp.msg.ContextID)
 	if ctxID == "" {
-		ctxID = newContextID()
+		ctxID = derivedContextID(c.p.Name, c.p.Session, sp.msg.MessageID)
 	}
 	key := SessionKey(c.agent.ID, ctxID)
 	if err := checkSessionKey(key); err != nil {
@@ -100,7 +100,7 @@ func (s *Server) start(ctx context.Context, c *call, sp sendParams) (api.ChatRes
 // commandReply is the agent message answering a chat command (/stop …),
 // which starts no run and so no task.
 func commandReply(res api.ChatResult, ctxID string) *wire.Message {
-	return &wire.Message{MessageID: newContextID(), ContextID: ctxID, Role: wire.RoleAgent,
+	return &wire.Message{MessageID: newID(), ContextID: ctxID, Role: wire.RoleAgent,
 		Parts: []wire.Part{wire.TextPart(res.Reply)}, Metadata: map[string]any{"command": res.Command}}
 }
 
