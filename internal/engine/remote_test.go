@@ -215,3 +215,17 @@ func TestArrivalStopsALoopThroughRemotes(t *testing.T) {
 		t.Fatalf("run chain = %v", spec.Chain)
 	}
 }
+
+func TestSendToRemoteFollowsTheSendPolicy(t *testing.T) {
+	h, f := remoteHarness(t, nil, func(c *config.Config) {
+		c.Session.SendPolicy = &config.SendPolicyConfig{Rules: []config.SendPolicyRule{
+			{Match: config.SendPolicyMatch{Channel: "a2a"}, Action: "deny"}}, Default: "allow"}
+	})
+	res := sendResult(t, h.call(Requester{}, api.ToolSessionsSend, `{"sessionKey":"agent:planner:main","message":"hi"}`))
+	if res.Status != "error" || res.Error != "send blocked by session policy" || res.RunID != "" {
+		t.Fatalf("result = %+v", res)
+	}
+	if n := len(f.Received()); n != 0 {
+		t.Fatalf("a blocked send reached the remote (%d messages)", n)
+	}
+}
