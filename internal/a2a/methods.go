@@ -228,17 +228,15 @@ func (s *Server) cancelTask(w http.ResponseWriter, r *http.Request, c *call) {
 		writeRPC(w, c.id, nil, e)
 		return
 	}
-	if domain.RunTerminal(run.Status) {
-		writeRPC(w, c.id, nil, newError(wire.CodeTaskNotCancelable, domain.CodeConflict, "task %s has already ended (%s)", clip(run.ID), StateOf(run.Status)))
-		return
-	}
+	// The gate decides first (a reader may not cancel, ended task or
+	// not); an authorized cancel of an ended run changes nothing.
 	res, err := s.opts.Service.CancelRun(ctx, c.p, run.ID)
 	if err != nil {
 		writeRPC(w, c.id, nil, toRPCError(err))
 		return
 	}
-	if !res.Cancelled && res.Status != domain.RunCancelled {
-		writeRPC(w, c.id, nil, newError(wire.CodeTaskNotCancelable, domain.CodeConflict, "task %s ended before it could be cancelled (%s)", clip(run.ID), StateOf(res.Status)))
+	if !res.Cancelled {
+		writeRPC(w, c.id, nil, newError(wire.CodeTaskNotCancelable, domain.CodeConflict, "task %s has already ended (%s)", clip(run.ID), StateOf(res.Status)))
 		return
 	}
 	writeRPC(w, c.id, s.taskResult(c, TaskOf(res.Run, nil), false), nil)
