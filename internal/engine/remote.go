@@ -50,10 +50,10 @@ func (e *Engine) isRemote(id string) bool {
 // remotePlan is the plan of a run in a remote agent's session: no tools,
 // no system prompt (neither crosses the wire), and the A2A exchange as its
 // model.
-func (e *Engine) remotePlan(r remote.Remote, sess domain.Session, chain []string) runtime.Plan {
+func (e *Engine) remotePlan(r remote.Remote, run domain.Run, sess domain.Session, chain []string) runtime.Plan {
 	return runtime.Plan{
 		ModelRef: "a2a/" + r.ID,
-		Provider: remoteProvider{client: e.remotes, remote: r, key: sess.Key, chain: chain},
+		Provider: remoteProvider{client: e.remotes, remote: r, key: sess.Key, chain: chain, messageID: run.ID},
 		ToolContext: domain.ToolCallContext{
 			SessionKey: sess.Key, AgentID: sess.AgentID, Channel: RemoteChannel,
 		},
@@ -68,6 +68,11 @@ type remoteProvider struct {
 	// chain is the loop-safety chain stored on the run; the message
 	// carries it on with this session appended.
 	chain []string
+	// messageID is the run's id: a run repeated after a crash (the
+	// crash rule re-queues a run without tool calls) sends the same
+	// message again, which a deduplicating server answers with the same
+	// task instead of doing the work twice.
+	messageID string
 }
 
 func (p remoteProvider) Name() string                   { return "a2a" }
@@ -87,6 +92,7 @@ func (p remoteProvider) Complete(ctx context.Context, req domain.ModelRequest) (
 		ContextID: remote.ContextID(p.key),
 		Text:      text,
 		Chain:     append(slices.Clip(p.chain), p.key),
+		MessageID: p.messageID,
 	})
 	if err != nil {
 		return domain.ModelResponse{}, err

@@ -40,7 +40,7 @@ func TestSendToRemoteAgentRecordsTheExchange(t *testing.T) {
 		t.Fatalf("result = %+v", res)
 	}
 	got := f.Received()
-	if len(got) != 1 || got[0].ContextID != "main" || got[0].Text != "plan a trip" {
+	if len(got) != 1 || got[0].ContextID != "main" || got[0].Text != "plan a trip" || got[0].MessageID != res.RunID {
 		t.Fatalf("remote received %+v", got)
 	}
 	if chain := remote.ChainOf(got[0].Metadata); !reflect.DeepEqual(chain, []string{planner}) {

@@ -79,6 +79,17 @@ type Message struct {
 	Text      string
 	// Chain goes into the message metadata under ChainKey.
 	Chain []string
+	// MessageID identifies the message; the same id again is a retry of
+	// the same message to servers that deduplicate (switchboard's does).
+	// Empty: a random id.
+	MessageID string
+}
+
+func (m Message) id() string {
+	if m.MessageID != "" {
+		return m.MessageID
+	}
+	return newID()
 }
 
 // Result is the remote's answer.
@@ -119,7 +130,7 @@ func (c *Client) send(ctx context.Context, r Remote, msg Message) (Result, error
 		return c.sendLegacy(ctx, r, ep, msg)
 	}
 	text := msg.Text
-	m := &wire.Message{MessageID: newID(), ContextID: msg.ContextID, Role: wire.RoleUser, Parts: []wire.Part{{Text: &text}}}
+	m := &wire.Message{MessageID: msg.id(), ContextID: msg.ContextID, Role: wire.RoleUser, Parts: []wire.Part{{Text: &text}}}
 	if len(msg.Chain) > 0 {
 		m.Metadata = map[string]any{ChainKey: msg.Chain}
 	}

@@ -94,7 +94,7 @@ func legacyParts(ps []legacyPart) []wire.Part {
 // sendLegacy is Send over protocol 0.3 (message/send, tasks/get).
 func (c *Client) sendLegacy(ctx context.Context, r Remote, ep Endpoint, msg Message) (Result, error) {
 	var p legacySendParams
-	p.Message = legacyMessage{Kind: "message", MessageID: newID(), ContextID: msg.ContextID, Role: "user",
+	p.Message = legacyMessage{Kind: "message", MessageID: msg.id(), ContextID: msg.ContextID, Role: "user",
 		Parts: []legacyPart{{Kind: "text", Text: msg.Text}}}
 	if len(msg.Chain) > 0 {
 		p.Message.Metadata = map[string]any{ChainKey: msg.Chain}

@@ -20,6 +20,7 @@ import (
 type Received struct {
 	Method    string
 	Version   string // the A2A-Version header
+	MessageID string
 	ContextID string
 	Text      string
 	Metadata  map[string]any
@@ -138,6 +139,7 @@ func (s *Server) dispatch(r *http.Request, req wire.Request) (any, *wire.Error) 
 		if legacy {
 			var p struct {
 				Message struct {
+					MessageID string `json:"messageId"`
 					ContextID string `json:"contextId"`
 					Parts     []struct{ Kind, Text string }
 					Metadata  map[string]any `json:"metadata"`
@@ -146,7 +148,7 @@ func (s *Server) dispatch(r *http.Request, req wire.Request) (any, *wire.Error) 
 			if err := json.Unmarshal(req.Params, &p); err != nil {
 				return nil, wire.Errorf(wire.CodeInvalidParams, "%v", err)
 			}
-			rec.ContextID, rec.Metadata = p.Message.ContextID, p.Message.Metadata
+			rec.MessageID, rec.ContextID, rec.Metadata = p.Message.MessageID, p.Message.ContextID, p.Message.Metadata
 			for _, part := range p.Message.Parts {
 				rec.Text += part.Text
 			}
@@ -155,7 +157,7 @@ func (s *Server) dispatch(r *http.Request, req wire.Request) (any, *wire.Error) 
 			if err := json.Unmarshal(req.Params, &p); err != nil || p.Message == nil {
 				return nil, wire.Errorf(wire.CodeInvalidParams, "bad params")
 			}
-			rec.ContextID, rec.Metadata = p.Message.ContextID, p.Message.Metadata
+			rec.MessageID, rec.ContextID, rec.Metadata = p.Message.MessageID, p.Message.ContextID, p.Message.Metadata
 			for _, part := range p.Message.Parts {
 				if part.Text != nil {
 					rec.Text += *part.Text
