@@ -162,6 +162,9 @@ func (r rpcResult) code() int {
 func (h *harness) rpc(tb testing.TB, who, agent, method string, params any, hdr ...string) rpcResult {
 	tb.Helper()
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": method, "params": params})
+	if strings.Contains(method, "/") {
+		hdr = append([]string{wire.VersionHeader, "0.3"}, hdr...)
+	}
 	return h.post(tb, who, agent, body, hdr...)
 }
 
