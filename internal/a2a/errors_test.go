@@ -84,6 +84,17 @@ func TestEnvelopeErrors(t *testing.T) {
 			}
 		})
 	}
+	// A request naming a version gets that version's methods only.
+	if r := h.post(t, "operator", "main", []byte(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x"}}`)); r.code() != wire.CodeMethodNotFound ||
+		!strings.Contains(r.resp.Error.Message, "send A2A-Version: 0.3") {
+		t.Errorf("0.3 method with A2A-Version 1.0: %+v", r.resp.Error)
+	}
+	if r := h.post(t, "operator", "main", []byte(`{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}`), wire.VersionHeader, "0.3"); r.code() != wire.CodeMethodNotFound {
+		t.Errorf("1.0 method with A2A-Version 0.3: %+v", r.resp.Error)
+	}
+	if r := h.post(t, "operator", "main", []byte(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x"}}`), wire.VersionHeader, "0.3.0"); r.code() != wire.CodeTaskNotFound {
+		t.Errorf("0.3 method with A2A-Version 0.3.0: %+v", r.resp.Error)
+	}
 	// No version header is 0.3, which is spoken too.
 	r := h.post(t, "operator", "main", []byte(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x"}}`), wire.VersionHeader, "")
 	if r.code() != wire.CodeTaskNotFound {

@@ -24,7 +24,8 @@ import (
 )
 
 // testConfig: agents main and research on the script model; messages
-// starting "slow" take 30 s (until cancelled), "fail" ends in an error.
+// starting "slow" take 30 s (until cancelled), "fail" ends in an error,
+// "tool" calls agents_list and answers with its result.
 func testConfig() *config.Config {
 	c := &config.Config{}
 	c.Session.MainKey = "main"
@@ -49,6 +50,7 @@ func testConfig() *config.Config {
 	c.Models.Providers = map[string]config.ProviderConfig{"script": {Rules: []config.ScriptRule{
 		{When: config.ScriptWhen{Role: "user", Message: "^slow"}, Reply: &slow, DelayMs: 30_000},
 		{When: config.ScriptWhen{Role: "user", Message: "^fail"}, Error: &failMsg},
+		{When: config.ScriptWhen{Role: "user", Message: "^tool"}, ToolCall: &config.ScriptToolCall{Name: "agents_list"}},
 	}}}
 	return c
 }
@@ -160,6 +162,9 @@ func (r rpcResult) code() int {
 func (h *harness) rpc(tb testing.TB, who, agent, method string, params any, hdr ...string) rpcResult {
 	tb.Helper()
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": method, "params": params})
+	if strings.Contains(method, "/") {
+		hdr = append([]string{wire.VersionHeader, "0.3"}, hdr...)
+	}
 	return h.post(tb, who, agent, body, hdr...)
 }
 

@@ -37,23 +37,41 @@ type call struct {
 	gen    generation
 }
 
-// checkVersion applies the A2A-Version negotiation: the header (or the
-// query parameter of the same name) names the version the client speaks;
-// absent means 0.3. switchboard speaks 1.0 and 0.3 on the same endpoint,
-// so any 1.x or 0.3.x is accepted and the method name decides the shapes;
-// another version is VersionNotSupportedError.
-func checkVersion(r *http.Request) *rpcError {
+// requestedVersion applies the A2A-Version negotiation: the header (or
+// the query parameter of the same name) names the version the client
+// speaks. It returns gen10 or gen03 for an explicit 1.x or 0.3.x, ok false
+// with no header, and VersionNotSupportedError for any other version.
+func requestedVersion(r *http.Request) (gen generation, explicit bool, e *rpcError) {
 	v := strings.TrimSpace(r.Header.Get(wire.VersionHeader))
 	if v == "" {
 		v = strings.TrimSpace(r.URL.Query().Get(wire.VersionHeader))
 	}
-	if v == "" || v == "1" || v == "1.0" || strings.HasPrefix(v, "1.0.") || v == "0.3" || strings.HasPrefix(v, "0.3.") {
-		return nil
+	switch {
+	case v == "":
+		return gen10, false, nil
+	case v == "1" || v == "1.0" || strings.HasPrefix(v, "1.0."):
+		return gen10, true, nil
+	case v == "0.3" || strings.HasPrefix(v, "0.3."):
+		return gen03, true, nil
 	}
-	e := newError(wire.CodeVersionNotSupported, domain.CodeInvalid,
+	e = newError(wire.CodeVersionNotSupported, domain.CodeInvalid,
 		"A2A-Version %q is not supported (this agent speaks %s and %s)", clip(v), wire.Version, wire.LegacyVersion)
 	e.obj.Data = map[string]any{"code": domain.CodeInvalid, "supportedVersions": []string{wire.Version, wire.LegacyVersion}}
-	return e
+	return 0, false, e
+}
+
+// methodGen is the generation a method name belongs to (ok false: not an
+// A2A method switchboard knows).
+func methodGen(method string) (generation, bool) {
+	switch method {
+	case wire.MethodSendMessage, wire.MethodSendStreamingMessage, wire.MethodGetTask, wire.MethodCancelTask,
+		wire.MethodSubscribeToTask, wire.MethodListTasks, wire.MethodGetExtendedAgentCard:
+		return gen10, true
+	case wire.LegacyMethodSendMessage, wire.LegacyMethodStreamMessage, wire.LegacyMethodGetTask,
+		wire.LegacyMethodCancelTask, wire.LegacyMethodResubscribe:
+		return gen03, true
+	}
+	return gen10, false
 }
 
 // serveRPC answers one JSON-RPC call on agent a's endpoint.
@@ -93,8 +111,20 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request, a Agent) {
 		writeRPC(w, nil, nil, newError(wire.CodeInvalidRequest, domain.CodeInvalid, "id must be a string, a number or null"))
 		return
 	}
-	if e := checkVersion(r); e != nil {
+	asked, explicit, e := requestedVersion(r)
+	if e != nil {
 		writeRPC(w, req.ID, nil, e)
+		return
+	}
+	// A request that names its version is served with that version's
+	// semantics: the other generation's method names do not exist in it.
+	// Without the header (0.3 by the specification) both are accepted: a
+	// 1.0 method name cannot be mistaken.
+	if g, known := methodGen(req.Method); known && explicit && g != asked {
+		use := map[generation]string{gen10: "1.0", gen03: "0.3"}
+		writeRPC(w, req.ID, nil, newError(wire.CodeMethodNotFound, domain.CodeNotFound,
+			"method %q belongs to A2A %s but this request says A2A-Version %s: send A2A-Version: %s, or use the %s method",
+			req.Method, use[g], use[asked], use[g], use[asked]))
 		return
 	}
 	c := &call{id: req.ID, method: req.Method, params: req.Params, p: p, agent: a}

@@ -1,7 +1,6 @@
 package a2a
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -86,6 +85,11 @@ func IsCardRequest(r *http.Request) bool {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	if path == wire.CardPath {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "the agent card takes GET", http.StatusMethodNotAllowed)
+			return
+		}
 		agents := s.opts.Agents()
 		if len(agents) == 0 {
 			http.Error(w, "no agent is exposed over A2A", http.StatusNotFound)
@@ -136,10 +140,6 @@ func (s *Server) principal(r *http.Request) (api.Principal, bool) {
 	}
 	return s.opts.Principal(r)
 }
-
-// detached is a context for work that must outlive nothing but ctx's
-// values (logging); used where the engine call is bounded by its own wait.
-func detached(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
 
 func clip(s string) string {
 	if len(s) > 64 {

@@ -239,3 +239,23 @@ func TestGetTaskAfterRestart(t *testing.T) {
 		t.Fatalf("GetTask after restart = %s %+v", g.resp.Result, g.resp.Error)
 	}
 }
+
+// TestStreamingProgress: a run that calls a tool streams a WORKING status
+// naming the tool before the artifact and the final status.
+func TestStreamingProgress(t *testing.T) {
+	h := newHarness(t)
+	_, evs := h.stream(t, "operator", "main", "SendStreamingMessage", map[string]any{"message": userMsg("tp-1", "", "tool time")})
+	var progress, final string
+	for _, e := range evs {
+		sr := decode[wire.StreamResponse](t, e.Result)
+		if su := sr.StatusUpdate; su != nil {
+			if su.Status.State == wire.TaskStateWorking && su.Status.Message != nil {
+				progress = textOf(su.Status.Message.Parts)
+			}
+			final = string(su.Status.State)
+		}
+	}
+	if !strings.Contains(progress, "calling agents_list") || final != string(wire.TaskStateCompleted) {
+		t.Fatalf("progress %q, final %q; events %d", progress, final, len(evs))
+	}
+}

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/a2aproject/a2a-go/a2a"
 	"github.com/switchboard-go/switchboard/internal/a2a/wire"
@@ -181,6 +183,8 @@ func (s *Server) follow(ctx context.Context, p api.Principal, out *sse, run doma
 	defer wg.Wait()
 	defer cancel()
 	state := StateOf(run.Status)
+	tick := time.NewTicker(keepAliveEvery)
+	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -190,13 +194,20 @@ func (s *Server) follow(ctx context.Context, p api.Principal, out *sse, run doma
 				events = nil
 				continue
 			}
-			if ev.Run == nil || ev.Run.ID != run.ID || ev.Kind != domain.EventRunStart {
-				continue
+			switch {
+			case ev.Kind == domain.EventRunStart && ev.Run != nil && ev.Run.ID == run.ID:
+				if state == wire.TaskStateSubmitted {
+					state = wire.TaskStateWorking
+					out.status(run.ID, ctxID, statusOf(*ev.Run, ctxID), false)
+				}
+			case ev.Kind == domain.EventMessage && ev.Message != nil && ev.Message.RunID == run.ID:
+				if m := progress(*ev.Message, run.ID, ctxID); m != nil {
+					state = wire.TaskStateWorking
+					out.status(run.ID, ctxID, wire.TaskStatus{State: wire.TaskStateWorking, Message: m, Timestamp: timestamp(ev.TS)}, false)
+				}
 			}
-			if state == wire.TaskStateSubmitted {
-				state = wire.TaskStateWorking
-				out.status(run.ID, ctxID, statusOf(*ev.Run, ctxID), false)
-			}
+		case <-tick.C:
+			out.keepAlive()
 		case end := <-done:
 			if end.err != nil {
 				out.fail(toRPCError(end.err))
@@ -209,6 +220,51 @@ func (s *Server) follow(ctx context.Context, p api.Principal, out *sse, run doma
 			return
 		}
 	}
+}
+
+// keepAliveEvery is how often an idle stream gets an SSE comment, so
+// proxies and clients do not take a long run for a dead connection.
+const keepAliveEvery = 15 * time.Second
+
+// keepAlive writes an SSE comment line (clients ignore it).
+func (s *sse) keepAlive() {
+	if s.err != nil {
+		return
+	}
+	if _, err := fmt.Fprint(s.w, ": keep-alive\n\n"); err != nil {
+		s.err = err
+		return
+	}
+	s.err = s.rc.Flush()
+}
+
+// progress is the WORKING status message for a message the run stored
+// before it ended: an assistant turn that calls tools (its text, and
+// which tools). The final reply is not progress: it arrives as the
+// artifact and the final status.
+func progress(m domain.Message, runID, ctxID string) *wire.Message {
+	if m.Role != domain.RoleAssistant {
+		return nil
+	}
+	calls := m.Content.ToolCalls()
+	if len(calls) == 0 {
+		return nil
+	}
+	var names []string
+	for _, c := range calls {
+		names = append(names, c.Name)
+	}
+	text := strings.TrimSpace(m.Content.Text())
+	if text != "" {
+		text += "\n"
+	}
+	text += "calling " + strings.Join(names, ", ")
+	id := m.ID
+	if id == "" {
+		id = fmt.Sprintf("%s-progress-%d", runID, m.Seq)
+	}
+	return &wire.Message{MessageID: id, ContextID: ctxID, TaskID: runID, Role: wire.RoleAgent,
+		Parts: []wire.Part{wire.TextPart(text)}, Metadata: map[string]any{"toolCalls": names}}
 }
 
 // finish sends the reply artifact (if any) and the final status.
