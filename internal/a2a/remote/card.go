@@ -35,7 +35,7 @@ const maxCardBytes = 1 << 20
 // endpoint returns r's endpoint, from the cache while it is fresh.
 func (c *Client) endpoint(ctx context.Context, r Remote) (Endpoint, error) {
 	c.mu.Lock()
-	hit, ok := c.cards[r.ID]
+	hit, ok := c.cards[r.cacheKey()]
 	c.mu.Unlock()
 	if ok && c.now().Before(hit.expires) && hit.ep.URL != "" {
 		return hit.ep, nil
@@ -45,16 +45,20 @@ func (c *Client) endpoint(ctx context.Context, r Remote) (Endpoint, error) {
 		return Endpoint{}, err
 	}
 	c.mu.Lock()
-	c.cards[r.ID] = cached{ep: ep, expires: c.now().Add(c.cardTTL)}
+	c.cards[r.cacheKey()] = cached{ep: ep, expires: c.now().Add(c.cardTTL)}
 	c.mu.Unlock()
 	return ep, nil
 }
+
+// cacheKey is the card cache's key: the remote's id and card URL, so a
+// remote whose URL changes is read again.
+func (r Remote) cacheKey() string { return r.ID + "\x00" + r.CardURL }
 
 // forget drops r's cached card (after the endpoint failed), so the next
 // call reads it again.
 func (c *Client) forget(r Remote) {
 	c.mu.Lock()
-	delete(c.cards, r.ID)
+	delete(c.cards, r.cacheKey())
 	c.mu.Unlock()
 }
 
