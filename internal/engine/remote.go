@@ -26,7 +26,7 @@ import (
 // remoteRunTimeout bounds a run waiting for a remote agent (the longest a
 // sessions_send may wait): a remote that never answers does not hold a
 // lane forever.
-var remoteRunTimeout = time.Duration(api.SendTimeout.Max) * time.Second
+func remoteRunTimeout() time.Duration { return time.Duration(api.SendTimeout.Max) * time.Second }
 
 // RemoteChannel is the channel recorded on the local sessions of remote
 // agents.

@@ -139,7 +139,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 		// injected context and the reply-back and announce steps stay
 		// local, so neither the context nor the exchange state is kept.
 		spec.System, spec.A2A = "", nil
-		timeoutMs = remoteRunTimeout.Milliseconds()
+		timeoutMs = remoteRunTimeout().Milliseconds()
 	}
 	rawSpec, err := encodeSpec(spec)
 	if err != nil {
