@@ -116,17 +116,13 @@ func TestJSSDKAgentAsRemote(t *testing.T) {
 	if out["status"] != "accepted" {
 		t.Fatalf("timeoutSeconds 0 = %v", out)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		hist := cli(t, dir, tok, "sessions", "history", "agent:planner:later")
-		b, _ := json.Marshal(hist)
-		if strings.Contains(string(b), "got: slow 200") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the accepted exchange was not recorded: %s", b)
-		}
-		time.Sleep(100 * time.Millisecond)
+	run := cli(t, dir, tok, "runs", "wait", fmt.Sprint(out["runId"]), "--timeout", "30")
+	if run["status"] != "ok" || !strings.Contains(fmt.Sprint(run["reply"]), "got: slow 200") {
+		t.Fatalf("the accepted exchange = %v", run)
+	}
+	hist := cli(t, dir, tok, "sessions", "history", "agent:planner:later")
+	if b, _ := json.Marshal(hist); !strings.Contains(string(b), "got: slow 200") {
+		t.Fatalf("the accepted exchange was not recorded: %s", b)
 	}
 
 	for _, tc := range []struct{ key, msg, want string }{
