@@ -30,7 +30,7 @@ type Options struct {
 	Service Service
 	// Agents returns the agents served over A2A, the default agent first
 	// (its card is the one at /.well-known/agent-card.json). It is called
-	// per request, so a configuration reload shows at once.
+	// per request.
 	Agents func() []Agent
 	// Principal returns the principal the gateway authenticated for a
 	// JSON-RPC request; ok false answers 401.

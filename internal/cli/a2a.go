@@ -12,8 +12,9 @@ import (
 )
 
 // a2aHandler builds the gateway's A2A surface (nil when a2a.enabled is
-// false). The cards follow the engine's current configuration, so a reload
-// shows at once; a2a.publicUrl is read at start.
+// false). The cards read the engine's configuration in effect; a2a.* and
+// the agents' descriptions and skills are not live keys, so a reload
+// reports them as needing a restart.
 func a2aHandler(eng *engine.Engine, cfg *config.Config, log *slog.Logger, version string) http.Handler {
 	if !cfg.A2AEnabled() {
 		return nil
