@@ -186,8 +186,9 @@ func validID(id json.RawMessage) bool {
 	return false
 }
 
-// decodeParams decodes params strictly: an unknown field is a typo the
-// caller should hear about, named.
+// decodeParams decodes params. Unknown fields are ignored, as ProtoJSON
+// readers of a2a.proto do, so newer clients' optional fields pass; a field
+// of the wrong type is an error naming it.
 func decodeParams(raw json.RawMessage, v any) *rpcError {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		return invalidParams("params are required")
