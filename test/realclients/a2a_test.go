@@ -144,8 +144,9 @@ func TestA2AGoSDKClient(t *testing.T) {
 	}
 }
 
-// TestA2AJSClient drives SendMessage, SendStreamingMessage, GetTask and
-// CancelTask (protocol 1.0) with the official JavaScript SDK.
+// TestA2AJSClient drives SendMessage, SendStreamingMessage, GetTask,
+// CancelTask and SubscribeToTask (protocol 1.0) with the official
+// JavaScript SDK.
 func TestA2AJSClient(t *testing.T) {
 	node := realNode(t)
 	base := a2aGateway(t)
@@ -184,6 +185,7 @@ func TestA2AJSClient(t *testing.T) {
 		{[]string{"stream", "artifact"}, "echo: stream please"},
 		{[]string{"stream", "lastState"}, "TASK_STATE_COMPLETED"},
 		{[]string{"cancel", "state"}, "TASK_STATE_CANCELED"},
+		{[]string{"subscribe", "lastState"}, "TASK_STATE_CANCELED"},
 	}
 	for _, c := range checks {
 		if got := get(c.path...); got != c.want {
