@@ -58,6 +58,9 @@ type incoming struct {
 	ContextID string
 	TaskID    string
 	MessageID string
+	// Chain is the loop-governance chain the message carried
+	// (metadata wire.ChainKey), handed to the run it starts.
+	Chain []string
 }
 
 // checkMessage validates the message of SendMessage: role user, a
@@ -122,7 +125,7 @@ func checkMessage(m *wire.Message) (incoming, error) {
 		return incoming{}, invalidParams("message text is too long (%d characters; max %d, api limit %s)",
 			len([]rune(text)), api.MessageChars.Max, api.MessageChars.Name)
 	}
-	return incoming{Text: text, ContextID: m.ContextID, TaskID: m.TaskID, MessageID: m.MessageID}, nil
+	return incoming{Text: text, ContextID: m.ContextID, TaskID: m.TaskID, MessageID: m.MessageID, Chain: wire.ChainOf(m.Metadata)}, nil
 }
 
 // checkSessionKey checks that the derived session key is one the engine

@@ -92,6 +92,7 @@ func (s *Server) start(ctx context.Context, c *call, sp sendParams) (api.ChatRes
 		Channel:        Channel,
 		SenderID:       c.p.Name,
 		IdempotencyKey: sp.msg.MessageID,
+		Chain:          sp.msg.Chain,
 	})
 	if err != nil {
 		return api.ChatResult{}, "", toRPCError(err)

@@ -28,6 +28,9 @@ type A2AConfig struct {
 	// behind a proxy), written into agent cards; default: the scheme and
 	// Host of the request that fetched the card.
 	PublicURL string `json:"publicUrl,omitempty"`
+	// Remotes are A2A agents elsewhere that sessions_send reaches as
+	// `agent:<id>:<rest>` (see A2ARemote).
+	Remotes []A2ARemote `json:"remotes,omitempty"`
 }
 
 // SessionConfig is `session.*`.

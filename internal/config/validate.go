@@ -138,6 +138,7 @@ func (c *Config) problems(skip map[string]bool) []Problem {
 	c.checkRuntime(v)
 	c.checkChannels(v)
 	c.checkA2A(v)
+	c.checkA2ARemotes(v)
 	return v.problems
 }
 
