@@ -81,7 +81,11 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request, a Agent) {
 	p, ok := s.principal(r)
 	if !ok {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
-		e := newError(wire.CodeInvalidRequest, domain.CodeForbidden, "unauthorized: send Authorization: Bearer <gateway token>")
+		msg := "unauthorized: send Authorization: Bearer <gateway token>"
+		if r.Header.Get("Authorization") != "" {
+			msg = "unauthorized: gateway token mismatch"
+		}
+		e := newError(wire.CodeInvalidRequest, "unauthorized", "%s", msg)
 		e.status = http.StatusUnauthorized
 		writeRPC(w, nil, nil, e)
 		return
