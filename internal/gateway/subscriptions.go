@@ -181,7 +181,7 @@ func (f *fanout) publish(ev wireEvent) {
 	}
 	owners, claimed := f.runs[ev.runID]
 	for sub := range owners {
-		if _, dup := subs[sub]; !dup {
+		if !f.routes(sub, ev) {
 			send(sub, ev)
 		}
 	}
