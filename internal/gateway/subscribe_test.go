@@ -116,6 +116,12 @@ func TestSubscriptions(t *testing.T) {
 	if got := seen(t, onX); got[x] != nil {
 		t.Errorf("events of %s after unsubscribing: %v", x, got[x])
 	}
+
+	// An operator that holds no subscription any more is on the
+	// broadcast again.
+	onX.ok("sessions.messages.unsubscribe", map[string]any{"key": z}, nil)
+	e.chatDone(t, y, "broadcast again")
+	chatFinalOf(onX, y)
 }
 
 // TestSubscribeGate: subscribe keys go through the gate: a session the

@@ -6,7 +6,7 @@ import (
 
 // fanout routes wire events to the connections that want them, indexed
 // so a run's events cost O(its subscribers), not O(connections):
-//   - a connection that never subscribed gets the broadcast (an operator:
+//   - a connection that holds no subscription gets the broadcast (an operator:
 //     every event, as OpenClaw's clients expect; a non-operator: the
 //     events of sessions it may see, filtered in conn.admit);
 //   - one that subscribed gets sessions.changed if it called
@@ -36,9 +36,9 @@ type fanout struct {
 // guarded by fanout.mu.
 type subscriber struct {
 	ch chan wireEvent
-	// subscribed is set by the first subscribe call: the connection
-	// leaves the broadcast for good (an unsubscribe never turns the
-	// broadcast back on).
+	// subscribed is set while the connection holds a subscription; a
+	// connection that holds none (never subscribed, or unsubscribed from
+	// everything) is on the broadcast.
 	subscribed bool
 	changed    bool
 	keys       map[string]struct{}
@@ -75,23 +75,27 @@ func (f *fanout) subscribe(buffer int) (*subscriber, func()) {
 	}
 }
 
-// leaveBroadcast marks sub as subscribing (f.mu held).
-func (f *fanout) leaveBroadcast(sub *subscriber) {
-	sub.subscribed = true
-	delete(f.broadcast, sub)
+// place puts sub on the broadcast or off it by what it holds (f.mu held).
+func (f *fanout) place(sub *subscriber) {
+	sub.subscribed = sub.changed || len(sub.keys) > 0
+	if sub.subscribed {
+		delete(f.broadcast, sub)
+	} else {
+		f.broadcast[sub] = struct{}{}
+	}
 }
 
 // subscribeSessions is sessions.subscribe (on) and sessions.unsubscribe.
 func (f *fanout) subscribeSessions(sub *subscriber, on bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.leaveBroadcast(sub)
 	sub.changed = on
 	if on {
 		f.changed[sub] = struct{}{}
 	} else {
 		delete(f.changed, sub)
 	}
+	f.place(sub)
 }
 
 // subscribeMessages is sessions.messages.subscribe (on) and
@@ -100,7 +104,6 @@ func (f *fanout) subscribeSessions(sub *subscriber, on bool) {
 func (f *fanout) subscribeMessages(sub *subscriber, key string, on bool) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.leaveBroadcast(sub)
 	if on {
 		sub.keys[key] = struct{}{}
 		addTo(f.keys, key, sub)
@@ -108,6 +111,7 @@ func (f *fanout) subscribeMessages(sub *subscriber, key string, on bool) int {
 		delete(sub.keys, key)
 		removeFrom(f.keys, key, sub)
 	}
+	f.place(sub)
 	return len(sub.keys)
 }
 
@@ -119,9 +123,9 @@ func (f *fanout) subscribeMessagesWithin(sub *subscriber, key string, max int) (
 	if _, has := sub.keys[key]; !has && len(sub.keys) >= max {
 		return len(sub.keys), false
 	}
-	f.leaveBroadcast(sub)
 	sub.keys[key] = struct{}{}
 	addTo(f.keys, key, sub)
+	f.place(sub)
 	return len(sub.keys), true
 }
 
