@@ -49,10 +49,14 @@ func (s *Server) mMessagesSubscribe(ctx context.Context, cl *call) (any, error) 
 	if _, err := api.KeyChars.Apply(int64(len(p.key()))); err != nil {
 		return nil, invalidParams(cl.method, "%v", err)
 	}
-	row, err := s.eng.GetSession(ctx, cl.principal(""), p.key())
+	pr := cl.principal("")
+	row, err := s.eng.GetSession(ctx, pr, p.key())
 	if err != nil {
 		return nil, err
 	}
+	// Rows show the requester's own main as `main`; events carry
+	// canonical keys.
+	s.printer(ctx, pr).row(&row)
 	n, ok := s.fan.subscribeMessagesWithin(cl.c.sub, row.Key, int(api.SubscribedSessions.Max))
 	if !ok {
 		return nil, invalidParams(cl.method, "key: a connection may subscribe to at most %d sessions (got %d already); unsubscribe from one first",
@@ -71,8 +75,9 @@ func (s *Server) mMessagesUnsubscribe(ctx context.Context, cl *call) (any, error
 	if err := requireString(cl.method, "key", p.key()); err != nil {
 		return nil, err
 	}
-	key := p.key()
-	if row, err := s.eng.GetSession(ctx, cl.principal(""), key); err == nil {
+	key, pr := p.key(), cl.principal("")
+	if row, err := s.eng.GetSession(ctx, pr, key); err == nil {
+		s.printer(ctx, pr).row(&row)
 		key = row.Key
 	}
 	n := s.fan.subscribeMessages(cl.c.sub, key, false)

@@ -161,3 +161,18 @@ func TestSubscribeGate(t *testing.T) {
 		})
 	}
 }
+
+// TestSubscribeMainKey: `main` subscribes to the canonical main session,
+// whose events carry the canonical key.
+func TestSubscribeMainKey(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.do(t, "POST", "/api/sessions/main/chat?wait=10s", map[string]any{"message": "hi"}, nil)
+	w, _ := e.connect(t, nil)
+	var sub struct{ Key string }
+	w.ok("sessions.messages.subscribe", map[string]any{"key": "main"}, &sub)
+	if sub.Key != "agent:main:main" {
+		t.Fatalf("subscribed key %q, want agent:main:main", sub.Key)
+	}
+	e.do(t, "POST", "/api/sessions/main/chat", map[string]any{"message": "again"}, nil)
+	chatFinalOf(w, "agent:main:main")
+}
