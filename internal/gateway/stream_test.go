@@ -143,3 +143,48 @@ func TestReconnectMidRunGetsFinal(t *testing.T) {
 		t.Errorf("last stored message %+v, want the whole answer", last)
 	}
 }
+
+// TestStreamedToolCall: a streamed tool call reaches clients as agent tool
+// deltas (name and id first, then the arguments in pieces) before the
+// call's own tool start event.
+func TestStreamedToolCall(t *testing.T) {
+	rule := config.ScriptRule{When: config.ScriptWhen{Message: "^toolstream", Role: "user"},
+		ToolCall: &config.ScriptToolCall{Name: "sessions_list", Arguments: map[string]any{"limit": 5}}, ChunkChars: 3}
+	e := newEnv(t, envOptions{rules: []config.ScriptRule{rule}})
+	w, _ := e.connect(t, nil)
+	var ack struct{ RunID string }
+	w.ok("agent", map[string]any{"message": "toolstream", "sessionKey": "agent:main:ts", "idempotencyKey": "ts1"}, &ack)
+	var name, id string
+	var args strings.Builder
+	for {
+		f := w.wait(func(f frame) bool { return f.Event == "agent" && strings.Contains(string(f.Payload), `"stream":"tool"`) })
+		var a struct {
+			RunID string `json:"runId"`
+			Data  struct {
+				Phase          string          `json:"phase"`
+				Name           string          `json:"name"`
+				ToolCallID     string          `json:"toolCallId"`
+				ArgumentsDelta string          `json:"argumentsDelta"`
+				Arguments      json.RawMessage `json:"arguments"`
+			} `json:"data"`
+		}
+		f.decode(t, &a)
+		if a.RunID != ack.RunID {
+			continue
+		}
+		if a.Data.Phase == "delta" {
+			if a.Data.Name != "" {
+				name, id = a.Data.Name, a.Data.ToolCallID
+			}
+			args.WriteString(a.Data.ArgumentsDelta)
+			continue
+		}
+		if a.Data.Phase != "start" {
+			t.Fatalf("tool event %s before the call's start", f.Payload)
+		}
+		if name != "sessions_list" || id != a.Data.ToolCallID || args.String() != string(a.Data.Arguments) {
+			t.Errorf("deltas: name %q id %q arguments %q; the call: id %q arguments %s", name, id, args.String(), a.Data.ToolCallID, a.Data.Arguments)
+		}
+		return
+	}
+}
