@@ -142,3 +142,21 @@ func TestBacklogBounds(t *testing.T) {
 		t.Errorf("r3: %d events, ended %v; want the cap of 2 plus its end", len(evs), done)
 	}
 }
+
+// TestSubscribeLimit: past max sessions a subscribe is refused, the same
+// key again is not a new one, and the refused key is not subscribed.
+func TestSubscribeLimit(t *testing.T) {
+	f := newFanout()
+	sub, _ := f.subscribe(8)
+	for _, k := range []string{"a", "b", "a"} {
+		if _, ok := f.subscribeMessagesWithin(sub, k, 2); !ok {
+			t.Fatalf("subscribe %s refused within the limit", k)
+		}
+	}
+	if n, ok := f.subscribeMessagesWithin(sub, "c", 2); ok || n != 2 {
+		t.Fatalf("third session: ok %v, count %d; want refused at 2", ok, n)
+	}
+	if _, held := f.keys["c"]; held {
+		t.Error("the refused key is indexed")
+	}
+}
