@@ -44,7 +44,10 @@ func (p *Provider) stream(ctx context.Context, params oai.ChatCompletionNewParam
 	if err := ctx.Err(); err != nil {
 		return domain.ModelResponse{}, fmt.Errorf("%s: %w", p.name, context.Cause(ctx))
 	}
-	if !acc.finished {
+	// A finish reason ends a complete answer; so does the usage chunk
+	// (include_usage sends it last), for servers that leave finish_reason
+	// out. Neither: the stream was cut.
+	if !acc.finished && !acc.hasUsage {
 		return domain.ModelResponse{}, &domain.Error{Code: domain.CodeUnavailable,
 			Message: p.name + ": the stream ended before the answer was complete (no finish_reason)"}
 	}

@@ -197,3 +197,17 @@ func TestStreamCancel(t *testing.T) {
 		t.Fatal("the call did not end after cancel")
 	}
 }
+
+// TestStreamUsageEndsAnswer: a server that leaves finish_reason out but
+// sends the usage chunk (include_usage) gave a complete answer.
+func TestStreamUsageEndsAnswer(t *testing.T) {
+	f := fakeapi.NewSSE(t, fakeapi.SSEReply{Events: []string{
+		chunk(`{"index":0,"delta":{"content":"done"}}`), usageChunk, "[DONE]"}})
+	resp, err := sseProvider(t, f).Complete(context.Background(), streamReq(func(domain.ModelDelta) {}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.Content.Text() != "done" || resp.Message.StopReason != domain.StopReasonStop {
+		t.Errorf("message %q stop %q", resp.Message.Content.Text(), resp.Message.StopReason)
+	}
+}
