@@ -29,7 +29,7 @@ func (w *writeLog) all() string {
 	return strings.Join(w.pieces, "")
 }
 
-const streamReply = "one two three four five six seven eight"
+const streamReply = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
 
 const streamConfig = `{ models: { providers: { script: { rules: [
   { when: { message: "^stream" }, reply: "` + streamReply + `", chunkChars: 5, chunkMs: 40 },
@@ -68,7 +68,7 @@ func TestChatStreams(t *testing.T) {
 			}
 			// Through a gateway the first pieces may go by before the
 			// WebSocket subscribed; later ones still arrive one by one.
-			if min := map[bool]int{false: 6, true: 3}[remote]; len(out.pieces) < min {
+			if min := map[bool]int{false: 12, true: 3}[remote]; len(out.pieces) < min {
 				t.Errorf("%d writes %q, want the reply in pieces (at least %d)", len(out.pieces), out.pieces, min)
 			}
 		})
