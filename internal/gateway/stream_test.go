@@ -157,7 +157,9 @@ func TestStreamedToolCall(t *testing.T) {
 	var name, id string
 	var args strings.Builder
 	for {
-		f := w.wait(func(f frame) bool { return f.Event == "agent" && strings.Contains(string(f.Payload), `"stream":"tool"`) })
+		f := w.wait(func(f frame) bool {
+			return f.Event == "agent" && strings.Contains(string(f.Payload), `"stream":"tool"`)
+		})
 		var a struct {
 			RunID string `json:"runId"`
 			Data  struct {
