@@ -301,7 +301,10 @@ export function mountSession(ctx, root, ref) {
       if (payload.stream === 'assistant' && payload.data && 'delta' in payload.data) return;
       if (payload.stream === 'tool' && phase === 'delta') return;
       if (payload.stream === 'lifecycle' && phase === 'start') state.active.add(payload.runId);
-      if (payload.stream === 'lifecycle' && (phase === 'end' || phase === 'error')) state.active.delete(payload.runId);
+      if (payload.stream === 'lifecycle' && (phase === 'end' || phase === 'error')) {
+        state.active.delete(payload.runId);
+        if (state.streams.has(payload.runId)) state.streams.get(payload.runId).done = true;
+      }
       refreshHistory();
     } else if (event === 'sessions.changed') {
       if (!sameSession(gw, payload.sessionKey || payload.key, key)) return;
@@ -314,6 +317,8 @@ export function mountSession(ctx, root, ref) {
     }
   }, {signal: abort.signal});
   gw.addEventListener('open', () => {
+    // Events sent while disconnected are lost: the store has the replies.
+    state.streams.clear();
     loadRow();
     loadHistory();
   }, {signal: abort.signal});
