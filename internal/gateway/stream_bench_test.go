@@ -37,17 +37,16 @@ func (stampModel) Complete(ctx context.Context, req domain.ModelRequest) (domain
 // BenchmarkFirstDeltaLatency measures how long the first streamed delta
 // takes from the provider producing it to a WebSocket client reading its
 // `agent` assistant event (runtime → engine bus → fan-out → encode →
-// socket → client decode), one run at a time, with 50 other idle
-// operator clients connected and subscribed elsewhere. Reports p50/p99.
+// socket → client decode), one run at a time, with 50 other operator
+// clients connected, each subscribed to sessions.changed. Reports p50/p99.
 func BenchmarkFirstDeltaLatency(b *testing.B) {
 	e := newEnv(b, envOptions{
 		register: func(r *model.Registry) { r.Register(stampModel{}) },
 		cfg:      func(c *config.Config) { c.Agents.Defaults.Model = "stamp/x" },
 	})
-	for i := range 50 {
+	for range 50 {
 		idle, _ := e.connect(b, nil)
 		idle.ok("sessions.subscribe", map[string]any{}, nil)
-		_ = i
 	}
 	ctx := context.Background()
 	c, _, err := websocket.Dial(ctx, e.ws, nil)
