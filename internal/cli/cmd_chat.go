@@ -76,6 +76,7 @@ func runChat(e *env, s *service, p api.Principal, key, msg string, wait time.Dur
 		live = &replyPrinter{w: e.stdout}
 		f := follow(e.ctx, s, live)
 		defer f.stop()
+		live.settle = f.settle
 		res, err := s.Chat(e.ctx, p, api.ChatRequest{SessionKey: key, Message: msg})
 		if err != nil {
 			return err
@@ -120,6 +121,9 @@ func chatResult(e *env, s *service, p api.Principal, res api.ChatResult, wait ti
 			return &exitErr{code: exitError}
 		}
 		return nil
+	}
+	if live != nil && domain.RunTerminal(run.Status) && live.settle != nil {
+		live.settle()
 	}
 	if live != nil && (out.WaitTimedOut || run.Status != domain.RunOK) {
 		live.breakLine()

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/switchboard-go/switchboard/internal/client"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -49,6 +50,9 @@ type replyPrinter struct {
 	mu      sync.Mutex
 	printed string
 	any     bool
+	// settle, when set, lets the follower print what is still on its way
+	// once the run has ended (before finish).
+	settle func()
 }
 
 func (p *replyPrinter) text(so string) {
@@ -128,6 +132,9 @@ func follow(ctx context.Context, s *service, p *replyPrinter) *follower {
 					if ev.Kind == domain.EventDelta && ev.Delta != nil && ev.Delta.RunID == id && ev.Delta.Delta.Text != "" {
 						p.text(ev.Delta.Accumulated)
 					}
+					if ev.Kind == domain.EventRunEnd && ev.Run != nil && ev.Run.ID == id {
+						return // every delta of the run came before its end
+					}
 				}
 			}
 		}()
@@ -157,6 +164,23 @@ type runRef struct{ key, id string }
 
 // start points the follower at a run.
 func (f *follower) start(key, runID string) { f.runID <- runRef{key, runID} }
+
+// catchUp is how long a follower may take, once the run has ended, to
+// print the pieces still on their way (through a gateway they travel
+// apart from the HTTP answer that said the run ended).
+const catchUp = 2 * time.Second
+
+// settle waits until the follower has seen the run's end (or catchUp
+// passed), then stops it.
+func (f *follower) settle() {
+	t := time.NewTimer(catchUp)
+	defer t.Stop()
+	select {
+	case <-f.done:
+	case <-t.C:
+	}
+	f.stop()
+}
 
 // stop ends the follower and waits for it.
 func (f *follower) stop() {

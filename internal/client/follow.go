@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
 // followHandshake bounds the WebSocket handshake of Follow.
@@ -91,6 +94,11 @@ func (c *Client) Follow(ctx context.Context, key, runID string, onText func(text
 	}
 	if err := call("s", "sessions.messages.subscribe", map[string]any{"key": key}); err != nil {
 		return err
+	}
+	// A run that ended before the subscription took hold sends nothing
+	// more: the caller prints the stored reply.
+	if r, err := c.GetRun(ctx, api.Principal{}, runID); err == nil && domain.RunTerminal(r.Status) {
+		return nil
 	}
 	for {
 		f, err := read()
