@@ -18,6 +18,8 @@ type Event struct {
 	Message    *Message    `json:"message,omitempty"`
 	Session    *Session    `json:"session,omitempty"`
 	Outbox     *OutboxItem `json:"outbox,omitempty"`
+	// Delta is a streamed piece of an assistant message (EventDelta).
+	Delta *StreamDelta `json:"delta,omitempty"`
 	// Reason says why a session event happened (created, updated, deleted, reset).
 	Reason string `json:"reason,omitempty"`
 	TS     int64  `json:"ts"`

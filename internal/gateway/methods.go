@@ -51,6 +51,13 @@ func (s *Server) methodTable() map[string]method {
 		"runs.get":         {api.OpRunsGet, s.mRunsGet},
 		"runs.cancel":      {api.OpRunsCancel, s.mRunsCancel},
 		"tools.invoke":     {"", s.mToolsInvoke},
+
+		// Subscriptions (m_subscribe.go): read scope, keys through the
+		// gate's visibility (sessions.get).
+		"sessions.subscribe":            {api.OpSessionsGet, s.mSessionsSubscribe},
+		"sessions.unsubscribe":          {api.OpSessionsGet, s.mSessionsUnsubscribe},
+		"sessions.messages.subscribe":   {api.OpSessionsGet, s.mMessagesSubscribe},
+		"sessions.messages.unsubscribe": {api.OpSessionsGet, s.mMessagesUnsubscribe},
 	}
 }
 
