@@ -45,7 +45,7 @@ func benchCommand() *command {
 					return runBenchStore(e, *src, *out, n)
 				}
 			},
-		}},
+		}, benchChatCommand(), benchGatewayCommand()},
 	}
 }
 
