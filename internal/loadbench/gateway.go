@@ -113,6 +113,16 @@ func RunGateway(ctx context.Context, opts GatewayOptions) (rep GatewayReport, er
 				return
 			}
 			conn.merge([]time.Duration{time.Since(t0)})
+			if !opts.Idle && opts.Subscribe == "own" {
+				// One unmeasured round trip creates the session, then the
+				// client subscribes to it: the measured window sees only
+				// subscribed clients.
+				if err := c.subscribeOwn(ctx, clientKey(i)); err != nil {
+					c.ws.CloseNow()
+					fail(fmt.Errorf("client %d: %w", i, err))
+					return
+				}
+			}
 			connected.Add(1)
 			clients[i] = c
 		})
@@ -140,17 +150,21 @@ func RunGateway(ctx context.Context, opts GatewayOptions) (rep GatewayReport, er
 		what = "ticks"
 	}
 	bg.Go(func() { progress(sampleCtx, opts.Progress, what, opts.Duration, &done, &errs) })
-	var peakRSS float64 // the sampler's; read after bg.Wait
+	// The sampler's, read after bg.Wait: the peak RSS, and the last
+	// sample inside the window (at the end the clients are closing).
+	var peakRSS float64
+	var last GatewayStats
 	bg.Go(func() {
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		for {
 			select {
-			case <-sampleCtx.Done():
+			case <-runCtx.Done():
 				return
 			case <-t.C:
-				if st, err := scrapeMetrics(sampleCtx, hc, base, token); err == nil {
+				if st, err := scrapeMetrics(runCtx, hc, base, token); err == nil {
 					peakRSS = max(peakRSS, st.RSSMB)
+					last = st
 				}
 			}
 		}
@@ -172,7 +186,7 @@ func RunGateway(ctx context.Context, opts GatewayOptions) (rep GatewayReport, er
 				if opts.Rate > 0 {
 					offset = time.Duration(float64(i%1000) / 1000 * float64(time.Second) / opts.Rate)
 				}
-				mine, err = c.drive(runCtx, ctx, "agent:main:bench"+strconv.Itoa(i), opts.Rate, offset, opts.Subscribe == "own", &done)
+				mine, err = c.drive(runCtx, ctx, clientKey(i), opts.Rate, offset, &done)
 				lat.merge(mine)
 			}
 			if err != nil && ctx.Err() == nil {
@@ -184,11 +198,14 @@ func RunGateway(ctx context.Context, opts GatewayOptions) (rep GatewayReport, er
 	elapsed := time.Since(started)
 	stopSampling()
 	bg.Wait()
-	if st, err := scrapeMetrics(ctx, hc, base, token); err == nil {
-		rep.Gateway = st
-		rep.GatewayPeakRSS = max(peakRSS, st.RSSMB)
-	} else {
-		fail(fmt.Errorf("metrics: %w", err))
+	rep.Gateway, rep.GatewayPeakRSS = last, peakRSS
+	if last.Goroutines == 0 {
+		// A window shorter than a second: sample now.
+		st, err := scrapeMetrics(ctx, hc, base, token)
+		if err != nil {
+			fail(fmt.Errorf("metrics: %w", err))
+		}
+		rep.Gateway, rep.GatewayPeakRSS = st, max(peakRSS, st.RSSMB)
 	}
 	if err := ctx.Err(); err != nil {
 		return rep, fmt.Errorf("bench gateway: %w", err)
@@ -305,7 +322,7 @@ func (c *wsClient) response(ctx context.Context, id string) (frame, error) {
 // res), then agent.wait for the run. A round trip that started finishes
 // under ctx. With rate > 0 it starts one every 1/rate (skipping starts it
 // is too late for).
-func (c *wsClient) drive(runCtx, ctx context.Context, key string, rate float64, offset time.Duration, subscribe bool, done *atomic.Int64) ([]time.Duration, error) {
+func (c *wsClient) drive(runCtx, ctx context.Context, key string, rate float64, offset time.Duration, done *atomic.Int64) ([]time.Duration, error) {
 	var lat []time.Duration
 	var interval time.Duration
 	if rate > 0 {
@@ -337,25 +354,31 @@ func (c *wsClient) drive(runCtx, ctx context.Context, key string, rate float64, 
 		if err != nil {
 			return lat, err
 		}
-		if i == 0 && subscribe {
-			// The first round trip created the session; from now on only
-			// its events (and this client's runs') come.
-			sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-			err := c.write(sctx, "s", "sessions.messages.subscribe", map[string]any{"key": key})
-			if err == nil {
-				var f frame
-				if f, err = c.response(sctx, "s"); err == nil && !f.OK {
-					err = fmt.Errorf("subscribe: %s", f.err())
-				}
-			}
-			cancel()
-			if err != nil {
-				return lat, err
-			}
-		}
 		lat = append(lat, d)
 		done.Add(1)
 	}
+}
+
+// clientKey is client i's session.
+func clientKey(i int) string { return "agent:main:bench" + strconv.Itoa(i) }
+
+// subscribeOwn makes one round trip on key (creating the session) and
+// subscribes to the session's messages: from then on only its events and
+// this client's runs' come.
+func (c *wsClient) subscribeOwn(ctx context.Context, key string) error {
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if _, err := c.roundTrip(ctx, key, -1); err != nil {
+		return fmt.Errorf("first round trip: %w", err)
+	}
+	if err := c.write(ctx, "s", "sessions.messages.subscribe", map[string]any{"key": key}); err != nil {
+		return err
+	}
+	f, err := c.response(ctx, "s")
+	if err == nil && !f.OK {
+		err = fmt.Errorf("subscribe: %s", f.err())
+	}
+	return err
 }
 
 func (c *wsClient) roundTrip(ctx context.Context, key string, i int) (time.Duration, error) {
