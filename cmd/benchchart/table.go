@@ -18,9 +18,9 @@ func writeTable(w io.Writer, sizes []size) error {
 		}
 		fmt.Fprintf(w, "| memory after listing, MiB (peak) | %.0f (%.0f) | %.0f (%.0f) | %s |\n",
 			s.OC.MemMB.AfterList, s.OC.MemMB.Peak, s.SB.MemMB.RSS, s.SB.MemMB.Peak, ratio(s.OC.MemMB.AfterList, s.SB.MemMB.RSS))
-		ocDisk := float64(s.OC.Disk.SessionsJSON+s.OC.Disk.SessionsDir) / (1 << 20)
+		ocDisk := float64(s.OC.Disk.SessionsDir) / (1 << 20)
 		sbDisk := float64(s.SB.Disk) / (1 << 20)
-		fmt.Fprintf(w, "| disk, MiB (sessions.json + JSONL; SQLite store without the mirror) | %.0f | %.0f | %s |\n", ocDisk, sbDisk, ratio(ocDisk, sbDisk))
+		fmt.Fprintf(w, "| disk, MiB (OpenClaw's sessions dir; switchboard's store without the JSONL mirror) | %.0f | %.0f | %s |\n", ocDisk, sbDisk, ratio(ocDisk, sbDisk))
 		if s.SB.Import.Seconds > 0 {
 			fmt.Fprintf(w, "\nswitchboard imported %d messages in %.1f s (%.0f messages/s).\n", s.SB.Import.Messages, s.SB.Import.Seconds,
 				float64(s.SB.Import.Messages)/s.SB.Import.Seconds)
