@@ -32,6 +32,10 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 	if strings.TrimSpace(p.Message) == "" {
 		return SendResult{}, domain.Invalid("message required")
 	}
+	mode, err := sendMode(p)
+	if err != nil {
+		return SendResult{}, err
+	}
 	if err := api.MessageChars.CheckChars(p.Message); err != nil {
 		return SendResult{}, err
 	}
@@ -69,7 +73,11 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 	if p.IdempotencyKey != "" {
 		idem = "send:" + req.scopeKey(api.OpSessionsSend, p.IdempotencyKey)
 	}
-	fingerprint := api.Fingerprint(sendWork{Target: target, Message: p.Message})
+	work := sendWork{Target: target, Message: p.Message}
+	if mode == api.SendSteer {
+		work.Mode = mode
+	}
+	fingerprint := api.Fingerprint(work)
 	if prior, found, err := e.priorRun(ctx, idem, fingerprint); err != nil || found {
 		if err != nil {
 			return SendResult{}, err
@@ -110,6 +118,9 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 		e.log.Info("send blocked by session policy", "target", target, "reason", d.Reason)
 		return fail("error", "send blocked by session policy", display), nil
 	}
+	if mode == api.SendNotify {
+		return e.notify(ctx, req, target, display, p.Message)
+	}
 
 	requesterChannel := ""
 	if s, err := e.store.GetSession(ctx, requesterKey); err == nil {
@@ -132,6 +143,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 		A2A: &exchange.State{RequesterKey: requesterKey, RequesterChannel: requesterChannel, TargetKey: target,
 			TargetChannel: targetChannel, InRun: req.RunID != "", MaxTurns: maxTurns, Original: p.Message},
 		Fingerprint: fingerprint,
+		Steer:       mode == api.SendSteer,
 	}
 	rawSpec, err := encodeSpec(spec)
 	if err != nil {

@@ -14,6 +14,9 @@ import (
 type runSpec struct {
 	// UserMessage is read by the runtime (runtime.Spec).
 	UserMessage *domain.Message `json:"userMessage,omitempty"`
+	// Prelude and Steer are read by the runtime too (runtime.Spec).
+	Prelude []domain.Message `json:"prelude,omitempty"`
+	Steer   bool             `json:"steer,omitempty"`
 	// System is injected after the agent's system prompt.
 	System   string `json:"system,omitempty"`
 	Model    string `json:"model,omitempty"`

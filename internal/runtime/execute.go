@@ -24,6 +24,9 @@ type runOutcome struct {
 	// appends it in the transaction that ends the run.
 	final      *domain.Message
 	finalUsage *domain.Usage
+	// joined marks the end of a steer run that joined another run: it
+	// shares that run's outcome and starts no follow-ups.
+	joined bool
 }
 
 // claimed is a run moved to running, with the session row and the
@@ -108,6 +111,7 @@ func (rt *Runtime) carryOut(ctx context.Context, c claimed) {
 	toolsStarted := false
 	out, msgs := rt.loop(runCtx, run, sess, inbound, &toolsStarted)
 	written = append(written, msgs...)
+	defer rt.finishJoined(run, out)
 	if out.aborted && !toolsStarted && max(run.Attempt, 1) < MaxAttempts {
 		err := rt.requeue(run)
 		if err == nil {
@@ -221,7 +225,8 @@ func (rt *Runtime) claimTx(tx domain.Tx, id string) (claimed, error) {
 		if m.Timestamp == 0 {
 			m.Timestamp = now
 		}
-		inbound, err = tx.AppendMessages(cur.SessionKey, s.SessionID, []domain.Message{m})
+		msgs := append(prelude(spec.Prelude, cur.ID, now), m)
+		inbound, err = tx.AppendMessages(cur.SessionKey, s.SessionID, msgs)
 		if err != nil {
 			return claimed{}, err
 		}
@@ -275,6 +280,8 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 	}
 	var usage domain.Usage
 	for step := 0; ; step++ {
+		// Steer messages sent to this session join the run here (steer.go).
+		history, written = rt.takeSteers(run, history, written)
 		if step >= rt.opts.MaxSteps {
 			out := runOutcome{status: domain.RunError, err: fmt.Sprintf("step limit reached (%d model calls); raise runtime.maxSteps", rt.opts.MaxSteps), usage: usage, model: plan.ModelRef}
 			return out, written
@@ -333,6 +340,7 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			return out, written
 		}
 		*toolsStarted = true
+		var yielded *domain.ToolResult
 		for _, call := range calls {
 			tc := plan.ToolContext
 			tc.RunID = run.ID
@@ -355,6 +363,13 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			}
 			written = append(written, stored)
 			history = append(history, stored)
+			if res.EndTurn && yielded == nil {
+				yielded = &res
+			}
+		}
+		if yielded != nil && ctx.Err() == nil {
+			// sessions_yield: the turn ends after this step's tool calls.
+			return runOutcome{status: domain.RunOK, reply: yielded.EndReply, usage: usage, model: plan.ModelRef}, written
 		}
 		if ctx.Err() != nil {
 			out := outcomeOf(ctx, ctx.Err())

@@ -70,6 +70,9 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 			sess = s
 		}
 		ended = cur
+		if out.joined {
+			return nil // a steer that joined another run has no follow-ups of its own (steer.go)
+		}
 		return rt.opts.Hooks.Finished(tx, cur, func(n domain.Run) (domain.Run, error) {
 			n = rt.fill(n)
 			// The follow-ups of this process's work are its work (a

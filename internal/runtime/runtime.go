@@ -73,6 +73,12 @@ type Mirror interface {
 type Spec struct {
 	// UserMessage is appended to the transcript when the run starts.
 	UserMessage *domain.Message `json:"userMessage,omitempty"`
+	// Prelude is appended before UserMessage when the run starts (the
+	// copied transcript of a forked sub-agent).
+	Prelude []domain.Message `json:"prelude,omitempty"`
+	// Steer lets a running run of the same session take this queued run's
+	// message at its next model step (sessions_send mode "steer").
+	Steer bool `json:"steer,omitempty"`
 }
 
 // Options configure a Runtime. Store, Models and Hooks are required.
@@ -129,6 +135,8 @@ type Runtime struct {
 	owned map[string]bool
 	// report is what Start recovered.
 	report StartReport
+	// joined maps a running run to the steer runs it took in (steer.go).
+	joined map[string][]domain.Run
 }
 
 type lane struct {
@@ -197,6 +205,7 @@ func New(opts Options) (*Runtime, error) {
 		active:  map[string]context.CancelCauseFunc{},
 		waiters: map[string]map[*waiter]struct{}{},
 		sems:    sems,
+		joined:  map[string][]domain.Run{},
 	}, nil
 }
 
