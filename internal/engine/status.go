@@ -29,11 +29,11 @@ func (e *Engine) SessionStatus(ctx context.Context, p api.Principal, r api.Statu
 		}
 		op = api.OpSessionStatusModel
 	}
-	if err := api.KeyChars.CheckChars(r.SessionKey); err != nil {
-		return api.StatusResult{}, err
-	}
 	req, err := e.enter(p, op)
 	if err != nil {
+		return api.StatusResult{}, err
+	}
+	if err := api.KeyChars.CheckChars(r.SessionKey); err != nil {
 		return api.StatusResult{}, err
 	}
 	ref := strings.TrimSpace(r.SessionKey)

@@ -280,12 +280,12 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 	}
 	var usage domain.Usage
 	for step := 0; ; step++ {
-		// Steer messages sent to this session join the run here (steer.go).
-		history, written = rt.takeSteers(run, history, written)
 		if step >= rt.opts.MaxSteps {
 			out := runOutcome{status: domain.RunError, err: fmt.Sprintf("step limit reached (%d model calls); raise runtime.maxSteps", rt.opts.MaxSteps), usage: usage, model: plan.ModelRef}
 			return out, written
 		}
+		// Steer messages sent to this session join the run here (steer.go).
+		history, written = rt.takeSteers(ctx, run, history, written)
 		resp, err := provider.Complete(ctx, domain.ModelRequest{
 			Model:      modelID,
 			System:     plan.System,

@@ -32,8 +32,13 @@ func isSteer(r domain.Run) bool {
 }
 
 // takeSteers claims the steer runs queued on host's session and returns
-// the context and written messages with their user messages appended.
-func (rt *Runtime) takeSteers(host domain.Run, history, written []domain.Message) ([]domain.Message, []domain.Message) {
+// the context and written messages with their user messages appended. It
+// runs after the step limit is checked and only while the run goes on, so
+// a steer never joins a run that cannot call its model again.
+func (rt *Runtime) takeSteers(ctx context.Context, host domain.Run, history, written []domain.Message) ([]domain.Message, []domain.Message) {
+	if ctx.Err() != nil {
+		return history, written // the run is ending: queued steers stay followups
+	}
 	rt.mu.Lock()
 	l := rt.lanes[host.SessionKey]
 	var steers []domain.Run
