@@ -142,6 +142,9 @@ type Runtime struct {
 type lane struct {
 	queue   []domain.Run
 	running bool
+	// steers counts the steer runs enqueued since the lane's running run
+	// last looked (steer.go); 0 spares it the scan.
+	steers int
 }
 
 type waiter struct{ done chan struct{} }

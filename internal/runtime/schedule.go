@@ -175,6 +175,9 @@ func (rt *Runtime) enqueueLocked(r domain.Run) {
 		rt.lanes[r.SessionKey] = l
 	}
 	l.queue = append(l.queue, r)
+	if isSteer(r) {
+		l.steers++
+	}
 	if !l.running {
 		l.running = true
 		rt.wg.Add(1)

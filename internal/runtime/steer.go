@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,9 +21,16 @@ import (
 // its final answer first) stays queued and runs as a followup: nothing is
 // lost and nothing runs twice, because the queued run row is the message.
 
+// steerMark is how an encoded spec marks a steer.
+var steerMark = []byte(`"steer":true`)
+
 // isSteer reports whether a queued run asks to join a running run.
+// It runs for every queued run of a lane at every model step, so a
+// substring test skips the decoding of every spec that is not a steer
+// (encoding/json writes the field exactly so; a quote inside a string
+// value is escaped, so the text of a message cannot fake it).
 func isSteer(r domain.Run) bool {
-	if len(r.Spec) == 0 {
+	if !bytes.Contains(r.Spec, steerMark) {
 		return false
 	}
 	var s struct {
@@ -42,8 +50,10 @@ func (rt *Runtime) takeSteers(ctx context.Context, host domain.Run, history, wri
 	rt.mu.Lock()
 	l := rt.lanes[host.SessionKey]
 	var steers []domain.Run
-	if l != nil {
-		kept := l.queue[:0:0]
+	if l != nil && l.steers > 0 && slices.ContainsFunc(l.queue, isSteer) {
+		// Some may have run as followups meanwhile: take what is queued.
+		l.steers = 0
+		kept := make([]domain.Run, 0, len(l.queue))
 		for _, r := range l.queue {
 			if isSteer(r) {
 				steers = append(steers, r)
@@ -51,9 +61,10 @@ func (rt *Runtime) takeSteers(ctx context.Context, host domain.Run, history, wri
 				kept = append(kept, r)
 			}
 		}
-		if len(steers) > 0 {
-			l.queue = kept
-		}
+		l.queue = kept
+	}
+	if l != nil && len(steers) == 0 {
+		l.steers = 0 // the steers counted ran as followups already
 	}
 	rt.mu.Unlock()
 	for i, r := range steers {
@@ -72,6 +83,7 @@ func (rt *Runtime) takeSteers(ctx context.Context, host domain.Run, history, wri
 			rt.mu.Lock()
 			if l := rt.lanes[host.SessionKey]; l != nil {
 				l.queue = append(slices.Clone(steers[i:]), l.queue...)
+				l.steers += len(steers) - i
 			} else {
 				for _, s := range steers[i:] {
 					rt.enqueueLocked(s)
