@@ -186,6 +186,12 @@ func TestSpawnForkCopiesTheConversation(t *testing.T) {
 			t.Fatalf("row %s is marked forked", r.Key)
 		}
 	}
+	// The mirror has the copied messages too (they are the child run's).
+	child, _ := h.st.GetSession(t.Context(), res.ChildSessionKey)
+	h.waitFor("child mirror", func() bool {
+		b, err := os.ReadFile(filepath.Join(h.dir, "agents", "main", "sessions", child.SessionID+".jsonl"))
+		return err == nil && strings.Contains(string(b), `"kind":"fork"`) && strings.Contains(string(b), "child done")
+	})
 	// An isolated child gets its task alone.
 	iso := spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"alone"}`))
 	h.waitFor("isolated child", func() bool { return len(h.history(iso.ChildSessionKey)) == 2 })
@@ -307,5 +313,29 @@ func TestSendSteerJoinsTheRunningRun(t *testing.T) {
 	}
 	if n := len(runsOf(h, "agent:main:worker", domain.RunKindAnnounce)) + len(runsOf(h, "agent:main:worker", domain.RunKindReply)); n != 0 {
 		t.Fatalf("%d announce/reply runs on the worker; a joined steer runs neither", n)
+	}
+}
+
+// TestSpawnForkFromInsideARun: the fork made by a model's tool call copies
+// the conversation up to the user message that asked for it, without the
+// assistant message that holds the spawn call itself.
+func TestSpawnForkFromInsideARun(t *testing.T) {
+	h := newHarness(t, []config.ScriptRule{
+		toolCall(config.ScriptWhen{Session: "^agent:main:main$", Role: "user", Message: "^fork it$"}, api.ToolSessionsSpawn,
+			map[string]any{"task": "continue", "context": "fork"}),
+		rule(config.ScriptWhen{Session: "^agent:main:main$", Role: "toolResult"}, "spawned"),
+	}, nil)
+	h.chat("main", "the plan is A then B")
+	h.chat("main", "fork it")
+	children, err := h.st.ListSessions(t.Context(), domain.SessionQuery{SpawnedBy: "agent:main:main"})
+	if err != nil || len(children) != 1 || !children[0].ForkedFromParent {
+		t.Fatalf("children = %+v, %v; want one forked child", children, err)
+	}
+	key := children[0].Key
+	h.waitFor("child transcript", func() bool { return len(h.history(key)) >= 5 })
+	got := texts(h.history(key))
+	want := []string{"user: the plan is A then B", "assistant: echo: the plan is A then B", "user: fork it"}
+	if len(got) < 4 || strings.Join(got[:3], "|") != strings.Join(want, "|") || !strings.Contains(got[3], "continue") {
+		t.Fatalf("child transcript = %q; want %q then the task", got, want)
 	}
 }

@@ -47,6 +47,9 @@ func (m *stepModel) Complete(ctx context.Context, req domain.ModelRequest) (doma
 			return domain.ModelResponse{}, ctx.Err()
 		}
 		return call("noop")
+	case last.Role == domain.RoleUser && last.Content.Text() == "hold":
+		<-ctx.Done()
+		return domain.ModelResponse{}, ctx.Err()
 	case last.Role == domain.RoleUser && last.Content.Text() == "yield":
 		return call("yield")
 	case last.Role == domain.RoleToolResult:
@@ -255,5 +258,34 @@ func TestInjectBesideARunningRunReachesTheNextRun(t *testing.T) {
 	m.mu.Unlock()
 	if !slices.Contains(seen, "fyi") {
 		t.Fatalf("next run's context %q lacks the message written beside the running run (stale context cache)", seen)
+	}
+}
+
+// TestJoinedSteerOfAStoppedRunIsRecovered: the process stops while the run
+// a steer joined is in flight; the steer stays running in the store and
+// the next start re-queues it by the crash rule, so it runs as a followup.
+func TestJoinedSteerOfAStoppedRunIsRecovered(t *testing.T) {
+	e, m := newStepEnv(t)
+	const key = "agent:main:stop"
+	host := e.submit(key, "host", nil)
+	awaitStart(t, m, "host")
+	steer := e.submit(key, "hold", steerSpec("hold"))
+	close(m.release)
+	awaitStart(t, m, "hold") // joined: the model is on the steer's message
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := e.rt.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := e.st.GetRun(ctx, steer.ID); r.Status != domain.RunRunning {
+		t.Fatalf("steer after the stop = %s; want running (resolved at the next start)", r.Status)
+	}
+	if r, _ := e.st.GetRun(ctx, host.ID); r.Status != domain.RunError {
+		t.Fatalf("host after the stop = %s; want error (aborted after a tool call)", r.Status)
+	}
+	rt2, _ := startOn(t, e.st, nil)
+	r, err := rt2.Wait(ctx, steer.ID, 10*time.Second)
+	if err != nil || r.Status != domain.RunOK || r.Attempt != 2 || r.Reply != "echo: hold" {
+		t.Fatalf("recovered steer = %s attempt %d %q %v; want ok on attempt 2, run as a followup", r.Status, r.Attempt, r.Reply, err)
 	}
 }
