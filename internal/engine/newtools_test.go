@@ -296,7 +296,7 @@ func TestSendSteerJoinsTheRunningRun(t *testing.T) {
 		return false
 	})
 	steer := sendResult(t, h.call(Requester{Operator: true}, api.ToolSessionsSend,
-		`{"sessionKey":"agent:main:worker","message":"change plan","mode":"steer","timeoutSeconds":0}`))
+		`{"sessionKey":"agent:main:worker","message":"change plan","mode":"steer","timeoutSeconds":0,"idempotencyKey":"steer-1"}`))
 	if steer.Status != "accepted" || steer.RunID == "" {
 		t.Fatalf("steer = %+v", steer)
 	}
@@ -313,6 +313,16 @@ func TestSendSteerJoinsTheRunningRun(t *testing.T) {
 	}
 	if n := len(runsOf(h, "agent:main:worker", domain.RunKindAnnounce)) + len(runsOf(h, "agent:main:worker", domain.RunKindReply)); n != 0 {
 		t.Fatalf("%d announce/reply runs on the worker; a joined steer runs neither", n)
+	}
+	if spec, err := decodeSpec(joined); err != nil || spec.JoinedRunID != host.ID {
+		t.Fatalf("steer run spec joinedRunId = %q, %v; want %q", spec.JoinedRunID, err, host.ID)
+	}
+	// Asked again (the same idempotency key), the answer is the joined run's
+	// reply with no announce delivery promised.
+	again := h.call(Requester{Operator: true}, api.ToolSessionsSend,
+		`{"sessionKey":"agent:main:worker","message":"change plan","mode":"steer","timeoutSeconds":5,"idempotencyKey":"steer-1"}`)
+	if res := sendResult(t, again); res.RunID != steer.RunID || res.Status != "ok" || res.Reply != "plan changed" || res.Delivery != nil {
+		t.Fatalf("steer answer = %s; want ok with the joined run's reply and no delivery", again.JSON())
 	}
 }
 

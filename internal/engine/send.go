@@ -197,6 +197,9 @@ func (e *Engine) sendAnswer(ctx context.Context, run domain.Run, display string,
 	}
 	switch done.Status {
 	case domain.RunOK:
+		if spec, err := decodeSpec(done); err == nil && spec.JoinedRunID != "" {
+			delivery = nil // a steer that joined a running run has no announce of its own
+		}
 		res := SendResult{RunID: run.ID, Status: "ok", SessionKey: display, Delivery: delivery}
 		if !exchange.Silent(done.Reply) {
 			res.Reply = done.Reply

@@ -24,9 +24,9 @@ type runOutcome struct {
 	// appends it in the transaction that ends the run.
 	final      *domain.Message
 	finalUsage *domain.Usage
-	// joined marks the end of a steer run that joined another run: it
-	// shares that run's outcome and starts no follow-ups.
-	joined bool
+	// joinedTo marks the end of a steer run that joined the run with this
+	// id: it shares that run's outcome and starts no follow-ups.
+	joinedTo string
 }
 
 // claimed is a run moved to running, with the session row and the

@@ -48,6 +48,9 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 		if cur.StartedAt == 0 && out.status != domain.RunCancelled {
 			cur.StartedAt = now
 		}
+		if out.joinedTo != "" {
+			cur.Spec = markJoined(cur.Spec, out.joinedTo)
+		}
 		if err := tx.PutRun(cur); err != nil {
 			return err
 		}
@@ -70,7 +73,7 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 			sess = s
 		}
 		ended = cur
-		if out.joined {
+		if out.joinedTo != "" {
 			return nil // a steer that joined another run has no follow-ups of its own (steer.go)
 		}
 		return rt.opts.Hooks.Finished(tx, cur, func(n domain.Run) (domain.Run, error) {

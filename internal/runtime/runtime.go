@@ -79,6 +79,9 @@ type Spec struct {
 	// Steer lets a running run of the same session take this queued run's
 	// message at its next model step (sessions_send mode "steer").
 	Steer bool `json:"steer,omitempty"`
+	// JoinedRunID is written by the runtime when a steer joined a running
+	// run: the id of that run.
+	JoinedRunID string `json:"joinedRunId,omitempty"`
 }
 
 // Options configure a Runtime. Store, Models and Hooks are required.

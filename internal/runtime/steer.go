@@ -125,6 +125,27 @@ func (rt *Runtime) finishJoined(host domain.Run, out runOutcome) {
 		return
 	}
 	for _, j := range joined {
-		rt.finishDurably(j, nil, runOutcome{status: out.status, reply: out.reply, err: out.err, joined: true})
+		rt.finishDurably(j, nil, runOutcome{status: out.status, reply: out.reply, err: out.err, joinedTo: host.ID})
 	}
+}
+
+// markJoined records in a steer run's stored spec the run it joined
+// ("joinedRunId"), so readers of the run (a waiting sessions_send, the
+// operator) can tell it from a steer that ran as a followup. A spec that
+// does not decode is kept as it is.
+func markJoined(spec json.RawMessage, hostID string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(spec, &m) != nil || m == nil {
+		return spec
+	}
+	id, err := json.Marshal(hostID)
+	if err != nil {
+		return spec
+	}
+	m["joinedRunId"] = id
+	out, err := json.Marshal(m)
+	if err != nil {
+		return spec
+	}
+	return out
 }

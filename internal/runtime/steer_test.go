@@ -140,6 +140,10 @@ func TestSteerJoinsTheRunningRunAtItsNextStep(t *testing.T) {
 	if s.Status != domain.RunOK || s.Reply != h.Reply {
 		t.Fatalf("steer = %s %q; want the outcome of the run it joined (%q)", s.Status, s.Reply, h.Reply)
 	}
+	var spec Spec
+	if err := json.Unmarshal(s.Spec, &spec); err != nil || spec.JoinedRunID != host.ID || !spec.Steer {
+		t.Fatalf("steer spec = %s; want joinedRunId %s", s.Spec, host.ID)
+	}
 	if f := e.wait(follow.ID); f.Reply != "echo: plain" {
 		t.Fatalf("followup = %q; want its own run", f.Reply)
 	}
