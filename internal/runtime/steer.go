@@ -44,8 +44,8 @@ func isSteer(r domain.Run) bool {
 // runs after the step limit is checked and only while the run goes on, so
 // a steer never joins a run that cannot call its model again.
 func (rt *Runtime) takeSteers(ctx context.Context, host domain.Run, history, written []domain.Message) ([]domain.Message, []domain.Message) {
-	if ctx.Err() != nil {
-		return history, written // the run is ending: queued steers stay followups
+	if ctx.Err() != nil || !takesSteers(host.Kind) {
+		return history, written // queued steers stay followups
 	}
 	rt.mu.Lock()
 	l := rt.lanes[host.SessionKey]
@@ -148,4 +148,12 @@ func markJoined(spec json.RawMessage, hostID string) json.RawMessage {
 		return spec
 	}
 	return out
+}
+
+// takesSteers reports whether a run of kind may take in steers: the runs
+// that answer someone, not the steps switchboard runs after them (a
+// reply-back turn or an announce step would answer the steer as part of
+// an exchange it has nothing to do with).
+func takesSteers(kind domain.RunKind) bool {
+	return kind != domain.RunKindReply && kind != domain.RunKindAnnounce
 }

@@ -293,3 +293,16 @@ func TestJoinedSteerOfAStoppedRunIsRecovered(t *testing.T) {
 		t.Fatalf("recovered steer = %s attempt %d %q %v; want ok on attempt 2, run as a followup", r.Status, r.Attempt, r.Reply, err)
 	}
 }
+
+func TestAnnounceStepsDoNotTakeSteers(t *testing.T) {
+	for _, k := range []domain.RunKind{domain.RunKindReply, domain.RunKindAnnounce} {
+		if takesSteers(k) {
+			t.Errorf("a %s run takes steers", k)
+		}
+	}
+	for _, k := range []domain.RunKind{domain.RunKindChat, domain.RunKindInbound, domain.RunKindSend, domain.RunKindSubagent, domain.RunKindAgent} {
+		if !takesSteers(k) {
+			t.Errorf("a %s run does not take steers", k)
+		}
+	}
+}
