@@ -119,6 +119,11 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 		return fail("error", "send blocked by session policy", display), nil
 	}
 	if mode == api.SendNotify {
+		if e.isRemote(targetAgent) {
+			// A2A has no message that starts no task: a notify would stay
+			// in the local record and never reach the remote agent.
+			return fail("error", fmt.Sprintf("mode %q cannot reach remote agent %q (an A2A message always starts a task); use followup", api.SendNotify, targetAgent), display), nil
+		}
 		return e.notify(ctx, req, target, display, p.Message)
 	}
 
@@ -145,6 +150,17 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 		Fingerprint: fingerprint,
 		Steer:       mode == api.SendSteer,
 	}
+	var timeoutMs int64
+	if e.isRemote(targetAgent) {
+		// A remote agent (remote.go): its reply is the exchange; the
+		// injected context and the reply-back and announce steps stay
+		// local, so neither the context nor the exchange state is kept.
+		spec.System, spec.A2A = "", nil
+		timeoutMs = remoteRunTimeout().Milliseconds()
+		// A remote run is one A2A exchange with no steps to join between:
+		// a steer to a remote agent is a followup.
+		spec.Steer = false
+	}
 	rawSpec, err := encodeSpec(spec)
 	if err != nil {
 		return SendResult{}, err
@@ -153,7 +169,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 	run, fresh, err := e.rt.Submit(ctx, domain.Run{
 		SessionKey: target, AgentID: targetAgent, Kind: domain.RunKindSend, Lane: domain.LaneNested,
 		ParentRunID: req.RunID, RequesterKey: requesterKey, IdempotencyKey: idem,
-		Message: p.Message, Spec: rawSpec,
+		Message: p.Message, Spec: rawSpec, TimeoutMs: timeoutMs,
 	}, func(tx domain.Tx) error {
 		var err error
 		_, created, err = e.ensureSession(tx, target, nil)
@@ -184,6 +200,10 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 // wait, else what the run came to within the timeout.
 func (e *Engine) sendAnswer(ctx context.Context, run domain.Run, display string, timeoutSeconds *int) (SendResult, error) {
 	delivery := &Delivery{Status: "pending", Mode: "announce"}
+	if e.isRemote(run.AgentID) {
+		// No announce follows a remote agent's reply (remote.go).
+		delivery = &Delivery{Status: "none", Mode: RemoteChannel}
+	}
 	timeout := int(api.SendTimeout.Default)
 	if timeoutSeconds != nil {
 		timeout = *timeoutSeconds

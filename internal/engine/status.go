@@ -48,6 +48,9 @@ func (e *Engine) SessionStatus(ctx context.Context, p api.Principal, r api.Statu
 		return api.StatusResult{}, err
 	}
 	changed := false
+	if model != "" && e.isRemote(e.keys.AgentOf(key)) {
+		return api.StatusResult{}, domain.Invalid("model cannot be switched for %s: a remote agent's session runs on that agent, over A2A", key)
+	}
 	if model != "" {
 		override := model
 		if strings.EqualFold(model, ModelDefault) {
@@ -85,6 +88,9 @@ func (e *Engine) statusCard(ctx context.Context, req Requester, key string) (api
 		Tokens:           api.StatusTokens{Input: s.InputTokens, Output: s.OutputTokens, Total: s.TotalTokens, Context: s.ContextTokens},
 		EstimatedCostUSD: s.EstimatedCostUSD, SendPolicyOverride: s.SendPolicy, LastActivity: s.UpdatedAt,
 		ForkedFromParent: s.ForkedFromParent,
+	}
+	if e.isRemote(s.AgentID) {
+		res.Model = "a2a/" + s.AgentID // the remote agent answers (remote.go)
 	}
 	facts := policy.SessionFacts{Key: s.Key, Channel: e.channelOf(s), ChatType: s.ChatType, LastChannel: s.LastChannel, Override: s.SendPolicy}
 	res.SendPolicy = domain.SendPolicyAllow
