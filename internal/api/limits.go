@@ -44,27 +44,25 @@ var (
 	TaskChars           = Limit{Name: "task", Min: 1, Max: 100_000, Unit: "characters"}
 	LabelChars          = Limit{Name: "label", Min: 1, Max: 512, Unit: "characters"}
 	KeyChars            = Limit{Name: "sessionKey", Min: 1, Max: 512, Unit: "characters"}
+	SubscribedSessions  = Limit{Name: "key", Min: 0, Max: 1000, Unit: "subscribed sessions"} // per WS connection
 	AgentIDChars        = Limit{Name: "agentId", Min: 1, Max: 64, Unit: "characters"}
 	ModelChars          = Limit{Name: "model", Min: 1, Max: 256, Unit: "characters"}
 	IdempotencyKeyChars = Limit{Name: "idempotencyKey", Min: 1, Max: 256, Unit: "characters"}
-	// SubscribedSessions bounds one WebSocket connection's
-	// sessions.messages.subscribe set.
-	SubscribedSessions = Limit{Name: "key", Min: 0, Max: 1000, Unit: "subscribed sessions"}
 )
 
 // Limits lists every limit, for docs and tests.
 func Limits() map[string][]Limit {
 	return map[string][]Limit{
-		ToolSessionsList:              {ListLimit, ListActiveMinutes, ListMessageLimit, ListKinds},
-		ToolSessionsHistory:           {HistoryLimit, KeyChars},
-		ToolSessionsSend:              {SendTimeout, MessageChars, LabelChars, KeyChars, AgentIDChars, IdempotencyKeyChars},
-		ToolSessionsSpawn:             {SpawnRunTimeout, SpawnAttachments, TaskChars, LabelChars, AgentIDChars, ModelChars, IdempotencyKeyChars},
-		ToolRunsWait:                  {WaitTimeout},
-		"chat":                        {ChatTimeout, MessageChars, IdempotencyKeyChars},
-		"runs list":                   {RunsListLimit},
-		"sessions.list":               {SessionsListLimit},
-		"outbox list":                 {OutboxListLimit},
-		"sessions.messages.subscribe": {SubscribedSessions, KeyChars},
+		ToolSessionsList:    {ListLimit, ListActiveMinutes, ListMessageLimit, ListKinds},
+		ToolSessionsHistory: {HistoryLimit, KeyChars},
+		ToolSessionsSend:    {SendTimeout, MessageChars, LabelChars, KeyChars, AgentIDChars, IdempotencyKeyChars},
+		ToolSessionsSpawn:   {SpawnRunTimeout, SpawnAttachments, TaskChars, LabelChars, AgentIDChars, ModelChars, IdempotencyKeyChars},
+		ToolRunsWait:        {WaitTimeout},
+		"subscribe":         {SubscribedSessions, KeyChars},
+		"chat":              {ChatTimeout, MessageChars, IdempotencyKeyChars},
+		"runs list":         {RunsListLimit},
+		"sessions.list":     {SessionsListLimit},
+		"outbox list":       {OutboxListLimit},
 	}
 }
 
