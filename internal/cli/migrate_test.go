@@ -68,3 +68,33 @@ func TestMigrate(t *testing.T) {
 		}
 	}
 }
+
+// A gateway with store.driver postgres starts, serves a chat through the
+// CLI, and the turn lands in the database: a CLI on another state dir
+// (another machine, the same database) reads it.
+func TestGatewayOnPostgres(t *testing.T) {
+	url := pg.Database(t)
+	mirror := t.TempDir()
+	cfg := `{store: {driver: "postgres", url: "${DATABASE_URL}"}, transcripts: {dir: "` + mirror + `"}}`
+	c := newCLI(t)
+	c.env["DATABASE_URL"] = url
+	c.writeConfig(cfg)
+	_, stop := startGateway(t, c, "--listen", "127.0.0.1:0")
+	r := c.ok("chat", "main", "over postgres")
+	if !strings.Contains(r.stdout, "echo: over postgres") {
+		t.Errorf("chat through the gateway: %q", r.stdout)
+	}
+	if r := stop(); r.code != 0 {
+		t.Fatalf("gateway exit %d, stderr %s", r.code, r.stderr)
+	}
+	if m, _ := filepath.Glob(filepath.Join(mirror, "agents", "main", "sessions", "*.jsonl")); len(m) != 1 {
+		t.Errorf("mirror files under transcripts.dir: %v, want 1", m)
+	}
+	other := newCLI(t)
+	other.env["DATABASE_URL"] = url
+	other.writeConfig(cfg)
+	hist := other.ok("sessions", "history", "main")
+	if !strings.Contains(hist.stdout, "over postgres") {
+		t.Errorf("history from another state dir: %q", hist.stdout)
+	}
+}
