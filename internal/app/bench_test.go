@@ -18,7 +18,9 @@ import (
 //
 //	go test -run '^$' -bench ChatTurn -benchtime 2000x ./internal/app
 
-func BenchmarkChatTurnSQLite(b *testing.B) { benchChatTurn(b, config.StoreConfig{Driver: config.StoreSQLite}) }
+func BenchmarkChatTurnSQLite(b *testing.B) {
+	benchChatTurn(b, config.StoreConfig{Driver: config.StoreSQLite})
+}
 
 func BenchmarkChatTurnPostgres(b *testing.B) {
 	benchChatTurn(b, config.StoreConfig{Driver: config.StorePostgres, URL: pg.Database(b)})
