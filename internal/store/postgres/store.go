@@ -235,3 +235,13 @@ func isUniqueViolation(err error) bool {
 func (s *Store) queryRow(ctx context.Context, query string, args ...any) pgx.Row {
 	return s.pool.QueryRow(ctx, query, args...)
 }
+
+// DiskSize is the size of the database on the server's disk (tables,
+// indexes, TOAST), for `switchboard bench store`.
+func (s *Store) DiskSize(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.queryRow(ctx, `SELECT pg_database_size(current_database())`).Scan(&n); err != nil {
+		return 0, s.readErr("database size", err)
+	}
+	return n, nil
+}
