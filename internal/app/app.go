@@ -53,6 +53,8 @@ type App struct {
 	Store    domain.Store
 	StateDir string
 	lock     *Lock
+	// releaseDB gives back the database's engine lock (PostgreSQL).
+	releaseDB func()
 }
 
 // DBPath is the SQLite store inside a state dir.
@@ -78,6 +80,9 @@ func Open(ctx context.Context, opts Options) (*App, error) { return open(ctx, op
 // work stays for the next start), closes the store and releases the lock.
 func (a *App) Close(ctx context.Context) error {
 	err := a.Engine.Close(ctx)
+	if a.releaseDB != nil {
+		a.releaseDB()
+	}
 	err = errors.Join(err, a.Store.Close())
 	a.lock.Release()
 	return err
@@ -136,6 +141,13 @@ func open(ctx context.Context, opts Options, readOnly bool) (_ *App, err error) 
 		return nil, err
 	}
 	undo = append(undo, func() { st.Close() })
+	releaseDB := func() {}
+	if !readOnly {
+		if releaseDB, err = lockDatabase(ctx, st); err != nil {
+			return nil, err
+		}
+		undo = append(undo, releaseDB)
+	}
 	models, err := model.NewRegistry(cfg, opts.Getenv, &http.Client{})
 	if err != nil {
 		return nil, err
@@ -153,5 +165,5 @@ func open(ctx context.Context, opts Options, readOnly bool) (_ *App, err error) 
 			return nil, err
 		}
 	}
-	return &App{Config: cfg, Engine: e, Store: st, StateDir: opts.StateDir, lock: lock}, nil
+	return &App{Config: cfg, Engine: e, Store: st, StateDir: opts.StateDir, lock: lock, releaseDB: releaseDB}, nil
 }

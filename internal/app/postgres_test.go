@@ -107,3 +107,29 @@ func TestMirrorOff(t *testing.T) {
 		t.Errorf("mirror files written with the mirror off: %v", m)
 	}
 }
+
+// Two writing processes on one database, from different state dirs: the
+// second is refused while the first runs, and gets in after it stopped.
+func TestOneEnginePerDatabase(t *testing.T) {
+	ctx := context.Background()
+	cfg := config.Default()
+	cfg.Store = config.StoreConfig{Driver: config.StorePostgres, URL: pg.Database(t)}
+	off := false
+	cfg.Transcripts.Mirror = &off
+	open := func() (*App, error) {
+		return Open(ctx, Options{StateDir: t.TempDir(), Config: cfg, Getenv: func(string) string { return "" }, Owner: "test"})
+	}
+	a, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := open(); err == nil || !strings.Contains(err.Error(), "another switchboard process runs an engine on this database") {
+		t.Fatalf("second Open = %v, want the engine lock refusal", err)
+	}
+	closeApp(t, a)
+	b, err := open()
+	if err != nil {
+		t.Fatalf("Open after the first closed: %v", err)
+	}
+	closeApp(t, b)
+}
