@@ -2,6 +2,7 @@ package storecopy
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -226,7 +227,8 @@ func TestLegacyEntryIDs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	dst := open(t, "sqlite:"+filepath.Join(t.TempDir(), "d.db"))
+	dstPath := filepath.Join(t.TempDir(), "d.db")
+	dst := open(t, "sqlite:"+dstPath)
 	if _, err := Copy(ctx, src, dst, Options{Batch: 2}); err != nil {
 		t.Fatal(err)
 	}
@@ -245,5 +247,29 @@ func TestLegacyEntryIDs(t *testing.T) {
 		if got[0].ID == id {
 			t.Errorf("new id %q collides", id)
 		}
+	}
+	// The random ids were recorded as legacy in the SQLite copy (and the
+	// appended one with them); copied on to PostgreSQL, all four are.
+	db, err := sql.Open("sqlite", dstPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM legacy_entry_ids`).Scan(&n); err != nil || n != 4 {
+		t.Errorf("SQLite copy: %d legacy ids (%v), want 4", n, err)
+	}
+	pgURL := pg.Database(t)
+	again := open(t, pgURL)
+	if _, err := Copy(ctx, dst, again, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	pconn, err := pgx.Connect(ctx, pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pconn.Close(context.Background())
+	if err := pconn.QueryRow(ctx, `SELECT count(*) FROM legacy_entry_ids`).Scan(&n); err != nil || n != 4 {
+		t.Errorf("PostgreSQL copy: %d legacy ids (%v), want 4", n, err)
 	}
 }
