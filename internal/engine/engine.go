@@ -74,6 +74,10 @@ type Options struct {
 	// In-process commands that write use it; Idle then waits for that
 	// work only.
 	OwnWorkOnly bool
+	// Cluster coordinates this engine with the other replicas on its
+	// store (nil: alone on it). When it also claims outbox items
+	// (outbox.Claimer), every item is delivered by one replica.
+	Cluster runtime.Cluster
 }
 
 // Engine is switchboard's core. Build it with New, then Start; Close stops
@@ -133,10 +137,11 @@ func New(opts Options) (*Engine, error) {
 		now:   opts.Now,
 		newID: opts.NewID,
 		dir:   opts.StateDir,
-		bus:   newBus(),
+		bus:   newBus(opts.Cluster),
 		hold:  opts.HoldDeliveries || opts.HoldRuns,
 	}
-	ob, err := e.newOutbox(opts.HTTPClient, opts.MaintenanceInterval)
+	claimer, _ := opts.Cluster.(outbox.Claimer)
+	ob, err := e.newOutbox(opts.HTTPClient, opts.MaintenanceInterval, claimer)
 	if err != nil {
 		return nil, err
 	}
@@ -162,6 +167,7 @@ func New(opts Options) (*Engine, error) {
 			domain.LaneSubagent: cfg.Runtime.Lanes.Subagent,
 		},
 		OwnWorkOnly: opts.OwnWorkOnly,
+		Cluster:     opts.Cluster,
 	})
 	if err != nil {
 		return nil, err

@@ -28,6 +28,9 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 	// down, so it does not use the runtime's context.
 	err := rt.opts.Store.Update(context.Background(), func(tx domain.Tx) error {
 		next = next[:0]
+		if err := rt.cluster.ReleaseTx(tx, r.ID); err != nil {
+			return err
+		}
 		cur, err := tx.GetRun(r.ID)
 		if err != nil {
 			return err
@@ -125,6 +128,9 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 		rt.opts.Emit(domain.Event{Kind: domain.EventSession, SessionKey: sess.Key, Session: &sess, Reason: "updated", TS: now})
 	}
 	rt.opts.Hooks.AfterFinish(ended)
+	// With replicas, the session's next run may have been queued on
+	// another one: the lane's holder takes it.
+	rt.pull(rt.ctx, ended.SessionKey)
 	return nil
 }
 
