@@ -28,15 +28,15 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 	// down, so it does not use the runtime's context.
 	err := rt.opts.Store.Update(context.Background(), func(tx domain.Tx) error {
 		next = next[:0]
-		if err := rt.cluster.ReleaseTx(tx, r.ID); err != nil {
-			return err
-		}
 		cur, err := tx.GetRun(r.ID)
 		if err != nil {
 			return err
 		}
 		if want != "" && cur.Status != want {
 			return errNotQueued
+		}
+		if err := rt.cluster.ReleaseTx(tx, r.ID); err != nil {
+			return err
 		}
 		if domain.RunTerminal(cur.Status) {
 			ended = cur

@@ -145,15 +145,15 @@ var errNotRunning = errors.New("run is not running")
 func (rt *Runtime) requeue(r domain.Run) error {
 	now := rt.now()
 	err := rt.opts.Store.Update(context.Background(), func(tx domain.Tx) error {
-		if err := rt.cluster.ReleaseTx(tx, r.ID); err != nil {
-			return err
-		}
 		cur, err := tx.GetRun(r.ID)
 		if err != nil {
 			return err
 		}
 		if cur.Status != domain.RunRunning {
 			return errNotRunning
+		}
+		if err := rt.cluster.ReleaseTx(tx, r.ID); err != nil {
+			return err
 		}
 		cur.Status = domain.RunQueued
 		cur.Attempt = max(cur.Attempt, 1) + 1

@@ -24,9 +24,9 @@ const applicationName = "switchboard"
 // "SwKy" with a hash of a session key serializes writes to that key's
 // transcript and row (tx.go).
 const (
-	lockClassStore  = 0x53774264 // "SwBd"
-	lockObjMigrate  = 1
-	lockClassKey    = 0x53774b79 // "SwKy": per-session-key write locks
+	lockClassStore = 0x53774264 // "SwBd"
+	lockObjMigrate = 1
+	lockClassKey   = 0x53774b79 // "SwKy": per-session-key write locks
 )
 
 // migrations[i] moves the schema from version i to i+1. Never edit a
