@@ -18,8 +18,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/engine"
 	"github.com/switchboard-go/switchboard/internal/model"
-	"github.com/switchboard-go/switchboard/internal/store/sqlite"
-	"github.com/switchboard-go/switchboard/internal/transcript"
+	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
 // Options say where the state lives and how to log.
@@ -51,7 +50,7 @@ type Options struct {
 type App struct {
 	Config   *config.Config
 	Engine   *engine.Engine
-	Store    *sqlite.Store
+	Store    domain.Store
 	StateDir string
 	lock     *Lock
 }
@@ -132,9 +131,9 @@ func open(ctx context.Context, opts Options, readOnly bool) (_ *App, err error) 
 		// gateway.json left by a dead one is stale.
 		RemoveGatewayInfo(opts.StateDir)
 	}
-	st, err := sqlite.Open(ctx, DBPath(opts.StateDir), sqlite.Options{Transcripts: TranscriptGlob(opts.StateDir)})
+	st, err := OpenStore(ctx, cfg, opts.StateDir)
 	if err != nil {
-		return nil, emptyStoreHint(err, opts.StateDir)
+		return nil, err
 	}
 	undo = append(undo, func() { st.Close() })
 	models, err := model.NewRegistry(cfg, opts.Getenv, &http.Client{})
@@ -142,7 +141,7 @@ func open(ctx context.Context, opts Options, readOnly bool) (_ *App, err error) 
 		return nil, err
 	}
 	e, err := engine.New(engine.Options{
-		Config: cfg, Store: st, Models: models, Mirror: transcript.New(opts.StateDir, time.Now),
+		Config: cfg, Store: st, Models: models, Mirror: NewMirror(cfg, opts.StateDir),
 		StateDir: opts.StateDir, Logger: opts.Logger, MaintenanceInterval: opts.MaintenanceInterval,
 		HoldRuns: opts.Hold || readOnly, OwnWorkOnly: opts.OwnWorkOnly,
 	})

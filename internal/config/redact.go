@@ -22,6 +22,7 @@ func (c *Config) Redacted() *Config {
 	for i := range out.Gateway.Auth.Tokens {
 		out.Gateway.Auth.Tokens[i].Token = mask(out.Gateway.Auth.Tokens[i].Token)
 	}
+	out.Store.URL = redactURL(out.Store.URL)
 	for name, ch := range out.Channels {
 		ch.WebhookURL = redactURL(ch.WebhookURL)
 		out.Channels[name] = ch

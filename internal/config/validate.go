@@ -137,6 +137,7 @@ func (c *Config) problems(skip map[string]bool) []Problem {
 	c.checkGateway(v)
 	c.checkRuntime(v)
 	c.checkChannels(v)
+	c.checkStore(v)
 	return v.problems
 }
 

@@ -49,7 +49,7 @@ type Cluster struct {
 	cmd  *exec.Cmd
 	log  *bytes.Buffer
 	// exited is closed when the server process has been waited for.
-	exited chan struct{}
+	exited  chan struct{}
 	waitErr error
 
 	mu    sync.Mutex // guards admin and n
