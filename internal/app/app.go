@@ -53,6 +53,8 @@ type App struct {
 	Store    domain.Store
 	StateDir string
 	lock     *Lock
+	// closeCluster stops the replica coordination (after the engine).
+	closeCluster func()
 }
 
 // DBPath is the SQLite store inside a state dir.
@@ -78,6 +80,9 @@ func Open(ctx context.Context, opts Options) (*App, error) { return open(ctx, op
 // work stays for the next start), closes the store and releases the lock.
 func (a *App) Close(ctx context.Context) error {
 	err := a.Engine.Close(ctx)
+	if a.closeCluster != nil {
+		a.closeCluster()
+	}
 	err = errors.Join(err, a.Store.Close())
 	a.lock.Release()
 	return err
@@ -140,10 +145,15 @@ func open(ctx context.Context, opts Options, readOnly bool) (_ *App, err error) 
 	if err != nil {
 		return nil, err
 	}
+	cluster, closeCluster, err := openCluster(ctx, cfg, st, opts.Logger, readOnly)
+	if err != nil {
+		return nil, err
+	}
+	undo = append(undo, closeCluster)
 	e, err := engine.New(engine.Options{
 		Config: cfg, Store: st, Models: models, Mirror: NewMirror(cfg, opts.StateDir),
 		StateDir: opts.StateDir, Logger: opts.Logger, MaintenanceInterval: opts.MaintenanceInterval,
-		HoldRuns: opts.Hold || readOnly, OwnWorkOnly: opts.OwnWorkOnly,
+		HoldRuns: opts.Hold || readOnly, OwnWorkOnly: opts.OwnWorkOnly, Cluster: cluster,
 	})
 	if err != nil {
 		return nil, err
@@ -153,5 +163,5 @@ func open(ctx context.Context, opts Options, readOnly bool) (_ *App, err error) 
 			return nil, err
 		}
 	}
-	return &App{Config: cfg, Engine: e, Store: st, StateDir: opts.StateDir, lock: lock}, nil
+	return &App{Config: cfg, Engine: e, Store: st, StateDir: opts.StateDir, lock: lock, closeCluster: closeCluster}, nil
 }

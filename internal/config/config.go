@@ -17,6 +17,8 @@ type Config struct {
 	Store StoreConfig `json:"store"`
 	// Transcripts configures the JSONL transcript mirror.
 	Transcripts TranscriptsConfig `json:"transcripts"`
+	// Replicas tunes gateways sharing a PostgreSQL store (replicas.go).
+	Replicas ReplicasConfig `json:"replicas"`
 }
 
 // Store drivers.

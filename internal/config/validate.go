@@ -138,6 +138,7 @@ func (c *Config) problems(skip map[string]bool) []Problem {
 	c.checkRuntime(v)
 	c.checkChannels(v)
 	c.checkStore(v)
+	c.checkReplicas(v)
 	return v.problems
 }
 
