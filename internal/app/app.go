@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/engine"
 	"github.com/switchboard-go/switchboard/internal/model"
-	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
 // Options say where the state lives and how to log.

@@ -196,10 +196,11 @@ func (rt *Runtime) claim(r domain.Run) (claimed, error) {
 // claimTx moves a queued run to running inside tx and appends its inbound
 // user message.
 func (rt *Runtime) claimTx(tx domain.Tx, id string) (claimed, error) {
-	now := rt.now()
+	// (The claim may wait for the session's lane: its time is after.)
 	if err := rt.cluster.ClaimTx(tx, id); err != nil {
 		return claimed{}, err
 	}
+	now := rt.now()
 	cur, err := tx.GetRun(id)
 	if err != nil {
 		return claimed{}, err

@@ -35,20 +35,40 @@ func (rt *Runtime) startCluster() {
 	if !rt.shared() {
 		return
 	}
-	rt.wg.Add(1)
+	// Two loops: a busy stream of signals must never delay the lease's
+	// renewal.
+	rt.wg.Add(2)
 	go func() {
 		defer rt.wg.Done()
-		rt.clusterLoop(rt.ctx)
+		rt.leaseLoop(rt.ctx)
+	}()
+	go func() {
+		defer rt.wg.Done()
+		rt.signalLoop(rt.ctx)
 	}()
 }
 
-func (rt *Runtime) clusterLoop(ctx context.Context) {
+// leaseLoop renews the lease and looks for expired replicas and
+// unclaimed runs every LeaseInterval.
+func (rt *Runtime) leaseLoop(ctx context.Context) {
 	every := rt.cluster.LeaseInterval()
 	if every <= 0 {
 		every = 5 * time.Second
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			rt.maintain(ctx)
+		}
+	}
+}
+
+// signalLoop handles the other replicas' signals.
+func (rt *Runtime) signalLoop(ctx context.Context) {
 	signals := rt.cluster.Signals()
 	for {
 		select {
@@ -56,12 +76,9 @@ func (rt *Runtime) clusterLoop(ctx context.Context) {
 			return
 		case s, ok := <-signals:
 			if !ok {
-				signals = nil
-				continue
+				return
 			}
 			rt.onSignal(ctx, s)
-		case <-t.C:
-			rt.maintain(ctx)
 		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 // again (attempt 2) and ends ok there; the run whose tool call had
 // executed is recorded as aborted.
 func TestKillReplicaMidRun(t *testing.T) {
-	gs, _ := startReplicas(t, 2)
+	gs := startReplicas(t, 2, setup{lease: 1})
 	a, b := gs[0], gs[1]
 	// Submitted through a, so a claims and executes both.
 	plain := a.chat("agent:main:plainstall", "stall here")
@@ -98,7 +98,7 @@ func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) 
 // TestEventsAcrossReplicas: a WebSocket client connected to one replica
 // receives the agent and chat events of a run executed on another.
 func TestEventsAcrossReplicas(t *testing.T) {
-	gs, _ := startReplicas(t, 2)
+	gs := startReplicas(t, 2, setup{})
 	a, b := gs[0], gs[1]
 	ws := dialWS(t, b)
 	r := a.chat("agent:main:events", "slow events")

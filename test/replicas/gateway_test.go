@@ -24,7 +24,7 @@ import (
 const replicaConfig = `{
   store: { driver: "postgres", url: %q },
   transcripts: { mirror: false },
-  replicas: { leaseSeconds: 1 },
+  replicas: { leaseSeconds: %d },
   runtime: { lanes: { subagent: %d } },
   tools: { sessions: { visibility: "all" } },
   models: { providers: { script: { rules: [
@@ -74,20 +74,31 @@ func (l *logBuffer) String() string {
 	return l.all.String()
 }
 
-// startReplicas starts n gateways on one fresh database; subagentLanes
-// gives each one's runtime.lanes.subagent (default 64 each).
-func startReplicas(t *testing.T, n int, subagentLanes ...int) ([]*gateway, string) {
+// setup says how to start replicas.
+type setup struct {
+	// lease is replicas.leaseSeconds (default 3; the kill test uses 1).
+	lease int
+	// subagentLanes gives each replica's runtime.lanes.subagent in turn
+	// (default 64).
+	subagentLanes []int
+}
+
+// startReplicas starts n gateways on one fresh database.
+func startReplicas(t *testing.T, n int, opts setup) []*gateway {
 	t.Helper()
 	url := pg.Database(t)
+	if opts.lease == 0 {
+		opts.lease = 3
+	}
 	var gs []*gateway
 	for i := range n {
 		lanes := 64
-		if i < len(subagentLanes) {
-			lanes = subagentLanes[i]
+		if i < len(opts.subagentLanes) {
+			lanes = opts.subagentLanes[i]
 		}
-		gs = append(gs, startGateway(t, fmt.Sprintf("r%d", i+1), fmt.Sprintf(replicaConfig, url, lanes)))
+		gs = append(gs, startGateway(t, fmt.Sprintf("r%d", i+1), fmt.Sprintf(replicaConfig, url, opts.lease, lanes)))
 	}
-	return gs, url
+	return gs
 }
 
 // startGateway runs `switchboard gateway` on a new state dir with cfg and

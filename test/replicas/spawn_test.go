@@ -12,7 +12,7 @@ import (
 // long child), and its result is announced to the parent's session
 // exactly once.
 func TestSpawnAnnouncedOnceAcrossReplicas(t *testing.T) {
-	gs, _ := startReplicas(t, 3, 1)
+	gs := startReplicas(t, 3, setup{subagentLanes: []int{1}})
 	a, c := gs[0], gs[2]
 	long := a.chat("agent:main:parent1", "spawn long child")
 	// The long child holds a's only sub-agent slot for 4 s.

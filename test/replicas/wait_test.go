@@ -13,7 +13,7 @@ import (
 func TestWaitOnAnotherReplica(t *testing.T) {
 	for _, n := range []int{2, 3} {
 		t.Run(fmt.Sprintf("%d replicas", n), func(t *testing.T) {
-			gs, _ := startReplicas(t, n)
+			gs := startReplicas(t, n, setup{})
 			for i, from := range gs {
 				r := from.chat(fmt.Sprintf("agent:main:w%d", i), fmt.Sprintf("slow %d", i))
 				for _, g := range gs {
@@ -38,7 +38,7 @@ func TestWaitOnAnotherReplica(t *testing.T) {
 // TestWaitWakesAcrossReplicas: a waiter on one replica returns within
 // milliseconds of the run's end on another (not at a poll or a timeout).
 func TestWaitWakesAcrossReplicas(t *testing.T) {
-	gs, _ := startReplicas(t, 2)
+	gs := startReplicas(t, 2, setup{})
 	a, b := gs[0], gs[1]
 	ws := dialWS(t, b)
 	for i := range 5 {

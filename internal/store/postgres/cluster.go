@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/runtime"
 )
@@ -36,6 +38,10 @@ type Cluster struct {
 	wg     sync.WaitGroup
 
 	closeOnce sync.Once
+
+	// renewConn is the lease's own connection (leases.go).
+	renewMu   sync.Mutex
+	renewConn *pgx.Conn
 }
 
 var _ runtime.Cluster = (*Cluster)(nil)
@@ -112,6 +118,12 @@ func (c *Cluster) Close() error {
 	c.closeOnce.Do(func() {
 		c.cancel()
 		c.wg.Wait()
+		c.renewMu.Lock()
+		if c.renewConn != nil {
+			c.renewConn.Close(context.Background())
+			c.renewConn = nil
+		}
+		c.renewMu.Unlock()
 	})
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/runtime"
 )
@@ -25,10 +27,26 @@ func (c *Cluster) join(ctx context.Context) error {
 // Renew extends this replica's lease by the lease duration. When the row
 // is gone (the lease expired and another replica took its claims over) a
 // new lease is taken and runtime.ErrLeaseLost returned.
+//
+// The renewal has a connection of its own, apart from the pool: runs may
+// hold every pooled connection, and a renewal must not queue behind them.
 func (c *Cluster) Renew(ctx context.Context) error {
-	tag, err := c.s.pool.Exec(ctx, `UPDATE replica_leases SET expires_at = now() + $2::interval WHERE replica = $1`,
+	c.renewMu.Lock()
+	defer c.renewMu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, c.lease/2)
+	defer cancel()
+	if c.renewConn == nil || c.renewConn.IsClosed() {
+		conn, err := pgx.ConnectConfig(ctx, c.s.pool.Config().ConnConfig.Copy())
+		if err != nil {
+			return fmt.Errorf("replicas: renew lease: connect: %w", err)
+		}
+		c.renewConn = conn
+	}
+	tag, err := c.renewConn.Exec(ctx, `UPDATE replica_leases SET expires_at = now() + $2::interval WHERE replica = $1`,
 		c.replica, c.lease.String())
 	if err != nil {
+		c.renewConn.Close(context.Background())
+		c.renewConn = nil
 		return fmt.Errorf("replicas: renew lease: %w", err)
 	}
 	if tag.RowsAffected() == 1 {
