@@ -84,7 +84,7 @@ func count(msgs []message, role, text string) int {
 }
 
 // waitFor polls cond (a read of the gateways' state) until it holds.
-func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) {
+func waitFor(t testing.TB, within time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for !cond() {

@@ -34,13 +34,14 @@ const replicaConfig = `{
     { when: { message: "^tool then stall" }, toolCall: { name: "agents_list", arguments: {} } },
     { when: { role: "toolResult", session: "toolstall" }, reply: "after tool", delayMs: 6000 },
     { when: { message: "^slow" }, reply: "slow done", delayMs: 300 },
+    { when: { message: "^quick" }, reply: "quick done", delayMs: 20 },
     { when: { message: "^spawn (.*)" }, toolCall: { name: "sessions_spawn", arguments: { task: "$1" } } },
   ] } } },
 }`
 
 // gateway is one running `switchboard gateway` process.
 type gateway struct {
-	t      *testing.T
+	t      testing.TB
 	name   string
 	cmd    *exec.Cmd
 	base   string
@@ -84,7 +85,7 @@ type setup struct {
 }
 
 // startReplicas starts n gateways on one fresh database.
-func startReplicas(t *testing.T, n int, opts setup) []*gateway {
+func startReplicas(t testing.TB, n int, opts setup) []*gateway {
 	t.Helper()
 	url := pg.Database(t)
 	if opts.lease == 0 {
@@ -103,7 +104,7 @@ func startReplicas(t *testing.T, n int, opts setup) []*gateway {
 
 // startGateway runs `switchboard gateway` on a new state dir with cfg and
 // returns once it listens.
-func startGateway(t *testing.T, name, cfg string) *gateway {
+func startGateway(t testing.TB, name, cfg string) *gateway {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), name)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -278,4 +279,21 @@ func (g *gateway) history(key string) []message {
 	}
 	g.call("GET", "/api/sessions/"+key+"/history?limit=1000", nil, &h)
 	return h.Messages
+}
+
+// status sends a JSON request and returns the HTTP status.
+func (g *gateway) status(method, path string, body any) int {
+	g.t.Helper()
+	b, _ := json.Marshal(body)
+	req, err := http.NewRequest(method, g.base+path, bytes.NewReader(b))
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		g.t.Fatalf("%s %s on %s: %v", method, path, g.name, err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }

@@ -83,7 +83,7 @@ func texts(msgs []message) []string {
 }
 
 // waitIdle waits until no run is queued or running.
-func waitIdle(t *testing.T, g *gateway, within time.Duration) {
+func waitIdle(t testing.TB, g *gateway, within time.Duration) {
 	t.Helper()
 	waitFor(t, within, "every run ended", func() bool {
 		var live struct{ Runs []run }
