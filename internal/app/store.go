@@ -51,3 +51,12 @@ func MirrorDir(cfg *config.Config, stateDir string) string {
 	}
 	return stateDir
 }
+
+// StoreName names the configured store for logs: the SQLite file, or the
+// PostgreSQL URL without its password.
+func StoreName(cfg *config.Config, stateDir string) string {
+	if cfg.Store.Driver == config.StorePostgres {
+		return cfg.Redacted().Store.URL
+	}
+	return DBPath(stateDir)
+}

@@ -57,9 +57,17 @@ type Cluster struct {
 	n     int
 }
 
+// Options tune Start.
+type Options struct {
+	// Durable keeps PostgreSQL's default durability (fsync, synchronous
+	// commit, full page writes), for benchmarks whose numbers must mean
+	// what a real server would do. Tests leave it off: faster.
+	Durable bool
+}
+
 // Start creates a cluster with initdb in a new temporary directory and
 // starts its server on a free loopback port. Stop it when done.
-func Start(ctx context.Context) (*Cluster, error) {
+func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	for _, b := range []string{"initdb", "postgres"} {
 		if _, err := os.Stat(filepath.Join(BinDir, b)); err != nil {
 			return nil, ErrNoBinaries
@@ -97,7 +105,7 @@ func Start(ctx context.Context) (*Cluster, error) {
 	}
 	// A port found free can be taken before the server binds it: retry.
 	for attempt := 0; ; attempt++ {
-		err := c.startServer(ctx, data, cred)
+		err := c.startServer(ctx, data, cred, opts.Durable)
 		if err == nil {
 			break
 		}
@@ -129,7 +137,7 @@ func serverUser() (*syscall.Credential, int, int, error) {
 
 // startServer starts postgres on a free port and waits until it accepts
 // connections.
-func (c *Cluster) startServer(ctx context.Context, data string, cred *syscall.Credential) error {
+func (c *Cluster) startServer(ctx context.Context, data string, cred *syscall.Credential, durable bool) error {
 	port, err := freePort()
 	if err != nil {
 		return err
@@ -138,17 +146,18 @@ func (c *Cluster) startServer(ctx context.Context, data string, cred *syscall.Cr
 	c.log.Reset()
 	c.exited = make(chan struct{})
 	// Not CommandContext: the server outlives Start's ctx; Stop ends it.
-	cmd := exec.Command(filepath.Join(BinDir, "postgres"), "-D", data,
+	args := []string{"-D", data,
 		"-p", strconv.Itoa(port),
 		"-c", "listen_addresses=127.0.0.1",
-		"-c", "unix_socket_directories="+c.dir,
-		"-c", "fsync=off",
-		"-c", "synchronous_commit=off",
-		"-c", "full_page_writes=off",
+		"-c", "unix_socket_directories=" + c.dir,
 		"-c", "max_connections=300",
-		"-c", "shared_buffers=64MB",
+		"-c", "shared_buffers=128MB",
 		"-c", "log_min_messages=warning",
-	)
+	}
+	if !durable {
+		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	}
+	cmd := exec.Command(filepath.Join(BinDir, "postgres"), args...)
 	cmd.Dir = c.dir
 	cmd.Stdout, cmd.Stderr = c.log, c.log
 	// Pdeathsig: a test binary that dies (a timeout panic, kill -9) takes

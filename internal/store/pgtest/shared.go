@@ -3,6 +3,7 @@ package pgtest
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"sync"
@@ -15,14 +16,25 @@ import (
 // fresh database per test from Database. The cluster starts on the first
 // Database call, so a binary whose selected tests need none starts none.
 type Shared struct {
+	// Options are the cluster's (set before the first use).
+	Options Options
+
 	once    sync.Once
 	cluster *Cluster
 	err     error
 }
 
 // Main runs the tests and stops the cluster if one was started. It
-// returns m.Run's exit code (or 1 when stopping the cluster failed).
+// returns m.Run's exit code (or 1 when stopping the cluster failed). When
+// benchmarks run (-test.bench), the cluster is durable (Options.Durable),
+// so their numbers include the fsync of every commit.
 func (s *Shared) Main(m *testing.M) int {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	if f := flag.Lookup("test.bench"); f != nil && f.Value.String() != "" {
+		s.Options.Durable = true
+	}
 	code := m.Run()
 	if s.cluster != nil {
 		if err := s.cluster.Stop(); err != nil {
@@ -44,7 +56,7 @@ func (s *Shared) Cluster(t testing.TB) *Cluster {
 	s.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		s.cluster, s.err = Start(ctx)
+		s.cluster, s.err = Start(ctx, s.Options)
 	})
 	if s.err != nil {
 		if errors.Is(s.err, ErrNoBinaries) && os.Getenv("CI") == "" {

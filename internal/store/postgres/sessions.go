@@ -113,7 +113,14 @@ func (s *Store) ListSessions(ctx context.Context, q domain.SessionQuery) ([]doma
 	if err != nil {
 		return nil, err
 	}
-	return s.querySessions(ctx, "list sessions", query, args...)
+	rows, err := s.querySessions(ctx, "list sessions", query, args...)
+	if err == nil && q.Limit == 0 {
+		// A listing of (nearly) every row: the server scans the table in
+		// storage order instead of walking the list-order index with a
+		// random heap fetch per entry, and Go sorts the decoded rows.
+		sqlite.SortSessions(rows)
+	}
+	return rows, err
 }
 
 // CountSessions counts the rows matching q's filters and cursor; Limit is
@@ -171,8 +178,8 @@ func (a *args) add(v any) string {
 	return "$" + strconv.Itoa(len(a.vals))
 }
 
-// buildSessionQuery turns q into one SQL statement: the rows in list
-// order, or their count.
+// buildSessionQuery turns q into one SQL statement: the rows (in list
+// order when q has a limit), or their count.
 func buildSessionQuery(q domain.SessionQuery, count bool) (string, []any, error) {
 	if q.Limit < 0 {
 		return "", nil, domain.Invalid("session query: limit must be >= 0 (got %d)", q.Limit)
@@ -232,11 +239,9 @@ func buildSessionQuery(q domain.SessionQuery, count bool) (string, []any, error)
 		b.WriteString(" WHERE ")
 		b.WriteString(strings.Join(where, " AND "))
 	}
-	if !count {
-		b.WriteString(" ORDER BY updated_at DESC, key")
-		if q.Limit > 0 {
-			b.WriteString(" LIMIT " + a.add(q.Limit))
-		}
+	if !count && q.Limit > 0 {
+		// Without a limit the caller sorts; see ListSessions.
+		b.WriteString(" ORDER BY updated_at DESC, key LIMIT " + a.add(q.Limit))
 	}
 	return b.String(), a.vals, nil
 }

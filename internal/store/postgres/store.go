@@ -39,7 +39,9 @@ var _ domain.Store = (*Store)(nil)
 
 // Options tune a Store. The zero value is a good default.
 type Options struct {
-	// MaxConns caps the connection pool (default: pgxpool's, max(4, CPUs)).
+	// MaxConns caps the connection pool (default 16: enough for the
+	// engine's concurrent runs to commit side by side, few enough that a
+	// handful of replicas stay well under the server's max_connections).
 	MaxConns int
 	// MaxRetries bounds how often Update re-runs fn after a deadlock or
 	// serialization failure (default 10).
@@ -86,9 +88,10 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", where, err)
 	}
-	if opts.MaxConns > 0 {
-		cfg.MaxConns = int32(opts.MaxConns)
+	if opts.MaxConns == 0 {
+		opts.MaxConns = 16
 	}
+	cfg.MaxConns = int32(opts.MaxConns)
 	// Idle connections are closed after a while; the pool keeps one warm.
 	cfg.MinConns = 1
 	cfg.MaxConnIdleTime = 5 * time.Minute
@@ -178,25 +181,39 @@ func (s *Store) Update(ctx context.Context, fn func(domain.Tx) error) error {
 }
 
 func (s *Store) updateOnce(ctx context.Context, fn func(domain.Tx) error) (err error) {
-	ptx, err := s.pool.Begin(ctx)
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return fmt.Errorf("update: begin: %w", err)
+		return fmt.Errorf("update: %w", err)
 	}
-	t := &tx{s: s, ctx: ctx, tx: ptx}
+	// Release closes a connection left inside a transaction (a failed
+	// rollback) instead of pooling it.
+	defer conn.Release()
+	t := &tx{s: s, ctx: ctx, conn: conn}
+	// BEGIN is not sent on its own: it goes out with the fn's first
+	// statement (tx.go), saving a round trip per Update.
+	t.defer_("begin")
 	defer func() {
 		t.finish()
-		if err != nil {
+		if err != nil && t.begun {
 			// The fn's or the commit's error matters more than a failed
-			// rollback (whose connection the pool then discards).
-			_ = ptx.Rollback(context.WithoutCancel(ctx))
+			// rollback (whose connection Release then discards).
+			_, _ = conn.Exec(context.WithoutCancel(ctx), "rollback")
 		}
 	}()
 	if err := fn(t); err != nil {
 		return err
 	}
 	t.finish()
-	if err := ptx.Commit(ctx); err != nil {
+	if !t.begun {
+		return nil // fn wrote nothing and read nothing
+	}
+	tag, err := conn.Exec(ctx, "commit")
+	if err != nil {
 		return fmt.Errorf("update: commit: %w", err)
+	}
+	if tag.String() == "ROLLBACK" {
+		// A statement failed and fn went on: PostgreSQL rolls back.
+		return errors.New("update: commit: the transaction was rolled back after a failed statement")
 	}
 	return nil
 }
@@ -217,4 +234,14 @@ func isUniqueViolation(err error) bool {
 // queryRow runs a read on the pool.
 func (s *Store) queryRow(ctx context.Context, query string, args ...any) pgx.Row {
 	return s.pool.QueryRow(ctx, query, args...)
+}
+
+// DiskSize is the size of the database on the server's disk (tables,
+// indexes, TOAST), for `switchboard bench store`.
+func (s *Store) DiskSize(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.queryRow(ctx, `SELECT pg_database_size(current_database())`).Scan(&n); err != nil {
+		return 0, s.readErr("database size", err)
+	}
+	return n, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
@@ -16,17 +17,28 @@ import (
 // errTxDone is returned by a Tx used after its fn returned.
 var errTxDone = errors.New("postgres: Tx used after its Update fn returned")
 
-// tx is the domain.Tx lent to one fn: one PostgreSQL transaction.
+// tx is the domain.Tx lent to one fn: one PostgreSQL transaction on one
+// pooled connection.
 type tx struct {
 	s    *Store
 	ctx  context.Context
-	tx   pgx.Tx
+	conn *pgxpool.Conn
 	done atomic.Bool
+	// deferred are statements without results (BEGIN, lock calls) that go
+	// out in one pipelined batch with the next statement; begun is true
+	// once BEGIN has been sent.
+	deferred []deferredStmt
+	begun    bool
 	// locked lists the session keys whose advisory lock this transaction
 	// holds (they are held until it ends).
 	locked map[string]bool
-	// encBuf is scratch space for message bodies and session rows.
+	// encBuf is scratch space for message bodies.
 	encBuf []byte
+}
+
+type deferredStmt struct {
+	sql  string
+	args []any
 }
 
 var _ domain.Tx = (*tx)(nil)
@@ -40,12 +52,69 @@ func (t *tx) check() error {
 	return nil
 }
 
+// defer_ queues a statement whose result is only its success, to be sent
+// with the next statement.
+func (t *tx) defer_(sql string, args ...any) {
+	t.deferred = append(t.deferred, deferredStmt{sql, args})
+}
+
+// batch sends the deferred statements and then query in one round trip.
+// The caller reads query's result from br after skipping the deferred ones
+// (skipDeferred) and closes br.
+func (t *tx) batch(query string, args []any) (br pgx.BatchResults, n int) {
+	b := &pgx.Batch{}
+	for _, d := range t.deferred {
+		b.Queue(d.sql, d.args...)
+	}
+	b.Queue(query, args...)
+	n = len(t.deferred)
+	t.deferred = t.deferred[:0]
+	t.begun = true
+	return t.conn.SendBatch(t.ctx, b), n
+}
+
+func skipDeferred(br pgx.BatchResults, n int) error {
+	for range n {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (t *tx) exec(query string, args ...any) (pgconn.CommandTag, error) {
-	return t.tx.Exec(t.ctx, query, args...)
+	if len(t.deferred) == 0 {
+		return t.conn.Exec(t.ctx, query, args...)
+	}
+	br, n := t.batch(query, args)
+	defer br.Close()
+	if err := skipDeferred(br, n); err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	return br.Exec()
 }
 
 func (t *tx) queryRow(query string, args ...any) pgx.Row {
-	return t.tx.QueryRow(t.ctx, query, args...)
+	if len(t.deferred) == 0 {
+		return t.conn.QueryRow(t.ctx, query, args...)
+	}
+	br, n := t.batch(query, args)
+	return &batchRow{br: br, n: n}
+}
+
+// batchRow is the row of the last statement of a batch; Scan closes the
+// batch (every caller scans the row it asked for at once).
+type batchRow struct {
+	br pgx.BatchResults
+	n  int
+}
+
+func (r *batchRow) Scan(dest ...any) error {
+	defer r.br.Close()
+	if err := skipDeferred(r.br, r.n); err != nil {
+		return err
+	}
+	return r.br.QueryRow().Scan(dest...)
 }
 
 // keyLock returns the advisory lock object of a session key: a 32-bit
@@ -59,14 +128,14 @@ func keyLock(key string) int32 {
 // lockKey takes key's advisory transaction lock unless this transaction
 // holds it already. Every statement after it sees the writes committed by
 // the transaction that held it before (READ COMMITTED takes a snapshot per
-// statement).
+// statement). The lock goes out with the next statement, so it costs no
+// round trip of its own; a statement that follows it is always sent.
 func (t *tx) lockKey(key string) error {
 	if t.locked[key] {
 		return nil
 	}
-	if _, err := t.exec(`SELECT pg_advisory_xact_lock($1, $2)`, lockClassKey, keyLock(key)); err != nil {
-		return fmt.Errorf("lock %q: %w", key, err)
-	}
+	// Sent with the next statement, which runs after the lock is granted.
+	t.defer_(`SELECT pg_advisory_xact_lock($1, $2)`, lockClassKey, keyLock(key))
 	if t.locked == nil {
 		t.locked = make(map[string]bool)
 	}
