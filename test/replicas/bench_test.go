@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sync"
 	"testing"
@@ -84,10 +85,22 @@ func BenchmarkWakeAcrossReplicas(b *testing.B) {
 // in turn, and reports runs per second from the first submission to the
 // last run's end. The benchmark harness's own HTTP client and the
 // database share the machine's cores with the gateways.
+//
+// n=0 is the baseline: one gateway on its SQLite store, same config.
 func BenchmarkThroughput(b *testing.B) {
-	for _, n := range []int{1, 2, 3} {
-		b.Run(fmt.Sprintf("replicas=%d", n), func(b *testing.B) {
-			gs := startReplicas(b, n, setup{lease: 15})
+	for _, n := range []int{0, 1, 2, 3} {
+		name := fmt.Sprintf("postgres/replicas=%d", n)
+		if n == 0 {
+			name = "sqlite/one"
+		}
+		b.Run(name, func(b *testing.B) {
+			var gs []*gateway
+			if n == 0 {
+				cfg := regexp.MustCompile(`(?m)^\s*(store|replicas):.*$`).ReplaceAllString(fmt.Sprintf(replicaConfig, "", 15, 64), "")
+				gs, n = []*gateway{startGateway(b, "sqlite", cfg)}, 1
+			} else {
+				gs = startReplicas(b, n, setup{lease: 15})
+			}
 			const sessions = 30
 			b.ResetTimer()
 			start := time.Now()

@@ -117,3 +117,44 @@ func TestEventsAcrossReplicas(t *testing.T) {
 	}
 	ws.waitEvent("sessions.changed", func(p map[string]any) bool { return p["sessionKey"] == "agent:main:events" }, 20*time.Second)
 }
+
+// TestCancelAndCleanStopAcrossReplicas: a run executing on one replica is
+// cancelled through another; a replica stopped cleanly (SIGTERM) hands the
+// run it was executing to the others at once, without waiting for its
+// lease (15 s here).
+func TestCancelAndCleanStopAcrossReplicas(t *testing.T) {
+	gs := startReplicas(t, 2, setup{lease: 15})
+	a, b := gs[0], gs[1]
+	victim := a.chat("agent:main:cancelme", "stall to cancel")
+	waitRunning(t, b, victim.RunID)
+	var res struct {
+		Run       run  `json:"run"`
+		Cancelled bool `json:"cancelled"`
+	}
+	b.call("POST", "/api/runs/"+victim.RunID+"/cancel", map[string]any{}, &res)
+	if got := b.wait(victim.RunID, 20*time.Second); got.Status != "cancelled" {
+		t.Fatalf("run on a cancelled through b: %+v", got)
+	}
+
+	moved := a.chat("agent:main:handoff", "stall then hand off")
+	waitRunning(t, b, moved.RunID)
+	stopped := time.Now()
+	a.stop()
+	got := b.wait(moved.RunID, 30*time.Second)
+	if got.Status != "ok" || got.Attempt != 2 {
+		t.Fatalf("run of the stopped replica: %+v, want ok on attempt 2", got)
+	}
+	if took := time.UnixMilli(got.StartedAt).Sub(stopped); took > 5*time.Second {
+		t.Errorf("the run restarted %s after the clean stop; want well within the 15 s lease", took)
+	}
+}
+
+// waitRunning waits until run id is running (read through g).
+func waitRunning(t *testing.T, g *gateway, id string) {
+	t.Helper()
+	waitFor(t, 20*time.Second, "run "+id+" running", func() bool {
+		var r run
+		g.call("GET", "/api/runs/"+id, nil, &r)
+		return r.Status == "running"
+	})
+}

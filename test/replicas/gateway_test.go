@@ -297,3 +297,17 @@ func (g *gateway) status(method, path string, body any) int {
 	resp.Body.Close()
 	return resp.StatusCode
 }
+
+// stop ends the gateway with SIGTERM and waits for a clean exit.
+func (g *gateway) stop() {
+	g.t.Helper()
+	_ = g.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-g.exited:
+		if g.err != nil {
+			g.t.Fatalf("gateway %s exited with %v after SIGTERM\n%s", g.name, g.err, g.log)
+		}
+	case <-time.After(20 * time.Second):
+		g.t.Fatalf("gateway %s did not stop within 20s of SIGTERM\n%s", g.name, g.log)
+	}
+}

@@ -43,6 +43,7 @@ func (c *Cluster) send(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
+			c.flush()
 			return
 		case s := <-c.out:
 			batch = append(batch[:0], s)
@@ -63,6 +64,32 @@ func (c *Cluster) send(ctx context.Context) {
 				}
 				c.log.Warn("replicas: sending signals failed", "count", len(batch), "err", err)
 			}
+		}
+	}
+}
+
+// flush sends the signals still queued when the cluster closes (a clean
+// stop's last words: the runs it queued again), within a short deadline.
+func (c *Cluster) flush() {
+	var batch []runtime.Signal
+	for {
+		select {
+		case s := <-c.out:
+			batch = append(batch, s)
+			continue
+		default:
+		}
+		break
+	}
+	if len(batch) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	for _, payload := range encodeSignals(batch) {
+		if _, err := c.s.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, notifyChannel, payload); err != nil {
+			c.log.Warn("replicas: sending the last signals failed", "count", len(batch), "err", err)
+			return
 		}
 	}
 }
