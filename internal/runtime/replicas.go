@@ -293,8 +293,9 @@ func (rt *Runtime) ResolveSignal(ctx context.Context, s Signal) (domain.Event, b
 	return ev, true, nil
 }
 
-// laneHeld reports a claim refused because the session's lane is not free.
-func laneHeld(err error) bool {
+// claimRefused reports a claim another replica stands in the way of: the
+// session's lane is not free, or the run is being claimed there.
+func claimRefused(err error) bool {
 	var busy *LaneBusyError
-	return errors.As(err, &busy)
+	return errors.As(err, &busy) || errors.Is(err, ErrRunTaken)
 }

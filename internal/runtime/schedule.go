@@ -54,9 +54,9 @@ func (rt *Runtime) Submit(ctx context.Context, r domain.Run, prepare func(tx dom
 			return err
 		}
 		c, err = rt.claimTx(tx, stored.ID)
-		if laneHeld(err) {
-			// Another replica holds the session's lane: the run is
-			// created queued and waits for its turn.
+		if claimRefused(err) {
+			// Another replica holds the session's lane (or the run):
+			// the run is created queued and waits for its turn.
 			busy = true
 			return nil
 		}

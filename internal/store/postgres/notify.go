@@ -178,12 +178,13 @@ func (c *Cluster) receive(ctx context.Context, conn *pgx.Conn) error {
 			if s.Replica == c.replica {
 				continue
 			}
+			// A full queue holds the listener back rather than dropping
+			// a signal (a run's end, a waiter's wake-up): the server keeps
+			// the notifications meanwhile.
 			select {
 			case c.in <- s:
 			case <-ctx.Done():
 				return ctx.Err()
-			default:
-				c.log.Warn("replicas: incoming signal queue full; dropping a signal", "kind", s.Kind, "session", s.SessionKey)
 			}
 		}
 	}
