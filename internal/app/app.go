@@ -141,6 +141,8 @@ func open(ctx context.Context, opts Options, readOnly bool) (_ *App, err error) 
 		return nil, err
 	}
 	undo = append(undo, func() { st.Close() })
+	// (Several writing engines may share a PostgreSQL database: they
+	// join its replicas below, which claim runs under leases.)
 	models, err := model.NewRegistry(cfg, opts.Getenv, &http.Client{})
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"os"
 	"slices"
 	"strconv"
 	"testing"
@@ -22,8 +23,14 @@ func BenchmarkChatTurnSQLite(b *testing.B) {
 	benchChatTurn(b, config.StoreConfig{Driver: config.StoreSQLite})
 }
 
+// BenchmarkChatTurnPostgres runs on $SWITCHBOARD_BENCH_DATABASE_URL when
+// set (a database of your own server), else on a pgtest cluster.
 func BenchmarkChatTurnPostgres(b *testing.B) {
-	benchChatTurn(b, config.StoreConfig{Driver: config.StorePostgres, URL: pg.Database(b)})
+	url := os.Getenv("SWITCHBOARD_BENCH_DATABASE_URL")
+	if url == "" {
+		url = pg.Database(b)
+	}
+	benchChatTurn(b, config.StoreConfig{Driver: config.StorePostgres, URL: url})
 }
 
 func benchChatTurn(b *testing.B, store config.StoreConfig) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/store/pgtest"
 	"github.com/switchboard-go/switchboard/internal/store/postgres"
 )
@@ -105,5 +106,34 @@ func TestMirrorOff(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(TranscriptGlob(opts.StateDir)); len(m) != 0 {
 		t.Errorf("mirror files written with the mirror off: %v", m)
+	}
+}
+
+// Two writing processes on one database, from different state dirs, are
+// replicas: both open (they claim runs under leases), and a run submitted
+// through one is waited on through the other.
+func TestTwoEnginesPerDatabase(t *testing.T) {
+	ctx := context.Background()
+	cfg := config.Default()
+	cfg.Store = config.StoreConfig{Driver: config.StorePostgres, URL: pg.Database(t)}
+	off := false
+	cfg.Transcripts.Mirror = &off
+	open := func() *App {
+		a, err := Open(ctx, Options{StateDir: t.TempDir(), Config: cfg, Getenv: func(string) string { return "" }, Owner: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	a, b := open(), open()
+	defer closeApp(t, a)
+	defer closeApp(t, b)
+	res, err := a.Engine.Chat(ctx, api.Operator(), api.ChatRequest{SessionKey: "main", Message: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := b.Engine.WaitRun(ctx, api.Operator(), api.WaitRequest{RunID: res.Run.ID, Timeout: 20 * time.Second})
+	if err != nil || r.Status != domain.RunOK || r.Reply != "echo: hi" {
+		t.Fatalf("wait through the other engine: %+v %v", r, err)
 	}
 }

@@ -126,10 +126,11 @@ func (t *tx) insertMessages(key string, msgs []domain.Message, bodies []string) 
 		keys[i], sids[i], ids[i], parents[i], roles[i], runIDs[i] = key, m.SessionID, m.ID, m.ParentID, m.Role, m.RunID
 		seqs[i], stamps[i] = m.Seq, m.Timestamp
 	}
-	_, err := t.exec(`INSERT INTO messages (session_key, seq, session_id, id, parent_id, role, run_id, timestamp, body)
+	// Deferred like PutSession: the rows' seqs and ids are already known.
+	t.deferWrite(fmt.Sprintf("append messages to %q", key), `INSERT INTO messages (session_key, seq, session_id, id, parent_id, role, run_id, timestamp, body)
 		SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[])`,
 		keys, seqs, sids, ids, parents, roles, runIDs, stamps, bodies)
-	return err
+	return nil
 }
 
 // legacyID returns a random id new to a legacy generation and records it.

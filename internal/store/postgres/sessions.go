@@ -59,9 +59,9 @@ func (t *tx) PutSession(s domain.Session) error {
 	if s.Key == "" {
 		return domain.Invalid("put session: key is required")
 	}
-	if _, err := t.exec(upsertSession, sessionArgs(&s)...); err != nil {
-		return fmt.Errorf("put session %q: %w", s.Key, err)
-	}
+	// Deferred: nothing comes back but success, and the next statement
+	// (or the commit) carries it in the same round trip.
+	t.deferWrite(fmt.Sprintf("put session %q", s.Key), upsertSession, sessionArgs(&s)...)
 	return nil
 }
 

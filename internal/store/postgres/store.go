@@ -204,16 +204,8 @@ func (s *Store) updateOnce(ctx context.Context, fn func(domain.Tx) error) (err e
 		return err
 	}
 	t.finish()
-	if !t.begun {
-		return nil // fn wrote nothing and read nothing
-	}
-	tag, err := conn.Exec(ctx, "commit")
-	if err != nil {
+	if err := t.commit(); err != nil {
 		return fmt.Errorf("update: commit: %w", err)
-	}
-	if tag.String() == "ROLLBACK" {
-		// A statement failed and fn went on: PostgreSQL rolls back.
-		return errors.New("update: commit: the transaction was rolled back after a failed statement")
 	}
 	return nil
 }

@@ -39,6 +39,8 @@ type tx struct {
 type deferredStmt struct {
 	sql  string
 	args []any
+	// what names the call that queued it, for its error.
+	what string
 }
 
 var _ domain.Tx = (*tx)(nil)
@@ -53,29 +55,42 @@ func (t *tx) check() error {
 }
 
 // defer_ queues a statement whose result is only its success, to be sent
-// with the next statement.
+// with the next statement (or the commit).
 func (t *tx) defer_(sql string, args ...any) {
-	t.deferred = append(t.deferred, deferredStmt{sql, args})
+	t.deferred = append(t.deferred, deferredStmt{sql: sql, args: args})
+}
+
+// deferWrite queues a write whose caller needs no result from the server
+// (a replacing upsert, an insert of fresh rows): it goes out with the next
+// statement, which sees it, or with the commit. Its failure is reported
+// by that statement (or the commit), naming what.
+func (t *tx) deferWrite(what, sql string, args ...any) {
+	t.deferred = append(t.deferred, deferredStmt{sql: sql, args: args, what: what})
 }
 
 // batch sends the deferred statements and then query in one round trip.
 // The caller reads query's result from br after skipping the deferred ones
 // (skipDeferred) and closes br.
-func (t *tx) batch(query string, args []any) (br pgx.BatchResults, n int) {
+func (t *tx) batch(query string, args []any) (br pgx.BatchResults, sent []deferredStmt) {
 	b := &pgx.Batch{}
 	for _, d := range t.deferred {
 		b.Queue(d.sql, d.args...)
 	}
 	b.Queue(query, args...)
-	n = len(t.deferred)
-	t.deferred = t.deferred[:0]
+	sent = t.deferred
+	t.deferred = nil
 	t.begun = true
-	return t.conn.SendBatch(t.ctx, b), n
+	return t.conn.SendBatch(t.ctx, b), sent
 }
 
-func skipDeferred(br pgx.BatchResults, n int) error {
-	for range n {
+// skipDeferred reads the results of the first n statements of a batch
+// (deferred), returning the first failure.
+func skipDeferred(br pgx.BatchResults, deferred []deferredStmt) error {
+	for _, d := range deferred {
 		if _, err := br.Exec(); err != nil {
+			if d.what != "" {
+				return fmt.Errorf("%s: %w", d.what, err)
+			}
 			return err
 		}
 	}
@@ -86,9 +101,9 @@ func (t *tx) exec(query string, args ...any) (pgconn.CommandTag, error) {
 	if len(t.deferred) == 0 {
 		return t.conn.Exec(t.ctx, query, args...)
 	}
-	br, n := t.batch(query, args)
+	br, sent := t.batch(query, args)
 	defer br.Close()
-	if err := skipDeferred(br, n); err != nil {
+	if err := skipDeferred(br, sent); err != nil {
 		return pgconn.CommandTag{}, err
 	}
 	return br.Exec()
@@ -98,23 +113,44 @@ func (t *tx) queryRow(query string, args ...any) pgx.Row {
 	if len(t.deferred) == 0 {
 		return t.conn.QueryRow(t.ctx, query, args...)
 	}
-	br, n := t.batch(query, args)
-	return &batchRow{br: br, n: n}
+	br, sent := t.batch(query, args)
+	return &batchRow{br: br, sent: sent}
 }
 
 // batchRow is the row of the last statement of a batch; Scan closes the
 // batch (every caller scans the row it asked for at once).
 type batchRow struct {
-	br pgx.BatchResults
-	n  int
+	br   pgx.BatchResults
+	sent []deferredStmt
 }
 
 func (r *batchRow) Scan(dest ...any) error {
 	defer r.br.Close()
-	if err := skipDeferred(r.br, r.n); err != nil {
+	if err := skipDeferred(r.br, r.sent); err != nil {
 		return err
 	}
 	return r.br.QueryRow().Scan(dest...)
+}
+
+// commit sends what is deferred and COMMIT, in one round trip.
+func (t *tx) commit() error {
+	if !t.begun && len(t.deferred) <= 1 {
+		return nil // fn sent nothing and queued only BEGIN (or nothing)
+	}
+	br, sent := t.batch("commit", nil)
+	defer br.Close()
+	if err := skipDeferred(br, sent); err != nil {
+		return err
+	}
+	tag, err := br.Exec()
+	if err != nil {
+		return err
+	}
+	if tag.String() == "ROLLBACK" {
+		// A statement failed and fn went on: PostgreSQL rolled back.
+		return errors.New("the transaction was rolled back after a failed statement")
+	}
+	return nil
 }
 
 // keyLock returns the advisory lock object of a session key: a 32-bit
