@@ -23,6 +23,10 @@ func (c *Config) Redacted() *Config {
 		out.Gateway.Auth.Tokens[i].Token = mask(out.Gateway.Auth.Tokens[i].Token)
 	}
 	out.Store.URL = redactURL(out.Store.URL)
+	for i := range out.A2A.Remotes {
+		out.A2A.Remotes[i].Token = mask(out.A2A.Remotes[i].Token)
+		out.A2A.Remotes[i].URL = redactURL(out.A2A.Remotes[i].URL)
+	}
 	for name, ch := range out.Channels {
 		ch.WebhookURL = redactURL(ch.WebhookURL)
 		out.Channels[name] = ch

@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/a2a/remote"
 	"log/slog"
 	"net/http"
 	"sync/atomic"
@@ -78,6 +79,10 @@ type Options struct {
 	// store (nil: alone on it). When it also claims outbox items
 	// (outbox.Claimer), every item is delivered by one replica.
 	Cluster runtime.Cluster
+	// A2AHTTPClient carries requests to the remote A2A agents of
+	// a2a.remotes (default: a client without a timeout; each send's run
+	// bounds its call).
+	A2AHTTPClient *http.Client
 }
 
 // Engine is switchboard's core. Build it with New, then Start; Close stops
@@ -96,6 +101,7 @@ type Engine struct {
 	dir        string
 	bus        *bus
 	deliveries *outbox.Worker
+	remotes    *remote.Client // A2A client of a2a.remotes (remote.go)
 
 	started bool
 	hold    bool
@@ -141,6 +147,7 @@ func New(opts Options) (*Engine, error) {
 		hold:  opts.HoldDeliveries || opts.HoldRuns,
 	}
 	claimer, _ := opts.Cluster.(outbox.Claimer)
+	e.remotes = remote.New(remote.Options{HTTP: opts.A2AHTTPClient})
 	ob, err := e.newOutbox(opts.HTTPClient, opts.MaintenanceInterval, claimer)
 	if err != nil {
 		return nil, err
