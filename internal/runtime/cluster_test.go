@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,6 +15,8 @@ import (
 type fakeCluster struct {
 	mu    sync.Mutex
 	claim func(id string) error
+	next  func() []domain.Run // Next's answer (nil: nothing)
+	every time.Duration       // LeaseInterval (default an hour)
 	sent  []Signal
 	in    chan Signal
 }
@@ -34,11 +37,19 @@ func (f *fakeCluster) ClaimTx(_ domain.Tx, id string) error {
 }
 func (f *fakeCluster) ReleaseTx(domain.Tx, string) error { return nil }
 func (f *fakeCluster) Next(context.Context, string, int) ([]domain.Run, error) {
-	return nil, nil
+	if f.next == nil {
+		return nil, nil
+	}
+	return f.next(), nil
 }
 func (f *fakeCluster) Renew(context.Context) error                    { return nil }
 func (f *fakeCluster) TakeOver(context.Context) ([]domain.Run, error) { return nil, nil }
-func (f *fakeCluster) LeaseInterval() time.Duration                   { return time.Hour }
+func (f *fakeCluster) LeaseInterval() time.Duration {
+	if f.every == 0 {
+		return time.Hour
+	}
+	return f.every
+}
 func (f *fakeCluster) Signal(s Signal) {
 	f.mu.Lock()
 	f.sent = append(f.sent, s)
@@ -146,5 +157,69 @@ func waitUntil(t *testing.T, cond func() bool) {
 			t.Fatal("condition not reached within 10s")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestClusterWaitRereads: with replicas, a wait whose run ended elsewhere
+// and whose signal never came still returns the ended run (it re-reads
+// the run every waitRecheck), long before its timeout.
+func TestClusterWaitRereads(t *testing.T) {
+	fc := newFakeCluster(func(string) error { return ErrRunTaken })
+	e := newEnv(t, func(o *Options) { o.Cluster = fc })
+	r := e.submit("agent:main:quiet", "hello", nil)
+	err := e.st.Update(context.Background(), func(tx domain.Tx) error {
+		cur, err := tx.GetRun(r.ID)
+		if err != nil {
+			return err
+		}
+		cur.Status, cur.Reply = domain.RunOK, "done there"
+		return tx.PutRun(cur)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	got, err := e.rt.Wait(context.Background(), r.ID, time.Minute)
+	if err != nil || got.Status != domain.RunOK {
+		t.Fatalf("wait: %+v %v", got, err)
+	}
+	if took := time.Since(start); took > 20*waitRecheck {
+		t.Fatalf("wait took %s without a signal, want about %s", took, waitRecheck)
+	}
+}
+
+// TestClusterSweepRunsUnclaimed: a run queued in the store that this
+// runtime never heard of (submitted on a replica that then died, its
+// signal lost) is found by the periodic look for unclaimed runs and
+// executed here.
+func TestClusterSweepRunsUnclaimed(t *testing.T) {
+	var started atomic.Pointer[env]
+	fc := newFakeCluster(nil)
+	fc.every = 20 * time.Millisecond
+	fc.next = func() []domain.Run {
+		e := started.Load()
+		if e == nil {
+			return nil
+		}
+		runs, _ := e.st.ListRuns(context.Background(), domain.RunQuery{Statuses: []domain.RunStatus{domain.RunQueued}})
+		return runs
+	}
+	e := newEnv(t, func(o *Options) { o.Cluster = fc })
+	started.Store(e)
+	spec := []byte(`{"userMessage":{"role":"user","content":"from elsewhere"}}`)
+	err := e.st.Update(context.Background(), func(tx domain.Tx) error {
+		if err := tx.PutSession(domain.Session{Key: "agent:main:orphan", AgentID: "main", SessionID: "sid-orphan", Kind: "other"}); err != nil {
+			return err
+		}
+		_, _, err := tx.CreateRun(domain.Run{ID: "orphan-run", SessionKey: "agent:main:orphan", AgentID: "main", Kind: domain.RunKindChat,
+			Lane: domain.LaneMain, Status: domain.RunQueued, Attempt: 1, CreatedAt: 1, Spec: spec})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.rt.Wait(context.Background(), "orphan-run", 30*time.Second)
+	if err != nil || got.Status != domain.RunOK || got.Reply != "echo: from elsewhere" {
+		t.Fatalf("unclaimed run: %+v %v, want it executed here", got, err)
 	}
 }
