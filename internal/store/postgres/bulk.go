@@ -157,6 +157,12 @@ func (s *Store) FinishImport(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("finish import: %w", err)
 	}
+	// Statistics now, not when autovacuum gets to it: without them the
+	// planner guesses a bulk-loaded transcript has a couple of rows and
+	// sorts all of it for a history tail instead of walking the index.
+	if _, err := s.pool.Exec(ctx, `ANALYZE sessions, messages, runs, outbox`); err != nil {
+		return fmt.Errorf("finish import: analyze: %w", err)
+	}
 	return nil
 }
 

@@ -197,7 +197,9 @@ func (s *Store) ReadMessages(ctx context.Context, key string, q domain.MessageQu
 	} else {
 		b.WriteString(` ORDER BY seq`)
 	}
-	rows, err := s.pool.Query(ctx, b.String(), a.vals...)
+	// Planned for these values each time (see customPlan): the cheap plan
+	// walks the primary key backwards from the newest seq.
+	rows, err := s.pool.Query(ctx, b.String(), customPlan(a.vals)...)
 	if err != nil {
 		return nil, s.readErr("read messages", err)
 	}

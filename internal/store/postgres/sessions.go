@@ -145,21 +145,23 @@ func (s *Store) querySessions(ctx context.Context, op, query string, args ...any
 	if s.closed.Load() {
 		return nil, fmt.Errorf("%s: %w", op, domain.ErrClosed)
 	}
+	if strings.Contains(query, " LIMIT ") {
+		// How far a list-order index walk goes depends on the values.
+		args = customPlan(args)
+	}
 	rows, err := s.pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, s.readErr(op, err)
 	}
 	defer rows.Close()
 	out := []domain.Session{}
+	var data []byte // reused: DecodeSessionRow copies it into one string
 	for rows.Next() {
-		// RawValues: the row's bytes, valid until Next; DecodeSessionRow
-		// copies them once into the string all fields share.
-		raw := rows.RawValues()
-		if len(raw) != 1 {
-			return nil, fmt.Errorf("%s: got %d columns, want 1", op, len(raw))
+		if err := rows.Scan(&data); err != nil {
+			return nil, s.readErr(op, err)
 		}
 		out = append(out, domain.Session{})
-		if err := sqlite.DecodeSessionRow(string(raw[0]), &out[len(out)-1]); err != nil {
+		if err := sqlite.DecodeSessionRow(string(data), &out[len(out)-1]); err != nil {
 			return nil, fmt.Errorf("%s: %w", op, err)
 		}
 	}
