@@ -66,7 +66,11 @@ func (rt *Runtime) execute(r domain.Run) {
 		}
 		var err error
 		c, err = rt.claim(r)
-		if errors.Is(err, errNotQueued) {
+		if errors.Is(err, errNotQueued) || errors.Is(err, ErrRunTaken) {
+			return
+		}
+		if busy := (*LaneBusyError)(nil); errors.As(err, &busy) {
+			rt.laneBusy(busy)
 			return
 		}
 		if err == nil {
@@ -161,6 +165,10 @@ func (rt *Runtime) finishDurably(r domain.Run, written []domain.Message, out run
 		if err == nil {
 			return
 		}
+		if errors.Is(err, ErrClaimLost) {
+			rt.log.Error("run end not recorded: another replica took the run over", "run", r.ID)
+			return
+		}
 		if !transient(err) {
 			rt.log.Error("run finish failed; recording the failure as the run's end", "run", r.ID, "err", err)
 			out = runOutcome{status: domain.RunError, err: "recording the end of the run failed: " + errorText(err), usage: out.usage, model: out.model}
@@ -192,6 +200,10 @@ func (rt *Runtime) claim(r domain.Run) (claimed, error) {
 // claimTx moves a queued run to running inside tx and appends its inbound
 // user message.
 func (rt *Runtime) claimTx(tx domain.Tx, id string) (claimed, error) {
+	// (The claim may wait for the session's lane: its time is after.)
+	if err := rt.cluster.ClaimTx(tx, id); err != nil {
+		return claimed{}, err
+	}
 	now := rt.now()
 	cur, err := tx.GetRun(id)
 	if err != nil {
@@ -297,6 +309,7 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			Thinking:   plan.Thinking,
 			AgentID:    run.AgentID,
 			SessionKey: run.SessionKey,
+			OnDelta:    rt.deltaFunc(run, step),
 		})
 		if err == nil && ctx.Err() != nil {
 			err = ctx.Err()

@@ -35,6 +35,9 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 		if want != "" && cur.Status != want {
 			return errNotQueued
 		}
+		if err := rt.cluster.ReleaseTx(tx, r.ID); err != nil {
+			return err
+		}
 		if domain.RunTerminal(cur.Status) {
 			ended = cur
 			return nil
@@ -131,6 +134,9 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 		rt.opts.Emit(domain.Event{Kind: domain.EventSession, SessionKey: sess.Key, Session: &sess, Reason: "updated", TS: now})
 	}
 	rt.opts.Hooks.AfterFinish(ended)
+	// With replicas, the session's next run may have been queued on
+	// another one: the lane's holder takes it.
+	rt.pull(rt.ctx, ended.SessionKey)
 	return nil
 }
 

@@ -117,13 +117,17 @@ type Options struct {
 	// runtime without it (the gateway). In-process commands that write use
 	// it; a process that serves does not.
 	OwnWorkOnly bool
+	// Cluster coordinates this runtime with the others on the same store
+	// (replicas on PostgreSQL); nil means Local (alone on the store).
+	Cluster Cluster
 }
 
 // Runtime schedules and executes runs. Start it with Start and stop it with
 // Close; it owns every goroutine it starts.
 type Runtime struct {
-	opts Options
-	log  *slog.Logger
+	opts    Options
+	log     *slog.Logger
+	cluster Cluster
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -173,6 +177,9 @@ func New(opts Options) (*Runtime, error) {
 	if opts.Emit == nil {
 		opts.Emit = func(domain.Event) {}
 	}
+	if opts.Cluster == nil {
+		opts.Cluster = Local{}
+	}
 	if opts.MaxSteps <= 0 {
 		opts.MaxSteps = 25
 	}
@@ -208,6 +215,7 @@ func New(opts Options) (*Runtime, error) {
 		cache:   cache,
 		mirror:  mw,
 		opts:    opts,
+		cluster: opts.Cluster,
 		log:     opts.Logger,
 		ctx:     ctx,
 		cancel:  cancel,
@@ -234,6 +242,11 @@ func (rt *Runtime) Close(ctx context.Context) error {
 		rt.wg.Wait()
 		if rt.mirror != nil {
 			rt.mirror.close()
+		}
+		// Every run here has ended or was queued again: peers need not
+		// wait for the lease to expire.
+		if err := rt.cluster.Leave(context.Background()); err != nil {
+			rt.log.Warn("giving up the replica lease failed; it expires on its own", "err", err)
 		}
 		close(done)
 	}()
