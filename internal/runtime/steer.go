@@ -74,8 +74,8 @@ func (rt *Runtime) takeSteers(ctx context.Context, host domain.Run, history, wri
 			c, err = rt.claimTx(tx, r.ID)
 			return err
 		})
-		if errors.Is(err, errNotQueued) {
-			continue // cancelled (or taken) meanwhile
+		if errors.Is(err, errNotQueued) || errors.Is(err, ErrRunTaken) {
+			continue // cancelled, or taken by another replica, meanwhile
 		}
 		if err != nil {
 			// It stays a followup: back to the front of the lane, in order.
