@@ -44,12 +44,21 @@ var (
 	TaskChars           = Limit{Name: "task", Min: 1, Max: 100_000, Unit: "characters"}
 	LabelChars          = Limit{Name: "label", Min: 1, Max: 512, Unit: "characters"}
 	KeyChars            = Limit{Name: "sessionKey", Min: 1, Max: 512, Unit: "characters"}
+	SubscribedSessions  = Limit{Name: "key", Min: 0, Max: 1000, Unit: "subscribed sessions"} // per WS connection
 	AgentIDChars        = Limit{Name: "agentId", Min: 1, Max: 64, Unit: "characters"}
 	ModelChars          = Limit{Name: "model", Min: 1, Max: 256, Unit: "characters"}
 	IdempotencyKeyChars = Limit{Name: "idempotencyKey", Min: 1, Max: 256, Unit: "characters"}
-	// SubscribedSessions bounds one WebSocket connection's
-	// sessions.messages.subscribe set.
-	SubscribedSessions = Limit{Name: "key", Min: 0, Max: 1000, Unit: "subscribed sessions"}
+	// YieldMessageChars bounds sessions_yield's message (it becomes the
+	// run's reply).
+	YieldMessageChars = Limit{Name: "message", Min: 0, Max: 4000, Unit: "characters"}
+	// ForkMessages and ForkChars are the budget of sessions_spawn
+	// context:"fork": the newest user and assistant messages of the
+	// requester's transcript, at most ForkMessages of them and at most
+	// ForkChars characters of text in all (oldest dropped first; each
+	// text field is also capped as sessions_history caps it). Not a
+	// parameter: the budget is fixed, so a fork's cost is predictable.
+	ForkMessages = Limit{Name: "forkMessages", Min: 0, Max: 40, Default: 40, Unit: "messages"}
+	ForkChars    = Limit{Name: "forkChars", Min: 0, Max: 32_000, Default: 32_000, Unit: "characters"}
 )
 
 // Limits lists every limit, for docs and tests.
@@ -60,11 +69,14 @@ func Limits() map[string][]Limit {
 		ToolSessionsSend:              {SendTimeout, MessageChars, LabelChars, KeyChars, AgentIDChars, IdempotencyKeyChars},
 		ToolSessionsSpawn:             {SpawnRunTimeout, SpawnAttachments, TaskChars, LabelChars, AgentIDChars, ModelChars, IdempotencyKeyChars},
 		ToolRunsWait:                  {WaitTimeout},
+		ToolSessionsYield:             {YieldMessageChars},
+		ToolSessionStatus:             {KeyChars, ModelChars},
+		"sessions_spawn context fork": {ForkMessages, ForkChars},
+		"subscribe":                   {SubscribedSessions, KeyChars},
 		"chat":                        {ChatTimeout, MessageChars, IdempotencyKeyChars},
 		"runs list":                   {RunsListLimit},
 		"sessions.list":               {SessionsListLimit},
 		"outbox list":                 {OutboxListLimit},
-		"sessions.messages.subscribe": {SubscribedSessions, KeyChars},
 	}
 }
 

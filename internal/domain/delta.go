@@ -30,10 +30,10 @@ type ToolCallDelta struct {
 // provider's goroutine. It must return quickly (it publishes an event).
 type DeltaFunc func(ModelDelta)
 
-// StreamDelta is the payload of an EventDelta: one delta of a run's model
+// RunDelta is the payload of an EventDelta: one delta of a run's model
 // step, with the step's text so far (clients that join late or dropped
 // an event render Accumulated, never a gap).
-type StreamDelta struct {
+type RunDelta struct {
 	RunID string `json:"runId"`
 	// Step is the model call within the run (0 first).
 	Step  int        `json:"step"`

@@ -16,11 +16,14 @@ type Event struct {
 	SessionKey string      `json:"sessionKey,omitempty"`
 	Run        *Run        `json:"run,omitempty"`
 	Message    *Message    `json:"message,omitempty"`
+	Delta      *RunDelta   `json:"delta,omitempty"` // a streamed piece (EventDelta)
 	Session    *Session    `json:"session,omitempty"`
 	Outbox     *OutboxItem `json:"outbox,omitempty"`
-	// Delta is a streamed piece of an assistant message (EventDelta).
-	Delta *StreamDelta `json:"delta,omitempty"`
 	// Reason says why a session event happened (created, updated, deleted, reset).
 	Reason string `json:"reason,omitempty"`
 	TS     int64  `json:"ts"`
+	// Replica names the replica where it happened when that is another
+	// one (read back from the store); empty for this process's own events,
+	// which are the only ones told to the other replicas.
+	Replica string `json:"-"`
 }

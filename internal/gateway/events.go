@@ -8,10 +8,6 @@ import (
 type outEvent struct {
 	name    string
 	payload any
-	// subscribedOnly: only sessions.messages.subscribe connections get it.
-	subscribedOnly bool
-	// ended: the run's last event.
-	ended bool
 }
 
 // mapEvent turns an engine event into protocol events:
@@ -19,21 +15,20 @@ type outEvent struct {
 //   - run.end → agent lifecycle end|error, then chat final|error|aborted
 //   - assistant message → agent {stream:"assistant"} (text) and
 //     {stream:"tool"} (each tool call); tool results → {stream:"tool"}
-//   - delta → agent {stream:"assistant", data:{text, delta}} and chat
-//     {state:"delta"} (text), or agent {stream:"tool", data:{phase:"delta"}}
-//     (a tool call's pieces); see stream_events.go
-//   - message → also session.message, for message subscribers only
 //   - session → sessions.changed
 //
 // Keys are canonical. Outbox events have no protocol counterpart.
 func (s *Server) mapEvent(ev domain.Event) []outEvent {
+	if out, ok := streamEvents(ev); ok { // deltas, session.message (stream_events.go)
+		return out
+	}
 	switch ev.Kind {
 	case domain.EventRunStart:
 		if ev.Run == nil {
 			return nil
 		}
 		r := ev.Run
-		return []outEvent{{name: "agent", payload: map[string]any{
+		return []outEvent{{"agent", map[string]any{
 			"runId": r.ID, "sessionKey": r.SessionKey, "stream": "lifecycle", "ts": ev.TS,
 			"data": map[string]any{"phase": "start", "startedAt": r.StartedAt},
 		}}}
@@ -43,25 +38,16 @@ func (s *Server) mapEvent(ev domain.Event) []outEvent {
 		}
 		return s.runEndEvents(*ev.Run, ev.TS)
 	case domain.EventMessage:
-		if ev.Message == nil {
+		if ev.Message == nil || ev.Message.RunID == "" {
 			return nil
 		}
-		out := []outEvent{sessionMessageEvent(ev.SessionKey, *ev.Message, ev.TS)}
-		if ev.Message.RunID == "" {
-			return out
-		}
-		return append(messageEvents(ev.SessionKey, *ev.Message, ev.TS), out...)
-	case domain.EventDelta:
-		if ev.Delta == nil {
-			return nil
-		}
-		return deltaEvents(ev.SessionKey, *ev.Delta, ev.TS)
+		return messageEvents(ev.SessionKey, *ev.Message, ev.TS)
 	case domain.EventSession:
 		p := map[string]any{"sessionKey": ev.SessionKey, "reason": ev.Reason, "ts": ev.TS}
 		if ev.Session != nil {
 			p["session"] = sessionRow(*ev.Session)
 		}
-		return []outEvent{{name: "sessions.changed", payload: p}}
+		return []outEvent{{"sessions.changed", p}}
 	}
 	return nil
 }
@@ -92,15 +78,15 @@ func (s *Server) runEndEvents(r domain.Run, ts int64) []outEvent {
 		chat["errorMessage"] = r.Error
 	}
 	return []outEvent{
-		{name: "agent", payload: map[string]any{"runId": r.ID, "sessionKey": r.SessionKey, "stream": "lifecycle", "ts": ts, "data": data}},
-		{name: "chat", payload: chat, ended: true},
+		{"agent", map[string]any{"runId": r.ID, "sessionKey": r.SessionKey, "stream": "lifecycle", "ts": ts, "data": data}},
+		{"chat", chat},
 	}
 }
 
 // messageEvents are the agent stream events of one transcript message.
 func messageEvents(key string, m domain.Message, ts int64) []outEvent {
 	base := func(stream string, data map[string]any) outEvent {
-		return outEvent{name: "agent", payload: map[string]any{"runId": m.RunID, "sessionKey": key, "stream": stream, "ts": ts, "data": data}}
+		return outEvent{"agent", map[string]any{"runId": m.RunID, "sessionKey": key, "stream": stream, "ts": ts, "data": data}}
 	}
 	var out []outEvent
 	switch m.Role {

@@ -85,7 +85,10 @@ func (f *fanout) run(ctx context.Context, s *Server) {
 				}
 				name, _ := json.Marshal(out.name)
 				f.publish(wireEvent{name: name, payload: payload, sessionKey: key, runID: runID,
-					changed: ev.Kind == domain.EventSession, subscribedOnly: out.subscribedOnly, ended: out.ended, delta: ev.Kind == domain.EventDelta})
+					changed:        ev.Kind == domain.EventSession,
+					subscribedOnly: out.name == sessionMessageName,
+					ended:          ev.Kind == domain.EventRunEnd && out.name == chatName,
+					delta:          ev.Kind == domain.EventDelta})
 			}
 		}
 	}

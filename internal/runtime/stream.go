@@ -19,6 +19,6 @@ func (rt *Runtime) deltaFunc(run domain.Run, step int) domain.DeltaFunc {
 		}
 		text.WriteString(d.Text)
 		rt.opts.Emit(domain.Event{Kind: domain.EventDelta, SessionKey: run.SessionKey, TS: rt.now(),
-			Delta: &domain.StreamDelta{RunID: run.ID, Step: step, Delta: d, Accumulated: text.String()}})
+			Delta: &domain.RunDelta{RunID: run.ID, Step: step, Delta: d, Accumulated: text.String()}})
 	}
 }
