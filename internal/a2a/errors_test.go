@@ -73,6 +73,13 @@ func TestEnvelopeErrors(t *testing.T) {
 		code int
 	}{
 		{"not JSON", `{"jsonrpc":`, nil, wire.CodeParseError},
+		// Valid JSON that is not a request object is an invalid request,
+		// not a parse error (JSON-RPC 2.0): a batch, a string, a method
+		// that is not a string.
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}]`, nil, wire.CodeInvalidRequest},
+		{"empty batch", `[]`, nil, wire.CodeInvalidRequest},
+		{"string", `"GetTask"`, nil, wire.CodeInvalidRequest},
+		{"method a number", `{"jsonrpc":"2.0","id":1,"method":5}`, nil, wire.CodeInvalidRequest},
 		{"wrong jsonrpc", `{"jsonrpc":"1.0","id":1,"method":"GetTask","params":{"id":"x"}}`, nil, wire.CodeInvalidRequest},
 		{"object id", `{"jsonrpc":"2.0","id":{},"method":"GetTask","params":{"id":"x"}}`, nil, wire.CodeInvalidRequest},
 		{"unsupported version", `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}`, []string{wire.VersionHeader, "2.0"}, wire.CodeVersionNotSupported},
@@ -84,6 +91,18 @@ func TestEnvelopeErrors(t *testing.T) {
 				t.Errorf("code = %d (%+v), want %d", r.code(), r.resp.Error, tt.code)
 			}
 		})
+	}
+	// Messages speak JSON, not Go: no Go type names reach the client.
+	for _, body := range []string{`[]`, `{"jsonrpc":"2.0","id":1,"method":5}`,
+		`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":"x"}}}`} {
+		r := h.post(t, "operator", "main", []byte(body))
+		if r.resp.Error == nil || strings.Contains(r.resp.Error.Message, "wire.") || strings.Contains(r.resp.Error.Message, "Go value") {
+			t.Errorf("%s: error %+v names Go types", body, r.resp.Error)
+		}
+	}
+	if r := h.post(t, "operator", "main", []byte(`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":"x"}}}`)); r.resp.Error == nil ||
+		!strings.Contains(r.resp.Error.Message, "params.message.parts must be an array (got a string)") {
+		t.Errorf("parts as a string: %+v", r.resp.Error)
 	}
 	// A request naming a version gets that version's methods only.
 	if r := h.post(t, "operator", "main", []byte(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x"}}`)); r.code() != wire.CodeMethodNotFound ||
