@@ -12,7 +12,7 @@ func TestHelp(t *testing.T) {
 	for _, cmd := range []string{"chat KEY MESSAGE", "send KEY MESSAGE", "spawn TASK", "sessions list", "sessions history",
 		"sessions patch", "sessions reset", "sessions delete", "agents list", "runs get", "runs wait", "runs cancel",
 		"runs list", "outbox list", "gateway", "mcp", "demo", "config show", "config validate", "import openclaw",
-		"bench store", "version", "--state-dir", "--config", "--json", "--verbose", "--detach"} {
+		"bench store", "bench chat", "bench gateway", "migrate", "sessions status", "sessions_yield", "session_status", "version", "--state-dir", "--config", "--json", "--verbose", "--detach"} {
 		mustContain(t, "switchboard --help", root.stdout, cmd)
 	}
 	for _, args := range [][]string{{"help", "sessions", "list"}, {"sessions", "list", "--help"}, {"sessions", "list", "-h"}, {"--help", "sessions", "list"}} {
