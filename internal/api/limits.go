@@ -55,7 +55,7 @@ func Limits() map[string][]Limit {
 		ToolSessionsList:    {ListLimit, ListActiveMinutes, ListMessageLimit, ListKinds},
 		ToolSessionsHistory: {HistoryLimit, KeyChars},
 		ToolSessionsSend:    {SendTimeout, MessageChars, LabelChars, KeyChars, AgentIDChars, IdempotencyKeyChars},
-		ToolSessionsSpawn:   {SpawnRunTimeout, SpawnAttachments, TaskChars, LabelChars, AgentIDChars, ModelChars, IdempotencyKeyChars},
+		ToolSessionsSpawn:   {SpawnRunTimeout, SpawnAttachments, TaskChars, LabelChars, AgentIDChars, ModelChars, IdempotencyKeyChars, BudgetTokens, BudgetCostUSD, BudgetSeconds},
 		ToolRunsWait:        {WaitTimeout},
 		"chat":              {ChatTimeout, MessageChars, IdempotencyKeyChars},
 		"runs list":         {RunsListLimit},

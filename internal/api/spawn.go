@@ -22,6 +22,8 @@ type SpawnRequest struct {
 	Attachments       []attachments.Spec
 	MountPath         string
 	IdempotencyKey    string
+	// Budget bounds what the child's tree may spend (see SpawnBudget).
+	Budget *SpawnBudget
 }
 
 // SpawnResult is the payload of an accepted sessions_spawn.
@@ -53,6 +55,11 @@ type ChildRow struct {
 	RuntimeMs       int64            `json:"runtimeMs,omitempty"`
 	TotalTokens     int64            `json:"totalTokens,omitempty"`
 	Error           string           `json:"error,omitempty"`
+	// Usage is the child session's own and tree usage; Budget what it was
+	// given (absent: unbounded); Progress, while it runs, what it is doing.
+	Usage    *domain.SessionUsage `json:"usage,omitempty"`
+	Budget   *domain.Budget       `json:"budget,omitempty"`
+	Progress *domain.Progress     `json:"progress,omitempty"`
 }
 
 // SubagentsResult is the subagents tool's payload: the children (list) or

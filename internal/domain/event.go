@@ -18,6 +18,7 @@ type Event struct {
 	Message    *Message    `json:"message,omitempty"`
 	Session    *Session    `json:"session,omitempty"`
 	Outbox     *OutboxItem `json:"outbox,omitempty"`
+	Progress   *Progress   `json:"progress,omitempty"`
 	// Reason says why a session event happened (created, updated, deleted, reset).
 	Reason string `json:"reason,omitempty"`
 	TS     int64  `json:"ts"`

@@ -1,0 +1,137 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+const accountColumns = `session_key, spawned_by, self_input, self_output, self_cost, self_runs,
+	tree_input, tree_output, tree_cost, tree_runs, budget_tokens, budget_cost, budget_seconds, started_at, deadline_at`
+
+const (
+	selectAccount = `SELECT ` + accountColumns + ` FROM session_accounts WHERE session_key = ?`
+	upsertAccount = `INSERT OR REPLACE INTO session_accounts (` + accountColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	insertUsage   = `INSERT INTO usage_ledger (at, session_key, agent_id, model, run_id, input_tokens, output_tokens, cost_usd) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+)
+
+func scanAccount(r rowScanner) (domain.Account, error) {
+	var a domain.Account
+	s, t, b := &a.Usage.Self, &a.Usage.Tree, &a.Budget
+	err := r.Scan(&a.SessionKey, &a.SpawnedBy, &s.InputTokens, &s.OutputTokens, &s.CostUSD, &s.Runs,
+		&t.InputTokens, &t.OutputTokens, &t.CostUSD, &t.Runs, &b.Tokens, &b.CostUSD, &b.Seconds, &a.StartedAt, &a.DeadlineAt)
+	return a, err
+}
+
+// GetAccount reads the account of key inside the transaction; a key
+// without one gets a zero account.
+func (t *tx) GetAccount(key string) (domain.Account, error) {
+	if err := t.check(); err != nil {
+		return domain.Account{}, err
+	}
+	a, err := scanAccount(t.queryRow(selectAccount, key))
+	if errors.Is(err, sql.ErrNoRows) {
+		return domain.Account{SessionKey: key}, nil
+	}
+	if err != nil {
+		return a, fmt.Errorf("get account %q: %w", key, err)
+	}
+	return a, nil
+}
+
+// PutAccount writes the account of a.SessionKey.
+func (t *tx) PutAccount(a domain.Account) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	if a.SessionKey == "" {
+		return domain.Invalid("put account: session key is required")
+	}
+	s, tr, b := a.Usage.Self, a.Usage.Tree, a.Budget
+	if _, err := t.exec(upsertAccount, a.SessionKey, a.SpawnedBy, s.InputTokens, s.OutputTokens, s.CostUSD, s.Runs,
+		tr.InputTokens, tr.OutputTokens, tr.CostUSD, tr.Runs, b.Tokens, b.CostUSD, b.Seconds, a.StartedAt, a.DeadlineAt); err != nil {
+		return fmt.Errorf("put account %q: %w", a.SessionKey, err)
+	}
+	return nil
+}
+
+// RecordUsage appends one charge to the usage ledger.
+func (t *tx) RecordUsage(e domain.UsageEntry) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	if _, err := t.exec(insertUsage, e.At, e.SessionKey, e.AgentID, e.Model, e.RunID, e.InputTokens, e.OutputTokens, e.CostUSD); err != nil {
+		return fmt.Errorf("record usage of %q: %w", e.SessionKey, err)
+	}
+	return nil
+}
+
+// accountChunk bounds the keys of one IN (…) read.
+const accountChunk = 256
+
+// GetAccounts reads the accounts of keys by primary key.
+func (s *Store) GetAccounts(ctx context.Context, keys []string) (map[string]domain.Account, error) {
+	if s.closed.Load() {
+		return nil, fmt.Errorf("get accounts: %w", domain.ErrClosed)
+	}
+	out := make(map[string]domain.Account, len(keys))
+	for start := 0; start < len(keys); start += accountChunk {
+		chunk := keys[start:min(start+accountChunk, len(keys))]
+		query := `SELECT ` + accountColumns + ` FROM session_accounts WHERE session_key IN (` + placeholders(len(chunk)) + `)`
+		rows, err := queryAll(ctx, s, "get accounts", query, anys(chunk), scanAccount)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range rows {
+			out[a.SessionKey] = a
+		}
+	}
+	for _, k := range keys {
+		if _, ok := out[k]; !ok {
+			out[k] = domain.Account{SessionKey: k}
+		}
+	}
+	return out, nil
+}
+
+// usageGroupColumn maps a report's grouping to its ledger column.
+var usageGroupColumn = map[string]string{"agent": "agent_id", "session": "session_key", "model": "model"}
+
+// UsageReport sums the usage ledger grouped by q.By, largest first.
+func (s *Store) UsageReport(ctx context.Context, q domain.UsageQuery) ([]domain.UsageGroup, error) {
+	by := q.By
+	if by == "" {
+		by = "agent"
+	}
+	col, ok := usageGroupColumn[by]
+	if !ok {
+		return nil, domain.Invalid("usage report: by must be agent, session or model (got %q)", q.By)
+	}
+	if q.Limit < 0 {
+		return nil, domain.Invalid("usage report: limit must be >= 0 (got %d)", q.Limit)
+	}
+	if s.closed.Load() {
+		return nil, fmt.Errorf("usage report: %w", domain.ErrClosed)
+	}
+	var b strings.Builder
+	b.WriteString(`SELECT ` + col + `, sum(input_tokens), sum(output_tokens), sum(cost_usd), count(*), count(DISTINCT run_id) FROM usage_ledger`)
+	args := []any{}
+	if q.Since > 0 {
+		b.WriteString(` WHERE at >= ?`)
+		args = append(args, q.Since)
+	}
+	b.WriteString(` GROUP BY ` + col + ` ORDER BY sum(input_tokens) + sum(output_tokens) DESC, ` + col)
+	if q.Limit > 0 {
+		b.WriteString(limitParam)
+		args = append(args, q.Limit)
+	}
+	return queryAll(ctx, s, "usage report", b.String(), args, func(r rowScanner) (domain.UsageGroup, error) {
+		var g domain.UsageGroup
+		err := r.Scan(&g.Key, &g.InputTokens, &g.OutputTokens, &g.CostUSD, &g.Steps, &g.Runs)
+		return g, err
+	})
+}
