@@ -35,6 +35,8 @@ type SpawnResult struct {
 	Note            string               `json:"note,omitempty"`
 	ModelApplied    string               `json:"modelApplied,omitempty"`
 	Attachments     *attachments.Receipt `json:"attachments,omitempty"`
+	// Budget is the child's effective budget, when it has one.
+	Budget *domain.Budget `json:"budget,omitempty"`
 }
 
 // SubagentsRequest is the subagents tool: list the requester's children,

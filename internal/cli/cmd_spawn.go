@@ -45,6 +45,8 @@ func spawnCommand() *command {
 			cleanup := fs.String("cleanup", "", "`MODE`: delete the child session after its announce, or keep it (default)")
 			fs.Var(&attach, "attach", "attach `FILE` (repeatable)")
 			as := fs.String("as", "", "spawn as session `KEY` (visibility and spawn limits apply)")
+			var budget budgetFlags
+			budget.define(fs)
 			return func(pos []string) error {
 				if err := e.wantArgs(pos, 1, -1, "TASK"); err != nil {
 					return err
@@ -69,6 +71,11 @@ func spawnCommand() *command {
 					}
 					p.RunTimeoutSeconds = &n
 				}
+				if b, err := budget.request(); err != nil {
+					return e.usagef("%s", err)
+				} else if b != nil {
+					p.Budget = b
+				}
 				for _, path := range attach.v {
 					spec, err := readAttachment(path)
 					if err != nil {
@@ -86,6 +93,9 @@ func spawnCommand() *command {
 						return printJSON(e.stdout, res)
 					}
 					fmt.Fprintf(e.stdout, "spawned %s (run %s)\n", res.ChildSessionKey, res.RunID)
+					if res.Budget != nil {
+						fmt.Fprintf(e.stdout, "budget: %s\n", budgetText(*res.Budget))
+					}
 					if res.Attachments != nil {
 						fmt.Fprintf(e.stdout, "attachments: %d files in %s\n", len(res.Attachments.Files), res.Attachments.RelDir)
 					}

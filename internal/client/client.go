@@ -388,6 +388,9 @@ func (c *Client) Spawn(ctx context.Context, p api.Principal, req api.SpawnReques
 	if req.MountPath != "" {
 		body["attachAs"] = map[string]string{"mountPath": req.MountPath}
 	}
+	if req.Budget != nil {
+		body["budget"] = req.Budget
+	}
 	var out api.SpawnResult
 	err := c.do(ctx, http.MethodPost, apiPath("spawn"), nil, h, body, &out)
 	return out, err

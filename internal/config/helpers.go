@@ -146,10 +146,7 @@ func (c *Config) SubagentBudget(agentID string) BudgetConfig {
 
 // Pricing returns the configured price of a model reference's provider.
 func (c *Config) Pricing(modelRef string) (PricingConfig, bool) {
-	provider, _, ok := strings.Cut(modelRef, "/")
-	if !ok {
-		return PricingConfig{}, false
-	}
+	provider, _, _ := strings.Cut(modelRef, "/")
 	p, ok := c.Models.Providers[provider]
 	if !ok || p.Pricing == nil {
 		return PricingConfig{}, false

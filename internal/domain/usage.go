@@ -67,8 +67,11 @@ type BudgetExceeded struct {
 }
 
 // Error is the run's error text: "budget exceeded: tokens 50,000 of 50,000".
-func (b *BudgetExceeded) Error() string {
-	return fmt.Sprintf("budget exceeded: %s %s of %s", b.What, formatAmount(b.What, b.Spent), formatAmount(b.What, b.Limit))
+func (b *BudgetExceeded) Error() string { return "budget exceeded: " + b.Amounts() }
+
+// Amounts is "<what> <spent> of <budget>" ("tokens 50,000 of 50,000").
+func (b *BudgetExceeded) Amounts() string {
+	return fmt.Sprintf("%s %s of %s", b.What, formatAmount(b.What, b.Spent), formatAmount(b.What, b.Limit))
 }
 
 // Check reports the first bound of a's budget its tree has reached

@@ -135,3 +135,22 @@ func (s *Store) UsageReport(ctx context.Context, q domain.UsageQuery) ([]domain.
 		return g, err
 	})
 }
+
+// LedgerEntries returns the usage ledger in the order it was written
+// (tests and `switchboard usage --entries`-style diagnostics).
+func (s *Store) LedgerEntries(ctx context.Context, limit int) ([]domain.UsageEntry, error) {
+	if s.closed.Load() {
+		return nil, fmt.Errorf("ledger entries: %w", domain.ErrClosed)
+	}
+	query := `SELECT at, session_key, agent_id, model, run_id, input_tokens, output_tokens, cost_usd FROM usage_ledger ORDER BY id`
+	args := []any{}
+	if limit > 0 {
+		query += limitParam
+		args = append(args, limit)
+	}
+	return queryAll(ctx, s, "ledger entries", query, args, func(r rowScanner) (domain.UsageEntry, error) {
+		var e domain.UsageEntry
+		err := r.Scan(&e.At, &e.SessionKey, &e.AgentID, &e.Model, &e.RunID, &e.InputTokens, &e.OutputTokens, &e.CostUSD)
+		return e, err
+	})
+}

@@ -163,8 +163,8 @@ const schemaV3 = `ALTER TABLE runs ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1
 // schemaV5 adds budgets, deadlines and usage rollups: one account row per
 // session that has spent or been given a budget, and the usage ledger
 // (one row per charged model step) that `switchboard usage` sums. Stores
-// from before it get their accounts from the sessions' token counters,
-// the tree rollups summed once here, so upgrades keep their totals.
+// from before it get their accounts from their runs' recorded usage, the
+// tree rollups summed once here, so upgrades keep their totals.
 const schemaV5 = `
 CREATE TABLE session_accounts (
 	session_key    TEXT PRIMARY KEY,
@@ -196,7 +196,10 @@ CREATE TABLE usage_ledger (
 );
 CREATE INDEX usage_ledger_at ON usage_ledger (at);
 INSERT INTO session_accounts
-SELECT s.key, s.spawned_by, s.input_tokens, s.output_tokens, s.estimated_cost_usd,
+SELECT s.key, s.spawned_by,
+	coalesce((SELECT sum(json_extract(r.usage, '$.input')) FROM runs r WHERE r.session_key = s.key), 0),
+	coalesce((SELECT sum(json_extract(r.usage, '$.output')) FROM runs r WHERE r.session_key = s.key), 0),
+	coalesce((SELECT sum(coalesce(json_extract(r.usage, '$.cost.total'), 0)) FROM runs r WHERE r.session_key = s.key), 0),
 	(SELECT count(*) FROM runs r WHERE r.session_key = s.key AND r.ended_at > 0 AND r.started_at > 0),
 	0, 0, 0, 0, 0, 0, 0, 0, 0
 FROM sessions s;

@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// maxChain bounds walks up a spawn chain (spawn depth is at most 5).
+const maxChain = 64
+
+// price is the runtime's price of a model step its provider reported no
+// cost for: the provider's configured pricing, else 0.
+func (e *Engine) price(modelRef string, u domain.Usage) float64 {
+	v, _ := e.conf().Price(modelRef, u.Input, u.Output)
+	return v
+}
+
+// chainRemaining is what the budgets of key and its ancestors leave, field
+// by field the tightest (zero: unbounded).
+func (e *Engine) chainRemaining(ctx context.Context, key string) (domain.Budget, error) {
+	var left domain.Budget
+	now := e.nowMs()
+	for depth := 0; key != "" && depth < maxChain; depth++ {
+		m, err := e.store.GetAccounts(ctx, []string{key})
+		if err != nil {
+			return left, err
+		}
+		a := m[key]
+		left = domain.Tighter(left, a.Remaining(now))
+		key = a.SpawnedBy
+	}
+	return left, nil
+}
+
+// spawnBudget is a child's effective budget: what the spawn asked for,
+// field by field over the requesting agent's configured default, capped
+// by what the requester's chain has left and, inside a run, by the
+// run's remaining time. A costUsd bound needs a price for the child's
+// model.
+func (e *Engine) spawnBudget(ctx context.Context, p SpawnParams, inRun bool, requesterKey, requesterAgent, model string) (domain.Budget, error) {
+	asked, err := p.Budget.Budget()
+	if err != nil {
+		return domain.Budget{}, err
+	}
+	def := e.conf().SubagentBudget(requesterAgent)
+	want := domain.Tighter(asked, domain.Budget{})
+	if want.Tokens == 0 {
+		want.Tokens = def.Tokens
+	}
+	if want.CostUSD == 0 {
+		want.CostUSD = def.CostUSD
+	}
+	if want.Seconds == 0 {
+		want.Seconds = def.Seconds
+	}
+	left, err := e.chainRemaining(ctx, requesterKey)
+	if err != nil {
+		return domain.Budget{}, err
+	}
+	eff := domain.Tighter(want, left)
+	// A tool call's context ends at its run's deadline (runTimeoutSeconds
+	// or a seconds budget above it): the child may not outlive it.
+	if d, ok := ctx.Deadline(); ok && inRun {
+		secs := max(int64((time.Until(d)+time.Second-1)/time.Second), 1)
+		eff.Seconds = domain.Tighter(eff, domain.Budget{Seconds: secs}).Seconds
+	}
+	if eff.CostUSD > 0 {
+		if _, ok := e.conf().Pricing(model); !ok {
+			return domain.Budget{}, domain.Invalid("budget.costUsd needs a price for model %q: set models.providers.%s.pricing (USD per million tokens)", model, providerOf(model))
+		}
+	}
+	return eff, nil
+}
+
+// providerOf is the provider part of a model reference.
+func providerOf(ref string) string {
+	for i := range len(ref) {
+		if ref[i] == '/' {
+			return ref[:i]
+		}
+	}
+	return ref
+}
+
+// childAccount is the account a spawn writes for its child.
+func childAccount(childKey, requesterKey string, b domain.Budget, now int64) domain.Account {
+	a := domain.Account{SessionKey: childKey, SpawnedBy: requesterKey, Budget: b, StartedAt: now}
+	if b.Seconds > 0 {
+		a.DeadlineAt = now + b.Seconds*1000
+	}
+	return a
+}
