@@ -92,3 +92,31 @@ func childAccount(childKey, requesterKey string, b domain.Budget, now int64) dom
 	}
 	return a
 }
+
+// attachUsage adds each row's usage rollups and budget: one read of the
+// rows' accounts by key (the rollups are kept as usage is charged, so no
+// tree is walked here).
+func (e *Engine) attachUsage(ctx context.Context, out []SessionRow, rows []domain.Session) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	keys := make([]string, len(rows))
+	for i, s := range rows {
+		keys[i] = s.Key
+	}
+	accts, err := e.store.GetAccounts(ctx, keys)
+	if err != nil {
+		return err
+	}
+	for i, s := range rows {
+		a := accts[s.Key]
+		u := a.Usage
+		out[i].Usage = &u
+		if !a.Budget.IsZero() {
+			b := a.Budget
+			out[i].Budget = &b
+			out[i].BudgetDeadline = a.DeadlineAt
+		}
+	}
+	return nil
+}
