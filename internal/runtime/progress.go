@@ -100,3 +100,20 @@ func tailText(s string, n int) string {
 	}
 	return string(r[len(r)-n:])
 }
+
+// SessionProgress returns the progress record of the run executing here
+// on session key (a lane runs one at a time), and false when none is.
+func (rt *Runtime) SessionProgress(key string) (domain.Progress, bool) {
+	b := rt.progress
+	now := b.now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, e := range b.runs {
+		if e.p.SessionKey == key {
+			p := e.p
+			p.ElapsedMs = now.Sub(e.started).Milliseconds()
+			return p, true
+		}
+	}
+	return domain.Progress{}, false
+}
