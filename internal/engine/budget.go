@@ -120,3 +120,22 @@ func (e *Engine) attachUsage(ctx context.Context, out []SessionRow, rows []domai
 	}
 	return nil
 }
+
+// deadlineMargin is kept back from a run's deadline when a wait inside it
+// is clamped, so the wait answers before the run itself is stopped.
+const deadlineMargin = 50 * time.Millisecond
+
+// clampToDeadline shortens a wait made inside a run to the run's
+// remaining time (its context's deadline: runTimeoutSeconds or a seconds
+// budget above it).
+func clampToDeadline(ctx context.Context, wait time.Duration, inRun bool) time.Duration {
+	d, ok := ctx.Deadline()
+	if !ok || !inRun {
+		return wait
+	}
+	left := time.Until(d) - deadlineMargin
+	if left < wait {
+		return max(left, time.Millisecond)
+	}
+	return wait
+}
