@@ -61,6 +61,7 @@ func Limits() map[string][]Limit {
 		"runs list":         {RunsListLimit},
 		"sessions.list":     {SessionsListLimit},
 		"outbox list":       {OutboxListLimit},
+		"usage":             {UsageLimit},
 	}
 }
 

@@ -2,8 +2,11 @@ package engine
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
@@ -138,4 +141,67 @@ func clampToDeadline(ctx context.Context, wait time.Duration, inRun bool) time.D
 		return max(left, time.Millisecond)
 	}
 	return wait
+}
+
+// UsageReport sums the usage ledger (operator only).
+func (e *Engine) UsageReport(ctx context.Context, p api.Principal, r api.UsageRequest) (api.UsageResult, error) {
+	if _, err := e.enter(p, api.OpUsageReport); err != nil {
+		return api.UsageResult{}, err
+	}
+	by := r.By
+	if by == "" {
+		by = "agent"
+	}
+	if !slices.Contains(api.UsageBy, by) {
+		return api.UsageResult{}, domain.Invalid("by must be one of %s (got %q)", strings.Join(api.UsageBy, ", "), r.By)
+	}
+	if r.Since < 0 {
+		return api.UsageResult{}, domain.Invalid("since must be a time (Unix ms >= 0; got %d)", r.Since)
+	}
+	limit, err := api.UsageLimit.Apply(int64(r.Limit))
+	if err != nil {
+		return api.UsageResult{}, err
+	}
+	if r.Limit == 0 {
+		limit = api.UsageLimit.Default
+	}
+	groups, err := e.store.UsageReport(ctx, domain.UsageQuery{By: by, Since: r.Since})
+	if err != nil {
+		return api.UsageResult{}, err
+	}
+	out := api.UsageResult{By: by, Since: r.Since, Groups: groups, Total: domain.UsageGroup{Key: "total"}}
+	for _, g := range groups {
+		out.Total.InputTokens += g.InputTokens
+		out.Total.OutputTokens += g.OutputTokens
+		out.Total.CostUSD += g.CostUSD
+		out.Total.Steps += g.Steps
+		out.Total.Runs += g.Runs
+	}
+	if len(out.Groups) > int(limit) {
+		out.Groups = out.Groups[:limit]
+	}
+	return out, nil
+}
+
+// UsageStatus is a session's usage, budget, running progress and
+// children, for session_status (key must be visible to the caller: the
+// tool checks it before calling).
+func (e *Engine) UsageStatus(ctx context.Context, key string) (api.UsageStatus, error) {
+	accts, err := e.store.GetAccounts(ctx, []string{key})
+	if err != nil {
+		return api.UsageStatus{}, err
+	}
+	a := accts[key]
+	st := api.UsageStatus{Usage: a.Usage, BudgetDeadline: a.DeadlineAt}
+	if !a.Budget.IsZero() {
+		b := a.Budget
+		st.Budget = &b
+	}
+	if p, ok := e.rt.SessionProgress(key); ok {
+		st.Progress = &p
+	}
+	if st.Children, err = e.Children(ctx, key); err != nil {
+		return api.UsageStatus{}, err
+	}
+	return st, nil
 }
