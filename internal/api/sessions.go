@@ -62,6 +62,9 @@ type SessionRow struct {
 	// a budget only); BudgetDeadline is when its seconds run out (Unix ms).
 	Budget         *domain.Budget `json:"budget,omitempty"`
 	BudgetDeadline int64          `json:"budgetDeadline,omitempty"`
+	// Progress is what the session's running run is doing, while one runs
+	// in this process.
+	Progress *domain.Progress `json:"progress,omitempty"`
 }
 
 // ListResult is the payload of sessions_list.

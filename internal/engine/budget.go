@@ -120,6 +120,9 @@ func (e *Engine) attachUsage(ctx context.Context, out []SessionRow, rows []domai
 			out[i].Budget = &b
 			out[i].BudgetDeadline = a.DeadlineAt
 		}
+		if p, ok := e.rt.SessionProgress(s.Key); ok {
+			out[i].Progress = &p
+		}
 	}
 	return nil
 }

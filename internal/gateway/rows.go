@@ -45,6 +45,7 @@ type SessionRow struct {
 	Usage            *domain.SessionUsage    `json:"usage,omitempty"`
 	Budget           *domain.Budget          `json:"budget,omitempty"`
 	BudgetDeadline   int64                   `json:"budgetDeadline,omitempty"`
+	Progress         *domain.Progress        `json:"progress,omitempty"`
 }
 
 // sessionRow builds the gateway row of a session as an event carries it
@@ -166,6 +167,7 @@ func listRow(x api.SessionRow) SessionRow {
 		Usage:            x.Usage,
 		Budget:           x.Budget,
 		BudgetDeadline:   x.BudgetDeadline,
+		Progress:         x.Progress,
 		LastChannel:      x.LastChannel,
 		LastTo:           x.LastTo,
 		LastAccountID:    x.LastAccountID,

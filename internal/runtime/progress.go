@@ -21,6 +21,8 @@ type progressBoard struct {
 
 	mu   sync.Mutex
 	runs map[string]*progressEntry
+	// sessions maps a session key to its executing run (one per lane).
+	sessions map[string]string
 }
 
 type progressEntry struct {
@@ -31,7 +33,7 @@ type progressEntry struct {
 }
 
 func newProgressBoard(now func() time.Time, emit func(domain.Event)) *progressBoard {
-	return &progressBoard{now: now, emit: emit, runs: make(map[string]*progressEntry)}
+	return &progressBoard{now: now, emit: emit, runs: make(map[string]*progressEntry), sessions: make(map[string]string)}
 }
 
 // start registers a run that was just claimed.
@@ -39,12 +41,16 @@ func (b *progressBoard) start(run domain.Run) {
 	now := b.now()
 	b.mu.Lock()
 	b.runs[run.ID] = &progressEntry{started: now, p: domain.Progress{RunID: run.ID, SessionKey: run.SessionKey, Phase: "waiting", StartedAt: now.UnixMilli()}}
+	b.sessions[run.SessionKey] = run.ID
 	b.mu.Unlock()
 }
 
 // end forgets a run.
 func (b *progressBoard) end(id string) {
 	b.mu.Lock()
+	if e, ok := b.runs[id]; ok && b.sessions[e.p.SessionKey] == id {
+		delete(b.sessions, e.p.SessionKey)
+	}
 	delete(b.runs, id)
 	b.mu.Unlock()
 }
@@ -105,15 +111,11 @@ func tailText(s string, n int) string {
 // on session key (a lane runs one at a time), and false when none is.
 func (rt *Runtime) SessionProgress(key string) (domain.Progress, bool) {
 	b := rt.progress
-	now := b.now()
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, e := range b.runs {
-		if e.p.SessionKey == key {
-			p := e.p
-			p.ElapsedMs = now.Sub(e.started).Milliseconds()
-			return p, true
-		}
+	id, ok := b.sessions[key]
+	b.mu.Unlock()
+	if !ok {
+		return domain.Progress{}, false
 	}
-	return domain.Progress{}, false
+	return b.get(id)
 }
