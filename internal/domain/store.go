@@ -108,6 +108,11 @@ type Tx interface {
 	GetAccount(key string) (Account, error)
 	// PutAccount inserts or replaces the account of a.SessionKey.
 	PutAccount(a Account) error
+	// AddUsage adds add to the tree rollup of key's account (and to its own
+	// usage when self), creating the account (with spawnedBy) when it has
+	// none, and returns the account as it is after the add: one statement,
+	// for the walk up a spawn chain that charges a model step.
+	AddUsage(key, spawnedBy string, self bool, add UsageTotals) (Account, error)
 	// RecordUsage appends one charge to the usage ledger.
 	RecordUsage(e UsageEntry) error
 }

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"errors"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
@@ -22,45 +21,27 @@ type budgetState struct {
 	exceeded      *domain.BudgetExceeded
 }
 
-// chainTx walks from the account of sess up its spawn chain inside tx,
-// calling visit on each account; visit may change it and asks for it to
-// be written back by returning true.
-func chainTx(tx domain.Tx, sess domain.Session, visit func(a *domain.Account) bool) error {
-	key, parent := sess.Key, sess.SpawnedBy
+// budgetsTx reads the budgets of sess's chain inside tx without charging
+// anything. A top-level session has no budget (budgets are given at
+// spawn), so its claim reads nothing.
+func budgetsTx(tx domain.Tx, sess domain.Session, now int64) (budgetState, error) {
+	var st budgetState
+	if sess.SpawnedBy == "" {
+		return st, nil
+	}
+	key := sess.Key
 	for depth := 0; key != "" && depth < maxTreeDepth; depth++ {
 		a, err := tx.GetAccount(key)
 		if err != nil {
-			return err
+			return st, err
 		}
-		if a.SpawnedBy == "" && parent != "" {
-			a.SpawnedBy = parent
+		if depth == 0 && a.SpawnedBy == "" {
+			a.SpawnedBy = sess.SpawnedBy
 		}
-		if a.SpawnedBy == "" && depth > 0 {
-			// An ancestor without an account yet: its row knows its parent.
-			s, err := tx.GetSession(key)
-			if err != nil && !errors.Is(err, domain.ErrNotFound) {
-				return err
-			}
-			a.SpawnedBy = s.SpawnedBy
-		}
-		if visit(&a) {
-			if err := tx.PutAccount(a); err != nil {
-				return err
-			}
-		}
-		key, parent = a.SpawnedBy, ""
+		st.note(a, now)
+		key = a.SpawnedBy
 	}
-	return nil
-}
-
-// budgetsTx reads the budgets of sess's chain without charging anything.
-func budgetsTx(tx domain.Tx, sess domain.Session, now int64) (budgetState, error) {
-	var st budgetState
-	err := chainTx(tx, sess, func(a *domain.Account) bool {
-		st.note(*a, now)
-		return false
-	})
-	return st, err
+	return st, nil
 }
 
 // note folds one account of the chain into st.
@@ -101,19 +82,18 @@ func (rt *Runtime) chargeTx(tx domain.Tx, run domain.Run, sess domain.Session, u
 	if add == (domain.UsageTotals{}) {
 		return budgetsTx(tx, sess, now)
 	}
-	first := true
-	err := chainTx(tx, sess, func(a *domain.Account) bool {
-		if first {
-			a.Usage.Self.Add(add)
-			first = false
+	// One upsert per level: the session's own account, then each
+	// ancestor's tree rollup, found through the accounts' spawnedBy.
+	key, parent := sess.Key, sess.SpawnedBy
+	for depth := 0; key != "" && depth < maxTreeDepth; depth++ {
+		a, err := tx.AddUsage(key, parent, depth == 0, add)
+		if err != nil {
+			return st, err
 		}
-		a.Usage.Tree.Add(add)
-		st.note(*a, now)
-		return true
-	})
-	if err != nil {
-		return st, err
+		st.note(a, now)
+		key, parent = a.SpawnedBy, ""
 	}
+	var err error
 	if u != nil && (add.InputTokens != 0 || add.OutputTokens != 0 || add.CostUSD != 0) {
 		err = tx.RecordUsage(domain.UsageEntry{At: now, SessionKey: sess.Key, AgentID: run.AgentID, Model: modelRef, RunID: run.ID,
 			InputTokens: add.InputTokens, OutputTokens: add.OutputTokens, CostUSD: add.CostUSD})

@@ -16,7 +16,23 @@ const accountColumns = `session_key, spawned_by, self_input, self_output, self_c
 const (
 	selectAccount = `SELECT ` + accountColumns + ` FROM session_accounts WHERE session_key = ?`
 	upsertAccount = `INSERT OR REPLACE INTO session_accounts (` + accountColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	insertUsage   = `INSERT INTO usage_ledger (at, session_key, agent_id, model, run_id, input_tokens, output_tokens, cost_usd) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	// addUsage creates or updates an account by adding to its counters and
+	// returns it, in one statement (the charge of a model step walks the
+	// spawn chain with it).
+	addUsage = `INSERT INTO session_accounts (` + accountColumns + `)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, 0)
+	ON CONFLICT (session_key) DO UPDATE SET
+		spawned_by  = CASE WHEN session_accounts.spawned_by = '' THEN excluded.spawned_by ELSE session_accounts.spawned_by END,
+		self_input  = session_accounts.self_input + excluded.self_input,
+		self_output = session_accounts.self_output + excluded.self_output,
+		self_cost   = session_accounts.self_cost + excluded.self_cost,
+		self_runs   = session_accounts.self_runs + excluded.self_runs,
+		tree_input  = session_accounts.tree_input + excluded.tree_input,
+		tree_output = session_accounts.tree_output + excluded.tree_output,
+		tree_cost   = session_accounts.tree_cost + excluded.tree_cost,
+		tree_runs   = session_accounts.tree_runs + excluded.tree_runs
+	RETURNING ` + accountColumns
+	insertUsage = `INSERT INTO usage_ledger (at, session_key, agent_id, model, run_id, input_tokens, output_tokens, cost_usd) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
 func scanAccount(r rowScanner) (domain.Account, error) {
@@ -57,6 +73,29 @@ func (t *tx) PutAccount(a domain.Account) error {
 		return fmt.Errorf("put account %q: %w", a.SessionKey, err)
 	}
 	return nil
+}
+
+// AddUsage adds to key's counters and returns its account after the add.
+func (t *tx) AddUsage(key, spawnedBy string, self bool, add domain.UsageTotals) (domain.Account, error) {
+	if err := t.check(); err != nil {
+		return domain.Account{}, err
+	}
+	if key == "" {
+		return domain.Account{}, domain.Invalid("add usage: session key is required")
+	}
+	var s domain.UsageTotals
+	if self {
+		s = add
+	}
+	if t.s.writeFailed != nil {
+		return domain.Account{}, t.s.writeFailed
+	}
+	a, err := scanAccount(t.queryRow(addUsage, key, spawnedBy, s.InputTokens, s.OutputTokens, s.CostUSD, s.Runs,
+		add.InputTokens, add.OutputTokens, add.CostUSD, add.Runs))
+	if err != nil {
+		return a, fmt.Errorf("add usage to %q: %w", key, t.noteWrite(err))
+	}
+	return a, nil
 }
 
 // RecordUsage appends one charge to the usage ledger.

@@ -183,8 +183,11 @@ CREATE TABLE session_accounts (
 	started_at     INTEGER NOT NULL,
 	deadline_at    INTEGER NOT NULL
 );
+-- No AUTOINCREMENT and no index on at: each is another page a chat turn's
+-- commit would write. Rows are never deleted, so rowids only grow, and
+-- the usage report (not a hot path) scans.
 CREATE TABLE usage_ledger (
-	id            INTEGER PRIMARY KEY AUTOINCREMENT,
+	id            INTEGER PRIMARY KEY,
 	at            INTEGER NOT NULL,
 	session_key   TEXT NOT NULL,
 	agent_id      TEXT NOT NULL,
@@ -194,7 +197,6 @@ CREATE TABLE usage_ledger (
 	output_tokens INTEGER NOT NULL,
 	cost_usd      REAL NOT NULL
 );
-CREATE INDEX usage_ledger_at ON usage_ledger (at);
 INSERT INTO session_accounts
 SELECT s.key, s.spawned_by,
 	coalesce((SELECT sum(json_extract(r.usage, '$.input')) FROM runs r WHERE r.session_key = s.key), 0),
