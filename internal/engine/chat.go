@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
@@ -27,6 +28,9 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 	}
 	key, err := e.resolveRef(ctx, Requester{Operator: true}, orDefault(req.SessionKey, "main"))
 	if err != nil {
+		return ChatResult{}, err
+	}
+	if err := e.arrival(req.Chain, key); err != nil {
 		return ChatResult{}, err
 	}
 	channel := orDefault(req.Channel, "webchat")
@@ -79,6 +83,7 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(msg),
 			Provenance: &domain.Provenance{Kind: domain.ProvenanceExternalUser, SourceChannel: channel}},
 		System: req.ExtraSystem, Model: req.Model, Thinking: req.Thinking, Fingerprint: fingerprint,
+		Chain: slices.Clone(req.Chain),
 	}
 	raw, err := encodeSpec(spec)
 	if err != nil {

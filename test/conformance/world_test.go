@@ -56,6 +56,8 @@ const testConfig = `{
   models: { providers: { script: { rules: [
     { when: { message: "^conformance progress slow$" }, reply: "slow done", delayMs: 600000 },
   ] } } },
+  // A remote A2A agent nothing answers for (rows_remotes_test.go).
+  a2a: { remotes: [{ id: "planner", url: "` + plannerCard + `" }] },
   gateway: {
     auth: {
       token: "` + operatorToken + `",
