@@ -168,20 +168,27 @@ func TestBudgetExhaustionAtEachLevel(t *testing.T) {
 			if c.want != budget {
 				inPool = map[string]bool{loopKey: true}
 			}
-			last := -1
+			// The check before the loop's last model call came after its
+			// previous step was charged and saw the pool under budget, so
+			// the pool through that step was under it (steps of other runs
+			// in flight may land after the check: they are not counted).
+			prev, last := -1, -1
 			for i, e := range entries {
 				if e.RunID == run.ID {
-					last = i
+					prev, last = last, i
 				}
 			}
+			if prev < 0 {
+				t.Fatalf("the loop run made %d model calls", map[bool]int{true: 1, false: 0}[last >= 0])
+			}
 			var before int64
-			for _, e := range entries[:last] {
+			for _, e := range entries[:prev+1] {
 				if inPool[e.SessionKey] {
 					before += e.InputTokens + e.OutputTokens
 				}
 			}
 			if before >= c.want {
-				t.Fatalf("the loop's last model call started with %d tokens spent of %d", before, c.want)
+				t.Fatalf("the loop made a model call after %d tokens of %d were spent", before, c.want)
 			}
 			// Rollups: every level's tree is its own usage plus its children's trees.
 			checkRollups(t, h, "agent:main:main")
