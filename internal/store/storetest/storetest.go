@@ -76,6 +76,8 @@ func Run(t *testing.T, open func(t *testing.T) domain.Store) {
 		{"UpdateCancelledContext", testUpdateCancelledContext},
 		{"Closed", testClosed},
 		{"ConcurrentAppends", testConcurrentAppends},
+		{"Accounts", testAccounts},
+		{"UsageReport", testUsageReport},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
