@@ -114,10 +114,12 @@ func (rt *Runtime) carryOut(ctx context.Context, c claimed) {
 		defer stop()
 	}
 	rt.progress.start(run)
-	defer rt.progress.end(run.ID)
 	toolsStarted := false
 	budget := c.budget
 	out, msgs := rt.loop(runCtx, run, sess, inbound, &toolsStarted, &budget)
+	// The record goes before the end is written: a reader that sees the
+	// run ended never sees it still in progress.
+	rt.progress.end(run.ID)
 	written = append(written, msgs...)
 	if out.aborted && !toolsStarted && max(run.Attempt, 1) < MaxAttempts {
 		err := rt.requeue(run)
