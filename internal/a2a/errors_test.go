@@ -36,6 +36,7 @@ func TestBadInput(t *testing.T) {
 		{"long contextId", "SendMessage", map[string]any{"message": userMsg("b", strings.Repeat("a", MaxContextIDChars+1), "x")}, wire.CodeInvalidParams, "message.contextId is too long"},
 		{"oversized message", "SendMessage", map[string]any{"message": userMsg("b", "", long)}, wire.CodeInvalidParams, "message text is too long (100001 characters; max 100000"},
 		{"push config", "SendMessage", map[string]any{"message": userMsg("b", "", "x"), "configuration": map[string]any{"taskPushNotificationConfig": map[string]any{"url": "http://x"}}}, wire.CodePushNotificationNotSupported, "push notifications"},
+		{"negative send history", "SendMessage", map[string]any{"message": userMsg("b", "", "x"), "configuration": map[string]any{"historyLength": -2}}, wire.CodeInvalidParams, "params.configuration.historyLength must be at least 0"},
 		{"unknown task", "GetTask", map[string]any{"id": "nope"}, wire.CodeTaskNotFound, "task not found: nope"},
 		{"no task id", "GetTask", map[string]any{}, wire.CodeInvalidParams, "params.id is required"},
 		{"negative history", "GetTask", map[string]any{"id": "x", "historyLength": -1}, wire.CodeInvalidParams, "params.historyLength must be at least 0"},

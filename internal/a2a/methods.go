@@ -47,6 +47,9 @@ func decodeSend(c *call) (sendParams, *rpcError) {
 			if len(cfg.TaskPushNotificationConfig) > 0 && string(cfg.TaskPushNotificationConfig) != "null" {
 				return sp, newError(wire.CodePushNotificationNotSupported, domain.CodeInvalid, "configuration.taskPushNotificationConfig: push notifications are not supported")
 			}
+			if cfg.HistoryLength != nil && *cfg.HistoryLength < 0 {
+				return sp, invalidParams("params.configuration.historyLength must be at least 0 (got %d)", *cfg.HistoryLength)
+			}
 			sp.wait = !cfg.ReturnImmediately
 			sp.history = cfg.HistoryLength
 		}

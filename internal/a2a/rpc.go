@@ -76,11 +76,16 @@ func methodGen(method string) (generation, bool) {
 
 // serveRPC answers one JSON-RPC call on agent a's endpoint.
 func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request, a Agent) {
+	// The answer says the version it is in: 1.0, or 0.3 for a 0.3 method.
 	w.Header().Set(wire.VersionHeader, wire.Version)
 	p, ok := s.principal(r)
 	if !ok {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
-		e := newError(wire.CodeInvalidRequest, domain.CodeForbidden, "unauthorized: send Authorization: Bearer <gateway token>")
+		msg := "unauthorized: send Authorization: Bearer <gateway token>"
+		if r.Header.Get("Authorization") != "" {
+			msg = "unauthorized: gateway token mismatch"
+		}
+		e := newError(wire.CodeInvalidRequest, "unauthorized", "%s", msg)
 		e.status = http.StatusUnauthorized
 		writeRPC(w, nil, nil, e)
 		return
@@ -120,7 +125,11 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request, a Agent) {
 	// semantics: the other generation's method names do not exist in it.
 	// Without the header (0.3 by the specification) both are accepted: a
 	// 1.0 method name cannot be mistaken.
-	if g, known := methodGen(req.Method); known && explicit && g != asked {
+	g, known := methodGen(req.Method)
+	if known && g == gen03 {
+		w.Header().Set(wire.VersionHeader, wire.LegacyVersion)
+	}
+	if known && explicit && g != asked {
 		use := map[generation]string{gen10: "1.0", gen03: "0.3"}
 		writeRPC(w, req.ID, nil, newError(wire.CodeMethodNotFound, domain.CodeNotFound,
 			"method %q belongs to A2A %s but this request says A2A-Version %s: send A2A-Version: %s, or use the %s method",
@@ -181,8 +190,9 @@ func validID(id json.RawMessage) bool {
 	return false
 }
 
-// decodeParams decodes params strictly: an unknown field is a typo the
-// caller should hear about, named.
+// decodeParams decodes params. Unknown fields are ignored, as ProtoJSON
+// readers of a2a.proto do, so newer clients' optional fields pass; a field
+// of the wrong type is an error naming it.
 func decodeParams(raw json.RawMessage, v any) *rpcError {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		return invalidParams("params are required")

@@ -245,6 +245,11 @@ type ScriptRule struct {
 	ToolCall *ScriptToolCall `json:"toolCall,omitempty"`
 	Error    *string         `json:"error,omitempty"`
 	DelayMs  int             `json:"delayMs,omitempty"`
+	// ChunkChars and ChunkMs make the answer stream: it arrives in pieces
+	// of ChunkChars characters (default 8 when only ChunkMs is set), ChunkMs
+	// apart. Without either the answer arrives whole.
+	ChunkChars int `json:"chunkChars,omitempty"`
+	ChunkMs    int `json:"chunkMs,omitempty"`
 }
 
 // ScriptWhen holds a rule's conditions, each a Go regexp.

@@ -89,9 +89,13 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 	if err != nil {
 		return ChatResult{}, err
 	}
+	timeoutMs := int64(req.TimeoutSeconds) * 1000
+	if timeoutMs == 0 && e.isRemote(e.keys.AgentOf(key)) {
+		timeoutMs = remoteRunTimeout().Milliseconds() // a remote that never answers (remote.go)
+	}
 	created := false
 	run, fresh, err := e.rt.Submit(ctx, domain.Run{SessionKey: key, AgentID: e.keys.AgentOf(key), Kind: kind,
-		Lane: domain.LaneMain, IdempotencyKey: idem, Message: msg, Spec: raw, TimeoutMs: int64(req.TimeoutSeconds) * 1000},
+		Lane: domain.LaneMain, IdempotencyKey: idem, Message: msg, Spec: raw, TimeoutMs: timeoutMs},
 		func(tx domain.Tx) error {
 			s, isNew, err := e.ensureSession(tx, key, func(s *domain.Session) {
 				if s.Channel == "" {

@@ -229,3 +229,14 @@ func TestSendToRemoteFollowsTheSendPolicy(t *testing.T) {
 		t.Fatalf("a blocked send reached the remote (%d messages)", n)
 	}
 }
+
+func TestChatIntoARemoteSession(t *testing.T) {
+	h, f := remoteHarness(t, nil, nil)
+	r := h.chat("agent:planner:direct", "hello remote")
+	if r.Status != domain.RunOK || r.Reply != "fake echo: hello remote" || r.TimeoutMs != remoteRunTimeout().Milliseconds() {
+		t.Fatalf("chat run = %s %q timeoutMs=%d %s", r.Status, r.Reply, r.TimeoutMs, r.Error)
+	}
+	if got := f.Received(); len(got) != 1 || got[0].ContextID != "direct" {
+		t.Fatalf("remote received %+v", got)
+	}
+}

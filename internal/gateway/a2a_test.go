@@ -56,8 +56,10 @@ func TestA2AMounted(t *testing.T) {
 	if st := e.doToken(t, "", http.MethodPost, "/a2a/agents/main", a2aSend("g-1"), nil); st != http.StatusUnauthorized {
 		t.Errorf("no token: %d", st)
 	}
-	if st := e.doToken(t, "wrong", http.MethodPost, "/a2a/agents/main", a2aSend("g-1"), nil); st != http.StatusUnauthorized {
-		t.Errorf("wrong token: %d", st)
+	var refused wire.Response
+	if st := e.doToken(t, "wrong", http.MethodPost, "/a2a/agents/main", a2aSend("g-1"), &refused); st != http.StatusUnauthorized ||
+		refused.Error == nil || !strings.Contains(refused.Error.Message, "token mismatch") {
+		t.Errorf("wrong token: %d %+v (want 401 with a JSON-RPC error)", st, refused.Error)
 	}
 	if st := e.do(t, http.MethodPost, "/a2a/agents/main", a2aSend("g-1"), &resp); st != http.StatusOK || resp.Error != nil {
 		t.Fatalf("send: %d %+v", st, resp.Error)

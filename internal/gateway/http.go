@@ -143,13 +143,18 @@ func (s *Server) serveA2A(w http.ResponseWriter, r *http.Request) {
 		s.opts.A2A.ServeHTTP(w, r)
 		return
 	}
-	s.withAuth(func(w http.ResponseWriter, r *http.Request, g grant) {
-		ctx, cancel := context.WithCancel(context.WithValue(r.Context(), principalKey{}, g.principal("")))
-		defer cancel()
-		stop := context.AfterFunc(s.base, cancel)
-		defer stop()
-		s.opts.A2A.ServeHTTP(w, r.WithContext(ctx))
-	}).ServeHTTP(w, r)
+	// The credential is checked here, but a refusal is the A2A handler's
+	// to write (401 with a JSON-RPC error body, which A2A clients parse):
+	// without a valid token the request carries no principal.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stop := context.AfterFunc(s.base, cancel)
+	defer stop()
+	if g, ok := s.auth.check(bearer(r.Header.Get("Authorization"))); ok {
+		recordPrincipal(w, g.name)
+		ctx = context.WithValue(ctx, principalKey{}, g.principal(""))
+	}
+	s.opts.A2A.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // withAuth checks the bearer token (when one is configured).

@@ -9,6 +9,8 @@
 // A message "fail" ends the task TASK_STATE_FAILED; "slow <ms>" completes
 // after <ms> milliseconds. With A2A_TOKEN set, requests without
 // "Authorization: Bearer <token>" get 401 (the card stays public).
+// With A2A_LEGACY=1 the card offers only a protocol 0.3 JSON-RPC interface
+// and the SDK's v0.3 compatibility layer answers (message/send, tasks/get).
 // The server listens on 127.0.0.1 at a free port and prints
 // "listening <port>" once it accepts connections.
 import express from 'express';
@@ -18,6 +20,7 @@ import { Role, TaskState } from '@a2a-js/sdk';
 
 const name = process.env.A2A_NAME || 'jsagent';
 const token = process.env.A2A_TOKEN || '';
+const legacy = process.env.A2A_LEGACY === '1';
 let port = 0;
 
 const card = () => ({
@@ -25,7 +28,7 @@ const card = () => ({
   description: 'A test agent built on @a2a-js/sdk',
   version: '1.0.0',
   supportedInterfaces: [
-    { url: `http://127.0.0.1:${port}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
+    { url: `http://127.0.0.1:${port}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: legacy ? '0.3' : '1.0', tenant: '' },
   ],
   capabilities: { streaming: true, pushNotifications: false, extensions: [] },
   securitySchemes: {},
@@ -77,7 +80,7 @@ const executor = {
 
 const handler = new DefaultRequestHandler(card(), new InMemoryTaskStore(), executor);
 const app = express();
-app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: async () => card() }));
+app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: async () => card(), legacyCompat: { enabled: legacy } }));
 app.use('/a2a/jsonrpc', (req, res, next) => {
   if (token && req.headers.authorization !== `Bearer ${token}`) {
     res.status(401).json({ error: 'unauthorized' });
@@ -85,7 +88,7 @@ app.use('/a2a/jsonrpc', (req, res, next) => {
   }
   next();
 });
-app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: legacy } }));
 const server = app.listen(0, '127.0.0.1', () => {
   port = server.address().port;
   console.log(`listening ${port}`);

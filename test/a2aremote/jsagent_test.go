@@ -135,3 +135,26 @@ func TestJSSDKAgentAsRemote(t *testing.T) {
 		}
 	}
 }
+
+// TestJSSDKAgentAsRemote03: the same SDK with its v0.3 compatibility layer
+// and a card that offers only a protocol 0.3 JSON-RPC interface: the
+// client takes the 0.3 path (message/send, no A2A-Version header) against
+// an independent 0.3 implementation, and the chain still crosses.
+func TestJSSDKAgentAsRemote03(t *testing.T) {
+	port := jsAgent(t, "A2A_NAME=js03", "A2A_LEGACY=1")
+	dir := t.TempDir()
+	const tok = "gateway-token"
+	config := fmt.Sprintf(`{
+  a2a: { remotes: [{ id: "old", url: "http://127.0.0.1:%d/.well-known/agent-card.json" }] },
+}`, port)
+	startGateway(t, dir, fmt.Sprintf("127.0.0.1:%d", freePort(t)), config, tok)
+	out := cli(t, dir, tok, "send", "agent:old:main", "hello 0.3")
+	want := `remote js03 ctx=main chain=["agent:old:main"] got: hello 0.3`
+	if out["status"] != "ok" || out["reply"] != want {
+		t.Fatalf("send over 0.3 = %v, want reply %q", out, want)
+	}
+	out = cli(t, dir, tok, "send", "agent:old:main", "fail")
+	if out["status"] != "error" || !strings.Contains(fmt.Sprint(out["error"]), "remote old: task failed") {
+		t.Fatalf("failed task over 0.3 = %v", out)
+	}
+}

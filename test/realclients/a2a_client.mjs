@@ -68,6 +68,21 @@ async function main() {
   }
   out.stream = { kinds, artifact: streamArtifact, lastState };
 
+  // SubscribeToTask on a slow task, cancelled from another call after the
+  // first event: the stream ends with CANCELED.
+  const sub = await client.sendMessage(req(msg(`js-sub-${Date.now()}`, 'slow subscribe', 'js-sub'),
+    { acceptedOutputModes: [], taskPushNotificationConfig: undefined, historyLength: undefined, returnImmediately: true }));
+  const subKinds = [];
+  let subLast = '';
+  for await (const ev of client.resubscribeTask({ tenant: '', id: sub.id })) {
+    const p = ev.payload;
+    if (!p) continue;
+    subKinds.push(p.$case);
+    if (subKinds.length === 1) await client.cancelTask({ tenant: '', id: sub.id, metadata: undefined });
+    if (p.$case === 'statusUpdate') subLast = state(p.value.status?.state);
+  }
+  out.subscribe = { kinds: subKinds, lastState: subLast };
+
   // CancelTask on a slow task started without waiting.
   const slow = await client.sendMessage(req(msg(`js-slow-${Date.now()}`, 'slow task', 'js-slow'),
     { acceptedOutputModes: [], taskPushNotificationConfig: undefined, historyLength: undefined, returnImmediately: true }));

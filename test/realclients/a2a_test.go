@@ -132,6 +132,18 @@ func TestA2AGoSDKClient(t *testing.T) {
 		t.Errorf("tasks/get unknown: %v, want ErrTaskNotFound", err)
 	}
 
+	// Bad input as the SDK sends it: an oversized message, a file part.
+	big := a2a.NewMessage(a2a.MessageRoleUser, a2a.TextPart{Text: strings.Repeat("x", 100_001)})
+	// (the SDK maps the JSON-RPC code to its sentinel error and drops the
+	// message, which internal/a2a's tests check).
+	if _, err := client.SendMessage(ctx, &a2a.MessageSendParams{Message: big}); !errors.Is(err, a2a.ErrInvalidParams) {
+		t.Errorf("oversized message: %v, want invalid params", err)
+	}
+	file := a2a.NewMessage(a2a.MessageRoleUser, a2a.FilePart{File: a2a.FileURI{URI: "https://example.com/f.pdf"}})
+	if _, err := client.SendMessage(ctx, &a2a.MessageSendParams{Message: file}); !errors.Is(err, a2a.ErrUnsupportedContentType) {
+		t.Errorf("file part: %v, want unsupported content type", err)
+	}
+
 	// Without the token the endpoint refuses.
 	anon, err := a2aclient.NewFromCard(ctx, card, a2aclient.WithJSONRPCTransport(http.DefaultClient))
 	if err != nil {
@@ -144,8 +156,9 @@ func TestA2AGoSDKClient(t *testing.T) {
 	}
 }
 
-// TestA2AJSClient drives SendMessage, SendStreamingMessage, GetTask and
-// CancelTask (protocol 1.0) with the official JavaScript SDK.
+// TestA2AJSClient drives SendMessage, SendStreamingMessage, GetTask,
+// CancelTask and SubscribeToTask (protocol 1.0) with the official
+// JavaScript SDK.
 func TestA2AJSClient(t *testing.T) {
 	node := realNode(t)
 	base := a2aGateway(t)
@@ -184,6 +197,7 @@ func TestA2AJSClient(t *testing.T) {
 		{[]string{"stream", "artifact"}, "echo: stream please"},
 		{[]string{"stream", "lastState"}, "TASK_STATE_COMPLETED"},
 		{[]string{"cancel", "state"}, "TASK_STATE_CANCELED"},
+		{[]string{"subscribe", "lastState"}, "TASK_STATE_CANCELED"},
 	}
 	for _, c := range checks {
 		if got := get(c.path...); got != c.want {
