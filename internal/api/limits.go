@@ -48,22 +48,36 @@ var (
 	AgentIDChars        = Limit{Name: "agentId", Min: 1, Max: 64, Unit: "characters"}
 	ModelChars          = Limit{Name: "model", Min: 1, Max: 256, Unit: "characters"}
 	IdempotencyKeyChars = Limit{Name: "idempotencyKey", Min: 1, Max: 256, Unit: "characters"}
+	// YieldMessageChars bounds sessions_yield's message (it becomes the
+	// run's reply).
+	YieldMessageChars = Limit{Name: "message", Min: 0, Max: 4000, Unit: "characters"}
+	// ForkMessages and ForkChars are the budget of sessions_spawn
+	// context:"fork": the newest user and assistant messages of the
+	// requester's transcript, at most ForkMessages of them and at most
+	// ForkChars characters of text in all (oldest dropped first; each
+	// text field is also capped as sessions_history caps it). Not a
+	// parameter: the budget is fixed, so a fork's cost is predictable.
+	ForkMessages = Limit{Name: "forkMessages", Min: 0, Max: 40, Default: 40, Unit: "messages"}
+	ForkChars    = Limit{Name: "forkChars", Min: 0, Max: 32_000, Default: 32_000, Unit: "characters"}
 )
 
 // Limits lists every limit, for docs and tests.
 func Limits() map[string][]Limit {
 	return map[string][]Limit{
-		ToolSessionsList:    {ListLimit, ListActiveMinutes, ListMessageLimit, ListKinds},
-		ToolSessionsHistory: {HistoryLimit, KeyChars},
-		ToolSessionsSend:    {SendTimeout, MessageChars, LabelChars, KeyChars, AgentIDChars, IdempotencyKeyChars},
-		ToolSessionsSpawn:   {SpawnRunTimeout, SpawnAttachments, TaskChars, LabelChars, AgentIDChars, ModelChars, IdempotencyKeyChars, BudgetTokens, BudgetCostUSD, BudgetSeconds},
-		ToolRunsWait:        {WaitTimeout},
-		"subscribe":         {SubscribedSessions, KeyChars},
-		"chat":              {ChatTimeout, MessageChars, IdempotencyKeyChars},
-		"runs list":         {RunsListLimit},
-		"sessions.list":     {SessionsListLimit},
-		"outbox list":       {OutboxListLimit},
-		"usage":             {UsageLimit},
+		ToolSessionsList:              {ListLimit, ListActiveMinutes, ListMessageLimit, ListKinds},
+		ToolSessionsHistory:           {HistoryLimit, KeyChars},
+		ToolSessionsSend:              {SendTimeout, MessageChars, LabelChars, KeyChars, AgentIDChars, IdempotencyKeyChars},
+		ToolSessionsSpawn:             {SpawnRunTimeout, SpawnAttachments, TaskChars, LabelChars, AgentIDChars, ModelChars, IdempotencyKeyChars, BudgetTokens, BudgetCostUSD, BudgetSeconds},
+		ToolRunsWait:                  {WaitTimeout},
+		ToolSessionsYield:             {YieldMessageChars},
+		ToolSessionStatus:             {KeyChars, ModelChars},
+		"sessions_spawn context fork": {ForkMessages, ForkChars},
+		"subscribe":                   {SubscribedSessions, KeyChars},
+		"chat":                        {ChatTimeout, MessageChars, IdempotencyKeyChars},
+		"runs list":                   {RunsListLimit},
+		"sessions.list":               {SessionsListLimit},
+		"outbox list":                 {OutboxListLimit},
+		"usage":                       {UsageLimit},
 	}
 }
 

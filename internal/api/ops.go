@@ -14,6 +14,11 @@ const (
 	OpSubagentsList   Op = "subagents.list"
 	OpSubagentsCancel Op = "subagents.cancel"
 	OpRunsWait        Op = "runs_wait"
+	OpSessionsYield   Op = "sessions_yield"
+	OpSessionStatus   Op = "session_status"
+	// OpSessionStatusModel is session_status with `model`: it changes the
+	// session's model override, as sessions.patch does.
+	OpSessionStatusModel Op = "session_status.model"
 
 	OpChat            Op = "chat"
 	OpCommand         Op = "chat.command" // /new, /reset, /stop, /send in a chat message
@@ -61,6 +66,10 @@ var rules = map[Op]Rule{
 	OpSubagentsList:   {Scope: ScopeRead, Reads: true},
 	OpSubagentsCancel: {Scope: ScopeWrite},
 	OpRunsWait:        {Scope: ScopeRead, Reads: true},
+	OpSessionsYield:   {Scope: ScopeWrite},
+	OpSessionStatus:   {Scope: ScopeRead, Reads: true},
+	// Switching the model is a patch of the session: the scope patch needs.
+	OpSessionStatusModel: {Scope: ScopeAdmin},
 
 	OpChat:            {Scope: ScopeWrite},
 	OpCommand:         {Scope: ScopeAdmin},
@@ -103,6 +112,13 @@ func ToolOp(name, action string) (Op, bool) {
 		return OpAgentsList, true
 	case ToolRunsWait:
 		return OpRunsWait, true
+	case ToolSessionsYield:
+		return OpSessionsYield, true
+	case ToolSessionStatus:
+		if action == "model" {
+			return OpSessionStatusModel, true
+		}
+		return OpSessionStatus, true
 	case ToolSubagents:
 		if action == "cancel" {
 			return OpSubagentsCancel, true

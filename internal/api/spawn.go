@@ -22,6 +22,8 @@ type SpawnRequest struct {
 	Attachments       []attachments.Spec
 	MountPath         string
 	IdempotencyKey    string
+	// Context is isolated (default) or fork (SpawnContexts).
+	Context string
 	// Budget bounds what the child's tree may spend (see SpawnBudget).
 	Budget *SpawnBudget
 }

@@ -13,7 +13,13 @@ type Config struct {
 	Gateway  GatewayConfig            `json:"gateway"`
 	Runtime  RuntimeConfig            `json:"runtime"`
 	Channels map[string]ChannelConfig `json:"channels,omitempty"`
-	A2A      A2AConfig                `json:"a2a"`
+	// Store selects the database (docs/deployment.md).
+	Store StoreConfig `json:"store"`
+	// Transcripts configures the JSONL transcript mirror.
+	Transcripts TranscriptsConfig `json:"transcripts"`
+	// Replicas tunes gateways sharing a PostgreSQL store (replicas.go).
+	Replicas ReplicasConfig `json:"replicas"`
+	A2A      A2AConfig      `json:"a2a"`
 }
 
 // A2AConfig is `a2a.*`: the Agent2Agent (A2A) protocol surface.
@@ -32,6 +38,38 @@ type A2AConfig struct {
 	// `agent:<id>:<rest>` (see A2ARemote).
 	Remotes []A2ARemote `json:"remotes,omitempty"`
 }
+
+// Store drivers.
+const (
+	StoreSQLite   = "sqlite"
+	StorePostgres = "postgres"
+)
+
+// StoreConfig is `store.*`: where sessions, transcripts, runs and the
+// outbox live.
+type StoreConfig struct {
+	// Driver is "sqlite" (default: <state-dir>/switchboard.db, needs
+	// nothing) or "postgres" (one database several gateways can share).
+	Driver string `json:"driver"`
+	// URL is the PostgreSQL connection URL (postgres://user:pass@host/db),
+	// usually "${DATABASE_URL}"; required with the postgres driver, not
+	// allowed with sqlite.
+	URL string `json:"url,omitempty"`
+}
+
+// TranscriptsConfig is `transcripts.*`: the append-only JSONL mirror of
+// every transcript (DESIGN §4).
+type TranscriptsConfig struct {
+	// Mirror turns the mirror off when false (default true); list rows then
+	// carry no transcriptPath.
+	Mirror *bool `json:"mirror,omitempty"`
+	// Dir puts the mirror in <dir>/agents/… instead of the state dir: a
+	// directory every replica sharing a PostgreSQL store can reach.
+	Dir string `json:"dir,omitempty"`
+}
+
+// MirrorOn reports whether the JSONL mirror is on (the default).
+func (t TranscriptsConfig) MirrorOn() bool { return t.Mirror == nil || *t.Mirror }
 
 // SessionConfig is `session.*`.
 type SessionConfig struct {

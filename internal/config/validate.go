@@ -141,6 +141,8 @@ func (c *Config) problems(skip map[string]bool) []Problem {
 	c.checkGateway(v)
 	c.checkRuntime(v)
 	c.checkChannels(v)
+	c.checkStore(v)
+	c.checkReplicas(v)
 	c.checkA2A(v)
 	c.checkA2ARemotes(v)
 	return v.problems
