@@ -4,6 +4,8 @@ package api
 // 3–6): sessions_yield, session_status, sessions_spawn's context and
 // sessions_send's mode.
 
+import "github.com/switchboard-go/switchboard/internal/domain"
+
 // Modes of sessions_send.
 const (
 	// SendFollowup queues the message after the target's current run

@@ -40,6 +40,11 @@ func TestProgressOfRunningChild(t *testing.T) {
 	if len(st.Children) != 1 || st.Children[0].Progress == nil || st.Progress != nil {
 		t.Fatalf("usage status = %+v", st)
 	}
+	card, err := h.e.SessionStatus(context.Background(), api.Operator(), api.StatusRequest{SessionKey: "agent:main:main"})
+	if err != nil || card.Usage == nil || card.ChildrenRunning != 1 || len(card.RunningChildren) != 1 ||
+		card.RunningChildren[0].Progress == nil || card.RunningChildren[0].Progress.Phase != "model" {
+		t.Fatalf("session_status card = %+v, %v", card, err)
+	}
 	row, err := h.e.GetSession(context.Background(), api.Operator(), res.ChildSessionKey)
 	if err != nil || row.Progress == nil || row.Progress.Phase != "model" || row.Budget == nil {
 		t.Fatalf("child session row = %+v, %v", row, err)
