@@ -22,6 +22,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/redact"
 )
 
 var _ domain.Store = (*Store)(nil)
@@ -110,6 +111,10 @@ type Store struct {
 	encBuf     []byte
 	insertArgs []any
 	insertSQL  [insertRowsMax + 1]string
+	// indexSQL are the search index INSERTs (search.go); redactor masks
+	// the text they index.
+	indexSQL [insertRowsMax + 1]string
+	redactor redact.Redactor
 	// hasLegacyIDs: legacy_entry_ids has rows (see entryid.go). Only a
 	// migration adds rows, so Open finds out once.
 	hasLegacyIDs bool
@@ -185,6 +190,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		busyTimeout: opts.BusyTimeout,
 		walRestart:  walRestartFrames,
 		insertSQL:   insertMessagesSQL(),
+		indexSQL:    indexMessagesSQL(),
+		redactor:    redact.New(),
 	}
 	if err := s.open(ctx, opts); err != nil {
 		s.closeDBs()

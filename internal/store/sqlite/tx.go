@@ -197,6 +197,9 @@ func (t *tx) DeleteSession(key string) error {
 	if err := t.check(); err != nil {
 		return err
 	}
+	if _, err := t.exec(deleteIndexedSQL, key); err != nil {
+		return fmt.Errorf("delete session %q: search index: %w", key, err)
+	}
 	if _, err := t.exec(`DELETE FROM messages WHERE session_key = ?`, key); err != nil {
 		return fmt.Errorf("delete session %q: messages: %w", key, err)
 	}

@@ -1,0 +1,209 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/redact"
+)
+
+// Schema version 4 adds the full-text index of sessions_search.
+//
+// messages_fts is an FTS5 table whose rowid is the rowid of the message
+// it indexes and whose one column holds redact.SearchText of the message:
+// the masked text sessions_history shows, never the raw body, so neither a
+// match nor a snippet reveals a credential history would mask. It keeps
+// its own copy of that text (snippets are cut from it). Rows are written
+// by AppendMessages in the same transaction as their message, so search is
+// never stale, and removed with their session in DeleteSession. A message
+// with no text (a tool call only) has no row.
+//
+// The rowid link needs the rowids of messages to stay put: SQLite only
+// renumbers them on VACUUM of a table without an INTEGER PRIMARY KEY, and
+// the store never runs VACUUM. A future VACUUM must rebuild the index.
+const schemaV4 = `
+CREATE VIRTUAL TABLE messages_fts USING fts5(text, tokenize = 'unicode61 remove_diacritics 2');
+`
+
+// migrateV4 creates the index and back-fills it from every stored
+// message, so an upgraded store is searchable at once.
+func migrateV4(ctx context.Context, conn *sql.Conn) error {
+	if _, err := conn.ExecContext(ctx, schemaV4); err != nil {
+		return err
+	}
+	ins, err := conn.PrepareContext(ctx, `INSERT INTO messages_fts (rowid, text) VALUES (?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	rows, err := conn.QueryContext(ctx, `SELECT rowid, body FROM messages`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	red := redact.New()
+	for rows.Next() {
+		var rowid int64
+		var body string
+		if err := rows.Scan(&rowid, &body); err != nil {
+			return err
+		}
+		var m domain.Message
+		if err := json.Unmarshal([]byte(body), &m); err != nil {
+			return fmt.Errorf("message rowid %d: %w", rowid, err)
+		}
+		text := red.SearchText(m)
+		if text == "" {
+			continue
+		}
+		if _, err := ins.ExecContext(ctx, rowid, text); err != nil {
+			return fmt.Errorf("index message rowid %d: %w", rowid, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
+// deleteIndexedSQL removes the index rows of a key's messages (before the
+// messages themselves go).
+const deleteIndexedSQL = `DELETE FROM messages_fts WHERE rowid IN (SELECT rowid FROM messages WHERE session_key = ?)`
+
+// indexMessages writes the index rows of chunk, which the INSERT that
+// returned res has just stored. One INSERT of several rows gives them
+// consecutive rowids (each new row gets the table's largest rowid plus
+// one), so the last insert rowid names them all.
+func (t *tx) indexMessages(res sql.Result, chunk []domain.Message) error {
+	last, err := res.LastInsertId()
+	if err != nil {
+		return err
+	}
+	first := last - int64(len(chunk)) + 1
+	args := make([]any, 0, 2*len(chunk))
+	for i := range chunk {
+		if text := t.s.redactor.SearchText(chunk[i]); text != "" {
+			args = append(args, first+int64(i), text)
+		}
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	_, err = t.exec(t.s.indexSQL[len(args)/2], args...)
+	return err
+}
+
+// indexMessagesSQL returns the index INSERTs of 0 to insertRowsMax rows.
+func indexMessagesSQL() (q [insertRowsMax + 1]string) {
+	for n := 1; n <= insertRowsMax; n++ {
+		q[n] = `INSERT INTO messages_fts (rowid, text) VALUES ` + strings.TrimSuffix(strings.Repeat("(?, ?), ", n), ", ")
+	}
+	return q
+}
+
+// snippetTokens is how many tokens a snippet holds around the match.
+const snippetTokens = 24
+
+// SearchMessages returns the current-generation messages whose indexed
+// text holds every word of q, newest first, inside q's filters.
+func (s *Store) SearchMessages(ctx context.Context, q domain.MessageSearch) ([]domain.SearchHit, error) {
+	if len(q.Words) == 0 {
+		return nil, domain.Invalid("search messages: at least one word is required")
+	}
+	if q.Limit <= 0 {
+		return nil, domain.Invalid("search messages: limit must be > 0 (got %d)", q.Limit)
+	}
+	if q.Before < 0 {
+		return nil, domain.Invalid("search messages: cursor must be >= 0 (got %d)", q.Before)
+	}
+	if q.Keys != nil && len(q.Keys) == 0 {
+		return []domain.SearchHit{}, nil
+	}
+	if s.closed.Load() {
+		return nil, fmt.Errorf("search messages: %w", domain.ErrClosed)
+	}
+	query, args := buildSearch(q)
+	rows, err := s.queryR(ctx, query, args...)
+	if err != nil {
+		return nil, s.readErr("search messages", err)
+	}
+	defer rows.Close()
+	out := []domain.SearchHit{}
+	for rows.Next() {
+		var h domain.SearchHit
+		if err := rows.Scan(&h.SessionKey, &h.SessionID, &h.MessageID, &h.Seq, &h.Role, &h.Timestamp, &h.Snippet, &h.Position); err != nil {
+			return nil, s.readErr("search messages", err)
+		}
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.readErr("search messages", err)
+	}
+	return out, nil
+}
+
+// ftsQuery is the FTS5 query of words: each a quoted string (so no word
+// is read as an operator), all required (FTS5 ANDs juxtaposed terms).
+func ftsQuery(words []string) string {
+	var b strings.Builder
+	for i, w := range words {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.ReplaceAll(w, `"`, `""`))
+		b.WriteByte('"')
+	}
+	return b.String()
+}
+
+// buildSearch is the SQL of q. The FTS5 table drives the scan in rowid
+// order, newest first, so LIMIT stops it after the first hits that pass
+// the filters; each hit is joined to its message and session row by
+// primary key.
+func buildSearch(q domain.MessageSearch) (string, []any) {
+	var b strings.Builder
+	var args []any
+	if q.TreeRoot != "" {
+		b.WriteString(`WITH RECURSIVE tree(key) AS (
+	SELECT ? UNION SELECT s.key FROM sessions s JOIN tree t ON s.spawned_by = t.key
+) `)
+		args = append(args, q.TreeRoot)
+	}
+	b.WriteString(`SELECT m.session_key, m.session_id, m.id, m.seq, m.role, m.timestamp,
+	snippet(messages_fts, 0, '', '', '…', ` + fmt.Sprint(snippetTokens) + `), f.rowid
+FROM messages_fts f
+JOIN messages m ON m.rowid = f.rowid
+JOIN sessions s ON s.key = m.session_key AND s.session_id = m.session_id
+WHERE messages_fts MATCH ?`)
+	args = append(args, ftsQuery(q.Words))
+	add := func(cond string, a ...any) {
+		b.WriteString("\n\tAND " + cond)
+		args = append(args, a...)
+	}
+	if q.Before > 0 {
+		add(`f.rowid < ?`, q.Before)
+	}
+	if q.Since > 0 {
+		add(`m.timestamp >= ?`, q.Since)
+	}
+	if q.TreeRoot != "" {
+		add(`m.session_key IN (SELECT key FROM tree)`)
+	}
+	if len(q.Keys) > 0 {
+		add(`m.session_key IN (`+placeholders(len(q.Keys))+`)`, anys(q.Keys)...)
+	}
+	if len(q.AgentIDs) > 0 {
+		add(`s.agent_id IN (`+placeholders(len(q.AgentIDs))+`)`, anys(q.AgentIDs)...)
+	}
+	if len(q.Kinds) > 0 {
+		add(`s.kind IN (`+placeholders(len(q.Kinds))+`)`, anys(q.Kinds)...)
+	}
+	b.WriteString("\nORDER BY f.rowid DESC" + limitParam)
+	args = append(args, q.Limit)
+	return b.String(), args
+}
