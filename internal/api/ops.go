@@ -14,6 +14,7 @@ const (
 	OpSubagentsList   Op = "subagents.list"
 	OpSubagentsCancel Op = "subagents.cancel"
 	OpRunsWait        Op = "runs_wait"
+	OpSessionsSearch  Op = "sessions_search"
 
 	OpChat            Op = "chat"
 	OpCommand         Op = "chat.command" // /new, /reset, /stop, /send in a chat message
@@ -60,6 +61,7 @@ var rules = map[Op]Rule{
 	OpSubagentsList:   {Scope: ScopeRead, Reads: true},
 	OpSubagentsCancel: {Scope: ScopeWrite},
 	OpRunsWait:        {Scope: ScopeRead, Reads: true},
+	OpSessionsSearch:  {Scope: ScopeRead, Reads: true},
 
 	OpChat:            {Scope: ScopeWrite},
 	OpCommand:         {Scope: ScopeAdmin},
@@ -101,6 +103,8 @@ func ToolOp(name, action string) (Op, bool) {
 		return OpAgentsList, true
 	case ToolRunsWait:
 		return OpRunsWait, true
+	case ToolSessionsSearch:
+		return OpSessionsSearch, true
 	case ToolSubagents:
 		if action == "cancel" {
 			return OpSubagentsCancel, true

@@ -11,11 +11,12 @@ const (
 	ToolAgentsList      = "agents_list"
 	ToolSubagents       = "subagents"
 	ToolRunsWait        = "runs_wait"
+	ToolSessionsSearch  = "sessions_search"
 )
 
 // AllTools lists every tool name in a stable order.
 func AllTools() []string {
-	return []string{ToolSessionsList, ToolSessionsHistory, ToolSessionsSend, ToolSessionsSpawn, ToolAgentsList, ToolSubagents, ToolRunsWait}
+	return []string{ToolSessionsList, ToolSessionsHistory, ToolSessionsSend, ToolSessionsSpawn, ToolAgentsList, ToolSubagents, ToolRunsWait, ToolSessionsSearch}
 }
 
 // ToolOutcome is the result of a tool call: the JSON payload and whether

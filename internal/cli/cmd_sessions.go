@@ -191,7 +191,7 @@ func writeHistory(e *env, res api.HistoryResult) error {
 		return err
 	}
 	for _, m := range res.Messages {
-		writeMessage(e.stdout, m, msgStyle{})
+		writeMessage(e.stdout, m.Message, msgStyle{})
 	}
 	var notes []string
 	if res.DroppedMessages {

@@ -36,6 +36,7 @@ type method struct {
 func (s *Server) methodTable() map[string]method {
 	return map[string]method{
 		"sessions.list":    {api.OpSessionsList, s.mSessionsList},
+		"sessions.search":  {api.OpSessionsSearch, s.mSessionsSearch},
 		"sessions.resolve": {api.OpSessionsGet, s.mSessionsResolve},
 		"sessions.patch":   {api.OpSessionsPatch, s.mSessionsPatch},
 		"sessions.reset":   {api.OpSessionsReset, s.mSessionsReset},
