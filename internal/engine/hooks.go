@@ -20,7 +20,7 @@ type hooks struct{ e *Engine }
 var _ runtime.Hooks = hooks{}
 
 // agentTools are the tools a top-level agent session gets.
-var agentTools = []string{api.ToolSessionsList, api.ToolSessionsHistory, api.ToolSessionsSend, api.ToolSessionsSpawn, api.ToolAgentsList, api.ToolSubagents}
+var agentTools = []string{api.ToolSessionsList, api.ToolSessionsHistory, api.ToolSessionsSend, api.ToolSessionsSpawn, api.ToolAgentsList, api.ToolSubagents, api.ToolSessionsSearch}
 
 // toolsFor lists the tools the runs of s may call.
 func (e *Engine) toolsFor(s domain.Session) []string {

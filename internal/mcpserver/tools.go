@@ -14,7 +14,7 @@ import (
 func DefaultTools() []string {
 	return []string{
 		api.ToolSessionsList, api.ToolSessionsHistory, api.ToolSessionsSend,
-		api.ToolSessionsSpawn, api.ToolAgentsList, api.ToolSubagents, api.ToolRunsWait,
+		api.ToolSessionsSpawn, api.ToolAgentsList, api.ToolSubagents, api.ToolRunsWait, api.ToolSessionsSearch,
 	}
 }
 
@@ -52,6 +52,8 @@ func annotations(name string) *mcp.ToolAnnotations {
 		return &mcp.ToolAnnotations{Title: "List or cancel sub-agents", DestructiveHint: boolPtr(true), IdempotentHint: true, OpenWorldHint: boolPtr(false)}
 	case api.ToolRunsWait:
 		return &mcp.ToolAnnotations{Title: "Wait for a run", ReadOnlyHint: true, OpenWorldHint: boolPtr(false)}
+	case api.ToolSessionsSearch:
+		return &mcp.ToolAnnotations{Title: "Search transcripts", ReadOnlyHint: true, OpenWorldHint: boolPtr(false)}
 	}
 	return nil
 }

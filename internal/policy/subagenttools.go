@@ -10,7 +10,7 @@ import (
 
 // sessionTools are the tools sub-agents lose by default.
 func sessionTools() []string {
-	return []string{api.ToolSessionsList, api.ToolSessionsHistory, api.ToolSessionsSend, api.ToolSessionsSpawn, api.ToolAgentsList, api.ToolSubagents}
+	return []string{api.ToolSessionsList, api.ToolSessionsHistory, api.ToolSessionsSend, api.ToolSessionsSpawn, api.ToolAgentsList, api.ToolSubagents, api.ToolSessionsSearch}
 }
 
 // isSpawnTool reports whether name is a tool that creates sub-agents.
