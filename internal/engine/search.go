@@ -75,7 +75,7 @@ func (e *Engine) searchQuery(r api.SearchRequest) (domain.MessageSearch, error) 
 	var q domain.MessageSearch
 	query := strings.TrimSpace(r.Query)
 	if query == "" {
-		return q, domain.Invalid("query is required (1..%d characters)", api.SearchQueryChars.Max)
+		return q, domain.Invalid("query required (1..%d characters of words to find)", api.SearchQueryChars.Max)
 	}
 	if err := api.SearchQueryChars.CheckChars(query); err != nil {
 		return q, err

@@ -154,7 +154,7 @@ func TestSearchFiltersAndInput(t *testing.T) {
 		r    api.SearchRequest
 		want string
 	}{
-		{api.SearchRequest{}, "query is required"},
+		{api.SearchRequest{}, "query required"},
 		{api.SearchRequest{Query: " !!! "}, "query has no words"},
 		{api.SearchRequest{Query: strings.Repeat("a", 501)}, "query is too long (501 characters; max 500)"},
 		{api.SearchRequest{Query: "x", SinceMinutes: -1}, "sinceMinutes must be at least 1"},

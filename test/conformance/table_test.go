@@ -57,6 +57,7 @@ func TestConformance(t *testing.T) {
 		resolveRows(w), getSessionRows(w), deliverRows(w), outboxRows(w), subagentsRows(w), waitRows(w),
 		patchResetRows(w), writeQueueRows(w), labelRows(w),
 		agentsRows(w), defaultsRows(w), runsReadRows(w), deleteRows(w),
+		searchRows(w), pagingRows(w),
 	} {
 		rows = append(rows, group...)
 	}
