@@ -104,7 +104,7 @@ func (t *tx) insertMessages(key string, msgs []domain.Message) error {
 		if err != nil {
 			return fmt.Errorf("messages[%d:%d]: %w", start, start+len(chunk), err)
 		}
-		if err := t.indexMessages(res, chunk); err != nil {
+		if err := t.indexMessages(res, key, chunk); err != nil {
 			return fmt.Errorf("messages[%d:%d]: search index: %w", start, start+len(chunk), err)
 		}
 	}

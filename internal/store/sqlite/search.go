@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -22,11 +23,19 @@ import (
 // never stale, and removed with their session in DeleteSession. A message
 // with no text (a tool call only) has no row.
 //
+// A second column, scope, holds one token naming the message's session
+// key (keyToken). A requester who may read only its own session or its
+// spawn tree searches with those tokens as well as the words, so FTS5
+// intersects the words' doclists with the sessions' short ones instead of
+// walking every match in the store (a common word matches most of a
+// million messages; the session holds a hundred). The SQL still filters by
+// key, so a token collision can never widen a result.
+//
 // The rowid link needs the rowids of messages to stay put: SQLite only
 // renumbers them on VACUUM of a table without an INTEGER PRIMARY KEY, and
 // the store never runs VACUUM. A future VACUUM must rebuild the index.
 const schemaV4 = `
-CREATE VIRTUAL TABLE messages_fts USING fts5(text, tokenize = 'unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE messages_fts USING fts5(text, scope, tokenize = 'unicode61 remove_diacritics 2');
 `
 
 // migrateV4 creates the index and back-fills it from every stored
@@ -35,12 +44,12 @@ func migrateV4(ctx context.Context, conn *sql.Conn) error {
 	if _, err := conn.ExecContext(ctx, schemaV4); err != nil {
 		return err
 	}
-	ins, err := conn.PrepareContext(ctx, `INSERT INTO messages_fts (rowid, text) VALUES (?, ?)`)
+	ins, err := conn.PrepareContext(ctx, `INSERT INTO messages_fts (rowid, text, scope) VALUES (?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer ins.Close()
-	rows, err := conn.QueryContext(ctx, `SELECT rowid, body FROM messages`)
+	rows, err := conn.QueryContext(ctx, `SELECT rowid, session_key, body FROM messages`)
 	if err != nil {
 		return err
 	}
@@ -48,8 +57,8 @@ func migrateV4(ctx context.Context, conn *sql.Conn) error {
 	red := redact.New()
 	for rows.Next() {
 		var rowid int64
-		var body string
-		if err := rows.Scan(&rowid, &body); err != nil {
+		var key, body string
+		if err := rows.Scan(&rowid, &key, &body); err != nil {
 			return err
 		}
 		var m domain.Message
@@ -60,7 +69,7 @@ func migrateV4(ctx context.Context, conn *sql.Conn) error {
 		if text == "" {
 			continue
 		}
-		if _, err := ins.ExecContext(ctx, rowid, text); err != nil {
+		if _, err := ins.ExecContext(ctx, rowid, text, keyToken(key)); err != nil {
 			return fmt.Errorf("index message rowid %d: %w", rowid, err)
 		}
 	}
@@ -78,29 +87,30 @@ const deleteIndexedSQL = `DELETE FROM messages_fts WHERE rowid IN (SELECT rowid 
 // returned res has just stored. One INSERT of several rows gives them
 // consecutive rowids (each new row gets the table's largest rowid plus
 // one), so the last insert rowid names them all.
-func (t *tx) indexMessages(res sql.Result, chunk []domain.Message) error {
+func (t *tx) indexMessages(res sql.Result, key string, chunk []domain.Message) error {
 	last, err := res.LastInsertId()
 	if err != nil {
 		return err
 	}
 	first := last - int64(len(chunk)) + 1
-	args := make([]any, 0, 2*len(chunk))
+	args := make([]any, 0, 3*len(chunk))
+	tok := keyToken(key)
 	for i := range chunk {
 		if text := t.s.redactor.SearchText(chunk[i]); text != "" {
-			args = append(args, first+int64(i), text)
+			args = append(args, first+int64(i), text, tok)
 		}
 	}
 	if len(args) == 0 {
 		return nil
 	}
-	_, err = t.exec(t.s.indexSQL[len(args)/2], args...)
+	_, err = t.exec(t.s.indexSQL[len(args)/3], args...)
 	return err
 }
 
 // indexMessagesSQL returns the index INSERTs of 0 to insertRowsMax rows.
 func indexMessagesSQL() (q [insertRowsMax + 1]string) {
 	for n := 1; n <= insertRowsMax; n++ {
-		q[n] = `INSERT INTO messages_fts (rowid, text) VALUES ` + strings.TrimSuffix(strings.Repeat("(?, ?), ", n), ", ")
+		q[n] = `INSERT INTO messages_fts (rowid, text, scope) VALUES ` + strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", n), ", ")
 	}
 	return q
 }
@@ -126,7 +136,14 @@ func (s *Store) SearchMessages(ctx context.Context, q domain.MessageSearch) ([]d
 	if s.closed.Load() {
 		return nil, fmt.Errorf("search messages: %w", domain.ErrClosed)
 	}
-	query, args := buildSearch(q)
+	keys := q.Keys
+	if keys == nil && q.TreeRoot != "" {
+		var err error
+		if keys, err = s.treeKeys(ctx, q.TreeRoot); err != nil {
+			return nil, s.readErr("search messages", err)
+		}
+	}
+	query, args := buildSearch(q, keys)
 	rows, err := s.queryR(ctx, query, args...)
 	if err != nil {
 		return nil, s.readErr("search messages", err)
@@ -146,10 +163,51 @@ func (s *Store) SearchMessages(ctx context.Context, q domain.MessageSearch) ([]d
 	return out, nil
 }
 
-// ftsQuery is the FTS5 query of words: each a quoted string (so no word
-// is read as an operator), all required (FTS5 ANDs juxtaposed terms).
-func ftsQuery(words []string) string {
+// keyToken is the scope token of a session key: "k" and the FNV-1a hash
+// of the key in hex, one token for the unicode61 tokenizer.
+func keyToken(key string) string {
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	return fmt.Sprintf("k%016x", h.Sum64())
+}
+
+// scopeTokensMax is the most session keys a search names by token; a
+// larger tree is filtered by SQL alone.
+const scopeTokensMax = 64
+
+// treeKeys returns the keys of the tree under root, or nil when it has
+// more than scopeTokensMax.
+func (s *Store) treeKeys(ctx context.Context, root string) ([]string, error) {
+	rows, err := s.queryR(ctx, `WITH RECURSIVE tree(key) AS (
+	SELECT ? UNION SELECT s.key FROM sessions s JOIN tree t ON s.spawned_by = t.key
+) SELECT key FROM tree LIMIT +?`, root, scopeTokensMax+1)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var keys []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		keys = append(keys, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(keys) > scopeTokensMax {
+		return nil, nil
+	}
+	return keys, nil
+}
+
+// ftsQuery is the FTS5 query of words in the text column: each a quoted
+// string (so no word is read as an operator), all required (FTS5 ANDs
+// juxtaposed terms); with keys, also one of their scope tokens.
+func ftsQuery(words, keys []string) string {
 	var b strings.Builder
+	b.WriteString("text : (")
 	for i, w := range words {
 		if i > 0 {
 			b.WriteByte(' ')
@@ -158,6 +216,17 @@ func ftsQuery(words []string) string {
 		b.WriteString(strings.ReplaceAll(w, `"`, `""`))
 		b.WriteByte('"')
 	}
+	b.WriteByte(')')
+	if len(keys) > 0 && len(keys) <= scopeTokensMax {
+		b.WriteString(" AND scope : (")
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(" OR ")
+			}
+			b.WriteString(keyToken(k))
+		}
+		b.WriteByte(')')
+	}
 	return b.String()
 }
 
@@ -165,7 +234,7 @@ func ftsQuery(words []string) string {
 // order, newest first, so LIMIT stops it after the first hits that pass
 // the filters; each hit is joined to its message and session row by
 // primary key.
-func buildSearch(q domain.MessageSearch) (string, []any) {
+func buildSearch(q domain.MessageSearch, keys []string) (string, []any) {
 	var b strings.Builder
 	var args []any
 	if q.TreeRoot != "" {
@@ -180,7 +249,7 @@ FROM messages_fts f
 JOIN messages m ON m.rowid = f.rowid
 JOIN sessions s ON s.key = m.session_key AND s.session_id = m.session_id
 WHERE messages_fts MATCH ?`)
-	args = append(args, ftsQuery(q.Words))
+	args = append(args, ftsQuery(q.Words, keys))
 	add := func(cond string, a ...any) {
 		b.WriteString("\n\tAND " + cond)
 		args = append(args, a...)
