@@ -46,6 +46,9 @@ type rule struct {
 // Redactor masks credentials in text. The zero value masks nothing; use New.
 type Redactor struct {
 	rules []rule
+	// prefilter, when set, rules out texts no rule can match (New's
+	// patterns: mayHoldSecret) before any regexp runs.
+	prefilter func(string) bool
 }
 
 // New returns a Redactor with switchboard's credential patterns.
@@ -60,7 +63,7 @@ func New() Redactor {
 		{re: bearerRe, group: 1},
 		{re: prefixRe, group: 0},
 		{re: telegramRe, group: 1},
-	}}
+	}, prefilter: mayHoldSecret}
 }
 
 // Text masks credentials in s with New's patterns; see Redactor.Text.
@@ -79,6 +82,9 @@ type span struct {
 // are matched against the original text and overlapping matches are merged,
 // so a secret is never masked twice.
 func (r Redactor) Text(s string) (string, bool) {
+	if r.prefilter != nil && !r.prefilter(s) {
+		return s, false
+	}
 	var spans []span
 	for _, ru := range r.rules {
 		for _, m := range ru.re.FindAllStringSubmatchIndex(s, -1) {
