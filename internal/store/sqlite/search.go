@@ -17,8 +17,10 @@ import (
 // messages_fts is an FTS5 table whose rowid is the rowid of the message
 // it indexes and whose one column holds redact.SearchText of the message:
 // the masked text sessions_history shows, never the raw body, so neither a
-// match nor a snippet reveals a credential history would mask. It keeps
-// its own copy of that text (snippets are cut from it). Rows are written
+// match nor a snippet reveals a credential history would mask. The table
+// is contentless (it keeps the index, not a copy of the text): every
+// page a commit writes costs a chat turn time, and snippets are cut in Go from the message itself (snippet.go),
+// through the same redact.SearchText. Rows are written
 // by AppendMessages in the same transaction as their message, so search is
 // never stale, and removed with their session in DeleteSession. A message
 // with no text (a tool call only) has no row.
@@ -35,7 +37,8 @@ import (
 // renumbers them on VACUUM of a table without an INTEGER PRIMARY KEY, and
 // the store never runs VACUUM. A future VACUUM must rebuild the index.
 const schemaV4 = `
-CREATE VIRTUAL TABLE messages_fts USING fts5(text, scope, tokenize = 'unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE messages_fts USING fts5(text, scope, content = '', contentless_delete = 1,
+	tokenize = 'unicode61 remove_diacritics 2');
 `
 
 // migrateV4 creates the index and back-fills it from every stored
@@ -115,9 +118,6 @@ func indexMessagesSQL() (q [insertRowsMax + 1]string) {
 	return q
 }
 
-// snippetTokens is how many tokens a snippet holds around the match.
-const snippetTokens = 24
-
 // SearchMessages returns the current-generation messages whose indexed
 // text holds every word of q, newest first, inside q's filters.
 func (s *Store) SearchMessages(ctx context.Context, q domain.MessageSearch) ([]domain.SearchHit, error) {
@@ -152,9 +152,15 @@ func (s *Store) SearchMessages(ctx context.Context, q domain.MessageSearch) ([]d
 	out := []domain.SearchHit{}
 	for rows.Next() {
 		var h domain.SearchHit
-		if err := rows.Scan(&h.SessionKey, &h.SessionID, &h.MessageID, &h.Seq, &h.Role, &h.Timestamp, &h.Snippet, &h.Position); err != nil {
+		var body string
+		if err := rows.Scan(&h.SessionKey, &h.SessionID, &h.MessageID, &h.Seq, &h.Role, &h.Timestamp, &body, &h.Position); err != nil {
 			return nil, s.readErr("search messages", err)
 		}
+		var m domain.Message
+		if err := json.Unmarshal([]byte(body), &m); err != nil {
+			return nil, fmt.Errorf("search messages: message %s of %q: %w", h.MessageID, h.SessionKey, err)
+		}
+		h.Snippet = snippet(s.searchRedactor.SearchText(m), q.Words)
 		out = append(out, h)
 	}
 	if err := rows.Err(); err != nil {
@@ -244,7 +250,7 @@ func buildSearch(q domain.MessageSearch, keys []string) (string, []any) {
 		args = append(args, q.TreeRoot)
 	}
 	b.WriteString(`SELECT m.session_key, m.session_id, m.id, m.seq, m.role, m.timestamp,
-	snippet(messages_fts, 0, '', '', '…', ` + fmt.Sprint(snippetTokens) + `), f.rowid
+	m.body, f.rowid
 FROM messages_fts f
 JOIN messages m ON m.rowid = f.rowid
 JOIN sessions s ON s.key = m.session_key AND s.session_id = m.session_id

@@ -115,6 +115,9 @@ type Store struct {
 	// the text they index.
 	indexSQL [insertRowsMax + 1]string
 	redactor redact.Redactor
+	// searchRedactor is the readers' copy (snippets), so no reader shares
+	// the writer's.
+	searchRedactor redact.Redactor
 	// hasLegacyIDs: legacy_entry_ids has rows (see entryid.go). Only a
 	// migration adds rows, so Open finds out once.
 	hasLegacyIDs bool
@@ -178,20 +181,21 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 
 	s := &Store{
-		path:        abs,
-		maxBatch:    opts.MaxBatch,
-		stmts:       make(map[string]*sql.Stmt),
-		newID:       randomID,
-		cache:       newWriterCache(),
-		sessionCols: sessionColumnNames(),
-		rstmts:      make(map[string]*sql.Stmt),
-		queue:       make(chan *request, opts.MaxBatch),
-		ckptKick:    make(chan struct{}, 1),
-		busyTimeout: opts.BusyTimeout,
-		walRestart:  walRestartFrames,
-		insertSQL:   insertMessagesSQL(),
-		indexSQL:    indexMessagesSQL(),
-		redactor:    redact.New(),
+		path:           abs,
+		maxBatch:       opts.MaxBatch,
+		stmts:          make(map[string]*sql.Stmt),
+		newID:          randomID,
+		cache:          newWriterCache(),
+		sessionCols:    sessionColumnNames(),
+		rstmts:         make(map[string]*sql.Stmt),
+		queue:          make(chan *request, opts.MaxBatch),
+		ckptKick:       make(chan struct{}, 1),
+		busyTimeout:    opts.BusyTimeout,
+		walRestart:     walRestartFrames,
+		insertSQL:      insertMessagesSQL(),
+		indexSQL:       indexMessagesSQL(),
+		redactor:       redact.New(),
+		searchRedactor: redact.New(),
 	}
 	if err := s.open(ctx, opts); err != nil {
 		s.closeDBs()
