@@ -39,6 +39,10 @@ import (
 const schemaV4 = `
 CREATE VIRTUAL TABLE messages_fts USING fts5(text, scope, content = '', contentless_delete = 1,
 	tokenize = 'unicode61 remove_diacritics 2');
+-- No incremental merging on every commit: it rewrote index pages on each
+-- chat turn's small commits. Segments are merged when 16 pile up on a
+-- level (crisismerge), which bounds the segments a query reads.
+INSERT INTO messages_fts (messages_fts, rank) VALUES ('automerge', 0);
 `
 
 // migrateV4 creates the index and back-fills it from every stored
