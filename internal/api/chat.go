@@ -22,6 +22,12 @@ type ChatRequest struct {
 	ExtraSystem string
 	// Label, when set, labels the session first (the gateway's `agent`).
 	Label string
+	// Chain is the loop-governance chain an A2A message carried
+	// (metadata "switchboard.chain"): the sessions it went through on
+	// this and other gateways. The message is refused when its session is
+	// already in it or it is longer than session.agentToAgent.maxHops;
+	// otherwise the run carries it on to its own sends.
+	Chain []string
 }
 
 // ChatResult is what a chat message led to: a run, or a command's answer.

@@ -153,11 +153,23 @@ type ResolveResult struct {
 }
 
 // AgentsListResult is the payload of agents_list: the agents the
-// requester may spawn under.
+// requester may spawn under, and the remote A2A agents of a2a.remotes
+// (sessions_send targets only; never spawn targets).
 type AgentsListResult struct {
-	Requester string      `json:"requester"`
-	AllowAny  bool        `json:"allowAny"`
-	Agents    []AgentInfo `json:"agents"`
+	Requester string            `json:"requester"`
+	AllowAny  bool              `json:"allowAny"`
+	Agents    []AgentInfo       `json:"agents"`
+	Remotes   []RemoteAgentInfo `json:"remotes"`
+}
+
+// RemoteAgentInfo is one remote A2A agent of agents_list: its id (keys
+// `agent:<id>:<rest>` reach it), its agent card URL, and whether the
+// requester may send to it (the cross-agent rules: tools.sessions.visibility
+// "all" and tools.agentToAgent).
+type RemoteAgentInfo struct {
+	ID      string `json:"id"`
+	URL     string `json:"url"`
+	Allowed bool   `json:"allowed"`
 }
 
 // AgentInfo is one agent of agents_list.

@@ -11,7 +11,7 @@ func agentsCommand() *command {
 		summary: "list agents",
 		subs: []*command{{
 			name:    "list",
-			summary: "list the agents the requester may spawn under (agents_list)",
+			summary: "list the agents the requester may spawn under, and the remote A2A agents (agents_list)",
 			example: []string{"switchboard agents list", "switchboard agents list --as agent:work:main --json"},
 			define: func(e *env, fs *flag.FlagSet) func([]string) error {
 				as := fs.String("as", "", "act as session `KEY`")
@@ -33,6 +33,16 @@ func agentsCommand() *command {
 						}
 						if err := t.flush(); err != nil {
 							return err
+						}
+						if len(res.Remotes) > 0 {
+							fmt.Fprintln(e.stdout)
+							rt := newTable(e.stdout, "REMOTE", "URL", "ALLOWED")
+							for _, r := range res.Remotes {
+								rt.row(r.ID, r.URL, fmt.Sprint(r.Allowed))
+							}
+							if err := rt.flush(); err != nil {
+								return err
+							}
 						}
 						any := ""
 						if res.AllowAny {

@@ -112,6 +112,7 @@ func runGateway(e *env, listen strFlag) (err error) {
 			}
 			return p, nil
 		}),
+		A2A:     a2aHandler(a.Engine, cfg, log, version),
 		Web:     web.Handler(),
 		Logger:  log,
 		Version: version,
@@ -133,7 +134,7 @@ func runGateway(e *env, listen strFlag) (err error) {
 	defer app.RemoveGatewayInfo(dir)
 	log.Info("switchboard started", "addr", host, "url", info.URL, "stateDir", dir, "store", app.DBPath(dir),
 		"config", cfgPath, "version", version, "pid", info.PID, "auth", authMode(srv.TokenRequired()))
-	fmt.Fprintf(e.stdout, "switchboard gateway listening on %s (web UI, WebSocket, /mcp, /api)\n", info.URL)
+	fmt.Fprintf(e.stdout, "switchboard gateway listening on %s (web UI, WebSocket, /mcp, /api, /a2a)\n", info.URL)
 	rep := a.Engine.StartReport()
 	log.Info("recovery", "runsRequeued", rep.Requeued, "runsAborted", rep.Aborted, "runsResumed", rep.Resumed,
 		"mirrorFilesRepaired", rep.MirrorRepaired, "attachmentDirsRemoved", rep.AttachmentsRemoved)

@@ -13,6 +13,24 @@ type Config struct {
 	Gateway  GatewayConfig            `json:"gateway"`
 	Runtime  RuntimeConfig            `json:"runtime"`
 	Channels map[string]ChannelConfig `json:"channels,omitempty"`
+	A2A      A2AConfig                `json:"a2a"`
+}
+
+// A2AConfig is `a2a.*`: the Agent2Agent (A2A) protocol surface.
+type A2AConfig struct {
+	// Enabled serves agent cards and the A2A JSON-RPC endpoints (default
+	// true; false answers 404 on every A2A path).
+	Enabled *bool `json:"enabled,omitempty"`
+	// Expose lists the agent ids reachable over A2A (default: every
+	// configured agent).
+	Expose []string `json:"expose,omitempty"`
+	// PublicURL is the gateway's base URL as A2A clients reach it (e.g.
+	// behind a proxy), written into agent cards; default: the scheme and
+	// Host of the request that fetched the card.
+	PublicURL string `json:"publicUrl,omitempty"`
+	// Remotes are A2A agents elsewhere that sessions_send reaches as
+	// `agent:<id>:<rest>` (see A2ARemote).
+	Remotes []A2ARemote `json:"remotes,omitempty"`
 }
 
 // SessionConfig is `session.*`.
@@ -146,6 +164,19 @@ type AgentConfig struct {
 	Subagents    *AgentSubagents `json:"subagents,omitempty"`
 	Sandbox      *AgentSandbox   `json:"sandbox,omitempty"`
 	Tools        *ToolFilter     `json:"tools,omitempty"`
+	// Description says what the agent is for (its A2A agent card).
+	Description string `json:"description,omitempty"`
+	// Skills are what the agent is good at, published in its A2A card.
+	Skills []AgentSkill `json:"skills,omitempty"`
+}
+
+// AgentSkill is one entry of `agents.list[].skills`.
+type AgentSkill struct {
+	ID          string   `json:"id"`
+	Name        string   `json:"name,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Tags        []string `json:"tags,omitempty"`
+	Examples    []string `json:"examples,omitempty"`
 }
 
 // AgentSubagents is `agents.list[].subagents`.

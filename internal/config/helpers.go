@@ -121,3 +121,22 @@ func (c *Config) AllowAgents(requesterAgentID string) []string {
 	}
 	return c.Agents.Defaults.Subagents.AllowAgents
 }
+
+// A2AEnabled reports whether the A2A surface is served.
+func (c *Config) A2AEnabled() bool { return c.A2A.Enabled == nil || *c.A2A.Enabled }
+
+// A2AExposed returns the agent ids served over A2A, lowercase, in config
+// order.
+func (c *Config) A2AExposed() []string {
+	if !c.A2AEnabled() {
+		return nil
+	}
+	if len(c.A2A.Expose) == 0 {
+		return c.AgentIDs()
+	}
+	out := make([]string, 0, len(c.A2A.Expose))
+	for _, id := range c.A2A.Expose {
+		out = append(out, strings.ToLower(strings.TrimSpace(id)))
+	}
+	return out
+}

@@ -22,6 +22,10 @@ func (c *Config) Redacted() *Config {
 	for i := range out.Gateway.Auth.Tokens {
 		out.Gateway.Auth.Tokens[i].Token = mask(out.Gateway.Auth.Tokens[i].Token)
 	}
+	for i := range out.A2A.Remotes {
+		out.A2A.Remotes[i].Token = mask(out.A2A.Remotes[i].Token)
+		out.A2A.Remotes[i].URL = redactURL(out.A2A.Remotes[i].URL)
+	}
 	for name, ch := range out.Channels {
 		ch.WebhookURL = redactURL(ch.WebhookURL)
 		out.Channels[name] = ch

@@ -27,7 +27,7 @@ func TestRedacted(t *testing.T) {
 	secrets := map[string]string{
 		"OPENAI_API_KEY": "sk-proj-SECRET-openai-0001", "ANTHROPIC_API_KEY": "sk-ant-SECRET-0002",
 		"SWITCHBOARD_TOKEN": "gw-SECRET-main-token-0003", "SWITCHBOARD_READ_TOKEN": "rd-SECRET",
-		"SWITCHBOARD_MCP_TOKEN": "mcp-SECRET-token-long-0004",
+		"SWITCHBOARD_MCP_TOKEN": "mcp-SECRET-token-long-0004", "PLANNER_TOKEN": "planner-SECRET-token-0005",
 	}
 	cfg, err := Load("testdata/full.json5", env(secrets))
 	if err != nil {
@@ -58,6 +58,7 @@ func TestRedacted(t *testing.T) {
 		{red.Gateway.Auth.Tokens[1].Token, "***0004"},
 		{red.Models.Providers["local"].BaseURL, "http://user:%2A%2A%2A@127.0.0.1:11434/v1"},
 		{red.Channels["discord"].WebhookURL, cfg.Channels["discord"].WebhookURL},
+		{red.A2A.Remotes[0].Token, "***0005"},
 	}
 	for i, c := range checks {
 		if c.got != c.want {
@@ -83,7 +84,7 @@ func TestRedacted(t *testing.T) {
 func TestMarshalIndentRoundTrips(t *testing.T) {
 	cfg, err := Load("testdata/full.json5", env(map[string]string{
 		"OPENAI_API_KEY": "a", "ANTHROPIC_API_KEY": "b", "SWITCHBOARD_TOKEN": "c",
-		"SWITCHBOARD_READ_TOKEN": "d", "SWITCHBOARD_MCP_TOKEN": "e",
+		"SWITCHBOARD_READ_TOKEN": "d", "SWITCHBOARD_MCP_TOKEN": "e", "PLANNER_TOKEN": "f",
 	}))
 	if err != nil {
 		t.Fatal(err)

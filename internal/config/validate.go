@@ -137,6 +137,8 @@ func (c *Config) problems(skip map[string]bool) []Problem {
 	c.checkGateway(v)
 	c.checkRuntime(v)
 	c.checkChannels(v)
+	c.checkA2A(v)
+	c.checkA2ARemotes(v)
 	return v.problems
 }
 
@@ -527,4 +529,42 @@ func printable(s string) bool {
 		}
 	}
 	return true
+}
+
+func (c *Config) checkA2A(v *checker) {
+	known := c.AgentIDs()
+	seen := map[string]int{}
+	for i, id := range c.A2A.Expose {
+		path := fmt.Sprintf("a2a.expose[%d]", i)
+		k := strings.ToLower(strings.TrimSpace(id))
+		switch {
+		case k == "":
+			v.add(path, "must not be empty")
+		case !slices.Contains(known, k):
+			v.add(path, "%q is not a configured agent (agents: %s)", clip(id), strings.Join(known, ", "))
+		default:
+			if j, dup := seen[k]; dup {
+				v.add(path, "repeats a2a.expose[%d]", j)
+			}
+			seen[k] = i
+		}
+	}
+	if c.A2A.PublicURL != "" {
+		checkURL(v, "a2a.publicUrl", c.A2A.PublicURL)
+	}
+	for i, a := range c.Agents.List {
+		ids := map[string]int{}
+		for j, sk := range a.Skills {
+			path := fmt.Sprintf("agents.list[%d].skills[%d]", i, j)
+			id := strings.TrimSpace(sk.ID)
+			if id == "" {
+				v.add(path+".id", "must not be empty")
+				continue
+			}
+			if k, dup := ids[id]; dup {
+				v.add(path+".id", "repeats agents.list[%d].skills[%d].id", i, k)
+			}
+			ids[id] = j
+		}
+	}
 }

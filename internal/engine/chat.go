@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
@@ -27,6 +28,9 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 	}
 	key, err := e.resolveRef(ctx, Requester{Operator: true}, orDefault(req.SessionKey, "main"))
 	if err != nil {
+		return ChatResult{}, err
+	}
+	if err := e.arrival(req.Chain, key); err != nil {
 		return ChatResult{}, err
 	}
 	channel := orDefault(req.Channel, "webchat")
@@ -79,14 +83,19 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(msg),
 			Provenance: &domain.Provenance{Kind: domain.ProvenanceExternalUser, SourceChannel: channel}},
 		System: req.ExtraSystem, Model: req.Model, Thinking: req.Thinking, Fingerprint: fingerprint,
+		Chain: slices.Clone(req.Chain),
 	}
 	raw, err := encodeSpec(spec)
 	if err != nil {
 		return ChatResult{}, err
 	}
+	timeoutMs := int64(req.TimeoutSeconds) * 1000
+	if timeoutMs == 0 && e.isRemote(e.keys.AgentOf(key)) {
+		timeoutMs = remoteRunTimeout().Milliseconds() // a remote that never answers (remote.go)
+	}
 	created := false
 	run, fresh, err := e.rt.Submit(ctx, domain.Run{SessionKey: key, AgentID: e.keys.AgentOf(key), Kind: kind,
-		Lane: domain.LaneMain, IdempotencyKey: idem, Message: msg, Spec: raw, TimeoutMs: int64(req.TimeoutSeconds) * 1000},
+		Lane: domain.LaneMain, IdempotencyKey: idem, Message: msg, Spec: raw, TimeoutMs: timeoutMs},
 		func(tx domain.Tx) error {
 			s, isNew, err := e.ensureSession(tx, key, func(s *domain.Session) {
 				if s.Channel == "" {

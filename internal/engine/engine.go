@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/a2a/remote"
 	"log/slog"
 	"net/http"
 	"sync/atomic"
@@ -74,6 +75,10 @@ type Options struct {
 	// In-process commands that write use it; Idle then waits for that
 	// work only.
 	OwnWorkOnly bool
+	// A2AHTTPClient carries requests to the remote A2A agents of
+	// a2a.remotes (default: a client without a timeout; each send's run
+	// bounds its call).
+	A2AHTTPClient *http.Client
 }
 
 // Engine is switchboard's core. Build it with New, then Start; Close stops
@@ -92,6 +97,7 @@ type Engine struct {
 	dir        string
 	bus        *bus
 	deliveries *outbox.Worker
+	remotes    *remote.Client // A2A client of a2a.remotes (remote.go)
 
 	started bool
 	hold    bool
@@ -136,6 +142,7 @@ func New(opts Options) (*Engine, error) {
 		bus:   newBus(),
 		hold:  opts.HoldDeliveries || opts.HoldRuns,
 	}
+	e.remotes = remote.New(remote.Options{HTTP: opts.A2AHTTPClient})
 	ob, err := e.newOutbox(opts.HTTPClient, opts.MaintenanceInterval)
 	if err != nil {
 		return nil, err

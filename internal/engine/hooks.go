@@ -50,6 +50,9 @@ func (h hooks) Prepare(ctx context.Context, run domain.Run, sess domain.Session)
 	if err != nil {
 		return runtime.Plan{}, err
 	}
+	if r, ok := e.remoteOf(sess.AgentID); ok {
+		return e.remotePlan(r, run, sess, spec.Chain), nil
+	}
 	var system []string
 	if a, ok := e.conf().Agent(sess.AgentID); ok && a.SystemPrompt != "" {
 		system = append(system, a.SystemPrompt)

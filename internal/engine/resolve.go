@@ -112,7 +112,7 @@ func (e *Engine) sessionByID(ctx context.Context, req Requester, id string) (str
 // removed from config stays reachable).
 func (e *Engine) knownAgent(ctx context.Context, key string) error {
 	id := e.keys.AgentOf(key)
-	if e.agentConfigured(id) {
+	if e.agentConfigured(id) || e.isRemote(id) {
 		return nil
 	}
 	if _, err := e.store.GetSession(ctx, key); err == nil {

@@ -133,6 +133,14 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 			TargetChannel: targetChannel, InRun: req.RunID != "", MaxTurns: maxTurns, Original: p.Message},
 		Fingerprint: fingerprint,
 	}
+	var timeoutMs int64
+	if e.isRemote(targetAgent) {
+		// A remote agent (remote.go): its reply is the exchange; the
+		// injected context and the reply-back and announce steps stay
+		// local, so neither the context nor the exchange state is kept.
+		spec.System, spec.A2A = "", nil
+		timeoutMs = remoteRunTimeout().Milliseconds()
+	}
 	rawSpec, err := encodeSpec(spec)
 	if err != nil {
 		return SendResult{}, err
@@ -141,7 +149,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 	run, fresh, err := e.rt.Submit(ctx, domain.Run{
 		SessionKey: target, AgentID: targetAgent, Kind: domain.RunKindSend, Lane: domain.LaneNested,
 		ParentRunID: req.RunID, RequesterKey: requesterKey, IdempotencyKey: idem,
-		Message: p.Message, Spec: rawSpec,
+		Message: p.Message, Spec: rawSpec, TimeoutMs: timeoutMs,
 	}, func(tx domain.Tx) error {
 		var err error
 		_, created, err = e.ensureSession(tx, target, nil)
@@ -172,6 +180,10 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 // wait, else what the run came to within the timeout.
 func (e *Engine) sendAnswer(ctx context.Context, run domain.Run, display string, timeoutSeconds *int) (SendResult, error) {
 	delivery := &Delivery{Status: "pending", Mode: "announce"}
+	if e.isRemote(run.AgentID) {
+		// No announce follows a remote agent's reply (remote.go).
+		delivery = &Delivery{Status: "none", Mode: RemoteChannel}
+	}
 	timeout := int(api.SendTimeout.Default)
 	if timeoutSeconds != nil {
 		timeout = *timeoutSeconds

@@ -110,12 +110,14 @@ func (e *Engine) Spawn(ctx context.Context, p api.Principal, r api.SpawnRequest)
 }
 
 // AgentsList lists the agents the principal's requester may spawn under.
-func (e *Engine) AgentsList(_ context.Context, p api.Principal) (api.AgentsListResult, error) {
+func (e *Engine) AgentsList(ctx context.Context, p api.Principal) (api.AgentsListResult, error) {
 	req, err := e.enter(p, api.OpAgentsList)
 	if err != nil {
 		return api.AgentsListResult{}, err
 	}
-	return e.agentsList(req), nil
+	res := e.agentsList(req)
+	res.Remotes = e.remotesList(ctx, req)
+	return res, nil
 }
 
 // CallTool calls a tool by name as the principal. Refusals, unknown tools

@@ -195,7 +195,9 @@ func (e *Engine) newSession(key string) (domain.Session, error) {
 	if err != nil {
 		return domain.Session{}, domain.Invalid("invalid session key %q: %v", key, err)
 	}
-	if _, ok := e.cfg.Agent(k.AgentID); !ok {
+	_, local := e.cfg.Agent(k.AgentID)
+	remote := e.isRemote(k.AgentID)
+	if !local && !remote {
 		return domain.Session{}, e.unknownAgent(k.AgentID, key)
 	}
 	now := e.nowMs()
@@ -209,6 +211,9 @@ func (e *Engine) newSession(key string) (domain.Session, error) {
 		Sandboxed: e.cfg.AgentSandboxed(k.AgentID),
 		CreatedAt: now,
 		UpdatedAt: now,
+	}
+	if remote {
+		s.Channel = RemoteChannel
 	}
 	return s, nil
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/switchboard-go/switchboard/internal/a2a"
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
@@ -39,6 +40,8 @@ func (s *Server) routes() http.Handler {
 	mcp := s.withAuth(s.serveMCP)
 	mux.Handle("/mcp", mcp)
 	mux.Handle("/mcp/", mcp)
+	mux.Handle("/.well-known/agent-card.json", http.HandlerFunc(s.serveA2A))
+	mux.Handle("/a2a/", http.HandlerFunc(s.serveA2A))
 
 	mux.Handle("GET /api/sessions", s.api(api.OpSessionsList, s.apiListSessions))
 	mux.Handle("GET /api/sessions/{key}/history", s.api(api.OpSessionsHistory, s.apiHistory))
@@ -125,6 +128,33 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, g grant) {
 	r.Header.Set(HeaderScopes, strings.Join(g.scopes, ","))
 	p := g.toolPrincipal("")
 	s.opts.MCP.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+}
+
+// serveA2A passes A2A requests to the A2A handler: agent cards without a
+// credential (they say how to authenticate), JSON-RPC calls with the
+// caller's principal in the request context and a context that Shutdown
+// ends (streams included).
+func (s *Server) serveA2A(w http.ResponseWriter, r *http.Request) {
+	if s.opts.A2A == nil {
+		writeError(w, domain.Errorf(domain.CodeNotFound, "A2A is not enabled on this gateway"))
+		return
+	}
+	if a2a.IsCardRequest(r) {
+		s.opts.A2A.ServeHTTP(w, r)
+		return
+	}
+	// The credential is checked here, but a refusal is the A2A handler's
+	// to write (401 with a JSON-RPC error body, which A2A clients parse):
+	// without a valid token the request carries no principal.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stop := context.AfterFunc(s.base, cancel)
+	defer stop()
+	if g, ok := s.auth.check(bearer(r.Header.Get("Authorization"))); ok {
+		recordPrincipal(w, g.name)
+		ctx = context.WithValue(ctx, principalKey{}, g.principal(""))
+	}
+	s.opts.A2A.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // withAuth checks the bearer token (when one is configured).

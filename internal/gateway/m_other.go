@@ -40,7 +40,8 @@ type agentsListRow struct {
 
 // mAgentsList lists agents in OpenClaw's shape: the configured agents the
 // caller's requester (the operator: the default agent) may work with, as
-// api.Service.AgentsList answers, under the session defaults.
+// api.Service.AgentsList answers, under the session defaults, and the
+// remote A2A agents in "remotes".
 func (s *Server) mAgentsList(ctx context.Context, cl *call) (any, error) {
 	pr := cl.principal("")
 	d, err := s.eng.Defaults(ctx, pr)
@@ -57,7 +58,8 @@ func (s *Server) mAgentsList(ctx context.Context, cl *call) (any, error) {
 			agents = append(agents, agentsListRow{ID: a.ID, Name: a.Name, Model: a.Model})
 		}
 	}
-	return map[string]any{"defaultId": d.DefaultAgentID, "mainKey": d.MainKey, "scope": d.Scope, "agents": agents}, nil
+	// remotes: the remote A2A agents (a2a.remotes), beside OpenClaw's keys.
+	return map[string]any{"defaultId": d.DefaultAgentID, "mainKey": d.MainKey, "scope": d.Scope, "agents": agents, "remotes": list.Remotes}, nil
 }
 
 type runIDParams struct {

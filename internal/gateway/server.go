@@ -42,6 +42,10 @@ type Options struct {
 	Tokens []config.TokenBinding
 	// MCP is mounted at /mcp (nil answers 404).
 	MCP http.Handler
+	// A2A serves /.well-known/agent-card.json and /a2a/ (nil answers 404):
+	// agent cards are public, JSON-RPC calls are authenticated like every
+	// other route and carry the principal (PrincipalOf).
+	A2A http.Handler
 	// Web serves GET requests that are not WebSocket upgrades or API
 	// routes (nil serves a small placeholder page).
 	Web     http.Handler

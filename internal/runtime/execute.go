@@ -256,9 +256,12 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 	if err != nil {
 		return fail(err)
 	}
-	provider, modelID, err := rt.opts.Models.Resolve(plan.ModelRef)
-	if err != nil {
-		return fail(err)
+	provider, modelID := plan.Provider, plan.ModelRef
+	if provider == nil {
+		provider, modelID, err = rt.opts.Models.Resolve(plan.ModelRef)
+		if err != nil {
+			return fail(err)
+		}
 	}
 	if h, ok := rt.cache.get(run.SessionKey, sess.SessionID); ok {
 		history = append(h, inbound...)

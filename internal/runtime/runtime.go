@@ -45,6 +45,10 @@ type Plan struct {
 	// ToolContext is passed to every tool call of the run (RunID, ToolCallID
 	// are filled in by the runtime).
 	ToolContext domain.ToolCallContext
+	// Provider, when set, answers the run's model calls instead of the
+	// provider ModelRef names (a remote A2A agent's runs: the reply comes
+	// from the remote, ModelRef only labels it).
+	Provider domain.Provider
 }
 
 // Hooks are the engine's callbacks into a run's life.

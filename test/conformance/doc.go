@@ -6,7 +6,9 @@
 // The surfaces are the CLI in-process (a state dir with no gateway), the CLI
 // through a gateway (a state dir whose gateway runs), the HTTP API (/api/*),
 // the WebSocket protocol, MCP over stdio (`switchboard mcp --session KEY`)
-// and MCP over streamable HTTP (/mcp with a bearer token). The principals
+// and MCP over streamable HTTP (/mcp with a bearer token); the A2A
+// JSON-RPC endpoint (/a2a/agents/<id>) carries chat, runs.get and
+// runs.cancel as SendMessage, GetTask and CancelTask. The principals
 // are the operator (the main token, the CLI without --as), a read-only
 // token, a write token, session-bound tokens and a sandboxed requester.
 // Every finding of issue 10 is at least one row, and every operation of

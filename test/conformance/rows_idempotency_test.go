@@ -40,6 +40,11 @@ var idemCalls = []struct {
 	{sMCPHTTP, "sessions_send", func(t *testing.T, w *world, token, key, msg string) outcome {
 		return w.mcpHTTPOutcome(t, token, "sessions_send", m{"sessionKey": "agent:main:idem-" + key, "message": msg, "timeoutSeconds": 0, "idempotencyKey": key})
 	}},
+	// The A2A messageId is the idempotency key; without a contextId the
+	// context is derived from the caller and the messageId.
+	{sA2A, "SendMessage", func(t *testing.T, w *world, token, key, msg string) outcome {
+		return w.a2aOutcome(t, token, "main", "SendMessage", a2aMsg(key, "", msg))
+	}},
 }
 
 // runIDOf is the run id of any answer that started one.

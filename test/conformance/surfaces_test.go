@@ -27,6 +27,10 @@ const (
 	sWS       surface = "ws"
 	sMCPStdio surface = "mcp-stdio"
 	sMCPHTTP  surface = "mcp-http"
+	// sA2A is the A2A JSON-RPC endpoint of an agent (/a2a/agents/<id>),
+	// issue 17: SendMessage is a chat, GetTask runs.get, CancelTask
+	// runs.cancel.
+	sA2A surface = "a2a"
 )
 
 // cliResult is one CLI command's exit status and output.

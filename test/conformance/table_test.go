@@ -56,7 +56,7 @@ func TestConformance(t *testing.T) {
 		cancelRows(w), resolutionRows(w), readRows(w), refusalRows(w), keyRows(w), a2aRows(w),
 		resolveRows(w), getSessionRows(w), deliverRows(w), outboxRows(w), subagentsRows(w), waitRows(w),
 		patchResetRows(w), writeQueueRows(w), labelRows(w),
-		agentsRows(w), defaultsRows(w), runsReadRows(w), deleteRows(w),
+		agentsRows(w), defaultsRows(w), runsReadRows(w), deleteRows(w), a2aServerRows(w), remoteRows(w),
 		searchRows(w), pagingRows(w),
 	} {
 		rows = append(rows, group...)

@@ -52,6 +52,8 @@ const testConfig = `{
     ],
   },
   tools: { sessions: { visibility: "agent" } },
+  // A remote A2A agent nothing answers for (rows_remotes_test.go).
+  a2a: { remotes: [{ id: "planner", url: "` + plannerCard + `" }] },
   gateway: {
     auth: {
       token: "` + operatorToken + `",

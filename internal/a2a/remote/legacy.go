@@ -1,0 +1,131 @@
+package remote
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/a2a/wire"
+)
+
+// The 0.3 generation's shapes, only as far as the client needs them
+// (message/send, tasks/get, tasks/cancel): "kind" discriminators,
+// lower-case states and roles.
+type legacyPart struct {
+	Kind string `json:"kind"`
+	Text string `json:"text,omitempty"`
+}
+
+type legacyMessage struct {
+	Kind      string         `json:"kind"`
+	MessageID string         `json:"messageId"`
+	ContextID string         `json:"contextId,omitempty"`
+	TaskID    string         `json:"taskId,omitempty"`
+	Role      string         `json:"role"`
+	Parts     []legacyPart   `json:"parts"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
+}
+
+type legacySendParams struct {
+	Message       legacyMessage `json:"message"`
+	Configuration struct {
+		Blocking bool `json:"blocking"`
+	} `json:"configuration"`
+}
+
+type legacyTaskID struct {
+	ID string `json:"id"`
+}
+
+// legacyResult is a 0.3 message/send or tasks/get result: a task, or a
+// message (kind says which).
+type legacyResult struct {
+	Kind      string `json:"kind"`
+	ID        string `json:"id"`
+	ContextID string `json:"contextId"`
+	Status    struct {
+		State   string         `json:"state"`
+		Message *legacyMessage `json:"message"`
+	} `json:"status"`
+	Artifacts []struct {
+		Parts []legacyPart `json:"parts"`
+	} `json:"artifacts"`
+	Parts []legacyPart `json:"parts"`
+}
+
+// legacyStates maps 0.3 task states to 1.0's.
+var legacyStates = map[string]wire.TaskState{
+	"submitted":      wire.TaskStateSubmitted,
+	"working":        wire.TaskStateWorking,
+	"input-required": wire.TaskStateInputRequired,
+	"auth-required":  wire.TaskStateAuthRequired,
+	"completed":      wire.TaskStateCompleted,
+	"canceled":       wire.TaskStateCanceled,
+	"failed":         wire.TaskStateFailed,
+	"rejected":       wire.TaskStateRejected,
+}
+
+// modern translates a 0.3 task to the 1.0 shape.
+func (l legacyResult) modern() (wire.Task, error) {
+	state, ok := legacyStates[strings.ToLower(l.Status.State)]
+	if !ok {
+		return wire.Task{}, fmt.Errorf("%w: task %s has state %q", ErrProtocol, l.ID, l.Status.State)
+	}
+	t := wire.Task{ID: l.ID, ContextID: l.ContextID, Status: wire.TaskStatus{State: state}}
+	if m := l.Status.Message; m != nil {
+		t.Status.Message = &wire.Message{Role: wire.RoleAgent, Parts: legacyParts(m.Parts)}
+	}
+	for _, a := range l.Artifacts {
+		t.Artifacts = append(t.Artifacts, wire.Artifact{Parts: legacyParts(a.Parts)})
+	}
+	return t, nil
+}
+
+func legacyParts(ps []legacyPart) []wire.Part {
+	var out []wire.Part
+	for _, p := range ps {
+		if p.Kind == "text" {
+			out = append(out, wire.TextPart(p.Text))
+		}
+	}
+	return out
+}
+
+// sendLegacy is Send over protocol 0.3 (message/send, tasks/get).
+func (c *Client) sendLegacy(ctx context.Context, r Remote, ep Endpoint, msg Message) (Result, error) {
+	var p legacySendParams
+	p.Message = legacyMessage{Kind: "message", MessageID: msg.id(), ContextID: msg.ContextID, Role: "user",
+		Parts: []legacyPart{{Kind: "text", Text: msg.Text}}}
+	if len(msg.Chain) > 0 {
+		p.Message.Metadata = map[string]any{ChainKey: msg.Chain}
+	}
+	p.Configuration.Blocking = true
+	var out legacyResult
+	if err := c.call(ctx, r, ep, wire.LegacyMethodSendMessage, p, &out); err != nil {
+		return Result{}, err
+	}
+	if out.Kind == "message" {
+		return Result{Reply: partsText(legacyParts(out.Parts)), Version: ep.Version}, nil
+	}
+	task, err := out.modern()
+	if err != nil {
+		return Result{}, err
+	}
+	for delay := c.pollFirst; !task.Status.State.Terminal() && !task.Status.State.Interrupted(); delay = min(2*delay, c.pollMax) {
+		if err := wait(ctx, delay); err != nil {
+			c.cancelTask(r, ep, task.ID)
+			return Result{}, err
+		}
+		var next legacyResult
+		if err := c.call(ctx, r, ep, wire.LegacyMethodGetTask, legacyTaskID{ID: task.ID}, &next); err != nil {
+			if ctx.Err() != nil {
+				c.cancelTask(r, ep, task.ID)
+			}
+			return Result{}, err
+		}
+		if task, err = next.modern(); err != nil {
+			return Result{}, err
+		}
+	}
+	return taskResult(task, ep.Version)
+}

@@ -1,0 +1,50 @@
+package wire
+
+import "encoding/json"
+
+// SendMessageConfiguration tunes one SendMessage or SendStreamingMessage.
+type SendMessageConfiguration struct {
+	AcceptedOutputModes []string `json:"acceptedOutputModes,omitempty"`
+	// TaskPushNotificationConfig is kept raw: push notifications are not
+	// supported by switchboard, and the server only needs to see it is set.
+	TaskPushNotificationConfig json.RawMessage `json:"taskPushNotificationConfig,omitempty"`
+	HistoryLength              *int32          `json:"historyLength,omitempty"`
+	// ReturnImmediately asks SendMessage to answer once the task exists
+	// instead of waiting for a terminal or interrupted state.
+	ReturnImmediately bool `json:"returnImmediately,omitempty"`
+}
+
+// SendMessageRequest is the params of SendMessage and SendStreamingMessage.
+type SendMessageRequest struct {
+	Tenant        string                    `json:"tenant,omitempty"`
+	Message       *Message                  `json:"message"`
+	Configuration *SendMessageConfiguration `json:"configuration,omitempty"`
+	Metadata      map[string]any            `json:"metadata,omitempty"`
+}
+
+// SendMessageResponse is the result of SendMessage: exactly one field is set.
+type SendMessageResponse struct {
+	Task    *Task    `json:"task,omitempty"`
+	Message *Message `json:"message,omitempty"`
+}
+
+// GetTaskRequest is the params of GetTask.
+type GetTaskRequest struct {
+	Tenant        string `json:"tenant,omitempty"`
+	ID            string `json:"id"`
+	HistoryLength *int32 `json:"historyLength,omitempty"`
+}
+
+// CancelTaskRequest is the params of CancelTask (result: Task).
+type CancelTaskRequest struct {
+	Tenant   string         `json:"tenant,omitempty"`
+	ID       string         `json:"id"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// SubscribeToTaskRequest is the params of SubscribeToTask (result: a stream
+// of StreamResponse).
+type SubscribeToTaskRequest struct {
+	Tenant string `json:"tenant,omitempty"`
+	ID     string `json:"id"`
+}
