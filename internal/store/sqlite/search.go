@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -90,28 +91,66 @@ func migrateV4(ctx context.Context, conn *sql.Conn) error {
 // messages themselves go).
 const deleteIndexedSQL = `DELETE FROM messages_fts WHERE rowid IN (SELECT rowid FROM messages WHERE session_key = ?)`
 
-// indexMessages writes the index rows of chunk, which the INSERT that
+// indexRow is one search index row waiting for its batch's commit.
+type indexRow struct {
+	rowid     int64
+	key, text string
+}
+
+// indexMessages computes the index rows of chunk, which the INSERT that
 // returned res has just stored. One INSERT of several rows gives them
 // consecutive rowids (each new row gets the table's largest rowid plus
 // one), so the last insert rowid names them all.
+//
+// The rows are written at the end of the batch, just before its COMMIT
+// (flushIndex), not here: FTS5 writes a new index segment at every
+// savepoint, and each Update of a batch runs in its own, so writing here
+// made one segment (and its merges) per Update. Search still never misses
+// a committed message: the rows commit in the same transaction.
 func (t *tx) indexMessages(res sql.Result, key string, chunk []domain.Message) error {
 	last, err := res.LastInsertId()
 	if err != nil {
 		return err
 	}
 	first := last - int64(len(chunk)) + 1
-	args := make([]any, 0, 3*len(chunk))
-	tok := keyToken(key)
 	for i := range chunk {
 		if text := t.s.redactor.SearchText(chunk[i]); text != "" {
-			args = append(args, first+int64(i), text, tok)
+			t.index = append(t.index, indexRow{rowid: first + int64(i), key: key, text: text})
 		}
 	}
-	if len(args) == 0 {
-		return nil
+	return nil
+}
+
+// dropKey removes the rows of key (its messages were deleted).
+func dropKey(rows []indexRow, key string) []indexRow {
+	return slices.DeleteFunc(rows, func(r indexRow) bool { return r.key == key })
+}
+
+// keepIndex takes the index rows of a fn that succeeded into the batch:
+// the rows of keys it deleted go first, then its own rows join.
+func (s *Store) keepIndex(t *tx) {
+	for _, k := range t.deleted {
+		s.pendingIndex = dropKey(s.pendingIndex, k)
 	}
-	_, err = t.exec(t.s.indexSQL[len(args)/3], args...)
-	return err
+	s.pendingIndex = append(s.pendingIndex, t.index...)
+}
+
+// flushIndex writes the batch's index rows, inside its transaction.
+func (s *Store) flushIndex(ctx context.Context) error {
+	rows := s.pendingIndex
+	defer func() { s.pendingIndex = s.pendingIndex[:0] }()
+	args := make([]any, 0, 3*insertRowsMax)
+	for start := 0; start < len(rows); start += insertRowsMax {
+		chunk := rows[start:min(start+insertRowsMax, len(rows))]
+		args = args[:0]
+		for _, r := range chunk {
+			args = append(args, r.rowid, r.text, keyToken(r.key))
+		}
+		if err := s.execW(ctx, s.indexSQL[len(chunk)], args...); err != nil {
+			return fmt.Errorf("search index: %w", err)
+		}
+	}
+	return nil
 }
 
 // indexMessagesSQL returns the index INSERTs of 0 to insertRowsMax rows.

@@ -115,6 +115,9 @@ type Store struct {
 	// the text they index.
 	indexSQL [insertRowsMax + 1]string
 	redactor redact.Redactor
+	// pendingIndex are the search index rows of the batch's successful
+	// fns, written before its COMMIT (search.go); writer only.
+	pendingIndex []indexRow
 	// searchRedactor is the readers' copy (snippets), so no reader shares
 	// the writer's.
 	searchRedactor redact.Redactor
