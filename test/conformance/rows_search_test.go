@@ -72,8 +72,11 @@ func searchRows(_ *world) []row {
 				mcpHTTPC(operatorToken, "sessions_search", secret),
 			}},
 		{finding: "15", name: "bound and sandboxed requesters: sessions_search never shows a session they may not see, not even as a count",
-			want:   outcome{OK: true, Fields: map[string]string{"found any": "false", "shows the foreign": "false", "finds main": "false"}},
-			fields: func(p []byte) map[string]string { f := searchFields(p); return m2(f, "found any", "shows the foreign", "finds main") },
+			want: outcome{OK: true, Fields: map[string]string{"found any": "false", "shows the foreign": "false", "finds main": "false"}},
+			fields: func(p []byte) map[string]string {
+				f := searchFields(p)
+				return m2(f, "found any", "shows the foreign", "finds main")
+			},
 			cells: []cell{
 				cliC(sCLI, "sessions", "search", "hello main", "--as", sandboxKey, "--json"),
 				cliC(sCLIGW, "sessions", "search", "secret another", "--as", boundKey, "--json"),
