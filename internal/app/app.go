@@ -16,10 +16,9 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/engine"
 	"github.com/switchboard-go/switchboard/internal/model"
-	"github.com/switchboard-go/switchboard/internal/store/sqlite"
-	"github.com/switchboard-go/switchboard/internal/transcript"
 )
 
 // Options say where the state lives and how to log.
@@ -51,9 +50,11 @@ type Options struct {
 type App struct {
 	Config   *config.Config
 	Engine   *engine.Engine
-	Store    *sqlite.Store
+	Store    domain.Store
 	StateDir string
 	lock     *Lock
+	// releaseDB gives back the database's engine lock (PostgreSQL).
+	releaseDB func()
 }
 
 // DBPath is the SQLite store inside a state dir.
@@ -79,6 +80,9 @@ func Open(ctx context.Context, opts Options) (*App, error) { return open(ctx, op
 // work stays for the next start), closes the store and releases the lock.
 func (a *App) Close(ctx context.Context) error {
 	err := a.Engine.Close(ctx)
+	if a.releaseDB != nil {
+		a.releaseDB()
+	}
 	err = errors.Join(err, a.Store.Close())
 	a.lock.Release()
 	return err
@@ -132,17 +136,24 @@ func open(ctx context.Context, opts Options, readOnly bool) (_ *App, err error) 
 		// gateway.json left by a dead one is stale.
 		RemoveGatewayInfo(opts.StateDir)
 	}
-	st, err := sqlite.Open(ctx, DBPath(opts.StateDir), sqlite.Options{Transcripts: TranscriptGlob(opts.StateDir)})
+	st, err := OpenStore(ctx, cfg, opts.StateDir)
 	if err != nil {
-		return nil, emptyStoreHint(err, opts.StateDir)
+		return nil, err
 	}
 	undo = append(undo, func() { st.Close() })
+	releaseDB := func() {}
+	if !readOnly {
+		if releaseDB, err = lockDatabase(ctx, st); err != nil {
+			return nil, err
+		}
+		undo = append(undo, releaseDB)
+	}
 	models, err := model.NewRegistry(cfg, opts.Getenv, &http.Client{})
 	if err != nil {
 		return nil, err
 	}
 	e, err := engine.New(engine.Options{
-		Config: cfg, Store: st, Models: models, Mirror: transcript.New(opts.StateDir, time.Now),
+		Config: cfg, Store: st, Models: models, Mirror: NewMirror(cfg, opts.StateDir),
 		StateDir: opts.StateDir, Logger: opts.Logger, MaintenanceInterval: opts.MaintenanceInterval,
 		HoldRuns: opts.Hold || readOnly, OwnWorkOnly: opts.OwnWorkOnly,
 	})
@@ -154,5 +165,5 @@ func open(ctx context.Context, opts Options, readOnly bool) (_ *App, err error) 
 			return nil, err
 		}
 	}
-	return &App{Config: cfg, Engine: e, Store: st, StateDir: opts.StateDir, lock: lock}, nil
+	return &App{Config: cfg, Engine: e, Store: st, StateDir: opts.StateDir, lock: lock, releaseDB: releaseDB}, nil
 }

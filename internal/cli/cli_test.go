@@ -11,9 +11,20 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/switchboard-go/switchboard/internal/store/pgtest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// pg is the PostgreSQL cluster of this test binary (started by the first
+// test that needs one, stopped before goleak looks for leaks).
+var pg pgtest.Shared
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(withPG{m}) }
+
+// withPG runs the tests and then stops the cluster.
+type withPG struct{ m *testing.M }
+
+func (w withPG) Run() int { return pg.Main(w.m) }
 
 // result is what one CLI invocation did.
 type result struct {

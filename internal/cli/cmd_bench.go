@@ -1,17 +1,23 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"github.com/switchboard-go/switchboard/internal/api"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/app"
 	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/store/bulk"
+	"github.com/switchboard-go/switchboard/internal/store/postgres"
 	"github.com/switchboard-go/switchboard/internal/store/sqlite"
+	"github.com/switchboard-go/switchboard/internal/store/storecopy"
 	"github.com/switchboard-go/switchboard/internal/storebench"
 )
 
@@ -23,12 +29,17 @@ func benchCommand() *command {
 			name:    "store",
 			summary: "import an OpenClaw state into a fresh store and measure it",
 			help: "Imports --openclaw-state into a new SQLite store in a temporary directory (your state dir is not\n" +
-				"touched), then measures listing, history and session updates, memory and disk use, and writes\n" +
-				"the report as JSON to --out (latencies in milliseconds).",
-			example: []string{"switchboard bench store --openclaw-state ~/.openclaw --out bench.json"},
+				"touched), or into the empty PostgreSQL database --store names, then measures listing, history and\n" +
+				"session updates, memory and disk use, and writes the report as JSON to --out (latencies in\n" +
+				"milliseconds).",
+			example: []string{
+				"switchboard bench store --openclaw-state ~/.openclaw --out bench.json",
+				"switchboard bench store --openclaw-state ~/.openclaw --store postgres://localhost/sbbench --out pg.json",
+			},
 			define: func(e *env, fs *flag.FlagSet) func([]string) error {
 				src := fs.String("openclaw-state", "", "the OpenClaw state `DIR` to import")
 				out := fs.String("out", "", "write the JSON report to `FILE`")
+				store := fs.String("store", "", "measure an empty PostgreSQL database: `postgres://…` (default: a temporary SQLite store)")
 				var iterations intFlag
 				fs.Var(&iterations, "iterations", "repeat each measured read `N` times (default 50)")
 				return func(pos []string) error {
@@ -42,7 +53,12 @@ func benchCommand() *command {
 					if err != nil {
 						return err
 					}
-					return runBenchStore(e, *src, *out, n)
+					if *store != "" {
+						if _, err := storecopy.ParseEndpoint(*store); err != nil || !strings.HasPrefix(*store, "postgres") {
+							return e.usagef("--store must be a postgres:// URL")
+						}
+					}
+					return runBenchStore(e, *src, *out, *store, n)
 				}
 			},
 		}},
@@ -61,7 +77,7 @@ type benchImport struct {
 	Seconds  float64 `json:"seconds"`
 }
 
-func runBenchStore(e *env, src, out string, iterations int) (err error) {
+func runBenchStore(e *env, src, out, storeURL string, iterations int) (err error) {
 	if st, err := os.Stat(src); err != nil {
 		return fmt.Errorf("bench store: %w", err)
 	} else if !st.IsDir() {
@@ -73,8 +89,19 @@ func runBenchStore(e *env, src, out string, iterations int) (err error) {
 	}
 	defer os.RemoveAll(tmp)
 	dbPath := app.DBPath(tmp)
-	st, err := sqlite.Open(e.ctx, dbPath, sqlite.Options{})
-	if err != nil {
+	var st benchStore
+	if storeURL != "" {
+		dbPath = ""
+		pst, err := postgres.Open(e.ctx, storeURL, postgres.Options{})
+		if err != nil {
+			return fmt.Errorf("bench store: %w", err)
+		}
+		st = pst
+		if c, err := pst.Counts(e.ctx); err != nil || !c.Empty() {
+			pst.Close()
+			return fmt.Errorf("bench store: --store must name an empty database (%+v, %v)", c, err)
+		}
+	} else if st, err = sqlite.Open(e.ctx, dbPath, sqlite.Options{}); err != nil {
 		return fmt.Errorf("bench store: %w", err)
 	}
 	defer func() { err = errors.Join(err, st.Close()) }()
@@ -116,6 +143,12 @@ func runBenchStore(e *env, src, out string, iterations int) (err error) {
 	}
 	_, err = fmt.Fprintf(e.stdout, "memory %.1f MiB (peak %.1f), disk %.1f MiB; report written to %s\n", rep.MemMB.RSS, rep.MemMB.Peak, float64(rep.Disk)/(1<<20), out)
 	return err
+}
+
+// benchStore is the store bench store measures.
+type benchStore interface {
+	domain.Store
+	Counts(context.Context) (bulk.Counts, error)
 }
 
 // writeJSONFile writes v as indented JSON to path, atomically.

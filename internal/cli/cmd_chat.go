@@ -47,6 +47,8 @@ func chatCommand() *command {
 			var wait intFlag
 			fs.Var(&wait, "wait", fmt.Sprintf("wait up to `SECONDS` for the reply (0..%d, default %d; 0 = do not wait)", api.WaitTimeout.Max, chatWaitDefault))
 			as := fs.String("as", "", "chat as session `KEY` (it must be able to see the target session)")
+			stream := streamMode("auto")
+			fs.Var(&stream, "stream", "print the reply as it arrives: `auto` (when stdout is a terminal and not --json), on or off")
 			return func(pos []string) error {
 				if err := e.wantArgs(pos, 2, -1, "KEY and MESSAGE"); err != nil {
 					return err
@@ -60,18 +62,40 @@ func chatCommand() *command {
 					if e.detach {
 						secs = 0 // in-process the run is only recorded; through a gateway it goes on there
 					}
-					return runChat(e, s, principal(*as), pos[0], msg, time.Duration(secs)*time.Second)
+					return runChat(e, s, principal(*as), pos[0], msg, time.Duration(secs)*time.Second, stream.streams(e, secs > 0))
 				})
 			}
 		},
 	}
 }
 
-func runChat(e *env, s *service, p api.Principal, key, msg string, wait time.Duration) error {
+func runChat(e *env, s *service, p api.Principal, key, msg string, wait time.Duration, streamed bool) error {
+	var live *replyPrinter
+	if streamed {
+		// Armed before the call so no piece of the reply is missed.
+		live = &replyPrinter{w: e.stdout}
+		f := follow(e.ctx, s, live)
+		defer f.stop()
+		live.settle = f.settle
+		res, err := s.Chat(e.ctx, p, api.ChatRequest{SessionKey: key, Message: msg})
+		if err != nil {
+			return err
+		}
+		if res.Command == "" {
+			f.start(res.SessionKey, res.Run.ID)
+		}
+		return chatResult(e, s, p, res, wait, live)
+	}
 	res, err := s.Chat(e.ctx, p, api.ChatRequest{SessionKey: key, Message: msg})
 	if err != nil {
 		return err
 	}
+	return chatResult(e, s, p, res, wait, nil)
+}
+
+// chatResult waits for the reply of a chat call and prints it; live, when
+// set, has been printing it as it arrived.
+func chatResult(e *env, s *service, p api.Principal, res api.ChatResult, wait time.Duration, live *replyPrinter) error {
 	if res.Command != "" {
 		return writeCommand(e, res)
 	}
@@ -98,11 +122,19 @@ func runChat(e *env, s *service, p api.Principal, key, msg string, wait time.Dur
 		}
 		return nil
 	}
+	if live != nil && domain.RunTerminal(run.Status) && live.settle != nil {
+		live.settle()
+	}
+	if live != nil && (out.WaitTimedOut || run.Status != domain.RunOK) {
+		live.breakLine()
+	}
 	switch {
 	case out.WaitTimedOut:
 		return &exitErr{code: exitError, msg: fmt.Sprintf("no reply within %s; run %s goes on (switchboard runs wait %s)", wait, run.ID, run.ID)}
 	case run.Status != domain.RunOK:
 		return &exitErr{code: exitError, msg: fmt.Sprintf("run %s ended %s: %s", run.ID, run.Status, orDefault(run.Error, "no details"))}
+	case live != nil && live.finish(run.Reply):
+		// Printed as it arrived.
 	case silentReply(run.Reply):
 		_, err = fmt.Fprintln(e.stderr, "(no reply)")
 	default:

@@ -101,7 +101,9 @@ func importInto(ctx context.Context, st domain.Store, stateDir string, cfg *conf
 	opts := openclawimport.Options{
 		Canonical: keys.Canonical,
 		Kind:      keys.Kind,
-		Mirror:    transcript.New(stateDir, time.Now),
+	}
+	if cfg.Transcripts.MirrorOn() {
+		opts.Mirror = transcript.New(app.MirrorDir(cfg, stateDir), time.Now)
 	}
 	if progress != nil {
 		bar := &progressBar{w: progress, label: "importing sessions"}

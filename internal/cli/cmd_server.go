@@ -132,7 +132,7 @@ func runGateway(e *env, listen strFlag) (err error) {
 		return fmt.Errorf("gateway: %w", err)
 	}
 	defer app.RemoveGatewayInfo(dir)
-	log.Info("switchboard started", "addr", host, "url", info.URL, "stateDir", dir, "store", app.DBPath(dir),
+	log.Info("switchboard started", "addr", host, "url", info.URL, "stateDir", dir, "store", app.StoreName(a.Config, dir),
 		"config", cfgPath, "version", version, "pid", info.PID, "auth", authMode(srv.TokenRequired()))
 	fmt.Fprintf(e.stdout, "switchboard gateway listening on %s (web UI, WebSocket, /mcp, /api, /a2a)\n", info.URL)
 	rep := a.Engine.StartReport()

@@ -13,7 +13,11 @@ type Config struct {
 	Gateway  GatewayConfig            `json:"gateway"`
 	Runtime  RuntimeConfig            `json:"runtime"`
 	Channels map[string]ChannelConfig `json:"channels,omitempty"`
-	A2A      A2AConfig                `json:"a2a"`
+	// Store selects the database (docs/deployment.md).
+	Store StoreConfig `json:"store"`
+	// Transcripts configures the JSONL transcript mirror.
+	Transcripts TranscriptsConfig `json:"transcripts"`
+	A2A         A2AConfig         `json:"a2a"`
 }
 
 // A2AConfig is `a2a.*`: the Agent2Agent (A2A) protocol surface.
@@ -32,6 +36,38 @@ type A2AConfig struct {
 	// `agent:<id>:<rest>` (see A2ARemote).
 	Remotes []A2ARemote `json:"remotes,omitempty"`
 }
+
+// Store drivers.
+const (
+	StoreSQLite   = "sqlite"
+	StorePostgres = "postgres"
+)
+
+// StoreConfig is `store.*`: where sessions, transcripts, runs and the
+// outbox live.
+type StoreConfig struct {
+	// Driver is "sqlite" (default: <state-dir>/switchboard.db, needs
+	// nothing) or "postgres" (one database several gateways can share).
+	Driver string `json:"driver"`
+	// URL is the PostgreSQL connection URL (postgres://user:pass@host/db),
+	// usually "${DATABASE_URL}"; required with the postgres driver, not
+	// allowed with sqlite.
+	URL string `json:"url,omitempty"`
+}
+
+// TranscriptsConfig is `transcripts.*`: the append-only JSONL mirror of
+// every transcript (DESIGN §4).
+type TranscriptsConfig struct {
+	// Mirror turns the mirror off when false (default true); list rows then
+	// carry no transcriptPath.
+	Mirror *bool `json:"mirror,omitempty"`
+	// Dir puts the mirror in <dir>/agents/… instead of the state dir: a
+	// directory every replica sharing a PostgreSQL store can reach.
+	Dir string `json:"dir,omitempty"`
+}
+
+// MirrorOn reports whether the JSONL mirror is on (the default).
+func (t TranscriptsConfig) MirrorOn() bool { return t.Mirror == nil || *t.Mirror }
 
 // SessionConfig is `session.*`.
 type SessionConfig struct {
@@ -223,6 +259,11 @@ type ScriptRule struct {
 	ToolCall *ScriptToolCall `json:"toolCall,omitempty"`
 	Error    *string         `json:"error,omitempty"`
 	DelayMs  int             `json:"delayMs,omitempty"`
+	// ChunkChars and ChunkMs make the answer stream: it arrives in pieces
+	// of ChunkChars characters (default 8 when only ChunkMs is set), ChunkMs
+	// apart. Without either the answer arrives whole.
+	ChunkChars int `json:"chunkChars,omitempty"`
+	ChunkMs    int `json:"chunkMs,omitempty"`
 }
 
 // ScriptWhen holds a rule's conditions, each a Go regexp.

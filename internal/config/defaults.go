@@ -91,6 +91,7 @@ func base() *Config {
 			},
 		}},
 		Gateway: GatewayConfig{Listen: DefaultListen},
+		Store:   StoreConfig{Driver: StoreSQLite},
 		Runtime: RuntimeConfig{
 			MaxSteps: DefaultMaxSteps,
 			Lanes:    LaneLimits{Main: DefaultLaneLimit, Nested: DefaultLaneLimit, Subagent: DefaultLaneLimit},
@@ -103,6 +104,7 @@ func base() *Config {
 // case-insensitive values (agent ids and enums), so the rest of the program
 // and `config show` see the effective configuration.
 func (c *Config) fillDefaults() {
+	c.Store.Driver = lowerOr(c.Store.Driver, StoreSQLite)
 	s := &c.Session
 	s.Scope = lower(s.Scope)
 	if p := s.SendPolicy; p != nil {

@@ -34,6 +34,7 @@ func TestDefault(t *testing.T) {
 			List: []AgentConfig{{ID: "main"}},
 		},
 		Gateway: GatewayConfig{Listen: "127.0.0.1:18789"},
+		Store:   StoreConfig{Driver: "sqlite"},
 		Runtime: RuntimeConfig{MaxSteps: 25, Lanes: LaneLimits{Main: 64, Nested: 64, Subagent: 64}},
 	}
 	got := Default()

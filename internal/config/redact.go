@@ -22,6 +22,7 @@ func (c *Config) Redacted() *Config {
 	for i := range out.Gateway.Auth.Tokens {
 		out.Gateway.Auth.Tokens[i].Token = mask(out.Gateway.Auth.Tokens[i].Token)
 	}
+	out.Store.URL = redactURL(out.Store.URL)
 	for i := range out.A2A.Remotes {
 		out.A2A.Remotes[i].Token = mask(out.A2A.Remotes[i].Token)
 		out.A2A.Remotes[i].URL = redactURL(out.A2A.Remotes[i].URL)

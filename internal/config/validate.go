@@ -62,7 +62,10 @@ const (
 	MaxConcurrentSubagents = 1000
 	MaxSteps               = 1000
 	MaxDelayMs             = 10 * 60 * 1000
-	MaxProviderRetries     = 10
+	// MaxChunkChars and MaxChunkMs bound a script rule's streaming.
+	MaxChunkChars      = 1 << 20
+	MaxChunkMs         = 60 * 1000
+	MaxProviderRetries = 10
 )
 
 // checker collects problems. Paths in skip already have a decode problem;
@@ -137,6 +140,7 @@ func (c *Config) problems(skip map[string]bool) []Problem {
 	c.checkGateway(v)
 	c.checkRuntime(v)
 	c.checkChannels(v)
+	c.checkStore(v)
 	c.checkA2A(v)
 	c.checkA2ARemotes(v)
 	return v.problems
@@ -391,6 +395,8 @@ func checkRule(v *checker, path string, r ScriptRule) {
 		v.add(path, "want exactly one of reply, toolCall or error (found %s)", strings.Join(actions, ", "))
 	}
 	v.between(path+".delayMs", int64(r.DelayMs), 0, MaxDelayMs)
+	v.between(path+".chunkChars", int64(r.ChunkChars), 0, MaxChunkChars)
+	v.between(path+".chunkMs", int64(r.ChunkMs), 0, MaxChunkMs)
 }
 
 func checkURL(v *checker, path, raw string) {

@@ -90,6 +90,8 @@ func TestValidationRules(t *testing.T) {
 		{"rule empty reply counts", `{models: {providers: {script: {rules: [{reply: "", toolCall: {name: "x"}}]}}}}`, "models.providers.script.rules[0]", "(found reply, toolCall)"},
 		{"rule toolCall name", `{models: {providers: {script: {rules: [{toolCall: {arguments: {}}}]}}}}`, "models.providers.script.rules[0].toolCall.name", "must not be empty"},
 		{"rule delay", `{models: {providers: {script: {rules: [{reply: "x", delayMs: -1}]}}}}`, "models.providers.script.rules[0].delayMs", "-1 is out of range (0..600000)"},
+		{"rule chunkChars", `{models: {providers: {script: {rules: [{reply: "x", chunkChars: -2}]}}}}`, "models.providers.script.rules[0].chunkChars", "-2 is out of range (0..1048576)"},
+		{"rule chunkMs", `{models: {providers: {script: {rules: [{reply: "x", chunkMs: 60001}]}}}}`, "models.providers.script.rules[0].chunkMs", "60001 is out of range (0..60000)"},
 		// gateway
 		{"listen", `{gateway: {listen: "18789"}}`, "gateway.listen", `"18789" is not host:port`},
 		{"listen port", `{gateway: {listen: "localhost:http"}}`, "gateway.listen", `port "http" is not a number in 0..65535`},

@@ -16,6 +16,7 @@ type Event struct {
 	SessionKey string      `json:"sessionKey,omitempty"`
 	Run        *Run        `json:"run,omitempty"`
 	Message    *Message    `json:"message,omitempty"`
+	Delta      *RunDelta   `json:"delta,omitempty"` // a streamed piece (EventDelta)
 	Session    *Session    `json:"session,omitempty"`
 	Outbox     *OutboxItem `json:"outbox,omitempty"`
 	// Reason says why a session event happened (created, updated, deleted, reset).

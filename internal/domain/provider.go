@@ -28,6 +28,11 @@ type ModelRequest struct {
 	// AgentID and SessionKey say who is calling; the script model matches on them.
 	AgentID    string
 	SessionKey string
+
+	// OnDelta, when set, asks for streaming: a provider that can stream
+	// calls it with each piece of the answer as it arrives, then returns
+	// the whole message as usual. Providers that cannot stream ignore it.
+	OnDelta DeltaFunc
 }
 
 // ModelResponse is the assistant message a model produced (content blocks

@@ -51,11 +51,8 @@ func (e *Engine) Idle(ctx context.Context) error {
 		if !busy {
 			continue // something moved during the check: look again
 		}
-		select {
-		case <-ctx.Done():
+		if !nextChange(ctx, events, tick.C) {
 			return ctx.Err()
-		case <-events:
-		case <-tick.C:
 		}
 	}
 }

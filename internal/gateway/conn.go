@@ -49,6 +49,9 @@ type conn struct {
 	// that answer per session key; only the event pump touches it.
 	filtered bool
 	visible  map[string]bool
+	// sub is the connection's place in the event fan-out (its
+	// subscriptions); set by the handshake.
+	sub *subscriber
 
 	writeMu sync.Mutex // guards writes and seq
 	seq     int64

@@ -19,6 +19,9 @@ type outEvent struct {
 //
 // Keys are canonical. Outbox events have no protocol counterpart.
 func (s *Server) mapEvent(ev domain.Event) []outEvent {
+	if out, ok := streamEvents(ev); ok { // deltas, session.message (stream_events.go)
+		return out
+	}
 	switch ev.Kind {
 	case domain.EventRunStart:
 		if ev.Run == nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
-	"sync"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
@@ -17,16 +16,39 @@ func eventSessionKey(ev domain.Event) string {
 	return ev.SessionKey
 }
 
+// eventRunID is the run an engine event belongs to, if any.
+func eventRunID(ev domain.Event) string {
+	switch {
+	case ev.Run != nil:
+		return ev.Run.ID
+	case ev.Delta != nil:
+		return ev.Delta.RunID
+	case ev.Message != nil:
+		return ev.Message.RunID
+	}
+	return ""
+}
+
 // wireEvent is a protocol event whose payload is already JSON, so an event
 // that goes to many connections is mapped and encoded once.
 type wireEvent struct {
 	name    []byte // the JSON string of the event name
 	payload json.RawMessage
-	// sessionKey is the session the event is about, for the per-connection
-	// visibility filter of non-operators; changed marks a
-	// sessions.changed event, after which visibility is checked again.
+	// sessionKey is the session the event is about (routing, and the
+	// visibility filter of non-operators); runID the run it belongs to.
 	sessionKey string
-	changed    bool
+	runID      string
+	// changed marks a sessions.changed event (sessions.subscribe routes
+	// it; visibility is checked again after it).
+	changed bool
+	// subscribedOnly marks an event only explicit subscribers of its
+	// session get (session.message), never the broadcast.
+	subscribedOnly bool
+	// delta marks a streamed piece (never kept in the backlog).
+	delta bool
+	// ended marks the last event of a run (its chat end): the run's
+	// starter stops receiving its events after it.
+	ended bool
 }
 
 // frame builds the event frame with a connection's seq.
@@ -39,44 +61,6 @@ func (w wireEvent) frame(seq int64) []byte {
 	b = append(b, `,"seq":`...)
 	b = strconv.AppendInt(b, seq, 10)
 	return append(b, '}')
-}
-
-// fanout turns engine events into wire events once and hands them to every
-// connection; each connection filters what it may see (conn.admit). A
-// connection that falls behind loses events rather than slowing the
-// others (events are notifications; the store is the truth).
-type fanout struct {
-	mu   sync.Mutex
-	subs map[chan wireEvent]struct{}
-}
-
-func newFanout() *fanout { return &fanout{subs: map[chan wireEvent]struct{}{}} }
-
-// subscribe returns a connection's event channel and its release.
-func (f *fanout) subscribe(buffer int) (<-chan wireEvent, func()) {
-	ch := make(chan wireEvent, buffer)
-	f.mu.Lock()
-	f.subs[ch] = struct{}{}
-	f.mu.Unlock()
-	var once sync.Once
-	return ch, func() {
-		once.Do(func() {
-			f.mu.Lock()
-			delete(f.subs, ch)
-			f.mu.Unlock()
-		})
-	}
-}
-
-func (f *fanout) publish(ev wireEvent) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for ch := range f.subs {
-		select {
-		case ch <- ev:
-		default:
-		}
-	}
 }
 
 // run maps and encodes engine events until ctx ends. The Server owns it
@@ -92,7 +76,7 @@ func (f *fanout) run(ctx context.Context, s *Server) {
 			if !ok {
 				return
 			}
-			key := eventSessionKey(ev)
+			key, runID := eventSessionKey(ev), eventRunID(ev)
 			for _, out := range s.mapEvent(ev) {
 				payload, err := json.Marshal(out.payload)
 				if err != nil {
@@ -100,7 +84,11 @@ func (f *fanout) run(ctx context.Context, s *Server) {
 					continue
 				}
 				name, _ := json.Marshal(out.name)
-				f.publish(wireEvent{name: name, payload: payload, sessionKey: key, changed: ev.Kind == domain.EventSession})
+				f.publish(wireEvent{name: name, payload: payload, sessionKey: key, runID: runID,
+					changed:        ev.Kind == domain.EventSession,
+					subscribedOnly: out.name == sessionMessageName,
+					ended:          ev.Kind == domain.EventRunEnd && out.name == chatName,
+					delta:          ev.Kind == domain.EventDelta})
 			}
 		}
 	}

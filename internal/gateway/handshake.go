@@ -114,7 +114,8 @@ func (c *conn) handshake() bool {
 	c.visible = map[string]bool{}
 
 	// Subscribe before hello-ok so no event after it is missed.
-	events, stop := c.s.fan.subscribe(eventBuffer)
+	sub, stop := c.s.fan.subscribe(eventBuffer)
+	c.sub = sub
 	if err := c.respond(f.ID, c.s.hello(c)); err != nil {
 		stop()
 		return false
@@ -122,7 +123,7 @@ func (c *conn) handshake() bool {
 	c.wg.Add(2)
 	go func() {
 		defer c.wg.Done()
-		c.pump(events, stop)
+		c.pump(sub.ch, stop)
 	}()
 	go func() {
 		defer c.wg.Done()
@@ -160,7 +161,7 @@ func (s *Server) hello(c *conn) map[string]any {
 		"server":   map[string]any{"version": s.opts.Version, "connId": c.id},
 		"features": map[string]any{
 			"methods": methods,
-			"events":  []string{"connect.challenge", "tick", "agent", "chat", "sessions.changed", "shutdown"},
+			"events":  []string{"connect.challenge", "tick", "agent", "chat", "sessions.changed", "session.message", "shutdown"},
 		},
 		"snapshot": snapshot,
 		"policy": map[string]any{

@@ -51,6 +51,8 @@ type envOptions struct {
 	tokens []config.TokenBinding
 	cfg    func(*config.Config)
 	opts   func(*gateway.Options)
+	// register adds providers to the model registry (fakes).
+	register func(*model.Registry)
 }
 
 // env is a running gateway over a real engine and SQLite store.
@@ -86,6 +88,9 @@ func newEnv(t testing.TB, o envOptions) *env {
 	models, err := model.NewRegistry(cfg, nil, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if o.register != nil {
+		o.register(models)
 	}
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(dir, "switchboard.db"), sqlite.Options{})

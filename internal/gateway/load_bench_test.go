@@ -21,7 +21,15 @@ import (
 // `agent` + `agent.wait` on its own session in a loop for 30 s
 // (SWITCHBOARD_LOAD_SECONDS overrides), and reports p50/p99 and errors.
 // Any error fails the benchmark.
-func BenchmarkConcurrentClients(b *testing.B) {
+func BenchmarkConcurrentClients(b *testing.B) { runLoad(b, false) }
+
+// BenchmarkConcurrentClientsSubscribed is BenchmarkConcurrentClients with
+// each client subscribed to its own session (sessions.messages.subscribe
+// after a first, unmeasured round trip creates it): a run's events go to
+// its one client instead of all 200.
+func BenchmarkConcurrentClientsSubscribed(b *testing.B) { runLoad(b, true) }
+
+func runLoad(b *testing.B, subscribe bool) {
 	seconds := 30
 	if s, err := strconv.Atoi(os.Getenv("SWITCHBOARD_LOAD_SECONDS")); err == nil && s > 0 {
 		seconds = s
@@ -42,7 +50,7 @@ func BenchmarkConcurrentClients(b *testing.B) {
 			wg.Add(1)
 			go func(c int) {
 				defer wg.Done()
-				mine, err := loadClient(ctx, e.ws, c)
+				mine, err := loadClient(ctx, e.ws, c, subscribe)
 				mu.Lock()
 				lat = append(lat, mine...)
 				mu.Unlock()
@@ -80,7 +88,7 @@ type loadFrame struct {
 
 // loadClient connects, then loops agent → final res → agent.wait until ctx
 // ends. It returns the latency of every completed round trip.
-func loadClient(ctx context.Context, url string, n int) ([]time.Duration, error) {
+func loadClient(ctx context.Context, url string, n int, subscribe bool) ([]time.Duration, error) {
 	dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c, _, err := websocket.Dial(dctx, url, nil)
@@ -133,10 +141,22 @@ func loadClient(ctx context.Context, url string, n int) ([]time.Duration, error)
 		return nil, fmt.Errorf("connect: %v %v", err, f.Error)
 	}
 	var lat []time.Duration
+	key := fmt.Sprintf("agent:main:load%d", n)
 	for i := 0; ctx.Err() == nil; i++ {
+		if subscribe && i == 1 {
+			// The first round trip created the session; from now on
+			// only its events come (plus the client's own runs).
+			if err := write("s", "sessions.messages.subscribe", map[string]any{"key": key}); err != nil {
+				return lat, err
+			}
+			if f, err := response("s"); err != nil || !f.OK {
+				return lat, fmt.Errorf("subscribe: %v %+v", err, f.Error)
+			}
+			lat = lat[:0]
+		}
 		start := time.Now()
 		id := fmt.Sprintf("a%d", i)
-		if err := write(id, "agent", map[string]any{"message": "load", "sessionKey": fmt.Sprintf("agent:main:load%d", n), "idempotencyKey": fmt.Sprintf("c%d-%d", n, i)}); err != nil {
+		if err := write(id, "agent", map[string]any{"message": "load", "sessionKey": key, "idempotencyKey": fmt.Sprintf("c%d-%d", n, i)}); err != nil {
 			return lat, err
 		}
 		ack, err := response(id)

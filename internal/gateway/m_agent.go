@@ -52,6 +52,10 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 		return map[string]any{"runId": "", "status": "ok", "summary": "completed",
 			"result": map[string]any{"payloads": []map[string]any{{"text": res.Reply}}, "meta": map[string]any{"command": res.Command}}}, nil
 	}
+	// The connection gets the events of the run it started (DESIGN §3b).
+	if !domain.RunTerminal(res.Run.Status) {
+		s.fan.claimRun(cl.c.sub, res.Run.ID)
+	}
 	if err := cl.ack(map[string]any{"runId": res.Run.ID, "status": "accepted", "acceptedAt": s.now().UnixMilli()}); err != nil {
 		return nil, err
 	}

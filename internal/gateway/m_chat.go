@@ -81,6 +81,10 @@ func (s *Server) mChatSend(ctx context.Context, cl *call) (any, error) {
 	if res.Command != "" {
 		return map[string]any{"runId": "", "status": "ok", "command": res.Command, "reply": res.Reply, "sessionKey": res.SessionKey}, nil
 	}
+	// The connection gets the events of the run it started (DESIGN §3b).
+	if !domain.RunTerminal(res.Run.Status) {
+		s.fan.claimRun(cl.c.sub, res.Run.ID)
+	}
 	status := "started"
 	if !res.Created {
 		// A repeated idempotencyKey: report the first run as it stands.

@@ -35,6 +35,13 @@ type method struct {
 // methodTable lists every method the gateway answers.
 func (s *Server) methodTable() map[string]method {
 	return map[string]method{
+		// Subscriptions (m_subscribe.go): read scope, keys through the
+		// gate's visibility (sessions.get).
+		"sessions.subscribe":            {api.OpSessionsGet, s.mSessionsSubscribe},
+		"sessions.unsubscribe":          {api.OpSessionsGet, s.mSessionsUnsubscribe},
+		"sessions.messages.subscribe":   {api.OpSessionsGet, s.mMessagesSubscribe},
+		"sessions.messages.unsubscribe": {api.OpSessionsGet, s.mMessagesUnsubscribe},
+
 		"sessions.list":    {api.OpSessionsList, s.mSessionsList},
 		"sessions.search":  {api.OpSessionsSearch, s.mSessionsSearch},
 		"sessions.resolve": {api.OpSessionsGet, s.mSessionsResolve},

@@ -290,6 +290,7 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			Thinking:   plan.Thinking,
 			AgentID:    run.AgentID,
 			SessionKey: run.SessionKey,
+			OnDelta:    rt.deltaFunc(run, step),
 		})
 		if err == nil && ctx.Err() != nil {
 			err = ctx.Err()

@@ -161,6 +161,12 @@ func Run(ctx context.Context, st domain.Store, opts Options) (Report, error) {
 		if rep.Disk, err = diskSize(dbPath); err != nil {
 			return rep, fmt.Errorf("storebench: disk: %w", err)
 		}
+	} else if d, ok := st.(interface {
+		DiskSize(context.Context) (int64, error)
+	}); ok { // a database server's store (PostgreSQL)
+		if rep.Disk, err = d.DiskSize(ctx); err != nil {
+			return rep, fmt.Errorf("storebench: disk: %w", err)
+		}
 	}
 	return rep, nil
 }

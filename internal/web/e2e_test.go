@@ -49,6 +49,9 @@ const e2eConfig = `{
     { when: { session: "subagent", message: "slow" }, reply: "finished crawling", delayMs: 120000 },
     { when: { session: "subagent" },
       reply: "Found 3 competitor reports. Pricing is flat across the market; two vendors bundle support." },
+    // "stream …" answers in pieces of 6 characters, 120 ms apart.
+    { when: { message: "^stream " },
+      reply: "Streaming: one two three four five six seven eight nine ten eleven twelve.", chunkChars: 6, chunkMs: 120 },
     // Anything asked "slowly" takes two minutes unless stopped.
     { when: { message: "slowly" }, reply: "done thinking", delayMs: 120000 },
     { when: { message: "(?i)^(hi|hello)" },
@@ -196,6 +199,7 @@ var scenarioSteps = []string{
 	"windowed rendering",
 	"server-side search",
 	"chat reply live",
+	"streamed reply shows partial text",
 	"spawn child in tree",
 	"announce in transcript",
 	"cancel slow child",

@@ -52,6 +52,7 @@ func TestConformance(t *testing.T) {
 	w.seed(t)
 	var rows []row
 	for _, group := range [][]row{
+		subscribeRows(w),
 		scopeRows(w), boundRows(w), idempotencyRows(w), limitRows(w), requesterRows(w),
 		cancelRows(w), resolutionRows(w), readRows(w), refusalRows(w), keyRows(w), a2aRows(w),
 		resolveRows(w), getSessionRows(w), deliverRows(w), outboxRows(w), subagentsRows(w), waitRows(w),

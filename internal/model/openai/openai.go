@@ -134,12 +134,16 @@ func reasoningModel(model string) bool {
 	return false
 }
 
-// Complete sends one Chat Completions request (non-streaming). Errors follow
-// package modelerr: they name the provider and the HTTP status.
+// Complete sends one Chat Completions request: streamed (stream.go) when
+// the caller asks for deltas (req.OnDelta), else in one answer. Errors
+// follow package modelerr: they name the provider and the HTTP status.
 func (p *Provider) Complete(ctx context.Context, req domain.ModelRequest) (domain.ModelResponse, error) {
 	params, err := p.params(req)
 	if err != nil {
 		return domain.ModelResponse{}, err
+	}
+	if req.OnDelta != nil {
+		return p.stream(ctx, params, req.Model, req.OnDelta)
 	}
 	callCtx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()

@@ -27,6 +27,9 @@ type rule struct {
 	toolName string
 	toolArgs map[string]any
 	delay    time.Duration
+	// chunk and chunkGap stream the answer (stream.go); chunk 0 does not.
+	chunk    int
+	chunkGap time.Duration
 }
 
 // compileRule checks and compiles one rule. Errors start with the field path
@@ -79,6 +82,16 @@ func compileRule(rc config.ScriptRule) (rule, error) {
 	}
 	if rc.DelayMs < 0 {
 		return rule{}, fmt.Errorf(".delayMs: %d is negative", rc.DelayMs)
+	}
+	if rc.ChunkChars < 0 {
+		return rule{}, fmt.Errorf(".chunkChars: %d is negative", rc.ChunkChars)
+	}
+	if rc.ChunkMs < 0 {
+		return rule{}, fmt.Errorf(".chunkMs: %d is negative", rc.ChunkMs)
+	}
+	r.chunk, r.chunkGap = rc.ChunkChars, time.Duration(rc.ChunkMs)*time.Millisecond
+	if r.chunk == 0 && r.chunkGap > 0 {
+		r.chunk = DefaultChunkChars
 	}
 	return r, nil
 }

@@ -108,6 +108,12 @@ func (m *Model) Complete(ctx context.Context, req domain.ModelRequest) (domain.M
 		stop = domain.StopReasonToolUse
 	}
 
+	if r != nil && r.chunk > 0 && req.OnDelta != nil {
+		if err := r.stream(ctx, block, req.OnDelta); err != nil {
+			return domain.ModelResponse{}, err
+		}
+	}
+
 	input, output := ceilDiv4(promptChars(req)), ceilDiv4(outChars)
 	model := req.Model
 	if model == "" {

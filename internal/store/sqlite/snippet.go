@@ -114,3 +114,7 @@ var latinBase = func() map[rune]rune {
 	add('z', "źżž")
 	return m
 }()
+
+// Snippet is snippet for other stores (the PostgreSQL store cuts its
+// snippets the same way).
+func Snippet(text string, words []string) string { return snippet(text, words) }

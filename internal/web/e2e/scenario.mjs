@@ -168,6 +168,24 @@ await step('chat reply live', async () => {
   if (bad.length) fail(`controls without a label: ${bad.join(' | ')}`);
 });
 
+await step('streamed reply shows partial text', async () => {
+  const full = 'Streaming: one two three four five six seven eight nine ten eleven twelve.';
+  await send('stream please');
+  const live = page.locator('.msg-streaming');
+  await live.waitFor();
+  await page.waitForFunction(() => {
+    const el = document.querySelector('.msg-streaming .msg-body');
+    return el && el.textContent.length > 0;
+  });
+  const partial = await live.locator('.msg-body').innerText();
+  if (!full.startsWith(partial) || partial.length >= full.length) {
+    fail(`while streaming the page shows ${JSON.stringify(partial)}; want a proper prefix of the reply`);
+  }
+  await page.locator('.msg-assistant:not(.msg-streaming)', {hasText: full}).waitFor();
+  await page.waitForFunction(() => !document.querySelector('.msg-streaming'));
+  if (await page.locator('.msg-assistant', {hasText: full}).count() !== 1) fail('the reply shows more than once after it ended');
+});
+
 await step('announce in transcript', async () => {
   await send('spawn market research');
   const call = page.locator('details.fold-call[data-tool="sessions_spawn"]').first();

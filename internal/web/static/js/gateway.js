@@ -46,6 +46,45 @@ export class Gateway extends EventTarget {
     this.attempt = 0;
     this.retryTimer = null;
     this.stopped = false;
+    // subs: the event subscriptions the views hold (id → {kind, key, n}),
+    // sent one at a time in order (subChain) and again after a reconnect.
+    this.subs = new Map();
+    this.subChain = Promise.resolve();
+  }
+
+  // subscribe asks for events: subscribe('sessions') for sessions.changed,
+  // subscribe('messages', key) for one session's chat/agent events. It
+  // returns the release. While the page holds no subscription it gets
+  // every event (the gateway's broadcast for operators).
+  subscribe(kind, key = '') {
+    const id = kind === 'sessions' ? 'sessions' : `messages:${key}`;
+    const s = this.subs.get(id) || {kind, key, n: 0};
+    s.n++;
+    this.subs.set(id, s);
+    if (s.n === 1) this.sendSub(s, true);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--s.n > 0) return;
+      this.subs.delete(id);
+      this.sendSub(s, false);
+    };
+  }
+
+  // resubscribe sends every held subscription again (after a reconnect, or
+  // once a session the page subscribed to before it existed has a run).
+  resubscribe() {
+    for (const s of this.subs.values()) this.sendSub(s, true);
+  }
+
+  sendSub(s, on) {
+    const method = s.kind === 'sessions' ? (on ? 'sessions.subscribe' : 'sessions.unsubscribe') :
+      (on ? 'sessions.messages.subscribe' : 'sessions.messages.unsubscribe');
+    const params = s.kind === 'sessions' ? {} : {key: s.key};
+    this.subChain = this.subChain
+      .then(() => (this.state === 'open' && this.ws ? this.rawCall(this.ws, method, params, CALL_TIMEOUT_MS) : null))
+      .catch(() => {}); // a session that does not exist yet: resubscribe later
   }
 
   // start connects (and keeps reconnecting until stop or an auth failure).
@@ -158,6 +197,7 @@ export class Gateway extends EventTarget {
     this.hello = hello || {};
     this.attempt = 0;
     this.setState('open');
+    this.resubscribe();
     this.dispatchEvent(new CustomEvent('open', {detail: this.hello}));
     const waiters = this.waiters;
     this.waiters = [];

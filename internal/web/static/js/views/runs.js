@@ -111,7 +111,7 @@ export function mountRuns(ctx, root) {
   const refresh = throttle(load, 500);
   gw.addEventListener('event', (ev) => {
     const {event, payload} = ev.detail;
-    if (event === 'chat' || (event === 'agent' && payload.stream === 'lifecycle') || event === 'sessions.changed') refresh();
+    if ((event === 'chat' && payload.state !== 'delta') || (event === 'agent' && payload.stream === 'lifecycle') || event === 'sessions.changed') refresh();
   }, {signal: abort.signal});
   gw.addEventListener('open', () => load(), {signal: abort.signal});
   const tick = setInterval(() => {

@@ -21,6 +21,7 @@ export function mountSession(ctx, root, ref) {
     limit: FIRST_LIMIT,
     pending: [], // {runId, text, at}: sent, not yet in the transcript
     active: new Set(), // run ids of this session seen running
+    streams: new Map(), // runId → {text, done}: a reply arriving (chat deltas)
     loaded: false,
     gone: false,
   };
@@ -53,10 +54,11 @@ export function mountSession(ctx, root, ref) {
   }}, 'Show earlier messages');
   const list = h('div', {class: 'transcript-list'});
   const pendingEl = h('div', {class: 'transcript-pending'});
+  const streamEl = h('div', {class: 'transcript-streams'});
   const working = h('p', {class: 'working', hidden: true, role: 'status'}, h('span', {class: 'dots', 'aria-hidden': 'true'}), 'Working…');
   const emptyEl = h('p', {class: 'empty', hidden: true, text: 'No messages yet. Say something below to start this session.'});
   const transcript = h('section', {class: 'transcript', role: 'log', 'aria-label': 'Transcript', 'aria-live': 'polite', 'aria-relevant': 'additions'},
-    earlier, emptyEl, list, pendingEl, working);
+    earlier, emptyEl, list, pendingEl, streamEl, working);
 
   // --- composer ---
   const input = h('textarea', {id: 'chat-input', rows: '2', placeholder: 'Message this session as the webchat user (Enter to send, Shift+Enter for a new line)',
@@ -136,13 +138,30 @@ export function mountSession(ctx, root, ref) {
         h('header', {class: 'msg-head'}, h('span', {class: 'msg-role', text: 'User'}), h('span', {class: 'msg-source', text: 'sending…'})),
         h('div', {class: 'msg-body', text: p.text})));
     }
-    emptyEl.hidden = !state.loaded || msgs.length > 0 || state.pending.length > 0;
+    // A finished stream gives way to the stored message once the
+    // transcript has been read again.
+    for (const [id, st] of state.streams) if (st.done) state.streams.delete(id);
+    renderStreams();
+    emptyEl.hidden = !state.loaded || msgs.length > 0 || state.pending.length > 0 || state.streams.size > 0;
     earlier.hidden = msgs.length < state.limit || state.limit >= MAX_LIMIT;
     working.hidden = state.pending.length === 0 && state.active.size === 0;
     if ((added > 0 || state.pending.length) && (nearBottom || !state.scrolled)) {
       state.scrolled = true;
       form.scrollIntoView({block: 'end'});
     }
+  }
+
+  // renderStreams shows each reply as it arrives: the text so far of its
+  // latest chat delta (each delta carries the whole text so far).
+  function renderStreams() {
+    const nearBottom = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 160;
+    clear(streamEl);
+    for (const [id, st] of state.streams) {
+      streamEl.append(h('article', {class: 'msg msg-assistant msg-streaming', 'data-run-id': id, 'aria-busy': 'true'},
+        h('header', {class: 'msg-head'}, h('span', {class: 'msg-role', text: 'Assistant'}), h('span', {class: 'msg-source', text: 'writing…'})),
+        h('div', {class: 'msg-body', text: st.text})));
+    }
+    if (state.streams.size && nearBottom) form.scrollIntoView({block: 'end'});
   }
 
   async function loadHistory() {
@@ -250,6 +269,19 @@ export function mountSession(ctx, root, ref) {
     const {event, payload} = ev.detail;
     if (event === 'chat') {
       if (!sameSession(gw, payload.sessionKey, key) && !state.pending.some((p) => p.runId === payload.runId)) return;
+      if (payload.state === 'delta') {
+        const text = textOf(payload.message || {});
+        if (!state.streams.has(payload.runId) || !state.streams.get(payload.runId).done) {
+          state.streams.set(payload.runId, {text, done: false});
+          renderStreams();
+        }
+        return;
+      }
+      if (state.streams.has(payload.runId)) state.streams.get(payload.runId).done = true;
+      if (payload.state === 'final' && state.pending.some((p) => p.runId === payload.runId)) {
+        // The session may have been created by this run: subscribe again.
+        gw.resubscribe();
+      }
       if (payload.state && payload.state !== 'delta') {
         state.active.delete(payload.runId);
         const p = state.pending.find((x) => x.runId === payload.runId);
@@ -265,8 +297,14 @@ export function mountSession(ctx, root, ref) {
         state.pending.some((p) => p.runId === payload.runId);
       if (!mine) return;
       const phase = payload.data && payload.data.phase;
+      // Streamed pieces change nothing stored: the chat deltas render them.
+      if (payload.stream === 'assistant' && payload.data && 'delta' in payload.data) return;
+      if (payload.stream === 'tool' && phase === 'delta') return;
       if (payload.stream === 'lifecycle' && phase === 'start') state.active.add(payload.runId);
-      if (payload.stream === 'lifecycle' && (phase === 'end' || phase === 'error')) state.active.delete(payload.runId);
+      if (payload.stream === 'lifecycle' && (phase === 'end' || phase === 'error')) {
+        state.active.delete(payload.runId);
+        if (state.streams.has(payload.runId)) state.streams.get(payload.runId).done = true;
+      }
       refreshHistory();
     } else if (event === 'sessions.changed') {
       if (!sameSession(gw, payload.sessionKey || payload.key, key)) return;
@@ -279,9 +317,14 @@ export function mountSession(ctx, root, ref) {
     }
   }, {signal: abort.signal});
   gw.addEventListener('open', () => {
+    // Events sent while disconnected are lost: the store has the replies.
+    state.streams.clear();
     loadRow();
     loadHistory();
   }, {signal: abort.signal});
+
+  // Only this session's events (and the runs this page starts) come.
+  const releases = [gw.subscribe('sessions'), gw.subscribe('messages', key)];
 
   renderHead();
   loadRow();
@@ -289,6 +332,7 @@ export function mountSession(ctx, root, ref) {
 
   return {
     unmount() {
+      for (const release of releases) release();
       abort.abort();
       refreshHistory.cancel();
       refreshRow.cancel();

@@ -204,8 +204,10 @@ export function mountSessions(ctx, root) {
   const tick = setInterval(() => table.renderBody(), 30000);
   gw.addEventListener('event', (ev) => {
     const e = ev.detail.event;
-    if (e === 'sessions.changed' || e === 'chat') refresh();
+    if (e === 'sessions.changed' || (e === 'chat' && ev.detail.payload.state !== 'delta')) refresh();
   }, {signal: abort.signal});
+  // The list needs sessions.changed only, not every run's events.
+  const release = gw.subscribe('sessions');
   gw.addEventListener('open', () => load(), {signal: abort.signal});
 
   show();
@@ -214,6 +216,7 @@ export function mountSessions(ctx, root) {
 
   return {
     unmount() {
+      release();
       abort.abort();
       refresh.cancel();
       onSearch.cancel();

@@ -130,7 +130,7 @@ export function mountTree(ctx, root, ref) {
   const refresh = throttle(load, 500);
   gw.addEventListener('event', (ev) => {
     const {event, payload} = ev.detail;
-    if (event === 'sessions.changed' || event === 'chat') {
+    if (event === 'sessions.changed' || (event === 'chat' && payload.state !== 'delta')) {
       // A new child is not in the tree yet, so any change may matter.
       refresh();
     } else if (event === 'agent' && payload.stream === 'lifecycle') {

@@ -1,0 +1,41 @@
+package config
+
+import (
+	"net/url"
+	"path/filepath"
+)
+
+// checkStore validates `store` and `transcripts`.
+func (c *Config) checkStore(v *checker) {
+	st := c.Store
+	v.oneOf("store.driver", st.Driver, StoreSQLite, StorePostgres)
+	switch st.Driver {
+	case StoreSQLite:
+		if st.URL != "" {
+			v.add("store.url", "is only for the postgres driver (sqlite keeps <state-dir>/switchboard.db)")
+		}
+	case StorePostgres:
+		if st.URL == "" {
+			v.add("store.url", `is required with store.driver "postgres" (e.g. "${DATABASE_URL}")`)
+			break
+		}
+		u, err := url.Parse(st.URL)
+		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+			v.add("store.url", "must be a postgres:// or postgresql:// URL")
+		}
+		// Several gateways share a PostgreSQL store, and each has its own
+		// state dir: a mirror there would scatter one transcript over
+		// several machines' disks, silently incomplete on each.
+		if c.Transcripts.MirrorOn() && c.Transcripts.Dir == "" {
+			v.add("transcripts", `with store.driver "postgres" set transcripts.dir to a directory every gateway shares, or transcripts.mirror: false (the mirror would otherwise be split over each gateway's state dir)`)
+		}
+	}
+	if d := c.Transcripts.Dir; d != "" {
+		if !filepath.IsAbs(d) {
+			v.add("transcripts.dir", "must be an absolute path (got %q)", d)
+		}
+		if !c.Transcripts.MirrorOn() {
+			v.add("transcripts.dir", "is set but transcripts.mirror is false")
+		}
+	}
+}

@@ -1,0 +1,85 @@
+package gateway
+
+import (
+	"context"
+	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/api"
+)
+
+type subscribeKeyParams struct {
+	Key        string `json:"key"`
+	SessionKey string `json:"sessionKey"` // accepted as an alias of key
+}
+
+func (p subscribeKeyParams) key() string { return strings.TrimSpace(orDefault(p.Key, p.SessionKey)) }
+
+// mSessionsSubscribe is sessions.subscribe (no params): the connection
+// gets sessions.changed for the sessions it may see, and leaves the
+// broadcast (DESIGN §3b).
+func (s *Server) mSessionsSubscribe(_ context.Context, cl *call) (any, error) {
+	if err := decodeParams(cl.method, cl.params, &struct{}{}); err != nil {
+		return nil, err
+	}
+	s.fan.subscribeSessions(cl.c.sub, true)
+	return map[string]any{"subscribed": true}, nil
+}
+
+// mSessionsUnsubscribe is sessions.unsubscribe.
+func (s *Server) mSessionsUnsubscribe(_ context.Context, cl *call) (any, error) {
+	if err := decodeParams(cl.method, cl.params, &struct{}{}); err != nil {
+		return nil, err
+	}
+	s.fan.subscribeSessions(cl.c.sub, false)
+	return map[string]any{"subscribed": false}, nil
+}
+
+// mMessagesSubscribe is sessions.messages.subscribe {key}: the session's
+// chat, agent and session.message events. The key goes through the gate
+// (api.Service.GetSession): a session the caller may not see answers
+// exactly as an unknown one, and the subscription is on its canonical key.
+func (s *Server) mMessagesSubscribe(ctx context.Context, cl *call) (any, error) {
+	var p subscribeKeyParams
+	if err := decodeParams(cl.method, cl.params, &p); err != nil {
+		return nil, err
+	}
+	if err := requireString(cl.method, "key", p.key()); err != nil {
+		return nil, err
+	}
+	if _, err := api.KeyChars.Apply(int64(len(p.key()))); err != nil {
+		return nil, invalidParams(cl.method, "%v", err)
+	}
+	pr := cl.principal("")
+	row, err := s.eng.GetSession(ctx, pr, p.key())
+	if err != nil {
+		return nil, err
+	}
+	// Rows show the requester's own main as `main`; events carry
+	// canonical keys.
+	s.printer(ctx, pr).row(&row)
+	n, ok := s.fan.subscribeMessagesWithin(cl.c.sub, row.Key, int(api.SubscribedSessions.Max))
+	if !ok {
+		return nil, invalidParams(cl.method, "key: a connection may subscribe to at most %d sessions (got %d already); unsubscribe from one first",
+			api.SubscribedSessions.Max, n)
+	}
+	return map[string]any{"subscribed": true, "key": row.Key, "count": n}, nil
+}
+
+// mMessagesUnsubscribe is sessions.messages.unsubscribe {key}. A key the
+// gate does not resolve (a deleted session) is removed as given.
+func (s *Server) mMessagesUnsubscribe(ctx context.Context, cl *call) (any, error) {
+	var p subscribeKeyParams
+	if err := decodeParams(cl.method, cl.params, &p); err != nil {
+		return nil, err
+	}
+	if err := requireString(cl.method, "key", p.key()); err != nil {
+		return nil, err
+	}
+	key, pr := p.key(), cl.principal("")
+	if row, err := s.eng.GetSession(ctx, pr, key); err == nil {
+		s.printer(ctx, pr).row(&row)
+		key = row.Key
+	}
+	n := s.fan.subscribeMessages(cl.c.sub, key, false)
+	return map[string]any{"subscribed": false, "key": key, "count": n}, nil
+}

@@ -1,0 +1,85 @@
+package storecopy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/store/bulk"
+	"github.com/switchboard-go/switchboard/internal/store/postgres"
+	"github.com/switchboard-go/switchboard/internal/store/sqlite"
+)
+
+// Endpoint names a store: "sqlite:PATH" (a SQLite file) or a
+// postgres:// (or postgresql://) URL.
+type Endpoint struct {
+	Driver string // "sqlite" or "postgres"
+	Path   string // sqlite
+	URL    string // postgres
+}
+
+// ParseEndpoint parses a store name as --from and --to take it.
+func ParseEndpoint(s string) (Endpoint, error) {
+	switch {
+	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
+		return Endpoint{Driver: "postgres", URL: s}, nil
+	case strings.HasPrefix(s, "sqlite:"):
+		p := strings.TrimPrefix(s, "sqlite:")
+		p = strings.TrimPrefix(p, "//") // sqlite:///abs/path
+		if p == "" {
+			return Endpoint{}, errors.New("sqlite: needs a file path (sqlite:PATH)")
+		}
+		return Endpoint{Driver: "sqlite", Path: p}, nil
+	}
+	return Endpoint{}, fmt.Errorf("%q is not a store: want sqlite:PATH or postgres://user@host/db", clip(s))
+}
+
+// String names the endpoint for messages, without a password.
+func (e Endpoint) String() string {
+	if e.Driver == "sqlite" {
+		return "sqlite:" + e.Path
+	}
+	return redactURL(e.URL)
+}
+
+// Open opens the store e names. A SQLite target is created when missing
+// (its directory too); a SQLite source must exist.
+func (e Endpoint) Open(ctx context.Context, create bool) (bulk.Store, error) {
+	switch e.Driver {
+	case "sqlite":
+		if !create {
+			if _, err := os.Stat(e.Path); err != nil {
+				return nil, fmt.Errorf("open %s: %w", e, err)
+			}
+		} else if err := os.MkdirAll(filepath.Dir(e.Path), 0o700); err != nil {
+			return nil, fmt.Errorf("open %s: %w", e, err)
+		}
+		return sqlite.Open(ctx, e.Path, sqlite.Options{})
+	case "postgres":
+		return postgres.Open(ctx, e.URL, postgres.Options{})
+	}
+	return nil, fmt.Errorf("unknown store driver %q", e.Driver)
+}
+
+// Same reports whether e and o name the same store.
+func (e Endpoint) Same(o Endpoint) bool {
+	if e.Driver != o.Driver {
+		return false
+	}
+	if e.Driver == "sqlite" {
+		a, err1 := filepath.Abs(e.Path)
+		b, err2 := filepath.Abs(o.Path)
+		return err1 == nil && err2 == nil && a == b
+	}
+	return e.URL == o.URL
+}
+
+func clip(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "…"
+	}
+	return s
+}
