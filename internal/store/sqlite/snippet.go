@@ -56,14 +56,22 @@ find:
 	if last-first+1 < snippetTokens {
 		first = max(0, last+1-snippetTokens)
 	}
-	out := text[toks[first].start:toks[last].end]
+	// Uncut ends keep the text's own punctuation ("status?").
+	from, to := 0, len(text)
+	if first > 0 {
+		from = toks[first].start
+	}
+	if last < len(toks)-1 {
+		to = toks[last].end
+	}
+	out := strings.TrimSpace(text[from:to])
 	if first > 0 {
 		out = "…" + out
 	}
 	if last < len(toks)-1 {
 		out += "…"
 	}
-	return strings.TrimSpace(out)
+	return out
 }
 
 // fold lowercases s and drops the diacritics of Latin letters (é → e),

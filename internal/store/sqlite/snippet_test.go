@@ -12,7 +12,7 @@ func TestSnippet(t *testing.T) {
 		words      []string
 		want       string
 	}{
-		{"short text whole", "find the needle here", []string{"needle"}, "find the needle here"},
+		{"short text whole", "find the needle here?", []string{"needle"}, "find the needle here?"},
 		{"cut around the match", long, []string{"needle"},
 			"…w w w w w w needle v v v v v v v v v v v v v v v v v…"},
 		{"case and diacritics", "Le Café est ouvert", []string{"cafe"}, "Le Café est ouvert"},
