@@ -59,22 +59,36 @@ var (
 	ListOffset         = Limit{Name: "offset", Min: 0, Max: 1_000_000}
 	HistoryOffset      = Limit{Name: "offset", Min: 0, Max: 1_000_000}
 	MessageIDChars     = Limit{Name: "beforeMessageId", Min: 1, Max: 64, Unit: "characters"}
+	// YieldMessageChars bounds sessions_yield's message (it becomes the
+	// run's reply).
+	YieldMessageChars = Limit{Name: "message", Min: 0, Max: 4000, Unit: "characters"}
+	// ForkMessages and ForkChars are the budget of sessions_spawn
+	// context:"fork": the newest user and assistant messages of the
+	// requester's transcript, at most ForkMessages of them and at most
+	// ForkChars characters of text in all (oldest dropped first; each
+	// text field is also capped as sessions_history caps it). Not a
+	// parameter: the budget is fixed, so a fork's cost is predictable.
+	ForkMessages = Limit{Name: "forkMessages", Min: 0, Max: 40, Default: 40, Unit: "messages"}
+	ForkChars    = Limit{Name: "forkChars", Min: 0, Max: 32_000, Default: 32_000, Unit: "characters"}
 )
 
 // Limits lists every limit, for docs and tests.
 func Limits() map[string][]Limit {
 	return map[string][]Limit{
-		ToolSessionsList:    {ListLimit, ListActiveMinutes, ListMessageLimit, ListKinds, ListOffset},
-		ToolSessionsHistory: {HistoryLimit, KeyChars, HistoryOffset, MessageIDChars},
-		ToolSessionsSearch:  {SearchLimit, SearchQueryChars, SearchQueryWords, SearchSinceMinutes, ListKinds, AgentIDChars, SearchCursorChars},
-		ToolSessionsSend:    {SendTimeout, MessageChars, LabelChars, KeyChars, AgentIDChars, IdempotencyKeyChars},
-		ToolSessionsSpawn:   {SpawnRunTimeout, SpawnAttachments, TaskChars, LabelChars, AgentIDChars, ModelChars, IdempotencyKeyChars},
-		ToolRunsWait:        {WaitTimeout},
-		"subscribe":         {SubscribedSessions, KeyChars},
-		"chat":              {ChatTimeout, MessageChars, IdempotencyKeyChars},
-		"runs list":         {RunsListLimit},
-		"sessions.list":     {SessionsListLimit},
-		"outbox list":       {OutboxListLimit},
+		ToolSessionsList:              {ListLimit, ListActiveMinutes, ListMessageLimit, ListKinds, ListOffset},
+		ToolSessionsHistory:           {HistoryLimit, KeyChars, HistoryOffset, MessageIDChars},
+		ToolSessionsSearch:            {SearchLimit, SearchQueryChars, SearchQueryWords, SearchSinceMinutes, ListKinds, AgentIDChars, SearchCursorChars},
+		ToolSessionsSend:              {SendTimeout, MessageChars, LabelChars, KeyChars, AgentIDChars, IdempotencyKeyChars},
+		ToolSessionsSpawn:             {SpawnRunTimeout, SpawnAttachments, TaskChars, LabelChars, AgentIDChars, ModelChars, IdempotencyKeyChars},
+		ToolRunsWait:                  {WaitTimeout},
+		"subscribe":                   {SubscribedSessions, KeyChars},
+		"chat":                        {ChatTimeout, MessageChars, IdempotencyKeyChars},
+		"runs list":                   {RunsListLimit},
+		"sessions.list":               {SessionsListLimit},
+		"outbox list":                 {OutboxListLimit},
+		ToolSessionsYield:             {YieldMessageChars},
+		ToolSessionStatus:             {KeyChars, ModelChars},
+		"sessions_spawn context fork": {ForkMessages, ForkChars},
 	}
 }
 

@@ -15,6 +15,11 @@ const (
 	OpSubagentsCancel Op = "subagents.cancel"
 	OpRunsWait        Op = "runs_wait"
 	OpSessionsSearch  Op = "sessions_search"
+	OpSessionsYield   Op = "sessions_yield"
+	OpSessionStatus   Op = "session_status"
+	// OpSessionStatusModel is session_status with `model`: it changes the
+	// session's model override, as sessions.patch does.
+	OpSessionStatusModel Op = "session_status.model"
 
 	OpChat            Op = "chat"
 	OpCommand         Op = "chat.command" // /new, /reset, /stop, /send in a chat message
@@ -62,6 +67,10 @@ var rules = map[Op]Rule{
 	OpSubagentsCancel: {Scope: ScopeWrite},
 	OpRunsWait:        {Scope: ScopeRead, Reads: true},
 	OpSessionsSearch:  {Scope: ScopeRead, Reads: true},
+	OpSessionsYield:   {Scope: ScopeWrite},
+	OpSessionStatus:   {Scope: ScopeRead, Reads: true},
+	// Switching the model is a patch of the session: the scope patch needs.
+	OpSessionStatusModel: {Scope: ScopeAdmin},
 
 	OpChat:            {Scope: ScopeWrite},
 	OpCommand:         {Scope: ScopeAdmin},
@@ -105,6 +114,13 @@ func ToolOp(name, action string) (Op, bool) {
 		return OpRunsWait, true
 	case ToolSessionsSearch:
 		return OpSessionsSearch, true
+	case ToolSessionsYield:
+		return OpSessionsYield, true
+	case ToolSessionStatus:
+		if action == "model" {
+			return OpSessionStatusModel, true
+		}
+		return OpSessionStatus, true
 	case ToolSubagents:
 		if action == "cancel" {
 			return OpSubagentsCancel, true

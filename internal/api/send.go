@@ -9,6 +9,8 @@ type SendRequest struct {
 	// TimeoutSeconds: nil means the default (30); 0 means do not wait.
 	TimeoutSeconds *int
 	IdempotencyKey string
+	// Mode is followup (default), steer or notify (SendModes).
+	Mode string
 }
 
 // Delivery says how the announce of a send will be delivered.
@@ -19,8 +21,10 @@ type Delivery struct {
 
 // SendResult is the payload of sessions_send.
 type SendResult struct {
-	RunID      string    `json:"runId,omitempty"`
-	Status     string    `json:"status"`
+	RunID  string `json:"runId,omitempty"`
+	Status string `json:"status"`
+	// MessageID is the id of the message a notify wrote.
+	MessageID  string    `json:"messageId,omitempty"`
 	Reply      string    `json:"reply,omitempty"`
 	Error      string    `json:"error,omitempty"`
 	SessionKey string    `json:"sessionKey,omitempty"`

@@ -23,6 +23,12 @@ type Service interface {
 	Search(ctx context.Context, p Principal, req SearchRequest) (SearchResult, error)
 	// Subagents lists or cancels the requester's sub-agents.
 	Subagents(ctx context.Context, p Principal, req SubagentsRequest) (SubagentsResult, error)
+	// Yield ends the turn of the principal's current run (sessions_yield);
+	// outside a run it is an error.
+	Yield(ctx context.Context, p Principal, req YieldRequest) (YieldResult, error)
+	// SessionStatus is a session's status card (session_status), and
+	// switches its model override when req.Model is set.
+	SessionStatus(ctx context.Context, p Principal, req StatusRequest) (StatusResult, error)
 	// CallTool calls a tool by name with JSON arguments (MCP, the WS
 	// `tools.invoke`, `POST /api/tools/{name}`). Unknown tools, bad
 	// arguments and refusals are error outcomes, not Go errors.

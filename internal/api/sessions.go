@@ -32,6 +32,7 @@ type SessionRow struct {
 	SpawnedBy        string                  `json:"spawnedBy,omitempty"`
 	ParentSessionKey string                  `json:"parentSessionKey,omitempty"`
 	SpawnDepth       int                     `json:"spawnDepth,omitempty"`
+	ForkedFromParent bool                    `json:"forkedFromParent,omitempty"`
 	DeliveryContext  *domain.DeliveryContext `json:"deliveryContext,omitempty"`
 	UpdatedAt        int64                   `json:"updatedAt"`
 	SessionID        string                  `json:"sessionId"`

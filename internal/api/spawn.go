@@ -22,6 +22,8 @@ type SpawnRequest struct {
 	Attachments       []attachments.Spec
 	MountPath         string
 	IdempotencyKey    string
+	// Context is isolated (default) or fork (SpawnContexts).
+	Context string
 }
 
 // SpawnResult is the payload of an accepted sessions_spawn.

@@ -53,8 +53,8 @@ type App struct {
 	Store    domain.Store
 	StateDir string
 	lock     *Lock
-	// releaseDB gives back the database's engine lock (PostgreSQL).
-	releaseDB func()
+	// closeCluster stops the replica coordination (after the engine).
+	closeCluster func()
 }
 
 // DBPath is the SQLite store inside a state dir.
@@ -80,8 +80,8 @@ func Open(ctx context.Context, opts Options) (*App, error) { return open(ctx, op
 // work stays for the next start), closes the store and releases the lock.
 func (a *App) Close(ctx context.Context) error {
 	err := a.Engine.Close(ctx)
-	if a.releaseDB != nil {
-		a.releaseDB()
+	if a.closeCluster != nil {
+		a.closeCluster()
 	}
 	err = errors.Join(err, a.Store.Close())
 	a.lock.Release()
@@ -141,21 +141,21 @@ func open(ctx context.Context, opts Options, readOnly bool) (_ *App, err error) 
 		return nil, err
 	}
 	undo = append(undo, func() { st.Close() })
-	releaseDB := func() {}
-	if !readOnly {
-		if releaseDB, err = lockDatabase(ctx, st); err != nil {
-			return nil, err
-		}
-		undo = append(undo, releaseDB)
-	}
+	// (Several writing engines may share a PostgreSQL database: they
+	// join its replicas below, which claim runs under leases.)
 	models, err := model.NewRegistry(cfg, opts.Getenv, &http.Client{})
 	if err != nil {
 		return nil, err
 	}
+	cluster, closeCluster, err := openCluster(ctx, cfg, st, opts.Logger, readOnly)
+	if err != nil {
+		return nil, err
+	}
+	undo = append(undo, closeCluster)
 	e, err := engine.New(engine.Options{
 		Config: cfg, Store: st, Models: models, Mirror: NewMirror(cfg, opts.StateDir),
 		StateDir: opts.StateDir, Logger: opts.Logger, MaintenanceInterval: opts.MaintenanceInterval,
-		HoldRuns: opts.Hold || readOnly, OwnWorkOnly: opts.OwnWorkOnly,
+		HoldRuns: opts.Hold || readOnly, OwnWorkOnly: opts.OwnWorkOnly, Cluster: cluster,
 	})
 	if err != nil {
 		return nil, err
@@ -165,5 +165,5 @@ func open(ctx context.Context, opts Options, readOnly bool) (_ *App, err error) 
 			return nil, err
 		}
 	}
-	return &App{Config: cfg, Engine: e, Store: st, StateDir: opts.StateDir, lock: lock, releaseDB: releaseDB}, nil
+	return &App{Config: cfg, Engine: e, Store: st, StateDir: opts.StateDir, lock: lock, closeCluster: closeCluster}, nil
 }

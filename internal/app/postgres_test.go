@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/store/pgtest"
 	"github.com/switchboard-go/switchboard/internal/store/postgres"
 )
@@ -108,28 +109,31 @@ func TestMirrorOff(t *testing.T) {
 	}
 }
 
-// Two writing processes on one database, from different state dirs: the
-// second is refused while the first runs, and gets in after it stopped.
-func TestOneEnginePerDatabase(t *testing.T) {
+// Two writing processes on one database, from different state dirs, are
+// replicas: both open (they claim runs under leases), and a run submitted
+// through one is waited on through the other.
+func TestTwoEnginesPerDatabase(t *testing.T) {
 	ctx := context.Background()
 	cfg := config.Default()
 	cfg.Store = config.StoreConfig{Driver: config.StorePostgres, URL: pg.Database(t)}
 	off := false
 	cfg.Transcripts.Mirror = &off
-	open := func() (*App, error) {
-		return Open(ctx, Options{StateDir: t.TempDir(), Config: cfg, Getenv: func(string) string { return "" }, Owner: "test"})
+	open := func() *App {
+		a, err := Open(ctx, Options{StateDir: t.TempDir(), Config: cfg, Getenv: func(string) string { return "" }, Owner: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
 	}
-	a, err := open()
+	a, b := open(), open()
+	defer closeApp(t, a)
+	defer closeApp(t, b)
+	res, err := a.Engine.Chat(ctx, api.Operator(), api.ChatRequest{SessionKey: "main", Message: "hi"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := open(); err == nil || !strings.Contains(err.Error(), "another switchboard process runs an engine on this database") {
-		t.Fatalf("second Open = %v, want the engine lock refusal", err)
+	r, err := b.Engine.WaitRun(ctx, api.Operator(), api.WaitRequest{RunID: res.Run.ID, Timeout: 20 * time.Second})
+	if err != nil || r.Status != domain.RunOK || r.Reply != "echo: hi" {
+		t.Fatalf("wait through the other engine: %+v %v", r, err)
 	}
-	closeApp(t, a)
-	b, err := open()
-	if err != nil {
-		t.Fatalf("Open after the first closed: %v", err)
-	}
-	closeApp(t, b)
 }

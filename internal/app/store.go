@@ -60,20 +60,3 @@ func StoreName(cfg *config.Config, stateDir string) string {
 	}
 	return DBPath(stateDir)
 }
-
-// lockDatabase takes the PostgreSQL store's engine lock, so a second
-// process with a writing engine on the same database (from another state
-// dir, another machine) is refused instead of recovering the first one's
-// running runs as if it had crashed. SQLite needs none: the state dir's
-// lock covers its one file.
-func lockDatabase(ctx context.Context, st domain.Store) (func(), error) {
-	pst, ok := st.(*postgres.Store)
-	if !ok {
-		return func() {}, nil
-	}
-	release, err := pst.AcquireEngineLock(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("store: %w (stop it first; commands that only read work beside it)", err)
-	}
-	return release, nil
-}

@@ -21,16 +21,25 @@ func sendCommand() *command {
 			"switchboard send agent:main:research \"find three papers on lane scheduling\"",
 			"switchboard send agent:main:research \"status?\" --timeout 60 --json",
 			"switchboard send main \"hi\" --as agent:main:research   # as that session (visibility applies)",
+			"switchboard send agent:main:research \"also check X\" --mode steer   # into its running run",
+			"switchboard send agent:main:research \"FYI: deploy done\" --mode notify   # into its transcript, no run",
 		},
 		define: func(e *env, fs *flag.FlagSet) func([]string) error {
 			var timeout intFlag
 			fs.Var(&timeout, "timeout", "wait up to `SECONDS` for the reply ("+api.SendTimeout.Describe()+"; 0 = do not wait)")
 			as := fs.String("as", "", "send as session `KEY` (default: the default agent's main session, operator)")
+			mode := fs.String("mode", "", "`MODE`: followup (default: after the target's current run), steer (into its running run at the next step) or notify (into its transcript, no run)")
 			return func(pos []string) error {
 				if err := e.wantArgs(pos, 2, -1, "KEY and MESSAGE"); err != nil {
 					return err
 				}
 				p := api.SendRequest{SessionKey: pos[0], Message: strings.Join(pos[1:], " ")}
+				switch *mode {
+				case "", api.SendFollowup, api.SendSteer, api.SendNotify:
+					p.Mode = *mode
+				default:
+					return e.usagef("--mode must be %s (got %q)", strings.Join(api.SendModes(), ", "), *mode)
+				}
 				if timeout.set {
 					n, err := e.limited("timeout", &timeout, api.SendTimeout, 0)
 					if err != nil {
@@ -69,7 +78,11 @@ func sendCommand() *command {
 func writeSend(e *env, res api.SendResult) error {
 	key := res.SessionKey
 	t := newTable(e.stdout, "status:", res.Status)
-	t.row("runId:", orDash(res.RunID))
+	if res.MessageID != "" {
+		t.row("messageId:", res.MessageID)
+	} else {
+		t.row("runId:", orDash(res.RunID))
+	}
 	if key != "" {
 		t.row("session:", key)
 	}

@@ -20,7 +20,7 @@ func sessionsCommand() *command {
 		help: "KEY is a session key (agent:<agentId>:<rest>), `main` for the default agent's main session, or a\n" +
 			"sessionId from `sessions list`. Without --as the CLI has operator rights and sees every session;\n" +
 			"--as KEY acts as that session, so tools.sessions.visibility applies.",
-		subs: []*command{sessionsListCommand(), sessionsHistoryCommand(), sessionsSearchCommand(), sessionsPatchCommand(), sessionsResetCommand(), sessionsDeleteCommand()},
+		subs: []*command{sessionsListCommand(), sessionsHistoryCommand(), sessionsSearchCommand(), sessionsStatusCommand(), sessionsPatchCommand(), sessionsResetCommand(), sessionsDeleteCommand()},
 	}
 }
 

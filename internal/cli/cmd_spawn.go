@@ -31,6 +31,7 @@ func spawnCommand() *command {
 		example: []string{
 			"switchboard spawn \"list the open questions in notes.md\" --label triage",
 			"switchboard spawn \"review this\" --attach ./patch.diff --attach ./notes.md --cleanup delete",
+			"switchboard spawn \"carry on from here\" --context fork   # the child also gets main's recent conversation",
 			"switchboard spawn \"long job\" --run-timeout 600 --detach --json",
 		},
 		define: func(e *env, fs *flag.FlagSet) func([]string) error {
@@ -45,6 +46,7 @@ func spawnCommand() *command {
 			cleanup := fs.String("cleanup", "", "`MODE`: delete the child session after its announce, or keep it (default)")
 			fs.Var(&attach, "attach", "attach `FILE` (repeatable)")
 			as := fs.String("as", "", "spawn as session `KEY` (visibility and spawn limits apply)")
+			spawnCtx := fs.String("context", "", "`CONTEXT`: isolated (default: the task alone) or fork (a copy of the requester's recent conversation first)")
 			return func(pos []string) error {
 				if err := e.wantArgs(pos, 1, -1, "TASK"); err != nil {
 					return err
@@ -61,6 +63,12 @@ func spawnCommand() *command {
 					p.Cleanup = *cleanup
 				default:
 					return e.usagef("--cleanup must be delete or keep (got %q)", *cleanup)
+				}
+				switch *spawnCtx {
+				case "", api.SpawnIsolated, api.SpawnFork:
+					p.Context = *spawnCtx
+				default:
+					return e.usagef("--context must be %s (got %q)", strings.Join(api.SpawnContexts(), " or "), *spawnCtx)
 				}
 				if timeout.set {
 					n, err := e.limited("run-timeout", &timeout, api.SpawnRunTimeout, 0)

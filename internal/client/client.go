@@ -317,6 +317,9 @@ func (c *Client) Send(ctx context.Context, p api.Principal, req api.SendRequest)
 	if req.IdempotencyKey != "" {
 		body["idempotencyKey"] = req.IdempotencyKey
 	}
+	if req.Mode != "" {
+		body["mode"] = req.Mode
+	}
 	if r := p.Requester(); r != "" {
 		body["as"] = r
 	}
@@ -374,7 +377,8 @@ func (c *Client) Spawn(ctx context.Context, p api.Principal, req api.SpawnReques
 	h, _ := as(p)
 	body := map[string]any{"task": req.Task}
 	for k, v := range map[string]string{"label": req.Label, "agentId": req.AgentID, "model": req.Model, "thinking": req.Thinking,
-		"mode": req.Mode, "cleanup": req.Cleanup, "sandbox": req.Sandbox, "idempotencyKey": req.IdempotencyKey, "as": p.Requester()} {
+		"mode": req.Mode, "cleanup": req.Cleanup, "sandbox": req.Sandbox, "idempotencyKey": req.IdempotencyKey, "as": p.Requester(),
+		"context": req.Context} {
 		if v != "" {
 			body[k] = v
 		}

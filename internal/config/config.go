@@ -17,7 +17,9 @@ type Config struct {
 	Store StoreConfig `json:"store"`
 	// Transcripts configures the JSONL transcript mirror.
 	Transcripts TranscriptsConfig `json:"transcripts"`
-	A2A         A2AConfig         `json:"a2a"`
+	// Replicas tunes gateways sharing a PostgreSQL store (replicas.go).
+	Replicas ReplicasConfig `json:"replicas"`
+	A2A      A2AConfig      `json:"a2a"`
 }
 
 // A2AConfig is `a2a.*`: the Agent2Agent (A2A) protocol surface.

@@ -34,7 +34,7 @@ func TestFullExample(t *testing.T) {
 		{"openai key", cfg.Models.Providers["openai"].APIKey, "sk-openai"},
 		{"local timeout", cfg.Models.Providers["local"].TimeoutSeconds, 300},
 		{"local retries", *cfg.Models.Providers["local"].MaxRetries, 0},
-		{"rules", len(cfg.Models.Providers["script"].Rules), 4},
+		{"rules", len(cfg.Models.Providers["script"].Rules), 5},
 		{"third send rule action", cfg.Session.SendPolicy.Rules[2].Action, "allow"},
 		{"mcp token session", cfg.Gateway.Auth.Tokens[1].Session, "agent:research:main"},
 		{"mcp token name", cfg.Gateway.Auth.Tokens[1].Name, "research-mcp"},

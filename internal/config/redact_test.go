@@ -85,8 +85,7 @@ func TestRedacted(t *testing.T) {
 func TestMarshalIndentRoundTrips(t *testing.T) {
 	cfg, err := Load("testdata/full.json5", env(map[string]string{
 		"OPENAI_API_KEY": "a", "ANTHROPIC_API_KEY": "b", "SWITCHBOARD_TOKEN": "c",
-		"SWITCHBOARD_READ_TOKEN": "d", "SWITCHBOARD_MCP_TOKEN": "e", "DATABASE_URL": "postgres://h/db",
-		"PLANNER_TOKEN": "f",
+		"SWITCHBOARD_READ_TOKEN": "d", "SWITCHBOARD_MCP_TOKEN": "e", "DATABASE_URL": "postgres://h/db", "PLANNER_TOKEN": "f",
 	}))
 	if err != nil {
 		t.Fatal(err)

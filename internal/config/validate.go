@@ -141,6 +141,7 @@ func (c *Config) problems(skip map[string]bool) []Problem {
 	c.checkRuntime(v)
 	c.checkChannels(v)
 	c.checkStore(v)
+	c.checkReplicas(v)
 	c.checkA2A(v)
 	c.checkA2ARemotes(v)
 	return v.problems

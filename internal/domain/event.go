@@ -22,4 +22,8 @@ type Event struct {
 	// Reason says why a session event happened (created, updated, deleted, reset).
 	Reason string `json:"reason,omitempty"`
 	TS     int64  `json:"ts"`
+	// Replica names the replica where it happened when that is another
+	// one (read back from the store); empty for this process's own events,
+	// which are the only ones told to the other replicas.
+	Replica string `json:"-"`
 }

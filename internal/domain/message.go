@@ -35,6 +35,9 @@ const (
 	// switchboard wrote (a reply-back turn, the announce step); Step says
 	// which, SourceSessionKey the other side. Never the sender's own text.
 	ProvenanceA2AStep = "a2a_step"
+	// ProvenanceFork: a message copied from SourceSessionKey's transcript
+	// into a child spawned with context "fork".
+	ProvenanceFork = "fork"
 )
 
 // Steps of an agent-to-agent exchange, in Provenance.Step.

@@ -71,4 +71,8 @@ type ToolResult struct {
 	// Details is the structured payload (the JSON object the tool produced).
 	Details json.RawMessage
 	IsError bool
+	// EndTurn ends the run after this tool call (sessions_yield): no
+	// further model call; EndReply becomes the run's reply.
+	EndTurn  bool
+	EndReply string
 }

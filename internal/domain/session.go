@@ -65,6 +65,9 @@ type Session struct {
 	SpawnDepth int    `json:"spawnDepth,omitempty"`
 	SpawnRunID string `json:"spawnRunId,omitempty"`
 	Sandboxed  bool   `json:"sandboxed,omitempty"`
+	// ForkedFromParent: the child started with a copy of its requester's
+	// transcript (sessions_spawn context "fork").
+	ForkedFromParent bool `json:"forkedFromParent,omitempty"`
 
 	// Model is the model reference ("provider/model") the last run used.
 	Model string `json:"model,omitempty"`

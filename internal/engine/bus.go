@@ -4,20 +4,37 @@ import (
 	"sync"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/runtime"
 )
 
 // bus fans events out to subscribers. A slow subscriber loses events
 // rather than slowing runs down: events are notifications, the store is
 // the truth.
+//
+// With replicas, this process's own events are also told to the others
+// (by ids; see runtime.Cluster), and the events of runs executed on
+// another replica arrive here read back from the store (ev.Replica set),
+// so a client sees the same events whichever replica it is connected to.
 type bus struct {
-	mu   sync.Mutex
-	next int
-	subs map[int]chan domain.Event
+	mu      sync.Mutex
+	next    int
+	subs    map[int]chan domain.Event
+	cluster runtime.Cluster // nil when alone on the store
 }
 
-func newBus() *bus { return &bus{subs: map[int]chan domain.Event{}} }
+func newBus(c runtime.Cluster) *bus {
+	if c != nil && !c.Shared() {
+		c = nil
+	}
+	return &bus{subs: map[int]chan domain.Event{}, cluster: c}
+}
 
 func (b *bus) publish(ev domain.Event) {
+	if b.cluster != nil && ev.Replica == "" {
+		if s, ok := runtime.SignalOf(ev); ok {
+			b.cluster.Signal(s)
+		}
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, ch := range b.subs {

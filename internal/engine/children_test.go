@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -62,7 +63,9 @@ func TestManyChildrenAnnounceExactlyOnce(t *testing.T) {
 			t.Logf("last seen: %s", state)
 		}
 	}()
-	h.waitFor("all announces delivered and every run ended", func() bool {
+	// 200 announce turns run one after another on the requester's lane:
+	// under -race on a loaded machine that takes longer than most waits.
+	h.waitForWithin("all announces delivered and every run ended", time.Minute, func() bool {
 		pending, err := h.st.ListOutbox(ctx, domain.OutboxQuery{Statuses: []domain.OutboxStatus{domain.OutboxPending}})
 		if err != nil {
 			t.Fatal(err)

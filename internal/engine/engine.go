@@ -75,6 +75,10 @@ type Options struct {
 	// In-process commands that write use it; Idle then waits for that
 	// work only.
 	OwnWorkOnly bool
+	// Cluster coordinates this engine with the other replicas on its
+	// store (nil: alone on it). When it also claims outbox items
+	// (outbox.Claimer), every item is delivered by one replica.
+	Cluster runtime.Cluster
 	// A2AHTTPClient carries requests to the remote A2A agents of
 	// a2a.remotes (default: a client without a timeout; each send's run
 	// bounds its call).
@@ -139,11 +143,12 @@ func New(opts Options) (*Engine, error) {
 		now:   opts.Now,
 		newID: opts.NewID,
 		dir:   opts.StateDir,
-		bus:   newBus(),
+		bus:   newBus(opts.Cluster),
 		hold:  opts.HoldDeliveries || opts.HoldRuns,
 	}
+	claimer, _ := opts.Cluster.(outbox.Claimer)
 	e.remotes = remote.New(remote.Options{HTTP: opts.A2AHTTPClient})
-	ob, err := e.newOutbox(opts.HTTPClient, opts.MaintenanceInterval)
+	ob, err := e.newOutbox(opts.HTTPClient, opts.MaintenanceInterval, claimer)
 	if err != nil {
 		return nil, err
 	}
@@ -169,6 +174,7 @@ func New(opts Options) (*Engine, error) {
 			domain.LaneSubagent: cfg.Runtime.Lanes.Subagent,
 		},
 		OwnWorkOnly: opts.OwnWorkOnly,
+		Cluster:     opts.Cluster,
 	})
 	if err != nil {
 		return nil, err

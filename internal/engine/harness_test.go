@@ -138,17 +138,32 @@ func (h *harness) history(key string) []domain.Message {
 // engine events between checks rather than sleeping.
 func (h *harness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
+	h.waitForWithin(what, 15*time.Second, cond)
+}
+
+// waitForWithin re-checks cond when the engine has published events since
+// the last check, at most once per tick: checking on every event would make
+// a busy test spend its time in the condition's queries.
+func (h *harness) waitForWithin(what string, limit time.Duration, cond func() bool) {
+	h.t.Helper()
 	ch, stop := h.e.Subscribe(1024)
 	defer stop()
-	deadline := time.After(15 * time.Second)
+	deadline := time.After(limit)
 	tick := time.NewTicker(25 * time.Millisecond)
 	defer tick.Stop()
-	for !cond() {
+	if cond() {
+		return
+	}
+	for {
 		select {
 		case <-ch:
+			continue
 		case <-tick.C:
 		case <-deadline:
-			h.t.Fatalf("timed out waiting for %s", what)
+			h.t.Fatalf("timed out after %s waiting for %s", limit, what)
+		}
+		if cond() {
+			return
 		}
 	}
 }

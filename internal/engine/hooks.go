@@ -20,7 +20,8 @@ type hooks struct{ e *Engine }
 var _ runtime.Hooks = hooks{}
 
 // agentTools are the tools a top-level agent session gets.
-var agentTools = []string{api.ToolSessionsList, api.ToolSessionsHistory, api.ToolSessionsSend, api.ToolSessionsSpawn, api.ToolAgentsList, api.ToolSubagents, api.ToolSessionsSearch}
+var agentTools = []string{api.ToolSessionsList, api.ToolSessionsHistory, api.ToolSessionsSend, api.ToolSessionsSpawn, api.ToolAgentsList, api.ToolSubagents,
+	api.ToolSessionsYield, api.ToolSessionStatus, api.ToolSessionsSearch}
 
 // toolsFor lists the tools the runs of s may call.
 func (e *Engine) toolsFor(s domain.Session) []string {
@@ -98,7 +99,9 @@ func (h hooks) CallTool(ctx context.Context, tc domain.ToolCallContext, name str
 		out = tools.Call(ctx, e, agentPrincipal(tc), name, args)
 	}
 	text := out.JSON()
-	return domain.ToolResult{Content: []domain.Block{domain.TextBlock(string(text))}, Details: text, IsError: out.IsError}
+	res := domain.ToolResult{Content: []domain.Block{domain.TextBlock(string(text))}, Details: text, IsError: out.IsError}
+	endTurn(name, out, &res)
+	return res
 }
 
 func (h hooks) Finished(tx domain.Tx, run domain.Run, next func(domain.Run) (domain.Run, error)) error {

@@ -18,6 +18,9 @@ import (
 type sendWork struct {
 	Target  string `json:"target"`
 	Message string `json:"message"`
+	// Mode is set for steer only (followup is the default, and notify
+	// takes no idempotency key), so older fingerprints stay valid.
+	Mode string `json:"mode,omitempty"`
 }
 
 // spawnWork are the parameters that define a sessions_spawn (not its
@@ -34,6 +37,7 @@ type spawnWork struct {
 	Sandbox     string `json:"sandbox,omitempty"`
 	Attachments string `json:"attachments,omitempty"`
 	MountPath   string `json:"mountPath,omitempty"`
+	Context     string `json:"context,omitempty"`
 }
 
 // chatWork are the parameters that define a chat turn (not its timeout).

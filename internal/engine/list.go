@@ -196,6 +196,7 @@ func (e *Engine) row(s domain.Session, req Requester) SessionRow {
 		OutputTokens:     s.OutputTokens,
 		TotalTokens:      s.TotalTokens,
 		SpawnDepth:       s.SpawnDepth,
+		ForkedFromParent: s.ForkedFromParent,
 		EstimatedCostUSD: s.EstimatedCostUSD,
 		Status:           s.Status,
 		StartedAt:        s.StartedAt,

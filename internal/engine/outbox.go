@@ -15,7 +15,7 @@ import (
 // newOutbox builds the outbox worker with one deliverer per item kind:
 // channel messages by channel kind (webhook or local), a sub-agent's
 // announce into its requester session, and archives.
-func (e *Engine) newOutbox(hc *http.Client, interval time.Duration) (*outbox.Worker, error) {
+func (e *Engine) newOutbox(hc *http.Client, interval time.Duration, claimer outbox.Claimer) (*outbox.Worker, error) {
 	webhooks := map[string]string{}
 	for name, ch := range e.cfg.Channels {
 		if ch.WebhookURL != "" {
@@ -37,6 +37,7 @@ func (e *Engine) newOutbox(hc *http.Client, interval time.Duration) (*outbox.Wor
 		Logger:   e.log,
 		Now:      e.now,
 		Interval: interval,
+		Claimer:  claimer,
 	})
 }
 

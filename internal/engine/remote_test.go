@@ -230,6 +230,35 @@ func TestSendToRemoteFollowsTheSendPolicy(t *testing.T) {
 	}
 }
 
+// A notify cannot reach a remote agent (A2A has no message that starts no
+// task); a steer to one is a followup (a remote run has no steps to join).
+func TestSendModesToRemoteAgents(t *testing.T) {
+	h, f := remoteHarness(t, nil, nil)
+	out := h.call(Requester{}, api.ToolSessionsSend, `{"sessionKey":"agent:planner:main","message":"fyi","mode":"notify"}`)
+	if res := sendResult(t, out); res.Status != "error" || !strings.Contains(res.Error, "cannot reach remote agent") || len(f.Received()) != 0 {
+		t.Fatalf("notify to a remote = %s (remote received %d)", out.JSON(), len(f.Received()))
+	}
+	if msgs := h.history(planner); len(msgs) != 0 {
+		t.Fatalf("a refused notify left %d messages in the local record", len(msgs))
+	}
+	res := sendResult(t, h.call(Requester{}, api.ToolSessionsSend, `{"sessionKey":"agent:planner:main","message":"plan","mode":"steer"}`))
+	if res.Status != "ok" || res.Reply != "fake echo: plan" {
+		t.Fatalf("steer to a remote = %+v; want the followup's reply", res)
+	}
+}
+
+func TestSessionStatusOfARemoteAgentsSession(t *testing.T) {
+	h, _ := remoteHarness(t, nil, nil)
+	out := h.call(Requester{}, api.ToolSessionStatus, `{"sessionKey":"agent:planner:main"}`)
+	if card, ok := out.Payload.(api.StatusResult); !ok || card.Model != "a2a/planner" {
+		t.Fatalf("status of a remote session = %s", out.JSON())
+	}
+	out = h.call(Requester{}, api.ToolSessionStatus, `{"sessionKey":"agent:planner:main","model":"script"}`)
+	if !out.IsError || !strings.Contains(string(out.JSON()), "remote agent") {
+		t.Fatalf("model switch of a remote session = %s; want refused", out.JSON())
+	}
+}
+
 func TestChatIntoARemoteSession(t *testing.T) {
 	h, f := remoteHarness(t, nil, nil)
 	r := h.chat("agent:planner:direct", "hello remote")

@@ -32,6 +32,10 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 	if strings.TrimSpace(p.Message) == "" {
 		return SendResult{}, domain.Invalid("message required")
 	}
+	mode, err := sendMode(p)
+	if err != nil {
+		return SendResult{}, err
+	}
 	if err := api.MessageChars.CheckChars(p.Message); err != nil {
 		return SendResult{}, err
 	}
@@ -69,7 +73,11 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 	if p.IdempotencyKey != "" {
 		idem = "send:" + req.scopeKey(api.OpSessionsSend, p.IdempotencyKey)
 	}
-	fingerprint := api.Fingerprint(sendWork{Target: target, Message: p.Message})
+	work := sendWork{Target: target, Message: p.Message}
+	if mode == api.SendSteer {
+		work.Mode = mode
+	}
+	fingerprint := api.Fingerprint(work)
 	if prior, found, err := e.priorRun(ctx, idem, fingerprint); err != nil || found {
 		if err != nil {
 			return SendResult{}, err
@@ -110,6 +118,14 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 		e.log.Info("send blocked by session policy", "target", target, "reason", d.Reason)
 		return fail("error", "send blocked by session policy", display), nil
 	}
+	if mode == api.SendNotify {
+		if e.isRemote(targetAgent) {
+			// A2A has no message that starts no task: a notify would stay
+			// in the local record and never reach the remote agent.
+			return fail("error", fmt.Sprintf("mode %q cannot reach remote agent %q (an A2A message always starts a task); use followup", api.SendNotify, targetAgent), display), nil
+		}
+		return e.notify(ctx, req, target, display, p.Message)
+	}
 
 	requesterChannel := ""
 	if s, err := e.store.GetSession(ctx, requesterKey); err == nil {
@@ -132,6 +148,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 		A2A: &exchange.State{RequesterKey: requesterKey, RequesterChannel: requesterChannel, TargetKey: target,
 			TargetChannel: targetChannel, InRun: req.RunID != "", MaxTurns: maxTurns, Original: p.Message},
 		Fingerprint: fingerprint,
+		Steer:       mode == api.SendSteer,
 	}
 	var timeoutMs int64
 	if e.isRemote(targetAgent) {
@@ -140,6 +157,9 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 		// local, so neither the context nor the exchange state is kept.
 		spec.System, spec.A2A = "", nil
 		timeoutMs = remoteRunTimeout().Milliseconds()
+		// A remote run is one A2A exchange with no steps to join between:
+		// a steer to a remote agent is a followup.
+		spec.Steer = false
 	}
 	rawSpec, err := encodeSpec(spec)
 	if err != nil {
@@ -197,6 +217,9 @@ func (e *Engine) sendAnswer(ctx context.Context, run domain.Run, display string,
 	}
 	switch done.Status {
 	case domain.RunOK:
+		if spec, err := decodeSpec(done); err == nil && spec.JoinedRunID != "" {
+			delivery = nil // a steer that joined a running run has no announce of its own
+		}
 		res := SendResult{RunID: run.ID, Status: "ok", SessionKey: display, Delivery: delivery}
 		if !exchange.Silent(done.Reply) {
 			res.Reply = done.Reply

@@ -21,6 +21,7 @@ type SpawnResult = api.SpawnResult
 // once; the child's result is announced back to the requester session.
 func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (SpawnResult, error) {
 	subs := e.cfg.Agents.Defaults.Subagents
+	var err error
 	if p.IdempotencyKey == "" {
 		p.IdempotencyKey = req.IdempotencyKey
 	}
@@ -37,6 +38,9 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		if _, err := api.SpawnRunTimeout.Apply(int64(*p.RunTimeoutSeconds)); err != nil {
 			return SpawnResult{}, err
 		}
+	}
+	if p.Context, err = spawnContext(p.Context); err != nil {
+		return SpawnResult{}, err
 	}
 	idem := ""
 	if p.IdempotencyKey != "" {
@@ -167,7 +171,14 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		task += "\n\n" + attachments.PromptSuffix(r, attachments.MountPathHint(p.MountPath))
 	}
 
+	var forked []domain.Message
+	if p.Context == api.SpawnFork {
+		if forked, err = e.forkMessages(ctx, requesterKey); err != nil {
+			return SpawnResult{}, err
+		}
+	}
 	spec := runSpec{
+		Prelude: forked,
 		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(task),
 			Provenance: &domain.Provenance{Kind: domain.ProvenanceInterSession, SourceSessionKey: requesterKey,
 				SourceTool: api.ToolSessionsSpawn, SourceRunID: req.RunID}},
@@ -202,6 +213,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 			s.Status = domain.SessionStatusRunning
 			s.StartedAt = now
 			s.Channel = "internal"
+			s.ForkedFromParent = p.Context == api.SpawnFork
 		})
 		return err
 	})
@@ -239,6 +251,9 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 func spawnFingerprint(p SpawnParams) string {
 	w := spawnWork{Task: p.Task, Label: p.Label, AgentID: strings.ToLower(strings.TrimSpace(p.AgentID)), Model: p.Model,
 		Thinking: p.Thinking, Thread: p.Thread, Mode: p.Mode, Cleanup: p.Cleanup, Sandbox: p.Sandbox, MountPath: p.MountPath}
+	if p.Context == api.SpawnFork {
+		w.Context = api.SpawnFork // isolated is the default: old fingerprints stay valid
+	}
 	if len(p.Attachments) > 0 {
 		w.Attachments = api.Fingerprint(p.Attachments)
 	}

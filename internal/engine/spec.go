@@ -14,6 +14,12 @@ import (
 type runSpec struct {
 	// UserMessage is read by the runtime (runtime.Spec).
 	UserMessage *domain.Message `json:"userMessage,omitempty"`
+	// Prelude and Steer are read by the runtime too (runtime.Spec).
+	Prelude []domain.Message `json:"prelude,omitempty"`
+	Steer   bool             `json:"steer,omitempty"`
+	// JoinedRunID is set by the runtime on a steer that joined a running
+	// run (the run's id): it has no reply-back loop or announce.
+	JoinedRunID string `json:"joinedRunId,omitempty"`
 	// System is injected after the agent's system prompt.
 	System   string `json:"system,omitempty"`
 	Model    string `json:"model,omitempty"`

@@ -199,6 +199,7 @@ type sendBody struct {
 	TimeoutSeconds *int64 `json:"timeoutSeconds"`
 	IdempotencyKey string `json:"idempotencyKey"`
 	As             string `json:"as"`
+	Mode           string `json:"mode"`
 }
 
 func (s *Server) apiSend(r *http.Request, g grant) (any, error) {
@@ -206,7 +207,7 @@ func (s *Server) apiSend(r *http.Request, g grant) (any, error) {
 	if err := s.readBody(r, &b); err != nil {
 		return nil, err
 	}
-	req := api.SendRequest{SessionKey: r.PathValue("key"), Message: b.Message, IdempotencyKey: b.IdempotencyKey}
+	req := api.SendRequest{SessionKey: r.PathValue("key"), Message: b.Message, IdempotencyKey: b.IdempotencyKey, Mode: b.Mode}
 	if b.TimeoutSeconds != nil {
 		n, err := api.SendTimeout.Apply(*b.TimeoutSeconds)
 		if err != nil {

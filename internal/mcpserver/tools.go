@@ -14,7 +14,8 @@ import (
 func DefaultTools() []string {
 	return []string{
 		api.ToolSessionsList, api.ToolSessionsHistory, api.ToolSessionsSend,
-		api.ToolSessionsSpawn, api.ToolAgentsList, api.ToolSubagents, api.ToolRunsWait, api.ToolSessionsSearch,
+		api.ToolSessionsSpawn, api.ToolAgentsList, api.ToolSubagents, api.ToolRunsWait,
+		api.ToolSessionsYield, api.ToolSessionStatus, api.ToolSessionsSearch,
 	}
 }
 
@@ -54,6 +55,11 @@ func annotations(name string) *mcp.ToolAnnotations {
 		return &mcp.ToolAnnotations{Title: "Wait for a run", ReadOnlyHint: true, OpenWorldHint: boolPtr(false)}
 	case api.ToolSessionsSearch:
 		return &mcp.ToolAnnotations{Title: "Search transcripts", ReadOnlyHint: true, OpenWorldHint: boolPtr(false)}
+	case api.ToolSessionsYield:
+		return &mcp.ToolAnnotations{Title: "End this turn and wait", DestructiveHint: boolPtr(false), IdempotentHint: true, OpenWorldHint: boolPtr(false)}
+	case api.ToolSessionStatus:
+		// With model it changes the session's model: not read-only.
+		return &mcp.ToolAnnotations{Title: "Session status (and model switch)", DestructiveHint: boolPtr(false), IdempotentHint: true, OpenWorldHint: boolPtr(false)}
 	}
 	return nil
 }

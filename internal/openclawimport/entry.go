@@ -40,6 +40,7 @@ type entry struct {
 	SpawnedBy        string  `json:"spawnedBy"`
 	ParentSessionKey string  `json:"parentSessionKey"`
 	SpawnDepth       flexInt `json:"spawnDepth"`
+	ForkedFromParent bool    `json:"forkedFromParent"`
 
 	ThinkingLevel  string `json:"thinkingLevel"`
 	VerboseLevel   string `json:"verboseLevel"`
@@ -74,7 +75,7 @@ func (e *entry) session(base domain.Session, key, agentID, kind, spawnedBy strin
 	s.Channel, s.ChatType = e.Channel, e.ChatType
 	s.Label, s.DisplayName = e.Label, e.DisplayName
 	s.LastChannel, s.LastTo, s.LastAccount = e.LastChannel, string(e.LastTo), string(e.LastAccountID)
-	s.SpawnedBy, s.SpawnDepth = spawnedBy, int(e.SpawnDepth)
+	s.SpawnedBy, s.SpawnDepth, s.ForkedFromParent = spawnedBy, int(e.SpawnDepth), e.ForkedFromParent
 	s.Model, s.ModelProvider = e.Model, e.ModelProvider
 	s.ThinkingLevel, s.VerboseLevel = e.ThinkingLevel, e.VerboseLevel
 	s.SystemSent, s.AbortedLastRun = e.SystemSent, e.AbortedLastRun

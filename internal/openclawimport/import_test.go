@@ -76,7 +76,7 @@ func TestImportFixture(t *testing.T) {
 		{Key: "agent:work:main", AgentID: "work", SessionID: "0b0e8a41-6c1d-4c57-9a52-2b1f3f7f0006", Kind: domain.KindMain,
 			CreatedAt: 1775037890000, UpdatedAt: 1775037900000},
 		{Key: "agent:main:subagent:5f0c2a9e-1111-4a2b-9c3d-000000000001", AgentID: "main", SessionID: "0b0e8a41-6c1d-4c57-9a52-2b1f3f7f0003",
-			Kind: domain.KindOther, Label: "research", SpawnedBy: "agent:main:main", SpawnDepth: 1,
+			Kind: domain.KindOther, Label: "research", SpawnedBy: "agent:main:main", SpawnDepth: 1, ForkedFromParent: true,
 			Model: "gpt-4.1-mini", ModelProvider: "openai", InputTokens: 12, OutputTokens: 3, EstimatedCostUSD: 0.0012,
 			Status: "done", StartedAt: 1775037790000, EndedAt: 1775037800000, CreatedAt: 1775037601000, UpdatedAt: 1775037800000},
 		{Key: "agent:main:discord:group:123", AgentID: "main", SessionID: "0b0e8a41-6c1d-4c57-9a52-2b1f3f7f0002", Kind: domain.KindGroup,

@@ -44,6 +44,19 @@ type Config struct {
 	MaxAttempts int
 	// BatchSize is how many due items one query claims (DefaultBatchSize).
 	BatchSize int
+	// Claimer, when set, hands out due items instead of listing them, so
+	// that workers of several replicas never deliver the same item at once
+	// (nil: the worker is alone on its store).
+	Claimer Claimer
+}
+
+// Claimer claims due outbox items for one worker among several sharing a
+// store: an item it returns is not returned to another worker until this
+// one records an attempt, or until the claim's lease expires (its worker
+// died mid-delivery; the item is then delivered again, and its
+// idempotency key keeps the recipient from seeing it twice).
+type Claimer interface {
+	ClaimOutbox(ctx context.Context, dueBefore int64, limit int) ([]domain.OutboxItem, error)
 }
 
 // withDefaults fills unset fields and validates the rest.
@@ -167,8 +180,7 @@ type Result struct {
 func (w *Worker) RunOnce(ctx context.Context) Result {
 	var res Result
 	for ctx.Err() == nil {
-		items, err := w.cfg.Store.ListOutbox(ctx, domain.OutboxQuery{Statuses: []domain.OutboxStatus{domain.OutboxPending},
-			DueBefore: w.cfg.Now().UnixMilli(), Limit: w.cfg.BatchSize})
+		items, err := w.due(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
 				w.cfg.Logger.Error("outbox: list due items", "err", err)
@@ -194,6 +206,17 @@ func (w *Worker) RunOnce(ctx context.Context) Result {
 		}
 	}
 	return res
+}
+
+// due returns the next batch of due items: claimed ones when workers
+// share the store, else the pending ones.
+func (w *Worker) due(ctx context.Context) ([]domain.OutboxItem, error) {
+	now := w.cfg.Now().UnixMilli()
+	if w.cfg.Claimer != nil {
+		return w.cfg.Claimer.ClaimOutbox(ctx, now, w.cfg.BatchSize)
+	}
+	return w.cfg.Store.ListOutbox(ctx, domain.OutboxQuery{Statuses: []domain.OutboxStatus{domain.OutboxPending},
+		DueBefore: now, Limit: w.cfg.BatchSize})
 }
 
 // attempt delivers one item and records the outcome; it returns the

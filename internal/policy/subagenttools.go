@@ -10,11 +10,16 @@ import (
 
 // sessionTools are the tools sub-agents lose by default.
 func sessionTools() []string {
-	return []string{api.ToolSessionsList, api.ToolSessionsHistory, api.ToolSessionsSend, api.ToolSessionsSpawn, api.ToolAgentsList, api.ToolSubagents, api.ToolSessionsSearch}
+	return []string{api.ToolSessionsList, api.ToolSessionsHistory, api.ToolSessionsSend, api.ToolSessionsSpawn, api.ToolAgentsList, api.ToolSubagents,
+		api.ToolSessionStatus, api.ToolSessionsYield, api.ToolSessionsSearch}
 }
 
-// isSpawnTool reports whether name is a tool that creates sub-agents.
-func isSpawnTool(name string) bool { return name == api.ToolSessionsSpawn || name == api.ToolSubagents }
+// isSpawnTool reports whether name is a tool that creates sub-agents or
+// waits for them (sessions_yield ends a turn until a child's announce: a
+// sub-agent that may not spawn has nothing to wait for).
+func isSpawnTool(name string) bool {
+	return name == api.ToolSessionsSpawn || name == api.ToolSubagents || name == api.ToolSessionsYield
+}
 
 // SubagentTools returns the tools of a sub-agent at spawn depth depth
 // (1 = spawned by a top-level session), in the order of all:

@@ -82,3 +82,20 @@ func TestSubagentTools(t *testing.T) {
 		t.Errorf("nil config with duplicates = %q, want [read]", got)
 	}
 }
+
+// sessions_yield follows sessions_spawn (a child that may not spawn has
+// nothing to wait for); session_status is a session tool sub-agents lose.
+func TestSubagentToolsYieldAndStatus(t *testing.T) {
+	all := []string{"read", "sessions_spawn", "subagents", "sessions_yield", "session_status"}
+	if got, want := SubagentTools(&config.Config{}, all, 1, 1), []string{"read"}; !cmp.Equal(got, want) {
+		t.Errorf("leaf = %v, want %v", got, want)
+	}
+	if got, want := SubagentTools(&config.Config{}, all, 1, 2), []string{"read", "sessions_spawn", "subagents", "sessions_yield"}; !cmp.Equal(got, want) {
+		t.Errorf("orchestrator = %v, want %v", got, want)
+	}
+	allow := &config.Config{}
+	allow.Tools.Subagents.Tools.Allow = []string{"session_status", "sessions_yield"}
+	if got, want := SubagentTools(allow, all, 1, 1), []string{"session_status"}; !cmp.Equal(got, want) {
+		t.Errorf("allow list at max depth = %v, want %v (yield never survives where spawn cannot)", got, want)
+	}
+}

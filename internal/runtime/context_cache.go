@@ -20,6 +20,10 @@ type contextCache struct {
 	total int
 	order *list.List // of *cacheEntry, most recent at front
 	byKey map[string]*list.Element
+	// stale holds sessions whose transcript got a message from outside
+	// their lane while a run held the context (Inject): that run's put is
+	// refused once, so the next run reads the store.
+	stale map[string]bool
 }
 
 type cacheEntry struct {
@@ -65,6 +69,10 @@ func (c *contextCache) put(key, sessionID string, msgs []domain.Message, limit i
 	if el, ok := c.byKey[key]; ok {
 		c.removeLocked(el)
 	}
+	if c.stale[key] {
+		delete(c.stale, key)
+		return
+	}
 	if len(msgs) > c.max {
 		return
 	}
@@ -91,4 +99,21 @@ func (c *contextCache) removeLocked(el *list.Element) {
 	e := c.order.Remove(el).(*cacheEntry)
 	delete(c.byKey, e.key)
 	c.total -= len(e.msgs)
+}
+
+// markStale forgets key and refuses the next put of it: a run holding the
+// context in memory lacks a message written outside its lane.
+func (c *contextCache) markStale(key string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.byKey[key]; ok {
+		c.removeLocked(el)
+	}
+	if c.stale == nil {
+		c.stale = map[string]bool{}
+	}
+	c.stale[key] = true
 }

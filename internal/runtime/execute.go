@@ -24,6 +24,9 @@ type runOutcome struct {
 	// appends it in the transaction that ends the run.
 	final      *domain.Message
 	finalUsage *domain.Usage
+	// joinedTo marks the end of a steer run that joined the run with this
+	// id: it shares that run's outcome and starts no follow-ups.
+	joinedTo string
 }
 
 // claimed is a run moved to running, with the session row and the
@@ -63,7 +66,11 @@ func (rt *Runtime) execute(r domain.Run) {
 		}
 		var err error
 		c, err = rt.claim(r)
-		if errors.Is(err, errNotQueued) {
+		if errors.Is(err, errNotQueued) || errors.Is(err, ErrRunTaken) {
+			return
+		}
+		if busy := (*LaneBusyError)(nil); errors.As(err, &busy) {
+			rt.laneBusy(busy)
 			return
 		}
 		if err == nil {
@@ -108,6 +115,7 @@ func (rt *Runtime) carryOut(ctx context.Context, c claimed) {
 	toolsStarted := false
 	out, msgs := rt.loop(runCtx, run, sess, inbound, &toolsStarted)
 	written = append(written, msgs...)
+	defer rt.finishJoined(run, out)
 	if out.aborted && !toolsStarted && max(run.Attempt, 1) < MaxAttempts {
 		err := rt.requeue(run)
 		if err == nil {
@@ -157,6 +165,10 @@ func (rt *Runtime) finishDurably(r domain.Run, written []domain.Message, out run
 		if err == nil {
 			return
 		}
+		if errors.Is(err, ErrClaimLost) {
+			rt.log.Error("run end not recorded: another replica took the run over", "run", r.ID)
+			return
+		}
 		if !transient(err) {
 			rt.log.Error("run finish failed; recording the failure as the run's end", "run", r.ID, "err", err)
 			out = runOutcome{status: domain.RunError, err: "recording the end of the run failed: " + errorText(err), usage: out.usage, model: out.model}
@@ -188,6 +200,10 @@ func (rt *Runtime) claim(r domain.Run) (claimed, error) {
 // claimTx moves a queued run to running inside tx and appends its inbound
 // user message.
 func (rt *Runtime) claimTx(tx domain.Tx, id string) (claimed, error) {
+	// (The claim may wait for the session's lane: its time is after.)
+	if err := rt.cluster.ClaimTx(tx, id); err != nil {
+		return claimed{}, err
+	}
 	now := rt.now()
 	cur, err := tx.GetRun(id)
 	if err != nil {
@@ -221,7 +237,8 @@ func (rt *Runtime) claimTx(tx domain.Tx, id string) (claimed, error) {
 		if m.Timestamp == 0 {
 			m.Timestamp = now
 		}
-		inbound, err = tx.AppendMessages(cur.SessionKey, s.SessionID, []domain.Message{m})
+		msgs := append(prelude(spec.Prelude, cur.ID, now), m)
+		inbound, err = tx.AppendMessages(cur.SessionKey, s.SessionID, msgs)
 		if err != nil {
 			return claimed{}, err
 		}
@@ -282,6 +299,8 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			out := runOutcome{status: domain.RunError, err: fmt.Sprintf("step limit reached (%d model calls); raise runtime.maxSteps", rt.opts.MaxSteps), usage: usage, model: plan.ModelRef}
 			return out, written
 		}
+		// Steer messages sent to this session join the run here (steer.go).
+		history, written = rt.takeSteers(ctx, run, history, written)
 		resp, err := provider.Complete(ctx, domain.ModelRequest{
 			Model:      modelID,
 			System:     plan.System,
@@ -337,6 +356,7 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			return out, written
 		}
 		*toolsStarted = true
+		var yielded *domain.ToolResult
 		for _, call := range calls {
 			tc := plan.ToolContext
 			tc.RunID = run.ID
@@ -359,6 +379,13 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			}
 			written = append(written, stored)
 			history = append(history, stored)
+			if res.EndTurn && yielded == nil {
+				yielded = &res
+			}
+		}
+		if yielded != nil && ctx.Err() == nil {
+			// sessions_yield: the turn ends after this step's tool calls.
+			return runOutcome{status: domain.RunOK, reply: yielded.EndReply, usage: usage, model: plan.ModelRef}, written
 		}
 		if ctx.Err() != nil {
 			out := outcomeOf(ctx, ctx.Err())

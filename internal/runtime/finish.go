@@ -35,6 +35,9 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 		if want != "" && cur.Status != want {
 			return errNotQueued
 		}
+		if err := rt.cluster.ReleaseTx(tx, r.ID); err != nil {
+			return err
+		}
 		if domain.RunTerminal(cur.Status) {
 			ended = cur
 			return nil
@@ -47,6 +50,9 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 		cur.UpdatedAt = now
 		if cur.StartedAt == 0 && out.status != domain.RunCancelled {
 			cur.StartedAt = now
+		}
+		if out.joinedTo != "" {
+			cur.Spec = markJoined(cur.Spec, out.joinedTo)
 		}
 		if err := tx.PutRun(cur); err != nil {
 			return err
@@ -70,6 +76,9 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 			sess = s
 		}
 		ended = cur
+		if out.joinedTo != "" {
+			return nil // a steer that joined another run has no follow-ups of its own (steer.go)
+		}
 		return rt.opts.Hooks.Finished(tx, cur, func(n domain.Run) (domain.Run, error) {
 			n = rt.fill(n)
 			// The follow-ups of this process's work are its work (a
@@ -125,6 +134,9 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 		rt.opts.Emit(domain.Event{Kind: domain.EventSession, SessionKey: sess.Key, Session: &sess, Reason: "updated", TS: now})
 	}
 	rt.opts.Hooks.AfterFinish(ended)
+	// With replicas, the session's next run may have been queued on
+	// another one: the lane's holder takes it.
+	rt.pull(rt.ctx, ended.SessionKey)
 	return nil
 }
 

@@ -50,7 +50,9 @@ func (rt *Runtime) Start(ctx context.Context) error {
 	st := rt.opts.Store
 	var rep StartReport
 	serving := !rt.opts.Hold && !rt.scoped()
-	if serving {
+	if serving && !rt.shared() {
+		// (Replicas share the mirror's directory, or have none: the
+		// replica that runs a session's run appends to its file.)
 		// First, while nothing runs: the mirror catches up with the store
 		// (a run that ends during the repair would race it).
 		var err error
@@ -61,7 +63,7 @@ func (rt *Runtime) Start(ctx context.Context) error {
 			rt.log.Warn("transcript mirror brought up to date from the store", "files", rep.MirrorRepaired)
 		}
 	}
-	running, err := st.ListRuns(ctx, domain.RunQuery{Statuses: []domain.RunStatus{domain.RunRunning}})
+	running, err := rt.leftRunning(ctx)
 	if err != nil {
 		return fmt.Errorf("runtime: recover: %w", err)
 	}
@@ -99,6 +101,7 @@ func (rt *Runtime) Start(ctx context.Context) error {
 		rt.log.Info("resumed queued runs", "count", len(queued))
 	}
 	rt.setReport(rep)
+	rt.startCluster()
 	return nil
 }
 
@@ -141,7 +144,7 @@ var errNotRunning = errors.New("run is not running")
 // inbound message stays where the first claim stored it.
 func (rt *Runtime) requeue(r domain.Run) error {
 	now := rt.now()
-	return rt.opts.Store.Update(context.Background(), func(tx domain.Tx) error {
+	err := rt.opts.Store.Update(context.Background(), func(tx domain.Tx) error {
 		cur, err := tx.GetRun(r.ID)
 		if err != nil {
 			return err
@@ -149,11 +152,18 @@ func (rt *Runtime) requeue(r domain.Run) error {
 		if cur.Status != domain.RunRunning {
 			return errNotRunning
 		}
+		if err := rt.cluster.ReleaseTx(tx, r.ID); err != nil {
+			return err
+		}
 		cur.Status = domain.RunQueued
 		cur.Attempt = max(cur.Attempt, 1) + 1
 		cur.UpdatedAt = now
 		return tx.PutRun(cur)
 	})
+	if err == nil {
+		rt.signalQueued(r) // any replica may take it now
+	}
+	return err
 }
 
 // runMessages returns the stored messages of run r (oldest first). A run's

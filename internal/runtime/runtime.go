@@ -77,6 +77,15 @@ type Mirror interface {
 type Spec struct {
 	// UserMessage is appended to the transcript when the run starts.
 	UserMessage *domain.Message `json:"userMessage,omitempty"`
+	// Prelude is appended before UserMessage when the run starts (the
+	// copied transcript of a forked sub-agent).
+	Prelude []domain.Message `json:"prelude,omitempty"`
+	// Steer lets a running run of the same session take this queued run's
+	// message at its next model step (sessions_send mode "steer").
+	Steer bool `json:"steer,omitempty"`
+	// JoinedRunID is written by the runtime when a steer joined a running
+	// run: the id of that run.
+	JoinedRunID string `json:"joinedRunId,omitempty"`
 }
 
 // Options configure a Runtime. Store, Models and Hooks are required.
@@ -108,13 +117,17 @@ type Options struct {
 	// runtime without it (the gateway). In-process commands that write use
 	// it; a process that serves does not.
 	OwnWorkOnly bool
+	// Cluster coordinates this runtime with the others on the same store
+	// (replicas on PostgreSQL); nil means Local (alone on the store).
+	Cluster Cluster
 }
 
 // Runtime schedules and executes runs. Start it with Start and stop it with
 // Close; it owns every goroutine it starts.
 type Runtime struct {
-	opts Options
-	log  *slog.Logger
+	opts    Options
+	log     *slog.Logger
+	cluster Cluster
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -133,11 +146,16 @@ type Runtime struct {
 	owned map[string]bool
 	// report is what Start recovered.
 	report StartReport
+	// joined maps a running run to the steer runs it took in (steer.go).
+	joined map[string][]domain.Run
 }
 
 type lane struct {
 	queue   []domain.Run
 	running bool
+	// steers counts the steer runs enqueued since the lane's running run
+	// last looked (steer.go); 0 spares it the scan.
+	steers int
 }
 
 type waiter struct{ done chan struct{} }
@@ -158,6 +176,9 @@ func New(opts Options) (*Runtime, error) {
 	}
 	if opts.Emit == nil {
 		opts.Emit = func(domain.Event) {}
+	}
+	if opts.Cluster == nil {
+		opts.Cluster = Local{}
 	}
 	if opts.MaxSteps <= 0 {
 		opts.MaxSteps = 25
@@ -194,6 +215,7 @@ func New(opts Options) (*Runtime, error) {
 		cache:   cache,
 		mirror:  mw,
 		opts:    opts,
+		cluster: opts.Cluster,
 		log:     opts.Logger,
 		ctx:     ctx,
 		cancel:  cancel,
@@ -201,6 +223,7 @@ func New(opts Options) (*Runtime, error) {
 		active:  map[string]context.CancelCauseFunc{},
 		waiters: map[string]map[*waiter]struct{}{},
 		sems:    sems,
+		joined:  map[string][]domain.Run{},
 	}, nil
 }
 
@@ -219,6 +242,11 @@ func (rt *Runtime) Close(ctx context.Context) error {
 		rt.wg.Wait()
 		if rt.mirror != nil {
 			rt.mirror.close()
+		}
+		// Every run here has ended or was queued again: peers need not
+		// wait for the lease to expire.
+		if err := rt.cluster.Leave(context.Background()); err != nil {
+			rt.log.Warn("giving up the replica lease failed; it expires on its own", "err", err)
 		}
 		close(done)
 	}()

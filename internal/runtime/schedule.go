@@ -39,9 +39,10 @@ func (rt *Runtime) Submit(ctx context.Context, r domain.Run, prepare func(tx dom
 		runCtx, done = rt.activate(r.ID)
 	}
 	var stored domain.Run
-	var created bool
+	var created, busy bool
 	var c claimed
 	err := rt.opts.Store.Update(ctx, func(tx domain.Tx) error {
+		busy = false
 		if prepare != nil {
 			if err := prepare(tx); err != nil {
 				return err
@@ -53,12 +54,23 @@ func (rt *Runtime) Submit(ctx context.Context, r domain.Run, prepare func(tx dom
 			return err
 		}
 		c, err = rt.claimTx(tx, stored.ID)
+		if claimRefused(err) {
+			// Another replica holds the session's lane (or the run):
+			// the run is created queued and waits for its turn.
+			busy = true
+			return nil
+		}
 		if err != nil {
 			return err
 		}
 		stored = c.run
 		return nil
 	})
+	if fast != nil && busy {
+		done()
+		rt.releaseLane(fast)
+		fast = nil
+	}
 	if fast != nil {
 		if err != nil || !created {
 			done()
@@ -82,6 +94,7 @@ func (rt *Runtime) Submit(ctx context.Context, r domain.Run, prepare func(tx dom
 	switch {
 	case created && fast == nil && own:
 		rt.enqueue(stored)
+		rt.signalQueued(stored)
 	case !created && own:
 		if err := rt.adoptExisting(ctx, stored); err != nil {
 			return domain.Run{}, false, err
@@ -175,6 +188,9 @@ func (rt *Runtime) enqueueLocked(r domain.Run) {
 		rt.lanes[r.SessionKey] = l
 	}
 	l.queue = append(l.queue, r)
+	if isSteer(r) {
+		l.steers++
+	}
 	if !l.running {
 		l.running = true
 		rt.wg.Add(1)
@@ -248,6 +264,11 @@ func (rt *Runtime) cancelTree(ctx context.Context, r domain.Run, seen map[string
 		cancel(errCancelled)
 		return
 	}
+	if rt.shared() && r.Status == domain.RunRunning {
+		// Executing on another replica: it cancels it there.
+		rt.cluster.Signal(Signal{Kind: SignalCancel, SessionKey: r.SessionKey, RunID: r.ID})
+		return
+	}
 	// Not executing here: it is queued (or about to start). Record it as
 	// cancelled if it still is queued; execute skips runs that are not.
 	err = rt.finishIf(r, domain.RunQueued, runOutcome{status: domain.RunCancelled, err: "cancelled before it started"})
@@ -261,6 +282,8 @@ func (rt *Runtime) cancelTree(ctx context.Context, r domain.Run, seen map[string
 		rt.mu.Unlock()
 		if cancel != nil {
 			cancel(errCancelled)
+		} else if rt.shared() {
+			rt.cluster.Signal(Signal{Kind: SignalCancel, SessionKey: r.SessionKey, RunID: r.ID})
 		}
 	}
 }

@@ -38,14 +38,34 @@ func (rt *Runtime) Wait(ctx context.Context, runID string, timeout time.Duration
 	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
-	select {
-	case <-w.done:
-	case <-timer.C:
-	case <-ctx.Done():
-		return r, ctx.Err()
+	// With replicas the end of a run executed elsewhere arrives as a
+	// signal; should one be lost, the run is read again now and then.
+	var recheck <-chan time.Time
+	if rt.shared() {
+		t := time.NewTicker(waitRecheck)
+		defer t.Stop()
+		recheck = t.C
 	}
-	return rt.opts.Store.GetRun(context.WithoutCancel(ctx), runID)
+	for {
+		select {
+		case <-w.done:
+		case <-timer.C:
+		case <-ctx.Done():
+			return r, ctx.Err()
+		case <-recheck:
+			cur, err := rt.opts.Store.GetRun(ctx, runID)
+			if err != nil || !domain.RunTerminal(cur.Status) {
+				continue
+			}
+			return cur, nil
+		}
+		return rt.opts.Store.GetRun(context.WithoutCancel(ctx), runID)
+	}
 }
+
+// waitRecheck is how often a wait re-reads its run when replicas share
+// the store (a safety net under the signals, which wake it at once).
+const waitRecheck = time.Second
 
 // wake answers every waiter of runID.
 func (rt *Runtime) wake(runID string) {

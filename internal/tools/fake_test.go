@@ -101,3 +101,13 @@ func (f *fakeService) Defaults(context.Context, api.Principal) (api.Defaults, er
 func (f *fakeService) Deliver(context.Context, api.Principal, api.DeliverRequest) (api.DeliverResult, error) {
 	return api.DeliverResult{}, nil
 }
+
+func (f *fakeService) Yield(_ context.Context, _ api.Principal, r api.YieldRequest) (api.YieldResult, error) {
+	f.got = r
+	return api.YieldResult{Status: "yielded", Message: r.Message}, nil
+}
+
+func (f *fakeService) SessionStatus(_ context.Context, _ api.Principal, r api.StatusRequest) (api.StatusResult, error) {
+	f.got = r
+	return api.StatusResult{Status: "ok"}, nil
+}

@@ -15,6 +15,7 @@ type sendArgs struct {
 	Message        string  `json:"message" jsonschema:"The message to send."`
 	TimeoutSeconds float64 `json:"timeoutSeconds,omitempty" jsonschema:"Seconds to wait for the reply (0 = do not wait)"`
 	IdempotencyKey string  `json:"idempotencyKey,omitempty" jsonschema:"Makes a retried call safe."`
+	Mode           string  `json:"mode,omitempty" jsonschema:"followup (default): queued after the target's current run; steer: given to the target's running run at its next step (else like followup); notify: written into the target's transcript without starting a run ({status:\"ok\", messageId})."`
 }
 
 func sendTool() *tool {
@@ -28,6 +29,7 @@ func sendTool() *tool {
 		args: fieldType[sendArgs](),
 		limits: map[string]api.Limit{"timeoutSeconds": api.SendTimeout, "message": api.MessageChars, "label": api.LabelChars,
 			"sessionKey": api.KeyChars, "agentId": api.AgentIDChars, "idempotencyKey": api.IdempotencyKeyChars},
+		enums:  map[string][]string{"mode": api.SendModes()},
 		hidden: []string{"idempotencyKey"},
 		call: func(ctx context.Context, svc api.Service, p api.Principal, raw json.RawMessage) (api.ToolOutcome, error) {
 			var a sendArgs
@@ -46,7 +48,10 @@ func sendTool() *tool {
 					return api.ToolOutcome{}, err
 				}
 			}
-			r := api.SendRequest{SessionKey: a.SessionKey, Label: a.Label, AgentID: a.AgentID, Message: a.Message, IdempotencyKey: a.IdempotencyKey}
+			if err := oneOf(given, "mode", a.Mode, api.SendModes()); err != nil {
+				return api.ToolOutcome{}, err
+			}
+			r := api.SendRequest{SessionKey: a.SessionKey, Label: a.Label, AgentID: a.AgentID, Message: a.Message, IdempotencyKey: a.IdempotencyKey, Mode: a.Mode}
 			if given["timeoutSeconds"] {
 				n, err := limitOf(given, api.SendTimeout, a.TimeoutSeconds)
 				if err != nil {

@@ -38,6 +38,7 @@ type spawnArgs struct {
 	Attachments       []attachmentArg `json:"attachments,omitempty" jsonschema:"Inline files written into the child's workspace."`
 	AttachAs          *attachAsArg    `json:"attachAs,omitempty" jsonschema:"Reserved hint for where attachments are mounted."`
 	IdempotencyKey    string          `json:"idempotencyKey,omitempty" jsonschema:"Makes a retried call safe."`
+	Context           string          `json:"context,omitempty" jsonschema:"isolated (default): the sub-agent gets only its task; fork: it also gets a copy of this session's recent conversation (tool results left out)."`
 }
 
 // thinkingLevels are the accepted thinking levels.
@@ -57,7 +58,8 @@ func spawnTool() *tool {
 		limits: map[string]api.Limit{"runTimeoutSeconds": api.SpawnRunTimeout, "attachments": api.SpawnAttachments, "task": api.TaskChars,
 			"label": api.LabelChars, "agentId": api.AgentIDChars, "model": api.ModelChars, "idempotencyKey": api.IdempotencyKeyChars},
 		enums: map[string][]string{"thinking": thinkingLevels, "mode": {"run", "session"}, "cleanup": {"delete", "keep"},
-			"sandbox": {"inherit", "require"}, "attachments.encoding": {attachments.EncodingUTF8, attachments.EncodingBase64}},
+			"sandbox": {"inherit", "require"}, "attachments.encoding": {attachments.EncodingUTF8, attachments.EncodingBase64},
+			"context": api.SpawnContexts()},
 		hidden: []string{"timeoutSeconds", "idempotencyKey"},
 		call:   callSpawn,
 	}
@@ -92,8 +94,9 @@ func callSpawn(ctx context.Context, svc api.Service, p api.Principal, raw json.R
 		v    string
 		vals []string
 	}{"thinking": {a.Thinking, thinkingLevels}, "mode": {a.Mode, []string{"run", "session"}},
-		"cleanup": {a.Cleanup, []string{"delete", "keep"}}, "sandbox": {a.Sandbox, []string{"inherit", "require"}}}
-	for _, name := range []string{"thinking", "mode", "cleanup", "sandbox"} {
+		"cleanup": {a.Cleanup, []string{"delete", "keep"}}, "sandbox": {a.Sandbox, []string{"inherit", "require"}},
+		"context": {a.Context, api.SpawnContexts()}}
+	for _, name := range []string{"thinking", "mode", "cleanup", "sandbox", "context"} {
 		if err := oneOf(given, name, enums[name].v, enums[name].vals); err != nil {
 			return api.ToolOutcome{}, err
 		}
@@ -102,7 +105,7 @@ func callSpawn(ctx context.Context, svc api.Service, p api.Principal, raw json.R
 		return api.ToolOutcome{}, domain.Invalid("attachments has too many items (%d; max %d)", len(a.Attachments), api.SpawnAttachments.Max)
 	}
 	r := api.SpawnRequest{Task: a.Task, Label: a.Label, AgentID: a.AgentID, Model: a.Model, Thinking: a.Thinking,
-		Thread: a.Thread, Mode: a.Mode, Cleanup: a.Cleanup, Sandbox: a.Sandbox, IdempotencyKey: a.IdempotencyKey}
+		Thread: a.Thread, Mode: a.Mode, Cleanup: a.Cleanup, Sandbox: a.Sandbox, IdempotencyKey: a.IdempotencyKey, Context: a.Context}
 	timeout, name := a.RunTimeoutSeconds, "runTimeoutSeconds"
 	if !given[name] && given["timeoutSeconds"] {
 		timeout, name = a.TimeoutSeconds, "timeoutSeconds"

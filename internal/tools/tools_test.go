@@ -146,6 +146,25 @@ func TestCallDecodes(t *testing.T) {
 		{"send timeout -1e308", api.ToolSessionsSend, `{"sessionKey": "x", "message": "hi", "timeoutSeconds": -1e308}`, nil, "timeoutSeconds must be at least 0"},
 		{"spawn 1e308", api.ToolSessionsSpawn, `{"task": "t", "runTimeoutSeconds": 1e308}`, nil, "runTimeoutSeconds is too large (at most 604800 seconds)"},
 		{"unknown tool", "nope", `{}`, nil, "tool not available: nope"},
+		// Issue 15 items 3–6.
+		{"yield no message", api.ToolSessionsYield, `{}`, api.YieldRequest{}, ""},
+		{"yield message", api.ToolSessionsYield, `{"message": "waiting"}`, api.YieldRequest{Message: "waiting"}, ""},
+		{"yield message not a string", api.ToolSessionsYield, `{"message": 1}`, nil, "message must be a string"},
+		{"yield message too long", api.ToolSessionsYield, `{"message": "` + strings.Repeat("x", int(api.YieldMessageChars.Max)+1) + `"}`, nil, "message is too long"},
+		{"yield unknown", api.ToolSessionsYield, `{"timeout": 1}`, nil, `unknown parameter "timeout"`},
+		{"status self", api.ToolSessionStatus, `{}`, api.StatusRequest{}, ""},
+		{"status alias and model", api.ToolSessionStatus, `{"session_key": "main", "model": "default"}`, api.StatusRequest{SessionKey: "main", Model: "default"}, ""},
+		{"status blank model", api.ToolSessionStatus, `{"model": " "}`, nil, "model must not be empty"},
+		{"status model too long", api.ToolSessionStatus, `{"model": "` + strings.Repeat("m", int(api.ModelChars.Max)+1) + `"}`, nil, "model is too long"},
+		{"status key not a string", api.ToolSessionStatus, `{"sessionKey": ["main"]}`, nil, "sessionKey must be a string"},
+		{"send mode steer", api.ToolSessionsSend, `{"sessionKey": "x", "message": "hi", "mode": "steer"}`,
+			api.SendRequest{SessionKey: "x", Message: "hi", Mode: "steer"}, ""},
+		{"send mode notify", api.ToolSessionsSend, `{"sessionKey": "x", "message": "hi", "mode": "notify"}`,
+			api.SendRequest{SessionKey: "x", Message: "hi", Mode: "notify"}, ""},
+		{"send bad mode", api.ToolSessionsSend, `{"sessionKey": "x", "message": "hi", "mode": "Steer"}`, nil, "mode must be one of followup|steer|notify"},
+		{"send mode not a string", api.ToolSessionsSend, `{"sessionKey": "x", "message": "hi", "mode": 2}`, nil, "mode must be a string"},
+		{"spawn fork", api.ToolSessionsSpawn, `{"task": "t", "context": "fork"}`, api.SpawnRequest{Task: "t", Context: "fork"}, ""},
+		{"spawn bad context", api.ToolSessionsSpawn, `{"task": "t", "context": "inherit"}`, nil, "context must be one of isolated|fork"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

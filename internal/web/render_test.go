@@ -111,6 +111,12 @@ func TestTranscriptRendersA2AStep(t *testing.T) {
 		{"inter-session", map[string]any{"role": "user", "content": "hi", "timestamp": 1,
 			"provenance": map[string]any{"kind": "inter_session", "sourceSessionKey": "agent:main:main", "sourceTool": "sessions_send"}},
 			rendered{Class: "msg msg-user msg-inter", Badge: "Inter-session", Source: "from agent:main:main via sessions_send"}},
+		{"forked user", map[string]any{"role": "user", "content": "earlier", "timestamp": 1,
+			"provenance": map[string]any{"kind": "fork", "sourceSessionKey": "agent:main:main"}},
+			rendered{Class: "msg msg-user msg-fork", Badge: "Forked", Source: "copied from agent:main:main"}},
+		{"forked assistant", map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "ok"}}, "timestamp": 1,
+			"provenance": map[string]any{"kind": "fork", "sourceSessionKey": "agent:main:main"}},
+			rendered{Class: "msg msg-assistant msg-fork", Badge: "Forked", Source: "copied from agent:main:main"}},
 	}
 	msgs := make([]map[string]any, len(tests))
 	for i, tt := range tests {

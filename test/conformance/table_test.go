@@ -58,6 +58,7 @@ func TestConformance(t *testing.T) {
 		resolveRows(w), getSessionRows(w), deliverRows(w), outboxRows(w), subagentsRows(w), waitRows(w),
 		patchResetRows(w), writeQueueRows(w), labelRows(w),
 		agentsRows(w), defaultsRows(w), runsReadRows(w), deleteRows(w), a2aServerRows(w), remoteRows(w),
+		newToolsRows(w),
 		searchRows(w), pagingRows(w),
 	} {
 		rows = append(rows, group...)

@@ -70,6 +70,7 @@ const (
 	tagUpdatedAt
 	tagArchiveAt
 	tagArchivedAt
+	tagForkedFromParent
 )
 
 // appendSessionRow appends the encoding of s to b.
@@ -144,6 +145,7 @@ func appendSessionRow(b []byte, s *domain.Session) []byte {
 	num(tagUpdatedAt, s.UpdatedAt)
 	num(tagArchiveAt, s.ArchiveAt)
 	num(tagArchivedAt, s.ArchivedAt)
+	flag(tagForkedFromParent, s.ForkedFromParent)
 	return b
 }
 
@@ -289,6 +291,8 @@ func decodeSessionRow(row string, s *domain.Session) error {
 			np = &s.ArchiveAt
 		case tagArchivedAt:
 			np = &s.ArchivedAt
+		case tagForkedFromParent:
+			bp = &s.ForkedFromParent
 		default:
 			return fmt.Errorf("session row: unknown field tag %d at byte %d", tag, i-1)
 		}

@@ -22,7 +22,7 @@ func TestSessionRowRoundTrip(t *testing.T) {
 		VerboseLevel: "on", SendPolicy: "deny", SystemSent: true, AbortedLastRun: true,
 		InputTokens: 1<<53 + 1, OutputTokens: -2, TotalTokens: math.MaxInt64, ContextTokens: math.MinInt64,
 		EstimatedCostUSD: 0.1 + 0.2, Status: "running", StartedAt: 1, EndedAt: 2, CreatedAt: 3, UpdatedAt: 4,
-		ArchiveAt: 5, ArchivedAt: 6,
+		ArchiveAt: 5, ArchivedAt: 6, ForkedFromParent: true,
 	}
 	tests := []struct {
 		name string

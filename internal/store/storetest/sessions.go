@@ -28,10 +28,11 @@ func fullSession(key string) domain.Session {
 		LastTo:      "channel:42",
 		LastAccount: "acct-1",
 
-		SpawnedBy:  "agent:main:main",
-		SpawnDepth: 2,
-		SpawnRunID: "run-parent",
-		Sandboxed:  true,
+		SpawnedBy:        "agent:main:main",
+		SpawnDepth:       2,
+		SpawnRunID:       "run-parent",
+		Sandboxed:        true,
+		ForkedFromParent: true,
 
 		Model:          "openai/gpt-4.1-mini",
 		ModelOverride:  "anthropic/claude-sonnet-4-5",

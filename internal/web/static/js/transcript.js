@@ -89,6 +89,13 @@ function renderUser(m) {
         timeEl(m.timestamp)),
       body(textOf(m)));
   }
+  if (p.kind === 'fork') {
+    // Copied from the parent's conversation when this sub-agent was
+    // spawned with context "fork": what it was given, not said to it.
+    return h('article', {class: 'msg msg-user msg-fork', 'aria-label': 'Forked message'},
+      h('header', {class: 'msg-head'}, forkBadge(p), timeEl(m.timestamp)),
+      body(textOf(m)));
+  }
   if (p.kind === 'inter_session') {
     return h('article', {class: 'msg msg-user msg-inter', 'aria-label': 'Inter-session message'},
       h('header', {class: 'msg-head'},
@@ -130,13 +137,21 @@ function renderAssistant(m) {
     parts.push(h('p', {class: 'msg-error', text: 'Stopped before it finished.'}));
   }
   const usage = m.usage && m.usage.totalTokens ? `${fmtNumber(m.usage.totalTokens)} tokens` : '';
-  return h('article', {class: 'msg msg-assistant'},
+  const forked = (m.provenance || {}).kind === 'fork';
+  return h('article', {class: `msg msg-assistant${forked ? ' msg-fork' : ''}`},
     h('header', {class: 'msg-head'},
+      forked ? forkBadge(m.provenance) : null,
       h('span', {class: 'msg-role', text: 'Assistant'}),
       m.model ? h('span', {class: 'msg-source mono', text: modelRef(m.provider, m.model)}) : null,
       usage ? h('span', {class: 'msg-source', text: usage}) : null,
       timeEl(m.timestamp)),
     parts);
+}
+
+// forkBadge marks a message copied from the parent's conversation.
+function forkBadge(p) {
+  return [h('span', {class: 'badge badge-fork', text: 'Forked'}),
+    h('span', {class: 'msg-source'}, 'copied from ', sourceLink(p.sourceSessionKey))];
 }
 
 function renderToolResult(m) {

@@ -1,0 +1,103 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// Inject appends msgs to the transcript of session key outside any run
+// (sessions_send mode "notify"): no model is called and no run starts.
+// prepare runs first in the same transaction and returns the session row
+// (creating it if needed). The stored messages are returned with their ids.
+//
+// Every other transcript write belongs to the session's lane, which is
+// what keeps the context cache and the JSONL mirror exact; a message
+// written beside a running run would be missing from both. So when the
+// lane is busy the run's cached context is refused once (the next run
+// reads the store) and the mirror catches the session up from the store
+// when that run's messages are written; when it is idle the message is
+// mirrored at once.
+func (rt *Runtime) Inject(ctx context.Context, key string, msgs []domain.Message, prepare func(tx domain.Tx) (domain.Session, error)) ([]domain.Message, error) {
+	if len(msgs) == 0 {
+		return nil, nil
+	}
+	now := rt.now()
+	var stored []domain.Message
+	var sess domain.Session
+	err := rt.opts.Store.Update(ctx, func(tx domain.Tx) error {
+		s, err := prepare(tx)
+		if err != nil {
+			return err
+		}
+		if s.Key != key {
+			return fmt.Errorf("inject: prepare returned session %q for %q", s.Key, key)
+		}
+		in := make([]domain.Message, len(msgs))
+		for i, m := range msgs {
+			if m.Timestamp == 0 {
+				m.Timestamp = now
+			}
+			in[i] = m
+		}
+		stored, err = tx.AppendMessages(key, s.SessionID, in)
+		if err != nil {
+			return err
+		}
+		s.UpdatedAt = now
+		if err := tx.PutSession(s); err != nil {
+			return err
+		}
+		sess = s
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	rt.mu.Lock()
+	busy := rt.lanes[key] != nil
+	if busy {
+		rt.cache.markStale(key)
+		if rt.mirror != nil {
+			rt.mirror.behind(sess.AgentID, key, sess.SessionID, lastSeq(stored))
+		}
+	} else {
+		// No run of this session can start before the lock is released:
+		// its messages come after these, in the store and in the mirror.
+		rt.cache.drop(key)
+		if rt.mirror != nil {
+			rt.mirror.append(sess.AgentID, key, sess.SessionID, stored, lastSeq(stored))
+		}
+	}
+	rt.mu.Unlock()
+	for i := range stored {
+		rt.opts.Emit(domain.Event{Kind: domain.EventMessage, SessionKey: key, Message: &stored[i], TS: now})
+	}
+	rt.opts.Emit(domain.Event{Kind: domain.EventSession, SessionKey: key, Session: &sess, Reason: "updated", TS: now})
+	return stored, nil
+}
+
+// behind records that the file of a session lacks messages up to Seq seq
+// that a running run's append will not carry: that append, and any before
+// it reaches seq, becomes a reconcile with the store.
+func (w *mirrorWriter) behind(agentID, key, sessionID string, seq int64) {
+	s := mirrorSession{agentID, key, sessionID}
+	w.dirtyMu.Lock()
+	defer w.dirtyMu.Unlock()
+	w.dirty[s] = max(w.dirty[s], seq)
+}
+
+// prelude returns msgs stamped as written by run runID at now (the copied
+// transcript of a forked sub-agent, appended before its task).
+func prelude(msgs []domain.Message, runID string, now int64) []domain.Message {
+	out := make([]domain.Message, len(msgs))
+	for i, m := range msgs {
+		m.RunID = runID
+		if m.Timestamp == 0 {
+			m.Timestamp = now
+		}
+		out[i] = m
+	}
+	return out
+}

@@ -1,0 +1,41 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/outbox"
+)
+
+var _ outbox.Claimer = (*Cluster)(nil)
+
+// outboxLeaseFactor: an outbox claim lasts this many replica leases, so
+// a worker has time to go through a batch before its items become due
+// for another replica.
+const outboxLeaseFactor = 4
+
+// ClaimOutbox claims up to limit pending items due by dueBefore (Unix ms)
+// for this replica's outbox worker: their rows are locked with FOR UPDATE
+// SKIP LOCKED (a worker of another replica takes other items) and their
+// next attempt is pushed past a claim lease, so no other worker picks
+// them up while this one delivers. When this replica dies mid-delivery
+// the items fall due again after the claim lease, and another replica
+// delivers them (with the same idempotency key).
+func (c *Cluster) ClaimOutbox(ctx context.Context, dueBefore int64, limit int) ([]domain.OutboxItem, error) {
+	until := time.UnixMilli(dueBefore).Add(outboxLeaseFactor * c.lease).UnixMilli()
+	query := `UPDATE outbox SET next_attempt_at = $3 WHERE id IN (
+		SELECT id FROM outbox WHERE status = 'pending' AND next_attempt_at <= $1
+		ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)
+		RETURNING id, ` + outboxColumns
+	items, err := queryAll(ctx, c.s, "claim outbox", query, []any{dueBefore, limit, until}, scanOutbox)
+	if err != nil {
+		return nil, err
+	}
+	// The worker goes through them oldest first; it records each attempt
+	// with the item as returned (its next attempt then set by the outcome).
+	slices.SortFunc(items, func(a, b domain.OutboxItem) int { return cmp.Compare(a.ID, b.ID) })
+	return items, nil
+}

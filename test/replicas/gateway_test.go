@@ -1,0 +1,313 @@
+package replicas
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// replicaConfig is every replica's config: the PostgreSQL store, no JSONL
+// mirror (each replica has its own state dir), a short lease so a killed
+// replica's runs are taken over quickly, and script rules: slow turns, a
+// turn whose tool call ran before it stalls, a turn that spawns a child.
+const replicaConfig = `{
+  store: { driver: "postgres", url: %q },
+  transcripts: { mirror: false },
+  replicas: { leaseSeconds: %d },
+  runtime: { lanes: { subagent: %d } },
+  tools: { sessions: { visibility: "all" } },
+  models: { providers: { script: { rules: [
+    { when: { session: ":subagent:", message: "long child" }, reply: "long child done", delayMs: 4000 },
+    { when: { session: ":subagent:" }, reply: "child result {{message}}", delayMs: 50 },
+    { when: { message: "^stall" }, reply: "stalled done", delayMs: 6000 },
+    { when: { message: "^tool then stall" }, toolCall: { name: "agents_list", arguments: {} } },
+    { when: { role: "toolResult", session: "toolstall" }, reply: "after tool", delayMs: 6000 },
+    { when: { message: "^slow" }, reply: "slow done", delayMs: 300 },
+    { when: { message: "^quick" }, reply: "quick done", delayMs: 20 },
+    { when: { message: "^spawn (.*)" }, toolCall: { name: "sessions_spawn", arguments: { task: "$1" } } },
+  ] } } },
+}`
+
+// gateway is one running `switchboard gateway` process.
+type gateway struct {
+	t      testing.TB
+	name   string
+	cmd    *exec.Cmd
+	base   string
+	exited chan struct{}
+	err    error
+	log    *logBuffer
+}
+
+// logBuffer keeps a child's stderr and the lines that must fail the test.
+type logBuffer struct {
+	mu  sync.Mutex
+	all bytes.Buffer
+	bad []string
+}
+
+func (l *logBuffer) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.all.Write(b)
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.Contains(line, "DATA RACE") || strings.HasPrefix(line, "panic:") || strings.Contains(line, "fatal error:") {
+			l.bad = append(l.bad, line)
+		}
+	}
+	return len(b), nil
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.all.String()
+}
+
+// setup says how to start replicas.
+type setup struct {
+	// lease is replicas.leaseSeconds (default 3; the kill test uses 1).
+	lease int
+	// subagentLanes gives each replica's runtime.lanes.subagent in turn
+	// (default 64).
+	subagentLanes []int
+}
+
+// startReplicas starts n gateways on one fresh database.
+func startReplicas(t testing.TB, n int, opts setup) []*gateway {
+	t.Helper()
+	url := pg.Database(t)
+	if opts.lease == 0 {
+		opts.lease = 3
+	}
+	var gs []*gateway
+	for i := range n {
+		lanes := 64
+		if i < len(opts.subagentLanes) {
+			lanes = opts.subagentLanes[i]
+		}
+		gs = append(gs, startGateway(t, fmt.Sprintf("r%d", i+1), fmt.Sprintf(replicaConfig, url, opts.lease, lanes)))
+	}
+	return gs
+}
+
+// startGateway runs `switchboard gateway` on a new state dir with cfg and
+// returns once it listens.
+func startGateway(t testing.TB, name, cfg string) *gateway {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "switchboard.json5"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "--state-dir", dir, "gateway", "--listen", "127.0.0.1:0")
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "SWITCHBOARD_") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = env
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &gateway{t: t, name: name, cmd: cmd, exited: make(chan struct{}), log: &logBuffer{}}
+	cmd.Stderr = g.log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { g.err = cmd.Wait(); close(g.exited) }()
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if i := strings.Index(sc.Text(), "listening on "); i >= 0 {
+				select {
+				case urls <- strings.Fields(sc.Text()[i+len("listening on "):])[0]:
+				default:
+				}
+			}
+		}
+	}()
+	select {
+	case g.base = <-urls:
+	case <-g.exited:
+		t.Fatalf("gateway %s exited before listening: %v\n%s", name, g.err, g.log)
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("gateway %s did not listen within 60s\n%s", name, g.log)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("gateway %s log:\n%s", name, g.log)
+		}
+		g.kill()
+	})
+	return g
+}
+
+// kill ends the gateway with SIGKILL (no-op when it already ended) and
+// fails the test if its log showed a race or a panic.
+func (g *gateway) kill() {
+	_ = g.cmd.Process.Signal(syscall.SIGKILL)
+	select {
+	case <-g.exited:
+	case <-time.After(10 * time.Second):
+	}
+	g.log.mu.Lock()
+	bad := g.log.bad
+	g.log.mu.Unlock()
+	if len(bad) > 0 {
+		g.t.Errorf("gateway %s: %s", g.name, strings.Join(bad, "\n"))
+	}
+}
+
+var client = &http.Client{Timeout: 60 * time.Second}
+
+// call sends a JSON request and decodes a 2xx answer into out; it fails
+// the test on any other answer.
+func (g *gateway) call(method, path string, body, out any) {
+	g.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, g.base+path, rd)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		g.t.Fatalf("%s %s on %s: %v", method, path, g.name, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		g.t.Fatalf("%s %s on %s: %d %s", method, path, g.name, resp.StatusCode, b)
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			g.t.Fatalf("%s %s on %s: decode %s: %v", method, path, g.name, b, err)
+		}
+	}
+}
+
+// run is the part of a run row the tests read.
+type run struct {
+	RunID      string `json:"runId"`
+	SessionKey string `json:"sessionKey"`
+	Status     string `json:"status"`
+	Reply      string `json:"reply"`
+	Error      string `json:"error"`
+	Message    string `json:"message"`
+	Attempt    int    `json:"attempt"`
+	CreatedAt  int64  `json:"createdAt"`
+	StartedAt  int64  `json:"startedAt"`
+	EndedAt    int64  `json:"endedAt"`
+}
+
+// chat posts a user message to key on g and returns its run as accepted.
+func (g *gateway) chat(key, msg string) run {
+	g.t.Helper()
+	var a struct {
+		Run *run `json:"run"`
+	}
+	g.call("POST", "/api/sessions/"+key+"/chat", map[string]any{"message": msg}, &a)
+	if a.Run == nil || a.Run.RunID == "" {
+		g.t.Fatalf("chat %s on %s: no run", key, g.name)
+	}
+	return *a.Run
+}
+
+// wait waits on g for run id to end (up to timeout) and returns it.
+func (g *gateway) wait(id string, timeout time.Duration) run {
+	g.t.Helper()
+	var r run
+	g.call("GET", fmt.Sprintf("/api/runs/%s?wait=%s", id, timeout), nil, &r)
+	return r
+}
+
+// message is the part of a history message the tests read.
+type message struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// text is a message's text (a string content or its text blocks).
+func (m message) text() string {
+	var s string
+	if json.Unmarshal(m.Content, &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(m.Content, &blocks)
+	var b strings.Builder
+	for _, bl := range blocks {
+		if bl.Type == "text" {
+			b.WriteString(bl.Text)
+		}
+	}
+	return b.String()
+}
+
+// history returns a session's whole transcript read through g.
+func (g *gateway) history(key string) []message {
+	g.t.Helper()
+	var h struct {
+		Messages []message `json:"messages"`
+	}
+	g.call("GET", "/api/sessions/"+key+"/history?limit=1000", nil, &h)
+	return h.Messages
+}
+
+// status sends a JSON request and returns the HTTP status.
+func (g *gateway) status(method, path string, body any) int {
+	g.t.Helper()
+	b, _ := json.Marshal(body)
+	req, err := http.NewRequest(method, g.base+path, bytes.NewReader(b))
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		g.t.Fatalf("%s %s on %s: %v", method, path, g.name, err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// stop ends the gateway with SIGTERM and waits for a clean exit.
+func (g *gateway) stop() {
+	g.t.Helper()
+	_ = g.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-g.exited:
+		if g.err != nil {
+			g.t.Fatalf("gateway %s exited with %v after SIGTERM\n%s", g.name, g.err, g.log)
+		}
+	case <-time.After(20 * time.Second):
+		g.t.Fatalf("gateway %s did not stop within 20s of SIGTERM\n%s", g.name, g.log)
+	}
+}
