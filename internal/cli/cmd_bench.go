@@ -61,7 +61,7 @@ func benchCommand() *command {
 					return runBenchStore(e, *src, *out, *store, n)
 				}
 			},
-		}},
+		}, benchChatCommand(), benchGatewayCommand()},
 	}
 }
 

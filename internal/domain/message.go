@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Roles of transcript messages.
@@ -132,6 +133,10 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	if b[0] == '"' {
+		if s, ok := plainJSONString(b); ok {
+			*c = TextContent(s)
+			return nil
+		}
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
 			return err
@@ -148,6 +153,25 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 	}
 	*c = Content{blocks: blocks}
 	return nil
+}
+
+// plainJSONString returns the text of a JSON string literal that needs no
+// decoding (no escapes, no control characters, valid UTF-8), which is most
+// stored text: listing with messageLimit decodes thousands of them.
+func plainJSONString(b []byte) (string, bool) {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return "", false
+	}
+	in := b[1 : len(b)-1]
+	for _, ch := range in {
+		if ch < 0x20 || ch == '"' || ch == '\\' {
+			return "", false
+		}
+	}
+	if !utf8.Valid(in) {
+		return "", false
+	}
+	return string(in), true
 }
 
 // Usage counts tokens (and cost when known) of one model call or a run.

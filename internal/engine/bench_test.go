@@ -149,6 +149,7 @@ func BenchmarkListMessageLimit5Over10k(b *testing.B) {
 	seedSessions(b, h, 10_000, 8)
 	ctx := context.Background()
 	var lat latencies
+	cpu := startCPU(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
@@ -158,6 +159,7 @@ func BenchmarkListMessageLimit5Over10k(b *testing.B) {
 		}
 		lat.add(time.Since(start))
 	}
+	cpu.report(b)
 	lat.report(b)
 }
 

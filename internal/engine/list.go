@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 
@@ -150,30 +151,36 @@ func matchesList(s domain.Session, p ListParams, now int64) bool {
 	return true
 }
 
-// attachMessages adds the last n non-tool messages of each row, with a
-// small worker pool.
+// attachMessages adds the last n non-tool messages of each row. A few
+// workers each take rows in turn: one goroutine per row would grow a fresh
+// stack through SQLite's deep call chain for every row (that copying was
+// a tenth of a messageLimit listing's CPU).
 func (e *Engine) attachMessages(ctx context.Context, out []SessionRow, rows []domain.Session, n int) error {
-	var wg sync.WaitGroup
 	errs := make([]error, len(rows))
-	sem := make(chan struct{}, 4)
-	for i := range rows {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int) {
-			defer wg.Done()
-			defer func() { <-sem }()
+	var next atomic.Int64
+	work := func() {
+		for i := int(next.Add(1) - 1); i < len(rows); i = int(next.Add(1) - 1) {
 			msgs, err := e.store.ReadMessages(ctx, rows[i].Key, domain.MessageQuery{SessionID: rows[i].SessionID, Limit: n,
 				ExcludeRoles: []string{domain.RoleToolResult, "tool"}})
 			if err != nil {
 				errs[i] = err
-				return
+				continue
 			}
 			out[i].Messages = msgs
-		}(i)
+		}
 	}
+	var wg sync.WaitGroup
+	for range min(attachWorkers, len(rows)) - 1 {
+		wg.Go(work)
+	}
+	work()
 	wg.Wait()
 	return errors.Join(errs...)
 }
+
+// attachWorkers is how many goroutines read messageLimit tails at once
+// (the read pool has more connections than this).
+const attachWorkers = 4
 
 // row builds the sessions_list row of s as seen by req.
 func (e *Engine) row(s domain.Session, req Requester) SessionRow {

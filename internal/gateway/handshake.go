@@ -120,14 +120,10 @@ func (c *conn) handshake() bool {
 		stop()
 		return false
 	}
-	c.wg.Add(2)
+	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
 		c.pump(sub.ch, stop)
-	}()
-	go func() {
-		defer c.wg.Done()
-		c.tick()
 	}()
 	return true
 }

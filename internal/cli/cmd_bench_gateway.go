@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/loadbench"
+)
+
+var benchClients = api.Limit{Name: "clients", Min: 1, Max: 100_000}
+
+func benchGatewayCommand() *command {
+	return &command{
+		name:    "gateway",
+		summary: "WebSocket clients each driving its own session through a gateway",
+		help: "Starts a gateway (this binary, its own process, on a temporary state dir with the offline `script`\n" +
+			"model and a random token) unless --url names a running one, connects --clients WebSocket clients\n" +
+			"as operators, and has each drive its own session with `agent` + `agent.wait` at --rate round trips\n" +
+			"per second (0: as fast as it can) for --seconds. --subscribe own (default) subscribes each client\n" +
+			"to its own session after its first round trip; all leaves them unsubscribed (an operator then gets\n" +
+			"every event). --idle only holds the connections and reports how late the gateway's ticks arrive.\n" +
+			"Reports round trips per second, latency (p50/p95/p99 ms), errors, and the gateway's RSS and\n" +
+			"goroutines from its /metrics. With --url, the token is $SWITCHBOARD_GATEWAY_TOKEN.",
+		example: []string{
+			"switchboard bench gateway --clients 1000 --rate 2 --seconds 30 --out gw.json",
+			"switchboard bench gateway --clients 200 --rate 0 --seconds 30 --subscribe all",
+			"switchboard bench gateway --clients 10000 --idle --seconds 60",
+		},
+		define: func(e *env, fs *flag.FlagSet) func([]string) error {
+			out := fs.String("out", "", "also write the JSON report to `FILE`")
+			url := fs.String("url", "", "use the running gateway at `URL` (http://host:port) instead of starting one")
+			sub := fs.String("subscribe", "own", "own|all: what each client subscribes to")
+			idle := fs.Bool("idle", false, "hold the connections without requests; report tick delays")
+			rate := fs.String("rate", "2", "round trips per second per client, 0 for unpaced")
+			var clients, seconds intFlag
+			fs.Var(&clients, "clients", "WebSocket clients (default 100)")
+			fs.Var(&seconds, "seconds", "measure for `S` seconds (default 10)")
+			return func(pos []string) error {
+				if err := e.wantArgs(pos, 0, 0, ""); err != nil {
+					return err
+				}
+				n, err := e.limited("clients", &clients, benchClients, 100)
+				if err != nil {
+					return err
+				}
+				s, err := e.limited("seconds", &seconds, benchSeconds, 10)
+				if err != nil {
+					return err
+				}
+				r, err := strconv.ParseFloat(*rate, 64)
+				if err != nil || r < 0 || r > 10_000 {
+					return e.usagef("--rate must be a number from 0 to 10000 (got %q)", *rate)
+				}
+				exe, err := os.Executable()
+				if err != nil {
+					return fmt.Errorf("bench gateway: %w", err)
+				}
+				rep, err := loadbench.RunGateway(e.ctx, loadbench.GatewayOptions{Clients: n, Rate: r, Duration: time.Duration(s) * time.Second,
+					Subscribe: *sub, Idle: *idle, URL: *url, Token: e.getenv(tokenEnv), Exe: exe, Progress: e.progress()})
+				if err != nil {
+					return err
+				}
+				what := fmt.Sprintf("%d of %d clients connected (connect p50 %s ms); gateway RSS %.0f MiB (peak %.0f), %d goroutines; %.1f s on %d CPUs",
+					rep.Connected, rep.Clients, ms(rep.ConnectMs.P50), rep.Gateway.RSSMB, rep.GatewayPeakRSS, rep.Gateway.Goroutines, rep.Seconds, rep.Machine.CPUs)
+				if rep.FirstError != "" {
+					what += "\nfirst error: " + rep.FirstError
+				}
+				return e.benchResult(*out, rep, func(t *table) {
+					if rep.Idle {
+						d := rep.TickDelayMs
+						t.row("tick delay (idle)", fmt.Sprint(d.N), "-", fmt.Sprint(rep.Errors), ms(d.P50), ms(d.P95), ms(d.P99), ms(d.Max))
+						return
+					}
+					d := rep.LatencyMs
+					t.row("agent + agent.wait", fmt.Sprint(rep.RoundTrips), fmt.Sprintf("%.0f", rep.PerSecond), fmt.Sprint(rep.Errors),
+						ms(d.P50), ms(d.P95), ms(d.P99), ms(d.Max))
+				}, what)
+			}
+		},
+	}
+}
