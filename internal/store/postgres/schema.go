@@ -13,7 +13,7 @@ import (
 // It counts PostgreSQL migrations, which are numbered on their own: the
 // SQLite store's history (its v2 reshaped a v1 that PostgreSQL never had)
 // is not replayed here.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // applicationName marks a database as a switchboard store in
 // schema_version, so a database of another application is refused.
@@ -34,12 +34,13 @@ const (
 var migrations = []string{
 	schemaV1,
 	schemaV2,
+	schemaV3,
 }
 
-// schemaV2 is the SQLite store's v5 (budgets, usage rollups, the usage
+// schemaV3 is the SQLite store's v5 (budgets, usage rollups, the usage
 // ledger; see that store's schema.go), with accounts of existing sessions
 // from their runs' usage and the tree rollups summed once.
-const schemaV2 = `
+const schemaV3 = `
 CREATE TABLE session_accounts (
 	session_key    TEXT COLLATE "C" PRIMARY KEY,
 	spawned_by     TEXT COLLATE "C" NOT NULL,

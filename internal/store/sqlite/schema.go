@@ -27,9 +27,7 @@ func migrateTo(ctx context.Context, conn *sql.Conn, to int) error {
 		_, err := conn.ExecContext(ctx, schemaV3)
 		return err
 	case 4:
-		// Version 4 belongs to another change (search); a store that
-		// reaches 5 without it gets it when that change lands.
-		return nil
+		return migrateV4(ctx, conn)
 	case 5:
 		_, err := conn.ExecContext(ctx, schemaV5)
 		return err
