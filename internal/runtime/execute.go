@@ -123,7 +123,11 @@ func (rt *Runtime) carryOut(ctx context.Context, c claimed) {
 			rt.log.Info("run interrupted by the stop before any tool call; queued again", "run", run.ID)
 			return
 		}
-		rt.log.Warn("re-queue of an interrupted run failed; recording it as aborted", "run", run.ID, "err", err)
+		if errors.Is(err, errCancelRequested) {
+			out = cancelledOutcome // (another replica asked to cancel it)
+		} else {
+			rt.log.Warn("re-queue of an interrupted run failed; recording it as aborted", "run", run.ID, "err", err)
+		}
 	}
 	rt.finishDurably(run, written, out)
 }

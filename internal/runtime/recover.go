@@ -120,7 +120,20 @@ func (rt *Runtime) setReport(rep StartReport) {
 
 // recoverRun applies the crash rule to a run a stopped process left
 // running; requeued reports which way it went.
+//
+// With replicas a run whose cancel was requested (written down by the
+// replica that received it, perhaps while this run's replica was dead) is
+// ended cancelled instead.
 func (rt *Runtime) recoverRun(ctx context.Context, r domain.Run) (requeued bool, err error) {
+	if rt.shared() {
+		marked, err := rt.cluster.CancelsRequested(ctx, []string{r.ID})
+		if err != nil {
+			return false, err
+		}
+		if len(marked) > 0 {
+			return false, rt.finish(r, nil, cancelledOutcome)
+		}
+	}
 	started, err := rt.toolsStarted(ctx, r)
 	if err != nil {
 		return false, err
@@ -130,6 +143,9 @@ func (rt *Runtime) recoverRun(ctx context.Context, r domain.Run) (requeued bool,
 		if err == nil {
 			return true, nil
 		}
+		if errors.Is(err, errCancelRequested) {
+			return false, rt.finish(r, nil, cancelledOutcome)
+		}
 		if !errors.Is(err, errNotRunning) {
 			return false, err
 		}
@@ -137,6 +153,12 @@ func (rt *Runtime) recoverRun(ctx context.Context, r domain.Run) (requeued bool,
 	}
 	return false, rt.finish(r, nil, runOutcome{status: domain.RunError, err: AbortedError, aborted: true})
 }
+
+// cancelledOutcome ends a taken-over run whose cancel was requested.
+var cancelledOutcome = runOutcome{status: domain.RunCancelled, err: "cancelled"}
+
+// errCancelRequested: the run to re-queue has a cancel requested.
+var errCancelRequested = errors.New("run has a cancel requested")
 
 var errNotRunning = errors.New("run is not running")
 
@@ -151,6 +173,12 @@ func (rt *Runtime) requeue(r domain.Run) error {
 		}
 		if cur.Status != domain.RunRunning {
 			return errNotRunning
+		}
+		// Checked under the run's lock, which a cancel request takes too.
+		if marked, err := rt.cluster.CancelRequestedTx(tx, r.ID); err != nil {
+			return err
+		} else if marked {
+			return errCancelRequested
 		}
 		if err := rt.cluster.ReleaseTx(tx, r.ID); err != nil {
 			return err

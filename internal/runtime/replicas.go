@@ -99,7 +99,33 @@ func (rt *Runtime) maintain(ctx context.Context) {
 		rt.log.Warn("taking over expired replicas' runs failed", "err", err)
 	}
 	rt.recoverTaken(ctx, runs)
+	rt.honourCancels(ctx)
 	rt.pull(ctx, "")
+}
+
+// honourCancels cancels the runs executing here whose cancel another
+// replica wrote down (its signal may have been lost).
+func (rt *Runtime) honourCancels(ctx context.Context) {
+	rt.mu.Lock()
+	ids := make([]string, 0, len(rt.active))
+	for id := range rt.active {
+		ids = append(ids, id)
+	}
+	rt.mu.Unlock()
+	marked, err := rt.cluster.CancelsRequested(ctx, ids)
+	if err != nil {
+		if ctx.Err() == nil {
+			rt.log.Warn("looking for requested cancels failed", "err", err)
+		}
+		return
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	for _, id := range marked {
+		if cancel := rt.active[id]; cancel != nil {
+			cancel(errCancelled)
+		}
+	}
 }
 
 // recoverTaken applies the crash rule to runs taken over from a replica
