@@ -50,9 +50,11 @@ func (rt *Runtime) Start(ctx context.Context) error {
 	st := rt.opts.Store
 	var rep StartReport
 	serving := !rt.opts.Hold && !rt.scoped()
-	if serving && !rt.shared() {
+	if serving && (!rt.shared() || mirrorSafeForReplicas(rt.opts.Mirror)) {
 		// (Replicas share the mirror's directory, or have none: the
-		// replica that runs a session's run appends to its file.)
+		// replica that runs a session's run appends to its file. They
+		// repair it only when its writes are safe across processes:
+		// flocked, skipping what a peer wrote; transcript/shared.go.)
 		// First, while nothing runs: the mirror catches up with the store
 		// (a run that ends during the repair would race it).
 		var err error
@@ -232,6 +234,13 @@ func (rt *Runtime) toolsStarted(ctx context.Context, r domain.Run) (bool, error)
 		}
 	}
 	return false, nil
+}
+
+// mirrorSafeForReplicas reports whether mirror m may be repaired while
+// other replicas write the same directory.
+func mirrorSafeForReplicas(m any) bool {
+	s, ok := m.(interface{ SafeForReplicas() bool })
+	return ok && s.SafeForReplicas()
 }
 
 // repairPage is how many session rows the mirror repair reads at a time.
