@@ -86,10 +86,14 @@ func (rt *Runtime) signalLoop(ctx context.Context) {
 // maintain renews the lease, applies the crash rule to the runs of
 // replicas whose lease expired, and picks up queued runs nobody claimed.
 func (rt *Runtime) maintain(ctx context.Context) {
+	// The runs executing before the renewal: when it finds the lease lost,
+	// they are the ones taken over (a claim needs a live lease), not those
+	// claimed under the new lease it takes.
+	before := rt.activeIDs()
 	if err := rt.cluster.Renew(ctx); err != nil {
 		if errors.Is(err, ErrLeaseLost) {
 			rt.log.Error("replica lease was taken over; cancelling the runs it held (another replica resolves them)")
-			rt.cancelActive(errLeaseLost)
+			rt.cancelRuns(before, errLeaseLost)
 		} else if ctx.Err() == nil {
 			rt.log.Warn("replica lease renewal failed", "err", err)
 		}
@@ -106,26 +110,14 @@ func (rt *Runtime) maintain(ctx context.Context) {
 // honourCancels cancels the runs executing here whose cancel another
 // replica wrote down (its signal may have been lost).
 func (rt *Runtime) honourCancels(ctx context.Context) {
-	rt.mu.Lock()
-	ids := make([]string, 0, len(rt.active))
-	for id := range rt.active {
-		ids = append(ids, id)
-	}
-	rt.mu.Unlock()
-	marked, err := rt.cluster.CancelsRequested(ctx, ids)
+	marked, err := rt.cluster.CancelsRequested(ctx, rt.activeIDs())
 	if err != nil {
 		if ctx.Err() == nil {
 			rt.log.Warn("looking for requested cancels failed", "err", err)
 		}
 		return
 	}
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	for _, id := range marked {
-		if cancel := rt.active[id]; cancel != nil {
-			cancel(errCancelled)
-		}
-	}
+	rt.cancelRuns(marked, errCancelled)
 }
 
 // recoverTaken applies the crash rule to runs taken over from a replica
@@ -150,12 +142,25 @@ func (rt *Runtime) recoverTaken(ctx context.Context, runs []domain.Run) {
 	}
 }
 
-// cancelActive cancels every run executing here with cause.
-func (rt *Runtime) cancelActive(cause error) {
+// activeIDs lists the runs executing here.
+func (rt *Runtime) activeIDs() []string {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	for _, cancel := range rt.active {
-		cancel(cause)
+	ids := make([]string, 0, len(rt.active))
+	for id := range rt.active {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// cancelRuns cancels the runs ids still executing here with cause.
+func (rt *Runtime) cancelRuns(ids []string, cause error) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	for _, id := range ids {
+		if cancel := rt.active[id]; cancel != nil {
+			cancel(cause)
+		}
 	}
 }
 
