@@ -47,6 +47,7 @@ func (rt *Runtime) activate(id string) (context.Context, func()) {
 	return ctx, func() {
 		rt.mu.Lock()
 		delete(rt.active, id)
+		delete(rt.leases.of, id)
 		rt.mu.Unlock()
 		cancel(nil)
 	}
@@ -74,6 +75,7 @@ func (rt *Runtime) execute(r domain.Run) {
 			return
 		}
 		if err == nil {
+			rt.claimedHere(r.ID)
 			break
 		}
 		if !transient(err) {

@@ -86,14 +86,10 @@ func (rt *Runtime) signalLoop(ctx context.Context) {
 // maintain renews the lease, applies the crash rule to the runs of
 // replicas whose lease expired, and picks up queued runs nobody claimed.
 func (rt *Runtime) maintain(ctx context.Context) {
-	// The runs executing before the renewal: when it finds the lease lost,
-	// they are the ones taken over (a claim needs a live lease), not those
-	// claimed under the new lease it takes.
-	before := rt.activeIDs()
 	if err := rt.cluster.Renew(ctx); err != nil {
 		if errors.Is(err, ErrLeaseLost) {
 			rt.log.Error("replica lease was taken over; cancelling the runs it held (another replica resolves them)")
-			rt.cancelRuns(before, errLeaseLost)
+			rt.leaseLost()
 		} else if ctx.Err() == nil {
 			rt.log.Warn("replica lease renewal failed", "err", err)
 		}
@@ -140,6 +136,42 @@ func (rt *Runtime) recoverTaken(ctx context.Context, runs []domain.Run) {
 	if len(runs) > 0 {
 		rt.log.Warn("took over runs of a replica whose lease expired", "requeued", requeued, "aborted", aborted)
 	}
+}
+
+// leaseEpochs tells the runs claimed under a lease that was lost (taken
+// over: another replica resolves them) from those claimed under the lease
+// Renew took next, which a lost lease must not cancel.
+type leaseEpochs struct {
+	epoch uint64
+	of    map[string]uint64 // run id → epoch it was claimed in
+}
+
+// claimedHere notes that run id was claimed under the current lease.
+func (rt *Runtime) claimedHere(id string) {
+	if !rt.shared() {
+		return
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.leases.of == nil {
+		rt.leases.of = map[string]uint64{}
+	}
+	rt.leases.of[id] = rt.leases.epoch
+}
+
+// leaseLost cancels the runs claimed under the lease that was taken over
+// and starts a new generation for the claims under the next one.
+func (rt *Runtime) leaseLost() {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	for id, e := range rt.leases.of {
+		if e == rt.leases.epoch {
+			if cancel := rt.active[id]; cancel != nil {
+				cancel(errLeaseLost)
+			}
+		}
+	}
+	rt.leases.epoch++
 }
 
 // activeIDs lists the runs executing here.
