@@ -23,6 +23,10 @@ import (
 	"github.com/switchboard-go/switchboard/internal/transcript"
 )
 
+// chunkedReply is the answer to messages starting "chunk", streamed in
+// pieces of 6 characters 5 ms apart.
+const chunkedReply = "the quick brown fox jumps over the lazy dog"
+
 // testConfig: agents main and research on the script model; messages
 // starting "slow" take 30 s (until cancelled), "fail" ends in an error,
 // "tool" calls agents_list and answers with its result.
@@ -46,11 +50,12 @@ func testConfig() *config.Config {
 	}
 	c.Runtime.MaxSteps = 25
 	c.Tools.SessionsSpawn.Attachments = config.AttachmentsConfig{MaxFiles: 50, MaxFileBytes: 1 << 20, MaxTotalBytes: 5 << 20}
-	slow, failMsg := "done slowly", "the model failed"
+	slow, failMsg, chunked := "done slowly", "the model failed", chunkedReply
 	c.Models.Providers = map[string]config.ProviderConfig{"script": {Rules: []config.ScriptRule{
 		{When: config.ScriptWhen{Role: "user", Message: "^slow"}, Reply: &slow, DelayMs: 30_000},
 		{When: config.ScriptWhen{Role: "user", Message: "^fail"}, Error: &failMsg},
 		{When: config.ScriptWhen{Role: "user", Message: "^tool"}, ToolCall: &config.ScriptToolCall{Name: "agents_list"}},
+		{When: config.ScriptWhen{Role: "user", Message: "^chunk"}, Reply: &chunked, ChunkChars: 6, ChunkMs: 5},
 	}}}
 	return c
 }

@@ -97,13 +97,16 @@ func (s *sse) status(taskID, ctxID string, st wire.TaskStatus, final bool) {
 	s.send(wire.StreamResponse{StatusUpdate: &wire.TaskStatusUpdateEvent{TaskID: taskID, ContextID: ctxID, Status: st}})
 }
 
-// artifact sends a whole artifact.
-func (s *sse) artifact(taskID, ctxID string, a wire.Artifact) {
+// artifact sends an artifact update: a piece appended to what was sent
+// (appendTo), or the artifact as it is now; last marks its final chunk.
+func (s *sse) artifact(taskID, ctxID string, a wire.Artifact, appendTo, last bool) {
 	if s.gen == gen03 {
-		s.send(&a2a.TaskArtifactUpdateEvent{TaskID: a2a.TaskID(taskID), ContextID: ctxID, Artifact: legacyArtifact(a), LastChunk: true})
+		s.send(&a2a.TaskArtifactUpdateEvent{TaskID: a2a.TaskID(taskID), ContextID: ctxID, Artifact: legacyArtifact(a),
+			Append: appendTo, LastChunk: last})
 		return
 	}
-	s.send(wire.StreamResponse{ArtifactUpdate: &wire.TaskArtifactUpdateEvent{TaskID: taskID, ContextID: ctxID, Artifact: a, LastChunk: true}})
+	s.send(wire.StreamResponse{ArtifactUpdate: &wire.TaskArtifactUpdateEvent{TaskID: taskID, ContextID: ctxID, Artifact: a,
+		Append: appendTo, LastChunk: last}})
 }
 
 // sendStreaming is SendStreamingMessage and message/stream: the task
@@ -164,9 +167,10 @@ func (s *Server) follow(ctx context.Context, p api.Principal, out *sse, run doma
 	ctxID := ContextOf(run.SessionKey)
 	out.task(TaskOf(run, history))
 	if domain.RunTerminal(run.Status) {
-		s.finish(out, run, ctxID)
+		s.finish(out, run, ctxID, nil)
 		return
 	}
+	reply := &replyStream{runID: run.ID}
 	wctx, cancel := context.WithCancel(ctx)
 	type ended struct {
 		run domain.Run
@@ -195,6 +199,14 @@ func (s *Server) follow(ctx context.Context, p api.Principal, out *sse, run doma
 				continue
 			}
 			switch {
+			case ev.Kind == domain.EventDelta:
+				if a, appendTo, ok := reply.piece(ev.Delta); ok {
+					if state == wire.TaskStateSubmitted {
+						state = wire.TaskStateWorking
+						out.status(run.ID, ctxID, wire.TaskStatus{State: wire.TaskStateWorking, Timestamp: timestamp(ev.TS)}, false)
+					}
+					out.artifact(run.ID, ctxID, a, appendTo, false)
+				}
 			case ev.Kind == domain.EventRunStart && ev.Run != nil && ev.Run.ID == run.ID:
 				if state == wire.TaskStateSubmitted {
 					state = wire.TaskStateWorking
@@ -213,7 +225,7 @@ func (s *Server) follow(ctx context.Context, p api.Principal, out *sse, run doma
 				out.fail(toRPCError(end.err))
 				return
 			}
-			s.finish(out, end.run, ctxID)
+			s.finish(out, end.run, ctxID, reply)
 			return
 		}
 		if out.err != nil {
@@ -267,10 +279,16 @@ func progress(m domain.Message, runID, ctxID string) *wire.Message {
 		Parts: []wire.Part{wire.TextPart(text)}, Metadata: map[string]any{"toolCalls": names}}
 }
 
-// finish sends the reply artifact (if any) and the final status.
-func (s *Server) finish(out *sse, run domain.Run, ctxID string) {
+// finish sends the reply artifact (if any) and the final status. With
+// deltas streamed (reply), the artifact's last chunk completes what the
+// client holds; otherwise it is the whole reply.
+func (s *Server) finish(out *sse, run domain.Run, ctxID string, reply *replyStream) {
 	if a, ok := replyArtifact(run); ok {
-		out.artifact(run.ID, ctxID, a)
+		appendTo := false
+		if reply != nil {
+			a, appendTo = reply.last(a, run.Reply)
+		}
+		out.artifact(run.ID, ctxID, a, appendTo, true)
 	}
 	out.status(run.ID, ctxID, statusOf(run, ctxID), true)
 }
