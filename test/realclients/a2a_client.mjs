@@ -68,6 +68,30 @@ async function main() {
   }
   out.stream = { kinds, artifact: streamArtifact, lastState };
 
+  // SendStreamingMessage on a reply the model streams in pieces: several
+  // artifact updates, applied by their append flag, make the reply.
+  let chunkArtifact = '';
+  let chunkUpdates = 0;
+  let chunkAppends = 0;
+  let chunkLast = false;
+  let chunkState = '';
+  for await (const ev of client.sendMessageStream(req(msg(`js-c-${Date.now()}`, 'chunky please', 'js-chunk')))) {
+    const p = ev.payload;
+    if (!p) continue;
+    if (p.$case === 'artifactUpdate') {
+      chunkUpdates++;
+      if (p.value.append) {
+        chunkAppends++;
+        chunkArtifact += text(p.value.artifact?.parts);
+      } else {
+        chunkArtifact = text(p.value.artifact?.parts);
+      }
+      chunkLast = !!p.value.lastChunk;
+    }
+    if (p.$case === 'statusUpdate') chunkState = state(p.value.status?.state);
+  }
+  out.chunked = { updates: chunkUpdates, appends: chunkAppends, artifact: chunkArtifact, lastChunk: chunkLast, lastState: chunkState };
+
   // SubscribeToTask on a slow task, cancelled from another call after the
   // first event: the stream ends with CANCELED.
   const sub = await client.sendMessage(req(msg(`js-sub-${Date.now()}`, 'slow subscribe', 'js-sub'),

@@ -18,13 +18,14 @@ import (
 	"github.com/a2aproject/a2a-go/a2aclient/agentcard"
 )
 
-// a2aConfig gives the script model a slow rule (for cancel) and the main
-// agent a skill (for the card).
+// a2aConfig gives the script model a slow rule (for cancel), a streamed
+// rule (for artifact deltas) and the main agent a skill (for the card).
 const a2aConfig = `{
   agents: { list: [{ id: "main", name: "Main", description: "switchboard main agent",
     skills: [{ id: "qa", name: "Questions", description: "answers", tags: ["chat"] }] }] },
   models: { providers: { script: { rules: [
     { when: { role: "user", message: "^slow" }, reply: "finally", delayMs: 60000 },
+    { when: { role: "user", message: "^chunky" }, reply: "streamed in several pieces", chunkChars: 5, chunkMs: 5 },
   ] } } },
 }`
 
@@ -198,6 +199,9 @@ func TestA2AJSClient(t *testing.T) {
 		{[]string{"stream", "lastState"}, "TASK_STATE_COMPLETED"},
 		{[]string{"cancel", "state"}, "TASK_STATE_CANCELED"},
 		{[]string{"subscribe", "lastState"}, "TASK_STATE_CANCELED"},
+		{[]string{"chunked", "artifact"}, "streamed in several pieces"},
+		{[]string{"chunked", "lastChunk"}, true},
+		{[]string{"chunked", "lastState"}, "TASK_STATE_COMPLETED"},
 	}
 	for _, c := range checks {
 		if got := get(c.path...); got != c.want {
@@ -212,6 +216,14 @@ func TestA2AJSClient(t *testing.T) {
 	}
 	if kinds, _ := get("stream", "kinds").([]any); len(kinds) < 3 || kinds[0] != "task" {
 		t.Errorf("stream kinds = %v", kinds)
+	}
+	// The streamed reply arrives as several artifact updates, most of them
+	// appends (the first replaces, the rest append).
+	if n, _ := get("chunked", "updates").(float64); n < 3 {
+		t.Errorf("chunked reply: %v artifact updates, want several (%v)", n, out["chunked"])
+	}
+	if n, _ := get("chunked", "appends").(float64); n < 2 {
+		t.Errorf("chunked reply: %v append updates, want several (%v)", n, out["chunked"])
 	}
 }
 
