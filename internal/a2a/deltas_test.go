@@ -121,6 +121,19 @@ func TestStreamingDeltas(t *testing.T) {
 			if held != chunkedReply {
 				t.Errorf("artifact applied in order = %q, want %q", held, chunkedReply)
 			}
+			if tc.legacy {
+				return
+			}
+			// The task itself carries the reply whole, in one artifact.
+			first := decode[wire.StreamResponse](t, evs[0].Result)
+			if first.Task == nil {
+				t.Fatalf("first event is not the task: %s", evs[0].Result)
+			}
+			g := h.rpc(t, "operator", "main", "GetTask", map[string]any{"id": first.Task.ID})
+			task := decode[wire.Task](t, g.resp.Result)
+			if len(task.Artifacts) != 1 || textOf(task.Artifacts[0].Parts) != chunkedReply {
+				t.Errorf("GetTask artifacts = %+v, want the whole reply once", task.Artifacts)
+			}
 		})
 	}
 }
