@@ -48,6 +48,17 @@ var (
 	AgentIDChars        = Limit{Name: "agentId", Min: 1, Max: 64, Unit: "characters"}
 	ModelChars          = Limit{Name: "model", Min: 1, Max: 256, Unit: "characters"}
 	IdempotencyKeyChars = Limit{Name: "idempotencyKey", Min: 1, Max: 256, Unit: "characters"}
+
+	// Search and paging (issue 15). Offsets are refused past their Max, not
+	// clamped: a clamped offset would silently return another page.
+	SearchLimit        = Limit{Name: "limit", Min: 1, Max: 100, Default: 20, Clamp: true}
+	SearchQueryChars   = Limit{Name: "query", Min: 1, Max: 500, Unit: "characters"}
+	SearchQueryWords   = Limit{Name: "query", Min: 1, Max: 16, Unit: "words"}
+	SearchSinceMinutes = Limit{Name: "sinceMinutes", Min: 1, Max: 525_600, Clamp: true, Unit: "minutes"}
+	SearchCursorChars  = Limit{Name: "cursor", Min: 1, Max: 128, Unit: "characters"}
+	ListOffset         = Limit{Name: "offset", Min: 0, Max: 1_000_000}
+	HistoryOffset      = Limit{Name: "offset", Min: 0, Max: 1_000_000}
+	MessageIDChars     = Limit{Name: "beforeMessageId", Min: 1, Max: 64, Unit: "characters"}
 	// YieldMessageChars bounds sessions_yield's message (it becomes the
 	// run's reply).
 	YieldMessageChars = Limit{Name: "message", Min: 0, Max: 4000, Unit: "characters"}
@@ -64,19 +75,20 @@ var (
 // Limits lists every limit, for docs and tests.
 func Limits() map[string][]Limit {
 	return map[string][]Limit{
-		ToolSessionsList:              {ListLimit, ListActiveMinutes, ListMessageLimit, ListKinds},
-		ToolSessionsHistory:           {HistoryLimit, KeyChars},
+		ToolSessionsList:              {ListLimit, ListActiveMinutes, ListMessageLimit, ListKinds, ListOffset},
+		ToolSessionsHistory:           {HistoryLimit, KeyChars, HistoryOffset, MessageIDChars},
+		ToolSessionsSearch:            {SearchLimit, SearchQueryChars, SearchQueryWords, SearchSinceMinutes, ListKinds, AgentIDChars, SearchCursorChars},
 		ToolSessionsSend:              {SendTimeout, MessageChars, LabelChars, KeyChars, AgentIDChars, IdempotencyKeyChars},
 		ToolSessionsSpawn:             {SpawnRunTimeout, SpawnAttachments, TaskChars, LabelChars, AgentIDChars, ModelChars, IdempotencyKeyChars},
 		ToolRunsWait:                  {WaitTimeout},
-		ToolSessionsYield:             {YieldMessageChars},
-		ToolSessionStatus:             {KeyChars, ModelChars},
-		"sessions_spawn context fork": {ForkMessages, ForkChars},
 		"subscribe":                   {SubscribedSessions, KeyChars},
 		"chat":                        {ChatTimeout, MessageChars, IdempotencyKeyChars},
 		"runs list":                   {RunsListLimit},
 		"sessions.list":               {SessionsListLimit},
 		"outbox list":                 {OutboxListLimit},
+		ToolSessionsYield:             {YieldMessageChars},
+		ToolSessionStatus:             {KeyChars, ModelChars},
+		"sessions_spawn context fork": {ForkMessages, ForkChars},
 	}
 }
 

@@ -14,6 +14,7 @@ const (
 	OpSubagentsList   Op = "subagents.list"
 	OpSubagentsCancel Op = "subagents.cancel"
 	OpRunsWait        Op = "runs_wait"
+	OpSessionsSearch  Op = "sessions_search"
 	OpSessionsYield   Op = "sessions_yield"
 	OpSessionStatus   Op = "session_status"
 	// OpSessionStatusModel is session_status with `model`: it changes the
@@ -65,6 +66,7 @@ var rules = map[Op]Rule{
 	OpSubagentsList:   {Scope: ScopeRead, Reads: true},
 	OpSubagentsCancel: {Scope: ScopeWrite},
 	OpRunsWait:        {Scope: ScopeRead, Reads: true},
+	OpSessionsSearch:  {Scope: ScopeRead, Reads: true},
 	OpSessionsYield:   {Scope: ScopeWrite},
 	OpSessionStatus:   {Scope: ScopeRead, Reads: true},
 	// Switching the model is a patch of the session: the scope patch needs.
@@ -110,6 +112,8 @@ func ToolOp(name, action string) (Op, bool) {
 		return OpAgentsList, true
 	case ToolRunsWait:
 		return OpRunsWait, true
+	case ToolSessionsSearch:
+		return OpSessionsSearch, true
 	case ToolSessionsYield:
 		return OpSessionsYield, true
 	case ToolSessionStatus:

@@ -18,6 +18,9 @@ type Service interface {
 	Send(ctx context.Context, p Principal, req SendRequest) (SendResult, error)
 	Spawn(ctx context.Context, p Principal, req SpawnRequest) (SpawnResult, error)
 	AgentsList(ctx context.Context, p Principal) (AgentsListResult, error)
+	// Search finds messages by their words in the sessions p may read
+	// (sessions_search).
+	Search(ctx context.Context, p Principal, req SearchRequest) (SearchResult, error)
 	// Subagents lists or cancels the requester's sub-agents.
 	Subagents(ctx context.Context, p Principal, req SubagentsRequest) (SubagentsResult, error)
 	// Yield ends the turn of the principal's current run (sessions_yield);

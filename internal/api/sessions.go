@@ -10,6 +10,8 @@ type ListRequest struct {
 	Limit         int
 	ActiveMinutes int
 	MessageLimit  int
+	// Offset skips this many rows of the list order (ListOffset).
+	Offset int
 	// Operator-only filters (CLI, gateway, web UI).
 	AgentID         string
 	Search          string
@@ -62,6 +64,10 @@ type SessionRow struct {
 type ListResult struct {
 	Count    int          `json:"count"`
 	Sessions []SessionRow `json:"sessions"`
+	// HasMore says rows follow this page; NextOffset is then the offset
+	// of the next page (OpenClaw 2026.9).
+	HasMore    bool `json:"hasMore"`
+	NextOffset *int `json:"nextOffset,omitempty"`
 }
 
 // HistoryRequest are sessions_history's parameters.
@@ -74,18 +80,36 @@ type HistoryRequest struct {
 	Raw bool
 	// BeforeSeq pages backwards (operator surfaces).
 	BeforeSeq int64
+	// BeforeMessageID pages backwards from a message id: only older
+	// messages. An id the session's transcript does not have is an error.
+	BeforeMessageID string
+	// Offset skips this many of the newest messages (counted after
+	// BeforeMessageID, when given, and after leaving tool results out).
+	Offset int
+}
+
+// HistoryMessage is a transcript message with its stable id, which
+// beforeMessageId and sessions_search's messageId name.
+type HistoryMessage struct {
+	ID string `json:"id,omitempty"`
+	domain.Message
 }
 
 // HistoryResult is the payload of sessions_history.
 type HistoryResult struct {
 	SessionKey       string           `json:"sessionKey"`
 	SessionID        string           `json:"sessionId,omitempty"`
-	Messages         []domain.Message `json:"messages"`
+	Messages         []HistoryMessage `json:"messages"`
 	Truncated        bool             `json:"truncated"`
 	DroppedMessages  bool             `json:"droppedMessages"`
 	ContentTruncated bool             `json:"contentTruncated"`
 	ContentRedacted  bool             `json:"contentRedacted"`
 	Bytes            int              `json:"bytes"`
+	// HasMore says older messages exist; NextBeforeMessageID is then the
+	// id of the oldest message returned: pass it as beforeMessageId for
+	// the next page. Unlike offset it stays right while messages arrive.
+	HasMore             bool   `json:"hasMore"`
+	NextBeforeMessageID string `json:"nextBeforeMessageId,omitempty"`
 }
 
 // PatchRequest changes session settings; nil fields stay as they are, and
@@ -157,4 +181,11 @@ type AgentInfo struct {
 	// Configured is false for allow-listed ids missing from agents.list;
 	// sessions_spawn refuses them.
 	Configured bool `json:"configured"`
+}
+
+// SetNext fills NextBeforeMessageID from the page when HasMore is set.
+func (r *HistoryResult) SetNext() {
+	if r.HasMore && len(r.Messages) > 0 {
+		r.NextBeforeMessageID = r.Messages[0].ID
+	}
 }

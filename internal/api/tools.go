@@ -11,13 +11,14 @@ const (
 	ToolAgentsList      = "agents_list"
 	ToolSubagents       = "subagents"
 	ToolRunsWait        = "runs_wait"
+	ToolSessionsSearch  = "sessions_search"
 	ToolSessionsYield   = "sessions_yield"
 	ToolSessionStatus   = "session_status"
 )
 
 // AllTools lists every tool name in a stable order.
 func AllTools() []string {
-	return []string{ToolSessionsList, ToolSessionsHistory, ToolSessionsSend, ToolSessionsSpawn, ToolAgentsList, ToolSubagents, ToolRunsWait, ToolSessionsYield, ToolSessionStatus}
+	return []string{ToolSessionsList, ToolSessionsHistory, ToolSessionsSend, ToolSessionsSpawn, ToolAgentsList, ToolSubagents, ToolRunsWait, ToolSessionsYield, ToolSessionStatus, ToolSessionsSearch}
 }
 
 // ToolOutcome is the result of a tool call: the JSON payload and whether

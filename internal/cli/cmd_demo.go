@@ -190,7 +190,7 @@ func (d *demo) transcript(key string, maxLines int) error {
 			continue
 		}
 		d.shown[key] = m.Seq
-		writeMessage(&buf, m, msgStyle{maxLines: maxLines})
+		writeMessage(&buf, m.Message, msgStyle{maxLines: maxLines})
 	}
 	_, err = fmt.Fprintln(d.w, indent(buf.String(), "  "))
 	return err
@@ -320,7 +320,7 @@ func (d *demo) stepTools() error {
 	}
 	buf.Reset()
 	for _, m := range h.Messages {
-		writeMessage(&buf, m, msgStyle{maxLines: 4, display: d.canonical})
+		writeMessage(&buf, m.Message, msgStyle{maxLines: 4, display: d.canonical})
 	}
 	fmt.Fprintln(d.w, indent(buf.String(), "  "))
 	return nil

@@ -20,7 +20,7 @@ func sessionsCommand() *command {
 		help: "KEY is a session key (agent:<agentId>:<rest>), `main` for the default agent's main session, or a\n" +
 			"sessionId from `sessions list`. Without --as the CLI has operator rights and sees every session;\n" +
 			"--as KEY acts as that session, so tools.sessions.visibility applies.",
-		subs: []*command{sessionsListCommand(), sessionsHistoryCommand(), sessionsStatusCommand(), sessionsPatchCommand(), sessionsResetCommand(), sessionsDeleteCommand()},
+		subs: []*command{sessionsListCommand(), sessionsHistoryCommand(), sessionsSearchCommand(), sessionsStatusCommand(), sessionsPatchCommand(), sessionsResetCommand(), sessionsDeleteCommand()},
 	}
 }
 
@@ -44,6 +44,8 @@ func sessionsListCommand() *command {
 			fs.Var(&limit, "limit", "at most `N` rows ("+api.ListLimit.Describe()+")")
 			fs.Var(&active, "active-minutes", "only sessions updated in the last `N` minutes ("+api.ListActiveMinutes.Describe()+")")
 			fs.Var(&messages, "messages", "include the last `N` messages of each session ("+api.ListMessageLimit.Describe()+")")
+			var offset intFlag
+			fs.Var(&offset, "offset", "skip the first `N` rows (the nextOffset of the previous page; "+api.ListOffset.Describe()+")")
 			agent := fs.String("agent", "", "only sessions of agent `ID`")
 			search := fs.String("search", "", "only sessions whose key, label or name contains `TEXT`")
 			archived := fs.Bool("archived", false, "include archived sessions")
@@ -68,6 +70,9 @@ func sessionsListCommand() *command {
 					return err
 				}
 				if p.MessageLimit, err = e.limited("messages", &messages, api.ListMessageLimit, 0); err != nil {
+					return err
+				}
+				if p.Offset, err = e.limited("offset", &offset, api.ListOffset, 0); err != nil {
 					return err
 				}
 				p.AgentID = strings.ToLower(strings.TrimSpace(*agent))
@@ -147,6 +152,9 @@ func sessionsHistoryCommand() *command {
 			var limit intFlag
 			fs.Var(&limit, "limit", "the newest `N` messages ("+api.HistoryLimit.Describe()+")")
 			tools := fs.Bool("include-tools", false, "include tool results")
+			var offset intFlag
+			fs.Var(&offset, "offset", "skip the newest `N` messages ("+api.HistoryOffset.Describe()+")")
+			before := fs.String("before", "", "only messages older than message `ID` (nextBeforeMessageId of the previous page)")
 			raw := fs.Bool("raw", false, "the stored transcript, not sanitized")
 			as := fs.String("as", "", "act as session `KEY` (visibility applies)")
 			return func(pos []string) error {
@@ -157,7 +165,11 @@ func sessionsHistoryCommand() *command {
 				if err != nil {
 					return err
 				}
-				p := api.HistoryRequest{SessionKey: pos[0], Limit: n, IncludeTools: *tools, Raw: *raw}
+				off, err := e.limited("offset", &offset, api.HistoryOffset, 0)
+				if err != nil {
+					return err
+				}
+				p := api.HistoryRequest{SessionKey: pos[0], Limit: n, IncludeTools: *tools, Raw: *raw, Offset: off, BeforeMessageID: *before}
 				return e.withService(reads, func(s *service) error {
 					res, err := s.History(e.ctx, principal(*as), p)
 					if err != nil {
@@ -191,7 +203,7 @@ func writeHistory(e *env, res api.HistoryResult) error {
 		return err
 	}
 	for _, m := range res.Messages {
-		writeMessage(e.stdout, m, msgStyle{})
+		writeMessage(e.stdout, m.Message, msgStyle{})
 	}
 	var notes []string
 	if res.DroppedMessages {
@@ -205,6 +217,9 @@ func writeHistory(e *env, res api.HistoryResult) error {
 	}
 	if len(notes) > 0 {
 		fmt.Fprintf(e.stdout, "(%s; use --raw for the stored transcript)\n", strings.Join(notes, "; "))
+	}
+	if res.HasMore {
+		fmt.Fprintf(e.stdout, "(older messages: --before %s)\n", res.NextBeforeMessageID)
 	}
 	return nil
 }

@@ -33,7 +33,7 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{nil, "no command given"},
 		{[]string{"chta"}, `unknown command "chta" (did you mean "chat"?)`},
-		{[]string{"sessions"}, "switchboard sessions: which one? (list, history, status, patch, reset, delete)"},
+		{[]string{"sessions"}, "switchboard sessions: which one? (list, history, search, status, patch, reset, delete)"},
 		{[]string{"sessions", "lst"}, `unknown command "switchboard sessions lst" (did you mean "list"?)`},
 		{[]string{"sessions", "list", "--bogus"}, "switchboard sessions list: unknown flag --bogus"},
 		{[]string{"--bogus", "version"}, "unknown flag --bogus"},

@@ -264,6 +264,7 @@ func (c *Client) ListSessions(ctx context.Context, p api.Principal, req api.List
 	setInt(q, "limit", req.Limit)
 	setInt(q, "activeMinutes", req.ActiveMinutes)
 	setInt(q, "messages", req.MessageLimit)
+	setNonZero(q, "offset", req.Offset)
 	if len(req.Kinds) > 0 {
 		q.Set("kinds", strings.Join(req.Kinds, ","))
 	}
@@ -289,6 +290,8 @@ func (c *Client) History(ctx context.Context, p api.Principal, req api.HistoryRe
 	if req.BeforeSeq > 0 {
 		q.Set("before", strconv.FormatInt(req.BeforeSeq, 10))
 	}
+	setNonZero(q, "offset", req.Offset)
+	setStr(q, "beforeMessageId", req.BeforeMessageID)
 	if req.IncludeTools {
 		q.Set("includeTools", "true")
 	}

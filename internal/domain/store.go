@@ -25,7 +25,9 @@ type SessionQuery struct {
 	// After is a cursor: rows strictly after (UpdatedAt, Key) in list order.
 	AfterUpdatedAt int64
 	AfterKey       string
-	Limit          int
+	// Offset skips this many rows of the ordered result before Limit.
+	Offset int
+	Limit  int
 }
 
 // MessageQuery selects transcript messages of one session key.
@@ -36,6 +38,13 @@ type MessageQuery struct {
 	Limit int
 	// BeforeSeq pages backwards: only messages with Seq < BeforeSeq.
 	BeforeSeq int64
+	// BeforeID pages backwards from a message id of the generation: only
+	// messages older than it. An id the generation does not have is an
+	// error wrapping ErrNotFound.
+	BeforeID string
+	// Offset skips this many of the newest matching messages (after
+	// ExcludeRoles, BeforeSeq and BeforeID) before Limit applies.
+	Offset int
 	// ExcludeRoles drops messages with these roles before the limit applies.
 	ExcludeRoles []string
 }
@@ -74,6 +83,7 @@ type StoreReader interface {
 	GetRunByIdempotencyKey(ctx context.Context, key string) (Run, error)
 	ListRuns(ctx context.Context, q RunQuery) ([]Run, error)
 	ListOutbox(ctx context.Context, q OutboxQuery) ([]OutboxItem, error)
+	MessageSearcher
 }
 
 // Tx is the write side, valid only inside Store.Update. Its reads see the

@@ -127,7 +127,11 @@ func (h *harness) history(key string) []domain.Message {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	return res.Messages
+	out := make([]domain.Message, len(res.Messages))
+	for i, m := range res.Messages {
+		out[i] = m.Message
+	}
+	return out
 }
 
 // waitFor polls a condition on store state with a deadline. It waits on

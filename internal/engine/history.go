@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 
@@ -15,13 +16,23 @@ type HistoryResult = api.HistoryResult
 
 type HistoryParams = api.HistoryRequest
 
-// history returns the newest messages of a session, oldest first.
+// history returns the newest messages of a session, oldest first: the
+// page ending before BeforeMessageID (or at the newest message), after
+// skipping Offset messages.
 func (e *Engine) history(ctx context.Context, req Requester, p HistoryParams) (HistoryResult, error) {
 	if p.Limit <= 0 {
 		p.Limit = int(api.HistoryLimit.Default)
 	}
 	if n, err := api.HistoryLimit.Apply(int64(p.Limit)); err == nil {
 		p.Limit = int(n)
+	}
+	offset, err := api.HistoryOffset.Apply(int64(p.Offset))
+	if err != nil {
+		return HistoryResult{}, err
+	}
+	p.BeforeMessageID = strings.TrimSpace(p.BeforeMessageID)
+	if err := api.MessageIDChars.CheckChars(p.BeforeMessageID); err != nil {
+		return HistoryResult{}, err
 	}
 	key, err := e.resolveRef(ctx, req, p.SessionKey)
 	if err != nil {
@@ -31,36 +42,64 @@ func (e *Engine) history(ctx context.Context, req Requester, p HistoryParams) (H
 	if err := g.check(ctx, key, policy.ActionHistory); err != nil {
 		return HistoryResult{}, err
 	}
-	res := HistoryResult{SessionKey: e.keys.Display(key, req.agent(e)), Messages: []domain.Message{}}
+	res := HistoryResult{SessionKey: e.keys.Display(key, req.agent(e)), Messages: []api.HistoryMessage{}}
 	s, err := e.store.GetSession(ctx, key)
 	if errors.Is(err, domain.ErrNotFound) {
+		if p.BeforeMessageID != "" {
+			return HistoryResult{}, unknownMessageID(p.BeforeMessageID, res.SessionKey)
+		}
 		return res, nil // a well-formed, visible key with no session yet
 	}
 	if err != nil {
 		return HistoryResult{}, err
 	}
 	res.SessionID = s.SessionID
-	q := domain.MessageQuery{SessionID: s.SessionID, Limit: p.Limit, BeforeSeq: p.BeforeSeq}
+	// One message past the page tells whether older ones exist.
+	q := domain.MessageQuery{SessionID: s.SessionID, Limit: p.Limit + 1, BeforeSeq: p.BeforeSeq,
+		BeforeID: p.BeforeMessageID, Offset: int(offset)}
 	if !p.IncludeTools {
 		q.ExcludeRoles = []string{domain.RoleToolResult, "tool"}
 	}
 	msgs, err := e.store.ReadMessages(ctx, key, q)
+	if errors.Is(err, domain.ErrNotFound) && p.BeforeMessageID != "" {
+		return HistoryResult{}, unknownMessageID(p.BeforeMessageID, res.SessionKey)
+	}
 	if err != nil {
 		return HistoryResult{}, err
 	}
+	if len(msgs) > p.Limit {
+		res.HasMore = true
+		msgs = msgs[1:]
+	}
 	if p.Raw {
-		res.Messages = msgs
-		if res.Messages == nil {
-			res.Messages = []domain.Message{}
-		}
+		res.Messages = withIDs(msgs)
+		res.SetNext()
 		return res, nil
 	}
 	h := redact.History(msgs, redact.HistoryOptions{})
-	res.Messages = h.Messages
-	if res.Messages == nil {
-		res.Messages = []domain.Message{}
+	if len(h.Messages) == 1 && h.Messages[0].ID == "" && len(msgs) > 0 {
+		// The placeholder of an oversized message stands for the newest.
+		h.Messages[0].ID = msgs[len(msgs)-1].ID
 	}
+	res.Messages = withIDs(h.Messages)
 	res.Truncated, res.DroppedMessages = h.Truncated, h.DroppedMessages
 	res.ContentTruncated, res.ContentRedacted, res.Bytes = h.ContentTruncated, h.ContentRedacted, h.Bytes
+	// Messages dropped to fit the byte cap are older than the oldest one
+	// returned: the next page starts with them.
+	res.HasMore = res.HasMore || h.DroppedMessages
+	res.SetNext()
 	return res, nil
+}
+
+// withIDs pairs each message with its stable id.
+func withIDs(msgs []domain.Message) []api.HistoryMessage {
+	out := make([]api.HistoryMessage, len(msgs))
+	for i, m := range msgs {
+		out[i] = api.HistoryMessage{ID: m.ID, Message: m}
+	}
+	return out
+}
+
+func unknownMessageID(id, key string) error {
+	return domain.Invalid("beforeMessageId %q is not a message of session %s (use an id from sessions_history or sessions_search)", id, key)
 }

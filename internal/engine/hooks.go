@@ -21,7 +21,7 @@ var _ runtime.Hooks = hooks{}
 
 // agentTools are the tools a top-level agent session gets.
 var agentTools = []string{api.ToolSessionsList, api.ToolSessionsHistory, api.ToolSessionsSend, api.ToolSessionsSpawn, api.ToolAgentsList, api.ToolSubagents,
-	api.ToolSessionsYield, api.ToolSessionStatus}
+	api.ToolSessionsYield, api.ToolSessionStatus, api.ToolSessionsSearch}
 
 // toolsFor lists the tools the runs of s may call.
 func (e *Engine) toolsFor(s domain.Session) []string {

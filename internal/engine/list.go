@@ -56,6 +56,13 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 	if int64(p.MessageLimit) > api.ListMessageLimit.Max {
 		p.MessageLimit = int(api.ListMessageLimit.Max)
 	}
+	offset, err := api.ListOffset.Apply(int64(p.Offset))
+	if err != nil {
+		return ListResult{}, err
+	}
+	p.Offset = int(offset)
+	// One row past the page tells whether another page follows.
+	want := p.Limit + 1
 	g := e.guardFor(ctx, req)
 	var rows []domain.Session
 	if g.selfOnly() {
@@ -63,11 +70,11 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 		if err != nil && !errors.Is(err, domain.ErrNotFound) {
 			return ListResult{}, err
 		}
-		if err == nil && matchesList(s, p, e.nowMs()) {
+		if err == nil && p.Offset == 0 && matchesList(s, p, e.nowMs()) {
 			rows = append(rows, s)
 		}
 	} else {
-		q := domain.SessionQuery{Kinds: p.Kinds, Limit: p.Limit, Search: p.Search, Label: p.Label,
+		q := domain.SessionQuery{Kinds: p.Kinds, Limit: want, Search: p.Search, Label: p.Label,
 			SpawnedBy: p.SpawnedBy, IncludeArchived: p.IncludeArchived}
 		if p.AgentID != "" {
 			q.AgentIDs = []string{p.AgentID}
@@ -82,27 +89,43 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 		if p.AgentID != "" {
 			scoped.AgentIDs = []string{p.AgentID}
 		}
+		// Unfiltered scopes page in SQL; a filtered one skips visible rows
+		// here, so an offset never counts a row the requester cannot see.
+		skip := p.Offset
+		if !filter {
+			scoped.Offset, skip = p.Offset, 0
+		}
 		for {
 			page, err := e.store.ListSessions(ctx, scoped)
 			if err != nil {
 				return ListResult{}, err
 			}
 			for _, s := range page {
-				if !filter || g.allowRow(ctx, s) {
-					rows = append(rows, s)
+				if filter && !g.allowRow(ctx, s) {
+					continue
 				}
+				if skip > 0 {
+					skip--
+					continue
+				}
+				rows = append(rows, s)
 			}
-			if !filter || len(rows) >= p.Limit || len(page) < scoped.Limit {
+			if !filter || len(rows) >= want || len(page) < scoped.Limit {
 				break
 			}
 			last := page[len(page)-1]
 			scoped.AfterUpdatedAt, scoped.AfterKey = last.UpdatedAt, last.Key
 		}
-		if len(rows) > p.Limit {
-			rows = rows[:p.Limit]
-		}
 	}
-	out := ListResult{Count: len(rows), Sessions: make([]SessionRow, len(rows))}
+	hasMore := len(rows) > p.Limit
+	if hasMore {
+		rows = rows[:p.Limit]
+	}
+	out := ListResult{Count: len(rows), Sessions: make([]SessionRow, len(rows)), HasMore: hasMore}
+	if hasMore {
+		next := p.Offset + len(rows)
+		out.NextOffset = &next
+	}
 	for i, s := range rows {
 		out.Sessions[i] = e.row(s, req)
 	}

@@ -158,7 +158,7 @@ func TestHistoryRefsFlagsAndMasking(t *testing.T) {
 		t.Fatalf("includeTools: %d vs %d messages", len(withTools.Messages), len(res.Messages))
 	}
 	if got := decode(h.call(Requester{}, api.ToolSessionsHistory, `{"sessionKey":"main","limit":2}`)); len(got.Messages) != 2 || got.Messages[1].Role != "assistant" {
-		t.Fatalf("limit 2 = %q", texts(got.Messages))
+		t.Fatalf("limit 2 = %d messages", len(got.Messages))
 	}
 	if got := decode(h.call(Requester{}, api.ToolSessionsHistory, `{"sessionKey":"agent:main:nothing-yet"}`)); len(got.Messages) != 0 {
 		t.Fatalf("new key history = %v", got.Messages)

@@ -132,6 +132,9 @@ func (s *Server) apiListSessions(r *http.Request, g grant) (any, error) {
 	if req.MessageLimit, err = queryLimited(r, "messages", api.ListMessageLimit); err != nil {
 		return nil, err
 	}
+	if req.Offset, err = queryLimited(r, "offset", api.ListOffset); err != nil {
+		return nil, err
+	}
 	req.Kinds = queryList(r, "kinds")
 	if len(req.Kinds) > int(api.ListKinds.Max) {
 		return nil, domain.Invalid("invalid query parameter kinds: at most %d kinds (got %d)", api.ListKinds.Max, len(req.Kinds))
@@ -170,6 +173,10 @@ func (s *Server) apiHistory(r *http.Request, g grant) (any, error) {
 	} else if n != nil {
 		req.BeforeSeq = *n
 	}
+	if req.Offset, err = queryLimited(r, "offset", api.HistoryOffset); err != nil {
+		return nil, err
+	}
+	req.BeforeMessageID = r.URL.Query().Get("beforeMessageId")
 	if req.IncludeTools, err = queryBool(r, "includeTools"); err != nil {
 		return nil, err
 	}

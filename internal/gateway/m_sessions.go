@@ -18,6 +18,7 @@ type sessionsListParams struct {
 	SpawnedBy     string `json:"spawnedBy"`
 	AgentID       string `json:"agentId"`
 	Search        string `json:"search"`
+	Offset        *int64 `json:"offset"`
 	// includeGlobal, includeUnknown, includeDerivedTitles and
 	// includeLastMessage are accepted and ignored.
 }
@@ -53,6 +54,13 @@ func (s *Server) mSessionsList(ctx context.Context, cl *call) (any, error) {
 		}
 		req.ActiveMinutes = int(n)
 	}
+	if p.Offset != nil {
+		n, err := api.ListOffset.Apply(*p.Offset)
+		if err != nil {
+			return nil, invalidParams(cl.method, "%s", domain.ErrorMessage(err))
+		}
+		req.Offset = int(n)
+	}
 	res, err := observe(s.metrics, "list_sessions", func() (api.ListResult, error) {
 		return s.eng.ListSessions(ctx, pr, req)
 	})
@@ -65,17 +73,22 @@ func (s *Server) mSessionsList(ctx context.Context, cl *call) (any, error) {
 		out[i] = listRow(r)
 	}
 	model := defaults.Model
-	return map[string]any{
-		"ts":    s.now().UnixMilli(),
-		"path":  storePath(defaults),
-		"count": len(out),
+	payload := map[string]any{
+		"ts":      s.now().UnixMilli(),
+		"path":    storePath(defaults),
+		"count":   len(out),
+		"hasMore": res.HasMore,
 		"defaults": map[string]any{
 			"modelProvider": providerOf(model),
 			"model":         model,
 			"contextTokens": nil,
 		},
 		"sessions": out,
-	}, nil
+	}
+	if res.NextOffset != nil {
+		payload["nextOffset"] = *res.NextOffset
+	}
+	return payload, nil
 }
 
 // storePath is the `path` of sessions.list: where transcripts of an agent

@@ -43,6 +43,7 @@ func (s *Server) methodTable() map[string]method {
 		"sessions.messages.unsubscribe": {api.OpSessionsGet, s.mMessagesUnsubscribe},
 
 		"sessions.list":    {api.OpSessionsList, s.mSessionsList},
+		"sessions.search":  {api.OpSessionsSearch, s.mSessionsSearch},
 		"sessions.resolve": {api.OpSessionsGet, s.mSessionsResolve},
 		"sessions.patch":   {api.OpSessionsPatch, s.mSessionsPatch},
 		"sessions.reset":   {api.OpSessionsReset, s.mSessionsReset},

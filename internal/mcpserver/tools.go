@@ -15,7 +15,7 @@ func DefaultTools() []string {
 	return []string{
 		api.ToolSessionsList, api.ToolSessionsHistory, api.ToolSessionsSend,
 		api.ToolSessionsSpawn, api.ToolAgentsList, api.ToolSubagents, api.ToolRunsWait,
-		api.ToolSessionsYield, api.ToolSessionStatus,
+		api.ToolSessionsYield, api.ToolSessionStatus, api.ToolSessionsSearch,
 	}
 }
 
@@ -53,6 +53,8 @@ func annotations(name string) *mcp.ToolAnnotations {
 		return &mcp.ToolAnnotations{Title: "List or cancel sub-agents", DestructiveHint: boolPtr(true), IdempotentHint: true, OpenWorldHint: boolPtr(false)}
 	case api.ToolRunsWait:
 		return &mcp.ToolAnnotations{Title: "Wait for a run", ReadOnlyHint: true, OpenWorldHint: boolPtr(false)}
+	case api.ToolSessionsSearch:
+		return &mcp.ToolAnnotations{Title: "Search transcripts", ReadOnlyHint: true, OpenWorldHint: boolPtr(false)}
 	case api.ToolSessionsYield:
 		return &mcp.ToolAnnotations{Title: "End this turn and wait", DestructiveHint: boolPtr(false), IdempotentHint: true, OpenWorldHint: boolPtr(false)}
 	case api.ToolSessionStatus:

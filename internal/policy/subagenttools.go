@@ -11,7 +11,7 @@ import (
 // sessionTools are the tools sub-agents lose by default.
 func sessionTools() []string {
 	return []string{api.ToolSessionsList, api.ToolSessionsHistory, api.ToolSessionsSend, api.ToolSessionsSpawn, api.ToolAgentsList, api.ToolSubagents,
-		api.ToolSessionStatus, api.ToolSessionsYield}
+		api.ToolSessionStatus, api.ToolSessionsYield, api.ToolSessionsSearch}
 }
 
 // isSpawnTool reports whether name is a tool that creates sub-agents or

@@ -305,3 +305,30 @@ func TestClipBytesRuneBoundary(t *testing.T) {
 		t.Errorf("clipBytes = %q, want abc", got)
 	}
 }
+
+func TestSearchTextMasksAndCuts(t *testing.T) {
+	long := strings.Repeat("a", DefaultTextMaxChars+50)
+	tests := []struct {
+		name string
+		msg  domain.Message
+		want string
+	}{
+		{"plain", domain.Message{Role: "user", Content: domain.TextContent("hello world")}, "hello world"},
+		{"masked", domain.Message{Role: "user", Content: domain.TextContent("key OPENAI_API_KEY=sk-abcdefghijklmnopqrstuvwxyz")},
+			"key OPENAI_API_KEY=sk-abc…wxyz"},
+		{"blocks skip thinking and calls", domain.Message{Role: "assistant", Content: domain.BlockContent(
+			domain.Block{Type: domain.BlockThinking, Thinking: "secret plan"},
+			domain.TextBlock("visible"),
+			domain.Block{Type: domain.BlockToolCall, Name: "x", Arguments: []byte(`{"q":"args"}`)},
+		), ErrorMessage: "boom"}, "visible\nboom"},
+		{"cut", domain.Message{Role: "user", Content: domain.TextContent(long)}, long[:DefaultTextMaxChars]},
+		{"empty", domain.Message{Role: "assistant", Content: domain.BlockContent()}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := SearchText(tc.msg); got != tc.want {
+				t.Errorf("SearchText = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -41,6 +41,9 @@ type rule struct {
 	re    *regexp.Regexp
 	group int
 	pem   bool
+	// need, when set, rules the regexp out for texts without the features
+	// it needs (prefilter.go).
+	need func(features) bool
 }
 
 // Redactor masks credentials in text. The zero value masks nothing; use New.
@@ -51,15 +54,15 @@ type Redactor struct {
 // New returns a Redactor with switchboard's credential patterns.
 func New() Redactor {
 	return Redactor{rules: []rule{
-		{re: pemRe, group: 1, pem: true},
-		{re: envAssignRe, group: 1},
-		{re: assignRe, group: 1},
-		{re: jsonFieldRe, group: 1},
-		{re: flagRe, group: 1},
-		{re: authHeaderRe, group: 1},
-		{re: bearerRe, group: 1},
-		{re: prefixRe, group: 0},
-		{re: telegramRe, group: 1},
+		{re: pemRe, group: 1, pem: true, need: needPEM},
+		{re: envAssignRe, group: 1, need: needEnv},
+		{re: assignRe, group: 1, need: needAssign},
+		{re: jsonFieldRe, group: 1, need: needJSON},
+		{re: flagRe, group: 1, need: needFlag},
+		{re: authHeaderRe, group: 1, need: needAuth},
+		{re: bearerRe, group: 1, need: needBearer},
+		{re: prefixRe, group: 0, need: needPrefix},
+		{re: telegramRe, group: 1, need: needTelegram},
 	}}
 }
 
@@ -80,7 +83,17 @@ type span struct {
 // so a secret is never masked twice.
 func (r Redactor) Text(s string) (string, bool) {
 	var spans []span
+	var f features
+	scanned := false
 	for _, ru := range r.rules {
+		if ru.need != nil {
+			if !scanned {
+				f, scanned = scan(s), true
+			}
+			if !ru.need(f) {
+				continue
+			}
+		}
 		for _, m := range ru.re.FindAllStringSubmatchIndex(s, -1) {
 			start, end := m[2*ru.group], m[2*ru.group+1]
 			if start < 0 || start == end {

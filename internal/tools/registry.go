@@ -26,7 +26,7 @@ type tool struct {
 
 // all returns every tool, in the order of api.AllTools.
 func all() []*tool {
-	return []*tool{listTool(), historyTool(), sendTool(), spawnTool(), agentsTool(), subagentsTool(), runsWaitTool(), yieldTool(), statusTool()}
+	return []*tool{listTool(), historyTool(), sendTool(), spawnTool(), agentsTool(), subagentsTool(), runsWaitTool(), yieldTool(), statusTool(), searchTool()}
 }
 
 func byName(name string) *tool {

@@ -59,6 +59,7 @@ func TestConformance(t *testing.T) {
 		patchResetRows(w), writeQueueRows(w), labelRows(w),
 		agentsRows(w), defaultsRows(w), runsReadRows(w), deleteRows(w), a2aServerRows(w), remoteRows(w),
 		newToolsRows(w),
+		searchRows(w), pagingRows(w),
 	} {
 		rows = append(rows, group...)
 	}

@@ -110,6 +110,17 @@ func (s *Store) Import(ctx context.Context, b bulk.Batch) error {
 			if _, err := ptx.CopyFrom(ctx, pgx.Identifier{"messages"}, cols, pgx.CopyFromRows(rows)); err != nil {
 				return fmt.Errorf("import messages: %w", err)
 			}
+			// The search index, in the same transaction (search.go).
+			keys, seqs, texts := make([]string, len(b.Messages)), make([]int64, len(b.Messages)), make([]string, len(b.Messages))
+			for i := range b.Messages {
+				m := &b.Messages[i]
+				keys[i], seqs[i], texts[i] = m.SessionKey, m.Seq, s.redactor.SearchText(m.Message)
+			}
+			if _, err := ptx.Exec(ctx, `UPDATE messages m SET tsv = to_tsvector('simple', u.text)
+				FROM unnest($1::text[], $2::bigint[], $3::text[]) AS u(key, seq, text)
+				WHERE m.session_key = u.key AND m.seq = u.seq`, keys, seqs, texts); err != nil {
+				return fmt.Errorf("import messages: search index: %w", err)
+			}
 		}
 		for _, g := range b.Legacy {
 			if _, err := ptx.Exec(ctx, `INSERT INTO legacy_entry_ids (session_key, session_id, id)

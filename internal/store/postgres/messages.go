@@ -121,15 +121,20 @@ func (t *tx) insertMessages(key string, msgs []domain.Message, bodies []string) 
 	n := len(msgs)
 	keys, sids, ids, parents, roles, runIDs := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	seqs, stamps := make([]int64, n), make([]int64, n)
+	texts := make([]string, n)
 	for i := range msgs {
 		m := &msgs[i]
 		keys[i], sids[i], ids[i], parents[i], roles[i], runIDs[i] = key, m.SessionID, m.ID, m.ParentID, m.Role, m.RunID
 		seqs[i], stamps[i] = m.Seq, m.Timestamp
+		// The search index (search.go) is written with the message.
+		texts[i] = t.s.redactor.SearchText(*m)
 	}
 	// Deferred like PutSession: the rows' seqs and ids are already known.
-	t.deferWrite(fmt.Sprintf("append messages to %q", key), `INSERT INTO messages (session_key, seq, session_id, id, parent_id, role, run_id, timestamp, body)
-		SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[])`,
-		keys, seqs, sids, ids, parents, roles, runIDs, stamps, bodies)
+	t.deferWrite(fmt.Sprintf("append messages to %q", key), `INSERT INTO messages (session_key, seq, session_id, id, parent_id, role, run_id, timestamp, body, tsv)
+		SELECT u.k, u.s, u.sid, u.id, u.p, u.r, u.run, u.ts, u.b, to_tsvector('simple', u.txt)
+		FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[])
+			AS u(k, s, sid, id, p, r, run, ts, b, txt)`,
+		keys, seqs, sids, ids, parents, roles, runIDs, stamps, bodies, texts)
 	return nil
 }
 
@@ -172,8 +177,20 @@ func (s *Store) ReadMessages(ctx context.Context, key string, q domain.MessageQu
 	if q.BeforeSeq < 0 {
 		return nil, domain.Invalid("read messages: beforeSeq must be >= 0 (got %d)", q.BeforeSeq)
 	}
+	if q.Offset < 0 {
+		return nil, domain.Invalid("read messages: offset must be >= 0 (got %d)", q.Offset)
+	}
 	if s.closed.Load() {
 		return nil, fmt.Errorf("read messages: %w", domain.ErrClosed)
+	}
+	if q.BeforeID != "" {
+		seq, err := s.seqOfID(ctx, key, q.SessionID, q.BeforeID)
+		if err != nil {
+			return nil, err
+		}
+		if q.BeforeSeq == 0 || seq < q.BeforeSeq {
+			q.BeforeSeq = seq
+		}
 	}
 	var b strings.Builder
 	var a args
@@ -192,9 +209,16 @@ func (s *Store) ReadMessages(ctx context.Context, key string, q domain.MessageQu
 	if len(q.ExcludeRoles) > 0 {
 		b.WriteString(` AND NOT (role = ANY(` + a.add(q.ExcludeRoles) + `::text[]))`)
 	}
-	if q.Limit > 0 {
+	switch {
+	case q.Limit > 0:
 		b.WriteString(` ORDER BY seq DESC LIMIT ` + a.add(q.Limit))
-	} else {
+		if q.Offset > 0 {
+			b.WriteString(` OFFSET ` + a.add(q.Offset))
+		}
+	case q.Offset > 0:
+		// All but the newest Offset: reversed to oldest first below.
+		b.WriteString(` ORDER BY seq DESC OFFSET ` + a.add(q.Offset))
+	default:
 		b.WriteString(` ORDER BY seq`)
 	}
 	// Planned for these values each time (see customPlan): the cheap plan
@@ -222,7 +246,7 @@ func (s *Store) ReadMessages(ctx context.Context, key string, q domain.MessageQu
 	if err := rows.Err(); err != nil {
 		return nil, s.readErr("read messages", err)
 	}
-	if q.Limit > 0 {
+	if q.Limit > 0 || q.Offset > 0 {
 		slices.Reverse(out)
 	}
 	return out, nil

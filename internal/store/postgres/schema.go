@@ -13,7 +13,7 @@ import (
 // It counts PostgreSQL migrations, which are numbered on their own: the
 // SQLite store's history (its v2 reshaped a v1 that PostgreSQL never had)
 // is not replayed here.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // applicationName marks a database as a switchboard store in
 // schema_version, so a database of another application is refused.
@@ -33,6 +33,7 @@ const (
 // released migration: add the next one.
 var migrations = []string{
 	schemaV1,
+	schemaV2,
 }
 
 // schemaV1 is the SQLite store's schema at its version 3, in PostgreSQL's

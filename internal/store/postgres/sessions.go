@@ -109,6 +109,9 @@ func (s *Store) FindSessionsByID(ctx context.Context, sessionID string) ([]domai
 
 // ListSessions returns the rows matching q, newest UpdatedAt first.
 func (s *Store) ListSessions(ctx context.Context, q domain.SessionQuery) ([]domain.Session, error) {
+	if q.Offset < 0 {
+		return nil, domain.Invalid("list sessions: offset must be >= 0 (got %d)", q.Offset)
+	}
 	query, args, err := buildSessionQuery(q, false)
 	if err != nil {
 		return nil, err
@@ -119,6 +122,8 @@ func (s *Store) ListSessions(ctx context.Context, q domain.SessionQuery) ([]doma
 		// storage order instead of walking the list-order index with a
 		// random heap fetch per entry, and Go sorts the decoded rows.
 		sqlite.SortSessions(rows)
+		// Without a limit the rows are sorted here, so the offset applies here.
+		rows = rows[min(q.Offset, len(rows)):]
 	}
 	return rows, err
 }
@@ -244,6 +249,9 @@ func buildSessionQuery(q domain.SessionQuery, count bool) (string, []any, error)
 	if !count && q.Limit > 0 {
 		// Without a limit the caller sorts; see ListSessions.
 		b.WriteString(" ORDER BY updated_at DESC, key LIMIT " + a.add(q.Limit))
+		if q.Offset > 0 {
+			b.WriteString(" OFFSET " + a.add(q.Offset))
+		}
 	}
 	return b.String(), a.vals, nil
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	masking "github.com/switchboard-go/switchboard/internal/redact"
 )
 
 var _ domain.Store = (*Store)(nil)
@@ -54,6 +55,9 @@ type Store struct {
 	pool       *pgxpool.Pool
 	where      string // the URL without its password, for errors
 	maxRetries int
+	// redactor masks the text the search index holds (search.go); it is
+	// immutable, so concurrent transactions share it.
+	redactor masking.Redactor
 
 	closeOnce sync.Once
 	closed    atomic.Bool
@@ -99,7 +103,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", where, err)
 	}
-	s := &Store{pool: pool, where: where, maxRetries: opts.MaxRetries}
+	s := &Store{pool: pool, where: where, maxRetries: opts.MaxRetries, redactor: masking.New()}
 	if err := s.open(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -121,6 +125,9 @@ func (s *Store) open(ctx context.Context) error {
 		return fmt.Errorf("open store %s: %w", s.where, err)
 	}
 	s.hasLegacyIDs.Store(legacy)
+	if err := s.backfillSearch(ctx); err != nil {
+		return fmt.Errorf("open store %s: %w", s.where, err)
+	}
 	return nil
 }
 

@@ -57,3 +57,15 @@ func parseHex32(s string) (uint32, bool) {
 	v, err := strconv.ParseUint(s, 16, 32)
 	return uint32(v), err == nil
 }
+
+// unmix32 inverts mix32: each step undone in reverse order (an xor-shift
+// by s ≥ 16 is its own inverse, by 13 needs the shifts 13 and 26, and a
+// multiplication by an odd constant is undone by its inverse mod 2^32).
+func unmix32(x uint32) uint32 {
+	x ^= x >> 16
+	x *= 0x7ed1b41d
+	x ^= x>>13 ^ x>>26
+	x *= 0xa5cb9243
+	x ^= x >> 16
+	return x
+}

@@ -94,3 +94,11 @@ func TestEntryIDsUniquePerGeneration(t *testing.T) {
 		}
 	}
 }
+
+func TestUnmix32InvertsMix32(t *testing.T) {
+	for _, x := range []uint32{0, 1, 2, 7, 1 << 16, 0xdeadbeef, 0xffffffff, 123456789} {
+		if got := unmix32(mix32(x)); got != x {
+			t.Errorf("unmix32(mix32(%#x)) = %#x", x, got)
+		}
+	}
+}

@@ -100,8 +100,12 @@ func (t *tx) insertMessages(key string, msgs []domain.Message) error {
 			}
 			args = append(args, key, m.Seq, m.SessionID, m.ID, m.ParentID, m.Role, m.RunID, m.Timestamp, string(buf))
 		}
-		if _, err := t.exec(t.s.insertSQL[len(chunk)], args...); err != nil {
+		res, err := t.exec(t.s.insertSQL[len(chunk)], args...)
+		if err != nil {
 			return fmt.Errorf("messages[%d:%d]: %w", start, start+len(chunk), err)
+		}
+		if err := t.indexMessages(res, key, chunk); err != nil {
+			return fmt.Errorf("messages[%d:%d]: search index: %w", start, start+len(chunk), err)
 		}
 	}
 	clear(args) // let the bodies go
@@ -201,6 +205,18 @@ func (s *Store) ReadMessages(ctx context.Context, key string, q domain.MessageQu
 	if s.closed.Load() {
 		return nil, fmt.Errorf("read messages: %w", domain.ErrClosed)
 	}
+	if q.Offset < 0 {
+		return nil, domain.Invalid("read messages: offset must be >= 0 (got %d)", q.Offset)
+	}
+	if q.BeforeID != "" {
+		seq, err := s.seqOfID(ctx, key, q.SessionID, q.BeforeID)
+		if err != nil {
+			return nil, err
+		}
+		if q.BeforeSeq == 0 || seq < q.BeforeSeq {
+			q.BeforeSeq = seq
+		}
+	}
 	var b strings.Builder
 	args := []any{key}
 	b.WriteString(`SELECT seq, id, parent_id, session_id, run_id, body FROM messages WHERE session_key = ?1`)
@@ -223,6 +239,14 @@ func (s *Store) ReadMessages(ctx context.Context, key string, q domain.MessageQu
 	if q.Limit > 0 {
 		b.WriteString(` ORDER BY seq DESC` + limitParam)
 		args = append(args, q.Limit)
+		if q.Offset > 0 {
+			b.WriteString(` OFFSET +?`)
+			args = append(args, q.Offset)
+		}
+	} else if q.Offset > 0 {
+		// All but the newest Offset: still oldest first.
+		b.WriteString(` ORDER BY seq DESC LIMIT -1 OFFSET +?`)
+		args = append(args, q.Offset)
 	} else {
 		b.WriteString(` ORDER BY seq`)
 	}
@@ -250,7 +274,7 @@ func (s *Store) ReadMessages(ctx context.Context, key string, q domain.MessageQu
 	if err := rows.Err(); err != nil {
 		return nil, s.readErr("read messages", err)
 	}
-	if q.Limit > 0 {
+	if q.Limit > 0 || q.Offset > 0 {
 		slices.Reverse(out)
 	}
 	return out, nil

@@ -11,7 +11,7 @@ import (
 const applicationID = 0x53774264
 
 // SchemaVersion is the schema version this package writes and understands.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // migrateTo moves the schema on conn, inside the migration transaction,
 // from version to-1 to to. A new store runs every migration in turn.
@@ -26,6 +26,8 @@ func migrateTo(ctx context.Context, conn *sql.Conn, to int) error {
 	case 3:
 		_, err := conn.ExecContext(ctx, schemaV3)
 		return err
+	case 4:
+		return migrateV4(ctx, conn)
 	}
 	return fmt.Errorf("no migration to version %d", to)
 }

@@ -118,6 +118,9 @@ func (s *Store) FindSessionsByID(ctx context.Context, sessionID string) ([]domai
 
 // ListSessions returns the rows matching q, newest UpdatedAt first.
 func (s *Store) ListSessions(ctx context.Context, q domain.SessionQuery) ([]domain.Session, error) {
+	if q.Offset < 0 {
+		return nil, domain.Invalid("list sessions: offset must be >= 0 (got %d)", q.Offset)
+	}
 	query, args, err := buildSessionQuery(q, false)
 	if err != nil {
 		return nil, err
@@ -138,7 +141,12 @@ func (s *Store) ListSessions(ctx context.Context, q domain.SessionQuery) ([]doma
 			return nil, s.readErr("list sessions", err)
 		}
 	}
-	return s.querySessions(ctx, "list sessions", true, hint, query, args...)
+	rows, err := s.querySessions(ctx, "list sessions", true, hint, query, args...)
+	if err != nil || q.Offset == 0 {
+		return rows, err
+	}
+	// Without a limit the rows are sorted in Go, so the offset applies here.
+	return rows[min(q.Offset, len(rows)):], nil
 }
 
 // unfiltered reports whether q selects (nearly) every row: no filter but
@@ -275,6 +283,10 @@ func buildSessionQuery(q domain.SessionQuery, count bool) (string, []any, error)
 		// Without a limit the caller sorts; see querySessions.
 		b.WriteString(" ORDER BY updated_at DESC, key" + limitParam)
 		args = append(args, q.Limit)
+		if q.Offset > 0 {
+			b.WriteString(" OFFSET +?")
+			args = append(args, q.Offset)
+		}
 	}
 	return b.String(), args, nil
 }

@@ -22,6 +22,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/redact"
 )
 
 var _ domain.Store = (*Store)(nil)
@@ -110,6 +111,16 @@ type Store struct {
 	encBuf     []byte
 	insertArgs []any
 	insertSQL  [insertRowsMax + 1]string
+	// indexSQL are the search index INSERTs (search.go); redactor masks
+	// the text they index.
+	indexSQL [insertRowsMax + 1]string
+	redactor redact.Redactor
+	// pendingIndex are the search index rows of the batch's successful
+	// fns, written before its COMMIT (search.go); writer only.
+	pendingIndex []indexRow
+	// searchRedactor is the readers' copy (snippets), so no reader shares
+	// the writer's.
+	searchRedactor redact.Redactor
 	// hasLegacyIDs: legacy_entry_ids has rows (see entryid.go). Only a
 	// migration adds rows, so Open finds out once.
 	hasLegacyIDs bool
@@ -173,18 +184,21 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 
 	s := &Store{
-		path:        abs,
-		maxBatch:    opts.MaxBatch,
-		stmts:       make(map[string]*sql.Stmt),
-		newID:       randomID,
-		cache:       newWriterCache(),
-		sessionCols: sessionColumnNames(),
-		rstmts:      make(map[string]*sql.Stmt),
-		queue:       make(chan *request, opts.MaxBatch),
-		ckptKick:    make(chan struct{}, 1),
-		busyTimeout: opts.BusyTimeout,
-		walRestart:  walRestartFrames,
-		insertSQL:   insertMessagesSQL(),
+		path:           abs,
+		maxBatch:       opts.MaxBatch,
+		stmts:          make(map[string]*sql.Stmt),
+		newID:          randomID,
+		cache:          newWriterCache(),
+		sessionCols:    sessionColumnNames(),
+		rstmts:         make(map[string]*sql.Stmt),
+		queue:          make(chan *request, opts.MaxBatch),
+		ckptKick:       make(chan struct{}, 1),
+		busyTimeout:    opts.BusyTimeout,
+		walRestart:     walRestartFrames,
+		insertSQL:      insertMessagesSQL(),
+		indexSQL:       indexMessagesSQL(),
+		redactor:       redact.New(),
+		searchRedactor: redact.New(),
 	}
 	if err := s.open(ctx, opts); err != nil {
 		s.closeDBs()

@@ -26,6 +26,11 @@ type tx struct {
 	// touched lists the keys whose entries in the writer's cache this fn
 	// changed, for the cache to forget if the fn's writes are rolled back.
 	touched []string
+	// index holds the search index rows of this fn's appends, and
+	// deleted the keys it deleted; the writer applies both to the batch
+	// when the fn succeeds (search.go).
+	index   []indexRow
+	deleted []string
 }
 
 func (t *tx) touch(key string) { t.touched = append(t.touched, key) }
@@ -197,6 +202,11 @@ func (t *tx) DeleteSession(key string) error {
 	if err := t.check(); err != nil {
 		return err
 	}
+	if _, err := t.exec(deleteIndexedSQL, key); err != nil {
+		return fmt.Errorf("delete session %q: search index: %w", key, err)
+	}
+	t.index = dropKey(t.index, key)
+	t.deleted = append(t.deleted, key)
 	if _, err := t.exec(`DELETE FROM messages WHERE session_key = ?`, key); err != nil {
 		return fmt.Errorf("delete session %q: messages: %w", key, err)
 	}

@@ -158,6 +158,7 @@ func (s *Store) runBatch(batch []*request) {
 	}
 	start := time.Now()
 	s.writeFailed = nil
+	s.pendingIndex = s.pendingIndex[:0]
 	if err := s.execW(ctx, "BEGIN IMMEDIATE"); err != nil {
 		answer(taken, fmt.Errorf("update: begin: %w", err))
 		return
@@ -207,7 +208,11 @@ func (s *Store) runBatch(batch []*request) {
 		taken[0].done <- outs[0]
 		return
 	}
-	if err := s.execW(ctx, "COMMIT"); err != nil {
+	err := s.flushIndex(ctx)
+	if err == nil {
+		err = s.execW(ctx, "COMMIT")
+	}
+	if err != nil {
 		_ = s.execW(ctx, "ROLLBACK")
 		s.cache.reset()
 		err = fmt.Errorf("update: commit: %w", err)
@@ -281,12 +286,16 @@ func (s *Store) runOne(ctx context.Context, r *request, isolate bool) (out outco
 		s.cache.forget(t.touched)
 	}
 	if !isolate {
+		if !failed {
+			s.keepIndex(t)
+		}
 		return out, nil
 	}
 	if !failed {
 		if err := s.execW(ctx, "RELEASE "+savepoint); err != nil {
 			return out, fmt.Errorf("update: release savepoint: %w", err)
 		}
+		s.keepIndex(t)
 		return out, nil
 	}
 	if err := s.execW(ctx, "ROLLBACK TO "+savepoint); err != nil {

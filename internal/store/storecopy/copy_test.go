@@ -148,6 +148,14 @@ func TestSQLiteToPostgresAndBack(t *testing.T) {
 		t.Errorf("progress called %d times for batches of 7", calls)
 	}
 	requireSame(t, src, dst)
+	// The copy is searchable at once, with the same hits.
+	for _, w := range []string{"hi", "ok"} {
+		a, errA := src.SearchMessages(ctx, domain.MessageSearch{Words: []string{w}, Limit: 1000})
+		b, errB := dst.SearchMessages(ctx, domain.MessageSearch{Words: []string{w}, Limit: 1000})
+		if errA != nil || errB != nil || len(a) == 0 || len(a) != len(b) {
+			t.Errorf("search %q: %d hits in the source, %d in the copy (%v, %v)", w, len(a), len(b), errA, errB)
+		}
+	}
 
 	// Again: the target holds exactly this copy.
 	again, err := Copy(ctx, src, dst, Options{})

@@ -76,6 +76,14 @@ func Run(t *testing.T, open func(t *testing.T) domain.Store) {
 		{"UpdateCancelledContext", testUpdateCancelledContext},
 		{"Closed", testClosed},
 		{"ConcurrentAppends", testConcurrentAppends},
+		{"SearchWords", testSearchWords},
+		{"SearchHitFields", testSearchHitFields},
+		{"SearchCursor", testSearchCursor},
+		{"SearchGenerations", testSearchGenerations},
+		{"SearchRolledBack", testSearchRolledBack},
+		{"SearchInvalid", testSearchInvalid},
+		{"ReadPaging", testReadPaging},
+		{"ListOffset", testListOffset},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -294,6 +294,29 @@ await step('runs page', async () => {
   }
 });
 
+await step('message search', async () => {
+  await go('#/search');
+  await page.locator('h1', {hasText: 'Search'}).waitFor();
+  const bad = await unlabelled();
+  if (bad.length) fail(`controls without a label: ${bad.join(' | ')}`);
+  await page.locator('#search-input').fill('market research');
+  await page.locator('#search-input').press('Enter');
+  const hit = page.locator('.search-hit', {hasText: 'spawn market research'}).first();
+  await hit.waitFor();
+  if (!(await page.evaluate(() => location.hash.includes('q=market')))) fail('the query is not in the URL');
+  const link = hit.locator('a');
+  if (!/^#\/session\//.test(await link.getAttribute('href'))) fail('a hit does not link to its session');
+  await page.locator('#search-input').fill('zzzz-no-such-word');
+  await page.locator('#search-input').press('Enter');
+  await page.locator('[role=status]', {hasText: 'No matches.'}).waitFor();
+  if (await page.locator('.search-hit').count()) fail('hits remain after a search that matches nothing');
+  // Opening a hit shows its session.
+  await page.locator('#search-input').fill('market research');
+  await page.locator('#search-input').press('Enter');
+  await page.locator('.search-hit a').first().click();
+  await page.locator('#chat-input').waitFor();
+});
+
 await step('screenshots', async () => {
   await page.evaluate(() => document.querySelectorAll('.toast').forEach((t) => t.remove()));
 

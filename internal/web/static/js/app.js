@@ -5,6 +5,7 @@
 //   #/session/<key>     one session's transcript, chat box and actions
 //   #/tree/<key>        the spawn tree under a session
 //   #/runs              active and recent runs
+//   #/search?q=…        full-text search of the transcripts
 
 import {Gateway} from './gateway.js';
 import {h, clear, errorText} from './dom.js';
@@ -12,6 +13,7 @@ import {mountSessions} from './views/sessions.js';
 import {mountSession} from './views/session.js';
 import {mountTree} from './views/tree.js';
 import {mountRuns} from './views/runs.js';
+import {mountSearch} from './views/search.js';
 
 const TOKEN_KEY = 'switchboard.token';
 
@@ -20,6 +22,7 @@ const routes = [
   {re: /^#\/session\/(.+)$/, nav: 'sessions', mount: (ctx, el, m) => mountSession(ctx, el, decodeURIComponent(m[1]))},
   {re: /^#\/tree\/(.+)$/, nav: 'sessions', mount: (ctx, el, m) => mountTree(ctx, el, decodeURIComponent(m[1]))},
   {re: /^#\/runs\/?$/, nav: 'runs', mount: (ctx, el) => mountRuns(ctx, el)},
+  {re: /^#\/search\/?(?:\?q=(.*))?$/, nav: 'search', mount: (ctx, el, m) => mountSearch(ctx, el, m[1] ? decodeURIComponent(m[1]) : '')},
 ];
 
 function readToken() {

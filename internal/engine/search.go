@@ -1,0 +1,200 @@
+package engine
+
+import (
+	"context"
+	"encoding/base64"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/policy"
+	"github.com/switchboard-go/switchboard/internal/sessionkey"
+)
+
+// Search is sessions_search as the principal: messages of the sessions it
+// may read (as sessions_history decides), newest first.
+func (e *Engine) Search(ctx context.Context, p api.Principal, r api.SearchRequest) (api.SearchResult, error) {
+	req, err := e.enter(p, api.OpSessionsSearch)
+	if err != nil {
+		return api.SearchResult{}, err
+	}
+	return e.search(ctx, req, r)
+}
+
+// searchWords splits a query into its words: runs of letters, digits and
+// combining marks, which is what the index's tokenizer keeps. Repeats
+// (case-insensitive) count once.
+func searchWords(query string) []string {
+	fields := strings.FieldsFunc(query, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r) && !unicode.IsMark(r)
+	})
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range fields {
+		w := strings.ToLower(f)
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// cursorPrefix versions the cursor format.
+const cursorPrefix = "s1:"
+
+func encodeCursor(pos int64) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + strconv.FormatInt(pos, 10)))
+}
+
+func decodeCursor(c string) (int64, error) {
+	bad := domain.Invalid("cursor is not valid (pass nextCursor from the previous page unchanged)")
+	if err := api.SearchCursorChars.CheckChars(c); err != nil {
+		return 0, err
+	}
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return 0, bad
+	}
+	rest, ok := strings.CutPrefix(string(b), cursorPrefix)
+	if !ok {
+		return 0, bad
+	}
+	pos, err := strconv.ParseInt(rest, 10, 64)
+	if err != nil || pos <= 0 {
+		return 0, bad
+	}
+	return pos, nil
+}
+
+// searchQuery validates r into a store query (without the visibility
+// scope).
+func (e *Engine) searchQuery(r api.SearchRequest) (domain.MessageSearch, error) {
+	var q domain.MessageSearch
+	query := strings.TrimSpace(r.Query)
+	if query == "" {
+		return q, domain.Invalid("query required (1..%d characters of words to find)", api.SearchQueryChars.Max)
+	}
+	if err := api.SearchQueryChars.CheckChars(query); err != nil {
+		return q, err
+	}
+	q.Words = searchWords(query)
+	switch n := len(q.Words); {
+	case n == 0:
+		return q, domain.Invalid("query has no words: it needs letters or digits")
+	case int64(n) > api.SearchQueryWords.Max:
+		return q, domain.Invalid("query has too many words (%d; max %d)", n, api.SearchQueryWords.Max)
+	}
+	kinds, err := normalizeKinds(r.Kinds)
+	if err != nil {
+		return q, err
+	}
+	q.Kinds = kinds
+	if a := strings.TrimSpace(r.AgentID); a != "" {
+		if err := api.AgentIDChars.CheckChars(a); err != nil {
+			return q, err
+		}
+		q.AgentIDs = []string{sessionkey.NormalizeAgentID(a)}
+	}
+	if r.SinceMinutes != 0 {
+		n, err := api.SearchSinceMinutes.Apply(int64(r.SinceMinutes))
+		if err != nil {
+			return q, err
+		}
+		q.Since = e.nowMs() - n*60_000
+	}
+	limit := int64(r.Limit)
+	if limit == 0 {
+		limit = api.SearchLimit.Default
+	}
+	if limit, err = api.SearchLimit.Apply(limit); err != nil {
+		return q, err
+	}
+	q.Limit = int(limit)
+	if r.Cursor != "" {
+		if q.Before, err = decodeCursor(r.Cursor); err != nil {
+			return q, err
+		}
+	}
+	return q, nil
+}
+
+// search runs r within what req may read. The scope goes to the store as
+// filters (keys, tree, agents), so sessions outside it are never read;
+// only a restrictive agent-to-agent allow list leaves a check per session,
+// done here before anything is counted.
+func (e *Engine) search(ctx context.Context, req Requester, r api.SearchRequest) (api.SearchResult, error) {
+	q, err := e.searchQuery(r)
+	if err != nil {
+		return api.SearchResult{}, err
+	}
+	limit := q.Limit
+	// One hit past the page tells whether another page follows.
+	q.Limit = limit + 1
+	filter := false
+	var g guard
+	if !req.Operator {
+		g = e.guardFor(ctx, req)
+		sc := g.vis.ListScope()
+		switch {
+		case sc.SelfOnly:
+			q.Keys = []string{g.key}
+		case sc.TreeRoot != "":
+			q.TreeRoot = sc.TreeRoot
+		}
+		if sc.AgentIDs != nil {
+			if len(q.AgentIDs) > 0 && !contains(sc.AgentIDs, q.AgentIDs[0]) {
+				return api.SearchResult{Results: []api.SearchHit{}}, nil
+			}
+			if len(q.AgentIDs) == 0 {
+				q.AgentIDs = sc.AgentIDs
+			}
+		}
+		filter = sc.Filter
+	}
+	var hits []domain.SearchHit
+	allowed := map[string]bool{}
+	for {
+		page, err := e.store.SearchMessages(ctx, q)
+		if err != nil {
+			return api.SearchResult{}, err
+		}
+		for _, h := range page {
+			if filter {
+				ok, seen := allowed[h.SessionKey]
+				if !seen {
+					ok = g.check(ctx, h.SessionKey, policy.ActionHistory) == nil
+					allowed[h.SessionKey] = ok
+				}
+				if !ok {
+					continue
+				}
+			}
+			hits = append(hits, h)
+		}
+		if !filter || len(hits) > limit || len(page) < q.Limit {
+			break
+		}
+		q.Before = page[len(page)-1].Position
+	}
+	out := api.SearchResult{Results: []api.SearchHit{}}
+	if len(hits) > limit {
+		hits = hits[:limit]
+		out.NextCursor = encodeCursor(hits[limit-1].Position)
+	}
+	agent := req.agent(e)
+	for _, h := range hits {
+		out.Results = append(out.Results, api.SearchHit{
+			SessionKey: e.keys.Display(h.SessionKey, agent),
+			SessionID:  h.SessionID,
+			MessageID:  h.MessageID,
+			Role:       h.Role,
+			Timestamp:  h.Timestamp,
+			Snippet:    h.Snippet,
+		})
+	}
+	out.Count = len(out.Results)
+	return out, nil
+}

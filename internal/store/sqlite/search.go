@@ -1,0 +1,327 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/redact"
+)
+
+// Schema version 4 adds the full-text index of sessions_search.
+//
+// messages_fts is an FTS5 table whose rowid is the rowid of the message
+// it indexes and whose one column holds redact.SearchText of the message:
+// the masked text sessions_history shows, never the raw body, so neither a
+// match nor a snippet reveals a credential history would mask. The table
+// is contentless (it keeps the index, not a copy of the text): every
+// page a commit writes costs a chat turn time, and snippets are cut in Go from the message itself (snippet.go),
+// through the same redact.SearchText. Rows are written
+// by AppendMessages in the same transaction as their message, so search is
+// never stale, and removed with their session in DeleteSession. A message
+// with no text (a tool call only) has no row.
+//
+// A second column, scope, holds one token naming the message's session
+// key (keyToken). A requester who may read only its own session or its
+// spawn tree searches with those tokens as well as the words, so FTS5
+// intersects the words' doclists with the sessions' short ones instead of
+// walking every match in the store (a common word matches most of a
+// million messages; the session holds a hundred). The SQL still filters by
+// key, so a token collision can never widen a result.
+//
+// The rowid link needs the rowids of messages to stay put: SQLite only
+// renumbers them on VACUUM of a table without an INTEGER PRIMARY KEY, and
+// the store never runs VACUUM. A future VACUUM must rebuild the index.
+const schemaV4 = `
+CREATE VIRTUAL TABLE messages_fts USING fts5(text, scope, content = '', contentless_delete = 1,
+	tokenize = 'unicode61 remove_diacritics 2');
+-- No incremental merging on every commit: it rewrote index pages on each
+-- chat turn's small commits. Segments are merged when 16 pile up on a
+-- level (crisismerge), which bounds the segments a query reads.
+INSERT INTO messages_fts (messages_fts, rank) VALUES ('automerge', 0);
+`
+
+// migrateV4 creates the index and back-fills it from every stored
+// message, so an upgraded store is searchable at once.
+func migrateV4(ctx context.Context, conn *sql.Conn) error {
+	if _, err := conn.ExecContext(ctx, schemaV4); err != nil {
+		return err
+	}
+	ins, err := conn.PrepareContext(ctx, `INSERT INTO messages_fts (rowid, text, scope) VALUES (?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	rows, err := conn.QueryContext(ctx, `SELECT rowid, session_key, body FROM messages`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	red := redact.New()
+	for rows.Next() {
+		var rowid int64
+		var key, body string
+		if err := rows.Scan(&rowid, &key, &body); err != nil {
+			return err
+		}
+		var m domain.Message
+		if err := json.Unmarshal([]byte(body), &m); err != nil {
+			return fmt.Errorf("message rowid %d: %w", rowid, err)
+		}
+		text := red.SearchText(m)
+		if text == "" {
+			continue
+		}
+		if _, err := ins.ExecContext(ctx, rowid, text, keyToken(key)); err != nil {
+			return fmt.Errorf("index message rowid %d: %w", rowid, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
+// deleteIndexedSQL removes the index rows of a key's messages (before the
+// messages themselves go).
+const deleteIndexedSQL = `DELETE FROM messages_fts WHERE rowid IN (SELECT rowid FROM messages WHERE session_key = ?)`
+
+// indexRow is one search index row waiting for its batch's commit.
+type indexRow struct {
+	rowid     int64
+	key, text string
+}
+
+// indexMessages computes the index rows of chunk, which the INSERT that
+// returned res has just stored. One INSERT of several rows gives them
+// consecutive rowids (each new row gets the table's largest rowid plus
+// one), so the last insert rowid names them all.
+//
+// The rows are written at the end of the batch, just before its COMMIT
+// (flushIndex), not here: FTS5 writes a new index segment at every
+// savepoint, and each Update of a batch runs in its own, so writing here
+// made one segment (and its merges) per Update. Search still never misses
+// a committed message: the rows commit in the same transaction.
+func (t *tx) indexMessages(res sql.Result, key string, chunk []domain.Message) error {
+	last, err := res.LastInsertId()
+	if err != nil {
+		return err
+	}
+	first := last - int64(len(chunk)) + 1
+	for i := range chunk {
+		if text := t.s.redactor.SearchText(chunk[i]); text != "" {
+			t.index = append(t.index, indexRow{rowid: first + int64(i), key: key, text: text})
+		}
+	}
+	return nil
+}
+
+// dropKey removes the rows of key (its messages were deleted).
+func dropKey(rows []indexRow, key string) []indexRow {
+	return slices.DeleteFunc(rows, func(r indexRow) bool { return r.key == key })
+}
+
+// keepIndex takes the index rows of a fn that succeeded into the batch:
+// the rows of keys it deleted go first, then its own rows join.
+func (s *Store) keepIndex(t *tx) {
+	for _, k := range t.deleted {
+		s.pendingIndex = dropKey(s.pendingIndex, k)
+	}
+	s.pendingIndex = append(s.pendingIndex, t.index...)
+}
+
+// flushIndex writes the batch's index rows, inside its transaction.
+func (s *Store) flushIndex(ctx context.Context) error {
+	rows := s.pendingIndex
+	defer func() { s.pendingIndex = s.pendingIndex[:0] }()
+	args := make([]any, 0, 3*insertRowsMax)
+	for start := 0; start < len(rows); start += insertRowsMax {
+		chunk := rows[start:min(start+insertRowsMax, len(rows))]
+		args = args[:0]
+		for _, r := range chunk {
+			args = append(args, r.rowid, r.text, keyToken(r.key))
+		}
+		if err := s.execW(ctx, s.indexSQL[len(chunk)], args...); err != nil {
+			return fmt.Errorf("search index: %w", err)
+		}
+	}
+	return nil
+}
+
+// indexMessagesSQL returns the index INSERTs of 0 to insertRowsMax rows.
+func indexMessagesSQL() (q [insertRowsMax + 1]string) {
+	for n := 1; n <= insertRowsMax; n++ {
+		q[n] = `INSERT INTO messages_fts (rowid, text, scope) VALUES ` + strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", n), ", ")
+	}
+	return q
+}
+
+// SearchMessages returns the current-generation messages whose indexed
+// text holds every word of q, newest first, inside q's filters.
+func (s *Store) SearchMessages(ctx context.Context, q domain.MessageSearch) ([]domain.SearchHit, error) {
+	if len(q.Words) == 0 {
+		return nil, domain.Invalid("search messages: at least one word is required")
+	}
+	if q.Limit <= 0 {
+		return nil, domain.Invalid("search messages: limit must be > 0 (got %d)", q.Limit)
+	}
+	if q.Before < 0 {
+		return nil, domain.Invalid("search messages: cursor must be >= 0 (got %d)", q.Before)
+	}
+	if q.Keys != nil && len(q.Keys) == 0 {
+		return []domain.SearchHit{}, nil
+	}
+	if s.closed.Load() {
+		return nil, fmt.Errorf("search messages: %w", domain.ErrClosed)
+	}
+	keys := q.Keys
+	if keys == nil && q.TreeRoot != "" {
+		var err error
+		if keys, err = s.treeKeys(ctx, q.TreeRoot); err != nil {
+			return nil, s.readErr("search messages", err)
+		}
+	}
+	query, args := buildSearch(q, keys)
+	rows, err := s.queryR(ctx, query, args...)
+	if err != nil {
+		return nil, s.readErr("search messages", err)
+	}
+	defer rows.Close()
+	out := []domain.SearchHit{}
+	for rows.Next() {
+		var h domain.SearchHit
+		var body string
+		if err := rows.Scan(&h.SessionKey, &h.SessionID, &h.MessageID, &h.Seq, &h.Role, &h.Timestamp, &body, &h.Position); err != nil {
+			return nil, s.readErr("search messages", err)
+		}
+		var m domain.Message
+		if err := json.Unmarshal([]byte(body), &m); err != nil {
+			return nil, fmt.Errorf("search messages: message %s of %q: %w", h.MessageID, h.SessionKey, err)
+		}
+		h.Snippet = snippet(s.searchRedactor.SearchText(m), q.Words)
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.readErr("search messages", err)
+	}
+	return out, nil
+}
+
+// keyToken is the scope token of a session key: "k" and the FNV-1a hash
+// of the key in hex, one token for the unicode61 tokenizer.
+func keyToken(key string) string {
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	return fmt.Sprintf("k%016x", h.Sum64())
+}
+
+// scopeTokensMax is the most session keys a search names by token; a
+// larger tree is filtered by SQL alone.
+const scopeTokensMax = 64
+
+// treeKeys returns the keys of the tree under root, or nil when it has
+// more than scopeTokensMax.
+func (s *Store) treeKeys(ctx context.Context, root string) ([]string, error) {
+	rows, err := s.queryR(ctx, `WITH RECURSIVE tree(key) AS (
+	SELECT ? UNION SELECT s.key FROM sessions s JOIN tree t ON s.spawned_by = t.key
+) SELECT key FROM tree LIMIT +?`, root, scopeTokensMax+1)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var keys []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		keys = append(keys, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(keys) > scopeTokensMax {
+		return nil, nil
+	}
+	return keys, nil
+}
+
+// ftsQuery is the FTS5 query of words in the text column: each a quoted
+// string (so no word is read as an operator), all required (FTS5 ANDs
+// juxtaposed terms); with keys, also one of their scope tokens.
+func ftsQuery(words, keys []string) string {
+	var b strings.Builder
+	b.WriteString("text : (")
+	for i, w := range words {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.ReplaceAll(w, `"`, `""`))
+		b.WriteByte('"')
+	}
+	b.WriteByte(')')
+	if len(keys) > 0 && len(keys) <= scopeTokensMax {
+		b.WriteString(" AND scope : (")
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(" OR ")
+			}
+			b.WriteString(keyToken(k))
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// buildSearch is the SQL of q. The FTS5 table drives the scan in rowid
+// order, newest first, so LIMIT stops it after the first hits that pass
+// the filters; each hit is joined to its message and session row by
+// primary key.
+func buildSearch(q domain.MessageSearch, keys []string) (string, []any) {
+	var b strings.Builder
+	var args []any
+	if q.TreeRoot != "" {
+		b.WriteString(`WITH RECURSIVE tree(key) AS (
+	SELECT ? UNION SELECT s.key FROM sessions s JOIN tree t ON s.spawned_by = t.key
+) `)
+		args = append(args, q.TreeRoot)
+	}
+	b.WriteString(`SELECT m.session_key, m.session_id, m.id, m.seq, m.role, m.timestamp,
+	m.body, f.rowid
+FROM messages_fts f
+JOIN messages m ON m.rowid = f.rowid
+JOIN sessions s ON s.key = m.session_key AND s.session_id = m.session_id
+WHERE messages_fts MATCH ?`)
+	args = append(args, ftsQuery(q.Words, keys))
+	add := func(cond string, a ...any) {
+		b.WriteString("\n\tAND " + cond)
+		args = append(args, a...)
+	}
+	if q.Before > 0 {
+		add(`f.rowid < ?`, q.Before)
+	}
+	if q.Since > 0 {
+		add(`m.timestamp >= ?`, q.Since)
+	}
+	if q.TreeRoot != "" {
+		add(`m.session_key IN (SELECT key FROM tree)`)
+	}
+	if len(q.Keys) > 0 {
+		add(`m.session_key IN (`+placeholders(len(q.Keys))+`)`, anys(q.Keys)...)
+	}
+	if len(q.AgentIDs) > 0 {
+		add(`s.agent_id IN (`+placeholders(len(q.AgentIDs))+`)`, anys(q.AgentIDs)...)
+	}
+	if len(q.Kinds) > 0 {
+		add(`s.kind IN (`+placeholders(len(q.Kinds))+`)`, anys(q.Kinds)...)
+	}
+	b.WriteString("\nORDER BY f.rowid DESC" + limitParam)
+	args = append(args, q.Limit)
+	return b.String(), args
+}
