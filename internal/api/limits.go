@@ -79,7 +79,7 @@ func Limits() map[string][]Limit {
 		ToolSessionsHistory:           {HistoryLimit, KeyChars, HistoryOffset, MessageIDChars},
 		ToolSessionsSearch:            {SearchLimit, SearchQueryChars, SearchQueryWords, SearchSinceMinutes, ListKinds, AgentIDChars, SearchCursorChars},
 		ToolSessionsSend:              {SendTimeout, MessageChars, LabelChars, KeyChars, AgentIDChars, IdempotencyKeyChars},
-		ToolSessionsSpawn:             {SpawnRunTimeout, SpawnAttachments, TaskChars, LabelChars, AgentIDChars, ModelChars, IdempotencyKeyChars},
+		ToolSessionsSpawn:             {SpawnRunTimeout, SpawnAttachments, TaskChars, LabelChars, AgentIDChars, ModelChars, IdempotencyKeyChars, BudgetTokens, BudgetCostUSD, BudgetSeconds},
 		ToolRunsWait:                  {WaitTimeout},
 		"subscribe":                   {SubscribedSessions, KeyChars},
 		"chat":                        {ChatTimeout, MessageChars, IdempotencyKeyChars},
@@ -89,6 +89,7 @@ func Limits() map[string][]Limit {
 		ToolSessionsYield:             {YieldMessageChars},
 		ToolSessionStatus:             {KeyChars, ModelChars},
 		"sessions_spawn context fork": {ForkMessages, ForkChars},
+		"usage":                       {UsageLimit},
 	}
 }
 

@@ -4,6 +4,8 @@ package api
 // 3–6): sessions_yield, session_status, sessions_spawn's context and
 // sessions_send's mode.
 
+import "github.com/switchboard-go/switchboard/internal/domain"
+
 // Modes of sessions_send.
 const (
 	// SendFollowup queues the message after the target's current run
@@ -96,4 +98,13 @@ type StatusResult struct {
 	ForkedFromParent bool  `json:"forkedFromParent,omitempty"`
 	// ModelChanged is set when this call switched the model override.
 	ModelChanged bool `json:"modelChanged,omitempty"`
+	// Usage is the session's own and spawn-tree usage; Budget (and its
+	// deadline) what its tree may spend; Progress what its running run is
+	// doing; RunningChildren its running sub-agents with their progress,
+	// usage and budget (budgets.md).
+	Usage           *domain.SessionUsage `json:"usage,omitempty"`
+	Budget          *domain.Budget       `json:"budget,omitempty"`
+	BudgetDeadline  int64                `json:"budgetDeadline,omitempty"`
+	Progress        *domain.Progress     `json:"progress,omitempty"`
+	RunningChildren []ChildRow           `json:"runningChildren,omitempty"`
 }

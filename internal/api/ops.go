@@ -34,6 +34,7 @@ const (
 	OpSessionsDel     Op = "sessions.delete"
 	OpOutboxList      Op = "outbox.list"
 	OpDeliver         Op = "outbox.deliver"
+	OpUsageReport     Op = "usage.report"
 )
 
 // Acting says whose rights a call is decided with.
@@ -85,6 +86,7 @@ var rules = map[Op]Rule{
 	OpSessionsDel:     {Scope: ScopeAdmin},
 	OpOutboxList:      {Scope: ScopeRead, Acting: OperatorOnly, Reads: true},
 	OpDeliver:         {Scope: ScopeWrite, Acting: OperatorOnly},
+	OpUsageReport:     {Scope: ScopeRead, Acting: OperatorOnly, Reads: true},
 }
 
 // RuleFor returns the rule of op. An operation missing from the table is

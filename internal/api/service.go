@@ -60,4 +60,6 @@ type Service interface {
 	Outbox(ctx context.Context, p Principal, req OutboxRequest) ([]domain.OutboxItem, error)
 	// Deliver queues a direct outbound message (operator only).
 	Deliver(ctx context.Context, p Principal, req DeliverRequest) (DeliverResult, error)
+	// UsageReport sums model usage by agent, session or model (operator only).
+	UsageReport(ctx context.Context, p Principal, req UsageRequest) (UsageResult, error)
 }

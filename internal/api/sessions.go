@@ -58,6 +58,16 @@ type SessionRow struct {
 	TranscriptPath   string                  `json:"transcriptPath,omitempty"`
 	ArchivedAt       int64                   `json:"archivedAt,omitempty"`
 	Messages         []domain.Message        `json:"messages,omitempty"`
+	// Usage is the session's own usage and its spawn tree's (itself and
+	// every descendant), maintained as usage is charged.
+	Usage *domain.SessionUsage `json:"usage,omitempty"`
+	// Budget is what the session's tree may spend (spawned sessions with
+	// a budget only); BudgetDeadline is when its seconds run out (Unix ms).
+	Budget         *domain.Budget `json:"budget,omitempty"`
+	BudgetDeadline int64          `json:"budgetDeadline,omitempty"`
+	// Progress is what the session's running run is doing, while one runs
+	// in this process.
+	Progress *domain.Progress `json:"progress,omitempty"`
 }
 
 // ListResult is the payload of sessions_list.

@@ -24,6 +24,8 @@ type SpawnRequest struct {
 	IdempotencyKey    string
 	// Context is isolated (default) or fork (SpawnContexts).
 	Context string
+	// Budget bounds what the child's tree may spend (see SpawnBudget).
+	Budget *SpawnBudget
 }
 
 // SpawnResult is the payload of an accepted sessions_spawn.
@@ -35,6 +37,8 @@ type SpawnResult struct {
 	Note            string               `json:"note,omitempty"`
 	ModelApplied    string               `json:"modelApplied,omitempty"`
 	Attachments     *attachments.Receipt `json:"attachments,omitempty"`
+	// Budget is the child's effective budget, when it has one.
+	Budget *domain.Budget `json:"budget,omitempty"`
 }
 
 // SubagentsRequest is the subagents tool: list the requester's children,
@@ -55,6 +59,11 @@ type ChildRow struct {
 	RuntimeMs       int64            `json:"runtimeMs,omitempty"`
 	TotalTokens     int64            `json:"totalTokens,omitempty"`
 	Error           string           `json:"error,omitempty"`
+	// Usage is the child session's own and tree usage; Budget what it was
+	// given (absent: unbounded); Progress, while it runs, what it is doing.
+	Usage    *domain.SessionUsage `json:"usage,omitempty"`
+	Budget   *domain.Budget       `json:"budget,omitempty"`
+	Progress *domain.Progress     `json:"progress,omitempty"`
 }
 
 // SubagentsResult is the subagents tool's payload: the children (list) or

@@ -101,11 +101,20 @@ func writeSessions(e *env, res api.ListResult) error {
 		return err
 	}
 	now := time.Now()
-	t := newTable(e.stdout, "KEY", "KIND", "CHANNEL", "UPDATED", "TOKENS", "MODEL", "LABEL", "STATUS")
+	t := newTable(e.stdout, "KEY", "KIND", "CHANNEL", "UPDATED", "TOKENS", "TREE", "BUDGET", "MODEL", "LABEL", "STATUS")
 	for _, r := range res.Sessions {
 		tokens := "-"
 		if r.TotalTokens > 0 {
 			tokens = fmt.Sprint(r.TotalTokens)
+		}
+		// TREE: tokens of the session and everything it spawned (usage.tree);
+		// BUDGET: what that tree may spend.
+		tree, budget := "-", "-"
+		if r.Usage != nil && r.Usage.Tree.Tokens() > 0 {
+			tree = groupDigits(r.Usage.Tree.Tokens())
+		}
+		if r.Budget != nil {
+			budget = budgetText(*r.Budget)
 		}
 		status := r.Status
 		if r.AbortedLastRun {
@@ -114,7 +123,7 @@ func writeSessions(e *env, res api.ListResult) error {
 		if r.ArchivedAt > 0 {
 			status = strings.TrimSpace(status + " archived")
 		}
-		t.row(r.Key, r.Kind, r.Channel, ago(r.UpdatedAt, now), tokens, orDash(r.Model), orDash(r.Label), orDash(status))
+		t.row(r.Key, r.Kind, r.Channel, ago(r.UpdatedAt, now), tokens, tree, budget, orDash(r.Model), orDash(r.Label), orDash(status))
 	}
 	if err := t.flush(); err != nil {
 		return err

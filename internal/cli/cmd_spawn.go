@@ -47,6 +47,8 @@ func spawnCommand() *command {
 			fs.Var(&attach, "attach", "attach `FILE` (repeatable)")
 			as := fs.String("as", "", "spawn as session `KEY` (visibility and spawn limits apply)")
 			spawnCtx := fs.String("context", "", "`CONTEXT`: isolated (default: the task alone) or fork (a copy of the requester's recent conversation first)")
+			var budget budgetFlags
+			budget.define(fs)
 			return func(pos []string) error {
 				if err := e.wantArgs(pos, 1, -1, "TASK"); err != nil {
 					return err
@@ -77,6 +79,11 @@ func spawnCommand() *command {
 					}
 					p.RunTimeoutSeconds = &n
 				}
+				if b, err := budget.request(); err != nil {
+					return e.usagef("%s", err)
+				} else if b != nil {
+					p.Budget = b
+				}
 				for _, path := range attach.v {
 					spec, err := readAttachment(path)
 					if err != nil {
@@ -94,6 +101,9 @@ func spawnCommand() *command {
 						return printJSON(e.stdout, res)
 					}
 					fmt.Fprintf(e.stdout, "spawned %s (run %s)\n", res.ChildSessionKey, res.RunID)
+					if res.Budget != nil {
+						fmt.Fprintf(e.stdout, "budget: %s\n", budgetText(*res.Budget))
+					}
 					if res.Attachments != nil {
 						fmt.Fprintf(e.stdout, "attachments: %d files in %s\n", len(res.Attachments.Files), res.Attachments.RelDir)
 					}

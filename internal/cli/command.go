@@ -34,7 +34,7 @@ func commands() *command {
 		subs: []*command{
 			chatCommand(), sendCommand(), spawnCommand(), sessionsCommand(), agentsCommand(), runsCommand(),
 			outboxCommand(), gatewayCommand(), mcpCommand(), demoCommand(), configCommand(), importCommand(),
-			benchCommand(), migrateCommand(), versionCommand(),
+			benchCommand(), migrateCommand(), usageCommand(), versionCommand(),
 		},
 	}
 }

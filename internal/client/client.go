@@ -395,6 +395,9 @@ func (c *Client) Spawn(ctx context.Context, p api.Principal, req api.SpawnReques
 	if req.MountPath != "" {
 		body["attachAs"] = map[string]string{"mountPath": req.MountPath}
 	}
+	if req.Budget != nil {
+		body["budget"] = req.Budget
+	}
 	var out api.SpawnResult
 	err := c.do(ctx, http.MethodPost, apiPath("spawn"), nil, h, body, &out)
 	return out, err
@@ -644,4 +647,17 @@ func setInt(q url.Values, name string, v int) {
 	if v > 0 {
 		q.Set(name, strconv.Itoa(v))
 	}
+}
+
+// UsageReport sums model usage (operator only) through GET /api/usage.
+func (c *Client) UsageReport(ctx context.Context, p api.Principal, req api.UsageRequest) (api.UsageResult, error) {
+	h, q := as(p)
+	setStr(q, "by", req.By)
+	if req.Since > 0 {
+		q.Set("since", strconv.FormatInt(req.Since, 10))
+	}
+	setInt(q, "limit", req.Limit)
+	var out api.UsageResult
+	err := c.do(ctx, http.MethodGet, apiPath("usage"), q, h, nil, &out)
+	return out, err
 }

@@ -181,6 +181,23 @@ type SubagentsDefaults struct {
 	MaxChildrenPerAgent int      `json:"maxChildrenPerAgent"` // default 5
 	MaxConcurrent       int      `json:"maxConcurrent"`       // default 8
 	Model               string   `json:"model,omitempty"`     // default: the agent's model
+	// Budget is the budget of a spawn that asks for none (per field).
+	Budget *BudgetConfig `json:"budget,omitempty"`
+}
+
+// BudgetConfig is a sub-agent budget default (`…subagents.budget`); zero
+// or absent fields are unbounded.
+type BudgetConfig struct {
+	Tokens  int64   `json:"tokens,omitempty"`
+	CostUSD float64 `json:"costUsd,omitempty"`
+	Seconds int64   `json:"seconds,omitempty"`
+}
+
+// PricingConfig is `models.providers.<name>.pricing`: USD per million
+// tokens, for providers that report no cost (costUsd budgets need one).
+type PricingConfig struct {
+	InputPerMillion  float64 `json:"inputPerMillion"`
+	OutputPerMillion float64 `json:"outputPerMillion"`
 }
 
 // SandboxDefaults is `agents.defaults.sandbox`.
@@ -223,6 +240,8 @@ type AgentSubagents struct {
 	// list (only the agent itself) differs from an absent one (inherit), so
 	// it is never omitted.
 	AllowAgents []string `json:"allowAgents"`
+	// Budget overrides agents.defaults.subagents.budget for this agent's spawns.
+	Budget *BudgetConfig `json:"budget,omitempty"`
 }
 
 // AgentSandbox is `agents.list[].sandbox`.
@@ -250,6 +269,9 @@ type ProviderConfig struct {
 	MaxRetries *int `json:"maxRetries,omitempty"`
 	// TimeoutSeconds bounds one model call (default 120).
 	TimeoutSeconds int `json:"timeoutSeconds,omitempty"`
+	// Pricing prices this provider's tokens (costs in usage rollups and
+	// costUsd budgets).
+	Pricing *PricingConfig `json:"pricing,omitempty"`
 	// Rules are the script model's rules (provider "script" only).
 	Rules []ScriptRule `json:"rules,omitempty"`
 }

@@ -95,6 +95,26 @@ func (d *tree) value(path string, v any, t reflect.Type) any {
 			return nil
 		}
 		return i
+	case reflect.Float64:
+		var f float64
+		switch x := v.(type) {
+		case json5.Number:
+			var err error
+			if f, err = x.Float64(); err != nil {
+				d.add(path, "invalid number %s", x)
+				return nil
+			}
+		case float64:
+			f = x
+		default:
+			d.add(path, "want a number, got %s", describe(v))
+			return nil
+		}
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			d.add(path, "want a finite number, got %v", f)
+			return nil
+		}
+		return f
 	case reflect.Interface:
 		return d.anyValue(path, v)
 	}

@@ -67,7 +67,7 @@ func TestFullExample(t *testing.T) {
 		}
 	}
 	sub, dsub := cfg.Agents.Defaults.Subagents, def.Agents.Defaults.Subagents
-	sub.AllowAgents, sub.Model = nil, ""
+	sub.AllowAgents, sub.Model, sub.Budget = nil, "", nil // the example shows a budget; the default has none
 	if !reflect.DeepEqual(sub, dsub) {
 		t.Errorf("example agents.defaults.subagents numbers = %+v, defaults %+v", sub, dsub)
 	}

@@ -122,6 +122,48 @@ func (c *Config) AllowAgents(requesterAgentID string) []string {
 	return c.Agents.Defaults.Subagents.AllowAgents
 }
 
+// SubagentBudget is the budget default of agentID's spawns: the agent's
+// own (agents.list[].subagents.budget) field by field over the defaults.
+func (c *Config) SubagentBudget(agentID string) BudgetConfig {
+	var b BudgetConfig
+	if d := c.Agents.Defaults.Subagents.Budget; d != nil {
+		b = *d
+	}
+	if a, ok := c.Agent(agentID); ok && a.Subagents != nil && a.Subagents.Budget != nil {
+		o := a.Subagents.Budget
+		if o.Tokens != 0 {
+			b.Tokens = o.Tokens
+		}
+		if o.CostUSD != 0 {
+			b.CostUSD = o.CostUSD
+		}
+		if o.Seconds != 0 {
+			b.Seconds = o.Seconds
+		}
+	}
+	return b
+}
+
+// Pricing returns the configured price of a model reference's provider.
+func (c *Config) Pricing(modelRef string) (PricingConfig, bool) {
+	provider, _, _ := strings.Cut(modelRef, "/")
+	p, ok := c.Models.Providers[provider]
+	if !ok || p.Pricing == nil {
+		return PricingConfig{}, false
+	}
+	return *p.Pricing, true
+}
+
+// Price is the cost in USD of input and output tokens on modelRef, and
+// false when its provider has no pricing.
+func (c *Config) Price(modelRef string, input, output int64) (float64, bool) {
+	p, ok := c.Pricing(modelRef)
+	if !ok {
+		return 0, false
+	}
+	return (float64(input)*p.InputPerMillion + float64(output)*p.OutputPerMillion) / 1e6, true
+}
+
 // A2AEnabled reports whether the A2A surface is served.
 func (c *Config) A2AEnabled() bool { return c.A2A.Enabled == nil || *c.A2A.Enabled }
 

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"net"
 	"net/url"
 	"regexp"
@@ -202,6 +203,7 @@ func (c *Config) checkAgents(v *checker) {
 	if s.Model != "" {
 		c.checkModelRef(v, "agents.defaults.subagents.model", s.Model)
 	}
+	checkBudget(v, "agents.defaults.subagents.budget", s.Budget)
 	v.oneOf("agents.defaults.sandbox.sessionToolsVisibility", d.Sandbox.SessionToolsVisibility, "spawned", "all")
 	if d.Sandbox.Mode != "" {
 		v.oneOf("agents.defaults.sandbox.mode", d.Sandbox.Mode, SandboxOff, SandboxAll)
@@ -239,6 +241,7 @@ func (c *Config) checkAgents(v *checker) {
 		}
 		if a.Subagents != nil {
 			c.checkAllowAgents(v, path+".subagents.allowAgents", a.Subagents.AllowAgents)
+			checkBudget(v, path+".subagents.budget", a.Subagents.Budget)
 		}
 		if a.Sandbox != nil && a.Sandbox.Mode != "" {
 			v.oneOf(path+".sandbox.mode", a.Sandbox.Mode, SandboxOff, SandboxAll)
@@ -325,6 +328,16 @@ func (c *Config) checkModels(v *checker) {
 		if !validProviderName(name) {
 			v.add(path, "provider name must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$ (it is used in provider/model references)")
 			continue
+		}
+		if pr := p.Pricing; pr != nil {
+			for _, f := range []struct {
+				key string
+				val float64
+			}{{"inputPerMillion", pr.InputPerMillion}, {"outputPerMillion", pr.OutputPerMillion}} {
+				if math.IsNaN(f.val) || f.val < 0 || f.val > MaxPricePerMillion {
+					v.add(path+".pricing."+f.key, "must be between 0 and %d (USD per million tokens)", MaxPricePerMillion)
+				}
+			}
 		}
 		switch name {
 		case ProviderScript:
@@ -536,6 +549,26 @@ func printable(s string) bool {
 		}
 	}
 	return true
+}
+
+// Bounds of budget and pricing settings.
+const (
+	MaxBudgetTokens    = 1_000_000_000
+	MaxBudgetCostUSD   = 100_000
+	MaxBudgetSeconds   = 604_800
+	MaxPricePerMillion = 10_000
+)
+
+// checkBudget validates a sub-agent budget default.
+func checkBudget(v *checker, path string, b *BudgetConfig) {
+	if b == nil {
+		return
+	}
+	v.between(path+".tokens", b.Tokens, 0, MaxBudgetTokens)
+	v.between(path+".seconds", b.Seconds, 0, MaxBudgetSeconds)
+	if math.IsNaN(b.CostUSD) || b.CostUSD < 0 || b.CostUSD > MaxBudgetCostUSD {
+		v.add(path+".costUsd", "must be between 0 and %d (USD)", MaxBudgetCostUSD)
+	}
 }
 
 func (c *Config) checkA2A(v *checker) {

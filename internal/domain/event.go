@@ -19,6 +19,7 @@ type Event struct {
 	Delta      *RunDelta   `json:"delta,omitempty"` // a streamed piece (EventDelta)
 	Session    *Session    `json:"session,omitempty"`
 	Outbox     *OutboxItem `json:"outbox,omitempty"`
+	Progress   *Progress   `json:"progress,omitempty"`
 	// Reason says why a session event happened (created, updated, deleted, reset).
 	Reason string `json:"reason,omitempty"`
 	TS     int64  `json:"ts"`

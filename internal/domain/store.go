@@ -84,6 +84,11 @@ type StoreReader interface {
 	ListRuns(ctx context.Context, q RunQuery) ([]Run, error)
 	ListOutbox(ctx context.Context, q OutboxQuery) ([]OutboxItem, error)
 	MessageSearcher
+	// GetAccounts returns the usage accounts of keys (a key without one
+	// gets a zero account), one point read each: never a tree scan.
+	GetAccounts(ctx context.Context, keys []string) (map[string]Account, error)
+	// UsageReport sums the usage ledger grouped by q.By.
+	UsageReport(ctx context.Context, q UsageQuery) ([]UsageGroup, error)
 }
 
 // Tx is the write side, valid only inside Store.Update. Its reads see the
@@ -108,6 +113,18 @@ type Tx interface {
 	EnqueueOutbox(item OutboxItem) (stored OutboxItem, created bool, err error)
 	// PutOutbox replaces an existing outbox row by ID.
 	PutOutbox(item OutboxItem) error
+	// GetAccount returns the usage account of key, a zero one (with
+	// SessionKey set) when it has none.
+	GetAccount(key string) (Account, error)
+	// PutAccount inserts or replaces the account of a.SessionKey.
+	PutAccount(a Account) error
+	// AddUsage adds add to the tree rollup of key's account (and to its own
+	// usage when self), creating the account (with spawnedBy) when it has
+	// none, and returns the account as it is after the add: one statement,
+	// for the walk up a spawn chain that charges a model step.
+	AddUsage(key, spawnedBy string, self bool, add UsageTotals) (Account, error)
+	// RecordUsage appends one charge to the usage ledger.
+	RecordUsage(e UsageEntry) error
 }
 
 // Store is the durable state of switchboard: sessions, transcripts, runs and

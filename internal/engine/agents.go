@@ -37,7 +37,29 @@ func (e *Engine) Children(ctx context.Context, requesterKey string) ([]ChildRow,
 		if r.EndedAt > 0 && r.StartedAt > 0 {
 			c.RuntimeMs = r.EndedAt - r.StartedAt
 		}
+		if p, ok := e.rt.SessionProgress(s.Key); ok {
+			c.Progress = &p
+		}
 		out = append(out, c)
+	}
+	if len(rows) > 0 {
+		keys := make([]string, len(out))
+		for i, c := range out {
+			keys[i] = c.ChildSessionKey
+		}
+		accts, err := e.store.GetAccounts(ctx, keys)
+		if err != nil {
+			return nil, err
+		}
+		for i := range out {
+			a := accts[out[i].ChildSessionKey]
+			u := a.Usage
+			out[i].Usage = &u
+			if !a.Budget.IsZero() {
+				b := a.Budget
+				out[i].Budget = &b
+			}
+		}
 	}
 	return out, nil
 }

@@ -283,3 +283,42 @@ func peakRSSMB() float64 {
 	}
 	return 0
 }
+
+// BenchmarkChatTurnBudgetedDepth3 is a chat turn in a sub-agent session
+// three levels deep whose every ancestor has a budget: each model step is
+// charged to its own account and rolled up the two levels above, and the
+// budgets of the chain are checked before the model call.
+func BenchmarkChatTurnBudgetedDepth3(b *testing.B) {
+	h := benchHarness(b, nil, func(c *config.Config) {
+		c.Agents.Defaults.Subagents.MaxSpawnDepth = 3
+		c.Agents.Defaults.Subagents.MaxChildrenPerAgent = 100
+	})
+	ctx := context.Background()
+	parent := "agent:main:main"
+	for range 3 {
+		res, err := h.e.spawn(ctx, Requester{SessionKey: parent}, SpawnParams{Task: "t", Budget: &api.SpawnBudget{Tokens: ptrTo(1e9)}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		parent = res.ChildSessionKey
+	}
+	if err := h.e.Idle(ctx); err != nil {
+		b.Fatal(err)
+	}
+	var lat latencies
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		res, err := h.e.chat(ctx, ChatRequest{SessionKey: parent, Message: "hi"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r, err := h.e.waitRun(ctx, res.Run.ID, 10*time.Second); err != nil || r.Status != domain.RunOK {
+			b.Fatalf("run %v %v %q", r.Status, err, r.Error)
+		}
+		lat.add(time.Since(start))
+	}
+	lat.report(b)
+}
+
+func ptrTo[T any](v T) *T { return &v }

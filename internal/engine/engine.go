@@ -167,6 +167,7 @@ func New(opts Options) (*Engine, error) {
 		NewID:    opts.NewID,
 		Logger:   opts.Logger,
 		MaxSteps: cfg.Runtime.MaxSteps,
+		Price:    e.price,
 		Hold:     opts.HoldRuns,
 		Lanes: map[domain.Lane]int{
 			domain.LaneMain:     cfg.Runtime.Lanes.Main,

@@ -129,6 +129,9 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 	for i, s := range rows {
 		out.Sessions[i] = e.row(s, req)
 	}
+	if err := e.attachUsage(ctx, out.Sessions, rows); err != nil {
+		return ListResult{}, err
+	}
 	if p.MessageLimit > 0 {
 		if err := e.attachMessages(ctx, out.Sessions, rows, p.MessageLimit); err != nil {
 			return ListResult{}, err

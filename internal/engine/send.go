@@ -82,7 +82,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 		if err != nil {
 			return SendResult{}, err
 		}
-		return e.sendAnswer(ctx, prior, display, p.TimeoutSeconds)
+		return e.sendAnswer(ctx, prior, display, p.TimeoutSeconds, req.RunID != "")
 	}
 	targetAgent := e.keys.AgentOf(target)
 	if err := g.check(ctx, target, policy.ActionSend); err != nil {
@@ -193,12 +193,14 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 		e.publishSession(target, "created")
 	}
 	e.log.Info("sessions_send", "from", requesterKey, "to", target, "run", run.ID)
-	return e.sendAnswer(ctx, run, display, p.TimeoutSeconds)
+	return e.sendAnswer(ctx, run, display, p.TimeoutSeconds, req.RunID != "")
 }
 
 // sendAnswer is sessions_send's answer about run: accepted without a
 // wait, else what the run came to within the timeout.
-func (e *Engine) sendAnswer(ctx context.Context, run domain.Run, display string, timeoutSeconds *int) (SendResult, error) {
+// A send made inside a run waits at most until that run's deadline (its
+// context's): the wait is clamped, the target's run goes on.
+func (e *Engine) sendAnswer(ctx context.Context, run domain.Run, display string, timeoutSeconds *int, inRun bool) (SendResult, error) {
 	delivery := &Delivery{Status: "pending", Mode: "announce"}
 	if e.isRemote(run.AgentID) {
 		// No announce follows a remote agent's reply (remote.go).
@@ -211,7 +213,9 @@ func (e *Engine) sendAnswer(ctx context.Context, run domain.Run, display string,
 	if timeout == 0 {
 		return SendResult{RunID: run.ID, Status: "accepted", SessionKey: display, Delivery: delivery}, nil
 	}
-	done, err := e.rt.Wait(ctx, run.ID, time.Duration(timeout)*time.Second)
+	wait := clampToDeadline(ctx, time.Duration(timeout)*time.Second, inRun)
+	timeout = int((wait + time.Second - 1) / time.Second)
+	done, err := e.rt.Wait(ctx, run.ID, wait)
 	if err != nil {
 		return SendResult{}, err
 	}

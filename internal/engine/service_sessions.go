@@ -128,7 +128,11 @@ func (e *Engine) GetSession(ctx context.Context, p api.Principal, ref string) (a
 	if err != nil {
 		return api.SessionRow{}, err
 	}
-	return e.row(s, req), nil
+	r := []SessionRow{e.row(s, req)}
+	if err := e.attachUsage(ctx, r, []domain.Session{s}); err != nil {
+		return api.SessionRow{}, err
+	}
+	return r[0], nil
 }
 
 // Defaults are the session defaults as the principal sees them: its

@@ -111,6 +111,12 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		}
 	}
 
+	// Budget: asked, or the agent's default, capped by what is left above.
+	budget, err := e.spawnBudget(ctx, p, req.RunID != "", requesterKey, requesterAgent, model)
+	if err != nil {
+		return SpawnResult{}, err
+	}
+
 	// Sandbox inheritance.
 	childSandboxed := e.cfg.AgentSandboxed(agent)
 	if requester.Sandboxed && !childSandboxed {
@@ -215,7 +221,10 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 			s.Channel = "internal"
 			s.ForkedFromParent = p.Context == api.SpawnFork
 		})
-		return err
+		if err != nil {
+			return err
+		}
+		return tx.PutAccount(childAccount(childKey, requesterKey, budget, now))
 	})
 	if err != nil {
 		if ss.AttachmentsDir != "" {
@@ -237,6 +246,9 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 	e.publishSession(childKey, "created")
 	e.log.Info("sessions_spawn", "requester", requesterKey, "child", childKey, "run", run.ID, "agent", agent, "model", model)
 	res := SpawnResult{Status: "accepted", ChildSessionKey: childKey, RunID: run.ID, Mode: mode, Note: subagent.Note, Attachments: receipt}
+	if !budget.IsZero() {
+		res.Budget = &budget
+	}
 	if p.Model != "" {
 		res.ModelApplied = model
 	}

@@ -112,13 +112,15 @@ func (e *Engine) statusCard(ctx context.Context, req Requester, key string) (api
 			res.ActiveRun = &api.StatusActiveRun{RunID: r.ID, Kind: string(r.Kind), StartedAt: r.StartedAt, AgeMs: max(0, now-r.StartedAt)}
 		}
 	}
-	children, err := e.Children(ctx, key)
+	us, err := e.UsageStatus(ctx, key)
 	if err != nil {
 		return api.StatusResult{}, err
 	}
-	for _, c := range children {
+	res.Usage, res.Budget, res.BudgetDeadline, res.Progress = &us.Usage, us.Budget, us.BudgetDeadline, us.Progress
+	for _, c := range us.Children {
 		if c.Status == domain.RunQueued || c.Status == domain.RunRunning {
 			res.ChildrenRunning++
+			res.RunningChildren = append(res.RunningChildren, c)
 		}
 	}
 	return res, nil

@@ -92,6 +92,10 @@ func (e *Engine) deliverSubagentAnnounce(ctx context.Context, item domain.Outbox
 			return err
 		}
 		a := subagent.Announce{Run: run, Spec: p.Spawn, Result: result, Notes: notes}
+		if accts, err := e.store.GetAccounts(ctx, []string{p.ChildKey}); err == nil {
+			acct := accts[p.ChildKey]
+			a.Account = &acct
+		}
 		if child.Key != "" {
 			a.TranscriptPath = e.TranscriptPath(child)
 		}

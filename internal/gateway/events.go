@@ -15,6 +15,7 @@ type outEvent struct {
 //   - run.end → agent lifecycle end|error, then chat final|error|aborted
 //   - assistant message → agent {stream:"assistant"} (text) and
 //     {stream:"tool"} (each tool call); tool results → {stream:"tool"}
+//   - run.progress → agent {stream:"progress", data:{step, phase, …}}
 //   - session → sessions.changed
 //
 // Keys are canonical. Outbox events have no protocol counterpart.
@@ -42,6 +43,13 @@ func (s *Server) mapEvent(ev domain.Event) []outEvent {
 			return nil
 		}
 		return messageEvents(ev.SessionKey, *ev.Message, ev.TS)
+	case domain.EventProgress:
+		if ev.Progress == nil {
+			return nil
+		}
+		// At most one a second per run (the runtime throttles).
+		return []outEvent{{"agent", map[string]any{"runId": ev.Progress.RunID, "sessionKey": ev.SessionKey, "stream": "progress",
+			"ts": ev.TS, "data": ev.Progress}}}
 	case domain.EventSession:
 		p := map[string]any{"sessionKey": ev.SessionKey, "reason": ev.Reason, "ts": ev.TS}
 		if ev.Session != nil {

@@ -61,6 +61,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("POST /api/runs/{id}/cancel", s.api(api.OpRunsCancel, s.apiCancelRun))
 	mux.Handle("GET /api/agents", s.api(api.OpAgentsList, s.apiAgents))
 	mux.Handle("GET /api/search", s.api(api.OpSessionsSearch, s.apiSearch))
+	mux.Handle("GET /api/usage", s.api(api.OpUsageReport, s.apiUsage))
 	mux.Handle("POST /api/tools/{name}", s.api("", s.apiTool))
 	mux.Handle("/api/", s.api("", func(r *http.Request, _ grant) (any, error) {
 		return nil, domain.Errorf(domain.CodeNotFound, "no API route %s %s", r.Method, r.URL.Path)

@@ -59,6 +59,7 @@ func (s *Server) methodTable() map[string]method {
 		"runs.get":         {api.OpRunsGet, s.mRunsGet},
 		"runs.cancel":      {api.OpRunsCancel, s.mRunsCancel},
 		"tools.invoke":     {"", s.mToolsInvoke},
+		"usage.report":     {api.OpUsageReport, s.mUsageReport},
 	}
 }
 

@@ -236,7 +236,7 @@ func TestPatchThenList(t *testing.T) {
 	got := list.Sessions[0]
 	want := gateway.SessionRow{Key: "agent:main:discord:group:42", Kind: "group", Label: "ops room", Channel: "discord", ChatType: "group",
 		SendPolicy: "deny", ThinkingLevel: "low", Model: "script", ModelProvider: "script",
-		UpdatedAt: got.UpdatedAt, SessionID: got.SessionID}
+		UpdatedAt: got.UpdatedAt, SessionID: got.SessionID, Usage: &domain.SessionUsage{}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("row (-want +got):\n%s", diff)
 	}

@@ -42,6 +42,10 @@ type SessionRow struct {
 	LastChannel      string                  `json:"lastChannel,omitempty"`
 	LastTo           string                  `json:"lastTo,omitempty"`
 	LastAccountID    string                  `json:"lastAccountId,omitempty"`
+	Usage            *domain.SessionUsage    `json:"usage,omitempty"`
+	Budget           *domain.Budget          `json:"budget,omitempty"`
+	BudgetDeadline   int64                   `json:"budgetDeadline,omitempty"`
+	Progress         *domain.Progress        `json:"progress,omitempty"`
 }
 
 // sessionRow builds the gateway row of a session as an event carries it
@@ -160,6 +164,10 @@ func listRow(x api.SessionRow) SessionRow {
 		Model:            x.Model,
 		ContextTokens:    x.ContextTokens,
 		DeliveryContext:  x.DeliveryContext,
+		Usage:            x.Usage,
+		Budget:           x.Budget,
+		BudgetDeadline:   x.BudgetDeadline,
+		Progress:         x.Progress,
 		LastChannel:      x.LastChannel,
 		LastTo:           x.LastTo,
 		LastAccountID:    x.LastAccountID,

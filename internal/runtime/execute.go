@@ -35,6 +35,7 @@ type claimed struct {
 	run     domain.Run
 	sess    domain.Session
 	inbound []domain.Message
+	budget  budgetState
 }
 
 // activate registers a run as executing here, so Cancel can reach it, and
@@ -112,8 +113,20 @@ func (rt *Runtime) carryOut(ctx context.Context, c claimed) {
 		runCtx, stop = context.WithTimeoutCause(ctx, time.Duration(run.TimeoutMs)*time.Millisecond, errTimeout)
 		defer stop()
 	}
+	// A seconds budget above the run is an absolute deadline; tools see it
+	// as the context's deadline and pass the remaining time down.
+	if c.budget.deadline > 0 {
+		var stop context.CancelFunc
+		runCtx, stop = context.WithDeadlineCause(runCtx, time.UnixMilli(c.budget.deadline), c.budget.deadlineCause)
+		defer stop()
+	}
+	rt.progress.start(run)
 	toolsStarted := false
-	out, msgs := rt.loop(runCtx, run, sess, inbound, &toolsStarted)
+	budget := c.budget
+	out, msgs := rt.loop(runCtx, run, sess, inbound, &toolsStarted, &budget)
+	// The record goes before the end is written: a reader that sees the
+	// run ended never sees it still in progress.
+	rt.progress.end(run.ID)
 	written = append(written, msgs...)
 	defer rt.finishJoined(run, out)
 	if out.aborted && !toolsStarted && max(run.Attempt, 1) < MaxAttempts {
@@ -248,12 +261,16 @@ func (rt *Runtime) claimTx(tx domain.Tx, id string) (claimed, error) {
 	if err := tx.PutSession(s); err != nil {
 		return claimed{}, err
 	}
-	return claimed{run: cur, sess: s, inbound: inbound}, nil
+	budget, err := budgetsTx(tx, s, now)
+	if err != nil {
+		return claimed{}, err
+	}
+	return claimed{run: cur, sess: s, inbound: inbound, budget: budget}, nil
 }
 
 // loop calls the model and its tools until a final answer.
 // toolsStarted is set once a tool call is about to execute.
-func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session, inbound []domain.Message, toolsStarted *bool) (runOutcome, []domain.Message) {
+func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session, inbound []domain.Message, toolsStarted *bool, budget *budgetState) (runOutcome, []domain.Message) {
 	var written []domain.Message
 	var history []domain.Message
 	cached := false
@@ -301,6 +318,11 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 		}
 		// Steer messages sent to this session join the run here (steer.go).
 		history, written = rt.takeSteers(ctx, run, history, written)
+		// Budgets are checked before every model call, the first included.
+		if exceeded := rt.checkBudget(ctx, sess, step, budget); exceeded != nil {
+			return runOutcome{status: domain.RunError, err: exceeded.Error(), usage: usage, model: plan.ModelRef}, written
+		}
+		rt.progress.update(run.ID, func(p *domain.Progress) { p.Step, p.Phase = step+1, "model" })
 		resp, err := provider.Complete(ctx, domain.ModelRequest{
 			Model:      modelID,
 			System:     plan.System,
@@ -329,6 +351,15 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			usage.Add(*msg.Usage)
 		}
 		calls := msg.Content.ToolCalls()
+		if text := msg.Content.Text(); text != "" || msg.Usage != nil {
+			tokens := usage.Input + usage.Output
+			rt.progress.update(run.ID, func(p *domain.Progress) {
+				p.Tokens = tokens
+				if text != "" {
+					p.Text = tailText(text, domain.ProgressTextChars)
+				}
+			})
+		}
 		if len(calls) == 0 {
 			// The final answer is stored in the transaction that records
 			// the end of the run (one commit fewer per turn).
@@ -341,7 +372,7 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			return out, written
 		}
 		persisted := redactCalls(msg, rt.opts.Hooks)
-		stored, err := rt.append(run, persisted, msg.Usage, plan.ModelRef)
+		stored, err := rt.append(run, persisted, msg.Usage, plan.ModelRef, budget)
 		if err != nil {
 			cached = false
 			return fail(err)
@@ -361,7 +392,14 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			tc := plan.ToolContext
 			tc.RunID = run.ID
 			tc.ToolCallID = call.ID
+			rt.progress.update(run.ID, func(p *domain.Progress) { p.Phase = "tool:" + call.Name })
 			res := rt.opts.Hooks.CallTool(ctx, tc, call.Name, call.Arguments)
+			rt.progress.update(run.ID, func(p *domain.Progress) {
+				p.LastTool, p.LastToolOutcome = call.Name, "ok"
+				if res.IsError {
+					p.LastToolOutcome = "error"
+				}
+			})
 			tr := domain.Message{
 				Role:       domain.RoleToolResult,
 				ToolCallID: call.ID,
@@ -372,7 +410,7 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 				RunID:      run.ID,
 				Timestamp:  rt.now(),
 			}
-			stored, err := rt.append(run, tr, nil, "")
+			stored, err := rt.append(run, tr, nil, "", nil)
 			if err != nil {
 				cached = false
 				return fail(err)
@@ -408,9 +446,13 @@ func redactCalls(msg domain.Message, h Hooks) domain.Message {
 }
 
 // append stores one message of a running run and updates its session row.
-func (rt *Runtime) append(run domain.Run, m domain.Message, usage *domain.Usage, modelRef string) (domain.Message, error) {
+// A model step's usage is charged to the session's account and its
+// ancestors' rollups in the same transaction; budget receives the budgets
+// of the chain after the charge.
+func (rt *Runtime) append(run domain.Run, m domain.Message, usage *domain.Usage, modelRef string, budget *budgetState) (domain.Message, error) {
 	var stored domain.Message
 	now := rt.now()
+	var after budgetState
 	err := rt.opts.Store.Update(context.Background(), func(tx domain.Tx) error {
 		s, err := tx.GetSession(run.SessionKey)
 		if err != nil {
@@ -423,8 +465,17 @@ func (rt *Runtime) append(run domain.Run, m domain.Message, usage *domain.Usage,
 		stored = out[0]
 		s.UpdatedAt = now
 		applyUsage(&s, usage, modelRef, m.Provider)
+		if usage != nil {
+			if after, err = rt.chargeTx(tx, run, s, usage, modelRef, false); err != nil {
+				return err
+			}
+		}
 		return tx.PutSession(s)
 	})
+	if err == nil && budget != nil && usage != nil {
+		budget.bounded = budget.bounded || after.bounded
+		budget.exceeded = after.exceeded
+	}
 	if err == nil {
 		rt.opts.Emit(domain.Event{Kind: domain.EventMessage, SessionKey: run.SessionKey, Message: &stored, TS: now})
 	}
@@ -459,6 +510,8 @@ func outcomeOf(ctx context.Context, err error) runOutcome {
 		return runOutcome{status: domain.RunTimeout, err: "run timed out"}
 	case errors.Is(cause, errShutdown):
 		return runOutcome{status: domain.RunError, err: AbortedError, aborted: true}
+	case errors.As(cause, new(*domain.BudgetExceeded)):
+		return runOutcome{status: domain.RunError, err: cause.Error()}
 	case errors.Is(err, context.DeadlineExceeded):
 		return runOutcome{status: domain.RunTimeout, err: "run timed out"}
 	}

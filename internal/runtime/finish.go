@@ -42,6 +42,7 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 			ended = cur
 			return nil
 		}
+		started := cur.StartedAt != 0 // only runs that ran count in the rollups
 		cur.Status = out.status
 		cur.Reply = out.reply
 		cur.Error = out.err
@@ -69,6 +70,17 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 				}
 				final = stored[0]
 				applyUsage(&s, out.finalUsage, out.model, out.final.Provider)
+			}
+			// The last step's usage and the run itself go to the session's
+			// account and its ancestors' rollups in this transaction.
+			if started {
+				var fu *domain.Usage
+				if out.final != nil {
+					fu = out.finalUsage
+				}
+				if _, err := rt.chargeTx(tx, cur, s, fu, out.model, true); err != nil {
+					return err
+				}
 			}
 			if err := tx.PutSession(s); err != nil {
 				return err

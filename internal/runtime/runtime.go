@@ -98,6 +98,9 @@ type Options struct {
 	Now    func() time.Time
 	NewID  func() string
 	Logger *slog.Logger
+	// Price, when set, is the cost in USD of a model step whose provider
+	// reported none (models.providers.<name>.pricing); nil or 0: unpriced.
+	Price func(modelRef string, u domain.Usage) float64
 	// MaxSteps bounds model calls per run (default 25).
 	MaxSteps int
 	// Lanes bounds concurrent runs per lane kind (default 64 each).
@@ -141,6 +144,8 @@ type Runtime struct {
 	sems    map[domain.Lane]chan struct{}
 	mirror  *mirrorWriter
 	cache   *contextCache
+	// progress holds the progress records of the runs executing here.
+	progress *progressBoard
 	// owned holds the runs that are this process's work; nil unless
 	// OwnWorkOnly (every run is then).
 	owned map[string]bool
@@ -211,19 +216,20 @@ func New(opts Options) (*Runtime, error) {
 		owned = map[string]bool{}
 	}
 	return &Runtime{
-		owned:   owned,
-		cache:   cache,
-		mirror:  mw,
-		opts:    opts,
-		cluster: opts.Cluster,
-		log:     opts.Logger,
-		ctx:     ctx,
-		cancel:  cancel,
-		lanes:   map[string]*lane{},
-		active:  map[string]context.CancelCauseFunc{},
-		waiters: map[string]map[*waiter]struct{}{},
-		sems:    sems,
-		joined:  map[string][]domain.Run{},
+		owned:    owned,
+		cache:    cache,
+		progress: newProgressBoard(opts.Now, opts.Emit),
+		mirror:   mw,
+		opts:     opts,
+		cluster:  opts.Cluster,
+		log:      opts.Logger,
+		ctx:      ctx,
+		cancel:   cancel,
+		lanes:    map[string]*lane{},
+		active:   map[string]context.CancelCauseFunc{},
+		waiters:  map[string]map[*waiter]struct{}{},
+		sems:     sems,
+		joined:   map[string][]domain.Run{},
 	}, nil
 }
 

@@ -83,6 +83,9 @@ type Announce struct {
 	Notes  []string
 	// TranscriptPath is the child's transcript mirror ("" for none).
 	TranscriptPath string
+	// Account is the child session's usage account (nil: not read); its
+	// budget, when it has one, is shown spent against bound.
+	Account *domain.Account
 }
 
 // Text normalizes a child's outcome to Status / Result / Notes and a stats
@@ -128,6 +131,11 @@ func (a Announce) Text() string {
 	if run.Usage.Cost != nil && run.Usage.Cost.Total > 0 {
 		stats = append(stats, fmt.Sprintf("cost $%.4f", run.Usage.Cost.Total))
 	}
+	if a.Account != nil {
+		if line := BudgetLine(*a.Account, run.EndedAt); line != "" {
+			stats = append(stats, line)
+		}
+	}
 	b.WriteString("Stats: " + strings.Join(stats, " • "))
 	return b.String()
 }
@@ -151,4 +159,25 @@ func FirstLine(s string, max int) string {
 		return string(r[:max]) + "…"
 	}
 	return s
+}
+
+// BudgetLine is a budgeted session's spending against its budget, for the
+// stats line: "budget tokens 1,234 of 50,000, seconds 12 of 60" ("" when
+// the session has no budget). at is when it is measured (Unix ms).
+func BudgetLine(a domain.Account, at int64) string {
+	b, t := a.Budget, a.Usage.Tree
+	var parts []string
+	if b.Tokens > 0 {
+		parts = append(parts, (&domain.BudgetExceeded{What: "tokens", Spent: float64(t.Tokens()), Limit: float64(b.Tokens)}).Amounts())
+	}
+	if b.CostUSD > 0 {
+		parts = append(parts, (&domain.BudgetExceeded{What: "costUsd", Spent: t.CostUSD, Limit: b.CostUSD}).Amounts())
+	}
+	if b.Seconds > 0 && a.StartedAt > 0 && at >= a.StartedAt {
+		parts = append(parts, (&domain.BudgetExceeded{What: "seconds", Spent: float64((at - a.StartedAt) / 1000), Limit: float64(b.Seconds)}).Amounts())
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "budget " + strings.Join(parts, ", ")
 }

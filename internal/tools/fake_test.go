@@ -86,6 +86,10 @@ func (f *fakeService) Outbox(context.Context, api.Principal, api.OutboxRequest) 
 	return nil, nil
 }
 
+func (f *fakeService) UsageReport(context.Context, api.Principal, api.UsageRequest) (api.UsageResult, error) {
+	return api.UsageResult{}, nil
+}
+
 func (f *fakeService) Resolve(context.Context, api.Principal, api.ResolveRequest) (api.ResolveResult, error) {
 	return api.ResolveResult{}, nil
 }

@@ -39,6 +39,14 @@ type spawnArgs struct {
 	AttachAs          *attachAsArg    `json:"attachAs,omitempty" jsonschema:"Reserved hint for where attachments are mounted."`
 	IdempotencyKey    string          `json:"idempotencyKey,omitempty" jsonschema:"Makes a retried call safe."`
 	Context           string          `json:"context,omitempty" jsonschema:"isolated (default): the sub-agent gets only its task; fork: it also gets a copy of this session's recent conversation (tool results left out)."`
+	Budget            *budgetArg      `json:"budget,omitempty" jsonschema:"What the sub-agent and everything it spawns may spend; it stops before the model call that would go past. Capped by what this session's own budget has left; absent fields use the configured default."`
+}
+
+// budgetArg is sessions_spawn's budget.
+type budgetArg struct {
+	Tokens  *float64 `json:"tokens,omitempty" jsonschema:"Input plus output tokens (1..1000000000)."`
+	CostUSD *float64 `json:"costUsd,omitempty" jsonschema:"Cost in USD (more than 0, at most 100000); needs pricing for the model."`
+	Seconds *float64 `json:"seconds,omitempty" jsonschema:"Wall-clock seconds from the spawn (1..604800)."`
 }
 
 // thinkingLevels are the accepted thinking levels.
@@ -126,9 +134,35 @@ func callSpawn(ctx context.Context, svc api.Service, p api.Principal, raw json.R
 	if a.AttachAs != nil {
 		r.MountPath = a.AttachAs.MountPath
 	}
+	if a.Budget != nil {
+		if err := strictBudget(probe["budget"]); err != nil {
+			return api.ToolOutcome{}, err
+		}
+		r.Budget = &api.SpawnBudget{Tokens: a.Budget.Tokens, CostUSD: a.Budget.CostUSD, Seconds: a.Budget.Seconds}
+		if _, err := r.Budget.Budget(); err != nil {
+			return api.ToolOutcome{}, err
+		}
+	}
 	res, err := svc.Spawn(ctx, p, r)
 	if err != nil {
 		return api.ToolOutcome{}, err
 	}
 	return ok(res)
+}
+
+// strictBudget refuses budget keys other than tokens, costUsd and seconds
+// (a misspelt bound must not leave the child unbounded).
+func strictBudget(raw json.RawMessage) error {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return domain.Invalid("budget must be an object with tokens, costUsd or seconds")
+	}
+	for k := range m {
+		switch k {
+		case "tokens", "costUsd", "seconds":
+		default:
+			return domain.Invalid("budget: unknown field %q (accepted: tokens, costUsd, seconds)", k)
+		}
+	}
+	return nil
 }

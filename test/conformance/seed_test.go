@@ -62,6 +62,7 @@ func (w *world) seed(t *testing.T) {
 	if r := w.cli(t, w.inproc, "spawn", "seed child", "--json"); !r.ok {
 		t.Fatalf("seed: in-process spawn: exit %d: %s", r.exit, r.msg)
 	}
+	w.seedProgress(t)
 }
 
 // seedOK makes an operator HTTP call on the served state dir that must

@@ -60,6 +60,7 @@ func TestConformance(t *testing.T) {
 		agentsRows(w), defaultsRows(w), runsReadRows(w), deleteRows(w), a2aServerRows(w), remoteRows(w),
 		newToolsRows(w),
 		searchRows(w), pagingRows(w),
+		budgetRows(w),
 	} {
 		rows = append(rows, group...)
 	}

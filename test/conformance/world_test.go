@@ -39,8 +39,9 @@ const (
 // children, and one token per principal. Visibility "agent" lets the
 // tool surfaces, which act as the default agent's main session, reach
 // every session of agent main, while a bound session (of agent guest) and
-// the sandboxed one still see none of them. The script model has no
-// rules, so "out of the box" rows see the defaults.
+// the sandboxed one still see none of them. The script model has one rule,
+// for one task only (the child kept running for the progress rows), so
+// "out of the box" rows see the defaults.
 const testConfig = `{
   agents: {
     defaults: { subagents: { maxChildrenPerAgent: 100, maxConcurrent: 100 } },
@@ -52,6 +53,9 @@ const testConfig = `{
     ],
   },
   tools: { sessions: { visibility: "agent" } },
+  models: { providers: { script: { rules: [
+    { when: { message: "^conformance progress slow$" }, reply: "slow done", delayMs: 600000 },
+  ] } } },
   // A remote A2A agent nothing answers for (rows_remotes_test.go).
   a2a: { remotes: [{ id: "planner", url: "` + plannerCard + `" }] },
   gateway: {

@@ -13,7 +13,7 @@ import (
 // It counts PostgreSQL migrations, which are numbered on their own: the
 // SQLite store's history (its v2 reshaped a v1 that PostgreSQL never had)
 // is not replayed here.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // applicationName marks a database as a switchboard store in
 // schema_version, so a database of another application is refused.
@@ -34,7 +34,61 @@ const (
 var migrations = []string{
 	schemaV1,
 	schemaV2,
+	schemaV3,
 }
+
+// schemaV3 is the SQLite store's v5 (budgets, usage rollups, the usage
+// ledger; see that store's schema.go), with accounts of existing sessions
+// from their runs' usage and the tree rollups summed once.
+const schemaV3 = `
+CREATE TABLE session_accounts (
+	session_key    TEXT COLLATE "C" PRIMARY KEY,
+	spawned_by     TEXT COLLATE "C" NOT NULL,
+	self_input     BIGINT NOT NULL,
+	self_output    BIGINT NOT NULL,
+	self_cost      DOUBLE PRECISION NOT NULL,
+	self_runs      BIGINT NOT NULL,
+	tree_input     BIGINT NOT NULL,
+	tree_output    BIGINT NOT NULL,
+	tree_cost      DOUBLE PRECISION NOT NULL,
+	tree_runs      BIGINT NOT NULL,
+	budget_tokens  BIGINT NOT NULL,
+	budget_cost    DOUBLE PRECISION NOT NULL,
+	budget_seconds BIGINT NOT NULL,
+	started_at     BIGINT NOT NULL,
+	deadline_at    BIGINT NOT NULL
+);
+CREATE TABLE usage_ledger (
+	id            BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	at            BIGINT NOT NULL,
+	session_key   TEXT COLLATE "C" NOT NULL,
+	agent_id      TEXT NOT NULL,
+	model         TEXT NOT NULL,
+	run_id        TEXT NOT NULL,
+	input_tokens  BIGINT NOT NULL,
+	output_tokens BIGINT NOT NULL,
+	cost_usd      DOUBLE PRECISION NOT NULL
+);
+INSERT INTO session_accounts
+SELECT s.key, s.spawned_by,
+	coalesce((SELECT sum((r.usage::jsonb->>'input')::bigint) FROM runs r WHERE r.session_key = s.key), 0),
+	coalesce((SELECT sum((r.usage::jsonb->>'output')::bigint) FROM runs r WHERE r.session_key = s.key), 0),
+	coalesce((SELECT sum(coalesce((r.usage::jsonb->'cost'->>'total')::double precision, 0)) FROM runs r WHERE r.session_key = s.key), 0),
+	(SELECT count(*) FROM runs r WHERE r.session_key = s.key AND r.ended_at > 0 AND r.started_at > 0),
+	0, 0, 0, 0, 0, 0, 0, 0, 0
+FROM sessions s;
+WITH RECURSIVE up(leaf, anc, depth) AS (
+	SELECT session_key, session_key, 0 FROM session_accounts
+	UNION ALL
+	SELECT up.leaf, a.spawned_by, up.depth + 1 FROM up JOIN session_accounts a ON a.session_key = up.anc
+	WHERE a.spawned_by <> '' AND up.depth < 64
+), sums AS (
+	SELECT up.anc AS key, sum(l.self_input) AS i, sum(l.self_output) AS o, sum(l.self_cost) AS c, sum(l.self_runs) AS r
+	FROM up JOIN session_accounts l ON l.session_key = up.leaf GROUP BY up.anc
+)
+UPDATE session_accounts SET tree_input = sums.i, tree_output = sums.o, tree_cost = sums.c, tree_runs = sums.r
+FROM sums WHERE sums.key = session_accounts.session_key;
+`
 
 // schemaV1 is the SQLite store's schema at its version 3, in PostgreSQL's
 // dialect: the same tables, columns and indexes, with these differences.

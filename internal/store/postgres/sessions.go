@@ -80,6 +80,8 @@ func (t *tx) DeleteSession(key string) error {
 	if _, err := t.exec(`DELETE FROM sessions WHERE key = $1`, key); err != nil {
 		return fmt.Errorf("delete session %q: %w", key, err)
 	}
+	// Its ancestors' tree rollups keep what it spent.
+	t.deferWrite(fmt.Sprintf("delete session %q: account", key), `DELETE FROM session_accounts WHERE session_key = $1`, key)
 	if t.s.hasLegacyIDs.Load() {
 		if _, err := t.exec(`DELETE FROM legacy_entry_ids WHERE session_key = $1`, key); err != nil {
 			return fmt.Errorf("delete session %q: legacy ids: %w", key, err)

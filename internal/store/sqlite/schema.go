@@ -11,7 +11,7 @@ import (
 const applicationID = 0x53774264
 
 // SchemaVersion is the schema version this package writes and understands.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // migrateTo moves the schema on conn, inside the migration transaction,
 // from version to-1 to to. A new store runs every migration in turn.
@@ -28,6 +28,9 @@ func migrateTo(ctx context.Context, conn *sql.Conn, to int) error {
 		return err
 	case 4:
 		return migrateV4(ctx, conn)
+	case 5:
+		_, err := conn.ExecContext(ctx, schemaV5)
+		return err
 	}
 	return fmt.Errorf("no migration to version %d", to)
 }
@@ -154,6 +157,64 @@ CREATE INDEX outbox_run ON outbox (run_id);
 // schemaV3 records on each run how many times it was started (the crash
 // rule re-queues a run once); rows written before it were first attempts.
 const schemaV3 = `ALTER TABLE runs ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1;`
+
+// schemaV5 adds budgets, deadlines and usage rollups: one account row per
+// session that has spent or been given a budget, and the usage ledger
+// (one row per charged model step) that `switchboard usage` sums. Stores
+// from before it get their accounts from their runs' recorded usage, the
+// tree rollups summed once here, so upgrades keep their totals.
+const schemaV5 = `
+CREATE TABLE session_accounts (
+	session_key    TEXT PRIMARY KEY,
+	spawned_by     TEXT NOT NULL,
+	self_input     INTEGER NOT NULL,
+	self_output    INTEGER NOT NULL,
+	self_cost      REAL NOT NULL,
+	self_runs      INTEGER NOT NULL,
+	tree_input     INTEGER NOT NULL,
+	tree_output    INTEGER NOT NULL,
+	tree_cost      REAL NOT NULL,
+	tree_runs      INTEGER NOT NULL,
+	budget_tokens  INTEGER NOT NULL,
+	budget_cost    REAL NOT NULL,
+	budget_seconds INTEGER NOT NULL,
+	started_at     INTEGER NOT NULL,
+	deadline_at    INTEGER NOT NULL
+);
+-- No AUTOINCREMENT and no index on at: each is another page a chat turn's
+-- commit would write. Rows are never deleted, so rowids only grow, and
+-- the usage report (not a hot path) scans.
+CREATE TABLE usage_ledger (
+	id            INTEGER PRIMARY KEY,
+	at            INTEGER NOT NULL,
+	session_key   TEXT NOT NULL,
+	agent_id      TEXT NOT NULL,
+	model         TEXT NOT NULL,
+	run_id        TEXT NOT NULL,
+	input_tokens  INTEGER NOT NULL,
+	output_tokens INTEGER NOT NULL,
+	cost_usd      REAL NOT NULL
+);
+INSERT INTO session_accounts
+SELECT s.key, s.spawned_by,
+	coalesce((SELECT sum(json_extract(r.usage, '$.input')) FROM runs r WHERE r.session_key = s.key), 0),
+	coalesce((SELECT sum(json_extract(r.usage, '$.output')) FROM runs r WHERE r.session_key = s.key), 0),
+	coalesce((SELECT sum(coalesce(json_extract(r.usage, '$.cost.total'), 0)) FROM runs r WHERE r.session_key = s.key), 0),
+	(SELECT count(*) FROM runs r WHERE r.session_key = s.key AND r.ended_at > 0 AND r.started_at > 0),
+	0, 0, 0, 0, 0, 0, 0, 0, 0
+FROM sessions s;
+WITH RECURSIVE up(leaf, anc, depth) AS (
+	SELECT session_key, session_key, 0 FROM session_accounts
+	UNION ALL
+	SELECT up.leaf, a.spawned_by, up.depth + 1 FROM up JOIN session_accounts a ON a.session_key = up.anc
+	WHERE a.spawned_by != '' AND up.depth < 64
+)
+UPDATE session_accounts SET
+	tree_input  = (SELECT sum(l.self_input)  FROM up JOIN session_accounts l ON l.session_key = up.leaf WHERE up.anc = session_accounts.session_key),
+	tree_output = (SELECT sum(l.self_output) FROM up JOIN session_accounts l ON l.session_key = up.leaf WHERE up.anc = session_accounts.session_key),
+	tree_cost   = (SELECT sum(l.self_cost)   FROM up JOIN session_accounts l ON l.session_key = up.leaf WHERE up.anc = session_accounts.session_key),
+	tree_runs   = (SELECT sum(l.self_runs)   FROM up JOIN session_accounts l ON l.session_key = up.leaf WHERE up.anc = session_accounts.session_key);
+`
 
 // checkSchema reads the schema version and refuses a database that is
 // newer than this binary or belongs to another application. It only reads,

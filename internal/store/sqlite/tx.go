@@ -213,6 +213,10 @@ func (t *tx) DeleteSession(key string) error {
 	if _, err := t.exec(`DELETE FROM sessions WHERE key = ?`, key); err != nil {
 		return fmt.Errorf("delete session %q: %w", key, err)
 	}
+	// Its ancestors' tree rollups keep what it spent: that was spent.
+	if _, err := t.exec(`DELETE FROM session_accounts WHERE session_key = ?`, key); err != nil {
+		return fmt.Errorf("delete session %q: account: %w", key, err)
+	}
 	delete(t.rows, key)
 	t.touch(key)
 	t.s.cache.forget([]string{key})

@@ -84,6 +84,8 @@ func Run(t *testing.T, open func(t *testing.T) domain.Store) {
 		{"SearchInvalid", testSearchInvalid},
 		{"ReadPaging", testReadPaging},
 		{"ListOffset", testListOffset},
+		{"Accounts", testAccounts},
+		{"UsageReport", testUsageReport},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -209,12 +209,22 @@ await step('spawn child in tree', async () => {
   await node.locator('.badge', {hasText: 'done'}).waitFor();
   if (!(await node.locator('dt', {hasText: 'Runtime'}).count())) fail('tree node has no runtime');
   if (!(await node.locator('dt', {hasText: 'Tokens'}).count())) fail('tree node has no tokens');
+  // Usage rolls up the tree: the root's tree tokens include the child's.
+  await node.locator('.tree-usage', {hasText: /[1-9]/}).waitFor();
+  const rootTree = await page.locator('.node-card.node-root .tree-usage').innerText();
+  const childTree = await node.locator('.tree-usage').innerText();
+  const num = (s) => Number(s.split('/')[0].replace(/[^0-9]/g, ''));
+  if (!(num(rootTree) > num(childTree))) fail(`root tree usage ${rootTree} is not above its child's ${childTree}`);
   if (!(await node.getByRole('button', {name: 'Cancel market research'}).isDisabled())) fail('cancel enabled on a finished child');
   // The child's transcript opens from the tree and shows the task as an inter-session message.
   await node.locator('a.node-label').click();
   await page.locator('.msg', {hasText: 'market research'}).first().waitFor();
   await page.goBack();
   await page.locator('h1', {hasText: 'Spawn tree'}).waitFor();
+  // The sessions table shows each row's tree usage.
+  await go('#/sessions');
+  await page.locator('th', {hasText: 'Tree tokens'}).waitFor();
+  await page.locator('table.vtable .tree-tokens', {hasText: /[1-9]/}).first().waitFor();
 });
 
 await step('cancel slow child', async () => {
@@ -226,6 +236,8 @@ await step('cancel slow child', async () => {
   const node = page.locator('.node-card', {hasText: 'slow data crawl'});
   await node.locator('.badge', {hasText: 'running'}).waitFor();
   await page.locator('.node-card', {hasText: 'slow data crawl'}).locator('.runtime', {hasText: /\d/}).waitFor();
+  // A running child shows what it is doing: its first model call.
+  await node.locator('.node-progress', {hasText: 'step 1 · model'}).waitFor();
   await shot('tree');
   await node.getByRole('button', {name: 'Cancel slow data crawl'}).click();
   await node.locator('.badge', {hasText: 'killed'}).waitFor();

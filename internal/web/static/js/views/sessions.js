@@ -16,6 +16,7 @@ const sorters = {
   channel: (r) => r.channel || '',
   model: (r) => r.model || '',
   tokens: (r) => r.totalTokens || 0,
+  tree: (r) => treeTokens(r),
   updated: (r) => r.updatedAt || 0,
   status: (r) => r.status || '',
   sendPolicy: (r) => r.sendPolicy || 'inherit',
@@ -113,15 +114,16 @@ export function mountSessions(ctx, root) {
       show();
     },
     columns: [
-      {id: 'name', label: 'Session', sortable: true, className: 'col-name', width: '30%', render: nameCell},
+      {id: 'name', label: 'Session', sortable: true, className: 'col-name', width: '26%', render: nameCell},
       {id: 'kind', label: 'Kind', sortable: true, className: 'col-kind', width: '7%', render: (r) => r.kind || '—'},
       {id: 'channel', label: 'Channel', sortable: true, className: 'col-channel', width: '9%', render: (r) => r.channel || '—'},
-      {id: 'model', label: 'Model', sortable: true, className: 'col-model', width: '14%', render: (r) => r.model || '—'},
+      {id: 'model', label: 'Model', sortable: true, className: 'col-model', width: '12%', render: (r) => r.model || '—'},
       {id: 'tokens', label: 'Tokens', sortable: true, className: 'num col-tokens', width: '9%', render: (r) => fmtNumber(r.totalTokens || 0)},
-      {id: 'updated', label: 'Updated', sortable: true, className: 'col-updated', width: '11%',
+      {id: 'tree', label: 'Tree tokens', sortable: true, className: 'num col-tree', width: '8%', render: treeCell},
+      {id: 'updated', label: 'Updated', sortable: true, className: 'col-updated', width: '10%',
         render: (r) => h('time', {datetime: fmtISO(r.updatedAt), title: fmtISO(r.updatedAt), text: fmtRelative(r.updatedAt)})},
       {id: 'status', label: 'Status', sortable: true, className: 'col-status', width: '9%', render: statusCell},
-      {id: 'sendPolicy', label: 'Send policy', sortable: true, className: 'col-policy', width: '11%', render: policyCell},
+      {id: 'sendPolicy', label: 'Send policy', sortable: true, className: 'col-policy', width: '10%', render: policyCell},
     ],
   });
   table.setSort(state.sort.id, state.sort.dir);
@@ -244,4 +246,22 @@ function statusCell(r) {
 function policyCell(r) {
   const p = r.sendPolicy || 'inherit';
   return h('span', {class: `policy policy-${p}`, text: p});
+}
+
+// treeTokens is a row's usage over its spawn tree (itself and every
+// descendant), kept by the gateway as usage is charged.
+function treeTokens(r) {
+  const t = r.usage && r.usage.tree;
+  return t ? (t.inputTokens || 0) + (t.outputTokens || 0) : 0;
+}
+
+// treeCell shows the tree's tokens, and the budget they count against.
+function treeCell(r) {
+  const n = treeTokens(r);
+  const b = r.budget;
+  const title = [`own ${fmtNumber(r.usage ? (r.usage.self.inputTokens || 0) + (r.usage.self.outputTokens || 0) : 0)} tokens`,
+    r.usage && r.usage.tree.runs ? `${r.usage.tree.runs} runs in the tree` : '',
+    b && b.tokens ? `budget ${fmtNumber(b.tokens)} tokens` : ''].filter(Boolean).join(' · ');
+  return h('span', {class: 'tree-tokens', title, dataset: {treeTokens: String(n)}},
+    fmtNumber(n), b && b.tokens ? h('span', {class: 'subtle', text: ` / ${fmtNumber(b.tokens)}`}) : null);
 }

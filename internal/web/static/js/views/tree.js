@@ -1,6 +1,8 @@
 // Tree: the spawn tree under a session — every sub-agent it spawned (and
-// theirs), with status, label, runtime and tokens, and a cancel button on
-// each node that is still running.
+// theirs), with status, label, runtime, tokens (its own and its subtree's,
+// against its budget), live progress of running nodes (the gateway's
+// `agent` progress events, at most one a second per run), and a cancel
+// button on each node that is still running.
 
 import {h, clear, fmtNumber, fmtDuration, throttle, statusBadge, errorText, sessionHref} from '../dom.js';
 import {sessionRow, childRows, sameSession} from '../data.js';
@@ -16,6 +18,7 @@ export function mountTree(ctx, root, ref) {
   let tree = null; // {row, key, children: [...]}
   let keys = new Set(); // every key in the tree, to match events
   let truncated = false;
+  const progress = new Map(); // canonical key → latest progress record of its running run
   ctx.setTitle(`Tree · ${ref}`);
 
   const summary = h('p', {class: 'subtle', role: 'status', 'aria-live': 'polite'});
@@ -109,7 +112,10 @@ export function mountTree(ctx, root, ref) {
       h('dl', {class: 'node-meta'},
         h('div', {}, h('dt', {text: 'Runtime'}), h('dd', {class: 'runtime', text: runtime ? fmtDuration(runtime) : '—'})),
         h('div', {}, h('dt', {text: 'Tokens'}), h('dd', {text: fmtNumber(r.totalTokens || 0)})),
+        h('div', {}, h('dt', {text: 'Tree'}), h('dd', {class: 'tree-usage', text: treeUsageText(r)})),
         r.model ? h('div', {}, h('dt', {text: 'Model'}), h('dd', {class: 'mono', text: r.model})) : null),
+      h('p', {class: 'node-progress subtle', role: 'status', hidden: !(progress.get(n.key) || (isRunning && r.progress)),
+        text: progressText(progress.get(n.key) || (isRunning ? r.progress : null))}),
       h('div', {class: 'node-actions'}, btn));
     return h('li', {class: 'tree-node'}, card,
       n.children.length ? h('ul', {}, n.children.map((c) => node(c, false))) : null);
@@ -133,7 +139,15 @@ export function mountTree(ctx, root, ref) {
     if (event === 'sessions.changed' || (event === 'chat' && payload.state !== 'delta')) {
       // A new child is not in the tree yet, so any change may matter.
       refresh();
+    } else if (event === 'agent' && payload.stream === 'progress' && payload.sessionKey) {
+      const k = gw.canonicalKey(payload.sessionKey);
+      if (!keys.has(k)) return;
+      progress.set(k, payload.data || {});
+      showProgress(k);
     } else if (event === 'agent' && payload.stream === 'lifecycle') {
+      if (payload.sessionKey && payload.data && payload.data.phase !== 'start') {
+        progress.delete(gw.canonicalKey(payload.sessionKey));
+      }
       if (!payload.sessionKey || keys.has(gw.canonicalKey(payload.sessionKey)) || sameSession(gw, payload.sessionKey, key)) refresh();
     }
   }, {signal: abort.signal});
@@ -147,6 +161,16 @@ export function mountTree(ctx, root, ref) {
       }
     }
   }, 1000);
+
+  // showProgress updates one node's progress line in place.
+  function showProgress(k) {
+    const card = body.querySelector(`.node-card[data-key="${CSS.escape(k)}"]`);
+    const el = card && card.querySelector('.node-progress');
+    if (!el) return;
+    const p = progress.get(k);
+    el.hidden = !p;
+    el.textContent = progressText(p);
+  }
 
   load();
   return {
@@ -170,4 +194,26 @@ function find(n, key) {
     if (f) return f;
   }
   return null;
+}
+
+// treeUsageText is a node's subtree usage: tokens (and cost), against its
+// budget when it has one.
+function treeUsageText(r) {
+  const t = r.usage && r.usage.tree;
+  const tokens = t ? (t.inputTokens || 0) + (t.outputTokens || 0) : 0;
+  let s = fmtNumber(tokens);
+  if (r.budget && r.budget.tokens) s += ` / ${fmtNumber(r.budget.tokens)}`;
+  if (t && t.costUsd) s += ` · $${t.costUsd.toFixed(4)}`;
+  return s;
+}
+
+// progressText is a running node's progress in one line: step, phase,
+// last tool and its outcome, tokens so far and the end of its text.
+function progressText(p) {
+  if (!p) return '';
+  const parts = [`step ${p.step || 0}`, p.phase || 'waiting'];
+  if (p.lastTool) parts.push(`last ${p.lastTool} ${p.lastToolOutcome || ''}`.trim());
+  parts.push(`${fmtNumber(p.tokens || 0)} tokens`);
+  if (p.text) parts.push(`“${p.text.length > 80 ? '…' + p.text.slice(-80) : p.text}”`);
+  return parts.join(' · ');
 }
