@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/a2a/wire"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -68,4 +69,20 @@ func toRPCError(err error) *rpcError {
 		e.obj.Code = wire.CodeInvalidParams
 	}
 	return e
+}
+
+// WriteRefusal answers a request refused before it reached the A2A handler
+// (the gateway's browser policy: a foreign Origin, a wrong Content-Type) as
+// a JSON-RPC error (InvalidRequest, data.code = code) with the HTTP status,
+// so A2A clients read the reason instead of failing to parse the body.
+func WriteRefusal(w http.ResponseWriter, status int, code, msg string) {
+	e := newError(wire.CodeInvalidRequest, code, "%s", msg)
+	e.status = status
+	writeRPC(w, nil, nil, e)
+}
+
+// IsEndpoint reports whether path is an agent's JSON-RPC endpoint (or
+// below it) rather than a card.
+func IsEndpoint(path string) bool {
+	return strings.HasPrefix(path, AgentsPrefix) && !strings.HasSuffix(path, "/agent-card.json")
 }

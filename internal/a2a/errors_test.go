@@ -35,6 +35,8 @@ func TestBadInput(t *testing.T) {
 		{"bad contextId", "SendMessage", map[string]any{"message": userMsg("b", "has space", "x")}, wire.CodeInvalidParams, "message.contextId \"has space\" may contain only"},
 		{"long contextId", "SendMessage", map[string]any{"message": userMsg("b", strings.Repeat("a", MaxContextIDChars+1), "x")}, wire.CodeInvalidParams, "message.contextId is too long"},
 		{"oversized message", "SendMessage", map[string]any{"message": userMsg("b", "", long)}, wire.CodeInvalidParams, "message text is too long (100001 characters; max 100000"},
+		{"push config (older name)", "SendMessage", map[string]any{"message": userMsg("b2", "", "x"), "configuration": map[string]any{"pushNotificationConfig": map[string]any{"url": "http://x"}}}, wire.CodePushNotificationNotSupported, "configuration.pushNotificationConfig"},
+		{"push config (proto name)", "SendMessage", map[string]any{"message": userMsg("b3", "", "x"), "configuration": map[string]any{"pushNotification": map[string]any{"url": "http://x"}}}, wire.CodePushNotificationNotSupported, "configuration.pushNotification"},
 		{"push config", "SendMessage", map[string]any{"message": userMsg("b", "", "x"), "configuration": map[string]any{"taskPushNotificationConfig": map[string]any{"url": "http://x"}}}, wire.CodePushNotificationNotSupported, "push notifications"},
 		{"negative send history", "SendMessage", map[string]any{"message": userMsg("b", "", "x"), "configuration": map[string]any{"historyLength": -2}}, wire.CodeInvalidParams, "params.configuration.historyLength must be at least 0"},
 		{"unknown task", "GetTask", map[string]any{"id": "nope"}, wire.CodeTaskNotFound, "task not found: nope"},
@@ -73,6 +75,13 @@ func TestEnvelopeErrors(t *testing.T) {
 		code int
 	}{
 		{"not JSON", `{"jsonrpc":`, nil, wire.CodeParseError},
+		// Valid JSON that is not a request object is an invalid request,
+		// not a parse error (JSON-RPC 2.0): a batch, a string, a method
+		// that is not a string.
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}]`, nil, wire.CodeInvalidRequest},
+		{"empty batch", `[]`, nil, wire.CodeInvalidRequest},
+		{"string", `"GetTask"`, nil, wire.CodeInvalidRequest},
+		{"method a number", `{"jsonrpc":"2.0","id":1,"method":5}`, nil, wire.CodeInvalidRequest},
 		{"wrong jsonrpc", `{"jsonrpc":"1.0","id":1,"method":"GetTask","params":{"id":"x"}}`, nil, wire.CodeInvalidRequest},
 		{"object id", `{"jsonrpc":"2.0","id":{},"method":"GetTask","params":{"id":"x"}}`, nil, wire.CodeInvalidRequest},
 		{"unsupported version", `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}`, []string{wire.VersionHeader, "2.0"}, wire.CodeVersionNotSupported},
@@ -84,6 +93,24 @@ func TestEnvelopeErrors(t *testing.T) {
 				t.Errorf("code = %d (%+v), want %d", r.code(), r.resp.Error, tt.code)
 			}
 		})
+	}
+	// A POST to an agent that is not exposed is a JSON-RPC error (404),
+	// which a client that got the URL wrong can read.
+	if r := h.post(t, "operator", "ghost", []byte(`{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}`)); r.status != http.StatusNotFound ||
+		r.resp.Error == nil || !strings.Contains(r.resp.Error.Message, "no agent ghost is exposed over A2A") {
+		t.Errorf("POST to an unknown agent: %d %+v", r.status, r.resp.Error)
+	}
+	// Messages speak JSON, not Go: no Go type names reach the client.
+	for _, body := range []string{`[]`, `{"jsonrpc":"2.0","id":1,"method":5}`,
+		`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":"x"}}}`} {
+		r := h.post(t, "operator", "main", []byte(body))
+		if r.resp.Error == nil || strings.Contains(r.resp.Error.Message, "wire.") || strings.Contains(r.resp.Error.Message, "Go value") {
+			t.Errorf("%s: error %+v names Go types", body, r.resp.Error)
+		}
+	}
+	if r := h.post(t, "operator", "main", []byte(`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":"x"}}}`)); r.resp.Error == nil ||
+		!strings.Contains(r.resp.Error.Message, "params.message.parts must be an array (got a string)") {
+		t.Errorf("parts as a string: %+v", r.resp.Error)
 	}
 	// A request naming a version gets that version's methods only.
 	if r := h.post(t, "operator", "main", []byte(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x"}}`)); r.code() != wire.CodeMethodNotFound ||

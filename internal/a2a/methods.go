@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"time"
@@ -44,8 +45,13 @@ func decodeSend(c *call) (sendParams, *rpcError) {
 		m = req.Message
 		sp.wait = true
 		if cfg := req.Configuration; cfg != nil {
-			if len(cfg.TaskPushNotificationConfig) > 0 && string(cfg.TaskPushNotificationConfig) != "null" {
-				return sp, newError(wire.CodePushNotificationNotSupported, domain.CodeInvalid, "configuration.taskPushNotificationConfig: push notifications are not supported")
+			for _, f := range []struct {
+				name string
+				raw  json.RawMessage
+			}{{"taskPushNotificationConfig", cfg.TaskPushNotificationConfig}, {"pushNotificationConfig", cfg.PushNotificationConfig}, {"pushNotification", cfg.PushNotification}} {
+				if len(f.raw) > 0 && string(f.raw) != "null" {
+					return sp, newError(wire.CodePushNotificationNotSupported, domain.CodeInvalid, "configuration.%s: push notifications are not supported", f.name)
+				}
 			}
 			if cfg.HistoryLength != nil && *cfg.HistoryLength < 0 {
 				return sp, invalidParams("params.configuration.historyLength must be at least 0 (got %d)", *cfg.HistoryLength)

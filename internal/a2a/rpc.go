@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/a2a/wire"
@@ -105,7 +106,7 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request, a Agent) {
 	var req wire.Request
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&req); err != nil {
-		writeRPC(w, nil, nil, newError(wire.CodeParseError, domain.CodeInvalid, "the body is not a JSON-RPC request: %v", err))
+		writeRPC(w, nil, nil, envelopeError(body, err))
 		return
 	}
 	if req.JSONRPC != wire.JSONRPCVersion {
@@ -200,7 +201,7 @@ func decodeParams(raw json.RawMessage, v any) *rpcError {
 	if err := json.Unmarshal(raw, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return invalidParams("params.%s: want %s, got %s", te.Field, te.Type, te.Value)
+			return invalidParams("params.%s must be %s (got %s)", te.Field, jsonKind(te.Type), withArticle(te.Value))
 		}
 		return invalidParams("params: %v", err)
 	}
@@ -235,4 +236,65 @@ func idOrNull(id json.RawMessage) json.RawMessage {
 		return json.RawMessage("null")
 	}
 	return id
+}
+
+// envelopeError is the error for a body that does not decode as a request:
+// a parse error when it is not JSON at all, else (a batch, a string, a
+// field of the wrong type) an invalid request, as JSON-RPC 2.0 says. The
+// message speaks of JSON types, not of this package's Go types.
+func envelopeError(body []byte, err error) *rpcError {
+	if !json.Valid(body) {
+		return newError(wire.CodeParseError, domain.CodeInvalid, "the body is not JSON: %v", err)
+	}
+	trimmed := bytes.TrimSpace(body)
+	switch {
+	case len(trimmed) > 0 && trimmed[0] == '[':
+		return newError(wire.CodeInvalidRequest, domain.CodeInvalid, "batch requests are not supported: send one JSON-RPC request object per POST")
+	case len(trimmed) > 0 && trimmed[0] != '{':
+		return newError(wire.CodeInvalidRequest, domain.CodeInvalid, "the body must be a JSON-RPC request object")
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return newError(wire.CodeInvalidRequest, domain.CodeInvalid, "%s must be %s (got %s)", te.Field, jsonKind(te.Type), withArticle(te.Value))
+	}
+	return newError(wire.CodeInvalidRequest, domain.CodeInvalid, "the body is not a JSON-RPC request object")
+}
+
+// jsonKind names the JSON type a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "another type"
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "a base64 string"
+		}
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return "another type"
+}
+
+// withArticle turns encoding/json's value kind ("string", "array",
+// "number 1.5") into "a string", "an array", "a number".
+func withArticle(v string) string {
+	v, _, _ = strings.Cut(v, " ")
+	switch v {
+	case "":
+		return "another type"
+	case "array", "object":
+		return "an " + v
+	}
+	return "a " + v
 }

@@ -106,7 +106,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id, tail, _ := strings.Cut(rest, "/")
 	agent, found := s.agent(id)
 	if !found {
-		http.Error(w, "no agent "+clip(id)+" is exposed over A2A", http.StatusNotFound)
+		msg := "no agent " + clip(id) + " is exposed over A2A"
+		if r.Method == http.MethodPost && tail == "" {
+			// A JSON-RPC client with a wrong URL reads the reason.
+			WriteRefusal(w, http.StatusNotFound, domain.CodeNotFound, msg)
+			return
+		}
+		http.Error(w, msg, http.StatusNotFound)
 		return
 	}
 	switch {

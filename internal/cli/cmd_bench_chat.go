@@ -30,7 +30,7 @@ func benchChatCommand() *command {
 			var sessions, seconds, conc intFlag
 			fs.Var(&sessions, "sessions", "spread the turns over `N` sessions (default 1000)")
 			fs.Var(&seconds, "seconds", "measure for `S` seconds (default 10)")
-			fs.Var(&conc, "concurrency", "callers in flight (default 64)")
+			fs.Var(&conc, "concurrency", "`N` callers in flight (default 64, max 100000)")
 			return func(pos []string) error {
 				if err := e.wantArgs(pos, 0, 0, ""); err != nil {
 					return err

@@ -33,11 +33,11 @@ func benchGatewayCommand() *command {
 		define: func(e *env, fs *flag.FlagSet) func([]string) error {
 			out := fs.String("out", "", "also write the JSON report to `FILE`")
 			url := fs.String("url", "", "use the running gateway at `URL` (http://host:port) instead of starting one")
-			sub := fs.String("subscribe", "own", "own|all: what each client subscribes to")
+			sub := fs.String("subscribe", "own", "`MODE`: own (each client subscribes to its own session; the default) or all (no subscription: an operator gets every event)")
 			idle := fs.Bool("idle", false, "hold the connections without requests; report tick delays")
-			rate := fs.String("rate", "2", "round trips per second per client, 0 for unpaced")
+			rate := fs.String("rate", "2", "`N` round trips per second per client (default 2; 0 for unpaced, max 10000)")
 			var clients, seconds intFlag
-			fs.Var(&clients, "clients", "WebSocket clients (default 100)")
+			fs.Var(&clients, "clients", "`N` WebSocket clients (default 100, max 100000)")
 			fs.Var(&seconds, "seconds", "measure for `S` seconds (default 10)")
 			return func(pos []string) error {
 				if err := e.wantArgs(pos, 0, 0, ""); err != nil {

@@ -162,15 +162,17 @@ func (p *migrateProgress) update(done, total int64) {
 		p.bar.update(int(done), int(total))
 		return
 	}
-	tenth := int64(10)
+	tenth, percent := int64(10), int64(100)
 	if total > 0 {
-		tenth = done * 10 / total
+		tenth, percent = done*10/total, done*100/total
 	}
 	if tenth == p.shown {
 		return
 	}
 	p.shown = tenth
-	fmt.Fprintf(p.w, "migrate: %d/%d rows (%d%%) after %.1f s\n", done, total, tenth*10, time.Since(p.started).Seconds())
+	// The percentage is the rows done, not the tenth that triggered the
+	// line (1 of 4 rows is 25 %, not 20 %).
+	fmt.Fprintf(p.w, "migrate: %d/%d rows (%d%%) after %.1f s\n", done, total, percent, time.Since(p.started).Seconds())
 }
 
 func (p *migrateProgress) done() {

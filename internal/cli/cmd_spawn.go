@@ -42,7 +42,7 @@ func spawnCommand() *command {
 			model := fs.String("model", "", "model `REF` for the child (provider/model)")
 			thinking := fs.String("thinking", "", "thinking `LEVEL`: off, minimal, low, medium or high")
 			fs.Var(&timeout, "run-timeout", "abort the child run after `SECONDS` ("+api.SpawnRunTimeout.Describe()+"; 0 = no limit)")
-			fs.Var(&timeout, "timeout", "the same as --run-timeout")
+			fs.Var(&timeout, "timeout", "`SECONDS`: the same as --run-timeout")
 			cleanup := fs.String("cleanup", "", "`MODE`: delete the child session after its announce, or keep it (default)")
 			fs.Var(&attach, "attach", "attach `FILE` (repeatable)")
 			as := fs.String("as", "", "spawn as session `KEY` (visibility and spawn limits apply)")

@@ -29,8 +29,9 @@ func commands() *command {
 	return &command{
 		name: "switchboard",
 		help: "switchboard hosts LLM agent sessions and gives agents session tools (sessions_list, sessions_history,\n" +
-			"sessions_send, sessions_spawn, agents_list). Commands talk to the running gateway of the state\n" +
-			"directory when there is one, and otherwise run the engine in-process.",
+			"sessions_search, sessions_send, sessions_spawn, sessions_yield, session_status, agents_list), over MCP and\n" +
+			"A2A too. Commands talk to the running gateway of the state directory when there is one, and\n" +
+			"otherwise run the engine in-process.",
 		subs: []*command{
 			chatCommand(), sendCommand(), spawnCommand(), sessionsCommand(), agentsCommand(), runsCommand(),
 			outboxCommand(), gatewayCommand(), mcpCommand(), demoCommand(), configCommand(), importCommand(),

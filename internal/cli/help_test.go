@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -11,7 +12,7 @@ func TestHelp(t *testing.T) {
 	for _, cmd := range []string{"chat KEY MESSAGE", "send KEY MESSAGE", "spawn TASK", "sessions list", "sessions history",
 		"sessions patch", "sessions reset", "sessions delete", "agents list", "runs get", "runs wait", "runs cancel",
 		"runs list", "outbox list", "gateway", "mcp", "demo", "config show", "config validate", "import openclaw",
-		"bench store", "version", "--state-dir", "--config", "--json", "--verbose", "--detach"} {
+		"bench store", "bench chat", "bench gateway", "migrate", "sessions status", "sessions_yield", "session_status", "version", "--state-dir", "--config", "--json", "--verbose", "--detach"} {
 		mustContain(t, "switchboard --help", root.stdout, cmd)
 	}
 	for _, args := range [][]string{{"help", "sessions", "list"}, {"sessions", "list", "--help"}, {"sessions", "list", "-h"}, {"--help", "sessions", "list"}} {
@@ -83,5 +84,20 @@ func TestVersion(t *testing.T) {
 	v := jsonOf[versionInfo](c, "version", "--json")
 	if v.Version == "" || !strings.HasPrefix(v.GoVersion, "go1.") {
 		t.Errorf("version --json = %+v", v)
+	}
+}
+
+// Every flag's help names its value (`--rate N`, not the flag package's
+// `--rate STRING` or `--clients VALUE`), so a new user knows what to pass.
+func TestHelpFlagsNameTheirValues(t *testing.T) {
+	c := newCLI(t)
+	generic := regexp.MustCompile(`--[a-z-]+ (VALUE|STRING|INT|UINT|FLOAT|DURATION)\b`)
+	for _, cmd := range []string{"chat", "send", "spawn", "sessions list", "sessions history", "sessions status",
+		"sessions patch", "runs list", "runs wait", "gateway", "mcp", "migrate", "bench store", "bench chat",
+		"bench gateway", "import openclaw", "agents list", "outbox list"} {
+		r := c.ok(append(strings.Fields(cmd), "--help")...)
+		if m := generic.FindAllString(r.stdout, -1); len(m) > 0 {
+			t.Errorf("switchboard %s --help: flags without a value name: %v", cmd, m)
+		}
 	}
 }

@@ -98,3 +98,18 @@ func TestGatewayOnPostgres(t *testing.T) {
 		t.Errorf("history from another state dir: %q", hist.stdout)
 	}
 }
+
+// The plain progress lines say how far the copy is: 1 of 4 rows is 25 %,
+// not the tenth below it.
+func TestMigrateProgressPercent(t *testing.T) {
+	var buf strings.Builder
+	p := newMigrateProgress(&buf, false)
+	for _, done := range []int64{0, 1, 3, 4} {
+		p.update(done, 4)
+	}
+	for _, want := range []string{"0/4 rows (0%)", "1/4 rows (25%)", "3/4 rows (75%)", "4/4 rows (100%)"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("progress lines %q lack %q", buf.String(), want)
+		}
+	}
+}

@@ -140,6 +140,28 @@ func TestSessionStatusScopes(t *testing.T) {
 	}
 }
 
+// A session that does not exist yet has no id: a card must not show one
+// (a random id the session will not get when it is created).
+func TestSessionStatusOfMissingSessionHasNoID(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	op := api.Principal{Name: "op", Scopes: api.ScopeRead | api.ScopeWrite | api.ScopeAdmin}
+	res, err := h.e.SessionStatus(t.Context(), op, api.StatusRequest{SessionKey: "agent:main:notyet"})
+	if err != nil {
+		t.Fatalf("status of a missing session: %v", err)
+	}
+	if res.SessionID != "" || res.LastActivity != 0 {
+		t.Fatalf("status of a missing session = sessionId %q, lastActivity %d; want none", res.SessionID, res.LastActivity)
+	}
+	switched, err := h.e.SessionStatus(t.Context(), op, api.StatusRequest{SessionKey: "agent:main:notyet", Model: "script"})
+	if err != nil {
+		t.Fatalf("model switch: %v", err)
+	}
+	again, err := h.e.SessionStatus(t.Context(), op, api.StatusRequest{SessionKey: "agent:main:notyet"})
+	if err != nil || switched.SessionID == "" || again.SessionID != switched.SessionID {
+		t.Fatalf("after the switch created it: sessionId %q then %q (%v); want the same, set", switched.SessionID, again.SessionID, err)
+	}
+}
+
 func TestSpawnForkCopiesTheConversation(t *testing.T) {
 	h := newHarness(t, []config.ScriptRule{
 		toolCall(config.ScriptWhen{Session: "^agent:main:main$", Role: "user", Message: "^look$"}, api.ToolAgentsList, nil),

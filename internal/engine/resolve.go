@@ -49,8 +49,10 @@ func (e *Engine) resolveRef(ctx context.Context, req Requester, input string) (s
 	if in == "" {
 		return "", domain.Invalid("sessionKey required")
 	}
-	if int64(len(in)) > api.KeyChars.Max {
-		return "", domain.Invalid("sessionKey is too long (%d characters; max %d)", len(in), api.KeyChars.Max)
+	// Characters, as the limit says (and as every other check of it
+	// counts), not bytes.
+	if err := api.KeyChars.CheckChars(in); err != nil {
+		return "", err
 	}
 	if strings.EqualFold(in, "current") {
 		return req.key(e), nil

@@ -72,12 +72,14 @@ func (e *Engine) SessionStatus(ctx context.Context, p api.Principal, r api.Statu
 }
 
 // statusCard reads the card of key (a session that does not exist yet has
-// the defaults it would get).
+// the defaults it would get, but no sessionId: the one newSession drew is
+// not the one the session gets when it is created).
 func (e *Engine) statusCard(ctx context.Context, req Requester, key string) (api.StatusResult, error) {
 	s, err := e.store.GetSession(ctx, key)
 	if errors.Is(err, domain.ErrNotFound) {
 		s, err = e.newSession(key)
 		s.UpdatedAt = 0
+		s.SessionID = ""
 	}
 	if err != nil {
 		return api.StatusResult{}, err

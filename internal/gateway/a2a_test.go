@@ -83,6 +83,46 @@ func TestA2AMounted(t *testing.T) {
 	}
 }
 
+// TestA2APolicyRefusalsAreJSONRPC: the gateway's browser policy refusals
+// (foreign Origin, wrong Content-Type) on the A2A endpoint are JSON-RPC
+// error bodies, which A2A clients parse, with the same HTTP status.
+func TestA2APolicyRefusalsAreJSONRPC(t *testing.T) {
+	e := a2aEnv(t)
+	tests := []struct {
+		name, origin, contentType string
+		status                    int
+		dataCode, contains        string
+	}{
+		{"foreign origin", "https://evil.example", "application/json", http.StatusForbidden, "forbidden", "cross-origin request"},
+		{"text/plain body", "", "text/plain", http.StatusUnsupportedMediaType, "invalid", "Content-Type: application/json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body, _ := json.Marshal(a2aSend("p-1"))
+			req, _ := http.NewRequest(http.MethodPost, e.url+"/a2a/agents/main", strings.NewReader(string(body)))
+			req.Header.Set("Authorization", "Bearer a2a-token")
+			req.Header.Set("Content-Type", tt.contentType)
+			if tt.origin != "" {
+				req.Header.Set("Origin", tt.origin)
+			}
+			r, err := e.hc.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Body.Close()
+			var resp wire.Response
+			if err := json.NewDecoder(r.Body).Decode(&resp); err != nil {
+				t.Fatalf("body is not JSON: %v", err)
+			}
+			if r.StatusCode != tt.status || resp.JSONRPC != "2.0" || resp.Error == nil || resp.Error.Code != wire.CodeInvalidRequest ||
+				!strings.Contains(resp.Error.Message, tt.contains) || fmt.Sprint(resp.Error.Data) != fmt.Sprint(map[string]any{"code": tt.dataCode}) {
+				t.Errorf("got %d %+v; want %d with a JSON-RPC error %d containing %q, data.code %q",
+					r.StatusCode, resp.Error, tt.status, wire.CodeInvalidRequest, tt.contains, tt.dataCode)
+			}
+		})
+	}
+}
+
 // TestA2AStreamEndsOnShutdown: an open SubscribeToTask stream does not
 // hold the gateway's shutdown.
 func TestA2AStreamEndsOnShutdown(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
 type subscribeKeyParams struct {
@@ -46,8 +47,16 @@ func (s *Server) mMessagesSubscribe(ctx context.Context, cl *call) (any, error) 
 	if err := requireString(cl.method, "key", p.key()); err != nil {
 		return nil, err
 	}
-	if _, err := api.KeyChars.Apply(int64(len(p.key()))); err != nil {
-		return nil, invalidParams(cl.method, "%v", err)
+	// The limit is the session key's, named as the client sent it and
+	// counted in characters (not bytes).
+	lim := api.KeyChars
+	if p.Key == "" {
+		lim.Name = "sessionKey"
+	} else {
+		lim.Name = "key"
+	}
+	if err := lim.CheckChars(p.key()); err != nil {
+		return nil, invalidParams(cl.method, "%s", domain.ErrorMessage(err))
 	}
 	pr := cl.principal("")
 	row, err := s.eng.GetSession(ctx, pr, p.key())

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/a2a"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
@@ -73,6 +74,10 @@ func (s *Server) outerware(next http.Handler) http.Handler {
 			}
 			s.log.Info("request refused", "requestId", id, "status", perr.status, "method", r.Method, "path", r.URL.Path,
 				"remote", r.RemoteAddr, "reason", perr.msg)
+			if a2a.IsEndpoint(r.URL.Path) {
+				a2a.WriteRefusal(rw, perr.status, code, perr.msg)
+				return
+			}
 			writeJSON(rw, perr.status, errorBody(code, perr.msg, id))
 			return
 		}

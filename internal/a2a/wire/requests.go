@@ -8,6 +8,12 @@ type SendMessageConfiguration struct {
 	// TaskPushNotificationConfig is kept raw: push notifications are not
 	// supported by switchboard, and the server only needs to see it is set.
 	TaskPushNotificationConfig json.RawMessage `json:"taskPushNotificationConfig,omitempty"`
+	// PushNotificationConfig and PushNotification are the names earlier
+	// drafts and SDKs give the same field; a push config under any of them
+	// is refused rather than silently ignored (the client would wait for
+	// webhooks that never come).
+	PushNotificationConfig json.RawMessage `json:"pushNotificationConfig,omitempty"`
+	PushNotification       json.RawMessage `json:"pushNotification,omitempty"`
 	HistoryLength              *int32          `json:"historyLength,omitempty"`
 	// ReturnImmediately asks SendMessage to answer once the task exists
 	// instead of waiting for a terminal or interrupted state.

@@ -72,7 +72,13 @@ func (e Endpoint) Same(o Endpoint) bool {
 	if e.Driver == "sqlite" {
 		a, err1 := filepath.Abs(e.Path)
 		b, err2 := filepath.Abs(o.Path)
-		return err1 == nil && err2 == nil && a == b
+		if err1 == nil && err2 == nil && a == b {
+			return true
+		}
+		// One file under two names (a symbolic link, a hard link).
+		fa, err1 := os.Stat(e.Path)
+		fb, err2 := os.Stat(o.Path)
+		return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 	}
 	return e.URL == o.URL
 }
