@@ -41,7 +41,10 @@ func NewMirror(cfg *config.Config, stateDir string) engine.Mirror {
 	if !cfg.Transcripts.MirrorOn() {
 		return nil
 	}
-	return transcript.New(MirrorDir(cfg, stateDir), time.Now)
+	m := transcript.New(MirrorDir(cfg, stateDir), time.Now)
+	// Replicas of a PostgreSQL store may share transcripts.dir.
+	m.Shared = cfg.Store.Driver == config.StorePostgres && cfg.Transcripts.Dir != ""
+	return m
 }
 
 // MirrorDir is the directory whose agents/ subtree holds the mirror.

@@ -59,6 +59,17 @@ type Claimer interface {
 	ClaimOutbox(ctx context.Context, dueBefore int64, limit int) ([]domain.OutboxItem, error)
 }
 
+// Releaser is a Claimer that can give claimed items back. A worker that
+// stops cleanly releases the items it claimed and did not attempt, so
+// another replica delivers them at once rather than after the claim's
+// lease.
+type Releaser interface {
+	ReleaseOutbox(ctx context.Context, items []domain.OutboxItem, dueAt int64) error
+}
+
+// releaseTimeout bounds the release of claims at a stop.
+const releaseTimeout = 5 * time.Second
+
 // withDefaults fills unset fields and validates the rest.
 func (c Config) withDefaults() (Config, error) {
 	if c.Store == nil {
@@ -188,8 +199,9 @@ func (w *Worker) RunOnce(ctx context.Context) Result {
 			}
 			return res
 		}
-		for _, it := range items {
+		for i, it := range items {
 			if ctx.Err() != nil {
+				w.release(items[i:])
 				return res
 			}
 			switch w.attempt(ctx, it) {
@@ -199,6 +211,11 @@ func (w *Worker) RunOnce(ctx context.Context) Result {
 				res.Failed++
 			case domain.OutboxPending:
 				res.Retried++
+			case "":
+				if ctx.Err() != nil { // stopping: it and the rest go back
+					w.release(items[i:])
+					return res
+				}
 			}
 		}
 		if len(items) < w.cfg.BatchSize {
@@ -217,6 +234,21 @@ func (w *Worker) due(ctx context.Context) ([]domain.OutboxItem, error) {
 	}
 	return w.cfg.Store.ListOutbox(ctx, domain.OutboxQuery{Statuses: []domain.OutboxStatus{domain.OutboxPending},
 		DueBefore: now, Limit: w.cfg.BatchSize})
+}
+
+// release gives back claimed items not attempted (the worker stops), when
+// its Claimer can.
+func (w *Worker) release(items []domain.OutboxItem) {
+	r, ok := w.cfg.Claimer.(Releaser)
+	if !ok || len(items) == 0 {
+		return
+	}
+	// The stop cancelled the pass's context; the release must still land.
+	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	defer cancel()
+	if err := r.ReleaseOutbox(ctx, items, w.cfg.Now().UnixMilli()); err != nil {
+		w.cfg.Logger.Warn("outbox: release claimed items at stop", "items", len(items), "err", err)
+	}
 }
 
 // attempt delivers one item and records the outcome; it returns the

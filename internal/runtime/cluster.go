@@ -64,6 +64,17 @@ type Cluster interface {
 	// Leave gives up this replica's lease at a clean stop, once its runs
 	// have ended or been re-queued.
 	Leave(ctx context.Context) error
+	// RequestCancel writes down that run id is to be cancelled (a signal
+	// is lost when the replica executing it is dead) and returns the
+	// run's status read under the same row lock as a re-queue's.
+	RequestCancel(ctx context.Context, id string) (domain.RunStatus, error)
+	// CancelRequestedTx reports, in a transaction that locked run id,
+	// whether its cancel was requested: a taken-over run is then ended
+	// cancelled, not run again.
+	CancelRequestedTx(tx domain.Tx, id string) (bool, error)
+	// CancelsRequested returns which of runs ids have a cancel requested
+	// (the owner's check when a cancel signal was missed).
+	CancelsRequested(ctx context.Context, ids []string) ([]string, error)
 }
 
 // Signal is a fact one replica tells the others, by ids: the receivers
@@ -154,3 +165,12 @@ func (Local) Signals() <-chan Signal { return nil }
 
 // Leave has no lease to give up.
 func (Local) Leave(context.Context) error { return nil }
+
+// RequestCancel is never called: a lone runtime cancels what it runs.
+func (Local) RequestCancel(context.Context, string) (domain.RunStatus, error) { return "", nil }
+
+// CancelRequestedTx reports false: cancels are never written down.
+func (Local) CancelRequestedTx(domain.Tx, string) (bool, error) { return false, nil }
+
+// CancelsRequested returns nothing.
+func (Local) CancelsRequested(context.Context, []string) ([]string, error) { return nil, nil }

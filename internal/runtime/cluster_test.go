@@ -57,6 +57,13 @@ func (f *fakeCluster) Signal(s Signal) {
 }
 func (f *fakeCluster) Signals() <-chan Signal      { return f.in }
 func (f *fakeCluster) Leave(context.Context) error { return nil }
+func (f *fakeCluster) RequestCancel(context.Context, string) (domain.RunStatus, error) {
+	return domain.RunRunning, nil
+}
+func (f *fakeCluster) CancelRequestedTx(domain.Tx, string) (bool, error) { return false, nil }
+func (f *fakeCluster) CancelsRequested(context.Context, []string) ([]string, error) {
+	return nil, nil
+}
 
 func (f *fakeCluster) sentKinds() []string {
 	f.mu.Lock()

@@ -48,6 +48,7 @@ func (rt *Runtime) activate(id string) (context.Context, func()) {
 	return ctx, func() {
 		rt.mu.Lock()
 		delete(rt.active, id)
+		delete(rt.leases.of, id)
 		rt.mu.Unlock()
 		cancel(nil)
 	}
@@ -75,6 +76,7 @@ func (rt *Runtime) execute(r domain.Run) {
 			return
 		}
 		if err == nil {
+			rt.claimedHere(r.ID)
 			break
 		}
 		if !transient(err) {
@@ -136,7 +138,11 @@ func (rt *Runtime) carryOut(ctx context.Context, c claimed) {
 			rt.log.Info("run interrupted by the stop before any tool call; queued again", "run", run.ID)
 			return
 		}
-		rt.log.Warn("re-queue of an interrupted run failed; recording it as aborted", "run", run.ID, "err", err)
+		if errors.Is(err, errCancelRequested) {
+			out = cancelledOutcome // (another replica asked to cancel it)
+		} else {
+			rt.log.Warn("re-queue of an interrupted run failed; recording it as aborted", "run", run.ID, "err", err)
+		}
 	}
 	rt.finishDurably(run, written, out)
 }

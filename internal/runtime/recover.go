@@ -50,9 +50,11 @@ func (rt *Runtime) Start(ctx context.Context) error {
 	st := rt.opts.Store
 	var rep StartReport
 	serving := !rt.opts.Hold && !rt.scoped()
-	if serving && !rt.shared() {
+	if serving && (!rt.shared() || mirrorSafeForReplicas(rt.opts.Mirror)) {
 		// (Replicas share the mirror's directory, or have none: the
-		// replica that runs a session's run appends to its file.)
+		// replica that runs a session's run appends to its file. They
+		// repair it only when its writes are safe across processes:
+		// flocked, skipping what a peer wrote; transcript/shared.go.)
 		// First, while nothing runs: the mirror catches up with the store
 		// (a run that ends during the repair would race it).
 		var err error
@@ -120,7 +122,20 @@ func (rt *Runtime) setReport(rep StartReport) {
 
 // recoverRun applies the crash rule to a run a stopped process left
 // running; requeued reports which way it went.
+//
+// With replicas a run whose cancel was requested (written down by the
+// replica that received it, perhaps while this run's replica was dead) is
+// ended cancelled instead.
 func (rt *Runtime) recoverRun(ctx context.Context, r domain.Run) (requeued bool, err error) {
+	if rt.shared() {
+		marked, err := rt.cluster.CancelsRequested(ctx, []string{r.ID})
+		if err != nil {
+			return false, err
+		}
+		if len(marked) > 0 {
+			return false, rt.finish(r, nil, cancelledOutcome)
+		}
+	}
 	started, err := rt.toolsStarted(ctx, r)
 	if err != nil {
 		return false, err
@@ -130,6 +145,9 @@ func (rt *Runtime) recoverRun(ctx context.Context, r domain.Run) (requeued bool,
 		if err == nil {
 			return true, nil
 		}
+		if errors.Is(err, errCancelRequested) {
+			return false, rt.finish(r, nil, cancelledOutcome)
+		}
 		if !errors.Is(err, errNotRunning) {
 			return false, err
 		}
@@ -137,6 +155,12 @@ func (rt *Runtime) recoverRun(ctx context.Context, r domain.Run) (requeued bool,
 	}
 	return false, rt.finish(r, nil, runOutcome{status: domain.RunError, err: AbortedError, aborted: true})
 }
+
+// cancelledOutcome ends a taken-over run whose cancel was requested.
+var cancelledOutcome = runOutcome{status: domain.RunCancelled, err: "cancelled"}
+
+// errCancelRequested: the run to re-queue has a cancel requested.
+var errCancelRequested = errors.New("run has a cancel requested")
 
 var errNotRunning = errors.New("run is not running")
 
@@ -151,6 +175,12 @@ func (rt *Runtime) requeue(r domain.Run) error {
 		}
 		if cur.Status != domain.RunRunning {
 			return errNotRunning
+		}
+		// Checked under the run's lock, which a cancel request takes too.
+		if marked, err := rt.cluster.CancelRequestedTx(tx, r.ID); err != nil {
+			return err
+		} else if marked {
+			return errCancelRequested
 		}
 		if err := rt.cluster.ReleaseTx(tx, r.ID); err != nil {
 			return err
@@ -204,6 +234,13 @@ func (rt *Runtime) toolsStarted(ctx context.Context, r domain.Run) (bool, error)
 		}
 	}
 	return false, nil
+}
+
+// mirrorSafeForReplicas reports whether mirror m may be repaired while
+// other replicas write the same directory.
+func mirrorSafeForReplicas(m any) bool {
+	s, ok := m.(interface{ SafeForReplicas() bool })
+	return ok && s.SafeForReplicas()
 }
 
 // repairPage is how many session rows the mirror repair reads at a time.

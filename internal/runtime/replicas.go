@@ -89,7 +89,7 @@ func (rt *Runtime) maintain(ctx context.Context) {
 	if err := rt.cluster.Renew(ctx); err != nil {
 		if errors.Is(err, ErrLeaseLost) {
 			rt.log.Error("replica lease was taken over; cancelling the runs it held (another replica resolves them)")
-			rt.cancelActive(errLeaseLost)
+			rt.leaseLost()
 		} else if ctx.Err() == nil {
 			rt.log.Warn("replica lease renewal failed", "err", err)
 		}
@@ -99,7 +99,21 @@ func (rt *Runtime) maintain(ctx context.Context) {
 		rt.log.Warn("taking over expired replicas' runs failed", "err", err)
 	}
 	rt.recoverTaken(ctx, runs)
+	rt.honourCancels(ctx)
 	rt.pull(ctx, "")
+}
+
+// honourCancels cancels the runs executing here whose cancel another
+// replica wrote down (its signal may have been lost).
+func (rt *Runtime) honourCancels(ctx context.Context) {
+	marked, err := rt.cluster.CancelsRequested(ctx, rt.activeIDs())
+	if err != nil {
+		if ctx.Err() == nil {
+			rt.log.Warn("looking for requested cancels failed", "err", err)
+		}
+		return
+	}
+	rt.cancelRuns(marked, errCancelled)
 }
 
 // recoverTaken applies the crash rule to runs taken over from a replica
@@ -124,12 +138,61 @@ func (rt *Runtime) recoverTaken(ctx context.Context, runs []domain.Run) {
 	}
 }
 
-// cancelActive cancels every run executing here with cause.
-func (rt *Runtime) cancelActive(cause error) {
+// leaseEpochs tells the runs claimed under a lease that was lost (taken
+// over: another replica resolves them) from those claimed under the lease
+// Renew took next, which a lost lease must not cancel.
+type leaseEpochs struct {
+	epoch uint64
+	of    map[string]uint64 // run id → epoch it was claimed in
+}
+
+// claimedHere notes that run id was claimed under the current lease.
+func (rt *Runtime) claimedHere(id string) {
+	if !rt.shared() {
+		return
+	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	for _, cancel := range rt.active {
-		cancel(cause)
+	if rt.leases.of == nil {
+		rt.leases.of = map[string]uint64{}
+	}
+	rt.leases.of[id] = rt.leases.epoch
+}
+
+// leaseLost cancels the runs claimed under the lease that was taken over
+// and starts a new generation for the claims under the next one.
+func (rt *Runtime) leaseLost() {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	for id, e := range rt.leases.of {
+		if e == rt.leases.epoch {
+			if cancel := rt.active[id]; cancel != nil {
+				cancel(errLeaseLost)
+			}
+		}
+	}
+	rt.leases.epoch++
+}
+
+// activeIDs lists the runs executing here.
+func (rt *Runtime) activeIDs() []string {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	ids := make([]string, 0, len(rt.active))
+	for id := range rt.active {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// cancelRuns cancels the runs ids still executing here with cause.
+func (rt *Runtime) cancelRuns(ids []string, cause error) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	for _, id := range ids {
+		if cancel := rt.active[id]; cancel != nil {
+			cancel(cause)
+		}
 	}
 }
 

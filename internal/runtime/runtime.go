@@ -151,6 +151,9 @@ type Runtime struct {
 	owned map[string]bool
 	// report is what Start recovered.
 	report StartReport
+	// leases holds, with replicas, the lease generation each executing
+	// run was claimed under (replicas.go).
+	leases leaseEpochs
 	// joined maps a running run to the steer runs it took in (steer.go).
 	joined map[string][]domain.Run
 }

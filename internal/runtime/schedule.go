@@ -265,9 +265,18 @@ func (rt *Runtime) cancelTree(ctx context.Context, r domain.Run, seen map[string
 		return
 	}
 	if rt.shared() && r.Status == domain.RunRunning {
-		// Executing on another replica: it cancels it there.
-		rt.cluster.Signal(Signal{Kind: SignalCancel, SessionKey: r.SessionKey, RunID: r.ID})
-		return
+		// Executing on another replica: it cancels it there. The cancel is
+		// written down first, as that replica may be dead: whoever takes
+		// the run over ends it cancelled (recoverRun).
+		status, err := rt.cluster.RequestCancel(ctx, r.ID)
+		if err != nil {
+			rt.log.Error("cancel: record the cancel of a run on another replica", "run", r.ID, "err", err)
+		}
+		if status != domain.RunQueued {
+			rt.cluster.Signal(Signal{Kind: SignalCancel, SessionKey: r.SessionKey, RunID: r.ID})
+			return
+		}
+		// Re-queued (taken over) since it was read: cancel it queued.
 	}
 	// Not executing here: it is queued (or about to start). Record it as
 	// cancelled if it still is queued; execute skips runs that are not.

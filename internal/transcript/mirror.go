@@ -30,6 +30,10 @@ type Mirror struct {
 	Workspace func(agentID string) string
 	// Sync makes Append fsync the file after each write.
 	Sync bool
+	// Shared says other processes (gateway replicas) write the same
+	// directory: every write then holds the file's flock and skips the
+	// messages already written (shared.go). Set it before the first use.
+	Shared bool
 
 	locks pathLocks
 	files *fileCache
@@ -79,6 +83,9 @@ func (m *Mirror) Append(agentID, sessionID string, msgs []domain.Message) error 
 	if m.tombs.has(path) {
 		// Removed or archived here: a late append must not recreate it.
 		return nil
+	}
+	if m.Shared {
+		return m.appendShared(path, agentID, sessionID, msgs)
 	}
 
 	// A cached handle has only ever had whole batches written through it,

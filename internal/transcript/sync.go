@@ -51,6 +51,9 @@ func (m *Mirror) Reconcile(agentID, sessionID string, msgs []domain.Message) (Sy
 	if m.tombs.has(path) {
 		return SyncSkipped, nil
 	}
+	if m.Shared {
+		return m.reconcileShared(path, agentID, sessionID, msgs)
+	}
 	// Appends go through fresh descriptors after a reconcile.
 	if f := m.files.take(path); f != nil {
 		f.Close()

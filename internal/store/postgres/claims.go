@@ -21,7 +21,8 @@ import (
 //     one session are serial across replicas;
 //  3. the lane must be free: no run of the session running, none queued
 //     before it (insert order), else a *runtime.LaneBusyError;
-//  4. the claim is recorded under this replica's name (run_claims).
+//  4. this replica's lease must be live (fencing: see below);
+//  5. the claim is recorded under this replica's name (run_claims).
 //
 // Every refusal is a Go error with the transaction still usable.
 func (c *Cluster) ClaimTx(dt domain.Tx, id string) error {
@@ -37,6 +38,18 @@ func (c *Cluster) ClaimTx(dt domain.Tx, id string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("claim run %s: %w", id, err)
+	}
+	// Fencing: a claim is made only under this replica's live lease. The
+	// row is locked FOR SHARE, so a take-over (which deletes the lease)
+	// waits for this claim and moves it too. A replica that stalled past
+	// its lease claims nothing until its renewal takes a new lease.
+	var live bool
+	err = t.queryRow(`SELECT expires_at > now() FROM replica_leases WHERE replica = $1 FOR SHARE`, c.replica).Scan(&live)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && !live) {
+		return runtime.ErrRunTaken
+	}
+	if err != nil {
+		return fmt.Errorf("claim run %s: lease: %w", id, err)
 	}
 	if err := t.lockKey(key); err != nil {
 		return fmt.Errorf("claim run %s: %w", id, err)

@@ -145,6 +145,8 @@ const lockObjCluster = 2
 // clusterSchema creates the coordination tables and indexes if missing.
 //   - replica_leases: one row per live replica, expiring unless renewed.
 //   - run_claims: which replica executes each running run.
+//   - run_cancels: runs whose cancel was requested and not yet honoured
+//     (cancels.go).
 //   - runs_one_running: at most one running run per session, whatever
 //     happens (the lanes' invariant, enforced by the database).
 //   - runs_queued: the queued runs of a session in insert order, for the
@@ -162,6 +164,11 @@ CREATE TABLE IF NOT EXISTS run_claims (
 	claimed_at TIMESTAMPTZ NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS run_claims_replica ON run_claims (replica);
+CREATE TABLE IF NOT EXISTS run_cancels (
+	run_id       TEXT COLLATE "C" PRIMARY KEY,
+	replica      TEXT COLLATE "C" NOT NULL,
+	requested_at TIMESTAMPTZ NOT NULL DEFAULT now()
+);
 CREATE UNIQUE INDEX IF NOT EXISTS runs_one_running ON runs (session_key) WHERE status = 'running';
 CREATE INDEX IF NOT EXISTS runs_queued ON runs (session_key, insert_order) WHERE status = 'queued';
 `

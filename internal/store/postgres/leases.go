@@ -126,6 +126,9 @@ func (c *Cluster) TakeOver(ctx context.Context) ([]domain.Run, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("replicas: take over unclaimed runs: %w", err)
 	}
+	if err := sweepCancels(ctx, tx); err != nil {
+		return nil, err
+	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("replicas: take over: %w", err)
 	}

@@ -3,6 +3,7 @@ package postgres
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -38,4 +39,29 @@ func (c *Cluster) ClaimOutbox(ctx context.Context, dueBefore int64, limit int) (
 	// with the item as returned (its next attempt then set by the outcome).
 	slices.SortFunc(items, func(a, b domain.OutboxItem) int { return cmp.Compare(a.ID, b.ID) })
 	return items, nil
+}
+
+var _ outbox.Releaser = (*Cluster)(nil)
+
+// ReleaseOutbox gives back items this replica's worker claimed and did
+// not attempt (it is stopping cleanly): they become due at dueAt (Unix
+// ms) for any replica, instead of after the claim lease. An item whose
+// next attempt is no longer the claim's (an attempt was recorded, or
+// the claim expired and another replica took it) is left alone.
+func (c *Cluster) ReleaseOutbox(ctx context.Context, items []domain.OutboxItem, dueAt int64) error {
+	if len(items) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(items))
+	until := make([]int64, len(items))
+	for i, it := range items {
+		ids[i], until[i] = it.ID, it.NextAttemptAt
+	}
+	_, err := c.s.pool.Exec(ctx, `UPDATE outbox o SET next_attempt_at = $3
+		FROM unnest($1::bigint[], $2::bigint[]) AS c(id, until)
+		WHERE o.id = c.id AND o.status = 'pending' AND o.next_attempt_at = c.until`, ids, until, dueAt)
+	if err != nil {
+		return fmt.Errorf("replicas: release outbox claims: %w", err)
+	}
+	return nil
 }

@@ -1,0 +1,97 @@
+package replicas
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// TestArchiveFiresOnce: a finished child's archive (a cleanup outbox item,
+// due archiveAfterMinutes later: 60 by default, at least a minute) is made
+// due at once in the database; three replicas' outbox workers look for
+// due items every second, and exactly one archives the child: one
+// "archived" sessions.changed event reaches a client of each replica (each
+// archive is told to every replica), the item is delivered in one attempt.
+func TestArchiveFiresOnce(t *testing.T) {
+	url := pg.Database(t)
+	var gs []*gateway
+	for i := range 3 {
+		gs = append(gs, startGateway(t, fmt.Sprintf("r%d", i+1), fmt.Sprintf(replicaConfig, url, 3, 64)))
+	}
+	a := gs[0]
+	var clients []*wsClient
+	for _, g := range gs {
+		clients = append(clients, dialWS(t, g))
+	}
+	parent := a.chat("agent:main:archiver", "spawn quick")
+	var child run
+	waitFor(t, 20*time.Second, "the child ended", func() bool {
+		kids := a.children(parent.RunID)
+		if len(kids) == 1 && kids[0].Status == "ok" {
+			child = kids[0]
+			return true
+		}
+		return false
+	})
+	conn, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	waitFor(t, 20*time.Second, "the child's cleanup item made due", func() bool {
+		ct, err := conn.Exec(t.Context(), `UPDATE outbox SET next_attempt_at = 0
+			WHERE idempotency_key = $1 AND status = 'pending'`, "archive:"+child.RunID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ct.RowsAffected() == 1
+	})
+	var ob struct {
+		Items []outboxItem `json:"items"`
+	}
+	waitFor(t, 20*time.Second, "the cleanup item delivered", func() bool {
+		a.call("GET", "/api/outbox?run="+child.RunID, nil, &ob)
+		for _, it := range ob.Items {
+			if it.Kind == "cleanup" && it.Status == "delivered" {
+				return true
+			}
+		}
+		return false
+	})
+	for _, it := range ob.Items {
+		if it.Kind == "cleanup" && it.Attempts != 1 {
+			t.Errorf("cleanup item: %+v, want delivered in one attempt", it)
+		}
+	}
+	archived := func(p map[string]any) bool {
+		return p["sessionKey"] == child.SessionKey && p["reason"] == "archived"
+	}
+	for _, c := range clients {
+		c.waitEvent("sessions.changed", archived, 20*time.Second)
+	}
+	// A second archive would come from a worker that claimed the item in
+	// the same second: give the workers three more passes to show one.
+	time.Sleep(3 * time.Second)
+	for i, c := range clients {
+		if n := c.count("sessions.changed", archived); n != 1 {
+			t.Errorf("client of replica %d saw %d archive events for the child, want 1", i+1, n)
+		}
+	}
+}
+
+// count counts the events named name whose payload satisfies match.
+func (c *wsClient) count(name string, match func(map[string]any) bool) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, f := range c.events {
+		var p map[string]any
+		if f.Event == name && json.Unmarshal(f.Payload, &p) == nil && match(p) {
+			n++
+		}
+	}
+	return n
+}

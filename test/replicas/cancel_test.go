@@ -1,0 +1,51 @@
+package replicas
+
+import (
+	"testing"
+	"time"
+)
+
+// TestCancelWhileOwnerDead: runs execute on a replica that is SIGKILLed;
+// before its lease (3 s) expires, another replica receives their cancel
+// (a run, and the parent of a running child: the cancel cascades). The
+// cancel signal reaches no one, but the cancel was written down: the
+// replica that takes the runs over ends them cancelled instead of running
+// them again (attempt 2), and no reply lands.
+func TestCancelWhileOwnerDead(t *testing.T) {
+	gs := startReplicas(t, 2, setup{lease: 3})
+	a, b := gs[0], gs[1]
+	plain := a.chat("agent:main:deadcancel", "stall while dead")
+	parent := a.chat("agent:main:deadparent", "spawn long child")
+	var child run
+	waitFor(t, 20*time.Second, "the run and the long child running", func() bool {
+		var r run
+		b.call("GET", "/api/runs/"+plain.RunID, nil, &r)
+		kids := b.children(parent.RunID)
+		if r.Status != "running" || len(kids) != 1 || kids[0].Status != "running" {
+			return false
+		}
+		child = kids[0]
+		return true
+	})
+	a.kill()
+	killed := time.Now()
+	for _, id := range []string{plain.RunID, parent.RunID} {
+		b.call("POST", "/api/runs/"+id+"/cancel", map[string]any{}, nil)
+	}
+	if time.Since(killed) > 2*time.Second {
+		t.Skip("the cancels took longer than the lease's margin; the take-over may have come first")
+	}
+	for _, id := range []string{plain.RunID, child.RunID} {
+		got := b.wait(id, 30*time.Second)
+		if got.Status != "cancelled" || got.Attempt > 1 {
+			t.Errorf("run %s cancelled while its replica was dead: %+v, want cancelled on its first attempt", id, got)
+		}
+	}
+	if n := count(b.history("agent:main:deadcancel"), "assistant", "stalled done"); n != 0 {
+		t.Errorf("the cancelled run's reply landed %d times", n)
+	}
+	// The marks are honoured once: the survivor keeps serving the session.
+	if r := b.wait(b.chat("agent:main:deadcancel", "quick after").RunID, 20*time.Second); r.Status != "ok" {
+		t.Fatalf("a new run on the survivor: %+v", r)
+	}
+}
