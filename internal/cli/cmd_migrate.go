@@ -74,6 +74,8 @@ type migrateOutput struct {
 	Messages      int64   `json:"messages"`
 	Runs          int64   `json:"runs"`
 	Outbox        int64   `json:"outbox"`
+	Accounts      int64   `json:"accounts"`
+	Ledger        int64   `json:"ledger"`
 	Bytes         int64   `json:"bytes"`
 	Seconds       float64 `json:"seconds"`
 	RowsPerSecond float64 `json:"rowsPerSecond"`
@@ -124,7 +126,7 @@ func runMigrate(e *env, src, dst storecopy.Endpoint, batch int) (err error) {
 		return fmt.Errorf("migrate %s → %s: %w", src, dst, err)
 	}
 	out := migrateOutput{From: src.String(), To: dst.String(), Sessions: sum.Sessions, Messages: sum.Messages, Runs: sum.Runs,
-		Outbox: sum.Outbox, Bytes: sum.Bytes, Seconds: sum.Duration.Seconds(), AlreadyCopied: sum.AlreadyCopied}
+		Outbox: sum.Outbox, Accounts: sum.Accounts, Ledger: sum.Ledger, Bytes: sum.Bytes, Seconds: sum.Duration.Seconds(), AlreadyCopied: sum.AlreadyCopied}
 	if s := sum.Duration.Seconds(); s > 0 && !sum.AlreadyCopied {
 		out.RowsPerSecond = float64(sum.Rows()) / s
 	}
@@ -132,12 +134,12 @@ func runMigrate(e *env, src, dst storecopy.Endpoint, batch int) (err error) {
 		return printJSON(e.stdout, out)
 	}
 	if sum.AlreadyCopied {
-		_, err = fmt.Fprintf(e.stdout, "%s already holds exactly this copy (%d sessions, %d messages, %d runs, %d outbox rows); nothing to do\n",
-			out.To, out.Sessions, out.Messages, out.Runs, out.Outbox)
+		_, err = fmt.Fprintf(e.stdout, "%s already holds exactly this copy (%d sessions, %d messages, %d runs, %d outbox rows, %d usage accounts, %d usage ledger entries); nothing to do\n",
+			out.To, out.Sessions, out.Messages, out.Runs, out.Outbox, out.Accounts, out.Ledger)
 		return err
 	}
-	_, err = fmt.Fprintf(e.stdout, "copied %d sessions, %d messages, %d runs and %d outbox rows (%s) from %s to %s in %.2f s (%.0f rows/s)\n",
-		out.Sessions, out.Messages, out.Runs, out.Outbox, byteSize(out.Bytes), out.From, out.To, out.Seconds, out.RowsPerSecond)
+	_, err = fmt.Fprintf(e.stdout, "copied %d sessions, %d messages, %d runs, %d outbox rows, %d usage accounts and %d usage ledger entries (%s) from %s to %s in %.2f s (%.0f rows/s)\n",
+		out.Sessions, out.Messages, out.Runs, out.Outbox, out.Accounts, out.Ledger, byteSize(out.Bytes), out.From, out.To, out.Seconds, out.RowsPerSecond)
 	return err
 }
 

@@ -233,6 +233,13 @@ func (rt *Runtime) drainLane(key string, l *lane) {
 
 // Cancel cancels a run and, transitively, every run it started. A queued
 // run is recorded as cancelled at once; a running one when it stops.
+//
+// A run is cancelled before the runs it started: a parent waiting on a
+// child (sessions_send, a yield) wakes when the child ends, and were the
+// child cancelled first, the parent could get one more model reply in and
+// end ok before its own cancel landed — recording a reply after the cancel
+// was asked for (DESIGN §3). Its context is cancelled first, so the
+// child's end finds it cancelled.
 func (rt *Runtime) Cancel(ctx context.Context, runID string) (domain.Run, error) {
 	r, err := rt.opts.Store.GetRun(ctx, runID)
 	if err != nil {
@@ -247,6 +254,9 @@ func (rt *Runtime) cancelTree(ctx context.Context, r domain.Run, seen map[string
 		return
 	}
 	seen[r.ID] = true
+	rt.cancelOne(ctx, r)
+	// The children are listed after the parent's cancel: one it started
+	// until then is in the list.
 	children, err := rt.opts.Store.ListRuns(ctx, domain.RunQuery{ParentRunID: r.ID})
 	if err != nil {
 		rt.log.Error("cancel: list child runs", "run", r.ID, "err", err)
@@ -254,6 +264,11 @@ func (rt *Runtime) cancelTree(ctx context.Context, r domain.Run, seen map[string
 	for _, c := range children {
 		rt.cancelTree(ctx, c, seen)
 	}
+}
+
+// cancelOne cancels r alone: a running one through its context (here or
+// on the replica executing it), a queued one by recording it cancelled.
+func (rt *Runtime) cancelOne(ctx context.Context, r domain.Run) {
 	if domain.RunTerminal(r.Status) {
 		return
 	}
@@ -280,7 +295,7 @@ func (rt *Runtime) cancelTree(ctx context.Context, r domain.Run, seen map[string
 	}
 	// Not executing here: it is queued (or about to start). Record it as
 	// cancelled if it still is queued; execute skips runs that are not.
-	err = rt.finishIf(r, domain.RunQueued, runOutcome{status: domain.RunCancelled, err: "cancelled before it started"})
+	err := rt.finishIf(r, domain.RunQueued, runOutcome{status: domain.RunCancelled, err: "cancelled before it started"})
 	if err != nil && !errors.Is(err, errNotQueued) {
 		rt.log.Error("cancel queued run", "run", r.ID, "err", err)
 	}

@@ -193,13 +193,16 @@ type wireEntry struct {
 
 // parseEntry decodes one entry line; a non-empty reason means skip it.
 func parseEntry(line []byte, n int) (e Entry, reason, detail string) {
-	var w wireEntry
-	if err := json.Unmarshal(line, &w); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) || !json.Valid(line) {
-			return e, ReasonInvalidJSON, err.Error()
+	w, ok := fastEntry(line)
+	if !ok {
+		w = wireEntry{}
+		if err := json.Unmarshal(line, &w); err != nil {
+			var se *json.SyntaxError
+			if errors.As(err, &se) || !json.Valid(line) {
+				return e, ReasonInvalidJSON, err.Error()
+			}
+			return e, ReasonInvalidEntry, err.Error()
 		}
-		return e, ReasonInvalidEntry, err.Error()
 	}
 	e = Entry{Line: n, Type: w.Type, ID: w.ID}
 	if w.ParentID != nil {
@@ -234,8 +237,9 @@ func parseTimestamp(raw json.RawMessage) (string, time.Time) {
 		return "", time.Time{}
 	}
 	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
+		sc := scanner{b: raw}
+		s, ok := sc.str()
+		if !ok && json.Unmarshal(raw, &s) != nil {
 			return "", time.Time{}
 		}
 		t, err := time.Parse(time.RFC3339Nano, s)

@@ -20,6 +20,9 @@ type Message struct {
 // Counts are the rows of each kind a store holds.
 type Counts struct {
 	Sessions, Messages, Runs, Outbox int64
+	// Accounts are usage accounts (rollups and budgets), Ledger the usage
+	// ledger's charges (issue 16).
+	Accounts, Ledger int64
 }
 
 // Empty reports whether no row of any kind is stored.
@@ -36,6 +39,13 @@ type Reader interface {
 	ScanRuns(ctx context.Context, after int64, limit int) ([]domain.Run, int64, error)
 	// ScanOutbox returns up to limit outbox rows with ID > after, by ID.
 	ScanOutbox(ctx context.Context, after int64, limit int) ([]domain.OutboxItem, error)
+	// ScanAccounts returns up to limit usage accounts with a session key
+	// after afterKey, by key.
+	ScanAccounts(ctx context.Context, afterKey string, limit int) ([]domain.Account, error)
+	// ScanLedger returns up to limit usage ledger entries in the order
+	// they were written after the cursor (0 starts), and the cursor of the
+	// last one.
+	ScanLedger(ctx context.Context, after int64, limit int) ([]domain.UsageEntry, int64, error)
 }
 
 // Batch is rows to write as they are.
@@ -44,6 +54,9 @@ type Batch struct {
 	Messages []Message // in (session key, seq) order
 	Runs     []domain.Run
 	Outbox   []domain.OutboxItem
+	Accounts []domain.Account
+	// Ledger is appended in order; the target assigns its own ids.
+	Ledger []domain.UsageEntry
 	// Legacy lists generations (session key, session id) whose entry ids
 	// are not of the stores' scheme (see Generations): after writing the
 	// batch's messages, the store records every id of these generations,
@@ -52,7 +65,9 @@ type Batch struct {
 }
 
 // Len is the number of rows in b.
-func (b *Batch) Len() int { return len(b.Sessions) + len(b.Messages) + len(b.Runs) + len(b.Outbox) }
+func (b *Batch) Len() int {
+	return len(b.Sessions) + len(b.Messages) + len(b.Runs) + len(b.Outbox) + len(b.Accounts) + len(b.Ledger)
+}
 
 // Writer writes batches into a store that was empty when the copy began.
 type Writer interface {

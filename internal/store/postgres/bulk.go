@@ -18,7 +18,8 @@ var _ bulk.Store = (*Store)(nil)
 func (s *Store) Counts(ctx context.Context) (bulk.Counts, error) {
 	var c bulk.Counts
 	err := s.queryRow(ctx, `SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM messages),
-		(SELECT count(*) FROM runs), (SELECT count(*) FROM outbox)`).Scan(&c.Sessions, &c.Messages, &c.Runs, &c.Outbox)
+		(SELECT count(*) FROM runs), (SELECT count(*) FROM outbox),
+		(SELECT count(*) FROM session_accounts), (SELECT count(*) FROM usage_ledger)`).Scan(&c.Sessions, &c.Messages, &c.Runs, &c.Outbox, &c.Accounts, &c.Ledger)
 	if err != nil {
 		return c, s.readErr("count rows", err)
 	}
@@ -77,6 +78,33 @@ func (s *Store) ScanOutbox(ctx context.Context, after int64, limit int) ([]domai
 	}
 	return queryAll(ctx, s, "scan outbox", `SELECT id, `+outboxColumns+` FROM outbox WHERE id > $1 ORDER BY id LIMIT $2`,
 		[]any{after, limit}, scanOutbox)
+}
+
+// ScanAccounts returns up to limit usage accounts with a key after
+// afterKey, by key (the "C" collation: byte order, as SQLite's).
+func (s *Store) ScanAccounts(ctx context.Context, afterKey string, limit int) ([]domain.Account, error) {
+	if limit <= 0 {
+		return nil, domain.Invalid("scan accounts: limit must be > 0 (got %d)", limit)
+	}
+	return queryAll(ctx, s, "scan accounts", `SELECT `+accountColumns+` FROM session_accounts WHERE session_key > $1 ORDER BY session_key LIMIT $2`,
+		[]any{afterKey, limit}, func(r pgx.Row) (domain.Account, error) { return scanAccount(r) })
+}
+
+// ScanLedger returns up to limit usage ledger entries with an id after
+// after, by id, and the id of the last one.
+func (s *Store) ScanLedger(ctx context.Context, after int64, limit int) ([]domain.UsageEntry, int64, error) {
+	if limit <= 0 {
+		return nil, after, domain.Invalid("scan ledger: limit must be > 0 (got %d)", limit)
+	}
+	last := after
+	entries, err := queryAll(ctx, s, "scan ledger",
+		`SELECT id, at, session_key, agent_id, model, run_id, input_tokens, output_tokens, cost_usd FROM usage_ledger WHERE id > $1 ORDER BY id LIMIT $2`,
+		[]any{after, limit}, func(r pgx.Row) (domain.UsageEntry, error) {
+			var e domain.UsageEntry
+			err := r.Scan(&last, &e.At, &e.SessionKey, &e.AgentID, &e.Model, &e.RunID, &e.InputTokens, &e.OutputTokens, &e.CostUSD)
+			return e, err
+		})
+	return entries, last, err
 }
 
 // Import writes b as it is in one transaction, with COPY: the rows stream
@@ -156,6 +184,29 @@ func (s *Store) Import(ctx context.Context, b bulk.Batch) error {
 				return fmt.Errorf("import outbox: %w", err)
 			}
 		}
+		if len(b.Accounts) > 0 {
+			rows := make([][]any, len(b.Accounts))
+			for i, a := range b.Accounts {
+				s, t, bu := a.Usage.Self, a.Usage.Tree, a.Budget
+				rows[i] = []any{a.SessionKey, a.SpawnedBy, s.InputTokens, s.OutputTokens, s.CostUSD, s.Runs,
+					t.InputTokens, t.OutputTokens, t.CostUSD, t.Runs, bu.Tokens, bu.CostUSD, bu.Seconds, a.StartedAt, a.DeadlineAt}
+			}
+			if _, err := ptx.CopyFrom(ctx, pgx.Identifier{"session_accounts"}, columns(accountColumns), pgx.CopyFromRows(rows)); err != nil {
+				return fmt.Errorf("import accounts: %w", err)
+			}
+		}
+		if len(b.Ledger) > 0 {
+			// No id column: the identity assigns ids in the order of the
+			// rows, so the ledger keeps the source's order.
+			rows := make([][]any, len(b.Ledger))
+			for i, e := range b.Ledger {
+				rows[i] = []any{e.At, e.SessionKey, e.AgentID, e.Model, e.RunID, e.InputTokens, e.OutputTokens, e.CostUSD}
+			}
+			cols := []string{"at", "session_key", "agent_id", "model", "run_id", "input_tokens", "output_tokens", "cost_usd"}
+			if _, err := ptx.CopyFrom(ctx, pgx.Identifier{"usage_ledger"}, cols, pgx.CopyFromRows(rows)); err != nil {
+				return fmt.Errorf("import usage ledger: %w", err)
+			}
+		}
 		return nil
 	})
 }
@@ -171,7 +222,7 @@ func (s *Store) FinishImport(ctx context.Context) error {
 	// Statistics now, not when autovacuum gets to it: without them the
 	// planner guesses a bulk-loaded transcript has a couple of rows and
 	// sorts all of it for a history tail instead of walking the index.
-	if _, err := s.pool.Exec(ctx, `ANALYZE sessions, messages, runs, outbox`); err != nil {
+	if _, err := s.pool.Exec(ctx, `ANALYZE sessions, messages, runs, outbox, session_accounts, usage_ledger`); err != nil {
 		return fmt.Errorf("finish import: analyze: %w", err)
 	}
 	return nil

@@ -15,7 +15,8 @@ var _ bulk.Store = (*Store)(nil)
 func (s *Store) Counts(ctx context.Context) (bulk.Counts, error) {
 	var c bulk.Counts
 	err := s.queryRowR(ctx, `SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM messages),
-		(SELECT count(*) FROM runs), (SELECT count(*) FROM outbox)`).Scan(&c.Sessions, &c.Messages, &c.Runs, &c.Outbox)
+		(SELECT count(*) FROM runs), (SELECT count(*) FROM outbox),
+		(SELECT count(*) FROM session_accounts), (SELECT count(*) FROM usage_ledger)`).Scan(&c.Sessions, &c.Messages, &c.Runs, &c.Outbox, &c.Accounts, &c.Ledger)
 	if err != nil {
 		return c, s.readErr("count rows", err)
 	}
@@ -79,6 +80,33 @@ func (s *Store) ScanOutbox(ctx context.Context, after int64, limit int) ([]domai
 		[]any{after, limit}, scanOutbox)
 }
 
+// ScanAccounts returns up to limit usage accounts with a key after
+// afterKey, by key.
+func (s *Store) ScanAccounts(ctx context.Context, afterKey string, limit int) ([]domain.Account, error) {
+	if limit <= 0 {
+		return nil, domain.Invalid("scan accounts: limit must be > 0 (got %d)", limit)
+	}
+	return queryAll(ctx, s, "scan accounts", `SELECT `+accountColumns+` FROM session_accounts WHERE session_key > ? ORDER BY session_key LIMIT ?`,
+		[]any{afterKey, limit}, scanAccount)
+}
+
+// ScanLedger returns up to limit usage ledger entries with an id after
+// after, by id, and the id of the last one.
+func (s *Store) ScanLedger(ctx context.Context, after int64, limit int) ([]domain.UsageEntry, int64, error) {
+	if limit <= 0 {
+		return nil, after, domain.Invalid("scan ledger: limit must be > 0 (got %d)", limit)
+	}
+	last := after
+	entries, err := queryAll(ctx, s, "scan ledger",
+		`SELECT id, at, session_key, agent_id, model, run_id, input_tokens, output_tokens, cost_usd FROM usage_ledger WHERE id > ? ORDER BY id LIMIT ?`,
+		[]any{after, limit}, func(r rowScanner) (domain.UsageEntry, error) {
+			var e domain.UsageEntry
+			err := r.Scan(&last, &e.At, &e.SessionKey, &e.AgentID, &e.Model, &e.RunID, &e.InputTokens, &e.OutputTokens, &e.CostUSD)
+			return e, err
+		})
+	return entries, last, err
+}
+
 // Import writes b as it is, in one transaction through the writer.
 func (s *Store) Import(ctx context.Context, b bulk.Batch) error {
 	return s.Update(ctx, func(dtx domain.Tx) error {
@@ -130,6 +158,16 @@ func (s *Store) Import(ctx context.Context, b bulk.Batch) error {
 			}
 			if _, err := t.exec(`INSERT INTO outbox (id, `+outboxColumns+`) VALUES (?, `+placeholders(len(args))+`)`, append([]any{o.ID}, args...)...); err != nil {
 				return fmt.Errorf("import outbox %d: %w", o.ID, err)
+			}
+		}
+		for _, a := range b.Accounts {
+			if err := t.PutAccount(a); err != nil {
+				return fmt.Errorf("import: %w", err)
+			}
+		}
+		for _, e := range b.Ledger {
+			if err := t.RecordUsage(e); err != nil {
+				return fmt.Errorf("import: %w", err)
 			}
 		}
 		return nil

@@ -63,10 +63,14 @@ type Summary struct {
 }
 
 // Rows is the number of rows of every kind.
-func (s Summary) Rows() int64 { return s.Sessions + s.Messages + s.Runs + s.Outbox }
+func (s Summary) Rows() int64 { return rows(s.Counts) }
 
-// Copy copies every session, transcript message, run and outbox row of
-// src into dst, which must be empty (or hold exactly this copy already).
+func rows(c bulk.Counts) int64 {
+	return c.Sessions + c.Messages + c.Runs + c.Outbox + c.Accounts + c.Ledger
+}
+
+// Copy copies every session, transcript message, run, outbox row, usage
+// account and usage ledger entry of src into dst, which must be empty (or hold exactly this copy already).
 // Each batch is one transaction of dst; a copy that fails midway leaves
 // dst partly written, and a new Copy refuses it until it is emptied.
 func Copy(ctx context.Context, src Source, dst bulk.Store, opts Options) (Summary, error) {
@@ -91,7 +95,7 @@ func Copy(ctx context.Context, src Source, dst bulk.Store, opts Options) (Summar
 	if !have.Empty() {
 		return alreadyCopied(ctx, src, dst, total, have, opts, start)
 	}
-	c := &copier{ctx: ctx, src: src, dst: dst, opts: opts, total: total.Sessions + total.Messages + total.Runs + total.Outbox,
+	c := &copier{ctx: ctx, src: src, dst: dst, opts: opts, total: rows(total),
 		gens: bulk.Generations{EntryID: sqlite.EntryID, EntrySalt: sqlite.EntrySalt}}
 	if err := c.run(); err != nil {
 		return c.sum, err
@@ -106,8 +110,8 @@ func Copy(ctx context.Context, src Source, dst bulk.Store, opts Options) (Summar
 // alreadyCopied compares a non-empty target with the source: equal is a
 // finished copy (nothing to do), anything else is ErrNotEmpty.
 func alreadyCopied(ctx context.Context, src Source, dst bulk.Store, total, have bulk.Counts, opts Options, start time.Time) (Summary, error) {
-	notEmpty := fmt.Errorf("%w: it holds %d sessions, %d messages, %d runs and %d outbox rows; copy into an empty database (or file)",
-		ErrNotEmpty, have.Sessions, have.Messages, have.Runs, have.Outbox)
+	notEmpty := fmt.Errorf("%w: it holds %d sessions, %d messages, %d runs, %d outbox rows, %d usage accounts and %d usage ledger entries; copy into an empty database (or file)",
+		ErrNotEmpty, have.Sessions, have.Messages, have.Runs, have.Outbox, have.Accounts, have.Ledger)
 	if have != total {
 		return Summary{}, notEmpty
 	}
@@ -149,6 +153,8 @@ func (c *copier) write(b bulk.Batch) error {
 	c.sum.Messages += int64(len(b.Messages))
 	c.sum.Runs += int64(len(b.Runs))
 	c.sum.Outbox += int64(len(b.Outbox))
+	c.sum.Accounts += int64(len(b.Accounts))
+	c.sum.Ledger += int64(len(b.Ledger))
 	c.progress()
 	return nil
 }
@@ -250,6 +256,50 @@ func (c *copier) run() error {
 		}
 		afterID = items[len(items)-1].ID
 	}
+	// Usage accounts (rollups and budgets), by session key.
+	var afterAcct string
+	for {
+		accts, err := c.src.ScanAccounts(c.ctx, afterAcct, c.opts.Batch)
+		if err != nil {
+			return fmt.Errorf("read usage accounts: %w", err)
+		}
+		if len(accts) == 0 {
+			break
+		}
+		for i := range accts {
+			n, err := enc.json(accts[i])
+			if err != nil {
+				return err
+			}
+			c.sum.Bytes += n
+		}
+		if err := c.write(bulk.Batch{Accounts: accts}); err != nil {
+			return fmt.Errorf("write usage accounts: %w", err)
+		}
+		afterAcct = accts[len(accts)-1].SessionKey
+	}
+	// The usage ledger, in the order it was written.
+	var afterEntry int64
+	for {
+		entries, next, err := c.src.ScanLedger(c.ctx, afterEntry, c.opts.Batch)
+		if err != nil {
+			return fmt.Errorf("read usage ledger: %w", err)
+		}
+		if len(entries) == 0 {
+			break
+		}
+		for i := range entries {
+			n, err := enc.json(entries[i])
+			if err != nil {
+				return err
+			}
+			c.sum.Bytes += n
+		}
+		if err := c.write(bulk.Batch{Ledger: entries}); err != nil {
+			return fmt.Errorf("write usage ledger: %w", err)
+		}
+		afterEntry = next
+	}
 	return nil
 }
 
@@ -339,6 +389,44 @@ func Digest(ctx context.Context, st Source, batch int) (Fingerprint, error) {
 		}
 		f.Outbox += int64(len(items))
 		afterID = items[len(items)-1].ID
+	}
+	var afterAcct string
+	for {
+		accts, err := st.ScanAccounts(ctx, afterAcct, batch)
+		if err != nil || len(accts) == 0 {
+			if err != nil {
+				return f, err
+			}
+			break
+		}
+		for i := range accts {
+			n, err := enc.json(accts[i])
+			if err != nil {
+				return f, err
+			}
+			f.Bytes += n
+		}
+		f.Accounts += int64(len(accts))
+		afterAcct = accts[len(accts)-1].SessionKey
+	}
+	var afterEntry int64
+	for {
+		entries, next, err := st.ScanLedger(ctx, afterEntry, batch)
+		if err != nil || len(entries) == 0 {
+			if err != nil {
+				return f, err
+			}
+			break
+		}
+		for i := range entries {
+			n, err := enc.json(entries[i])
+			if err != nil {
+				return f, err
+			}
+			f.Bytes += n
+		}
+		f.Ledger += int64(len(entries))
+		afterEntry = next
 	}
 	copy(f.Sum[:], enc.h.Sum(nil))
 	return f, nil

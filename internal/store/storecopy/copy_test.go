@@ -71,6 +71,28 @@ func fill(t *testing.T, st domain.Store, sessions int) {
 			if _, _, err := tx.EnqueueOutbox(domain.OutboxItem{IdempotencyKey: fmt.Sprintf("o%d", i), SessionKey: key, Payload: []byte(`{"p":1}`)}); err != nil {
 				return err
 			}
+			// Usage (issue 16): a budget on some, rollups on all, spawned
+			// by s000, and two ledger charges each.
+			parent := ""
+			if i > 0 {
+				parent = "agent:main:s000"
+			}
+			if i%4 == 0 {
+				if err := tx.PutAccount(domain.Account{SessionKey: key, SpawnedBy: parent, StartedAt: int64(1000 + i), DeadlineAt: int64(9000 + i),
+					Budget: domain.Budget{Tokens: int64(500 + i), CostUSD: 1.5, Seconds: 60}}); err != nil {
+					return err
+				}
+			}
+			add := domain.UsageTotals{InputTokens: int64(10 * i), OutputTokens: int64(i), CostUSD: 0.125 * float64(i), Runs: 1}
+			if _, err := tx.AddUsage(key, parent, true, add); err != nil {
+				return err
+			}
+			for j, model := range []string{"m-a", "m-b"} {
+				if err := tx.RecordUsage(domain.UsageEntry{At: int64(100*i + j), SessionKey: key, AgentID: []string{"main", "other"}[i%2],
+					Model: model, RunID: fmt.Sprintf("run-%03d", i), InputTokens: int64(i + j), OutputTokens: int64(j), CostUSD: 0.5 * float64(j)}); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	})
@@ -120,6 +142,32 @@ func requireSame(t *testing.T, a, b domain.Store) {
 	if d := cmp.Diff(oa, ob, opts); d != "" {
 		t.Fatalf("outbox differs (-src +dst):\n%s", d)
 	}
+	// Usage accounts (rollups and budgets) and the usage report.
+	keys := []string{"agent:main:none"}
+	for _, s := range la {
+		keys = append(keys, s.Key)
+	}
+	aa, err1 := a.GetAccounts(ctx, keys)
+	ab, err2 := b.GetAccounts(ctx, keys)
+	if err := errors.Join(err1, err2); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(aa, ab, opts); d != "" {
+		t.Fatalf("usage accounts differ (-src +dst):\n%s", d)
+	}
+	for _, by := range []string{"agent", "session", "model"} {
+		ua, err1 := a.UsageReport(ctx, domain.UsageQuery{By: by})
+		ub, err2 := b.UsageReport(ctx, domain.UsageQuery{By: by})
+		if err := errors.Join(err1, err2); err != nil {
+			t.Fatal(err)
+		}
+		if len(ua) == 0 {
+			t.Fatalf("usage report by %s of the source is empty", by)
+		}
+		if d := cmp.Diff(ua, ub, opts); d != "" {
+			t.Fatalf("usage report by %s differs (-src +dst):\n%s", by, d)
+		}
+	}
 }
 
 func TestSQLiteToPostgresAndBack(t *testing.T) {
@@ -140,7 +188,7 @@ func TestSQLiteToPostgresAndBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := bulk.Counts{Sessions: 25, Messages: 3 * (25 + 13), Runs: 25, Outbox: 25}
+	want := bulk.Counts{Sessions: 25, Messages: 3 * (25 + 13), Runs: 25, Outbox: 25, Accounts: 25, Ledger: 50}
 	if sum.Counts != want || sum.AlreadyCopied || sum.Bytes == 0 {
 		t.Fatalf("summary %+v, want counts %+v", sum, want)
 	}
@@ -282,5 +330,51 @@ func TestLegacyEntryIDs(t *testing.T) {
 	defer pconn.Close(context.Background())
 	if err := pconn.QueryRow(ctx, `SELECT count(*) FROM legacy_entry_ids`).Scan(&n); err != nil || n != 4 {
 		t.Errorf("PostgreSQL copy: %d legacy ids (%v), want 4", n, err)
+	}
+}
+
+// The re-run check covers the usage tables: a target with the same counts
+// whose account budget or ledger charge differs is refused, not taken for
+// a finished copy.
+func TestRerunDigestCoversUsage(t *testing.T) {
+	for _, tc := range []struct{ name, tamper string }{
+		{"account", `UPDATE session_accounts SET budget_tokens = budget_tokens + 1 WHERE session_key = 'agent:main:s000'`},
+		{"ledger", `UPDATE usage_ledger SET cost_usd = cost_usd + 1 WHERE id = (SELECT max(id) FROM usage_ledger)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := t.Context()
+			dir := t.TempDir()
+			src := open(t, "sqlite:"+filepath.Join(dir, "src.db"))
+			fill(t, src, 5)
+			dstPath := filepath.Join(dir, "dst.db")
+			dst := open(t, "sqlite:"+dstPath)
+			if _, err := Copy(ctx, src, dst, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if again, err := Copy(ctx, src, dst, Options{}); err != nil || !again.AlreadyCopied {
+				t.Fatalf("re-run before tampering: %+v, %v; want AlreadyCopied", again, err)
+			}
+			if err := dst.Close(); err != nil {
+				t.Fatal(err)
+			}
+			db, err := sql.Open("sqlite", dstPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := db.ExecContext(ctx, tc.tamper)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, _ := res.RowsAffected(); n != 1 {
+				t.Fatalf("tamper changed %d rows, want 1", n)
+			}
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+			dst = open(t, "sqlite:"+dstPath)
+			if _, err := Copy(ctx, src, dst, Options{}); !errors.Is(err, ErrNotEmpty) {
+				t.Fatalf("re-run after changing the %s: %v, want ErrNotEmpty", tc.name, err)
+			}
+		})
 	}
 }
