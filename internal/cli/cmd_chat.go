@@ -48,10 +48,15 @@ func chatCommand() *command {
 			fs.Var(&wait, "wait", fmt.Sprintf("wait up to `SECONDS` for the reply (0..%d, default %d; 0 = do not wait)", api.WaitTimeout.Max, chatWaitDefault))
 			as := fs.String("as", "", "chat as session `KEY` (it must be able to see the target session)")
 			stream := streamMode("auto")
-			fs.Var(&stream, "stream", "print the reply as it arrives: `auto` (when stdout is a terminal and not --json), on or off")
+			fs.Var(&stream, "stream", "print the reply as it arrives: `auto` (when stdout is a terminal and not --json), on (refused with --json) or off")
 			return func(pos []string) error {
 				if err := e.wantArgs(pos, 2, -1, "KEY and MESSAGE"); err != nil {
 					return err
+				}
+				// --json prints one document; streamed text before it would
+				// break every parser, so the contradiction is refused.
+				if stream == "on" && e.json {
+					return e.usagef("--stream on cannot be combined with --json (--json prints one document; use --stream off or drop --json)")
 				}
 				secs, err := e.limited("wait", &wait, api.WaitTimeout, chatWaitDefault)
 				if err != nil {

@@ -44,6 +44,9 @@ func migrateCommand() *command {
 				if err != nil {
 					return e.usagef("--to: %v", err)
 				}
+				if err := dst.CheckTarget(); err != nil {
+					return e.usagef("--to: %v", err)
+				}
 				var src storecopy.Endpoint
 				if *from != "" {
 					if src, err = storecopy.ParseEndpoint(*from); err != nil {

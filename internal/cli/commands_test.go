@@ -350,3 +350,14 @@ func TestDetachLeavesWorkQueued(t *testing.T) {
 		t.Fatalf("after the next write: %s %q", r.Status, r.Reply)
 	}
 }
+
+// spawn --agent naming a remote A2A agent says it is remote and that
+// sessions_send reaches it, not that the allowlist refuses it.
+func TestSpawnRemoteAgent(t *testing.T) {
+	c := newCLI(t)
+	c.writeConfig(`{a2a: {remotes: [{id: "beta-gw", url: "http://127.0.0.1:1/.well-known/agent-card.json"}]}}`)
+	r := c.run("spawn", "x", "--agent", "beta-gw")
+	if r.code == 0 || !strings.Contains(r.stderr, "remote A2A agent") || !strings.Contains(r.stderr, "sessions_send") {
+		t.Errorf("spawn --agent beta-gw: exit %d, stderr %q; want the remote-agent refusal", r.code, r.stderr)
+	}
+}

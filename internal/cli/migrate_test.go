@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -66,6 +67,29 @@ func TestMigrate(t *testing.T) {
 		if r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, r.code, r.stderr, tc.code, tc.want)
 		}
+	}
+}
+
+// migrate refuses, as usage errors naming --to, a SQLite target in a
+// missing directory and a postgres URL without a host or database; neither
+// needs a database to check.
+func TestMigrateRefusesBadTarget(t *testing.T) {
+	c := newCLI(t)
+	missing := filepath.Join(t.TempDir(), "nonexistent", "dir")
+	for _, tc := range []struct {
+		to, want string
+	}{
+		{"sqlite:" + filepath.Join(missing, "x.db"), "--to: directory " + missing + " does not exist"},
+		{"postgres://", "--to: postgres URL"},
+		{"postgres://db.example.com", "needs a host and a database"},
+	} {
+		r := c.run("migrate", "--to", tc.to)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("--to %s: exit %d, stderr %q; want exit 2 and %q", tc.to, r.code, r.stderr, tc.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); err == nil {
+		t.Error("migrate created the missing directory")
 	}
 }
 

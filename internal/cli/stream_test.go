@@ -80,11 +80,16 @@ func TestChatStreams(t *testing.T) {
 func TestChatStreamOff(t *testing.T) {
 	c := newCLI(t)
 	c.writeConfig(streamConfig)
-	for _, args := range [][]string{{"--stream", "off"}, {}, {"--stream", "on", "--json"}} {
+	for _, args := range [][]string{{"--stream", "off"}, {}, {"--json"}} {
 		out, stderr, code := chatStreamed(t, c, append([]string{"stream please"}, args...)...)
 		if code != 0 || len(out.pieces) != 1 || !strings.Contains(out.all(), streamReply) {
 			t.Errorf("chat %v: exit %d, writes %q, stderr %s; want one write with the reply", args, code, out.pieces, stderr)
 		}
+	}
+	// --stream on asks for streamed text, --json for one document: the
+	// contradiction is a usage error, as the help says.
+	if r := c.run("chat", "main", "x", "--stream", "on", "--json"); r.code != exitUsage || !strings.Contains(r.stderr, "--stream on cannot be combined with --json") {
+		t.Errorf("--stream on --json: exit %d, stderr %q; want a usage error", r.code, r.stderr)
 	}
 	if r := c.run("chat", "main", "x", "--stream", "maybe"); r.code != exitUsage || !strings.Contains(r.stderr, "want auto, on or off") {
 		t.Errorf("--stream maybe: exit %d, stderr %q", r.code, r.stderr)

@@ -3,6 +3,7 @@ package config
 import (
 	"net/url"
 	"path/filepath"
+	"strings"
 )
 
 // checkStore validates `store` and `transcripts`.
@@ -22,6 +23,11 @@ func (c *Config) checkStore(v *checker) {
 		u, err := url.Parse(st.URL)
 		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 			v.add("store.url", "must be a postgres:// or postgresql:// URL")
+		} else if q := u.Query(); (u.Hostname() == "" && q.Get("host") == "") ||
+			(strings.Trim(u.Path, "/") == "" && q.Get("dbname") == "") {
+			// Without a host the driver tries the local socket, and without
+			// a database the user's name: refuse here, not at first connect.
+			v.add("store.url", "needs a host and a database (postgres://user@host/db)")
 		}
 		// Several gateways share a PostgreSQL store, and each has its own
 		// state dir: a mirror there would scatter one transcript over

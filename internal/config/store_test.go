@@ -14,6 +14,8 @@ func TestStoreConfig(t *testing.T) {
 		{"driver enum", `{store: {driver: "mysql"}}`, "store.driver", `"mysql" is not one of sqlite, postgres`},
 		{"url with sqlite", `{store: {url: "postgres://h/db"}}`, "store.url", "only for the postgres driver"},
 		{"postgres without url", `{store: {driver: "postgres"}, transcripts: {mirror: false}}`, "store.url", "is required"},
+		{"postgres without host", `{store: {driver: "postgres", url: "postgres:///db"}, transcripts: {mirror: false}}`, "store.url", "needs a host and a database"},
+		{"postgres without database", `{store: {driver: "postgres", url: "postgres://h"}, transcripts: {mirror: false}}`, "store.url", "needs a host and a database"},
 		{"postgres bad scheme", `{store: {driver: "postgres", url: "mysql://h/db"}, transcripts: {mirror: false}}`, "store.url", "postgres://"},
 		{"postgres mirror in state dir", `{store: {driver: "postgres", url: "${DATABASE_URL}"}}`, "transcripts", "transcripts.dir"},
 		{"relative dir", `{transcripts: {dir: "t"}}`, "transcripts.dir", "absolute"},

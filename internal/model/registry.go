@@ -64,7 +64,9 @@ type entry struct {
 //     "anthropic") and baseUrl, and whose key comes from its apiKey only.
 //
 // A provider without a key is registered all the same (local servers need
-// none); its calls go out without credentials. getenv reads the environment
+// none); its calls go out without credentials — except a built-in one on
+// its default public URL, whose calls fail at once saying which key is
+// missing (missingKey). getenv reads the environment
 // (nil reads nothing); hc carries every provider's requests (nil: a client
 // of the registry's own). Errors name the config key path.
 func NewRegistry(cfg *config.Config, getenv func(string) string, hc *http.Client) (*Registry, error) {
@@ -106,6 +108,11 @@ func NewRegistry(cfg *config.Config, getenv func(string) string, hc *http.Client
 		}
 		if err := r.add(b.name, pc, hc); err != nil {
 			return nil, err
+		}
+		if pc.APIKey == "" && pc.BaseURL == "" {
+			e := r.providers[b.name]
+			e.provider = missingKey{Provider: e.provider, keyEnv: b.keyEnv}
+			r.providers[b.name] = e
 		}
 	}
 

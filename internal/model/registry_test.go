@@ -358,3 +358,55 @@ func TestRegister(t *testing.T) {
 		t.Errorf("Register did not replace openai: %v", err)
 	}
 }
+
+// TestMissingKey: a built-in provider on its public URL without a key fails
+// at once, naming the variable and the config key, and sends nothing; with
+// a baseUrl (a local server) it still calls without credentials.
+func TestMissingKey(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     func(url string) map[string]string
+		ref     string
+		reply   string
+		wantErr string // "" = the call succeeds
+	}{
+		{name: "openai", ref: "openai/gpt-4.1-mini", reply: openaiReply,
+			wantErr: "openai: no API key (set OPENAI_API_KEY or models.providers.openai.apiKey)"},
+		{name: "anthropic", ref: "anthropic/claude-sonnet-4-5", reply: anthropicReply,
+			wantErr: "anthropic: no API key (set ANTHROPIC_API_KEY or models.providers.anthropic.apiKey)"},
+		{name: "openai on a local base URL needs no key", ref: "openai/llama3.2", reply: openaiReply,
+			env: func(u string) map[string]string { return map[string]string{"OPENAI_BASE_URL": u + "/v1"} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := fakeapi.New(t, fakeapi.Reply{Body: tt.reply})
+			getenv := env(nil)
+			if tt.env != nil {
+				getenv = env(tt.env(f.URL))
+			}
+			r, err := NewRegistry(&config.Config{}, getenv, f.Client())
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, model, err := r.Resolve(tt.ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := ping
+			req.Model = model
+			_, err = p.Complete(t.Context(), req)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("Complete: %v", err)
+				}
+				return
+			}
+			if err == nil || err.Error() != tt.wantErr || domain.ErrorCode(err) != domain.CodeInvalid {
+				t.Fatalf("Complete = %v (code %s), want %q (invalid)", err, domain.ErrorCode(err), tt.wantErr)
+			}
+			if n := len(f.Requests()); n != 0 {
+				t.Errorf("%d requests went out without a key", n)
+			}
+		})
+	}
+}

@@ -25,6 +25,14 @@ func SpawnAllowed(cfg *config.Config, requesterAgent, targetAgent string) error 
 	if tgt == "" {
 		tgt = req
 	}
+	// A remote A2A agent is not an agent this process runs: say so rather
+	// than "not allowed", which suggests widening allowAgents would help.
+	if _, local := findAgent(cfg, tgt); !local && cfg != nil {
+		if _, remote := cfg.Remote(tgt); remote {
+			return domain.Invalid("agentId %q is a remote A2A agent (a2a.remotes): remote agents are not sessions_spawn targets; reach it with sessions_send",
+				clip(tgt, 64))
+		}
+	}
 	allow := spawnAllowlist(cfg, req)
 	if tgt != req && !slices.Contains(allow, "*") && !slices.Contains(allow, tgt) {
 		allowed := append([]string{req}, sortedWithout(allow, req)...)

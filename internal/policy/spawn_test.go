@@ -21,6 +21,11 @@ func spawnConfig() *config.Config {
 	return cfg
 }
 
+func withRemote(cfg *config.Config, id string) *config.Config {
+	cfg.A2A.Remotes = append(cfg.A2A.Remotes, config.A2ARemote{ID: id, URL: "http://127.0.0.1:1/"})
+	return cfg
+}
+
 func TestSpawnAllowed(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -52,6 +57,10 @@ func TestSpawnAllowed(t *testing.T) {
 		{
 			name: "no allow list: only own agent", cfg: &config.Config{Agents: config.AgentsConfig{List: []config.AgentConfig{{ID: "main"}, {ID: "b"}}}}, req: "main", tgt: "b",
 			wantCode: domain.CodeForbidden, wantError: `agentId "b" is not allowed for sessions_spawn (allowed: main)`,
+		},
+		{
+			name: "remote A2A agent is not a spawn target", cfg: withRemote(spawnConfig(), "Beta-GW"), req: "main", tgt: "beta-gw",
+			wantCode: domain.CodeInvalid, wantError: `agentId "beta-gw" is a remote A2A agent (a2a.remotes): remote agents are not sessions_spawn targets; reach it with sessions_send`,
 		},
 		{name: "nil config: implicit main", cfg: nil, req: "main", tgt: "main"},
 		{

@@ -9,7 +9,9 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
-// MaxKeyLen is the longest canonical session key, in bytes.
+// MaxKeyLen is the longest session key, in characters (runes) — the same
+// unit as api.KeyChars, so a key the request check accepts is not refused
+// here for being multi-byte.
 const MaxKeyLen = 512
 
 // agentPrefix starts every canonical key.
@@ -39,8 +41,8 @@ func Parse(key string) (Key, error) {
 		return Key{}, err
 	}
 	lower := strings.ToLower(key)
-	if len(lower) > MaxKeyLen {
-		return Key{}, invalid(key, fmt.Sprintf("longer than %d bytes", MaxKeyLen))
+	if err := checkLen(lower); err != nil {
+		return Key{}, err
 	}
 	after, ok := strings.CutPrefix(lower, agentPrefix)
 	if !ok {
@@ -101,6 +103,15 @@ func checkRest(key, rest string) error {
 
 // invalid returns the error for a malformed key. The key is clipped so a
 // huge input does not become a huge message.
+// checkLen refuses a key longer than MaxKeyLen characters, naming the field
+// and the limit as api.Limit.CheckChars does.
+func checkLen(key string) error {
+	if n := utf8.RuneCountInString(key); n > MaxKeyLen {
+		return domain.Invalid("sessionKey is too long (%d characters; max %d)", n, MaxKeyLen)
+	}
+	return nil
+}
+
 func invalid(key, problem string) error {
 	return domain.Invalid("invalid session key %q: %s", clip(key), problem)
 }

@@ -31,7 +31,11 @@ func TestParse(t *testing.T) {
 		{key: "agent:main:a\x00b", wantErr: "non-printing"},
 		{key: "agent:main:a\u200bb", wantErr: "non-printing"},
 		{key: "agent:main:\xff", wantErr: "UTF-8"},
-		{key: "agent:main:" + strings.Repeat("x", MaxKeyLen), wantErr: "longer than 512 bytes"},
+		{key: "agent:main:" + strings.Repeat("x", MaxKeyLen), wantErr: "sessionKey is too long"},
+		// The limit is in characters, as api.KeyChars says: 300 "é" is 600
+		// bytes but 311 characters, and is a valid key.
+		{key: "agent:main:" + strings.Repeat("é", 300), want: Key{"main", strings.Repeat("é", 300)}},
+		{key: "agent:main:" + strings.Repeat("é", MaxKeyLen), wantErr: "max 512"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key, func(t *testing.T) {

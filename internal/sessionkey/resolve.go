@@ -1,7 +1,6 @@
 package sessionkey
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -89,8 +88,8 @@ func (r Resolver) Canonical(input, requesterAgentID string) (string, error) {
 	if err := checkChars(s); err != nil {
 		return "", err
 	}
-	if len(s) > MaxKeyLen {
-		return "", invalid(s, fmt.Sprintf("longer than %d bytes", MaxKeyLen))
+	if err := checkLen(s); err != nil {
+		return "", err
 	}
 	s = strings.ToLower(s)
 

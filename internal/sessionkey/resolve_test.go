@@ -54,8 +54,8 @@ func TestCanonical(t *testing.T) {
 		{name: "double colon", r: def, input: "discord::group", wantErr: "empty ':'-separated part"},
 		{name: "bad requester", r: def, input: "main", requester: "no way", wantErr: "invalid requester agent id"},
 		{name: "bad default agent", r: Resolver{DefaultAgentID: "a b"}, input: "x", wantErr: "invalid default agent id"},
-		{name: "too long", r: def, input: strings.Repeat("x", MaxKeyLen), wantErr: "longer than 512"},
-		{name: "too long raw", r: def, input: strings.Repeat("x", MaxKeyLen+1), wantErr: "longer than 512"},
+		{name: "too long", r: def, input: strings.Repeat("x", MaxKeyLen), wantErr: "sessionKey is too long"},
+		{name: "too long raw", r: def, input: strings.Repeat("x", MaxKeyLen+1), wantErr: "sessionKey is too long"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -138,5 +138,19 @@ func TestDisplay(t *testing.T) {
 		if got := r.Display(tt.key, tt.requester); got != tt.want {
 			t.Errorf("Display(%q, %q) = %q, want %q", tt.key, tt.requester, got, tt.want)
 		}
+	}
+}
+
+// TestCanonicalCountsCharacters pins the key length unit to characters, the
+// unit of api.KeyChars: a multi-byte key under 512 characters is accepted.
+func TestCanonicalCountsCharacters(t *testing.T) {
+	r := Resolver{}
+	in := "agent:main:" + strings.Repeat("é", 300)
+	if _, err := r.Canonical(in, "main"); err != nil {
+		t.Fatalf("Canonical(300 × é): %v", err)
+	}
+	_, err := r.Canonical("agent:main:"+strings.Repeat("é", MaxKeyLen), "main")
+	if err == nil || !strings.Contains(err.Error(), "sessionKey is too long") || !strings.Contains(err.Error(), "max 512") {
+		t.Fatalf("Canonical(512 × é) error = %v, want one naming sessionKey and max 512", err)
 	}
 }

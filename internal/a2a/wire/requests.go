@@ -14,7 +14,7 @@ type SendMessageConfiguration struct {
 	// webhooks that never come).
 	PushNotificationConfig json.RawMessage `json:"pushNotificationConfig,omitempty"`
 	PushNotification       json.RawMessage `json:"pushNotification,omitempty"`
-	HistoryLength              *int32          `json:"historyLength,omitempty"`
+	HistoryLength          *int32          `json:"historyLength,omitempty"`
 	// ReturnImmediately asks SendMessage to answer once the task exists
 	// instead of waiting for a terminal or interrupted state.
 	ReturnImmediately bool `json:"returnImmediately,omitempty"`

@@ -212,6 +212,9 @@ func TestSQLiteToPostgresAndBack(t *testing.T) {
 	}
 
 	// Back into a new SQLite file: the same rows again.
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	back := open(t, "sqlite:"+filepath.Join(dir, "sub", "back.db"))
 	if _, err := Copy(ctx, dst, back, Options{Batch: 1000}); err != nil {
 		t.Fatal(err)

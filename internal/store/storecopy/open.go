@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,6 +27,9 @@ type Endpoint struct {
 func ParseEndpoint(s string) (Endpoint, error) {
 	switch {
 	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
+		if err := checkPostgresURL(s); err != nil {
+			return Endpoint{}, err
+		}
 		return Endpoint{Driver: "postgres", URL: s}, nil
 	case strings.HasPrefix(s, "sqlite:"):
 		p := strings.TrimPrefix(s, "sqlite:")
@@ -45,8 +50,47 @@ func (e Endpoint) String() string {
 	return redactURL(e.URL)
 }
 
-// Open opens the store e names. A SQLite target is created when missing
-// (its directory too); a SQLite source must exist.
+// checkPostgresURL refuses a postgres URL without a host or a database:
+// the driver would otherwise fall back to the local socket and the
+// user's name, and fail far from the typo. A host or dbname given as a
+// query parameter (?host=/run/postgresql) counts.
+func checkPostgresURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a postgres URL: %w", redactURL(s), err)
+	}
+	q := u.Query()
+	host := u.Hostname() != "" || q.Get("host") != ""
+	db := strings.Trim(u.Path, "/") != "" || q.Get("dbname") != ""
+	if !host || !db {
+		return fmt.Errorf("postgres URL %q needs a host and a database (postgres://user@host/db)", redactURL(s))
+	}
+	return nil
+}
+
+// CheckTarget refuses a SQLite target whose directory does not exist:
+// creating directories from a typo in a path would put the store
+// somewhere nobody looks.
+func (e Endpoint) CheckTarget() error {
+	if e.Driver != "sqlite" {
+		return nil
+	}
+	dir := filepath.Dir(e.Path)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("directory %s does not exist (create it first)", dir)
+	case err != nil:
+		return fmt.Errorf("directory %s: %w", dir, err)
+	case !st.IsDir():
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	return nil
+}
+
+// Open opens the store e names. A SQLite target file is created when
+// missing, in a directory that must exist (CheckTarget); a SQLite source
+// must exist.
 func (e Endpoint) Open(ctx context.Context, create bool) (bulk.Store, error) {
 	switch e.Driver {
 	case "sqlite":
@@ -54,7 +98,7 @@ func (e Endpoint) Open(ctx context.Context, create bool) (bulk.Store, error) {
 			if _, err := os.Stat(e.Path); err != nil {
 				return nil, fmt.Errorf("open %s: %w", e, err)
 			}
-		} else if err := os.MkdirAll(filepath.Dir(e.Path), 0o700); err != nil {
+		} else if err := e.CheckTarget(); err != nil {
 			return nil, fmt.Errorf("open %s: %w", e, err)
 		}
 		return sqlite.Open(ctx, e.Path, sqlite.Options{})
