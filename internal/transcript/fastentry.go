@@ -23,50 +23,32 @@ import (
 // TestFastEntryMatchesJSON and FuzzFastEntry hold the two paths together.
 func fastEntry(line []byte) (w wireEntry, ok bool) {
 	s := scanner{b: line}
-	seen := 0
-	ok = s.object(func(key []byte) bool {
-		var bit int
-		switch string(key) {
+	ok = s.fields(entryKeys, func(key string) (ok bool) {
+		switch key {
 		case "type":
-			bit = 1
 			w.Type, ok = s.str()
 		case "id":
-			bit = 2
 			w.ID, ok = s.str()
 		case "parentId":
-			bit = 4
 			if s.null() {
-				w.ParentID, ok = nil, true
-				break
+				return true // w.ParentID stays nil
 			}
 			var p string
 			p, ok = s.str()
 			w.ParentID = &p
 		case "timestamp":
-			bit = 8
 			var raw []byte
 			raw, ok = s.value()
 			w.Timestamp = json.RawMessage(raw)
 		case "message":
-			bit = 16
 			if s.null() {
-				w.Message, ok = nil, true
-				break
+				w.Message = nil
+				return true
 			}
 			m := new(domain.Message)
 			ok = s.message(m)
 			w.Message = m
-		default:
-			if knownFold(string(key), entryKeys) {
-				return false
-			}
-			_, ok = s.value()
-			return ok
 		}
-		if seen&bit != 0 {
-			return false // duplicate: encoding/json's merge rules apply
-		}
-		seen |= bit
 		return ok
 	})
 	if !ok {
@@ -341,20 +323,8 @@ func (s *scanner) array(elem func() bool) bool {
 
 // message decodes a message object into m.
 func (s *scanner) message(m *domain.Message) bool {
-	seen := 0
-	return s.object(func(key []byte) bool {
-		k := string(key)
-		for i, known := range messageKeys {
-			if k == known {
-				if seen&(1<<i) != 0 {
-					return false // duplicate: encoding/json's merge rules apply
-				}
-				seen |= 1 << i
-				break
-			}
-		}
-		var ok bool
-		switch k {
+	return s.fields(messageKeys, func(key string) (ok bool) {
+		switch key {
 		case "role":
 			m.Role, ok = s.str()
 		case "content":
@@ -390,15 +360,32 @@ func (s *scanner) message(m *domain.Message) bool {
 			m.Details = append(json.RawMessage(nil), raw...)
 		case "kind":
 			m.Kind, ok = s.str()
-		default:
-			// Unknown keys are ignored, but a key in another case would
-			// match a field for encoding/json.
-			if knownFold(k, messageKeys) {
-				return false
-			}
-			_, ok = s.value()
 		}
 		return ok
+	})
+}
+
+// fields decodes an object whose known keys are keys (at most 32): each
+// known key's value is read by field. An unknown key's value is skipped,
+// but a key in another case or a duplicate key makes it false: for those
+// encoding/json's case folding and merge rules apply, so the line takes
+// the slow path.
+func (s *scanner) fields(keys []string, field func(key string) bool) bool {
+	seen := uint32(0)
+	return s.object(func(raw []byte) bool {
+		i := slices.Index(keys, string(raw))
+		if i < 0 {
+			if knownFold(string(raw), keys) {
+				return false
+			}
+			_, ok := s.value()
+			return ok
+		}
+		if seen&(1<<i) != 0 {
+			return false
+		}
+		seen |= 1 << i
+		return field(keys[i])
 	})
 }
 
@@ -482,21 +469,8 @@ func (s *scanner) subUsage(p **domain.Usage) bool {
 	}
 	u := new(domain.Usage)
 	ints := []*int64{&u.Input, &u.Output, &u.CacheRead, &u.CacheWrite, &u.TotalTokens}
-	seen := 0
-	ok := s.object(func(key []byte) bool {
-		i := slices.Index(usageKeys, string(key))
-		if i < 0 {
-			if knownFold(string(key), usageKeys) {
-				return false
-			}
-			_, ok := s.value()
-			return ok
-		}
-		if seen&(1<<i) != 0 {
-			return false
-		}
-		seen |= 1 << i
-		if i < len(ints) {
+	ok := s.fields(usageKeys, func(key string) bool {
+		if i := slices.Index(usageKeys, key); i < len(ints) {
 			var ok bool
 			*ints[i], ok = s.int()
 			return ok
@@ -518,26 +492,13 @@ var (
 
 func (s *scanner) cost(c *domain.Cost) bool {
 	fields := []*float64{&c.Input, &c.Output, &c.CacheRead, &c.CacheWrite, &c.Total}
-	seen := 0
-	return s.object(func(key []byte) bool {
-		i := slices.Index(costKeys, string(key))
-		if i < 0 {
-			if knownFold(string(key), costKeys) {
-				return false
-			}
-			_, ok := s.value()
-			return ok
-		}
-		if seen&(1<<i) != 0 {
-			return false
-		}
-		seen |= 1 << i
+	return s.fields(costKeys, func(key string) bool {
 		tok, ok := s.number()
 		if !ok {
 			return false
 		}
 		x, err := strconv.ParseFloat(string(tok), 64)
-		*fields[i] = x
+		*fields[slices.Index(costKeys, key)] = x
 		return err == nil
 	})
 }
@@ -569,66 +530,39 @@ func (s *scanner) content(c *domain.Content) bool {
 }
 
 func (s *scanner) block(b *domain.Block) bool {
-	seen := 0
-	return s.object(func(key []byte) bool {
-		var (
-			ok  bool
-			bit int
-		)
-		switch string(key) {
+	return s.fields(blockKeys, func(key string) (ok bool) {
+		switch key {
 		case "type":
-			bit = 1 << 0
 			b.Type, ok = s.str()
 		case "text":
-			bit = 1 << 1
 			b.Text, ok = s.str()
 		case "textSignature":
-			bit = 1 << 2
 			b.TextSignature, ok = s.str()
 		case "thinking":
-			bit = 1 << 3
 			b.Thinking, ok = s.str()
 		case "thinkingSignature":
-			bit = 1 << 4
 			b.ThinkingSignature, ok = s.str()
 		case "id":
-			bit = 1 << 5
 			b.ID, ok = s.str()
 		case "name":
-			bit = 1 << 6
 			b.Name, ok = s.str()
 		case "arguments":
-			bit = 1 << 7
 			var raw []byte
 			raw, ok = s.value()
 			ok = ok && string(raw) != "null"
 			b.Arguments = append(json.RawMessage(nil), raw...)
 		case "data":
-			bit = 1 << 8
 			b.Data, ok = s.str()
 		case "mimeType":
-			bit = 1 << 9
 			b.MimeType, ok = s.str()
 		case "omitted":
-			bit = 1 << 10
 			b.Omitted, ok = s.bool()
 		case "bytes":
-			bit = 1 << 11
 			var n int64
 			n, ok = s.int()
 			b.Bytes = int(n)
 			ok = ok && int64(b.Bytes) == n
-		default:
-			if knownFold(string(key), blockKeys) {
-				return false
-			}
-			_, ok = s.value()
-			return ok
 		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
 		return ok
 	})
 }
