@@ -42,6 +42,7 @@ func FuzzStdioLine(f *testing.F) {
 		`{"jsonrpc":"2.0","id":{},"method":"x"}`, `{"jsonrpc":"1.0","id":6,"method":"ping"}`,
 		`{"jsonrpc":"2.0","id":7,"result":{}}`, `{"jsonrpc":"2.0","id":8,"error":{"code":1,"message":"m"}}`,
 		`not json`, `{"jsonrpc":"2.0","id":9,`, "\x00\xff", `{"jsonrpc":"2.0","id":1e999,"method":"ping"}`,
+		"\f", "\f" + `{"jsonrpc":"2.0","id":12,"method":"ping"}`, "\u00a0",
 		`{"jsonrpc":"2.0","id":10,"method":"resources/list"}`, `{"jsonrpc":"2.0","id":11,"method":"logging/setLevel","params":{"level":"debug"}}`,
 	} {
 		f.Add(s)
@@ -85,7 +86,7 @@ func FuzzStdioLine(f *testing.F) {
 		if !answered[`"fuzz-final-ping"`] && !strings.Contains(fuzzed, "fuzz-final-ping") {
 			t.Fatalf("the ping after %q was not answered; output:\n%s", fuzzed, out.String())
 		}
-		line := strings.TrimSpace(fuzzed)
+		line := strings.Trim(fuzzed, jsonSpace)
 		if strings.ContainsAny(fuzzed, "\n\r") || line == "" {
 			return
 		}

@@ -48,7 +48,7 @@ type refusal struct {
 // "" until the gate saw that answer (the version the client asked for
 // stands in until then: the reader runs ahead of the SDK).
 func (a *admission) check(line []byte, answered string) *refusal {
-	line = bytes.TrimSpace(line)
+	line = trimJSONSpace(line)
 	switch {
 	case len(line) == 0:
 		return nil
@@ -115,6 +115,13 @@ func (a *admission) checkBatch(line []byte, version string) *refusal {
 	}
 	return nil
 }
+
+// jsonSpace is the whitespace JSON allows between tokens. bytes.TrimSpace
+// trims more (a form feed, U+0085, U+00A0): a line of those looked empty
+// to the gate but ended the SDK's connection (found by FuzzStdioLine).
+const jsonSpace = " \t\r\n"
+
+func trimJSONSpace(b []byte) []byte { return bytes.Trim(b, jsonSpace) }
 
 // whyInvalid says why JSON the SDK cannot decode is not a JSON-RPC
 // message, in the client's terms (the SDK's errors name its Go types).

@@ -72,7 +72,7 @@ type envelope struct {
 // messages decodes one line: a message or a batch of them. Lines that are
 // not JSON-RPC are the SDK's to refuse.
 func messages(line []byte) []envelope {
-	line = bytes.TrimSpace(line)
+	line = trimJSONSpace(line)
 	if len(line) == 0 {
 		return nil
 	}
