@@ -227,6 +227,9 @@ func (e *Engine) Close(ctx context.Context) error {
 // Stats reports queue depth and active runs for metrics.
 func (e *Engine) Stats() (queued, active int) { return e.rt.QueueDepth(), e.rt.ActiveRuns() }
 
+// OutboxPasses counts the outbox worker's completed passes (metrics).
+func (e *Engine) OutboxPasses() uint64 { return e.deliveries.Passes() }
+
 // poke wakes the outbox worker early (new outbox work).
 func (e *Engine) poke() { e.deliveries.Poke() }
 

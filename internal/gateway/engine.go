@@ -22,6 +22,8 @@ type Engine interface {
 	Visible(ctx context.Context, p api.Principal, key string) bool
 	// Stats reports lane depth and active runs (metrics).
 	Stats() (queued, active int)
+	// OutboxPasses counts the outbox worker's completed passes (metrics).
+	OutboxPasses() uint64
 }
 
 var _ Engine = (*engine.Engine)(nil)

@@ -233,6 +233,7 @@ func TestMetrics(t *testing.T) {
 		`switchboard_outbox_items{status="failed"}`,
 		`switchboard_lane_queue_depth`,
 		`switchboard_active_runs`,
+		`switchboard_outbox_passes_total`,
 		`switchboard_store_latency_seconds_bucket{op="list_sessions"`,
 		`switchboard_gateway_requests_total{code="OK",method="agent"} 1`,
 		`switchboard_ws_connections_total 1`,

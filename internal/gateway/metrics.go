@@ -96,8 +96,8 @@ func observe[T any](m *metrics, op string, fn func() (T, error)) (T, error) {
 // lane depth and active runs from the
 // engine.
 type stateCollector struct {
-	m                           *metrics
-	runs, outbox, queue, active *prometheus.Desc
+	m                                   *metrics
+	runs, outbox, queue, active, passes *prometheus.Desc
 }
 
 func newStateCollector(m *metrics) stateCollector {
@@ -109,6 +109,7 @@ func newStateCollector(m *metrics) stateCollector {
 			[]string{"status"}, nil),
 		queue:  prometheus.NewDesc("switchboard_lane_queue_depth", "Runs waiting in session lanes.", nil, nil),
 		active: prometheus.NewDesc("switchboard_active_runs", "Runs executing now.", nil, nil),
+		passes: prometheus.NewDesc("switchboard_outbox_passes_total", "Passes of the outbox worker that ran to their end (each attempts every item due when it began, unless another replica claimed it).", nil, nil),
 	}
 }
 
@@ -117,6 +118,7 @@ func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.outbox
 	ch <- c.queue
 	ch <- c.active
+	ch <- c.passes
 }
 
 func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
@@ -146,4 +148,5 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	queued, active := m.s.eng.Stats()
 	ch <- prometheus.MustNewConstMetric(c.queue, prometheus.GaugeValue, float64(queued))
 	ch <- prometheus.MustNewConstMetric(c.active, prometheus.GaugeValue, float64(active))
+	ch <- prometheus.MustNewConstMetric(c.passes, prometheus.CounterValue, float64(m.s.eng.OutboxPasses()))
 }

@@ -121,6 +121,35 @@ func TestRunOnce(t *testing.T) {
 	}
 }
 
+// Passes counts the passes that ran to their end: not one the stop cut
+// short, nor one whose listing failed.
+func TestPassesCountsFinishedPasses(t *testing.T) {
+	st := openStore(t)
+	w, err := New(Config{Store: st, Deliverers: map[domain.OutboxKind]Deliverer{
+		"ok": DelivererFunc(func(context.Context, domain.OutboxItem) error { return nil })}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.RunOnce(context.Background())
+	w.RunOnce(context.Background())
+	if n := w.Passes(); n != 2 {
+		t.Fatalf("passes after two = %d", n)
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	w.RunOnce(cancelled)
+	if n := w.Passes(); n != 2 {
+		t.Fatalf("passes after one cut short = %d, want 2", n)
+	}
+	st.Close()
+	if res := w.RunOnce(context.Background()); res.Err == nil {
+		t.Fatal("a pass on a closed store listed nothing without an error")
+	}
+	if n := w.Passes(); n != 2 {
+		t.Fatalf("passes after one whose listing failed = %d, want 2", n)
+	}
+}
+
 // A pass goes on batch after batch until no due item is left.
 func TestRunOnceBatches(t *testing.T) {
 	st := openStore(t)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -106,6 +107,9 @@ type Worker struct {
 	cfg  Config
 	wake chan struct{}
 
+	// passes counts the passes that ran to their end (Passes).
+	passes atomic.Uint64
+
 	mu      sync.Mutex
 	cancel  context.CancelFunc
 	done    chan struct{}
@@ -186,10 +190,21 @@ type Result struct {
 	Err error
 }
 
+// Passes returns how many passes ran to their end since the worker was
+// built (a pass the stop cut short, or whose listing failed, is not
+// counted). An item due before a pass began and not claimed elsewhere was
+// attempted by the time that pass ended, so the count tells an observer
+// (metrics, tests) that the worker has looked again since some moment.
+func (w *Worker) Passes() uint64 { return w.passes.Load() }
+
 // RunOnce delivers every item due now, batch after batch, and records
 // each attempt. It stops early when ctx ends.
-func (w *Worker) RunOnce(ctx context.Context) Result {
-	var res Result
+func (w *Worker) RunOnce(ctx context.Context) (res Result) {
+	defer func() {
+		if ctx.Err() == nil && res.Err == nil {
+			w.passes.Add(1)
+		}
+	}()
 	for ctx.Err() == nil {
 		items, err := w.due(ctx)
 		if err != nil {

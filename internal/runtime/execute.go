@@ -12,6 +12,20 @@ import (
 
 var errNotQueued = errors.New("run is not queued")
 
+// errResetSinceFirstAttempt: a re-queued run (attempt 2) finds its session
+// in another transcript generation than the one its first attempt stored
+// its inbound message in. Only a reset starts a new generation, and a
+// reset cancels every run of the session that is queued or running; this
+// one was running, and the process died before its cancel was recorded.
+// It ends cancelled, as it would have without the crash: run again it
+// would answer in a transcript that does not hold its message (and
+// storing the message again would store it twice, once in the archived
+// transcript). docs/decisions.md, "Crash rule after a reset".
+var errResetSinceFirstAttempt = errors.New("the session was reset after the run's first attempt began")
+
+// resetCancelText is the error of a run ended by errResetSinceFirstAttempt.
+const resetCancelText = "cancelled: the session was reset while the run was in progress"
+
 // runOutcome is how a run ended.
 type runOutcome struct {
 	status  domain.RunStatus
@@ -70,6 +84,13 @@ func (rt *Runtime) execute(r domain.Run) {
 		c, err = rt.claim(r)
 		if errors.Is(err, errNotQueued) || errors.Is(err, ErrRunTaken) {
 			return
+		}
+		if errors.Is(err, errResetSinceFirstAttempt) {
+			err = rt.finishIf(r, domain.RunQueued, runOutcome{status: domain.RunCancelled, err: resetCancelText})
+			if err == nil || errors.Is(err, errNotQueued) || errors.Is(err, ErrClaimLost) {
+				rt.log.Info("re-queued run ended cancelled: its session was reset since its first attempt", "run", r.ID)
+				return
+			}
 		}
 		if busy := (*LaneBusyError)(nil); errors.As(err, &busy) {
 			rt.laneBusy(busy)
@@ -240,6 +261,9 @@ func (rt *Runtime) claimTx(tx domain.Tx, id string) (claimed, error) {
 	s, err := tx.GetSession(cur.SessionKey)
 	if err != nil {
 		return claimed{}, fmt.Errorf("session %s: %w", cur.SessionKey, err)
+	}
+	if cur.Attempt >= 2 && cur.SessionID != "" && cur.SessionID != s.SessionID {
+		return claimed{}, errResetSinceFirstAttempt
 	}
 	cur.Status = domain.RunRunning
 	cur.StartedAt = now

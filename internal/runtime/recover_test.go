@@ -250,3 +250,80 @@ func TestMirrorCatchesUpAtStart(t *testing.T) {
 		requireMirrorEqualsStore(t, st, mirror2, k, "main", "sid-"+k)
 	}
 }
+
+// TestRetryAfterResetEndsCancelled: a process stored a run's message and
+// died in its model call after a reset of the session had committed (the
+// reset cancels the running run through its context, which died with the
+// process). At the next start the run is re-queued by the crash rule; its
+// session is now in a new transcript generation that does not hold its
+// message. The retry ends cancelled, as the reset asked, without calling
+// the model: its message stays stored once, in the archived generation
+// its run row names, and the new generation gets nothing of it.
+func TestRetryAfterResetEndsCancelled(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, t.TempDir())
+	defer st.Close()
+	const key, id = "agent:main:reset", "r1"
+	deadProcess(t, st, key, id, 1)
+	// The reset's commit: a new generation.
+	err := st.Update(ctx, func(tx domain.Tx) error {
+		s, err := tx.GetSession(key)
+		if err != nil {
+			return err
+		}
+		s.SessionID = "sid-new"
+		return tx.PutSession(s)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &fakeModel{release: make(chan struct{}), started: make(chan string, 64)}
+	close(m.release)
+	h := &hooks{}
+	rt, err := New(Options{Store: st, Models: fakeModels{m}, Hooks: h, MaxSteps: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	if rep := rt.Report(); rep.Requeued != 1 {
+		t.Fatalf("report = %+v, want the run re-queued", rep)
+	}
+	r, err := rt.Wait(ctx, id, 10*time.Second)
+	if err != nil || r.Status != domain.RunCancelled || r.Error != resetCancelText || r.Attempt != 2 {
+		t.Fatalf("run = %s attempt %d %q, %v; want cancelled attempt 2 %q", r.Status, r.Attempt, r.Error, err, resetCancelText)
+	}
+	if r.SessionID != "sid-"+key {
+		t.Errorf("run's generation = %q, want the one holding its message (%q)", r.SessionID, "sid-"+key)
+	}
+	select {
+	case text := <-m.started:
+		t.Errorf("the model was called (%q) for a run whose session was reset", text)
+	default:
+	}
+	for _, g := range []struct {
+		sid  string
+		want int
+	}{{"sid-" + key, 1}, {"sid-new", 0}} {
+		msgs, err := st.ReadMessages(ctx, key, domain.MessageQuery{SessionID: g.sid})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, msg := range msgs {
+			if msg.RunID == id {
+				n++
+			}
+		}
+		if n != g.want {
+			t.Errorf("generation %s holds %d messages of the run, want %d", g.sid, n, g.want)
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.finished) != 1 || h.finished[0].ID != id || h.finished[0].Status != domain.RunCancelled {
+		t.Fatalf("Finished hook calls = %+v, want the run once, cancelled (its waiters and follow-ups)", h.finished)
+	}
+}

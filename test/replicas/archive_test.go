@@ -3,6 +3,9 @@ package replicas
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,7 +17,8 @@ import (
 // due at once in the database; three replicas' outbox workers look for
 // due items every second, and exactly one archives the child: one
 // "archived" sessions.changed event reaches a client of each replica (each
-// archive is told to every replica), the item is delivered in one attempt.
+// archive is told to every replica), the item is delivered in one attempt,
+// and no second one comes after every worker has looked again.
 func TestArchiveFiresOnce(t *testing.T) {
 	url := pg.Database(t)
 	var gs []*gateway
@@ -72,14 +76,54 @@ func TestArchiveFiresOnce(t *testing.T) {
 	for _, c := range clients {
 		c.waitEvent("sessions.changed", archived, 20*time.Second)
 	}
-	// A second archive would come from a worker that claimed the item in
-	// the same second: give the workers three more passes to show one.
-	time.Sleep(3 * time.Second)
+	// A second archive would come from a worker that took the item in a
+	// pass begun before the first delivery was recorded (a pass begun
+	// after it finds the item delivered). Wait until every replica's
+	// worker has ended two passes more than it had now: the pass under
+	// way, then a whole one. Any archive they made is then published on
+	// its replica; each replica next publishes a barrier (a patch of a
+	// session of its own), which every client receives after whatever
+	// that replica published before it (signals leave a replica and
+	// reach each peer in order).
+	for _, g := range gs {
+		from := g.outboxPasses()
+		waitFor(t, 20*time.Second, g.name+"'s outbox worker passed twice", func() bool { return g.outboxPasses() >= from+2 })
+	}
+	for _, g := range gs {
+		key := "agent:main:barrier-" + g.name
+		g.call("POST", "/api/sessions/"+key+"/patch", map[string]any{"label": "barrier " + g.name}, nil)
+		for _, c := range clients {
+			c.waitEvent("sessions.changed", func(p map[string]any) bool { return p["sessionKey"] == key }, 20*time.Second)
+		}
+	}
 	for i, c := range clients {
 		if n := c.count("sessions.changed", archived); n != 1 {
 			t.Errorf("client of replica %d saw %d archive events for the child, want 1", i+1, n)
 		}
 	}
+}
+
+// outboxPasses reads g's switchboard_outbox_passes_total: how many passes
+// its outbox worker ended.
+func (g *gateway) outboxPasses() uint64 {
+	g.t.Helper()
+	resp, err := client.Get(g.base + "/metrics")
+	if err != nil {
+		g.t.Fatalf("GET /metrics on %s: %v", g.name, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "switchboard_outbox_passes_total "); ok {
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				g.t.Fatalf("%s: %q: %v", g.name, line, err)
+			}
+			return uint64(n)
+		}
+	}
+	g.t.Fatalf("no switchboard_outbox_passes_total in %s's /metrics (%d %s)", g.name, resp.StatusCode, b)
+	return 0
 }
 
 // count counts the events named name whose payload satisfies match.

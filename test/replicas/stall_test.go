@@ -8,9 +8,9 @@ import (
 
 // TestStalledReplicaWritesNothing: a replica is stopped (SIGSTOP) while
 // it executes a run, past its lease (1 s); another takes the run over and
-// runs it again (attempt 2). The stalled replica is then resumed
-// (SIGCONT) with its model reply in hand: it must not land a second reply
-// for the run it no longer holds.
+// runs it again (attempt 2) to its end. The stalled replica is then
+// resumed (SIGCONT) with its model reply in hand: it must not land a
+// second reply for the run it no longer holds.
 func TestStalledReplicaWritesNothing(t *testing.T) {
 	gs := startReplicas(t, 2, setup{lease: 1})
 	a, b := gs[0], gs[1]
@@ -24,14 +24,14 @@ func TestStalledReplicaWritesNothing(t *testing.T) {
 		b.call("GET", "/api/runs/"+r.RunID, nil, &got)
 		return got.Attempt == 2 && got.Status == "running"
 	})
-	// a's 6 s model call is past due when it resumes: its reply is ready.
-	time.Sleep(6 * time.Second)
-	if err := a.cmd.Process.Signal(syscall.SIGCONT); err != nil {
-		t.Fatal(err)
-	}
+	// b's attempt runs the same 6 s model call, begun after a's: once it
+	// ended, a's call is past due, so a resumes with its reply in hand.
 	got := b.wait(r.RunID, 30*time.Second)
 	if got.Status != "ok" || got.Attempt != 2 {
 		t.Fatalf("run after the take-over: %+v, want ok on attempt 2", got)
+	}
+	if err := a.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
 	}
 	// Let the resumed replica finish what it was doing: its next renewal
 	// (a third of the lease) tells it the lease is gone.
