@@ -43,6 +43,8 @@ func FuzzStdioLine(f *testing.F) {
 		`{"jsonrpc":"2.0","id":7,"result":{}}`, `{"jsonrpc":"2.0","id":8,"error":{"code":1,"message":"m"}}`,
 		`not json`, `{"jsonrpc":"2.0","id":9,`, "\x00\xff", `{"jsonrpc":"2.0","id":1e999,"method":"ping"}`,
 		"\f", "\f" + `{"jsonrpc":"2.0","id":12,"method":"ping"}`, "\u00a0",
+		`{"jsonrpc":"2.0","id":13,"method":3,"method":"ng"}`, `{"jsonrpc":"2.0","id":14.5,"method":"ng"}`,
+		`{"jsonrpc":"2.0","id":15,"method":"tools/list","params":[]}`,
 		`{"jsonrpc":"2.0","id":10,"method":"resources/list"}`, `{"jsonrpc":"2.0","id":11,"method":"logging/setLevel","params":{"level":"debug"}}`,
 	} {
 		f.Add(s)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -59,38 +60,64 @@ func newGate(w io.Writer) *gate {
 	return &gate{pending: map[string]bool{}, changed: make(chan struct{}), w: w}
 }
 
-// envelope is the part of a JSON-RPC message the gate reads.
-type envelope struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params struct {
-		RequestID json.RawMessage `json:"requestId"`
-	} `json:"params"`
-	Result json.RawMessage `json:"result"`
-}
-
-// messages decodes one line: a message or a batch of them. Lines that are
-// not JSON-RPC are the SDK's to refuse.
-func messages(line []byte) []envelope {
+// messages decodes one line as the SDK does (jsonrpc.DecodeMessage): a
+// message or a batch of them; what the SDK cannot decode is left out (the
+// admission refused it, or the SDK answers it). Decoding with another
+// decoder than the SDK's lost requests the SDK answers: a duplicate key of
+// another type ("method":3,"method":"ng") or params of an unexpected shape
+// failed encoding/json, so the request was not counted as pending and EOF
+// cut its answer off (found by FuzzStdioLine).
+func messages(line []byte) []jsonrpc.Message {
 	line = trimJSONSpace(line)
 	if len(line) == 0 {
 		return nil
 	}
-	if line[0] == '[' {
-		var batch []envelope
-		if json.Unmarshal(line, &batch) != nil {
+	if line[0] != '[' {
+		m, err := jsonrpc.DecodeMessage(line)
+		if err != nil {
 			return nil
 		}
-		return batch
+		return []jsonrpc.Message{m}
 	}
-	var m envelope
-	if json.Unmarshal(line, &m) != nil {
+	var batch []json.RawMessage
+	if json.Unmarshal(line, &batch) != nil {
 		return nil
 	}
-	return []envelope{m}
+	out := make([]jsonrpc.Message, 0, len(batch))
+	for _, raw := range batch {
+		if m, err := jsonrpc.DecodeMessage(raw); err == nil {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
-// idKey normalizes an id so 2 and 2.0 match, and "2" does not.
+// keyOf is the key of a decoded id: the SDK's own normalization (an id of
+// 2.0 or 2.5 is answered as 2), so a request and its answer match.
+func keyOf(id jsonrpc.ID) (string, bool) {
+	if !id.IsValid() {
+		return "", false
+	}
+	return fmt.Sprintf("%T:%v", id.Raw(), id.Raw()), true
+}
+
+// cancelledKey is the key of the request a notifications/cancelled names.
+func cancelledKey(params json.RawMessage) (string, bool) {
+	var p struct {
+		RequestID any `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return "", false
+	}
+	id, err := jsonrpc.MakeID(p.RequestID)
+	if err != nil {
+		return "", false
+	}
+	return keyOf(id)
+}
+
+// idKey reports whether raw is an id (not absent, not null) and gives it
+// a key in which 2 and 2.0 match and "2" does not (rawID checks ids with it).
 func idKey(raw json.RawMessage) (string, bool) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", false
@@ -152,17 +179,21 @@ func (g *gate) answer(r refusal) error {
 // input records the client's requests and cancellations in an admitted
 // line.
 func (g *gate) input(line []byte) {
-	for _, m := range messages(line) {
+	for _, msg := range messages(line) {
+		req, ok := msg.(*jsonrpc.Request)
+		if !ok {
+			continue // a response to a request of the server
+		}
 		switch {
-		case m.Method == "notifications/cancelled":
-			if k, ok := idKey(m.Params.RequestID); ok {
+		case req.Method == "notifications/cancelled":
+			if k, ok := cancelledKey(req.Params); ok {
 				g.update(func() { delete(g.pending, k) })
 			}
-		case m.Method != "":
-			if k, ok := idKey(m.ID); ok {
+		case req.IsCall():
+			if k, ok := keyOf(req.ID); ok {
 				g.update(func() {
 					g.pending[k] = true
-					if m.Method == "initialize" {
+					if req.Method == "initialize" {
 						g.initID = k
 					}
 				})
@@ -178,15 +209,16 @@ func (g *gate) sawOutput(p []byte) {
 		if l.tooLong {
 			continue
 		}
-		for _, m := range messages(l.b) {
-			if m.Method != "" {
+		for _, msg := range messages(l.b) {
+			resp, ok := msg.(*jsonrpc.Response)
+			if !ok {
 				continue // a server-to-client request or notification
 			}
-			if k, ok := idKey(m.ID); ok {
+			if k, ok := keyOf(resp.ID); ok {
 				g.update(func() {
 					delete(g.pending, k)
 					if k == g.initID {
-						g.version = protocolVersion(m.Result)
+						g.version = protocolVersion(resp.Result)
 					}
 				})
 			}

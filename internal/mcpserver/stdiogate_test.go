@@ -16,15 +16,21 @@ func TestGateAccounting(t *testing.T) {
 		pending []string
 	}{
 		{"answered", []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}` + "\n"}, []string{`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"}, nil},
-		{"unanswered", []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}` + "\n"}, nil, []string{"float64:1"}},
-		{"number and string ids differ", []string{`{"jsonrpc":"2.0","id":1,"method":"a"}` + "\n" + `{"jsonrpc":"2.0","id":"1","method":"b"}` + "\n"}, []string{`{"id":1.0,"result":{}}` + "\n"}, []string{"string:1"}},
+		{"unanswered", []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}` + "\n"}, nil, []string{"int64:1"}},
+		{"number and string ids differ", []string{`{"jsonrpc":"2.0","id":1,"method":"a"}` + "\n" + `{"jsonrpc":"2.0","id":"1","method":"b"}` + "\n"}, []string{`{"jsonrpc":"2.0","id":1.0,"result":{}}` + "\n"}, []string{"string:1"}},
 		{"notifications are not pending", []string{`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"}, nil, nil},
-		{"split across reads", []string{`{"jsonrpc":"2.0","id":5,"met`, `hod":"ping"}` + "\n"}, []string{`{"id":`, `5,"result":{}}` + "\n"}, nil},
+		{"split across reads", []string{`{"jsonrpc":"2.0","id":5,"met`, `hod":"ping"}` + "\n"}, []string{`{"jsonrpc":"2.0","id":`, `5,"result":{}}` + "\n"}, nil},
 		{"cancelled", []string{`{"jsonrpc":"2.0","id":9,"method":"tools/call"}` + "\n" + `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}` + "\n"}, nil, nil},
-		{"batch", []string{`[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":2,"method":"b"}]` + "\n"}, []string{`[{"id":2,"result":{}}]` + "\n"}, []string{"float64:1"}},
-		{"server requests do not answer", []string{`{"jsonrpc":"2.0","id":3,"method":"a"}` + "\n"}, []string{`{"id":3,"method":"ping"}` + "\n"}, []string{"float64:3"}},
+		{"batch", []string{`[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":2,"method":"b"}]` + "\n"}, []string{`[{"jsonrpc":"2.0","id":2,"result":{}}]` + "\n"}, []string{"int64:1"}},
+		{"server requests do not answer", []string{`{"jsonrpc":"2.0","id":3,"method":"a"}` + "\n"}, []string{`{"jsonrpc":"2.0","id":3,"method":"ping"}` + "\n"}, []string{"int64:3"}},
 		{"refused lines are not pending", []string{"not json\n", `{"id":4,"method":"x"}` + "\n", `{"jsonrpc":"2.0","id":null,"method":"x"}` + "\n"}, nil, nil},
-		{"overlong line is refused", []string{`{"jsonrpc":"2.0","id":1,"method":"` + strings.Repeat("x", maxTrackedLine) + `"}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"a"}` + "\n"}, nil, []string{"float64:2"}},
+		{"overlong line is refused", []string{`{"jsonrpc":"2.0","id":1,"method":"` + strings.Repeat("x", maxTrackedLine) + `"}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"a"}` + "\n"}, nil, []string{"int64:2"}},
+		// Found by FuzzStdioLine: the gate must read a request as the SDK does,
+		// or EOF cuts off an answer the SDK owes (or waits for one it never sends).
+		{"duplicate key of another type", []string{`{"jsonrpc":"2.0","id":2,"method":3,"method":"ng"}` + "\n"}, nil, []string{"int64:2"}},
+		{"params of another shape", []string{`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":[]}` + "\n"}, nil, []string{"int64:3"}},
+		{"fractional id, answered as the SDK rounds it", []string{`{"jsonrpc":"2.0","id":2.5,"method":"x"}` + "\n"}, []string{`{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"m"}}` + "\n"}, nil},
+		{"cancelled by a fractional id", []string{`{"jsonrpc":"2.0","id":4,"method":"x"}` + "\n" + `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4.0}}` + "\n"}, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := newGate(io.Discard)
@@ -139,7 +145,7 @@ func TestGateHoldsEOF(t *testing.T) {
 				default:
 				}
 				if release == "answer" {
-					g.sawOutput([]byte(`{"id":1,"result":{}}` + "\n"))
+					g.sawOutput([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"))
 				} else {
 					r.Close()
 				}

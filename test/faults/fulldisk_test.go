@@ -166,7 +166,7 @@ func TestFullDisk(t *testing.T) {
 		t.Fatalf("spawn after space returned: %d %s", code, body)
 	}
 	ack.spawns = append(ack.spawns, sp.RunID)
-	waitIdle(t, g, 30*time.Second)
+	waitIdle(t, g, 90*time.Second)
 	g.stop()
 	checkInvariants(t, dir, ack)
 }

@@ -41,6 +41,7 @@ type gateway struct {
 	t      *testing.T
 	cmd    *exec.Cmd
 	base   string
+	dir    string        // its state directory
 	exited chan struct{} // closed when the process ended
 	err    error         // its Wait error, set before exited closes
 	log    *logBuffer
@@ -102,7 +103,7 @@ func startGateway(t *testing.T, dir, name string) *gateway {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &gateway{t: t, cmd: cmd, exited: make(chan struct{}), log: &logBuffer{name: name}}
+	g := &gateway{t: t, cmd: cmd, dir: dir, exited: make(chan struct{}), log: &logBuffer{name: name}}
 	cmd.Stderr = g.log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

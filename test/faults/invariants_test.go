@@ -86,7 +86,7 @@ func checkInvariants(t *testing.T, dir string, ack acked) {
 			continue // its child session was deleted after the announce (cleanup "delete")
 		}
 		if users[id] != 1 {
-			t.Errorf("acknowledged run %s (%s, %s %q): its message is stored %d times, want once", id, r.Kind, r.Status, r.Error, users[id])
+			t.Errorf("acknowledged run %s (%s, %s %q, attempt %d, sid %s on %s): its message is stored %d times, want once", id, r.Kind, r.Status, r.Error, r.Attempt, r.SessionID, r.SessionKey, users[id])
 		}
 	}
 	for id, n := range users {

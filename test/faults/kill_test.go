@@ -2,9 +2,11 @@ package faults
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -90,28 +92,31 @@ func (l *load) step(g *gateway, rng *rand.Rand) {
 	}
 }
 
-// waitIdle waits until the gateway has no queued or running run.
+// waitIdle waits until the gateway has nothing left to do: no run queued
+// or running and no outbox item pending, seen in one read of its store.
+// Two separate looks (the runs, then the outbox) could each see nothing
+// while work moves between them: an announce delivered from the outbox
+// queues a run, and a run writes outbox items in the commit that ends it.
+// One SQL statement reads one snapshot, in which both being empty means
+// no work is left to create more.
 func waitIdle(t *testing.T, g *gateway, within time.Duration) {
 	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(g.dir, "switchboard.db")+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
 	deadline := time.Now().Add(within)
 	for {
-		var res struct {
-			Runs []struct {
-				RunID string `json:"runId"`
-			} `json:"runs"`
-		}
-		code, body := g.call("GET", "/api/runs?status=queued&status=running&limit=50", nil, &res)
-		if code == 200 && len(res.Runs) == 0 {
-			// Announces go through the outbox after a run ends; give the
-			// worker a moment and look once more.
-			time.Sleep(300 * time.Millisecond)
-			code, _ = g.call("GET", "/api/runs?status=queued&status=running&limit=50", nil, &res)
-			if code == 200 && len(res.Runs) == 0 {
-				return
-			}
+		var runs, items int
+		err := db.QueryRow(`SELECT
+			(SELECT count(*) FROM runs WHERE status IN ('queued', 'running')),
+			(SELECT count(*) FROM outbox WHERE status = 'pending')`).Scan(&runs, &items)
+		if err == nil && runs == 0 && items == 0 {
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("gateway not idle within %s: %d %s", within, code, body)
+			t.Fatalf("gateway not idle within %s: %d runs queued or running, %d outbox items pending (%v)", within, runs, items, err)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -148,7 +153,7 @@ func TestKillUnderLoad(t *testing.T) {
 	start := time.Now()
 	g := startGateway(t, dir, "final")
 	t.Logf("final start %s", time.Since(start))
-	waitIdle(t, g, 60*time.Second)
+	waitIdle(t, g, 120*time.Second)
 	t.Logf("idle after %s", time.Since(start))
 	g.stop()
 	t.Logf("stopped after %s", time.Since(start))
