@@ -69,7 +69,10 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 	kind := orDefault(req.Kind, domain.RunKindChat)
 	idem := ""
 	if req.IdempotencyKey != "" {
-		idem = string(kind) + ":" + req.IdempotencyKey
+		// Every chat surface is one operation (DESIGN §3b, Idempotency):
+		// a key used on WS `agent` names the same work on `chat.send`, HTTP
+		// chat and the CLI, whatever kind the run records.
+		idem = string(domain.RunKindChat) + ":" + req.IdempotencyKey
 	}
 	fingerprint := api.Fingerprint(chatWork{SessionKey: key, Message: msg, Channel: channel, Model: req.Model,
 		Thinking: req.Thinking, ExtraSystem: req.ExtraSystem})
