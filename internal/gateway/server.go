@@ -205,9 +205,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.http = hs
 	bgCtx, stop := context.WithCancel(context.Background())
 	s.stopBG = stop
+	// Added under the lock that Shutdown takes to set closing: a Shutdown
+	// that saw serving waits for these, and none waits while they are
+	// being added (Add from zero racing Wait, found under -race).
+	s.bgWG.Add(2)
 	s.mu.Unlock()
 
-	s.bgWG.Add(2)
 	go func() {
 		defer s.bgWG.Done()
 		s.metrics.pump(bgCtx)
