@@ -19,8 +19,16 @@ const (
 	writeTimeout = 10 * time.Second
 	// maxInFlight bounds concurrent requests of one connection.
 	maxInFlight = 1024
-	// eventBuffer is the engine subscription buffer of one connection.
+	// eventBuffer is the event queue of one connection (subscriptions.go:
+	// half of it for streamed deltas, the rest for the events that must
+	// arrive; a connection that overflows it is disconnected).
 	eventBuffer = 1024
+	// fanoutBuffer is the fan-out's own subscription to the engine's
+	// events. One goroutine maps and encodes every event, so a burst
+	// (thousands of runs streaming at once) queues here; the engine drops
+	// what does not fit, for every client, so it is deep (~120 bytes an
+	// event: 2 MB).
+	fanoutBuffer = 16384
 )
 
 // conn is one WebSocket client. It owns its goroutines: the read loop runs
@@ -276,6 +284,10 @@ func (c *conn) pump(events <-chan wireEvent, stop func()) {
 			if err := c.eventBatch(ev, events); err != nil {
 				return
 			}
+		case <-c.sub.slow:
+			c.s.log.Info("gateway client too slow: disconnected", "conn", c.id, "remote", c.remote, "queued", eventBuffer)
+			c.close(websocket.StatusPolicyViolation, "slow consumer: event queue full")
+			return
 		case <-t.C:
 			if err := c.event("tick", map[string]any{"ts": c.s.now().UnixMilli()}); err != nil {
 				return
