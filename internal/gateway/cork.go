@@ -24,8 +24,10 @@ type corkConn struct {
 	buf    []byte
 }
 
-// corkMaxKeep is the largest buffer kept between batches.
-const corkMaxKeep = 64 << 10
+// corkMaxKeep is the largest buffer kept between batches: a run's
+// events are a few KiB, and thousands of connections each keeping a
+// burst's buffer would add up.
+const corkMaxKeep = 8 << 10
 
 // Write buffers p while corked and writes it through otherwise.
 func (c *corkConn) Write(p []byte) (int, error) {
