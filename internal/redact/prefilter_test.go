@@ -151,7 +151,6 @@ func scanReference(s string) features {
 	return f
 }
 
-
 // BenchmarkScan is scan over an ordinary English paragraph (what most
 // indexed messages are); BenchmarkScanReference the first version.
 func BenchmarkScan(b *testing.B)          { benchScan(b, scan) }
