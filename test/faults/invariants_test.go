@@ -157,7 +157,18 @@ func checkInvariants(t *testing.T, dir string, ack acked) {
 			same = ids[i] == msgs[i].ID
 		}
 		if !same {
-			t.Errorf("session %s: mirror has %d messages, store %d (mirror %v)", s.Key, len(ids), len(msgs), ids)
+			inMirror := map[string]bool{}
+			for _, id := range ids {
+				inMirror[id] = true
+			}
+			var missing []string
+			for _, m := range msgs {
+				if !inMirror[m.ID] {
+					r := byID[m.RunID]
+					missing = append(missing, fmt.Sprintf("%s (seq %d, %s, run %s %s %s attempt %d %q)", m.ID, m.Seq, m.Role, m.RunID, r.Kind, r.Status, r.Attempt, r.Error))
+				}
+			}
+			t.Errorf("session %s (sessionId %s): mirror has %d messages, store %d; not in the mirror: %v (mirror %v)", s.Key, s.SessionID, len(ids), len(msgs), missing, ids)
 		}
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "agents", "*", "sessions", "*.jsonl"))
