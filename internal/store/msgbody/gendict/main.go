@@ -1,5 +1,7 @@
 // Command gendict trains msgbody's zstd dictionary (dict.zstd) on
-// transcript JSON: the JSONL transcripts in the repository's testdata and a
+// transcript JSON: the JSONL transcripts in its testdata (copied from the
+// repository's OpenClaw fixtures, kept here so the dictionary does not
+// change when those do) and a
 // deterministic corpus of generated messages of every shape switchboard
 // stores (user text, assistant replies with usage and cost, thinking and
 // tool calls, tool results with details, inter-session provenance,
@@ -42,7 +44,7 @@ func main() {
 	out := flag.String("out", "internal/store/msgbody/dict.zstd", "write the dictionary to `FILE`")
 	id := flag.Uint("id", 1, "the dictionary `ID` (1..255 costs one byte per frame)")
 	samples := flag.Int("samples", 20000, "how many generated messages to train on")
-	testdata := flag.String("testdata", "internal", "read *.jsonl transcripts under `DIR`")
+	testdata := flag.String("testdata", "internal/store/msgbody/gendict/testdata", "read *.jsonl transcripts under `DIR`")
 	flag.Parse()
 	if err := run(*out, uint32(*id), *samples, *testdata); err != nil {
 		fmt.Fprintln(os.Stderr, "gendict:", err)
