@@ -1,11 +1,6 @@
 package sqlite
 
-import (
-	"encoding/json"
-
-	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/store/msgbody"
-)
+import "github.com/switchboard-go/switchboard/internal/store/msgbody"
 
 // Message bodies are stored compressed (schema version 6, msgbody): a BLOB
 // of msgbody's format, or TEXT holding the plain JSON when compression
@@ -20,20 +15,4 @@ func bodyArg(c *msgbody.Codec, js []byte) any {
 		return z
 	}
 	return string(js)
-}
-
-// decodeBody decodes a stored body (either form) into m, using and
-// returning scratch for the decompressed JSON. m's JSON has no Seq, ID,
-// ParentID, SessionID or RunID (json:"-"), so fields the caller scanned
-// into m stay.
-func decodeBody(c *msgbody.Codec, scratch, body []byte, m *domain.Message) ([]byte, error) {
-	js := body
-	if msgbody.IsCompressed(body) {
-		var err error
-		if scratch, err = c.Decode(scratch[:0], body); err != nil {
-			return scratch, err
-		}
-		js = scratch
-	}
-	return scratch, json.Unmarshal(js, m)
 }
