@@ -121,6 +121,13 @@ func TestBodiesCompressedAndOldRowsRead(t *testing.T) {
 	if err != nil || len(tail) != 3 || tail[0].Seq != 2 {
 		t.Fatalf("tail = %+v, %v", tail, err)
 	}
+	tails, err := st.ReadTails(ctx, []domain.Generation{{Key: key, SessionID: sid}}, 3, nil)
+	if err != nil || len(tails) != 1 {
+		t.Fatalf("tails = %v, %v", tails, err)
+	}
+	if diff := cmp.Diff(want[1:], tails[0], cmp.AllowUnexported(domain.Content{})); diff != "" {
+		t.Errorf("tail of 3, one old row in it (-read +tails):\n%s", diff)
+	}
 	scanned, err := st.ScanMessages(ctx, "", 0, 10)
 	if err != nil || len(scanned) != len(in) {
 		t.Fatalf("scan = %d, %v", len(scanned), err)

@@ -36,15 +36,17 @@ func (s *Store) ScanMessages(ctx context.Context, afterKey string, afterSeq int6
 
 func (s *Store) scanBulkMessage(r rowScanner) (bulk.Message, error) {
 	var m bulk.Message
+	var seq int64
+	var id, parent, sid, runID string
 	var body []byte
-	if err := r.Scan(&m.SessionKey, &m.Seq, &m.ID, &m.ParentID, &m.SessionID, &m.RunID, &body); err != nil {
+	if err := r.Scan(&m.SessionKey, &seq, &id, &parent, &sid, &runID, &body); err != nil {
 		return m, err
 	}
-	// The body's JSON has no Seq, ID, ParentID, SessionID or RunID
-	// (json:"-"), so decoding it leaves the scanned ones.
+	// Decoded first: decodeBody replaces the whole message.
 	if _, err := decodeBody(s.codec, nil, body, &m.Message); err != nil {
-		return m, fmt.Errorf("message %q seq %d: %w", m.SessionKey, m.Seq, err)
+		return m, fmt.Errorf("message %q seq %d: %w", m.SessionKey, seq, err)
 	}
+	m.Seq, m.ID, m.ParentID, m.SessionID, m.RunID = seq, id, parent, sid, runID
 	return m, nil
 }
 

@@ -12,8 +12,8 @@ import (
 // or compressed (body.go); a compressed one is decompressed into scratch,
 // which is returned for the next call (m keeps no reference to it).
 // transcript.DecodeMessage is encoding/json's result in one pass over the
-// common shapes. m's JSON has no Seq, ID, ParentID, SessionID or RunID
-// (json:"-"), so fields the caller scanned into m stay.
+// common shapes; its fast path replaces *m whole, so callers set Seq, ID,
+// ParentID, SessionID and RunID after decoding.
 func decodeBody(c *msgbody.Codec, scratch, body []byte, m *domain.Message) ([]byte, error) {
 	js := body
 	if msgbody.IsCompressed(body) {
