@@ -59,6 +59,10 @@ func (rt *Runtime) Wait(ctx context.Context, runID string, timeout time.Duration
 			}
 			return cur, nil
 		}
+		if w.ended != nil {
+			// The end this process committed: no need to read it back.
+			return *w.ended, nil
+		}
 		return rt.opts.Store.GetRun(context.WithoutCancel(ctx), runID)
 	}
 }
@@ -67,13 +71,16 @@ func (rt *Runtime) Wait(ctx context.Context, runID string, timeout time.Duration
 // the store (a safety net under the signals, which wake it at once).
 const waitRecheck = time.Second
 
-// wake answers every waiter of runID.
-func (rt *Runtime) wake(runID string) {
+// wake answers every waiter of runID. ended, when set, is the run's end
+// as committed here, handed to the waiters instead of a read of the store;
+// nil (a signal from another replica) makes them read it.
+func (rt *Runtime) wake(runID string, ended *domain.Run) {
 	rt.mu.Lock()
 	set := rt.waiters[runID]
 	delete(rt.waiters, runID)
 	rt.mu.Unlock()
 	for w := range set {
+		w.ended = ended
 		close(w.done)
 	}
 }
