@@ -59,8 +59,15 @@ func (rt *Runtime) activate(id string) (context.Context, func()) {
 		rt.mu.Lock()
 		delete(rt.active, id)
 		delete(rt.leases.of, id)
+		// Waiters that came after its end (or while it waited for its
+		// lane) skipped reading it (Wait): they read it now.
+		set := rt.waiters[id]
+		delete(rt.waiters, id)
 		rt.mu.Unlock()
 		cancel(nil)
+		for w := range set {
+			close(w.done)
+		}
 	}
 }
 
@@ -276,7 +283,6 @@ func (rt *Runtime) claimTx(tx domain.Tx, id string) (claimed, error) {
 	if err := rt.cluster.ClaimTx(tx, id); err != nil {
 		return claimed{}, err
 	}
-	now := rt.now()
 	cur, err := tx.GetRun(id)
 	if err != nil {
 		return claimed{}, err
@@ -284,22 +290,43 @@ func (rt *Runtime) claimTx(tx domain.Tx, id string) (claimed, error) {
 	if cur.Status != domain.RunQueued {
 		return claimed{}, errNotQueued
 	}
+	c, _, err := rt.startTx(tx, cur, false)
+	return c, err
+}
+
+// createStartedTx creates new run r already running, for a runtime alone
+// on its store whose lane for it is free (Submit): one row written once
+// instead of created queued and then claimed. created is false when r's
+// idempotency key names an earlier run, which is returned unchanged.
+func (rt *Runtime) createStartedTx(tx domain.Tx, r domain.Run) (c claimed, created bool, err error) {
+	return rt.startTx(tx, r, true)
+}
+
+// startTx records cur as running (created with that status when create),
+// appends its inbound messages, and reads the budgets above it.
+func (rt *Runtime) startTx(tx domain.Tx, cur domain.Run, create bool) (claimed, bool, error) {
+	now := rt.now()
 	var spec Spec
 	if len(cur.Spec) > 0 {
 		if err := json.Unmarshal(cur.Spec, &spec); err != nil {
-			return claimed{}, fmt.Errorf("run spec: %w", err)
+			return claimed{}, false, fmt.Errorf("run spec: %w", err)
 		}
 	}
 	s, err := tx.GetSession(cur.SessionKey)
 	if err != nil {
-		return claimed{}, fmt.Errorf("session %s: %w", cur.SessionKey, err)
+		return claimed{}, false, fmt.Errorf("session %s: %w", cur.SessionKey, err)
 	}
 	cur.Status = domain.RunRunning
 	cur.StartedAt = now
 	cur.UpdatedAt = now
 	cur.SessionID = s.SessionID
-	if err := tx.PutRun(cur); err != nil {
-		return claimed{}, err
+	if create {
+		stored, created, err := tx.CreateRun(cur)
+		if err != nil || !created {
+			return claimed{run: stored}, false, err
+		}
+	} else if err := tx.PutRun(cur); err != nil {
+		return claimed{}, false, err
 	}
 	var inbound []domain.Message
 	// A retried run's first claim stored its inbound message already.
@@ -312,19 +339,19 @@ func (rt *Runtime) claimTx(tx domain.Tx, id string) (claimed, error) {
 		msgs := append(prelude(spec.Prelude, cur.ID, now), m)
 		inbound, err = tx.AppendMessages(cur.SessionKey, s.SessionID, msgs)
 		if err != nil {
-			return claimed{}, err
+			return claimed{}, false, err
 		}
 	}
 	s.UpdatedAt = now
 	s.AbortedLastRun = false
 	if err := tx.PutSession(s); err != nil {
-		return claimed{}, err
+		return claimed{}, false, err
 	}
 	budget, err := budgetsTx(tx, s, now)
 	if err != nil {
-		return claimed{}, err
+		return claimed{}, false, err
 	}
-	return claimed{run: cur, sess: s, inbound: inbound, budget: budget}, nil
+	return claimed{run: cur, sess: s, inbound: inbound, budget: budget}, true, nil
 }
 
 // loop calls the model and its tools until a final answer.

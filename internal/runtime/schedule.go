@@ -49,6 +49,13 @@ func (rt *Runtime) Submit(ctx context.Context, r domain.Run, prepare func(tx dom
 			}
 		}
 		var err error
+		if fast != nil && !rt.shared() {
+			// Alone on the store, the lane reserved: nothing can refuse
+			// the claim, so the run is created running.
+			c, created, err = rt.createStartedTx(tx, r)
+			stored = c.run
+			return err
+		}
 		stored, created, err = tx.CreateRun(r)
 		if err != nil || !created || fast == nil {
 			return err
