@@ -2,12 +2,14 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
@@ -44,6 +46,10 @@ const (
 	// that writes nothing is not flushed). A logical message goes to the
 	// log only; no table is touched.
 	flushBarrierSQL = `SELECT pg_logical_emit_message(true, 'switchboard', 'flush')`
+	// flushBarrierFallbackSQL does the same for a role that may not call
+	// pg_logical_emit_message: it rewrites the one row of schema_version
+	// unchanged (a new row version is a log record), taking its lock.
+	flushBarrierFallbackSQL = `UPDATE schema_version SET version = version`
 	// asyncCommitSQL makes the commit of the transaction it is sent in
 	// asynchronous; it is sent just before the COMMIT.
 	asyncCommitSQL = `SET LOCAL synchronous_commit = off`
@@ -64,8 +70,12 @@ type flushTracker struct {
 	changed chan struct{}
 	// barrier is non-nil while a forced flush runs; closed when it ends.
 	barrier chan struct{}
-	// forced counts the forced flushes (tests, metrics).
-	forced atomic.Int64
+	// forced counts the forced flushes, deferred the deferred commits
+	// (tests, metrics).
+	forced, deferred atomic.Int64
+	// fallback: pg_logical_emit_message was refused; forced flushes use
+	// flushBarrierFallbackSQL.
+	fallback atomic.Bool
 }
 
 func (f *flushTracker) init(enabled bool) {
@@ -110,6 +120,10 @@ func (f *flushTracker) covered(lsn int64) (bool, <-chan struct{}) {
 // no other durable commit carried them within their grace.
 func (s *Store) ForcedFlushes() int64 { return s.flush.forced.Load() }
 
+// DeferredCommits is how many UpdateDeferred calls committed
+// asynchronously.
+func (s *Store) DeferredCommits() int64 { return s.flush.deferred.Load() }
+
 // UpdateDeferred is Update with an asynchronous commit: it returns once
 // fn's writes are committed and visible, and the Durable says when they
 // are on disk. On a server whose synchronous_commit is off it is Update.
@@ -127,6 +141,7 @@ func (s *Store) UpdateDeferred(ctx context.Context, fn func(domain.Tx) error) (d
 	if lsn > 0 {
 		s.flush.want(lsn)
 	}
+	s.flush.deferred.Add(1)
 	return &deferredCommit{s: s, lsn: lsn}, nil
 }
 
@@ -208,6 +223,23 @@ func (s *Store) flushTo(ctx context.Context, lsn int64) error {
 // flushBarrier commits a transaction that writes one log record, durably,
 // and returns the server's flush position after it.
 func (s *Store) flushBarrier(ctx context.Context) (int64, error) {
+	write := flushBarrierSQL
+	if s.flush.fallback.Load() {
+		write = flushBarrierFallbackSQL
+	}
+	lsn, err := s.flushWith(ctx, write)
+	var pgErr *pgconn.PgError
+	if write == flushBarrierSQL && errors.As(err, &pgErr) && (pgErr.Code == "42501" || pgErr.Code == "42883") {
+		// Not allowed (or not there): the fallback from now on.
+		s.flush.fallback.Store(true)
+		return s.flushWith(ctx, flushBarrierFallbackSQL)
+	}
+	return lsn, err
+}
+
+// flushWith commits write in a transaction of its own, durably, and reads
+// the flush position after it, in one round trip.
+func (s *Store) flushWith(ctx context.Context, write string) (int64, error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return 0, err
@@ -215,7 +247,7 @@ func (s *Store) flushBarrier(ctx context.Context) (int64, error) {
 	defer conn.Release()
 	b := &pgx.Batch{}
 	b.Queue("begin")
-	b.Queue(flushBarrierSQL)
+	b.Queue(write)
 	b.Queue("commit")
 	b.Queue(flushLSNQuery)
 	br := conn.SendBatch(ctx, b)

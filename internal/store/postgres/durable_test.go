@@ -150,3 +150,22 @@ func TestDeferredCommitWithSynchronousCommitOff(t *testing.T) {
 		t.Errorf("Durable = %T, want durableNow", d)
 	}
 }
+
+// A role that may not call pg_logical_emit_message forces its flushes by
+// rewriting schema_version's row instead.
+func TestDeferredCommitFlushFallback(t *testing.T) {
+	st := openDurable(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	st.flush.fallback.Store(true)
+	d, err := st.UpdateDeferred(ctx, putSession("agent:main:a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := st.flush.covered(d.(*deferredCommit).lsn); !ok || st.ForcedFlushes() != 1 {
+		t.Errorf("covered %v after %d forced flushes, want covered after 1", ok, st.ForcedFlushes())
+	}
+}

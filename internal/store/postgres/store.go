@@ -16,7 +16,9 @@
 //
 // Durability: a commit returns after PostgreSQL flushed it (the server's
 // synchronous_commit, on by default, decides; do not turn it off for a
-// store whose acknowledged writes must survive a crash).
+// store whose acknowledged writes must survive a crash). UpdateDeferred
+// commits without the wait and says later when the commit is durable
+// (durable.go).
 package postgres
 
 import (
