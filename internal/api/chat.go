@@ -8,8 +8,15 @@ type ChatRequest struct {
 	Message    string
 	// Channel defaults to webchat; SenderID identifies the sender for
 	// owner-only commands (the local webchat user is always an owner).
-	Channel        string
-	SenderID       string
+	Channel  string
+	SenderID string
+	// To, AccountID and ThreadID are the delivery hints of the message's
+	// channel (OpenClaw's `agent` to/accountId/threadId, chat.send's
+	// originating*): where the session's replies go. They are recorded on
+	// the session as deliveryContext, lastTo and lastAccountId.
+	To             string
+	AccountID      string
+	ThreadID       string
 	IdempotencyKey string
 	// Model and Thinking override the session's for this run.
 	Model    string

@@ -144,7 +144,7 @@ func dispatch(env *env, root *command, name string, args []string) error {
 		}
 		sub := cmd.sub(args[0])
 		if sub == nil {
-			return usageErr(fmt.Sprintf("unknown command %q%s", cmd.fullName(path)+" "+args[0], suggest(cmd, args[0])), shortUsage(cmd, path))
+			return usageErr(fmt.Sprintf("%s: unknown command %q%s", cmd.fullName(path), args[0], suggest(cmd, args[0])), shortUsage(cmd, path))
 		}
 		cmd, args = sub, args[1:]
 		path = append(path, cmd)

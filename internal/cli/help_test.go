@@ -35,7 +35,7 @@ func TestUsageErrors(t *testing.T) {
 		{nil, "no command given"},
 		{[]string{"chta"}, `unknown command "chta" (did you mean "chat"?)`},
 		{[]string{"sessions"}, "switchboard sessions: which one? (list, history, search, status, patch, reset, delete)"},
-		{[]string{"sessions", "lst"}, `unknown command "switchboard sessions lst" (did you mean "list"?)`},
+		{[]string{"sessions", "lst"}, `switchboard sessions: unknown command "lst" (did you mean "list"?)`},
 		{[]string{"sessions", "list", "--bogus"}, "switchboard sessions list: unknown flag --bogus"},
 		{[]string{"--bogus", "version"}, "unknown flag --bogus"},
 		{[]string{"sessions", "list", "--limit", "-1"}, "--limit must be at least 1 (got -1)"},

@@ -69,7 +69,10 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 	kind := orDefault(req.Kind, domain.RunKindChat)
 	idem := ""
 	if req.IdempotencyKey != "" {
-		idem = string(kind) + ":" + req.IdempotencyKey
+		// Every chat surface is one operation (DESIGN §3b, Idempotency):
+		// a key used on WS `agent` names the same work on `chat.send`, HTTP
+		// chat and the CLI, whatever kind the run records.
+		idem = string(domain.RunKindChat) + ":" + req.IdempotencyKey
 	}
 	fingerprint := api.Fingerprint(chatWork{SessionKey: key, Message: msg, Channel: channel, Model: req.Model,
 		Thinking: req.Thinking, ExtraSystem: req.ExtraSystem})
@@ -106,8 +109,7 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 				return err
 			}
 			created = isNew
-			if s.LastChannel != channel {
-				s.LastChannel = channel
+			if recordDelivery(&s, channel, req) {
 				return tx.PutSession(s)
 			}
 			return nil
@@ -124,4 +126,38 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 		e.publishSession(key, "created")
 	}
 	return ChatResult{Run: run, SessionKey: key, Created: fresh}, nil
+}
+
+// recordDelivery notes on s the channel a message arrived on and, when the
+// message carried them, its delivery hints (to, accountId, threadId): the
+// reference's lastChannel/lastTo and deliveryContext. It reports whether
+// s changed.
+func recordDelivery(s *domain.Session, channel string, req ChatRequest) bool {
+	changed := false
+	if s.LastChannel != channel {
+		s.LastChannel = channel
+		changed = true
+	}
+	to, account, thread := strings.TrimSpace(req.To), strings.TrimSpace(req.AccountID), strings.TrimSpace(req.ThreadID)
+	if to == "" && account == "" && thread == "" {
+		return changed
+	}
+	d := domain.DeliveryContext{Channel: channel, To: to, AccountID: account, ThreadID: thread}
+	if s.Delivery == nil || *s.Delivery != d {
+		s.Delivery = &d
+		changed = true
+	}
+	if to != "" && s.LastTo != to {
+		s.LastTo = to
+		changed = true
+	}
+	if account != "" && s.LastAccount != account {
+		s.LastAccount = account
+		changed = true
+	}
+	if s.Origin == nil {
+		s.Origin = &domain.Origin{Provider: channel, AccountID: account}
+		changed = true
+	}
+	return changed
 }

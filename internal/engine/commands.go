@@ -47,6 +47,11 @@ func (e *Engine) command(ctx context.Context, key, channel, sender, msg string) 
 		if !e.isOwner(channel, sender) {
 			return ChatResult{}, true, domain.Errorf(domain.CodeForbidden, "/send is only available to owners")
 		}
+		if len(fields) == 1 {
+			// OpenClaw answers a bare /send with its usage, as a reply.
+			res.Reply = "⚙️ Usage: /send on|off|inherit"
+			return res, true, nil
+		}
 		if len(fields) != 2 {
 			return ChatResult{}, true, domain.Invalid("usage: /send on|off|inherit")
 		}

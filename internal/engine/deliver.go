@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
@@ -13,6 +14,18 @@ import (
 
 // DeliverRequest is a direct outbound message to a channel (gateway `send`).
 type DeliverRequest = api.DeliverRequest
+
+// deliveryMirrorModel and deliveryMirrorKind mark the transcript copy of
+// a gateway `send` (OpenClaw writes such mirrors with model
+// "delivery-mirror" and zero usage).
+const (
+	deliveryMirrorModel = "delivery-mirror"
+	deliveryMirrorKind  = "delivery"
+)
+
+// errDeliveryExists ends the queueing transaction of a retried `send`
+// whose idempotency key already has its outbox row.
+var errDeliveryExists = errors.New("delivery already queued")
 
 // queueDelivery queues an outbound message in the outbox (at-least-once with an
 // idempotency key, so the recipient sees one). It returns the outbox row.
@@ -41,17 +54,42 @@ func (e *Engine) queueDelivery(ctx context.Context, req DeliverRequest) (domain.
 		idem = e.newID()
 	}
 	payload, _ := json.Marshal(map[string]string{"text": req.Message})
-	var stored domain.OutboxItem
 	now := e.nowMs()
-	err = e.store.Update(ctx, func(tx domain.Tx) error {
+	// The message is mirrored into the session's transcript as an assistant
+	// message (OpenClaw's delivery mirror), in the transaction that queues
+	// it: DESIGN §3 — a delivery to a channel with no external service is
+	// "in the transcript", and readers of any channel's transcript see what
+	// the session said on it. A retry with the same idempotency key finds
+	// its first row and writes nothing.
+	mirror := domain.Message{Role: domain.RoleAssistant, Content: domain.BlockContent(domain.TextBlock(req.Message)),
+		API: "switchboard", Provider: "switchboard", Model: deliveryMirrorModel, StopReason: domain.StopReasonStop,
+		Usage: &domain.Usage{}, Kind: deliveryMirrorKind}
+	var stored domain.OutboxItem
+	created := false
+	_, err = e.rt.Inject(ctx, key, []domain.Message{mirror}, func(tx domain.Tx) (domain.Session, error) {
+		var fresh bool
 		var err error
-		stored, _, err = tx.EnqueueOutbox(domain.OutboxItem{IdempotencyKey: "send:" + idem, Kind: domain.OutboxDelivery,
+		stored, fresh, err = tx.EnqueueOutbox(domain.OutboxItem{IdempotencyKey: "send:" + idem, Kind: domain.OutboxDelivery,
 			SessionKey: key, Channel: channel, To: req.To, Payload: payload, Status: domain.OutboxPending,
 			NextAttemptAt: now, CreatedAt: now})
-		return err
+		if err != nil {
+			return domain.Session{}, err
+		}
+		if !fresh {
+			return domain.Session{}, errDeliveryExists
+		}
+		s, made, err := e.ensureSession(tx, key, nil)
+		created = made
+		return s, err
 	})
+	if errors.Is(err, errDeliveryExists) {
+		return stored, nil
+	}
 	if err != nil {
 		return domain.OutboxItem{}, err
+	}
+	if created {
+		e.publishSession(key, "created")
 	}
 	e.poke()
 	return stored, nil

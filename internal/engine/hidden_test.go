@@ -2,9 +2,12 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
@@ -76,4 +79,46 @@ func errString(err error) string {
 		return ""
 	}
 	return " (err " + err.Error() + ")"
+}
+
+// TestSandboxedSessionIDAnswersForbidden checks the reference's answer for
+// a sandboxed requester (restrictToSpawned) naming a sessionId outside its
+// tree: {status:"forbidden", "Session not visible from this sandboxed agent
+// session: <id>"}, the same for a hidden session and a missing one, while
+// its own child's sessionId still resolves.
+func TestSandboxedSessionIDAnswersForbidden(t *testing.T) {
+	h := newHarness(t, nil, func(c *config.Config) {
+		c.Tools.Sessions.Visibility = "all"
+		c.Agents.List = []config.AgentConfig{{ID: "main"}, {ID: "box", Sandbox: &config.AgentSandbox{Mode: config.SandboxAll}}}
+	})
+	ctx := context.Background()
+	h.chat("agent:box:other", "hello")
+	other, err := h.e.Session(ctx, "agent:box:other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	box := Requester{SessionKey: "agent:box:main"}
+	const missing = "11111111-2222-4333-8444-555555555555"
+	for _, id := range []string{other.SessionID, missing} {
+		var got map[string]any
+		if err := json.Unmarshal(h.call(box, api.ToolSessionsHistory, `{"sessionKey":"`+id+`"}`).JSON(), &got); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]any{"status": "forbidden", "error": "Session not visible from this sandboxed agent session: " + id}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("history of %s:\n got %v\nwant %v", id, got, want)
+		}
+	}
+	// The operator (and an unsandboxed requester) still get not_found.
+	if _, err := h.e.History(ctx, api.Operator(), api.HistoryRequest{SessionKey: missing}); domain.ErrorCode(err) != domain.CodeNotFound {
+		t.Errorf("operator history of a missing id: %v, want not_found", err)
+	}
+	child := spawnResult(t, h.call(box, api.ToolSessionsSpawn, `{"task":"t"}`))
+	row, err := h.e.Session(ctx, child.ChildSessionKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := h.call(box, api.ToolSessionsHistory, `{"sessionKey":"`+row.SessionID+`"}`); res.IsError {
+		t.Errorf("history of its own child by sessionId: %s", res.JSON())
+	}
 }

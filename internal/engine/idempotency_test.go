@@ -77,4 +77,17 @@ func TestIdempotencyKeysAreScopedAndBoundToTheirParameters(t *testing.T) {
 	if _, err := h.e.Chat(ctx, alice, api.ChatRequest{SessionKey: "main", Message: "goodbye", IdempotencyKey: "c1"}); domain.ErrorCode(err) != domain.CodeConflict {
 		t.Fatalf("chat with reused key and another message: err = %v, want conflict", err)
 	}
+	// Every chat surface is one operation: the key of a WS `agent` call
+	// (a run of kind agent) names the same work on chat.send / HTTP chat.
+	a1, err := h.e.Chat(ctx, alice, api.ChatRequest{SessionKey: "main", Message: "via agent", IdempotencyKey: "a1", Kind: domain.RunKindAgent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a2, err := h.e.Chat(ctx, alice, api.ChatRequest{SessionKey: "main", Message: "via agent", IdempotencyKey: "a1", Channel: "webchat"})
+	if err != nil || a2.Run.ID != a1.Run.ID || a2.Created {
+		t.Fatalf("chat.send after agent with one key = %+v, %v; want run %s again", a2.Run, err, a1.Run.ID)
+	}
+	if _, err := h.e.Chat(ctx, alice, api.ChatRequest{SessionKey: "main", Message: "other", IdempotencyKey: "a1", Kind: domain.RunKindAgent}); domain.ErrorCode(err) != domain.CodeConflict {
+		t.Fatalf("agent reusing a chat key with another message: err = %v, want conflict", err)
+	}
 }

@@ -109,7 +109,7 @@ func TestSessionStatusCardAndModelSwitch(t *testing.T) {
 	// Switch the model, then back to the default.
 	out = h.call(Requester{SessionKey: "main"}, api.ToolSessionStatus, `{"model":"other/model"}`)
 	card = out.Payload.(api.StatusResult)
-	if !card.ModelChanged || card.Model != "other/model" || card.ModelOverride != "other/model" {
+	if !card.ModelChanged || card.Model != "other/model" || card.ModelOverride != "other/model" || card.ModelProvider != "other" {
 		t.Fatalf("after switch = %s", out.JSON())
 	}
 	s, _ := h.st.GetSession(t.Context(), "agent:main:main")
@@ -117,7 +117,7 @@ func TestSessionStatusCardAndModelSwitch(t *testing.T) {
 		t.Fatalf("stored override = %q", s.ModelOverride)
 	}
 	out = h.call(Requester{SessionKey: "main"}, api.ToolSessionStatus, `{"model":"default"}`)
-	if card = out.Payload.(api.StatusResult); card.Model != "script" || card.ModelOverride != "" {
+	if card = out.Payload.(api.StatusResult); card.Model != "script" || card.ModelOverride != "" || card.ModelProvider != "script" {
 		t.Fatalf("after default = %s", out.JSON())
 	}
 	// A session of another agent is not visible under tree visibility.

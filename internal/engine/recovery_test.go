@@ -196,6 +196,14 @@ func TestCancelCascadesAndCommands(t *testing.T) {
 	if _, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "/send inherit", Channel: "discord", SenderID: "stranger"}); domain.ErrorCode(err) != domain.CodeForbidden {
 		t.Fatalf("non-owner /send: err = %v, want forbidden", err)
 	}
+	// A bare /send answers its usage as a reply (OpenClaw's wording) and
+	// changes nothing.
+	if u, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "/send"}); err != nil || u.Reply != "⚙️ Usage: /send on|off|inherit" {
+		t.Fatalf("/send = %+v, %v; want the usage as a reply", u, err)
+	}
+	if _, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "hello"}); err == nil {
+		t.Fatalf("a bare /send changed the send policy")
+	}
 	if _, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "/send maybe"}); domain.ErrorCode(err) != domain.CodeInvalid || !strings.Contains(err.Error(), "usage: /send on|off|inherit") {
 		t.Fatalf("/send maybe: err = %v, want the usage as an invalid request", err)
 	}

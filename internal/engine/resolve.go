@@ -63,6 +63,12 @@ func (e *Engine) resolveRef(ctx context.Context, req Requester, input string) (s
 			return key, err
 		}
 		if sessionkey.IsUUIDShaped(in) {
+			// A sandboxed requester clamped to its tree gets the reference's
+			// sandbox answer (forbidden) for every sessionId outside it, hidden
+			// or missing alike, so the answer still reveals nothing.
+			if !req.Operator && e.guardFor(ctx, req).vis.Restricted() {
+				return "", domain.Errorf(domain.CodeForbidden, "Session not visible from this sandboxed agent session: %s", in)
+			}
 			return "", domain.Errorf(domain.CodeNotFound, "Session not found: %s (use the full sessionKey from sessions_list)", in)
 		}
 	}

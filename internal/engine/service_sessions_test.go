@@ -139,3 +139,39 @@ func TestDeliverIsOperatorOnlyAndScopesItsKey(t *testing.T) {
 		t.Fatalf("deliver as a session: %v", err)
 	}
 }
+
+// TestDeliverMirrorsIntoTranscriptOnce checks DESIGN §3: a gateway `send`
+// to a channel with no external service is in the session's transcript
+// (an assistant message marked as the delivery mirror, zero usage), and a
+// retry with the same idempotency key writes no second copy.
+func TestDeliverMirrorsIntoTranscriptOnce(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	ctx := context.Background()
+	h.chat("main", "hello")
+	req := api.DeliverRequest{To: "someone", Message: "deploy finished", IdempotencyKey: "mirror"}
+	for range 2 {
+		if _, err := h.e.Deliver(ctx, api.Operator(), req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mirrors []domain.Message
+	for _, m := range h.history("agent:main:main") {
+		if m.Content.Text() == "deploy finished" {
+			mirrors = append(mirrors, m)
+		}
+	}
+	if len(mirrors) != 1 {
+		t.Fatalf("transcript has %d copies of the sent message, want 1", len(mirrors))
+	}
+	m := mirrors[0]
+	if m.Role != domain.RoleAssistant || m.Model != "delivery-mirror" || m.Kind != "delivery" || m.Usage == nil || m.Usage.TotalTokens != 0 {
+		t.Errorf("mirror = %+v", m)
+	}
+	// A send into a session that does not exist yet creates it.
+	if _, err := h.e.Deliver(ctx, api.Operator(), api.DeliverRequest{SessionKey: "agent:main:fresh", Message: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.history("agent:main:fresh"); len(got) != 1 || got[0].Content.Text() != "first" {
+		t.Errorf("fresh session transcript = %+v", got)
+	}
+}

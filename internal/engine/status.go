@@ -94,6 +94,10 @@ func (e *Engine) statusCard(ctx context.Context, req Requester, key string) (api
 	if e.isRemote(s.AgentID) {
 		res.Model = "a2a/" + s.AgentID // the remote agent answers (remote.go)
 	}
+	// The provider is that of the model the card names (the session's
+	// next run), not of its last run: after a switch the two would
+	// otherwise disagree ("openai/…" beside "script").
+	res.ModelProvider, _, _ = strings.Cut(res.Model, "/")
 	facts := policy.SessionFacts{Key: s.Key, Channel: e.channelOf(s), ChatType: s.ChatType, LastChannel: s.LastChannel, Override: s.SendPolicy}
 	res.SendPolicy = domain.SendPolicyAllow
 	if d := policy.SendPolicy(e.conf().Session.SendPolicy, facts); !d.Allow {

@@ -45,6 +45,8 @@ func (s *Server) routes() http.Handler {
 
 	mux.Handle("GET /api/sessions", s.api(api.OpSessionsList, s.apiListSessions))
 	mux.Handle("GET /api/sessions/{key}/history", s.api(api.OpSessionsHistory, s.apiHistory))
+	// OpenClaw's own history route (openclaw-notes §6.3), for its clients.
+	mux.Handle("GET /sessions/{key}/history", s.api(api.OpSessionsHistory, s.openclawHistory))
 	mux.Handle("POST /api/sessions/{key}/send", s.api(api.OpSessionsSend, s.apiSend))
 	mux.Handle("POST /api/sessions/{key}/chat", s.api(api.OpChat, s.apiChat))
 	mux.Handle("POST /api/sessions/{key}/patch", s.api(api.OpSessionsPatch, s.apiPatch))
@@ -230,7 +232,9 @@ func httpStatus(code string) int {
 
 // errorBody is {ok:false, error:{code, message, requestId}}.
 func errorBody(code, msg, requestID string) map[string]any {
-	e := map[string]string{"code": code, "message": msg}
+	// type repeats code in OpenClaw's spelling ({ok:false, error:{type}}),
+	// so its HTTP clients read our errors too.
+	e := map[string]string{"code": code, "type": code, "message": msg}
 	if requestID != "" {
 		e["requestId"] = requestID
 	}

@@ -194,6 +194,35 @@ func (s *Server) apiHistory(r *http.Request, g grant) (any, error) {
 	return res, nil
 }
 
+// openclawHistory serves OpenClaw's `GET /sessions/{sessionKey}/history?
+// limit=&cursor=`: the history of an existing session as the caller may
+// read it, `cursor` being the nextCursor of the previous (newer) page. A
+// session that does not exist is 404 {ok:false, error:{type:"not_found"}}
+// (the /api route answers messages: [] for a well-formed key instead).
+// Streaming (Accept: text/event-stream) is not offered: use the WS
+// sessions.messages.subscribe.
+func (s *Server) openclawHistory(r *http.Request, g grant) (any, error) {
+	p := g.principal(as(r))
+	if _, err := s.eng.GetSession(r.Context(), p, r.PathValue("key")); err != nil {
+		return nil, err
+	}
+	req := api.HistoryRequest{SessionKey: r.PathValue("key"), BeforeMessageID: r.URL.Query().Get("cursor")}
+	var err error
+	if req.Limit, err = queryLimited(r, "limit", api.HistoryLimit); err != nil {
+		return nil, err
+	}
+	res, err := s.eng.History(r.Context(), p, req)
+	if err != nil {
+		return nil, err
+	}
+	res.SessionKey = s.canonical(r.Context(), p, res.SessionKey)
+	type page struct {
+		api.HistoryResult
+		NextCursor string `json:"nextCursor,omitempty"`
+	}
+	return page{HistoryResult: res, NextCursor: res.NextBeforeMessageID}, nil
+}
+
 type sendBody struct {
 	Message        string `json:"message"`
 	TimeoutSeconds *int64 `json:"timeoutSeconds"`

@@ -178,3 +178,45 @@ func TestSessionsListRowCounts(t *testing.T) {
 		t.Fatalf("sessions.list = %+v, want the row's counts %d/%d", list.Sessions, row.InputTokens, row.OutputTokens)
 	}
 }
+
+// TestOpenClawHistoryRoute checks OpenClaw's `GET /sessions/{key}/history`
+// (openclaw-notes §6.3): the history of an existing session with paging by
+// cursor, and 404 {ok:false, error:{type:"not_found"}} for a session that
+// does not exist or that the token may not see; no token is 401.
+func TestOpenClawHistoryRoute(t *testing.T) {
+	e := sessionRoutesEnv(t)
+	type page struct {
+		SessionKey string `json:"sessionKey"`
+		Messages   []struct {
+			ID   string `json:"id"`
+			Role string `json:"role"`
+		} `json:"messages"`
+		NextCursor string `json:"nextCursor"`
+	}
+	var first page
+	if code := e.doToken(t, tokSessOperator, "GET", "/sessions/main/history?limit=1", nil, &first); code != 200 {
+		t.Fatalf("history = %d", code)
+	}
+	if first.SessionKey != "agent:main:main" || len(first.Messages) != 1 || first.Messages[0].Role != "assistant" || first.NextCursor == "" {
+		t.Fatalf("first page = %+v", first)
+	}
+	var second page
+	if code := e.doToken(t, tokSessOperator, "GET", "/sessions/main/history?limit=1&cursor="+url.QueryEscape(first.NextCursor), nil, &second); code != 200 ||
+		len(second.Messages) != 1 || second.Messages[0].Role != "user" || second.NextCursor != "" {
+		t.Fatalf("second page = %d %+v", code, second)
+	}
+	for _, tc := range []struct{ token, key string }{{tokSessOperator, "agent:main:nope"}, {tokSessBound, "agent:main:main"}} {
+		var body struct {
+			OK    bool `json:"ok"`
+			Error struct {
+				Type string `json:"type"`
+			} `json:"error"`
+		}
+		if code := e.doToken(t, tc.token, "GET", "/sessions/"+tc.key+"/history", nil, &body); code != 404 || body.OK || body.Error.Type != "not_found" {
+			t.Errorf("%s as %s = %d %+v; want 404 type not_found", tc.key, tc.token, code, body)
+		}
+	}
+	if code := e.doToken(t, "", "GET", "/sessions/main/history", nil, nil); code != 401 {
+		t.Errorf("no token = %d, want 401", code)
+	}
+}

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -11,16 +12,21 @@ import (
 )
 
 type agentParams struct {
-	Message           string `json:"message"`
-	AgentID           string `json:"agentId"`
-	SessionKey        string `json:"sessionKey"`
-	IdempotencyKey    string `json:"idempotencyKey"`
-	Thinking          string `json:"thinking"`
-	Model             string `json:"model"`
-	Channel           string `json:"channel"`
-	Timeout           *int64 `json:"timeout"` // seconds
-	ExtraSystemPrompt string `json:"extraSystemPrompt"`
-	Label             string `json:"label"`
+	Message        string `json:"message"`
+	AgentID        string `json:"agentId"`
+	SessionKey     string `json:"sessionKey"`
+	IdempotencyKey string `json:"idempotencyKey"`
+	Thinking       string `json:"thinking"`
+	Model          string `json:"model"`
+	Channel        string `json:"channel"`
+	// To, AccountID and ThreadID are delivery hints, recorded on the
+	// session (deliveryContext, lastTo, lastAccountId).
+	To                string          `json:"to"`
+	AccountID         string          `json:"accountId"`
+	ThreadID          json.RawMessage `json:"threadId"`
+	Timeout           *int64          `json:"timeout"` // seconds
+	ExtraSystemPrompt string          `json:"extraSystemPrompt"`
+	Label             string          `json:"label"`
 }
 
 // mAgent starts a run and answers twice with the same id: `accepted` at
@@ -42,7 +48,12 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	thread, err := threadID(cl.method, "threadId", p.ThreadID)
+	if err != nil {
+		return nil, err
+	}
 	res, err := s.eng.Chat(ctx, pr, api.ChatRequest{SessionKey: key, Message: p.Message, Channel: p.Channel,
+		To: p.To, AccountID: p.AccountID, ThreadID: thread,
 		IdempotencyKey: p.IdempotencyKey, Model: p.Model, Thinking: p.Thinking, TimeoutSeconds: timeout,
 		Kind: domain.RunKindAgent, ExtraSystem: p.ExtraSystemPrompt, Label: strings.TrimSpace(p.Label)})
 	if err != nil {

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 
@@ -54,6 +55,13 @@ type chatSendParams struct {
 	IdempotencyKey string `json:"idempotencyKey"`
 	Thinking       string `json:"thinking"`
 	TimeoutMs      *int64 `json:"timeoutMs"`
+	// The originating* hints say where the message came from and where
+	// replies go (OpenClaw's chat.send); without them the message is a
+	// webchat message.
+	OriginatingChannel   string          `json:"originatingChannel"`
+	OriginatingTo        string          `json:"originatingTo"`
+	OriginatingAccountID string          `json:"originatingAccountId"`
+	OriginatingThreadID  json.RawMessage `json:"originatingThreadId"`
 }
 
 // mChatSend posts a user message (webchat) and answers at once; the run's
@@ -73,7 +81,16 @@ func (s *Server) mChatSend(ctx context.Context, cl *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.eng.Chat(ctx, cl.principal(""), api.ChatRequest{SessionKey: p.SessionKey, Message: p.Message, Channel: "webchat",
+	thread, err := threadID(cl.method, "originatingThreadId", p.OriginatingThreadID)
+	if err != nil {
+		return nil, err
+	}
+	channel := strings.TrimSpace(p.OriginatingChannel)
+	if channel == "" {
+		channel = "webchat"
+	}
+	res, err := s.eng.Chat(ctx, cl.principal(""), api.ChatRequest{SessionKey: p.SessionKey, Message: p.Message, Channel: channel,
+		To: p.OriginatingTo, AccountID: p.OriginatingAccountID, ThreadID: thread,
 		IdempotencyKey: p.IdempotencyKey, Thinking: p.Thinking, TimeoutSeconds: timeout})
 	if err != nil {
 		return nil, err

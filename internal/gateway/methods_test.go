@@ -391,3 +391,39 @@ func (e *env) session(t testing.TB, key string) domain.Session {
 	}
 	return s
 }
+
+// TestDeliveryHintsAreRecorded checks that the delivery hints of `agent`
+// (to, accountId, threadId as a number) and chat.send (originating*)
+// become the session's deliveryContext, lastChannel/lastTo/lastAccountId
+// and origin, as the reference's list row promises.
+func TestDeliveryHintsAreRecorded(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	w, _ := e.connect(t, nil)
+	id := w.send("agent", map[string]any{"message": "hi", "sessionKey": "agent:main:telegram:group:5", "channel": "telegram",
+		"to": "group:5", "accountId": "bot1", "threadId": 77, "idempotencyKey": "d1"})
+	w.response(id)
+	w.response(id)
+	w.ok("chat.send", map[string]any{"sessionKey": "agent:main:direct:alice", "message": "hey", "idempotencyKey": "d2",
+		"originatingChannel": "signal", "originatingTo": "+1555"}, nil)
+	rows := map[string]gateway.SessionRow{}
+	var list struct {
+		Sessions []gateway.SessionRow `json:"sessions"`
+	}
+	w.ok("sessions.list", map[string]any{}, &list)
+	for _, r := range list.Sessions {
+		rows[r.Key] = r
+	}
+	g := rows["agent:main:telegram:group:5"]
+	if g.DeliveryContext == nil || *g.DeliveryContext != (domain.DeliveryContext{Channel: "telegram", To: "group:5", AccountID: "bot1", ThreadID: "77"}) ||
+		g.LastChannel != "telegram" || g.LastTo != "group:5" || g.LastAccountID != "bot1" {
+		t.Errorf("telegram group row = %+v (deliveryContext %+v)", g, g.DeliveryContext)
+	}
+	d := rows["agent:main:direct:alice"]
+	if d.DeliveryContext == nil || d.DeliveryContext.Channel != "signal" || d.DeliveryContext.To != "+1555" || d.LastTo != "+1555" || d.Channel != "signal" {
+		t.Errorf("signal direct row = %+v (deliveryContext %+v)", d, d.DeliveryContext)
+	}
+	if res := w.call("agent", map[string]any{"message": "x", "sessionKey": "main", "threadId": true, "idempotencyKey": "d3"}); res.OK ||
+		!strings.Contains(res.Error.Message, "threadId must be a string or a number") {
+		t.Errorf("threadId true = %s", res)
+	}
+}

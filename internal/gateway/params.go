@@ -107,3 +107,21 @@ func orDefault(s, def string) string {
 	}
 	return s
 }
+
+// threadID reads a thread id, which OpenClaw sends as a string or a
+// number; absent or null is "".
+func threadID(method, name string, raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String(), nil
+	}
+	return "", invalidParams(method, "%s must be a string or a number", name)
+}

@@ -3,6 +3,9 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/attachments"
@@ -82,6 +85,10 @@ func callSpawn(ctx context.Context, svc api.Service, p api.Principal, raw json.R
 			}
 		}
 	}
+	raw, err := foldSpawnObjects(raw)
+	if err != nil {
+		return api.ToolOutcome{}, err
+	}
 	var a spawnArgs
 	given, err := decode(api.ToolSessionsSpawn, raw, &a)
 	if err != nil {
@@ -135,9 +142,6 @@ func callSpawn(ctx context.Context, svc api.Service, p api.Principal, raw json.R
 		r.MountPath = a.AttachAs.MountPath
 	}
 	if a.Budget != nil {
-		if err := strictBudget(probe["budget"]); err != nil {
-			return api.ToolOutcome{}, err
-		}
 		r.Budget = &api.SpawnBudget{Tokens: a.Budget.Tokens, CostUSD: a.Budget.CostUSD, Seconds: a.Budget.Seconds}
 		if _, err := r.Budget.Budget(); err != nil {
 			return api.ToolOutcome{}, err
@@ -150,19 +154,78 @@ func callSpawn(ctx context.Context, svc api.Service, p api.Principal, raw json.R
 	return ok(res)
 }
 
-// strictBudget refuses budget keys other than tokens, costUsd and seconds
-// (a misspelt bound must not leave the child unbounded).
-func strictBudget(raw json.RawMessage) error {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return domain.Invalid("budget must be an object with tokens, costUsd or seconds")
+// spawnObjectFields are the fields of sessions_spawn's nested objects. Their
+// snake_case aliases fold like top-level parameters (mime_type, mount_path,
+// cost_usd) and other fields are refused, as the schema's
+// additionalProperties:false says: a misspelt field must neither be dropped
+// silently nor leave a budget unbounded.
+var spawnObjectFields = map[string][]string{
+	"attachments": {"name", "content", "encoding", "mimeType"},
+	"attachAs":    {"mountPath"},
+	"budget":      {"tokens", "costUsd", "seconds"},
+}
+
+// foldSpawnObjects rewrites the nested objects of raw (each attachment,
+// attachAs, budget) with their fields folded to camelCase, refusing unknown
+// ones. Values of the wrong type are left for decode to refuse.
+func foldSpawnObjects(raw json.RawMessage) (json.RawMessage, error) {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil || top == nil {
+		return raw, nil
 	}
-	for k := range m {
-		switch k {
-		case "tokens", "costUsd", "seconds":
-		default:
-			return domain.Invalid("budget: unknown field %q (accepted: tokens, costUsd, seconds)", k)
+	changed := false
+	for k, v := range top {
+		name := camel(k)
+		allowed, ok := spawnObjectFields[name]
+		if !ok {
+			continue
 		}
+		if name == "attachments" {
+			var items []json.RawMessage
+			if json.Unmarshal(v, &items) != nil {
+				continue
+			}
+			for i, it := range items {
+				folded, err := foldObject(fmt.Sprintf("attachments[%d]", i), it, allowed)
+				if err != nil {
+					return nil, err
+				}
+				items[i] = folded
+			}
+			top[k], _ = json.Marshal(items)
+		} else {
+			folded, err := foldObject(name, v, allowed)
+			if err != nil {
+				return nil, err
+			}
+			top[k] = folded
+		}
+		changed = true
 	}
-	return nil
+	if !changed {
+		return raw, nil
+	}
+	return json.Marshal(top)
+}
+
+// foldObject folds the snake_case keys of the JSON object raw into
+// camelCase and refuses keys outside allowed; a non-object is returned
+// as is. A camelCase key wins over its alias.
+func foldObject(what string, raw json.RawMessage, allowed []string) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil || m == nil {
+		return raw, nil
+	}
+	out := make(map[string]json.RawMessage, len(m))
+	for k, v := range m {
+		name := camel(k)
+		if !slices.Contains(allowed, name) {
+			return nil, domain.Invalid("%s: unknown field %q (accepted: %s)", what, k, strings.Join(allowed, ", "))
+		}
+		if _, dup := out[name]; dup && name != k {
+			continue
+		}
+		out[name] = v
+	}
+	return json.Marshal(out)
 }

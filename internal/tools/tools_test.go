@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/attachments"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden schema file")
@@ -134,6 +135,16 @@ func TestCallDecodes(t *testing.T) {
 		{"spawn delivery refused", api.ToolSessionsSpawn, `{"task": "t", "channel": "x"}`, nil, `sessions_spawn does not support "channel"`},
 		{"spawn attachAs", api.ToolSessionsSpawn, `{"task": "t", "attachAs": {"mountPath": "/m"}}`,
 			api.SpawnRequest{Task: "t", MountPath: "/m"}, ""},
+		// Nested objects fold snake_case like top-level parameters and refuse
+		// unknown fields (the schema says additionalProperties: false).
+		{"spawn nested aliases", api.ToolSessionsSpawn, `{"task": "t", "attach_as": {"mount_path": "/m"}, "attachments": [{"name": "a", "content": "x", "mime_type": "text/plain"}], "budget": {"cost_usd": 1, "tokens": 5}}`,
+			api.SpawnRequest{Task: "t", MountPath: "/m", Attachments: []attachments.Spec{{Name: "a", Content: "x", MimeType: "text/plain"}},
+				Budget: &api.SpawnBudget{Tokens: fptr(5), CostUSD: fptr(1)}}, ""},
+		{"spawn attachment unknown field", api.ToolSessionsSpawn, `{"task": "t", "attachments": [{"name": "a", "content": "x", "mime": "text/plain"}]}`,
+			nil, `attachments[0]: unknown field "mime" (accepted: name, content, encoding, mimeType)`},
+		{"spawn attachAs unknown field", api.ToolSessionsSpawn, `{"task": "t", "attachAs": {"path": "/m"}}`, nil, `attachAs: unknown field "path"`},
+		{"spawn budget unknown field", api.ToolSessionsSpawn, `{"task": "t", "budget": {"usd": 1}}`, nil, `budget: unknown field "usd" (accepted: tokens, costUsd, seconds)`},
+		{"spawn attachments not an array", api.ToolSessionsSpawn, `{"task": "t", "attachments": {"name": "a"}}`, nil, "attachments must be an array"},
 		{"agents no params", api.ToolAgentsList, `{"x": 1}`, nil, `agents_list: unknown parameter "x" (it takes no parameters)`},
 		{"subagents cancel", api.ToolSubagents, `{"action": "cancel", "target": "all"}`, api.SubagentsRequest{Action: "cancel", Target: "all"}, ""},
 		{"subagents bad action", api.ToolSubagents, `{"action": "kill"}`, nil, "action must be one of list|cancel"},
@@ -191,3 +202,5 @@ func TestCallDecodes(t *testing.T) {
 }
 
 func ptr(n int) *int { return &n }
+
+func fptr(f float64) *float64 { return &f }

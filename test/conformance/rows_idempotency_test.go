@@ -105,7 +105,37 @@ func idempotencyRows(_ *world) []row {
 		return w.mcpStdioOutcome(t, "", "sessions_send", args("other words"))
 	})
 	skips := []cell{na(sCLI, noCLIIdemKey), na(sCLIGW, noCLIIdemKey)}
+	// Every chat surface is one operation (DESIGN §3b): a key first used
+	// on WS `agent` names the same run on chat.send and on HTTP chat.
+	agentThen := func(via string, again func(t *testing.T, w *world, key string) outcome) func(t *testing.T, w *world) outcome {
+		return func(t *testing.T, w *world) outcome {
+			key := "chat-surfaces-" + via
+			a := w.wsOutcome(t, operatorToken, "agent", m{"sessionKey": "agent:main:idem-" + key, "message": "one chat", "idempotencyKey": key})
+			if !a.OK {
+				return a
+			}
+			b := again(t, w, key)
+			if !b.OK {
+				return b
+			}
+			ra, rb := runIDOf(a), runIDOf(b)
+			return outcome{OK: true, Fields: map[string]string{"same runId": fmt.Sprint(ra != "" && ra == rb)},
+				Payload: "agent: " + a.Payload + "\nagain: " + b.Payload}
+		}
+	}
+	chatSurfaces := []cell{
+		custom(sWS, "agent, then chat.send", agentThen("ws", func(t *testing.T, w *world, key string) outcome {
+			return w.wsOutcome(t, operatorToken, "chat.send", m{"sessionKey": "agent:main:idem-" + key, "message": "one chat", "idempotencyKey": key})
+		})),
+		custom(sHTTP, "WS agent, then POST /api/sessions/{key}/chat", agentThen("http", func(t *testing.T, w *world, key string) outcome {
+			return w.httpOutcome(t, operatorToken, http.MethodPost, "/api/sessions/agent:main:idem-"+key+"/chat", m{"message": "one chat", "idempotencyKey": key})
+		})),
+		na(sMCPStdio, noMCPNative), na(sMCPHTTP, noMCPNative), na(sA2A, "A2A keys are messageIds of its own contexts"),
+	}
 	return []row{
+		{finding: "3", name: "a key used on agent names the same run on every chat surface",
+			want:  outcome{OK: true, Fields: map[string]string{"same runId": "true"}},
+			cells: append(chatSurfaces, skips...)},
 		{finding: "3", name: "operator and write token reusing one key get two runs",
 			want:  outcome{OK: true, Fields: map[string]string{"distinct runIds": "true"}},
 			cells: append(append(twoPrincipals, na(sMCPStdio, stdioOnePerson)), skips...)},
