@@ -59,6 +59,7 @@ func (rt *Runtime) activate(id string) (context.Context, func()) {
 		rt.mu.Lock()
 		delete(rt.active, id)
 		delete(rt.leases.of, id)
+		delete(rt.endedHere, id)
 		// Waiters that came after its end (or while it waited for its
 		// lane) skipped reading it (Wait): they read it now.
 		set := rt.waiters[id]

@@ -159,6 +159,9 @@ type Runtime struct {
 	// cancelling counts, per run, the cancels cascading from it now
 	// (cancelTree): a queued child of such a run does not start.
 	cancelling map[string]int
+	// endedHere holds the end of each run that ended here while its
+	// executor has not exited yet (wait.go).
+	endedHere map[string]*domain.Run
 }
 
 type lane struct {
@@ -243,6 +246,7 @@ func New(opts Options) (*Runtime, error) {
 		joined:   map[string][]domain.Run{},
 
 		cancelling: map[string]int{},
+		endedHere:  map[string]*domain.Run{},
 	}, nil
 }
 

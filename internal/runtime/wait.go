@@ -12,8 +12,11 @@ import (
 // domain.RunTerminal). A run that already ended returns at once. ctx ending
 // returns ctx's error.
 func (rt *Runtime) Wait(ctx context.Context, runID string, timeout time.Duration) (domain.Run, error) {
-	w, executing := rt.addWaiter(runID)
+	w, executing, ended := rt.addWaiter(runID)
 	defer func() { rt.removeWaiter(runID, w) }()
+	if ended != nil {
+		return *ended, nil // ended here; its executor is finishing up
+	}
 
 	// A run executing here has not been woken for yet (its end wakes the
 	// waiters after it is committed, its executor's exit wakes the rest),
@@ -53,7 +56,7 @@ func (rt *Runtime) Wait(ctx context.Context, runID string, timeout time.Duration
 			// ending it: it waits for its lane, or was queued again):
 			// wait on, reading once more after registering.
 			rt.removeWaiter(runID, w)
-			w, _ = rt.addWaiter(runID)
+			w, _, _ = rt.addWaiter(runID)
 			if cur, err = rt.opts.Store.GetRun(context.WithoutCancel(ctx), runID); err != nil || domain.RunTerminal(cur.Status) {
 				return cur, err
 			}
@@ -76,8 +79,9 @@ func (rt *Runtime) Wait(ctx context.Context, runID string, timeout time.Duration
 }
 
 // addWaiter registers a waiter of runID and reports whether the run is
-// executing here now.
-func (rt *Runtime) addWaiter(runID string) (*waiter, bool) {
+// executing here now, and its end when it ended here and its executor has
+// not exited yet.
+func (rt *Runtime) addWaiter(runID string) (*waiter, bool, *domain.Run) {
 	w := &waiter{done: make(chan struct{})}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
@@ -88,7 +92,7 @@ func (rt *Runtime) addWaiter(runID string) (*waiter, bool) {
 	}
 	set[w] = struct{}{}
 	_, executing := rt.active[runID]
-	return w, executing
+	return w, executing, rt.endedHere[runID]
 }
 
 func (rt *Runtime) removeWaiter(runID string, w *waiter) {
@@ -113,6 +117,10 @@ func (rt *Runtime) wake(runID string, ended *domain.Run) {
 	rt.mu.Lock()
 	set := rt.waiters[runID]
 	delete(rt.waiters, runID)
+	if _, executing := rt.active[runID]; executing && ended != nil {
+		// Until its executor exits, later waiters get the end from here.
+		rt.endedHere[runID] = ended
+	}
 	rt.mu.Unlock()
 	for w := range set {
 		w.ended = ended
