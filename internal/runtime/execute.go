@@ -40,7 +40,7 @@ type claimed struct {
 	sess    domain.Session
 	inbound []domain.Message
 	budget  budgetState
-	// durable, when set, is the deferred commit of the claim (submit.go):
+	// durable, when set, is the deferred commit of the claim (Submit):
 	// nothing of the run is published before it is durable.
 	durable domain.Durable
 	// announce publishes the run's start once the claim is durable; set

@@ -74,7 +74,7 @@ func (rt *Runtime) Submit(ctx context.Context, r domain.Run, prepare func(tx dom
 		return nil
 	}
 	// A run claimed at submission starts before its commit is durable
-	// where the store can say later when it is (deferred.go): its model
+	// where the store can say later when it is (domain.DeferredStore): its model
 	// call overlaps the flush, and its end's durable commit usually
 	// carries the submission too. Nothing is acknowledged or published
 	// before it is durable.
