@@ -30,13 +30,14 @@ const (
 	fFold
 )
 
-// wordsCI are the words of fWordCI, lower case.
-var wordsCI = [...]string{"key", "token", "secret", "passw"}
-
-// prefixes are the token prefixes of fPrefix (case-sensitive, as prefixRe).
-var prefixes = [...]string{"sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "xapp-", "gsk_", "AIza", "pplx-", "npm_"}
-
-// scan finds the features of s in one pass.
+// scan finds the features of s in one pass. It looks at each byte once
+// and compares further only where a feature's word could start, by its
+// first byte: it runs on every message the search index stores, so it is
+// part of every chat turn's and every imported message's cost.
+//
+// The words compare in ASCII case only: a non-ASCII rune that case-folds
+// to an ASCII letter is longer in bytes than the letter, so it can never
+// fold a word of the same byte length; fFold stands in for those.
 func scan(s string) features {
 	var f features
 	if strings.ContainsRune(s, 'ſ') || strings.ContainsRune(s, '\u212a') {
@@ -53,7 +54,6 @@ func scan(s string) features {
 			f |= fTelegram
 		}
 		digits = 0
-		rest := s[i:]
 		switch c {
 		case '=':
 			f |= fEquals
@@ -65,44 +65,95 @@ func scan(s string) features {
 			f |= fQuote
 			continue
 		case '-':
+			rest := s[i:]
 			if strings.HasPrefix(rest, "--") {
 				f |= fDashDash
-			}
-			if strings.HasPrefix(rest, "-----BEGIN ") {
-				f |= fPEM
+				if strings.HasPrefix(rest, "-----BEGIN ") {
+					f |= fPEM
+				}
 			}
 			continue
 		}
-		lc := c | 0x20 // ASCII lower case (only compared with letters below)
-		switch lc {
-		case 'k', 't', 's', 'p':
-			for _, w := range wordsCI {
-				if len(rest) >= len(w) && strings.EqualFold(rest[:len(w)], w) {
-					f |= fWordCI
-					if strings.ToUpper(w) == rest[:len(w)] {
-						f |= fWordUpper
-					}
-				}
+		if c < 'A' || c > 'z' {
+			continue
+		}
+		rest := s[i:]
+		switch c | 0x20 { // ASCII lower case of a letter
+		case 'k':
+			f |= word(rest, "key", "KEY")
+		case 't':
+			f |= word(rest, "token", "TOKEN")
+		case 's':
+			f |= word(rest, "secret", "SECRET")
+			if strings.HasPrefix(rest, "sk-") {
+				f |= fPrefix
+			}
+		case 'p':
+			f |= word(rest, "passw", "PASSW")
+			if strings.HasPrefix(rest, "pplx-") {
+				f |= fPrefix
 			}
 		case 'a':
-			if len(rest) >= 13 && strings.EqualFold(rest[:13], "authorization") {
+			if hasPrefixFold(rest, "authorization") {
 				f |= fAuthorization
 			}
+			if strings.HasPrefix(rest, "AIza") {
+				f |= fPrefix
+			}
 		case 'b':
-			if len(rest) >= 6 && strings.EqualFold(rest[:6], "bearer") {
+			if hasPrefixFold(rest, "bearer") {
 				f |= fBearer
 			}
-		}
-		switch c {
-		case 's', 'g', 'x', 'A', 'p', 'n':
-			for _, p := range prefixes {
-				if strings.HasPrefix(rest, p) {
-					f |= fPrefix
-				}
+		case 'g':
+			if githubPrefix(rest) || strings.HasPrefix(rest, "gsk_") {
+				f |= fPrefix
+			}
+		case 'x':
+			if strings.HasPrefix(rest, "xox") || strings.HasPrefix(rest, "xapp-") {
+				f |= fPrefix
+			}
+		case 'n':
+			if strings.HasPrefix(rest, "npm_") {
+				f |= fPrefix
 			}
 		}
 	}
 	return f
+}
+
+// word is fWordCI when s starts with lower (a lower-case ASCII word) in
+// any ASCII case, and fWordUpper as well when it starts with upper.
+func word(s, lower, upper string) features {
+	if !hasPrefixFold(s, lower) {
+		return 0
+	}
+	if strings.HasPrefix(s, upper) {
+		return fWordCI | fWordUpper
+	}
+	return fWordCI
+}
+
+// hasPrefixFold reports whether s starts with lower, a lower-case ASCII
+// word, in any ASCII case.
+func hasPrefixFold(s, lower string) bool {
+	if len(s) < len(lower) {
+		return false
+	}
+	for i := 0; i < len(lower); i++ {
+		if s[i]|0x20 != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// githubPrefix reports whether s starts with a GitHub token prefix:
+// gh[pousr]_ or github_pat_ (case-sensitive, as prefixRe).
+func githubPrefix(s string) bool {
+	if len(s) >= 4 && s[1] == 'h' && s[3] == '_' && strings.IndexByte("pousr", s[2]) >= 0 {
+		return s[0] == 'g'
+	}
+	return strings.HasPrefix(s, "github_pat_")
 }
 
 // Each rule's need: the features without which its regexp cannot match.

@@ -135,30 +135,32 @@ func (s *Store) keepIndex(t *tx) {
 	s.pendingIndex = append(s.pendingIndex, t.index...)
 }
 
+// indexRowSQL inserts one search index row. Rows are inserted one per
+// statement on purpose: a statement that writes several rows into a
+// virtual table opens a statement savepoint, and FTS5 writes its pending
+// terms out as a new segment at every savepoint. With the 16-row INSERTs
+// the messages use, the index got a segment per 16 messages and spent most
+// of its time merging them (crisismerge); one row per statement leaves
+// every row of the batch in FTS5's memory until COMMIT writes one segment.
+const indexRowSQL = `INSERT INTO messages_fts (rowid, text, scope) VALUES (?, ?, ?)`
+
 // flushIndex writes the batch's index rows, inside its transaction.
 func (s *Store) flushIndex(ctx context.Context) error {
 	rows := s.pendingIndex
 	defer func() { s.pendingIndex = s.pendingIndex[:0] }()
-	args := make([]any, 0, 3*insertRowsMax)
-	for start := 0; start < len(rows); start += insertRowsMax {
-		chunk := rows[start:min(start+insertRowsMax, len(rows))]
-		args = args[:0]
-		for _, r := range chunk {
-			args = append(args, r.rowid, r.text, keyToken(r.key))
-		}
-		if err := s.execW(ctx, s.indexSQL[len(chunk)], args...); err != nil {
+	if len(rows) == 0 {
+		return nil
+	}
+	st, err := s.stmt(ctx, indexRowSQL)
+	if err != nil {
+		return fmt.Errorf("search index: %w", err)
+	}
+	for _, r := range rows {
+		if _, err := st.ExecContext(ctx, r.rowid, r.text, keyToken(r.key)); err != nil {
 			return fmt.Errorf("search index: %w", err)
 		}
 	}
 	return nil
-}
-
-// indexMessagesSQL returns the index INSERTs of 0 to insertRowsMax rows.
-func indexMessagesSQL() (q [insertRowsMax + 1]string) {
-	for n := 1; n <= insertRowsMax; n++ {
-		q[n] = `INSERT INTO messages_fts (rowid, text, scope) VALUES ` + strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", n), ", ")
-	}
-	return q
 }
 
 // SearchMessages returns the current-generation messages whose indexed

@@ -111,9 +111,7 @@ type Store struct {
 	encBuf     []byte
 	insertArgs []any
 	insertSQL  [insertRowsMax + 1]string
-	// indexSQL are the search index INSERTs (search.go); redactor masks
-	// the text they index.
-	indexSQL [insertRowsMax + 1]string
+	// redactor masks the text the search index holds (search.go).
 	redactor redact.Redactor
 	// pendingIndex are the search index rows of the batch's successful
 	// fns, written before its COMMIT (search.go); writer only.
@@ -196,7 +194,6 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		busyTimeout:    opts.BusyTimeout,
 		walRestart:     walRestartFrames,
 		insertSQL:      insertMessagesSQL(),
-		indexSQL:       indexMessagesSQL(),
 		redactor:       redact.New(),
 		searchRedactor: redact.New(),
 	}
