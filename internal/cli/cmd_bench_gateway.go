@@ -23,8 +23,10 @@ func benchGatewayCommand() *command {
 			"per second (0: as fast as it can) for --seconds. --subscribe own (default) subscribes each client\n" +
 			"to its own session after its first round trip; all leaves them unsubscribed (an operator then gets\n" +
 			"every event). --idle only holds the connections and reports how late the gateway's ticks arrive.\n" +
-			"Reports round trips per second, latency (p50/p95/p99 ms), errors, and the gateway's RSS and\n" +
-			"goroutines from its /metrics. With --url, the token is $SWITCHBOARD_GATEWAY_TOKEN.",
+			"Reports round trips per second, latency (p50/p95/p99 ms; paced, from when each round trip was\n" +
+			"due), errors, CPU per round trip (the gateway's and the clients'), and the gateway's RSS and\n" +
+			"goroutines from its /metrics. $SWITCHBOARD_CPUPROFILE=FILE makes the gateway write a CPU profile.\n" +
+			"With --url, the token is $SWITCHBOARD_GATEWAY_TOKEN.",
 		example: []string{
 			"switchboard bench gateway --clients 1000 --rate 2 --seconds 30 --out gw.json",
 			"switchboard bench gateway --clients 200 --rate 0 --seconds 30 --subscribe all",
@@ -66,6 +68,10 @@ func benchGatewayCommand() *command {
 				}
 				what := fmt.Sprintf("%d of %d clients connected (connect p50 %s ms); gateway RSS %.0f MiB (peak %.0f), %d goroutines; %.1f s on %d CPUs",
 					rep.Connected, rep.Clients, ms(rep.ConnectMs.P50), rep.Gateway.RSSMB, rep.GatewayPeakRSS, rep.Gateway.Goroutines, rep.Seconds, rep.Machine.CPUs)
+				if !rep.Idle && rep.RoundTrips > 0 {
+					what += fmt.Sprintf("\nper round trip: gateway CPU %.3f ms, clients' CPU %.3f ms, %.1f frames; %d paced starts skipped (client still busy)",
+						rep.GatewayCPUMsPerRoundTrip, rep.ClientCPUMsPerRoundTrip, rep.FramesPerRoundTrip, rep.SkippedStarts)
+				}
 				if rep.FirstError != "" {
 					what += "\nfirst error: " + rep.FirstError
 				}

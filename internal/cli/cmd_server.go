@@ -69,6 +69,11 @@ func gatewayCommand() *command {
 
 func runGateway(e *env, listen strFlag) (err error) {
 	e.serving = true // logs at info unless --log-level says otherwise
+	stopProfile, err := startCPUProfile(e.getenv)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, stopProfile()) }()
 	dir, cfgPath, err := e.paths()
 	if err != nil {
 		return err

@@ -142,3 +142,23 @@ type Store interface {
 	Update(ctx context.Context, fn func(Tx) error) error
 	Close() error
 }
+
+// Generation names one transcript generation: a session key and the
+// session id its messages were written under.
+type Generation struct {
+	Key       string
+	SessionID string
+}
+
+// TailsReader is implemented by stores that read the newest messages of
+// many generations in one query. sessions_list with messageLimit reads
+// the tails of up to 200 rows: one query instead of 200 is most of what
+// such a listing costs. Stores without it are read one generation at a
+// time through ReadMessages, with the same result.
+type TailsReader interface {
+	// ReadTails returns, for each of gens (same order), its newest limit
+	// messages (limit ≥ 1) whose role is not in excludeRoles, oldest
+	// first: what ReadMessages returns for MessageQuery{SessionID, Limit,
+	// ExcludeRoles}.
+	ReadTails(ctx context.Context, gens []Generation, limit int, excludeRoles []string) ([][]Message, error)
+}

@@ -159,17 +159,22 @@ func matchesList(s domain.Session, p ListParams, now int64) bool {
 	return true
 }
 
-// attachMessages adds the last n non-tool messages of each row. A few
+// attachMessages adds the last n non-tool messages of each row. A store
+// that reads many tails in one query (domain.TailsReader) does so: a query
+// per row was most of a messageLimit listing's CPU. Otherwise a few
 // workers each take rows in turn: one goroutine per row would grow a fresh
-// stack through SQLite's deep call chain for every row (that copying was
-// a tenth of a messageLimit listing's CPU).
+// stack through SQLite's deep call chain for every row.
 func (e *Engine) attachMessages(ctx context.Context, out []SessionRow, rows []domain.Session, n int) error {
+	exclude := []string{domain.RoleToolResult, "tool"}
+	if tr, ok := e.store.(domain.TailsReader); ok {
+		return attachTails(ctx, tr, out, rows, n, exclude)
+	}
 	errs := make([]error, len(rows))
 	var next atomic.Int64
 	work := func() {
 		for i := int(next.Add(1) - 1); i < len(rows); i = int(next.Add(1) - 1) {
 			msgs, err := e.store.ReadMessages(ctx, rows[i].Key, domain.MessageQuery{SessionID: rows[i].SessionID, Limit: n,
-				ExcludeRoles: []string{domain.RoleToolResult, "tool"}})
+				ExcludeRoles: exclude})
 			if err != nil {
 				errs[i] = err
 				continue
@@ -185,6 +190,47 @@ func (e *Engine) attachMessages(ctx context.Context, out []SessionRow, rows []do
 	wg.Wait()
 	return errors.Join(errs...)
 }
+
+// attachTails reads the tails through tr, in up to tailChunks queries
+// at once: one query per listing leaves the second core idle, and the
+// listing's latency is its CPU time.
+func attachTails(ctx context.Context, tr domain.TailsReader, out []SessionRow, rows []domain.Session, n int, exclude []string) error {
+	gens := make([]domain.Generation, len(rows))
+	for i, s := range rows {
+		gens[i] = domain.Generation{Key: s.Key, SessionID: s.SessionID}
+	}
+	chunks := min(tailChunks, (len(gens)+tailChunkMin-1)/tailChunkMin)
+	if chunks < 1 {
+		return nil
+	}
+	size := (len(gens) + chunks - 1) / chunks
+	errs := make([]error, chunks)
+	read := func(c int) {
+		lo, hi := c*size, min((c+1)*size, len(gens))
+		tails, err := tr.ReadTails(ctx, gens[lo:hi], n, exclude)
+		if err != nil {
+			errs[c] = err
+			return
+		}
+		for i, t := range tails {
+			out[lo+i].Messages = t
+		}
+	}
+	var wg sync.WaitGroup
+	for c := 1; c < chunks; c++ {
+		wg.Go(func() { read(c) })
+	}
+	read(0)
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// tailChunks is how many tail queries one listing runs at once, each for
+// at least tailChunkMin rows (fewer are not worth a second goroutine).
+const (
+	tailChunks   = 2
+	tailChunkMin = 50
+)
 
 // attachWorkers is how many goroutines read messageLimit tails at once
 // (the read pool has more connections than this).

@@ -19,16 +19,27 @@ const (
 	writeTimeout = 10 * time.Second
 	// maxInFlight bounds concurrent requests of one connection.
 	maxInFlight = 1024
-	// eventBuffer is the engine subscription buffer of one connection.
+	// eventBuffer is the event queue of one connection (subscriptions.go:
+	// half of it for streamed deltas, the rest for the events that must
+	// arrive; a connection that overflows it is disconnected).
 	eventBuffer = 1024
+	// fanoutBuffer is the fan-out's own subscription to the engine's
+	// events. One goroutine maps and encodes every event, so a burst
+	// (thousands of runs streaming at once) queues here; the engine drops
+	// what does not fit, for every client, so it is deep (~120 bytes an
+	// event: 2 MB).
+	fanoutBuffer = 16384
 )
 
 // conn is one WebSocket client. It owns its goroutines: the read loop runs
 // on the HTTP handler's goroutine; request handlers, the event pump and
 // the ticker are counted in wg and end with ctx.
 type conn struct {
-	s      *Server
-	ws     *websocket.Conn
+	s  *Server
+	ws *websocket.Conn
+	// sock is ws's socket; the event pump corks it to send a batch of
+	// events in one write.
+	sock   *corkConn
 	id     string
 	remote string
 	// requestID is the X-Request-Id of the upgrade request (logs).
@@ -100,13 +111,14 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	// The browser policy (outerware) has checked Origin and Host already,
 	// allowed origins included; Accept's own same-origin check would
 	// refuse those.
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	cw := &corkingWriter{ResponseWriter: w}
+	ws, err := websocket.Accept(cw, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		s.log.Debug("websocket accept failed", "remote", r.RemoteAddr, "err", err)
 		return
 	}
 	ctx, cancel := context.WithCancel(s.base)
-	c := &conn{s: s, ws: ws, id: domain.NewID(), remote: r.RemoteAddr, requestID: requestIDOf(w), ctx: ctx, cancel: cancel, sem: make(chan struct{}, maxInFlight)}
+	c := &conn{s: s, ws: ws, sock: cw.conn, id: domain.NewID(), remote: r.RemoteAddr, requestID: requestIDOf(w), ctx: ctx, cancel: cancel, sem: make(chan struct{}, maxInFlight)}
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
@@ -204,10 +216,11 @@ func (c *conn) write(v any) error {
 	return c.writeLocked(b)
 }
 
+// writeLocked writes one frame (writeMu held). The socket's write
+// deadline (corkConn) bounds it, not a context: a context with a deadline
+// costs a timer and a context.AfterFunc per frame.
 func (c *conn) writeLocked(b []byte) error {
-	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-	defer cancel()
-	if err := c.ws.Write(ctx, websocket.MessageText, b); err != nil {
+	if err := c.ws.Write(context.Background(), websocket.MessageText, b); err != nil {
 		c.cancel()
 		return err
 	}
@@ -268,12 +281,13 @@ func (c *conn) pump(events <-chan wireEvent, stop func()) {
 		case <-c.ctx.Done():
 			return
 		case ev := <-events:
-			if !c.admit(ev) {
-				continue
-			}
-			if err := c.eventWire(ev); err != nil {
+			if err := c.eventBatch(ev, events); err != nil {
 				return
 			}
+		case <-c.sub.slow:
+			c.s.log.Info("gateway client too slow: disconnected", "conn", c.id, "remote", c.remote, "queued", eventBuffer)
+			c.close(websocket.StatusPolicyViolation, "slow consumer: event queue full")
+			return
 		case <-t.C:
 			if err := c.event("tick", map[string]any{"ts": c.s.now().UnixMilli()}); err != nil {
 				return
@@ -308,10 +322,38 @@ func (c *conn) admit(ev wireEvent) bool {
 	return ok
 }
 
-// eventWire sends a pre-encoded event with the connection's next seq.
-func (c *conn) eventWire(ev wireEvent) error {
+// maxBatch is the most events the pump sends in one write.
+const maxBatch = 64
+
+// eventBatch sends first and the events queued behind it (up to maxBatch)
+// in one socket write: the socket is corked while they are framed.
+func (c *conn) eventBatch(first wireEvent, events <-chan wireEvent) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
+	c.sock.cork()
+	err := c.eventLocked(first)
+	for n := 1; err == nil && n < maxBatch; n++ {
+		select {
+		case ev := <-events:
+			err = c.eventLocked(ev)
+			continue
+		default:
+		}
+		break
+	}
+	if ferr := c.sock.uncork(); err == nil && ferr != nil {
+		c.cancel()
+		err = ferr
+	}
+	return err
+}
+
+// eventLocked sends a pre-encoded event, if the connection may have it,
+// with the connection's next seq (writeMu held).
+func (c *conn) eventLocked(ev wireEvent) error {
+	if !c.admit(ev) {
+		return nil
+	}
 	c.seq++
 	return c.writeLocked(ev.frame(c.seq))
 }

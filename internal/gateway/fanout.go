@@ -66,7 +66,7 @@ func (w wireEvent) frame(seq int64) []byte {
 // run maps and encodes engine events until ctx ends. The Server owns it
 // (started in Serve, stopped with the background goroutines).
 func (f *fanout) run(ctx context.Context, s *Server) {
-	events, stop := s.eng.Subscribe(eventBuffer)
+	events, stop := s.eng.Subscribe(fanoutBuffer)
 	defer stop()
 	for {
 		select {

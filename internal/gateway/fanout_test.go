@@ -78,7 +78,8 @@ func (e *env) wsConnections(t *testing.T) string {
 // connection only (fanout.go). While it is stalled — its socket full, its
 // event queue overflowing — a fast client's requests are answered and it
 // gets every event of every run, in time; the stalled connection is then
-// cut off by the write timeout, having lost events.
+// cut off — its queue overflowing (slow consumer) or the write timeout,
+// whichever comes first — having lost events.
 func TestSlowClientLosesEvents(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits out the gateway's write timeout")
@@ -137,8 +138,8 @@ func TestSlowClientLosesEvents(t *testing.T) {
 	}
 	last = max(last, maxSeq)
 
-	// The stalled client is cut off by the write timeout (10 s) rather
-	// than kept, its events lost.
+	// The stalled client is cut off (its queue overflowed, or the write
+	// timeout of 10 s) rather than kept, its events lost.
 	cut := time.Now().Add(60 * time.Second)
 	for e.wsConnections(t) != "1" {
 		if time.Now().After(cut) {

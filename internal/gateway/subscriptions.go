@@ -14,8 +14,14 @@ import (
 //     session it passed to sessions.messages.subscribe, and the events of
 //     the runs it started itself (DESIGN §3b).
 //
-// A connection that falls behind loses events rather than slowing the
-// others (events are notifications; the store is the truth).
+// A connection that falls behind never slows the others: its queue
+// (eventBuffer) holds what it has not been sent yet. Streamed deltas take
+// at most half of it — each carries the text so far, so a dropped one is
+// no gap on screen — which keeps the other half for the events that must
+// arrive (run start and end, messages, chat finals): a fast client under
+// a flood of deltas loses none of those. A client whose queue still fills
+// is too slow to keep up: it is disconnected (slow), as OpenClaw closes a
+// slow consumer, and reads the truth from the store when it reconnects.
 type fanout struct {
 	mu sync.Mutex
 	// broadcast holds the connections that never subscribed.
@@ -43,6 +49,11 @@ type subscriber struct {
 	changed    bool
 	keys       map[string]struct{}
 	runs       map[string]struct{}
+	// slow is closed when an event that must arrive did not fit in ch:
+	// the connection's pump then disconnects it. overflowed records that
+	// it is closed; nothing is queued after it.
+	slow       chan struct{}
+	overflowed bool
 }
 
 func newFanout() *fanout {
@@ -54,7 +65,7 @@ func newFanout() *fanout {
 // subscribe adds a connection, on the broadcast, and returns its event
 // channel and its release.
 func (f *fanout) subscribe(buffer int) (*subscriber, func()) {
-	sub := &subscriber{ch: make(chan wireEvent, buffer), keys: map[string]struct{}{}, runs: map[string]struct{}{}}
+	sub := &subscriber{ch: make(chan wireEvent, buffer), keys: map[string]struct{}{}, runs: map[string]struct{}{}, slow: make(chan struct{})}
 	f.mu.Lock()
 	f.broadcast[sub] = struct{}{}
 	f.mu.Unlock()
@@ -200,11 +211,21 @@ func (f *fanout) publish(ev wireEvent) {
 	}
 }
 
-// send queues ev for sub without blocking: a full queue loses it.
+// send queues ev for sub without blocking (f.mu held). A delta is dropped
+// once the queue is half full; any other event that does not fit marks
+// sub slow (see fanout).
 func send(sub *subscriber, ev wireEvent) {
+	if sub.overflowed {
+		return
+	}
+	if ev.delta && len(sub.ch) >= cap(sub.ch)/2 {
+		return
+	}
 	select {
 	case sub.ch <- ev:
 	default:
+		sub.overflowed = true
+		close(sub.slow)
 	}
 }
 

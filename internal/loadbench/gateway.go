@@ -37,25 +37,37 @@ type GatewayOptions struct {
 
 // GatewayReport is what bench gateway measured.
 type GatewayReport struct {
-	Bench          string       `json:"bench"` // "gateway"
-	Clients        int          `json:"clients"`
-	Connected      int64        `json:"connected"`
-	Rate           float64      `json:"ratePerClient"` // 0 = unpaced
-	Subscribe      string       `json:"subscribe"`
-	Idle           bool         `json:"idle"`
-	Seconds        float64      `json:"seconds"`
-	RoundTrips     int64        `json:"roundTrips"`
-	PerSecond      float64      `json:"roundTripsPerSecond"`
-	TargetPerSec   float64      `json:"targetPerSecond,omitempty"`
-	Errors         int64        `json:"errors"`
-	FirstError     string       `json:"firstError,omitempty"`
-	LatencyMs      Latency      `json:"latencyMs"`        // agent → final res → agent.wait ok
-	ConnectMs      Latency      `json:"connectMs"`        // dial + challenge + connect
-	TickDelayMs    Latency      `json:"tickDelayMs"`      // receipt minus the tick's own ts (idle runs)
-	Gateway        GatewayStats `json:"gateway"`          // at the end of the measured window
-	GatewayPeakRSS float64      `json:"gatewayPeakRssMB"` // highest RSS sampled once a second
-	Started        bool         `json:"startedGateway"`
-	Machine        Machine      `json:"machine"`
+	Bench        string  `json:"bench"` // "gateway"
+	Clients      int     `json:"clients"`
+	Connected    int64   `json:"connected"`
+	Rate         float64 `json:"ratePerClient"` // 0 = unpaced
+	Subscribe    string  `json:"subscribe"`
+	Idle         bool    `json:"idle"`
+	Seconds      float64 `json:"seconds"`
+	RoundTrips   int64   `json:"roundTrips"`
+	PerSecond    float64 `json:"roundTripsPerSecond"`
+	TargetPerSec float64 `json:"targetPerSecond,omitempty"`
+	Errors       int64   `json:"errors"`
+	FirstError   string  `json:"firstError,omitempty"`
+	LatencyMs    Latency `json:"latencyMs"` // scheduled start (paced) or start → agent.wait ok
+	// SkippedStarts counts paced starts a client was too late for (its
+	// previous round trip still ran): the offered load not served.
+	SkippedStarts int64 `json:"skippedStarts,omitempty"`
+	// FramesPerRoundTrip is how many frames a client read per round trip
+	// (responses and events).
+	FramesPerRoundTrip float64 `json:"framesPerRoundTrip,omitempty"`
+	// GatewayCPUMsPerRoundTrip and ClientCPUMsPerRoundTrip are CPU time
+	// (user + system) per round trip in the window: the gateway's from its
+	// /metrics, the clients' (this process) from getrusage. Both share the
+	// machine's cores, so their sum bounds the round trips per second.
+	GatewayCPUMsPerRoundTrip float64      `json:"gatewayCpuMsPerRoundTrip,omitempty"`
+	ClientCPUMsPerRoundTrip  float64      `json:"clientCpuMsPerRoundTrip,omitempty"`
+	ConnectMs                Latency      `json:"connectMs"`        // dial + challenge + connect
+	TickDelayMs              Latency      `json:"tickDelayMs"`      // receipt minus the tick's own ts (idle runs)
+	Gateway                  GatewayStats `json:"gateway"`          // at the end of the measured window
+	GatewayPeakRSS           float64      `json:"gatewayPeakRssMB"` // highest RSS sampled once a second
+	Started                  bool         `json:"startedGateway"`
+	Machine                  Machine      `json:"machine"`
 }
 
 // RunGateway connects opts.Clients WebSocket clients to a gateway (one it
@@ -99,6 +111,11 @@ func RunGateway(ctx context.Context, opts GatewayOptions) (rep GatewayReport, er
 	}
 	// Clients connect first (at most 200 dials in flight), then all start
 	// together; the measured window begins when the last has connected.
+	if !opts.Idle && opts.Subscribe == "own" {
+		if err := makeSetupSession(ctx, wsURL, token); err != nil {
+			return rep, fmt.Errorf("bench gateway: %w", err)
+		}
+	}
 	clients := make([]*wsClient, opts.Clients)
 	var wg sync.WaitGroup
 	dialSem := make(chan struct{}, 200)
@@ -169,6 +186,9 @@ func RunGateway(ctx context.Context, opts GatewayOptions) (rep GatewayReport, er
 			}
 		}
 	})
+	before, _ := scrapeMetrics(ctx, hc, base, token)
+	cpu0 := selfCPU()
+	var skipped atomic.Int64
 	started := time.Now()
 	for i, c := range clients {
 		if c == nil {
@@ -186,7 +206,7 @@ func RunGateway(ctx context.Context, opts GatewayOptions) (rep GatewayReport, er
 				if opts.Rate > 0 {
 					offset = time.Duration(float64(i%1000) / 1000 * float64(time.Second) / opts.Rate)
 				}
-				mine, err = c.drive(runCtx, ctx, clientKey(i), opts.Rate, offset, &done)
+				mine, err = c.drive(runCtx, ctx, clientKey(i), opts.Rate, offset, &done, &skipped)
 				lat.merge(mine)
 			}
 			if err != nil && ctx.Err() == nil {
@@ -196,6 +216,8 @@ func RunGateway(ctx context.Context, opts GatewayOptions) (rep GatewayReport, er
 	}
 	wg.Wait()
 	elapsed := time.Since(started)
+	clientCPU := selfCPU() - cpu0
+	after, afterErr := scrapeMetrics(ctx, hc, base, token)
 	stopSampling()
 	bg.Wait()
 	rep.Gateway, rep.GatewayPeakRSS = last, peakRSS
@@ -221,6 +243,23 @@ func RunGateway(ctx context.Context, opts GatewayOptions) (rep GatewayReport, er
 		rep.RoundTrips = int64(len(lat.all))
 		rep.PerSecond = float64(rep.RoundTrips) / rep.Seconds
 		rep.LatencyMs = summarize(lat.all)
+		rep.SkippedStarts = skipped.Load()
+		if rep.RoundTrips > 0 {
+			var frames int64
+			for _, c := range clients {
+				if c != nil {
+					frames += c.frames
+				}
+			}
+			n := float64(rep.RoundTrips)
+			rep.FramesPerRoundTrip = float64(frames) / n
+			if afterErr == nil && before.CPUSeconds > 0 {
+				rep.GatewayCPUMsPerRoundTrip = (after.CPUSeconds - before.CPUSeconds) * 1000 / n
+			}
+			if clientCPU > 0 {
+				rep.ClientCPUMsPerRoundTrip = float64(clientCPU.Microseconds()) / 1000 / n
+			}
+		}
 		if opts.Rate > 0 {
 			rep.TargetPerSec = opts.Rate * float64(opts.Clients)
 		}
@@ -231,6 +270,10 @@ func RunGateway(ctx context.Context, opts GatewayOptions) (rep GatewayReport, er
 // wsClient is one authenticated WebSocket connection.
 type wsClient struct {
 	ws *websocket.Conn
+	// frames counts frames read in the measured window (drive).
+	frames int64
+	// counting is set while drive runs.
+	counting bool
 }
 
 type frame struct {
@@ -288,6 +331,9 @@ func (c *wsClient) read(ctx context.Context) (frame, error) {
 	if err != nil {
 		return f, err
 	}
+	if c.counting {
+		c.frames++
+	}
 	// Events other than ticks are not this client's business: skip
 	// decoding them.
 	if bytes.HasPrefix(data, []byte(`{"type":"event"`)) && !bytes.Contains(data[:min(len(data), 40)], []byte(`"tick"`)) {
@@ -320,9 +366,14 @@ func (c *wsClient) response(ctx context.Context, id string) (frame, error) {
 
 // drive runs round trips on key until runCtx ends: agent (ack, then final
 // res), then agent.wait for the run. A round trip that started finishes
-// under ctx. With rate > 0 it starts one every 1/rate (skipping starts it
-// is too late for).
-func (c *wsClient) drive(runCtx, ctx context.Context, key string, rate float64, offset time.Duration, done *atomic.Int64) ([]time.Duration, error) {
+// under ctx. With rate > 0 it starts one every 1/rate, and a round trip's
+// latency counts from when it was due, not from when the client got to it
+// (a client still busy with the previous one would otherwise hide the
+// gateway's queueing); a start it is a whole interval late for is skipped
+// and counted in skipped.
+func (c *wsClient) drive(runCtx, ctx context.Context, key string, rate float64, offset time.Duration, done, skipped *atomic.Int64) ([]time.Duration, error) {
+	c.counting = true
+	defer func() { c.counting = false }()
 	var lat []time.Duration
 	var interval time.Duration
 	if rate > 0 {
@@ -330,6 +381,7 @@ func (c *wsClient) drive(runCtx, ctx context.Context, key string, rate float64, 
 	}
 	next := time.Now().Add(offset)
 	for i := 0; ; i++ {
+		due := time.Now()
 		if interval > 0 {
 			if wait := time.Until(next); wait > 0 {
 				t := time.NewTimer(wait)
@@ -340,21 +392,27 @@ func (c *wsClient) drive(runCtx, ctx context.Context, key string, rate float64, 
 				case <-t.C:
 				}
 			}
+			due = next
 			next = next.Add(interval)
-			if now := time.Now(); next.Before(now) {
-				next = now
+			if late := time.Since(next); late >= 0 {
+				n := int64(late/interval) + 1
+				skipped.Add(n)
+				next = next.Add(time.Duration(n) * interval)
 			}
 		}
 		if runCtx.Err() != nil {
 			return lat, nil
 		}
 		rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-		d, err := c.roundTrip(rctx, key, i)
+		end, err := c.roundTrip(rctx, key, i)
 		cancel()
 		if err != nil {
 			return lat, err
 		}
-		lat = append(lat, d)
+		if interval == 0 {
+			due = end.start
+		}
+		lat = append(lat, end.at.Sub(due))
 		done.Add(1)
 	}
 }
@@ -362,34 +420,70 @@ func (c *wsClient) drive(runCtx, ctx context.Context, key string, rate float64, 
 // clientKey is client i's session.
 func clientKey(i int) string { return "agent:main:bench" + strconv.Itoa(i) }
 
+// setupKey is a session every "own" client subscribes to while it
+// creates its own: a client that holds a subscription is off the
+// broadcast, so the setup round trips of a thousand clients do not reach
+// every other client (N² frames, still arriving in the measured window).
+const setupKey = "agent:main:bench-setup"
+
+// makeSetupSession creates setupKey with one round trip.
+func makeSetupSession(ctx context.Context, url, token string) error {
+	c, err := dialClient(ctx, url, token)
+	if err != nil {
+		return err
+	}
+	defer c.ws.CloseNow()
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if _, err := c.roundTrip(ctx, setupKey, -1); err != nil {
+		return fmt.Errorf("setup session: %w", err)
+	}
+	return nil
+}
+
 // subscribeOwn makes one round trip on key (creating the session) and
 // subscribes to the session's messages: from then on only its events and
-// this client's runs' come.
+// this client's runs' come. Meanwhile it holds a subscription to
+// setupKey, which keeps it off the broadcast.
 func (c *wsClient) subscribeOwn(ctx context.Context, key string) error {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
+	if err := c.call(ctx, "s0", "sessions.messages.subscribe", map[string]any{"key": setupKey}); err != nil {
+		return err
+	}
 	if _, err := c.roundTrip(ctx, key, -1); err != nil {
 		return fmt.Errorf("first round trip: %w", err)
 	}
-	if err := c.write(ctx, "s", "sessions.messages.subscribe", map[string]any{"key": key}); err != nil {
+	if err := c.call(ctx, "s", "sessions.messages.subscribe", map[string]any{"key": key}); err != nil {
 		return err
 	}
-	f, err := c.response(ctx, "s")
+	return c.call(ctx, "s1", "sessions.messages.unsubscribe", map[string]any{"key": setupKey})
+}
+
+// call sends a request and waits for its ok response.
+func (c *wsClient) call(ctx context.Context, id, method string, params any) error {
+	if err := c.write(ctx, id, method, params); err != nil {
+		return err
+	}
+	f, err := c.response(ctx, id)
 	if err == nil && !f.OK {
-		err = fmt.Errorf("subscribe: %s", f.err())
+		err = fmt.Errorf("%s: %s", method, f.err())
 	}
 	return err
 }
 
-func (c *wsClient) roundTrip(ctx context.Context, key string, i int) (time.Duration, error) {
+// tripTimes are when a round trip started and ended.
+type tripTimes struct{ start, at time.Time }
+
+func (c *wsClient) roundTrip(ctx context.Context, key string, i int) (tripTimes, error) {
 	start := time.Now()
 	id := "a" + strconv.Itoa(i)
 	if err := c.write(ctx, id, "agent", map[string]any{"message": "load", "sessionKey": key, "idempotencyKey": key + "-" + strconv.Itoa(i)}); err != nil {
-		return 0, err
+		return tripTimes{}, err
 	}
 	ack, err := c.response(ctx, id)
 	if err != nil || !ack.OK {
-		return 0, fmt.Errorf("agent: %v %s", err, ack.err())
+		return tripTimes{}, fmt.Errorf("agent: %v %s", err, ack.err())
 	}
 	var acc struct {
 		RunID string `json:"runId"`
@@ -397,11 +491,11 @@ func (c *wsClient) roundTrip(ctx context.Context, key string, i int) (time.Durat
 	_ = json.Unmarshal(ack.Payload, &acc)
 	final, err := c.response(ctx, id)
 	if err != nil || !final.OK {
-		return 0, fmt.Errorf("agent final: %v %s", err, final.err())
+		return tripTimes{}, fmt.Errorf("agent final: %v %s", err, final.err())
 	}
 	wid := "w" + strconv.Itoa(i)
 	if err := c.write(ctx, wid, "agent.wait", map[string]any{"runId": acc.RunID, "timeoutMs": 30000}); err != nil {
-		return 0, err
+		return tripTimes{}, err
 	}
 	wf, err := c.response(ctx, wid)
 	var wr struct {
@@ -409,9 +503,9 @@ func (c *wsClient) roundTrip(ctx context.Context, key string, i int) (time.Durat
 	}
 	_ = json.Unmarshal(wf.Payload, &wr)
 	if err != nil || !wf.OK || wr.Status != "ok" {
-		return 0, fmt.Errorf("agent.wait: %v %s", err, wf.err())
+		return tripTimes{}, fmt.Errorf("agent.wait: %v %s", err, wf.err())
 	}
-	return time.Since(start), nil
+	return tripTimes{start: start, at: time.Now()}, nil
 }
 
 // idle reads frames until runCtx ends and returns, for each tick, how long

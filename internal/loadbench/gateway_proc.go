@@ -119,9 +119,13 @@ func (g *gatewayProc) stop() {
 type GatewayStats struct {
 	RSSMB      float64 `json:"rssMB"`
 	Goroutines int     `json:"goroutines"`
+	// CPUSeconds is the gateway process's CPU time so far
+	// (process_cpu_seconds_total).
+	CPUSeconds float64 `json:"cpuSeconds"`
 }
 
-// scrapeMetrics reads process_resident_memory_bytes and go_goroutines.
+// scrapeMetrics reads process_resident_memory_bytes, process_cpu_seconds_total
+// and go_goroutines.
 func scrapeMetrics(ctx context.Context, hc *http.Client, baseURL, token string) (GatewayStats, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(baseURL, "/")+"/metrics", nil)
 	if err != nil {
@@ -149,6 +153,10 @@ func scrapeMetrics(ctx context.Context, hc *http.Client, baseURL, token string) 
 		case "process_resident_memory_bytes":
 			if v, err := strconv.ParseFloat(strings.TrimSpace(val), 64); err == nil {
 				st.RSSMB = v / (1 << 20)
+			}
+		case "process_cpu_seconds_total":
+			if v, err := strconv.ParseFloat(strings.TrimSpace(val), 64); err == nil {
+				st.CPUSeconds = v
 			}
 		case "go_goroutines":
 			if v, err := strconv.ParseFloat(strings.TrimSpace(val), 64); err == nil {

@@ -70,8 +70,15 @@ func TestRunGatewayPaced(t *testing.T) {
 	if rep.RoundTrips == 0 || rep.RoundTrips > 55 {
 		t.Fatalf("round trips %d: want 1..55 at 5 clients × 5/s × 2 s", rep.RoundTrips)
 	}
-	if rep.Gateway.RSSMB <= 0 || rep.Gateway.Goroutines <= 0 {
+	if rep.Gateway.RSSMB <= 0 || rep.Gateway.Goroutines <= 0 || rep.Gateway.CPUSeconds <= 0 {
 		t.Fatalf("gateway stats not read from /metrics: %+v", rep.Gateway)
+	}
+	// A round trip is at least the ack, the final res and the wait's res.
+	// (The gateway's CPU per round trip is not checked: /proc counts it in
+	// 10 ms ticks, and 50 round trips may take fewer.)
+	if rep.FramesPerRoundTrip < 3 || rep.GatewayCPUMsPerRoundTrip < 0 || rep.ClientCPUMsPerRoundTrip <= 0 {
+		t.Fatalf("per round trip: %.1f frames, gateway CPU %.3f ms, clients' CPU %.3f ms",
+			rep.FramesPerRoundTrip, rep.GatewayCPUMsPerRoundTrip, rep.ClientCPUMsPerRoundTrip)
 	}
 }
 

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -268,7 +267,7 @@ func (s *Store) ReadMessages(ctx context.Context, key string, q domain.MessageQu
 		if err := rows.Scan(&seq, &id, &parent, &sid, &runID, &body); err != nil {
 			return nil, s.readErr("read messages", err)
 		}
-		if err := json.Unmarshal([]byte(body), &m); err != nil {
+		if err := decodeBody(body, &m); err != nil {
 			return nil, fmt.Errorf("read messages of %q: seq %d: %w", key, seq, err)
 		}
 		m.Seq, m.ID, m.ParentID, m.SessionID, m.RunID = seq, id, parent, sid, runID
