@@ -23,6 +23,30 @@ const titleHeadMessages = 4
 // per row and field, by attachWorkers goroutines, since a listing may have
 // hundreds of rows. Texts are masked as history masks them.
 func (e *Engine) attachTitles(ctx context.Context, out []SessionRow, rows []domain.Session, preview, title bool) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	// A store that reads many tails in one query (domain.TailsReader)
+	// gives every row's newest message at once.
+	if tr, ok := e.store.(domain.TailsReader); ok && preview {
+		gens := make([]domain.Generation, len(rows))
+		for i, s := range rows {
+			gens[i] = domain.Generation{Key: s.Key, SessionID: s.SessionID}
+		}
+		tails, err := tr.ReadTails(ctx, gens, 1, []string{domain.RoleToolResult, "tool"})
+		if err != nil {
+			return err
+		}
+		for i, t := range tails {
+			if len(t) == 1 {
+				out[i].LastMessagePreview = clip(t[0].Content.Text(), int(api.ListPreviewChars.Max))
+			}
+		}
+		preview = false
+		if !title {
+			return nil
+		}
+	}
 	errs := make([]error, len(rows))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
