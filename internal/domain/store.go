@@ -47,6 +47,10 @@ type MessageQuery struct {
 	Offset int
 	// ExcludeRoles drops messages with these roles before the limit applies.
 	ExcludeRoles []string
+	// Oldest makes Limit count from the oldest matching message instead
+	// of the newest (Offset must be 0): a listing's derived title reads a
+	// generation's first messages without reading the rest.
+	Oldest bool
 }
 
 // RunQuery selects runs, newest CreatedAt first.

@@ -235,7 +235,10 @@ func (s *Store) ReadMessages(ctx context.Context, key string, q domain.MessageQu
 		b.WriteString(` AND role NOT IN (` + placeholders(len(q.ExcludeRoles)) + `)`)
 		args = append(args, anys(q.ExcludeRoles)...)
 	}
-	if q.Limit > 0 {
+	if q.Oldest && q.Limit > 0 && q.Offset == 0 {
+		b.WriteString(` ORDER BY seq` + limitParam)
+		args = append(args, q.Limit)
+	} else if q.Limit > 0 {
 		b.WriteString(` ORDER BY seq DESC` + limitParam)
 		args = append(args, q.Limit)
 		if q.Offset > 0 {
@@ -275,7 +278,7 @@ func (s *Store) ReadMessages(ctx context.Context, key string, q domain.MessageQu
 	if err := rows.Err(); err != nil {
 		return nil, s.readErr("read messages", err)
 	}
-	if q.Limit > 0 || q.Offset > 0 {
+	if (q.Limit > 0 || q.Offset > 0) && !(q.Oldest && q.Offset == 0) {
 		slices.Reverse(out)
 	}
 	return out, nil
