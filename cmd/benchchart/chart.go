@@ -70,6 +70,9 @@ func (powersOfTen) Ticks(min, max float64) []plot.Tick {
 	var ticks []plot.Tick
 	for e := math.Floor(min); e <= max; e++ {
 		label := fmt.Sprintf("%g×", math.Pow(10, e))
+		if e >= 0 {
+			label = fmt.Sprintf("%.0f×", math.Pow(10, e)) // 1000000×, not 1e+06×
+		}
 		ticks = append(ticks, plot.Tick{Value: e, Label: label})
 	}
 	return ticks

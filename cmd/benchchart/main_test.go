@@ -20,7 +20,7 @@ func TestRunTableAndChart(t *testing.T) {
 	write("openclaw-n10.json", `{"openclawVersion":"x","ms":{"listAllWarm":{"n":3,"p50":50},"updateEntrySequential":{"n":3,"p50":2}},
 		"memMB":{"rssAfterList":100,"rssPeakMaxRss":200},"disk":{"sessionsDirBytes":1048576}}`)
 	write("switchboard-n10.json", `{"listAll":{"n":3,"p50":0.5},"updateEntrySequential":{"n":3,"p50":4},"memMB":{"rss":10,"peak":20},"disk":2097152,
-		"import":{"messages":500,"seconds":1}}`)
+		"mirrorDisk":1048576,"import":{"messages":500,"seconds":1}}`)
 	write("openclaw-n20.json", `{"ms":{}}`)
 	out := filepath.Join(t.TempDir(), "chart.png")
 	var table bytes.Buffer
@@ -28,7 +28,9 @@ func TestRunTableAndChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := table.String()
-	for _, want := range []string{"| list all | 50.0 | 0.500 | 100× |", "| update a session entry | 2.0 | 4.0 | 0.5× |", "500 messages in 1.0 s"} {
+	for _, want := range []string{"| list all | 50.0 | 0.500 | 100× |", "| update a session entry | 2.0 | 4.0 | 0.5× |", "500 messages in 1.0 s",
+		"| disk per message, bytes (switchboard: the store alone) | 2097 | 4194 | 0.5× |",
+		"| disk per message, bytes (switchboard: store + JSONL mirror, the default) | 2097 | 6291 | 0.3× |"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("table lacks %q:\n%s", want, got)
 		}

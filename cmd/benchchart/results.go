@@ -38,8 +38,11 @@ type switchboardResult struct {
 		RSS  float64 `json:"rss"`
 		Peak float64 `json:"peak"`
 	} `json:"memMB"`
-	Disk   int64 `json:"disk"`
-	Import struct {
+	Disk int64 `json:"disk"`
+	// MirrorDisk is the JSONL mirror beside the store (0 in reports from
+	// before it was measured).
+	MirrorDisk int64 `json:"mirrorDisk"`
+	Import     struct {
 		Messages int     `json:"messages"`
 		Seconds  float64 `json:"seconds"`
 	} `json:"import"`

@@ -21,6 +21,14 @@ func writeTable(w io.Writer, sizes []size) error {
 		ocDisk := float64(s.OC.Disk.SessionsDir) / (1 << 20)
 		sbDisk := float64(s.SB.Disk) / (1 << 20)
 		fmt.Fprintf(w, "| disk, MiB (OpenClaw's sessions dir; switchboard's store without the JSONL mirror) | %.0f | %.0f | %s |\n", ocDisk, sbDisk, ratio(ocDisk, sbDisk))
+		if msgs := float64(s.SB.Import.Messages); msgs > 0 {
+			ocPer, sbPer := float64(s.OC.Disk.SessionsDir)/msgs, float64(s.SB.Disk)/msgs
+			fmt.Fprintf(w, "| disk per message, bytes (switchboard: the store alone) | %.0f | %.0f | %s |\n", ocPer, sbPer, ratio(ocPer, sbPer))
+			if s.SB.MirrorDisk > 0 {
+				withMirror := float64(s.SB.Disk+s.SB.MirrorDisk) / msgs
+				fmt.Fprintf(w, "| disk per message, bytes (switchboard: store + JSONL mirror, the default) | %.0f | %.0f | %s |\n", ocPer, withMirror, ratio(ocPer, withMirror))
+			}
+		}
 		if s.SB.Import.Seconds > 0 {
 			fmt.Fprintf(w, "\nswitchboard imported %d messages in %.1f s (%.0f messages/s).\n", s.SB.Import.Messages, s.SB.Import.Seconds,
 				float64(s.SB.Import.Messages)/s.SB.Import.Seconds)

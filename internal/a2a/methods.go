@@ -77,14 +77,15 @@ func (s *Server) start(ctx context.Context, c *call, sp sendParams) (api.ChatRes
 		if e != nil {
 			return api.ChatResult{}, "", e
 		}
-		if ctxID := sp.msg.ContextID; ctxID != "" && !strings.EqualFold(ctxID, ContextOf(run.SessionKey)) {
+		if ctxID := sp.msg.ContextID; ctxID != "" && ctxID != ContextOf(run.SessionKey) {
 			return api.ChatResult{}, "", invalidParams("message.contextId %q is not the context of task %s", clip(ctxID), clip(id))
 		}
 		return api.ChatResult{}, "", newError(wire.CodeUnsupportedOperation, domain.CodeInvalid,
 			"task %s is %s and takes no further messages: send a new message (no taskId) with contextId %q to continue the conversation",
 			clip(id), StateOf(run.Status), ContextOf(run.SessionKey))
 	}
-	ctxID := strings.ToLower(sp.msg.ContextID)
+	// contextIds are case-sensitive: SessionKey keeps "ABC" and "abc" apart.
+	ctxID := sp.msg.ContextID
 	if ctxID == "" {
 		ctxID = derivedContextID(c.p.Name, c.p.Session, sp.msg.MessageID)
 	}

@@ -33,19 +33,67 @@ func StateOf(status domain.RunStatus) wire.TaskState {
 // A2A contextId: agent:<id>:a2a:<contextId>.
 const sessionMarker = ":a2a:"
 
-// SessionKey is the session an A2A context of agent id lives in.
+// upperMark precedes, in a session key, the lower-case form of an
+// upper-case letter of a contextId. Session keys are canonical in lower
+// case, while contextIds are case-sensitive: "ABC" and "abc" are two
+// conversations. A contextId holds only letters, digits and . _ -
+// (checkContextID), so the mark never stands for itself, and '~' needs no
+// escaping in a URL path or a shell word.
+const upperMark = '~'
+
+// SessionKey is the session an A2A context of agent id lives in. A
+// contextId without upper-case letters is the key's last part as it is
+// (keys made before the mark existed stay the same); each upper-case
+// letter of another becomes upperMark and the letter in lower case.
 func SessionKey(agentID, contextID string) string {
-	return "agent:" + strings.ToLower(agentID) + sessionMarker + contextID
+	return "agent:" + strings.ToLower(agentID) + sessionMarker + contextSegment(contextID)
 }
 
-// ContextOf is the A2A contextId of a run's session: the part after
-// ":a2a:" for a session made by A2A, else the session key itself (a task
-// of another session, visible to the caller, read by GetTask).
-func ContextOf(sessionKey string) string {
-	if _, ctx, ok := strings.Cut(sessionKey, sessionMarker); ok && ctx != "" {
-		return ctx
+// contextSegment is contextID as the last part of a canonical key.
+func contextSegment(contextID string) string {
+	if !strings.ContainsFunc(contextID, isUpperASCII) {
+		return contextID
 	}
-	return sessionKey
+	var b strings.Builder
+	b.Grow(2 * len(contextID))
+	for _, r := range contextID {
+		if isUpperASCII(r) {
+			b.WriteRune(upperMark)
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isUpperASCII(r rune) bool { return r >= 'A' && r <= 'Z' }
+
+// ContextOf is the A2A contextId of a run's session: the part after
+// ":a2a:" for a session made by A2A (upper-case letters restored), else
+// the session key itself (a task of another session, visible to the
+// caller, read by GetTask).
+func ContextOf(sessionKey string) string {
+	_, seg, ok := strings.Cut(sessionKey, sessionMarker)
+	if !ok || seg == "" {
+		return sessionKey
+	}
+	if !strings.ContainsRune(seg, upperMark) {
+		return seg
+	}
+	var b strings.Builder
+	upper := false
+	for _, r := range seg {
+		switch {
+		case r == upperMark && !upper:
+			upper = true
+			continue
+		case upper && r >= 'a' && r <= 'z':
+			r -= 'a' - 'A'
+		}
+		upper = false
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // artifactID is the id of the reply artifact of a task (one per task).

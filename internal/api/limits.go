@@ -57,8 +57,13 @@ var (
 	SearchSinceMinutes = Limit{Name: "sinceMinutes", Min: 1, Max: 525_600, Clamp: true, Unit: "minutes"}
 	SearchCursorChars  = Limit{Name: "cursor", Min: 1, Max: 128, Unit: "characters"}
 	ListOffset         = Limit{Name: "offset", Min: 0, Max: 1_000_000}
-	HistoryOffset      = Limit{Name: "offset", Min: 0, Max: 1_000_000}
-	MessageIDChars     = Limit{Name: "beforeMessageId", Min: 1, Max: 64, Unit: "characters"}
+
+	// Lengths of sessions.list's derived row texts (not parameters): the
+	// whitespace-collapsed text is cut at Max characters with "…".
+	ListDerivedTitleChars = Limit{Name: "derivedTitle", Min: 0, Max: 60, Unit: "characters"}
+	ListPreviewChars      = Limit{Name: "lastMessagePreview", Min: 0, Max: 120, Unit: "characters"}
+	HistoryOffset         = Limit{Name: "offset", Min: 0, Max: 1_000_000}
+	MessageIDChars        = Limit{Name: "beforeMessageId", Min: 1, Max: 64, Unit: "characters"}
 	// YieldMessageChars bounds sessions_yield's message (it becomes the
 	// run's reply).
 	YieldMessageChars = Limit{Name: "message", Min: 0, Max: 4000, Unit: "characters"}

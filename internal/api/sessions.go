@@ -18,46 +18,58 @@ type ListRequest struct {
 	Label           string
 	SpawnedBy       string
 	IncludeArchived bool
+	// IncludeLastMessage adds each row's lastMessagePreview and
+	// IncludeDerivedTitles its derivedTitle (OpenClaw's sessions.list
+	// flags; each costs a transcript read per row, so they are asked for).
+	IncludeLastMessage   bool
+	IncludeDerivedTitles bool
 }
 
 // SessionRow is one row of sessions_list, in the reference's row shape.
 type SessionRow struct {
-	Key              string                  `json:"key"`
-	Kind             string                  `json:"kind"`
-	Channel          string                  `json:"channel"`
-	AgentID          string                  `json:"agentId,omitempty"`
-	Label            string                  `json:"label,omitempty"`
-	DisplayName      string                  `json:"displayName,omitempty"`
-	Origin           *domain.Origin          `json:"origin,omitempty"`
-	SpawnedBy        string                  `json:"spawnedBy,omitempty"`
-	ParentSessionKey string                  `json:"parentSessionKey,omitempty"`
-	SpawnDepth       int                     `json:"spawnDepth,omitempty"`
-	ForkedFromParent bool                    `json:"forkedFromParent,omitempty"`
-	DeliveryContext  *domain.DeliveryContext `json:"deliveryContext,omitempty"`
-	UpdatedAt        int64                   `json:"updatedAt"`
-	SessionID        string                  `json:"sessionId"`
-	Model            string                  `json:"model,omitempty"`
-	ModelProvider    string                  `json:"modelProvider,omitempty"`
-	ContextTokens    int64                   `json:"contextTokens,omitempty"`
-	InputTokens      int64                   `json:"inputTokens,omitempty"`
-	OutputTokens     int64                   `json:"outputTokens,omitempty"`
-	TotalTokens      int64                   `json:"totalTokens,omitempty"`
-	EstimatedCostUSD float64                 `json:"estimatedCostUsd,omitempty"`
-	Status           string                  `json:"status,omitempty"`
-	StartedAt        int64                   `json:"startedAt,omitempty"`
-	EndedAt          int64                   `json:"endedAt,omitempty"`
-	RuntimeMs        int64                   `json:"runtimeMs,omitempty"`
-	ThinkingLevel    string                  `json:"thinkingLevel,omitempty"`
-	VerboseLevel     string                  `json:"verboseLevel,omitempty"`
-	SystemSent       bool                    `json:"systemSent"`
-	AbortedLastRun   bool                    `json:"abortedLastRun"`
-	SendPolicy       string                  `json:"sendPolicy,omitempty"`
-	LastChannel      string                  `json:"lastChannel,omitempty"`
-	LastTo           string                  `json:"lastTo,omitempty"`
-	LastAccountID    string                  `json:"lastAccountId,omitempty"`
-	TranscriptPath   string                  `json:"transcriptPath,omitempty"`
-	ArchivedAt       int64                   `json:"archivedAt,omitempty"`
-	Messages         []domain.Message        `json:"messages,omitempty"`
+	Key         string `json:"key"`
+	Kind        string `json:"kind"`
+	Channel     string `json:"channel"`
+	AgentID     string `json:"agentId,omitempty"`
+	Label       string `json:"label,omitempty"`
+	DisplayName string `json:"displayName,omitempty"`
+	// DerivedTitle (includeDerivedTitles) is displayName, else label,
+	// else the generation's first user message, else "<sessionId
+	// prefix> (<date>)"; at most ListDerivedTitleChars.
+	DerivedTitle string `json:"derivedTitle,omitempty"`
+	// LastMessagePreview (includeLastMessage) is the text of the newest
+	// user or assistant message, at most ListPreviewChars.
+	LastMessagePreview string                  `json:"lastMessagePreview,omitempty"`
+	Origin             *domain.Origin          `json:"origin,omitempty"`
+	SpawnedBy          string                  `json:"spawnedBy,omitempty"`
+	ParentSessionKey   string                  `json:"parentSessionKey,omitempty"`
+	SpawnDepth         int                     `json:"spawnDepth,omitempty"`
+	ForkedFromParent   bool                    `json:"forkedFromParent,omitempty"`
+	DeliveryContext    *domain.DeliveryContext `json:"deliveryContext,omitempty"`
+	UpdatedAt          int64                   `json:"updatedAt"`
+	SessionID          string                  `json:"sessionId"`
+	Model              string                  `json:"model,omitempty"`
+	ModelProvider      string                  `json:"modelProvider,omitempty"`
+	ContextTokens      int64                   `json:"contextTokens,omitempty"`
+	InputTokens        int64                   `json:"inputTokens,omitempty"`
+	OutputTokens       int64                   `json:"outputTokens,omitempty"`
+	TotalTokens        int64                   `json:"totalTokens,omitempty"`
+	EstimatedCostUSD   float64                 `json:"estimatedCostUsd,omitempty"`
+	Status             string                  `json:"status,omitempty"`
+	StartedAt          int64                   `json:"startedAt,omitempty"`
+	EndedAt            int64                   `json:"endedAt,omitempty"`
+	RuntimeMs          int64                   `json:"runtimeMs,omitempty"`
+	ThinkingLevel      string                  `json:"thinkingLevel,omitempty"`
+	VerboseLevel       string                  `json:"verboseLevel,omitempty"`
+	SystemSent         bool                    `json:"systemSent"`
+	AbortedLastRun     bool                    `json:"abortedLastRun"`
+	SendPolicy         string                  `json:"sendPolicy,omitempty"`
+	LastChannel        string                  `json:"lastChannel,omitempty"`
+	LastTo             string                  `json:"lastTo,omitempty"`
+	LastAccountID      string                  `json:"lastAccountId,omitempty"`
+	TranscriptPath     string                  `json:"transcriptPath,omitempty"`
+	ArchivedAt         int64                   `json:"archivedAt,omitempty"`
+	Messages           []domain.Message        `json:"messages,omitempty"`
 	// Usage is the session's own usage and its spawn tree's (itself and
 	// every descendant), maintained as usage is charged.
 	Usage *domain.SessionUsage `json:"usage,omitempty"`

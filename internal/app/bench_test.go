@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -33,6 +35,22 @@ func BenchmarkChatTurnPostgres(b *testing.B) {
 	benchChatTurn(b, config.StoreConfig{Driver: config.StorePostgres, URL: url})
 }
 
+// walSyncs returns the server's count of WAL flushes to disk (pg_stat_wal,
+// PostgreSQL 14+), so a benchmark can report flushes per turn: a number
+// the machine's load does not change.
+func walSyncs(b *testing.B, url string) int64 {
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var n int64
+	if err := conn.QueryRow(context.Background(), `SELECT wal_sync FROM pg_stat_wal`).Scan(&n); err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
 func benchChatTurn(b *testing.B, store config.StoreConfig) {
 	ctx := context.Background()
 	cfg := config.Default()
@@ -49,6 +67,10 @@ func benchChatTurn(b *testing.B, store config.StoreConfig) {
 	defer a.Close(ctx)
 	var durs []time.Duration
 	i := 0
+	var syncs0 int64
+	if store.Driver == config.StorePostgres {
+		syncs0 = walSyncs(b, store.URL)
+	}
 	for b.Loop() {
 		start := time.Now()
 		res, err := a.Engine.Chat(ctx, api.Operator(), api.ChatRequest{SessionKey: "c" + strconv.Itoa(i%1000), Message: "hi"})
@@ -61,6 +83,9 @@ func benchChatTurn(b *testing.B, store config.StoreConfig) {
 		}
 		durs = append(durs, time.Since(start))
 		i++
+	}
+	if store.Driver == config.StorePostgres {
+		b.ReportMetric(float64(walSyncs(b, store.URL)-syncs0)/float64(len(durs)), "wal-syncs/turn")
 	}
 	slices.Sort(durs)
 	b.ReportMetric(float64(durs[len(durs)/2].Microseconds())/1000, "p50-ms")

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
+
 	"github.com/switchboard-go/switchboard/internal/api"
 	"os"
 	"path/filepath"
@@ -69,6 +71,10 @@ func benchCommand() *command {
 type benchOutput struct {
 	storebench.Report
 	Import benchImport `json:"import"`
+	// MirrorDisk is the size in bytes of the JSONL mirror the import
+	// wrote beside a SQLite store (transcripts.mirror, on by default);
+	// disk is the database alone.
+	MirrorDisk int64 `json:"mirrorDisk"`
 }
 
 type benchImport struct {
@@ -118,6 +124,9 @@ func runBenchStore(e *env, src, out, storeURL string, iterations int) (err error
 		return fmt.Errorf("bench store: %w", err)
 	}
 	res := benchOutput{Report: rep, Import: benchImport{Sessions: sum.Sessions, Messages: sum.Messages, Seconds: imported.Seconds()}}
+	if res.MirrorDisk, err = jsonlBytes(filepath.Join(tmp, "agents")); err != nil {
+		return fmt.Errorf("bench store: mirror size: %w", err)
+	}
 	if err := writeJSONFile(out, res); err != nil {
 		return fmt.Errorf("bench store: %w", err)
 	}
@@ -141,8 +150,28 @@ func runBenchStore(e *env, src, out, storeURL string, iterations int) (err error
 	if err := t.flush(); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(e.stdout, "memory %.1f MiB (peak %.1f), disk %.1f MiB; report written to %s\n", rep.MemMB.RSS, rep.MemMB.Peak, float64(rep.Disk)/(1<<20), out)
+	_, err = fmt.Fprintf(e.stdout, "memory %.1f MiB (peak %.1f), disk %.1f MiB (+ %.1f MiB JSONL mirror); report written to %s\n", rep.MemMB.RSS, rep.MemMB.Peak, float64(rep.Disk)/(1<<20), float64(res.MirrorDisk)/(1<<20), out)
 	return err
+}
+
+// jsonlBytes sums the sizes of the *.jsonl files under dir (none: 0).
+func jsonlBytes(dir string) (int64, error) {
+	var n int64
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) && path == dir {
+			return fs.SkipDir
+		}
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		n += info.Size()
+		return nil
+	})
+	return n, err
 }
 
 // benchStore is the store bench store measures.

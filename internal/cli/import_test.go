@@ -53,15 +53,16 @@ func TestBenchStore(t *testing.T) {
 		ListAll struct {
 			N int `json:"n"`
 		} `json:"listAll"`
-		Disk   int64 `json:"disk"`
-		Import struct {
+		Disk       int64 `json:"disk"`
+		MirrorDisk int64 `json:"mirrorDisk"`
+		Import     struct {
 			Sessions int `json:"sessions"`
 		} `json:"import"`
 	}
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatalf("report: %v\n%s", err, b)
 	}
-	if rep.ListAll.N == 0 || rep.Disk == 0 || rep.Import.Sessions == 0 {
+	if rep.ListAll.N == 0 || rep.Disk == 0 || rep.MirrorDisk == 0 || rep.Import.Sessions == 0 {
 		t.Fatalf("report = %s", b)
 	}
 	if _, err := os.Stat(filepath.Join(c.stateDir(), "switchboard.db")); !os.IsNotExist(err) {
@@ -69,5 +70,50 @@ func TestBenchStore(t *testing.T) {
 	}
 	if r := c.run("bench", "store", "--out", out); r.code != exitUsage || !strings.Contains(r.stderr, "--openclaw-state and --out are required") {
 		t.Fatalf("bench without --openclaw-state: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestImportMirrorOff: with transcripts.mirror false an import writes no
+// JSONL file and list rows carry no transcriptPath, while the store holds
+// every message (the raw history reads them back); with the default the
+// files are there.
+func TestImportMirrorOff(t *testing.T) {
+	src := filepath.Join("..", "openclawimport", "testdata", "openclaw")
+	for _, mirror := range []bool{true, false} {
+		c := newCLI(t)
+		if !mirror {
+			c.writeConfig(`{transcripts: {mirror: false}}`)
+		}
+		var sum importOutput
+		if err := json.Unmarshal([]byte(c.ok("import", "openclaw", src, "--json").stdout), &sum); err != nil || sum.Messages == 0 {
+			t.Fatalf("mirror %v: import = %+v, %v", mirror, sum, err)
+		}
+		files, err := filepath.Glob(filepath.Join(c.stateDir(), "agents", "*", "sessions", "*.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(files) > 0; got != mirror {
+			t.Errorf("mirror %v: %d JSONL files in the state dir", mirror, len(files))
+		}
+		list := jsonOf[engine.ListResult](c, "sessions", "list", "--json")
+		var withPath int
+		for _, row := range list.Sessions {
+			if row.TranscriptPath != "" {
+				withPath++
+			}
+		}
+		if (withPath > 0) != mirror {
+			t.Errorf("mirror %v: %d of %d rows with a transcriptPath", mirror, withPath, len(list.Sessions))
+		}
+		var read int
+		for _, row := range list.Sessions {
+			h := jsonOf[struct {
+				Messages []json.RawMessage `json:"messages"`
+			}](c, "sessions", "history", row.Key, "--raw", "--include-tools", "--limit", "1000", "--json")
+			read += len(h.Messages)
+		}
+		if read < sum.Messages {
+			t.Errorf("mirror %v: read back %d messages of %d imported", mirror, read, sum.Messages)
+		}
 	}
 }

@@ -47,6 +47,10 @@ type MessageQuery struct {
 	Offset int
 	// ExcludeRoles drops messages with these roles before the limit applies.
 	ExcludeRoles []string
+	// Oldest makes Limit count from the oldest matching message instead
+	// of the newest (Offset must be 0): a listing's derived title reads a
+	// generation's first messages without reading the rest.
+	Oldest bool
 }
 
 // RunQuery selects runs, newest CreatedAt first.
@@ -137,6 +141,28 @@ type Store interface {
 	// several Update calls into one database transaction.
 	Update(ctx context.Context, fn func(Tx) error) error
 	Close() error
+}
+
+// DeferredStore is a Store that can commit a transaction before it is
+// durable and say later when it is (PostgreSQL: an asynchronous commit,
+// made durable by the next flush of the server's log). A caller that uses
+// it acknowledges nothing of fn's writes, and makes nothing of them
+// visible to clients, before Durable.Wait returns; its gain is that work
+// started meanwhile (a run's model call) needs no flush of its own when a
+// later durable commit carries both.
+type DeferredStore interface {
+	Store
+	// UpdateDeferred is Update without the wait for durability: it returns
+	// once fn's writes are committed and visible to other transactions.
+	UpdateDeferred(ctx context.Context, fn func(Tx) error) (Durable, error)
+}
+
+// Durable is the durability of one deferred commit.
+type Durable interface {
+	// Wait returns once the commit is durable: at once when a later
+	// durable commit already carried it, else after a short grace for one
+	// to come by, forcing a flush when none does.
+	Wait(ctx context.Context) error
 }
 
 // Generation names one transcript generation: a session key and the

@@ -137,6 +137,11 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 			return ListResult{}, err
 		}
 	}
+	if p.IncludeLastMessage || p.IncludeDerivedTitles {
+		if err := e.attachTitles(ctx, out.Sessions, rows, p.IncludeLastMessage, p.IncludeDerivedTitles); err != nil {
+			return ListResult{}, err
+		}
+	}
 	return out, nil
 }
 

@@ -135,6 +135,31 @@ func (e *Engine) GetSession(ctx context.Context, p api.Principal, ref string) (a
 	return r[0], nil
 }
 
+// SubscribeKey is the canonical key sessions.messages.subscribe may
+// subscribe p to: ref resolved as GetSession resolves it, and visible to p
+// by GetSession's rule — whether or not the session exists yet, so a
+// client can subscribe before its first chat.send creates it. A ref p
+// could not see answers GetSession's "No session found" whether or not a
+// session has it, so the answer reveals no more than GetSession does.
+func (e *Engine) SubscribeKey(ctx context.Context, p api.Principal, ref string) (string, error) {
+	req, err := e.enter(p, api.OpSessionsGet)
+	if err != nil {
+		return "", err
+	}
+	notFound := domain.Errorf(domain.CodeNotFound, "No session found: %s", strings.TrimSpace(ref))
+	key, err := e.resolveRef(ctx, req, ref)
+	if err != nil {
+		if domain.ErrorCode(err) == domain.CodeNotFound {
+			return "", notFound
+		}
+		return "", err
+	}
+	if e.target(ctx, req, key, policy.ActionHistory) != nil {
+		return "", notFound
+	}
+	return key, nil
+}
+
 // Defaults are the session defaults as the principal sees them: its
 // requester's main session and model (the operator's: the default
 // agent's).

@@ -20,6 +20,9 @@ type Engine interface {
 	Subscribe(buffer int) (<-chan domain.Event, func())
 	// Visible is the rule that filters events for non-operators.
 	Visible(ctx context.Context, p api.Principal, key string) bool
+	// SubscribeKey is the key sessions.messages.subscribe subscribes to:
+	// a session p may see, existing or not yet.
+	SubscribeKey(ctx context.Context, p api.Principal, ref string) (string, error)
 	// Stats reports lane depth and active runs (metrics).
 	Stats() (queued, active int)
 	// OutboxPasses counts the outbox worker's completed passes (metrics).

@@ -1,8 +1,12 @@
 package gateway_test
 
 import (
+	"errors"
+	"io"
+	"net"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -82,6 +86,10 @@ func TestHandshakeFailures(t *testing.T) {
 		wantErr   string // response error message ("" = no response expected)
 		wantCode  websocket.StatusCode
 		wantClose string
+		// refused: the server closes while the frame is still being
+		// written (it is over the pre-handshake limit), so the write may
+		// fail and the close frame may be lost to the reset that follows.
+		refused bool
 	}{
 		{name: "wrong first method", frame: map[string]any{"type": "req", "id": "1", "method": "sessions.list", "params": map[string]any{}},
 			wantErr: "invalid handshake: first request must be connect", wantCode: websocket.StatusPolicyViolation},
@@ -107,7 +115,11 @@ func TestHandshakeFailures(t *testing.T) {
 		}()}, wantErr: `role "node" is not supported`, wantCode: websocket.StatusPolicyViolation},
 		{name: "invalid JSON", raw: "{not json", wantCode: websocket.StatusPolicyViolation, wantClose: "not JSON"},
 		{name: "preauth frame too large", raw: `{"type":"req","id":"1","method":"connect","params":{"pad":"` + strings.Repeat("x", 70<<10) + `"}}`,
-			wantCode: websocket.StatusMessageTooBig},
+			wantCode: websocket.StatusMessageTooBig, refused: true},
+		// Far over the limit the write fails (the server resets the
+		// connection under the writer) on every run, not only under load.
+		{name: "preauth frame far too large", raw: `{"type":"req","id":"1","method":"connect","params":{"pad":"` + strings.Repeat("x", 4<<20) + `"}}`,
+			wantCode: websocket.StatusMessageTooBig, refused: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,6 +128,12 @@ func TestHandshakeFailures(t *testing.T) {
 			switch {
 			case tt.frame != nil:
 				w.write(tt.frame)
+			case tt.refused:
+				if err := w.tryWriteRaw([]byte(tt.raw)); err != nil {
+					t.Logf("write failed, as a refused frame may: %v", err)
+				}
+				refusedClose(t, w, tt.wantCode)
+				return
 			case tt.raw != "":
 				w.writeRaw([]byte(tt.raw))
 			}
@@ -131,6 +149,37 @@ func TestHandshakeFailures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// refusedClose checks how the server ended a connection whose frame it
+// refused while the client was still writing it: with want when the close
+// frame arrived, or with a reset that lost it; either way without
+// answering the frame (no response, no hello-ok).
+func refusedClose(t *testing.T, w *wsClient, want websocket.StatusCode) {
+	t.Helper()
+	code, reason := w.closed()
+	var ce websocket.CloseError
+	switch {
+	case errors.As(w.err, &ce):
+		if code != want {
+			t.Fatalf("closed with %d %q, want %d", code, reason, want)
+		}
+	case !lostToReset(w.err):
+		t.Fatalf("connection ended with %v, want close %d or a reset", w.err, want)
+	}
+	for f := range drain(w.frames) {
+		w.pending = append(w.pending, f)
+	}
+	if len(w.pending) > 0 {
+		t.Fatalf("the server answered a refused frame: %v", w.pending)
+	}
+}
+
+// lostToReset reports whether a read ended because the peer reset or
+// closed the TCP connection (the close frame, if sent, was not read).
+func lostToReset(err error) bool {
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.EPIPE)
 }
 
 // A client that sends nothing after the challenge is closed when the

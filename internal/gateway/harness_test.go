@@ -292,11 +292,17 @@ func (w *wsClient) write(v any) {
 
 func (w *wsClient) writeRaw(b []byte) {
 	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := w.c.Write(ctx, websocket.MessageText, b); err != nil {
+	if err := w.tryWriteRaw(b); err != nil {
 		w.t.Fatalf("write: %v", err)
 	}
+}
+
+// tryWriteRaw writes one text frame and returns the write's error, for a
+// frame the server may refuse (and close on) before it is all written.
+func (w *wsClient) tryWriteRaw(b []byte) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return w.c.Write(ctx, websocket.MessageText, b)
 }
 
 // call sends a request and returns its first response.

@@ -150,6 +150,12 @@ func (s *Server) apiListSessions(r *http.Request, g grant) (any, error) {
 	if req.IncludeArchived, err = queryBool(r, "archived"); err != nil {
 		return nil, err
 	}
+	if req.IncludeLastMessage, err = queryBool(r, "includeLastMessage"); err != nil {
+		return nil, err
+	}
+	if req.IncludeDerivedTitles, err = queryBool(r, "includeDerivedTitles"); err != nil {
+		return nil, err
+	}
 	res, err := s.eng.ListSessions(r.Context(), p, req)
 	if err != nil {
 		return nil, err

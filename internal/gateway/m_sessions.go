@@ -19,8 +19,11 @@ type sessionsListParams struct {
 	AgentID       string `json:"agentId"`
 	Search        string `json:"search"`
 	Offset        *int64 `json:"offset"`
-	// includeGlobal, includeUnknown, includeDerivedTitles and
-	// includeLastMessage are accepted and ignored.
+	// includeLastMessage / includeDerivedTitles add lastMessagePreview /
+	// derivedTitle to each row (api.ListRequest).
+	IncludeLastMessage   bool `json:"includeLastMessage"`
+	IncludeDerivedTitles bool `json:"includeDerivedTitles"`
+	// includeGlobal and includeUnknown are accepted and ignored.
 }
 
 // mSessionsList lists the sessions the caller may see, in OpenClaw's row
@@ -39,7 +42,8 @@ func (s *Server) mSessionsList(ctx context.Context, cl *call) (any, error) {
 	}
 	keys := keyPrinter{main: defaults.MainSessionKey}
 	req := api.ListRequest{Limit: int(api.SessionsListLimit.Default), Label: strings.TrimSpace(p.Label), Search: strings.TrimSpace(p.Search),
-		AgentID: strings.ToLower(strings.TrimSpace(p.AgentID)), SpawnedBy: keys.key(strings.TrimSpace(p.SpawnedBy))}
+		AgentID: strings.ToLower(strings.TrimSpace(p.AgentID)), SpawnedBy: keys.key(strings.TrimSpace(p.SpawnedBy)),
+		IncludeLastMessage: p.IncludeLastMessage, IncludeDerivedTitles: p.IncludeDerivedTitles}
 	if p.Limit != nil {
 		n, err := api.SessionsListLimit.Apply(*p.Limit)
 		if err != nil {

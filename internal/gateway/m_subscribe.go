@@ -37,8 +37,10 @@ func (s *Server) mSessionsUnsubscribe(_ context.Context, cl *call) (any, error) 
 
 // mMessagesSubscribe is sessions.messages.subscribe {key}: the session's
 // chat, agent and session.message events. The key goes through the gate
-// (api.Service.GetSession): a session the caller may not see answers
-// exactly as an unknown one, and the subscription is on its canonical key.
+// (Engine.SubscribeKey, GetSession's rule): a session the caller may not
+// see answers exactly as an unknown one, a key it could see may be
+// subscribed to before its session exists, and the subscription is on
+// the canonical key.
 func (s *Server) mMessagesSubscribe(ctx context.Context, cl *call) (any, error) {
 	var p subscribeKeyParams
 	if err := decodeParams(cl.method, cl.params, &p); err != nil {
@@ -58,20 +60,16 @@ func (s *Server) mMessagesSubscribe(ctx context.Context, cl *call) (any, error) 
 	if err := lim.CheckChars(p.key()); err != nil {
 		return nil, invalidParams(cl.method, "%s", domain.ErrorMessage(err))
 	}
-	pr := cl.principal("")
-	row, err := s.eng.GetSession(ctx, pr, p.key())
+	key, err := s.eng.SubscribeKey(ctx, cl.principal(""), p.key())
 	if err != nil {
 		return nil, err
 	}
-	// Rows show the requester's own main as `main`; events carry
-	// canonical keys.
-	s.printer(ctx, pr).row(&row)
-	n, ok := s.fan.subscribeMessagesWithin(cl.c.sub, row.Key, int(api.SubscribedSessions.Max))
+	n, ok := s.fan.subscribeMessagesWithin(cl.c.sub, key, int(api.SubscribedSessions.Max))
 	if !ok {
 		return nil, invalidParams(cl.method, "key: a connection may subscribe to at most %d sessions (got %d already); unsubscribe from one first",
 			api.SubscribedSessions.Max, n)
 	}
-	return map[string]any{"subscribed": true, "key": row.Key, "count": n}, nil
+	return map[string]any{"subscribed": true, "key": key, "count": n}, nil
 }
 
 // mMessagesUnsubscribe is sessions.messages.unsubscribe {key}. A key the

@@ -147,14 +147,21 @@ func TestSubscribeGate(t *testing.T) {
 		{"read-only token", reader, "sessions.messages.subscribe", map[string]any{"key": "agent:work:main"}, ""},
 		{"read-only token unsubscribes", reader, "sessions.messages.unsubscribe", map[string]any{"key": "agent:work:main"}, ""},
 		{"missing key", reader, "sessions.messages.subscribe", map[string]any{}, "key"},
-		{"unknown session", reader, "sessions.messages.subscribe", map[string]any{"key": "agent:main:nope"}, "No session found"},
+		// A key the principal could see once its session exists may be
+		// subscribed to before (DESIGN §3a: any client may subscribe; the
+		// events it then gets are still those it may see) …
+		{"a key with no session yet", reader, "sessions.messages.subscribe", map[string]any{"key": "agent:main:nope"}, ""},
+		// … while one it could not see answers as before, existing or not,
+		// so the answer tells nothing of which sessions exist.
+		{"bound token, a key of its agent outside its tree, no session", bound, "sessions.messages.subscribe", map[string]any{"key": "agent:main:later"}, "No session found"},
+		{"bound token, another agent's key, no session", bound, "sessions.messages.subscribe", map[string]any{"key": "agent:work:later"}, "No session found"},
 		// The error names the param the client sent, and counts characters.
 		{"key too long", reader, "sessions.messages.subscribe", map[string]any{"key": strings.Repeat("k", 513)}, "key is too long (513 characters; max 512)"},
 		{"sessionKey too long", reader, "sessions.messages.subscribe", map[string]any{"sessionKey": strings.Repeat("k", 513)}, "sessionKey is too long (513 characters; max 512)"},
 		// 300 characters are within the limit, though 600 bytes: the key
-		// package counts characters too, so the key is valid and merely
-		// names no session.
-		{"long in bytes, short in characters", reader, "sessions.messages.subscribe", map[string]any{"key": strings.Repeat("é", 300)}, "No session found"},
+		// package counts characters too, so the key is valid (and, names
+		// no session yet, may be subscribed to).
+		{"long in bytes, short in characters", reader, "sessions.messages.subscribe", map[string]any{"key": strings.Repeat("é", 300)}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -182,4 +189,22 @@ func TestSubscribeMainKey(t *testing.T) {
 	}
 	e.do(t, "POST", "/api/sessions/main/chat", map[string]any{"message": "again"}, nil)
 	chatFinalOf(w, "agent:main:main")
+}
+
+// TestSubscribeBeforeTheSessionExists: a client subscribes to a key whose
+// session its first chat creates, and gets that run's events (the trial's
+// "No session found" before the first chat.send).
+func TestSubscribeBeforeTheSessionExists(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	w, _ := e.connect(t, nil)
+	var sub struct {
+		Key        string
+		Subscribed bool
+	}
+	w.ok("sessions.messages.subscribe", map[string]any{"key": "agent:main:Direct:Carol"}, &sub)
+	if !sub.Subscribed || sub.Key != "agent:main:direct:carol" {
+		t.Fatalf("subscribe = %+v, want the canonical key agent:main:direct:carol", sub)
+	}
+	e.do(t, "POST", "/api/sessions/agent:main:direct:carol/chat", map[string]any{"message": "first"}, nil)
+	chatFinalOf(w, "agent:main:direct:carol")
 }

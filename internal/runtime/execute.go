@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -41,6 +42,9 @@ type runOutcome struct {
 	// joinedTo marks the end of a steer run that joined the run with this
 	// id: it shares that run's outcome and starts no follow-ups.
 	joinedTo string
+	// announce, when set, publishes the run's start (once) before the
+	// events of its end.
+	announce func()
 }
 
 // claimed is a run moved to running, with the session row and the
@@ -50,6 +54,12 @@ type claimed struct {
 	sess    domain.Session
 	inbound []domain.Message
 	budget  budgetState
+	// durable, when set, is the deferred commit of the claim (Submit):
+	// nothing of the run is published before it is durable.
+	durable domain.Durable
+	// announce publishes the run's start once the claim is durable; set
+	// by carryOut (or, for a deferred claim, by Submit).
+	announce func()
 }
 
 // activate registers a run as executing here, so Cancel can reach it, and
@@ -63,8 +73,16 @@ func (rt *Runtime) activate(id string) (context.Context, func()) {
 		rt.mu.Lock()
 		delete(rt.active, id)
 		delete(rt.leases.of, id)
+		delete(rt.endedHere, id)
+		// Waiters that came after its end (or while it waited for its
+		// lane) skipped reading it (Wait): they read it now.
+		set := rt.waiters[id]
+		delete(rt.waiters, id)
 		rt.mu.Unlock()
 		cancel(nil)
+		for w := range set {
+			close(w.done)
+		}
 	}
 }
 
@@ -73,6 +91,13 @@ func (rt *Runtime) activate(id string) (context.Context, func()) {
 // write: full disk, I/O error) is tried again until it commits or the
 // runtime stops (the run then stays queued for the next start).
 func (rt *Runtime) execute(r domain.Run) {
+	if rt.parentCancelling(r) {
+		err := rt.finishIf(r, domain.RunQueued, runOutcome{status: domain.RunCancelled, err: "cancelled before it started"})
+		if err != nil && !errors.Is(err, errNotQueued) {
+			rt.log.Error("cancel queued run of a cancelled parent", "run", r.ID, "err", err)
+		}
+		return
+	}
 	ctx, done := rt.activate(r.ID)
 	defer done()
 	var c claimed
@@ -113,6 +138,17 @@ func (rt *Runtime) execute(r domain.Run) {
 	rt.carryOut(ctx, c)
 }
 
+// parentCancelling reports whether r's parent run is being cancelled, with
+// its children (cancelTree).
+func (rt *Runtime) parentCancelling(r domain.Run) bool {
+	if r.ParentRunID == "" {
+		return false
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.cancelling[r.ParentRunID] > 0
+}
+
 // carryOut runs a claimed run's model loop and records its end. A run the
 // runtime's stop interrupted before any of its tool calls executed is
 // queued again for the next start (the crash rule), once.
@@ -125,10 +161,15 @@ func (rt *Runtime) carryOut(ctx context.Context, c claimed) {
 		// store instead of appending (finish).
 		rt.cache.drop(run.SessionKey)
 	}
-	rt.opts.Emit(domain.Event{Kind: domain.EventRunStart, SessionKey: run.SessionKey, Run: &run, TS: rt.now()})
-	for i := range inbound {
-		rt.opts.Emit(domain.Event{Kind: domain.EventMessage, SessionKey: run.SessionKey, Message: &inbound[i], TS: rt.now()})
+	announce := c.announce
+	if announce == nil {
+		announce = rt.announcer(c)
 	}
+	if c.durable == nil {
+		announce()
+	}
+	// (A deferred claim is announced by Submit once durable, or here
+	// before the run's first event: a delta, a tool call, its end.)
 	// Runs the tools submit are follow-ups of this one.
 	runCtx := FollowUpOf(ctx, run.ID)
 	if run.TimeoutMs > 0 {
@@ -143,10 +184,9 @@ func (rt *Runtime) carryOut(ctx context.Context, c claimed) {
 		runCtx, stop = context.WithDeadlineCause(runCtx, time.UnixMilli(c.budget.deadline), c.budget.deadlineCause)
 		defer stop()
 	}
-	rt.progress.start(run)
 	toolsStarted := false
 	budget := c.budget
-	out, msgs := rt.loop(runCtx, run, sess, inbound, &toolsStarted, &budget)
+	out, msgs := rt.loop(runCtx, run, sess, inbound, &toolsStarted, &budget, announce)
 	// The record goes before the end is written: a reader that sees the
 	// run ended never sees it still in progress.
 	rt.progress.end(run.ID)
@@ -165,7 +205,28 @@ func (rt *Runtime) carryOut(ctx context.Context, c claimed) {
 			rt.log.Warn("re-queue of an interrupted run failed; recording it as aborted", "run", run.ID, "err", err)
 		}
 	}
+	out.announce = announce
 	rt.finishDurably(run, written, out)
+}
+
+// announcer returns the function that publishes c's start once: the run
+// start event, its inbound messages, its progress record. For a deferred
+// claim it first waits until the claim is durable (DESIGN §3: nothing is
+// shown before it is committed).
+func (rt *Runtime) announcer(c claimed) func() {
+	run, inbound, durable := c.run, c.inbound, c.durable
+	return sync.OnceFunc(func() {
+		if durable != nil {
+			if err := durable.Wait(rt.ctx); err != nil {
+				rt.log.Warn("run start: waiting for the claim to be durable failed", "run", run.ID, "err", err)
+			}
+		}
+		rt.opts.Emit(domain.Event{Kind: domain.EventRunStart, SessionKey: run.SessionKey, Run: &run, TS: rt.now()})
+		for i := range inbound {
+			rt.opts.Emit(domain.Event{Kind: domain.EventMessage, SessionKey: run.SessionKey, Message: &inbound[i], TS: rt.now()})
+		}
+		rt.progress.start(run)
+	})
 }
 
 // Retry delays of writes that must land (a run's claim and end).
@@ -211,7 +272,7 @@ func (rt *Runtime) finishDurably(r domain.Run, written []domain.Message, out run
 		}
 		if !transient(err) {
 			rt.log.Error("run finish failed; recording the failure as the run's end", "run", r.ID, "err", err)
-			out = runOutcome{status: domain.RunError, err: "recording the end of the run failed: " + errorText(err), usage: out.usage, model: out.model}
+			out = runOutcome{status: domain.RunError, err: "recording the end of the run failed: " + errorText(err), usage: out.usage, model: out.model, announce: out.announce}
 			// The final answer could not be stored; the messages written
 			// before it still go to the mirror.
 		} else {
@@ -244,7 +305,6 @@ func (rt *Runtime) claimTx(tx domain.Tx, id string) (claimed, error) {
 	if err := rt.cluster.ClaimTx(tx, id); err != nil {
 		return claimed{}, err
 	}
-	now := rt.now()
 	cur, err := tx.GetRun(id)
 	if err != nil {
 		return claimed{}, err
@@ -252,15 +312,31 @@ func (rt *Runtime) claimTx(tx domain.Tx, id string) (claimed, error) {
 	if cur.Status != domain.RunQueued {
 		return claimed{}, errNotQueued
 	}
+	c, _, err := rt.startTx(tx, cur, false)
+	return c, err
+}
+
+// createStartedTx creates new run r already running, for a runtime alone
+// on its store whose lane for it is free (Submit): one row written once
+// instead of created queued and then claimed. created is false when r's
+// idempotency key names an earlier run, which is returned unchanged.
+func (rt *Runtime) createStartedTx(tx domain.Tx, r domain.Run) (c claimed, created bool, err error) {
+	return rt.startTx(tx, r, true)
+}
+
+// startTx records cur as running (created with that status when create),
+// appends its inbound messages, and reads the budgets above it.
+func (rt *Runtime) startTx(tx domain.Tx, cur domain.Run, create bool) (claimed, bool, error) {
+	now := rt.now()
 	var spec Spec
 	if len(cur.Spec) > 0 {
 		if err := json.Unmarshal(cur.Spec, &spec); err != nil {
-			return claimed{}, fmt.Errorf("run spec: %w", err)
+			return claimed{}, false, fmt.Errorf("run spec: %w", err)
 		}
 	}
 	s, err := tx.GetSession(cur.SessionKey)
 	if err != nil {
-		return claimed{}, fmt.Errorf("session %s: %w", cur.SessionKey, err)
+		return claimed{}, false, fmt.Errorf("session %s: %w", cur.SessionKey, err)
 	}
 	if cur.Attempt >= 2 && cur.SessionID != "" && cur.SessionID != s.SessionID {
 		return claimed{}, errResetSinceFirstAttempt
@@ -269,8 +345,13 @@ func (rt *Runtime) claimTx(tx domain.Tx, id string) (claimed, error) {
 	cur.StartedAt = now
 	cur.UpdatedAt = now
 	cur.SessionID = s.SessionID
-	if err := tx.PutRun(cur); err != nil {
-		return claimed{}, err
+	if create {
+		stored, created, err := tx.CreateRun(cur)
+		if err != nil || !created {
+			return claimed{run: stored}, false, err
+		}
+	} else if err := tx.PutRun(cur); err != nil {
+		return claimed{}, false, err
 	}
 	var inbound []domain.Message
 	// A retried run's first claim stored its inbound message already.
@@ -283,24 +364,25 @@ func (rt *Runtime) claimTx(tx domain.Tx, id string) (claimed, error) {
 		msgs := append(prelude(spec.Prelude, cur.ID, now), m)
 		inbound, err = tx.AppendMessages(cur.SessionKey, s.SessionID, msgs)
 		if err != nil {
-			return claimed{}, err
+			return claimed{}, false, err
 		}
 	}
 	s.UpdatedAt = now
 	s.AbortedLastRun = false
 	if err := tx.PutSession(s); err != nil {
-		return claimed{}, err
+		return claimed{}, false, err
 	}
 	budget, err := budgetsTx(tx, s, now)
 	if err != nil {
-		return claimed{}, err
+		return claimed{}, false, err
 	}
-	return claimed{run: cur, sess: s, inbound: inbound, budget: budget}, nil
+	return claimed{run: cur, sess: s, inbound: inbound, budget: budget}, true, nil
 }
 
 // loop calls the model and its tools until a final answer.
 // toolsStarted is set once a tool call is about to execute.
-func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session, inbound []domain.Message, toolsStarted *bool, budget *budgetState) (runOutcome, []domain.Message) {
+// announce publishes the run's start (once) before its first event.
+func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session, inbound []domain.Message, toolsStarted *bool, budget *budgetState, announce func()) (runOutcome, []domain.Message) {
 	var written []domain.Message
 	var history []domain.Message
 	cached := false
@@ -347,7 +429,7 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			return out, written
 		}
 		// Steer messages sent to this session join the run here (steer.go).
-		history, written = rt.takeSteers(ctx, run, history, written)
+		history, written = rt.takeSteers(ctx, run, history, written, announce)
 		// Budgets are checked before every model call, the first included.
 		if exceeded := rt.checkBudget(ctx, sess, step, budget); exceeded != nil {
 			return runOutcome{status: domain.RunError, err: exceeded.Error(), usage: usage, model: plan.ModelRef}, written
@@ -361,7 +443,7 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			Thinking:   plan.Thinking,
 			AgentID:    run.AgentID,
 			SessionKey: run.SessionKey,
-			OnDelta:    rt.deltaFunc(run, step),
+			OnDelta:    rt.deltaFunc(run, step, announce),
 		})
 		if err == nil && ctx.Err() != nil {
 			err = ctx.Err()
@@ -402,7 +484,7 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			return out, written
 		}
 		persisted := redactCalls(msg, rt.opts.Hooks)
-		stored, err := rt.append(run, persisted, msg.Usage, plan.ModelRef, budget)
+		stored, err := rt.append(run, persisted, msg.Usage, plan.ModelRef, budget, announce)
 		if err != nil {
 			cached = false
 			return fail(err)
@@ -440,7 +522,7 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 				RunID:      run.ID,
 				Timestamp:  rt.now(),
 			}
-			stored, err := rt.append(run, tr, nil, "", nil)
+			stored, err := rt.append(run, tr, nil, "", nil, announce)
 			if err != nil {
 				cached = false
 				return fail(err)
@@ -479,7 +561,8 @@ func redactCalls(msg domain.Message, h Hooks) domain.Message {
 // A model step's usage is charged to the session's account and its
 // ancestors' rollups in the same transaction; budget receives the budgets
 // of the chain after the charge.
-func (rt *Runtime) append(run domain.Run, m domain.Message, usage *domain.Usage, modelRef string, budget *budgetState) (domain.Message, error) {
+// announce publishes the run's start (once) before the message's event.
+func (rt *Runtime) append(run domain.Run, m domain.Message, usage *domain.Usage, modelRef string, budget *budgetState, announce func()) (domain.Message, error) {
 	var stored domain.Message
 	now := rt.now()
 	var after budgetState
@@ -507,6 +590,7 @@ func (rt *Runtime) append(run domain.Run, m domain.Message, usage *domain.Usage,
 		budget.exceeded = after.exceeded
 	}
 	if err == nil {
+		announce()
 		rt.opts.Emit(domain.Event{Kind: domain.EventMessage, SessionKey: run.SessionKey, Message: &stored, TS: now})
 	}
 	return stored, err

@@ -117,11 +117,15 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 		}
 		return err
 	}
+	if out.announce != nil {
+		out.announce()
+	}
 	if final.Seq != 0 {
 		written = append(written, final)
 		rt.opts.Emit(domain.Event{Kind: domain.EventMessage, SessionKey: ended.SessionKey, Message: &final, TS: now})
 	}
-	rt.wake(ended.ID)
+	woken := ended
+	rt.wake(ended.ID, &woken)
 	for _, n := range next {
 		if !rt.owns(n.ID) {
 			continue // stays queued for a process that serves

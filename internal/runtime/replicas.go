@@ -275,7 +275,7 @@ func (rt *Runtime) onSignal(ctx context.Context, s Signal) {
 		}
 		return
 	case domain.EventRunEnd:
-		rt.wake(s.RunID)
+		rt.wake(s.RunID, nil)
 	}
 	ev, ok, err := rt.ResolveSignal(ctx, s)
 	if err != nil {

@@ -156,6 +156,12 @@ type Runtime struct {
 	leases leaseEpochs
 	// joined maps a running run to the steer runs it took in (steer.go).
 	joined map[string][]domain.Run
+	// cancelling counts, per run, the cancels cascading from it now
+	// (cancelTree): a queued child of such a run does not start.
+	cancelling map[string]int
+	// endedHere holds the end of each run that ended here while its
+	// executor has not exited yet (wait.go).
+	endedHere map[string]*domain.Run
 }
 
 type lane struct {
@@ -166,7 +172,12 @@ type lane struct {
 	steers int
 }
 
-type waiter struct{ done chan struct{} }
+type waiter struct {
+	done chan struct{}
+	// ended is the run's end, set before done is closed when this process
+	// committed it (a copy each waiter may keep).
+	ended *domain.Run
+}
 
 // New builds a runtime. Nothing runs until Start.
 func New(opts Options) (*Runtime, error) {
@@ -233,6 +244,9 @@ func New(opts Options) (*Runtime, error) {
 		waiters:  map[string]map[*waiter]struct{}{},
 		sems:     sems,
 		joined:   map[string][]domain.Run{},
+
+		cancelling: map[string]int{},
+		endedHere:  map[string]*domain.Run{},
 	}, nil
 }
 

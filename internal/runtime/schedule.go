@@ -41,7 +41,7 @@ func (rt *Runtime) Submit(ctx context.Context, r domain.Run, prepare func(tx dom
 	var stored domain.Run
 	var created, busy bool
 	var c claimed
-	err := rt.opts.Store.Update(ctx, func(tx domain.Tx) error {
+	fn := func(tx domain.Tx) error {
 		busy = false
 		if prepare != nil {
 			if err := prepare(tx); err != nil {
@@ -49,6 +49,13 @@ func (rt *Runtime) Submit(ctx context.Context, r domain.Run, prepare func(tx dom
 			}
 		}
 		var err error
+		if fast != nil && !rt.shared() {
+			// Alone on the store, the lane reserved: nothing can refuse
+			// the claim, so the run is created running.
+			c, created, err = rt.createStartedTx(tx, r)
+			stored = c.run
+			return err
+		}
 		stored, created, err = tx.CreateRun(r)
 		if err != nil || !created || fast == nil {
 			return err
@@ -65,17 +72,39 @@ func (rt *Runtime) Submit(ctx context.Context, r domain.Run, prepare func(tx dom
 		}
 		stored = c.run
 		return nil
-	})
+	}
+	// A run claimed at submission starts before its commit is durable
+	// where the store can say later when it is (domain.DeferredStore): its model
+	// call overlaps the flush, and its end's durable commit usually
+	// carries the submission too. Nothing is acknowledged or published
+	// before it is durable.
+	var durable domain.Durable
+	var err error
+	if ds, ok := rt.opts.Store.(domain.DeferredStore); ok && fast != nil {
+		durable, err = ds.UpdateDeferred(ctx, fn)
+	} else {
+		err = rt.opts.Store.Update(ctx, fn)
+	}
 	if fast != nil && busy {
 		done()
 		rt.releaseLane(fast)
 		fast = nil
+	}
+	starts := fast != nil && err == nil && created
+	if durable != nil && !starts {
+		// Nothing runs meanwhile: wait here, before anything is shown.
+		if werr := durable.Wait(ctx); werr != nil {
+			err = werr
+		}
+		durable = nil
 	}
 	if fast != nil {
 		if err != nil || !created {
 			done()
 			rt.releaseLane(fast)
 		} else {
+			c.durable = durable
+			c.announce = rt.announcer(c)
 			go func() {
 				defer rt.wg.Done()
 				rt.carryOut(runCtx, c)
@@ -83,6 +112,14 @@ func (rt *Runtime) Submit(ctx context.Context, r domain.Run, prepare func(tx dom
 				<-fast.sem
 				rt.drainLane(fast.key, fast.lane)
 			}()
+			if durable != nil {
+				if err := durable.Wait(ctx); err != nil {
+					// The run goes on (its end is recorded as usual);
+					// the caller is not told of it, as it may not last.
+					return domain.Run{}, false, err
+				}
+				c.announce()
+			}
 		}
 	}
 	if err != nil || !created {
@@ -254,6 +291,19 @@ func (rt *Runtime) cancelTree(ctx context.Context, r domain.Run, seen map[string
 		return
 	}
 	seen[r.ID] = true
+	// While its children are looked up, a child that was queued behind it
+	// on its lane and would start as it ends is cancelled instead
+	// (execute): else it could run and end before the list below has it.
+	rt.mu.Lock()
+	rt.cancelling[r.ID]++
+	rt.mu.Unlock()
+	defer func() {
+		rt.mu.Lock()
+		if rt.cancelling[r.ID]--; rt.cancelling[r.ID] <= 0 {
+			delete(rt.cancelling, r.ID)
+		}
+		rt.mu.Unlock()
+	}()
 	rt.cancelOne(ctx, r)
 	// The children are listed after the parent's cancel: one it started
 	// until then is in the list.

@@ -40,10 +40,11 @@ func isSteer(r domain.Run) bool {
 }
 
 // takeSteers claims the steer runs queued on host's session and returns
-// the context and written messages with their user messages appended. It
+// the context and written messages with their user messages appended.
+// announce publishes the host's start (once) before a steer's events. It
 // runs after the step limit is checked and only while the run goes on, so
 // a steer never joins a run that cannot call its model again.
-func (rt *Runtime) takeSteers(ctx context.Context, host domain.Run, history, written []domain.Message) ([]domain.Message, []domain.Message) {
+func (rt *Runtime) takeSteers(ctx context.Context, host domain.Run, history, written []domain.Message, announce func()) ([]domain.Message, []domain.Message) {
 	if ctx.Err() != nil || !takesSteers(host.Kind) {
 		return history, written // queued steers stay followups
 	}
@@ -100,6 +101,7 @@ func (rt *Runtime) takeSteers(ctx context.Context, host domain.Run, history, wri
 			rt.active[c.run.ID] = cancel
 		}
 		rt.mu.Unlock()
+		announce() // the host's start goes first
 		rt.opts.Emit(domain.Event{Kind: domain.EventRunStart, SessionKey: c.run.SessionKey, Run: &c.run, TS: rt.now()})
 		for i := range c.inbound {
 			rt.opts.Emit(domain.Event{Kind: domain.EventMessage, SessionKey: c.run.SessionKey, Message: &c.inbound[i], TS: rt.now()})

@@ -27,7 +27,7 @@ func BenchmarkTakeSteersQueue200(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		rt.takeSteers(ctx, host, nil, nil)
+		rt.takeSteers(ctx, host, nil, nil, func() {})
 	}
 	if len(l.queue) != 200 {
 		b.Fatalf("queue = %d", len(l.queue))
@@ -47,6 +47,6 @@ func BenchmarkTakeSteersScan200(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		l.steers = 1 // as if a steer had been enqueued and had run already
-		rt.takeSteers(ctx, host, nil, nil)
+		rt.takeSteers(ctx, host, nil, nil, func() {})
 	}
 }

@@ -12,29 +12,24 @@ import (
 // domain.RunTerminal). A run that already ended returns at once. ctx ending
 // returns ctx's error.
 func (rt *Runtime) Wait(ctx context.Context, runID string, timeout time.Duration) (domain.Run, error) {
-	w := &waiter{done: make(chan struct{})}
-	rt.mu.Lock()
-	set := rt.waiters[runID]
-	if set == nil {
-		set = map[*waiter]struct{}{}
-		rt.waiters[runID] = set
+	w, executing, ended := rt.addWaiter(runID)
+	defer func() { rt.removeWaiter(runID, w) }()
+	if ended != nil {
+		return *ended, nil // ended here; its executor is finishing up
 	}
-	set[w] = struct{}{}
-	rt.mu.Unlock()
-	defer func() {
-		rt.mu.Lock()
-		if set := rt.waiters[runID]; set != nil {
-			delete(set, w)
-			if len(set) == 0 {
-				delete(rt.waiters, runID)
-			}
-		}
-		rt.mu.Unlock()
-	}()
 
-	r, err := rt.opts.Store.GetRun(ctx, runID)
-	if err != nil || domain.RunTerminal(r.Status) || timeout <= 0 {
-		return r, err
+	// A run executing here has not been woken for yet (its end wakes the
+	// waiters after it is committed, its executor's exit wakes the rest),
+	// so its row need not be read now: a turn's wait reads nothing.
+	var r domain.Run
+	read := false
+	if !executing || timeout <= 0 {
+		var err error
+		r, err = rt.opts.Store.GetRun(ctx, runID)
+		if err != nil || domain.RunTerminal(r.Status) || timeout <= 0 {
+			return r, err
+		}
+		read = true
 	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -49,8 +44,29 @@ func (rt *Runtime) Wait(ctx context.Context, runID string, timeout time.Duration
 	for {
 		select {
 		case <-w.done:
+			if w.ended != nil {
+				// The end this process committed: no need to read it back.
+				return *w.ended, nil
+			}
+			cur, err := rt.opts.Store.GetRun(context.WithoutCancel(ctx), runID)
+			if err != nil || domain.RunTerminal(cur.Status) {
+				return cur, err
+			}
+			// Woken without an end (its executor here stopped without
+			// ending it: it waits for its lane, or was queued again):
+			// wait on, reading once more after registering.
+			rt.removeWaiter(runID, w)
+			w, _, _ = rt.addWaiter(runID)
+			if cur, err = rt.opts.Store.GetRun(context.WithoutCancel(ctx), runID); err != nil || domain.RunTerminal(cur.Status) {
+				return cur, err
+			}
+			r, read = cur, true
 		case <-timer.C:
+			return rt.opts.Store.GetRun(context.WithoutCancel(ctx), runID)
 		case <-ctx.Done():
+			if !read {
+				r, _ = rt.opts.Store.GetRun(context.WithoutCancel(ctx), runID)
+			}
 			return r, ctx.Err()
 		case <-recheck:
 			cur, err := rt.opts.Store.GetRun(ctx, runID)
@@ -59,7 +75,34 @@ func (rt *Runtime) Wait(ctx context.Context, runID string, timeout time.Duration
 			}
 			return cur, nil
 		}
-		return rt.opts.Store.GetRun(context.WithoutCancel(ctx), runID)
+	}
+}
+
+// addWaiter registers a waiter of runID and reports whether the run is
+// executing here now, and its end when it ended here and its executor has
+// not exited yet.
+func (rt *Runtime) addWaiter(runID string) (*waiter, bool, *domain.Run) {
+	w := &waiter{done: make(chan struct{})}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	set := rt.waiters[runID]
+	if set == nil {
+		set = map[*waiter]struct{}{}
+		rt.waiters[runID] = set
+	}
+	set[w] = struct{}{}
+	_, executing := rt.active[runID]
+	return w, executing, rt.endedHere[runID]
+}
+
+func (rt *Runtime) removeWaiter(runID string, w *waiter) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if set := rt.waiters[runID]; set != nil {
+		delete(set, w)
+		if len(set) == 0 {
+			delete(rt.waiters, runID)
+		}
 	}
 }
 
@@ -67,13 +110,20 @@ func (rt *Runtime) Wait(ctx context.Context, runID string, timeout time.Duration
 // the store (a safety net under the signals, which wake it at once).
 const waitRecheck = time.Second
 
-// wake answers every waiter of runID.
-func (rt *Runtime) wake(runID string) {
+// wake answers every waiter of runID. ended, when set, is the run's end
+// as committed here, handed to the waiters instead of a read of the store;
+// nil (a signal from another replica) makes them read it.
+func (rt *Runtime) wake(runID string, ended *domain.Run) {
 	rt.mu.Lock()
 	set := rt.waiters[runID]
 	delete(rt.waiters, runID)
+	if _, executing := rt.active[runID]; executing && ended != nil {
+		// Until its executor exits, later waiters get the end from here.
+		rt.endedHere[runID] = ended
+	}
 	rt.mu.Unlock()
 	for w := range set {
+		w.ended = ended
 		close(w.done)
 	}
 }

@@ -158,6 +158,13 @@ func Run(ctx context.Context, st domain.Store, opts Options) (Report, error) {
 		dbPath = p.Path()
 	}
 	if dbPath != "" {
+		// The size at rest: what a store holds once its writer has been
+		// idle, not the WAL the updates above just wrote.
+		if c, ok := st.(interface{ CheckpointTruncate(context.Context) error }); ok {
+			if err := c.CheckpointTruncate(ctx); err != nil {
+				return rep, fmt.Errorf("storebench: disk: %w", err)
+			}
+		}
 		if rep.Disk, err = diskSize(dbPath); err != nil {
 			return rep, fmt.Errorf("storebench: disk: %w", err)
 		}

@@ -26,7 +26,9 @@ type Report struct {
 	// with the garbage and the store's write cache of what ran before (the
 	// import) released first.
 	MemMB Mem `json:"memMB"`
-	// Disk is the size in bytes of the store's files (db, -wal, -shm).
+	// Disk is the size in bytes of the store's files (db, -wal, -shm),
+	// after a TRUNCATE checkpoint where the store has one (SQLite): at
+	// rest, as after a second without writes.
 	Disk int64 `json:"disk"`
 }
 

@@ -56,7 +56,29 @@ func TestMirrorRepairWithReplicas(t *testing.T) {
 	for _, k := range keys {
 		total += len(b.historyTools(k))
 	}
-	lines := 0
+	// The mirror follows the store: a run's lines are appended after its
+	// end is committed, so a wait may return just before they land.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		lines, dups := mirrorLines(t, shared)
+		if len(dups) > 0 {
+			t.Fatalf("messages written twice: %v", dups)
+		}
+		if lines == total {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("mirror holds %d messages, the store %d", lines, total)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// mirrorLines counts the message lines of the session files under dir, and
+// lists the ids a file holds twice.
+func mirrorLines(t *testing.T, dir string) (lines int, dups []string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "agents", "main", "sessions", "*.jsonl"))
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -69,13 +91,11 @@ func TestMirrorRepairWithReplicas(t *testing.T) {
 				continue
 			}
 			if seen[e.ID] {
-				t.Errorf("%s: message %s written twice", filepath.Base(f), e.ID)
+				dups = append(dups, filepath.Base(f)+": "+e.ID)
 			}
 			seen[e.ID] = true
 			lines++
 		}
 	}
-	if lines != total {
-		t.Errorf("mirror holds %d messages, the store %d", lines, total)
-	}
+	return lines, dups
 }

@@ -210,6 +210,8 @@ func (s *Store) ReadMessages(ctx context.Context, key string, q domain.MessageQu
 		b.WriteString(` AND NOT (role = ANY(` + a.add(q.ExcludeRoles) + `::text[]))`)
 	}
 	switch {
+	case q.Oldest && q.Limit > 0 && q.Offset == 0:
+		b.WriteString(` ORDER BY seq LIMIT ` + a.add(q.Limit))
 	case q.Limit > 0:
 		b.WriteString(` ORDER BY seq DESC LIMIT ` + a.add(q.Limit))
 		if q.Offset > 0 {
@@ -246,7 +248,7 @@ func (s *Store) ReadMessages(ctx context.Context, key string, q domain.MessageQu
 	if err := rows.Err(); err != nil {
 		return nil, s.readErr("read messages", err)
 	}
-	if q.Limit > 0 || q.Offset > 0 {
+	if (q.Limit > 0 || q.Offset > 0) && !(q.Oldest && q.Offset == 0) {
 		slices.Reverse(out)
 	}
 	return out, nil

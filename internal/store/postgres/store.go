@@ -16,7 +16,9 @@
 //
 // Durability: a commit returns after PostgreSQL flushed it (the server's
 // synchronous_commit, on by default, decides; do not turn it off for a
-// store whose acknowledged writes must survive a crash).
+// store whose acknowledged writes must survive a crash). UpdateDeferred
+// commits without the wait and says later when the commit is durable
+// (durable.go).
 package postgres
 
 import (
@@ -69,6 +71,10 @@ type Store struct {
 	// (only an import adds them, into an empty database, before any
 	// gateway starts), see messages.go.
 	hasLegacyIDs atomic.Bool
+
+	// flush follows the server's flush position for deferred commits
+	// (durable.go).
+	flush flushTracker
 }
 
 // Open connects to the database at rawURL (postgres://…), runs pending
@@ -125,6 +131,11 @@ func (s *Store) open(ctx context.Context) error {
 		return fmt.Errorf("open store %s: %w", s.where, err)
 	}
 	s.hasLegacyIDs.Store(legacy)
+	var syncCommit string
+	if err := conn.QueryRow(ctx, `SELECT current_setting('synchronous_commit')`).Scan(&syncCommit); err != nil {
+		return fmt.Errorf("open store %s: %w", s.where, err)
+	}
+	s.flush.init(syncCommit != "off")
 	if err := s.backfillSearch(ctx); err != nil {
 		return fmt.Errorf("open store %s: %w", s.where, err)
 	}
@@ -171,26 +182,34 @@ func (s *Store) readErr(op string, err error) error {
 // serialization failure re-runs fn in a new transaction (up to
 // Options.MaxRetries times).
 func (s *Store) Update(ctx context.Context, fn func(domain.Tx) error) error {
+	_, err := s.update(ctx, fn, false)
+	return err
+}
+
+// update is Update, or with deferred UpdateDeferred's commit; it returns
+// the log position the deferred commit must see flushed (durable.go): 0
+// when fn wrote nothing, -1 when it could not be read.
+func (s *Store) update(ctx context.Context, fn func(domain.Tx) error, deferred bool) (int64, error) {
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("update: %w", err)
+		return 0, fmt.Errorf("update: %w", err)
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.closed.Load() {
-		return fmt.Errorf("update: %w", domain.ErrClosed)
+		return 0, fmt.Errorf("update: %w", domain.ErrClosed)
 	}
 	for attempt := 0; ; attempt++ {
-		err := s.updateOnce(ctx, fn)
+		lsn, err := s.updateOnce(ctx, fn, deferred)
 		if err == nil || !retryable(err) || attempt >= s.maxRetries {
-			return err
+			return lsn, err
 		}
 	}
 }
 
-func (s *Store) updateOnce(ctx context.Context, fn func(domain.Tx) error) (err error) {
+func (s *Store) updateOnce(ctx context.Context, fn func(domain.Tx) error, deferred bool) (lsn int64, err error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return fmt.Errorf("update: %w", err)
+		return 0, fmt.Errorf("update: %w", err)
 	}
 	// Release closes a connection left inside a transaction (a failed
 	// rollback) instead of pooling it.
@@ -208,13 +227,27 @@ func (s *Store) updateOnce(ctx context.Context, fn func(domain.Tx) error) (err e
 		}
 	}()
 	if err := fn(t); err != nil {
-		return err
+		return 0, err
 	}
 	t.finish()
-	if err := t.commit(); err != nil {
-		return fmt.Errorf("update: commit: %w", err)
+	// A deferred commit reads its log position after the COMMIT; a
+	// durable one, while deferred commits wait, the flush position.
+	trail := ""
+	switch {
+	case deferred:
+		trail = insertLSNQuery
+	case s.flush.waiting():
+		trail = flushLSNQuery
 	}
-	return nil
+	lsn, err = t.commit(trail, deferred)
+	if err != nil {
+		return 0, fmt.Errorf("update: commit: %w", err)
+	}
+	if !deferred && lsn > 0 {
+		s.flush.advance(lsn)
+		return 0, nil
+	}
+	return lsn, nil
 }
 
 // retryable reports a deadlock or serialization failure: the transaction

@@ -71,12 +71,15 @@ func (t *tx) deferWrite(what, sql string, args ...any) {
 // batch sends the deferred statements and then query in one round trip.
 // The caller reads query's result from br after skipping the deferred ones
 // (skipDeferred) and closes br.
-func (t *tx) batch(query string, args []any) (br pgx.BatchResults, sent []deferredStmt) {
+func (t *tx) batch(query string, args []any, trail ...string) (br pgx.BatchResults, sent []deferredStmt) {
 	b := &pgx.Batch{}
 	for _, d := range t.deferred {
 		b.Queue(d.sql, d.args...)
 	}
 	b.Queue(query, args...)
+	for _, q := range trail {
+		b.Queue(q)
+	}
 	sent = t.deferred
 	t.deferred = nil
 	t.begun = true
@@ -132,25 +135,43 @@ func (r *batchRow) Scan(dest ...any) error {
 	return r.br.QueryRow().Scan(dest...)
 }
 
-// commit sends what is deferred and COMMIT, in one round trip.
-func (t *tx) commit() error {
+// commit sends what is deferred and COMMIT, in one round trip. With
+// trail (a query of one bigint: a log position, durable.go), the query
+// goes out after the COMMIT in the same round trip and its value is
+// returned; async makes the commit asynchronous (durable.go). A trail query that fails does not undo the commit, and it is
+// reported as lsn -1 with a nil error.
+func (t *tx) commit(trail string, async bool) (lsn int64, err error) {
 	if !t.begun && len(t.deferred) <= 1 {
-		return nil // fn sent nothing and queued only BEGIN (or nothing)
+		return 0, nil // fn sent nothing and queued only BEGIN (or nothing)
 	}
-	br, sent := t.batch("commit", nil)
+	if async {
+		// Read at COMMIT: it may be set just before.
+		t.defer_(asyncCommitSQL)
+	}
+	var trails []string
+	if trail != "" {
+		trails = []string{trail}
+	}
+	br, sent := t.batch("commit", nil, trails...)
 	defer br.Close()
 	if err := skipDeferred(br, sent); err != nil {
-		return err
+		return 0, err
 	}
 	tag, err := br.Exec()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if tag.String() == "ROLLBACK" {
 		// A statement failed and fn went on: PostgreSQL rolled back.
-		return errors.New("the transaction was rolled back after a failed statement")
+		return 0, errors.New("the transaction was rolled back after a failed statement")
 	}
-	return nil
+	if trail == "" {
+		return 0, nil
+	}
+	if err := br.QueryRow().Scan(&lsn); err != nil {
+		return -1, nil
+	}
+	return lsn, nil
 }
 
 // keyLock returns the advisory lock object of a session key: a 32-bit

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -32,20 +31,22 @@ func (s *Store) ScanMessages(ctx context.Context, afterKey string, afterSeq int6
 	return queryAll(ctx, s, "scan messages",
 		`SELECT session_key, seq, id, parent_id, session_id, run_id, body FROM messages
 		WHERE session_key > ? OR (session_key = ? AND seq > ?) ORDER BY session_key, seq LIMIT ?`,
-		[]any{afterKey, afterKey, afterSeq, limit}, scanBulkMessage)
+		[]any{afterKey, afterKey, afterSeq, limit}, s.scanBulkMessage)
 }
 
-func scanBulkMessage(r rowScanner) (bulk.Message, error) {
+func (s *Store) scanBulkMessage(r rowScanner) (bulk.Message, error) {
 	var m bulk.Message
-	var body string
-	if err := r.Scan(&m.SessionKey, &m.Seq, &m.ID, &m.ParentID, &m.SessionID, &m.RunID, &body); err != nil {
+	var seq int64
+	var id, parent, sid, runID string
+	var body []byte
+	if err := r.Scan(&m.SessionKey, &seq, &id, &parent, &sid, &runID, &body); err != nil {
 		return m, err
 	}
-	// The body's JSON has no Seq, ID, ParentID, SessionID or RunID
-	// (json:"-"), so decoding it leaves the scanned ones.
-	if err := json.Unmarshal([]byte(body), &m.Message); err != nil {
-		return m, fmt.Errorf("message %q seq %d: %w", m.SessionKey, m.Seq, err)
+	// Decoded first: decodeBody replaces the whole message.
+	if _, err := decodeBody(s.codec, nil, body, &m.Message); err != nil {
+		return m, fmt.Errorf("message %q seq %d: %w", m.SessionKey, seq, err)
 	}
+	m.Seq, m.ID, m.ParentID, m.SessionID, m.RunID = seq, id, parent, sid, runID
 	return m, nil
 }
 

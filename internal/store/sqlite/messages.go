@@ -97,7 +97,7 @@ func (t *tx) insertMessages(key string, msgs []domain.Message) error {
 			if buf, err = appendMessageJSON(buf[:0], m); err != nil {
 				return fmt.Errorf("messages[%d]: %w", start+i, err)
 			}
-			args = append(args, key, m.Seq, m.SessionID, m.ID, m.ParentID, m.Role, m.RunID, m.Timestamp, string(buf))
+			args = append(args, key, m.Seq, m.SessionID, m.ID, m.ParentID, m.Role, m.RunID, m.Timestamp, bodyArg(t.s.codec, buf))
 		}
 		res, err := t.exec(t.s.insertSQL[len(chunk)], args...)
 		if err != nil {
@@ -235,7 +235,10 @@ func (s *Store) ReadMessages(ctx context.Context, key string, q domain.MessageQu
 		b.WriteString(` AND role NOT IN (` + placeholders(len(q.ExcludeRoles)) + `)`)
 		args = append(args, anys(q.ExcludeRoles)...)
 	}
-	if q.Limit > 0 {
+	if q.Oldest && q.Limit > 0 && q.Offset == 0 {
+		b.WriteString(` ORDER BY seq` + limitParam)
+		args = append(args, q.Limit)
+	} else if q.Limit > 0 {
 		b.WriteString(` ORDER BY seq DESC` + limitParam)
 		args = append(args, q.Limit)
 		if q.Offset > 0 {
@@ -257,14 +260,16 @@ func (s *Store) ReadMessages(ctx context.Context, key string, q domain.MessageQu
 	}
 	defer rows.Close()
 	out := []domain.Message{}
+	var scratch []byte
 	for rows.Next() {
 		var m domain.Message
 		var seq int64
-		var id, parent, sid, runID, body string
+		var id, parent, sid, runID string
+		var body sql.RawBytes
 		if err := rows.Scan(&seq, &id, &parent, &sid, &runID, &body); err != nil {
 			return nil, s.readErr("read messages", err)
 		}
-		if err := decodeBody(body, &m); err != nil {
+		if scratch, err = decodeBody(s.codec, scratch, body, &m); err != nil {
 			return nil, fmt.Errorf("read messages of %q: seq %d: %w", key, seq, err)
 		}
 		m.Seq, m.ID, m.ParentID, m.SessionID, m.RunID = seq, id, parent, sid, runID
@@ -273,7 +278,7 @@ func (s *Store) ReadMessages(ctx context.Context, key string, q domain.MessageQu
 	if err := rows.Err(); err != nil {
 		return nil, s.readErr("read messages", err)
 	}
-	if q.Limit > 0 || q.Offset > 0 {
+	if (q.Limit > 0 || q.Offset > 0) && !(q.Oldest && q.Offset == 0) {
 		slices.Reverse(out)
 	}
 	return out, nil

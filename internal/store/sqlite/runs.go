@@ -111,12 +111,14 @@ func (t *tx) CreateRun(r domain.Run) (domain.Run, bool, error) {
 	if err != nil {
 		return domain.Run{}, false, fmt.Errorf("create run %q: %w", r.ID, err)
 	}
+	t.touchedRuns = append(t.touchedRuns, r.ID)
 	if _, err := t.exec(`INSERT INTO runs (`+runColumns+`) VALUES (`+placeholders(len(args))+`)`, args...); err != nil {
 		if isConstraint(err) {
 			return domain.Run{}, false, fmt.Errorf("create run %q: id exists: %w", r.ID, domain.ErrConflict)
 		}
 		return domain.Run{}, false, fmt.Errorf("create run %q: %w", r.ID, err)
 	}
+	t.s.cache.putRun(r, args)
 	return r, true, nil
 }
 
@@ -128,6 +130,23 @@ func (t *tx) PutRun(r domain.Run) error {
 	args, err := runArgs(r)
 	if err != nil {
 		return fmt.Errorf("put run %q: %w", r.ID, err)
+	}
+	t.touchedRuns = append(t.touchedRuns, r.ID)
+	if _, old, ok := t.s.cache.run(r.ID); ok {
+		// Set only the columns that changed: an UPDATE rewrites the
+		// entries of every index whose column it sets (a run's end sets
+		// none of the ids and creation times the indexes hold).
+		query, changed := updateRunQuery(old, args)
+		if query != "" {
+			if _, err := t.execDynamic(query, append(changed, r.ID)...); err != nil {
+				if isConstraint(err) {
+					return fmt.Errorf("put run %q: idempotency key %q belongs to another run: %w", r.ID, r.IdempotencyKey, domain.ErrConflict)
+				}
+				return fmt.Errorf("put run %q: %w", r.ID, err)
+			}
+		}
+		t.s.cache.putRun(r, args)
+		return nil
 	}
 	res, err := t.exec(`UPDATE runs SET (`+runColumns+`) = (`+placeholders(len(args))+`) WHERE id = ?`,
 		append(args, r.ID)...)
@@ -142,7 +161,40 @@ func (t *tx) PutRun(r domain.Run) error {
 	} else if n == 0 {
 		return fmt.Errorf("put run %q: %w", r.ID, domain.ErrNotFound)
 	}
+	t.s.cache.putRun(r, args)
 	return nil
+}
+
+// runColumnNames are the columns of runArgs, in order.
+var runColumnNames = func() []string {
+	names := strings.Split(runColumns, ",")
+	for i, n := range names {
+		names[i] = strings.TrimSpace(n)
+	}
+	return names
+}()
+
+// updateRunQuery returns an UPDATE of the run columns whose values differ
+// between old and new (both from runArgs) and the new values, or "" when
+// nothing changed. The id (column 0) never changes.
+func updateRunQuery(old, new []any) (string, []any) {
+	var b strings.Builder
+	var vals []any
+	for i := 1; i < len(new); i++ {
+		if sameArg(old[i], new[i]) {
+			continue
+		}
+		if len(vals) > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(runColumnNames[i])
+		b.WriteString(" = ?")
+		vals = append(vals, new[i])
+	}
+	if len(vals) == 0 {
+		return "", nil
+	}
+	return "UPDATE runs SET " + b.String() + " WHERE id = ?", vals
 }
 
 // GetRun returns the run with id, or domain.ErrNotFound.

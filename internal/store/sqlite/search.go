@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/redact"
+	"github.com/switchboard-go/switchboard/internal/store/msgbody"
 )
 
 // Schema version 4 adds the full-text index of sessions_search.
@@ -65,12 +65,13 @@ func migrateV4(ctx context.Context, conn *sql.Conn) error {
 	red := redact.New()
 	for rows.Next() {
 		var rowid int64
-		var key, body string
+		var key string
+		var body []byte
 		if err := rows.Scan(&rowid, &key, &body); err != nil {
 			return err
 		}
 		var m domain.Message
-		if err := json.Unmarshal([]byte(body), &m); err != nil {
+		if _, err := decodeBody(msgbody.Default(), nil, body, &m); err != nil {
 			return fmt.Errorf("message rowid %d: %w", rowid, err)
 		}
 		text := red.SearchText(m)
@@ -195,14 +196,15 @@ func (s *Store) SearchMessages(ctx context.Context, q domain.MessageSearch) ([]d
 	}
 	defer rows.Close()
 	out := []domain.SearchHit{}
+	var scratch []byte
 	for rows.Next() {
 		var h domain.SearchHit
-		var body string
+		var body sql.RawBytes
 		if err := rows.Scan(&h.SessionKey, &h.SessionID, &h.MessageID, &h.Seq, &h.Role, &h.Timestamp, &body, &h.Position); err != nil {
 			return nil, s.readErr("search messages", err)
 		}
 		var m domain.Message
-		if err := json.Unmarshal([]byte(body), &m); err != nil {
+		if scratch, err = decodeBody(s.codec, scratch, body, &m); err != nil {
 			return nil, fmt.Errorf("search messages: message %s of %q: %w", h.MessageID, h.SessionKey, err)
 		}
 		h.Snippet = snippet(s.searchRedactor.SearchText(m), q.Words)

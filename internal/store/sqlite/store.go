@@ -23,6 +23,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/redact"
+	"github.com/switchboard-go/switchboard/internal/store/msgbody"
 )
 
 var _ domain.Store = (*Store)(nil)
@@ -119,6 +120,9 @@ type Store struct {
 	// searchRedactor is the readers' copy (snippets), so no reader shares
 	// the writer's.
 	searchRedactor redact.Redactor
+	// codec compresses and decompresses message bodies (body.go); shared
+	// by the writer and readers, it is safe for concurrent use.
+	codec *msgbody.Codec
 	// hasLegacyIDs: legacy_entry_ids has rows (see entryid.go). Only a
 	// migration adds rows, so Open finds out once.
 	hasLegacyIDs bool
@@ -196,6 +200,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		insertSQL:      insertMessagesSQL(),
 		redactor:       redact.New(),
 		searchRedactor: redact.New(),
+		codec:          msgbody.Default(),
 	}
 	if err := s.open(ctx, opts); err != nil {
 		s.closeDBs()

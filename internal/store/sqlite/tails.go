@@ -3,6 +3,7 @@ package sqlite
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 
@@ -73,18 +74,20 @@ func (s *Store) ReadTails(ctx context.Context, gens []domain.Generation, limit i
 	size := min(len(gens)*limit, 4096)
 	msgs := make([]domain.Message, 0, size)
 	gen := make([]int, 0, size)
+	var scratch []byte
 	for rows.Next() {
 		var m domain.Message
 		var gi int
 		var seq int64
-		var id, parent, sid, runID, body string
+		var id, parent, sid, runID string
+		var body sql.RawBytes
 		if err := rows.Scan(&gi, &seq, &id, &parent, &sid, &runID, &body); err != nil {
 			return nil, s.readErr("read tails", err)
 		}
 		if gi < 0 || gi >= len(gens) {
 			return nil, fmt.Errorf("read tails: generation index %d out of range", gi)
 		}
-		if err := decodeBody(body, &m); err != nil {
+		if scratch, err = decodeBody(s.codec, scratch, body, &m); err != nil {
 			return nil, fmt.Errorf("read tails of %q: seq %d: %w", gens[gi].Key, seq, err)
 		}
 		m.Seq, m.ID, m.ParentID, m.SessionID, m.RunID = seq, id, parent, sid, runID

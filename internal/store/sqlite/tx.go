@@ -26,6 +26,8 @@ type tx struct {
 	// touched lists the keys whose entries in the writer's cache this fn
 	// changed, for the cache to forget if the fn's writes are rolled back.
 	touched []string
+	// touchedRuns lists the runs whose cached rows this fn changed.
+	touchedRuns []string
 	// index holds the search index rows of this fn's appends, and
 	// deleted the keys it deleted; the writer applies both to the batch
 	// when the fn succeeds (search.go).
@@ -112,11 +114,17 @@ func (t *tx) GetSession(key string) (domain.Session, error) {
 	if err := t.check(); err != nil {
 		return domain.Session{}, err
 	}
+	if s, args, ok := t.s.cache.session(key); ok {
+		t.cacheRow(key, args)
+		return s, nil
+	}
 	s, err := getSession(t.queryRow(selectSessionByKey, key), key)
 	if err != nil {
 		return s, err
 	}
-	t.cacheRow(key, sessionArgs(&s))
+	args := sessionArgs(&s)
+	t.cacheRow(key, args)
+	t.s.cache.putSession(key, s, args)
 	return s, nil
 }
 
@@ -145,7 +153,17 @@ func (t *tx) GetRun(id string) (domain.Run, error) {
 	if err := t.check(); err != nil {
 		return domain.Run{}, err
 	}
-	return getRun(t.queryRow(selectRunByID, id), "id", id)
+	if r, _, ok := t.s.cache.run(id); ok {
+		return r, nil
+	}
+	r, err := getRun(t.queryRow(selectRunByID, id), "id", id)
+	if err != nil {
+		return r, err
+	}
+	if args, err := runArgs(r); err == nil {
+		t.s.cache.putRun(r, args)
+	}
+	return r, nil
 }
 
 // PutSession inserts or replaces the row with s.Key.
@@ -158,6 +176,10 @@ func (t *tx) PutSession(s domain.Session) error {
 	}
 	args := sessionArgs(&s)
 	oldArgs, known := t.rows[s.Key]
+	if !known {
+		// A row the writer holds is not new.
+		_, oldArgs, known = t.s.cache.session(s.Key)
+	}
 	if !known {
 		// Try the insert first: a row this fn has not read is new more
 		// often than not (an import writes nothing else), and then the
@@ -172,6 +194,8 @@ func (t *tx) PutSession(s domain.Session) error {
 		}
 		if n == 1 {
 			t.cacheRow(s.Key, args)
+			t.touch(s.Key)
+			t.s.cache.putSession(s.Key, s, args)
 			return nil
 		}
 		if oldArgs, err = t.storedSession(s.Key); err != nil {
@@ -189,10 +213,13 @@ func (t *tx) PutSession(s domain.Session) error {
 	if query == "" {
 		return nil
 	}
+	// Marked before the write: if this fn fails, the cache forgets it.
+	t.touch(s.Key)
 	if _, err := t.execDynamic(query, append(changed, s.Key)...); err != nil {
 		return fmt.Errorf("put session %q: %w", s.Key, err)
 	}
 	t.cacheRow(s.Key, args)
+	t.s.cache.putSession(s.Key, s, args)
 	return nil
 }
 

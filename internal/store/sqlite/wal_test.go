@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -99,5 +100,41 @@ func TestReleaseMemory(t *testing.T) {
 	st.Close()
 	if err := st.ReleaseMemory(t.Context()); !errors.Is(err, domain.ErrClosed) {
 		t.Errorf("ReleaseMemory after Close = %v, want ErrClosed", err)
+	}
+}
+
+// TestCheckpointTruncateEmptiesWAL: after writes, CheckpointTruncate
+// leaves a zero-length WAL and every row in the database file.
+func TestCheckpointTruncateEmptiesWAL(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "switchboard.db")
+	st, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	err = st.Update(ctx, func(tx domain.Tx) error {
+		if err := tx.PutSession(domain.Session{Key: "k", AgentID: "main", SessionID: "s", UpdatedAt: 1}); err != nil {
+			return err
+		}
+		msgs := make([]domain.Message, 200)
+		for i := range msgs {
+			msgs[i] = domain.Message{Role: domain.RoleUser, Content: domain.TextContent(fmt.Sprintf("message %d", i)), Timestamp: int64(i)}
+		}
+		_, err := tx.AppendMessages("k", "s", msgs)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CheckpointTruncate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() != 0 {
+		t.Fatalf("WAL after CheckpointTruncate: %v, %v", fi, err)
+	}
+	got, err := st.ReadMessages(ctx, "k", domain.MessageQuery{})
+	if err != nil || len(got) != 200 {
+		t.Fatalf("read %d messages, %v", len(got), err)
 	}
 }

@@ -279,11 +279,13 @@ func (s *Store) runOne(ctx context.Context, r *request, isolate bool) (out outco
 		// one by one. Nothing of the batch may be kept or reported done.
 		s.writeFailed = nil
 		s.cache.forget(t.touched)
+		s.cache.forgetRuns(t.touchedRuns)
 		return out, werr
 	}
 	failed := out.err != nil || out.panicked
 	if failed {
 		s.cache.forget(t.touched)
+		s.cache.forgetRuns(t.touchedRuns)
 	}
 	if !isolate {
 		if !failed {

@@ -1,5 +1,11 @@
 package sqlite
 
+import (
+	"bytes"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
 // The writer remembers, per session key, the newest stored message (its
 // seq, id and generation), so an append does not look it up with an index
 // read first. Only the writer goroutine writes messages, so the cache
@@ -13,6 +19,13 @@ package sqlite
 //     everything too.
 //
 // The cache is bounded; past maxCachedKeys it drops entries at random.
+//
+// It also remembers session rows the writer read or wrote (decoded, with
+// their column values), so the reads of a row that every run's claim and
+// end make (GetSession, then PutSession's comparison) neither query nor
+// decode it again. The same rules keep it true: only the writer writes
+// session rows, PutSession and DeleteSession update or forget the entry,
+// and a rolled-back fn forgets the keys it touched.
 
 // maxCachedKeys bounds the writer's message cache (about 100 bytes each).
 const maxCachedKeys = 20_000
@@ -24,16 +37,42 @@ type lastMessage struct {
 	sid string
 }
 
+// maxCachedSessions bounds the writer's session rows (a few hundred bytes
+// to a few KB each).
+const maxCachedSessions = 4096
+
+// cachedSession is a session row as stored: decoded, and its column values
+// (sessionArgs).
+type cachedSession struct {
+	sess domain.Session
+	args []any
+}
+
+// maxCachedRuns bounds the writer's run rows. A run is read and written
+// back a few times while it runs (claim, end); older runs fall out.
+const maxCachedRuns = 4096
+
+// cachedRun is a run row as stored, with its column values (runArgs).
+type cachedRun struct {
+	run  domain.Run
+	args []any
+}
+
 // writerCache is owned by the writer goroutine.
 type writerCache struct {
-	last map[string]lastMessage
+	last     map[string]lastMessage
+	sessions map[string]cachedSession
+	// runs is keyed by run id; a rolled-back fn forgets the runs it
+	// touched (tx.touchedRuns), as with sessions.
+	runs map[string]cachedRun
 	// dataVersion is PRAGMA data_version of the write connection as of the
 	// last batch; -1 before the first.
 	dataVersion int64
 }
 
 func newWriterCache() writerCache {
-	return writerCache{last: make(map[string]lastMessage), dataVersion: -1}
+	return writerCache{last: make(map[string]lastMessage), sessions: make(map[string]cachedSession),
+		runs: make(map[string]cachedRun), dataVersion: -1}
 }
 
 func (c *writerCache) put(key string, m lastMessage) {
@@ -49,10 +88,91 @@ func (c *writerCache) put(key string, m lastMessage) {
 	c.last[key] = m
 }
 
-func (c *writerCache) forget(keys []string) {
-	for _, k := range keys {
-		delete(c.last, k)
+// session returns a copy of the cached row of key.
+func (c *writerCache) session(key string) (domain.Session, []any, bool) {
+	e, ok := c.sessions[key]
+	if !ok {
+		return domain.Session{}, nil, false
+	}
+	return cloneSession(e.sess), e.args, true
+}
+
+// putSession remembers the row of key as stored; s is copied.
+func (c *writerCache) putSession(key string, s domain.Session, args []any) {
+	if _, ok := c.sessions[key]; !ok && len(c.sessions) >= maxCachedSessions {
+		n := 0
+		for k := range c.sessions {
+			delete(c.sessions, k)
+			if n++; n >= maxCachedSessions/4 {
+				break
+			}
+		}
+	}
+	c.sessions[key] = cachedSession{sess: cloneSession(s), args: args}
+}
+
+// cloneSession copies s and what its pointers hold, so a caller that
+// changes the copy in place leaves the cached row alone.
+func cloneSession(s domain.Session) domain.Session {
+	if s.Origin != nil {
+		o := *s.Origin
+		s.Origin = &o
+	}
+	if s.Delivery != nil {
+		d := *s.Delivery
+		s.Delivery = &d
+	}
+	return s
+}
+
+// run returns a copy of the cached row of run id.
+func (c *writerCache) run(id string) (domain.Run, []any, bool) {
+	e, ok := c.runs[id]
+	if !ok {
+		return domain.Run{}, nil, false
+	}
+	return cloneRun(e.run), e.args, true
+}
+
+// putRun remembers the row of r as stored; r is copied.
+func (c *writerCache) putRun(r domain.Run, args []any) {
+	if _, ok := c.runs[r.ID]; !ok && len(c.runs) >= maxCachedRuns {
+		n := 0
+		for k := range c.runs {
+			delete(c.runs, k)
+			if n++; n >= maxCachedRuns/4 {
+				break
+			}
+		}
+	}
+	c.runs[r.ID] = cachedRun{run: cloneRun(r), args: args}
+}
+
+// cloneRun copies r and what its slices and pointers hold.
+func cloneRun(r domain.Run) domain.Run {
+	r.Spec = bytes.Clone(r.Spec)
+	if r.Usage.Cost != nil {
+		cost := *r.Usage.Cost
+		r.Usage.Cost = &cost
+	}
+	return r
+}
+
+func (c *writerCache) forgetRuns(ids []string) {
+	for _, id := range ids {
+		delete(c.runs, id)
 	}
 }
 
-func (c *writerCache) reset() { clear(c.last) }
+func (c *writerCache) forget(keys []string) {
+	for _, k := range keys {
+		delete(c.last, k)
+		delete(c.sessions, k)
+	}
+}
+
+func (c *writerCache) reset() {
+	clear(c.last)
+	clear(c.sessions)
+	clear(c.runs)
+}

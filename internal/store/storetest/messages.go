@@ -153,6 +153,9 @@ func testReadTail(t *testing.T, st domain.Store) {
 		{"ExcludeWithBefore", domain.MessageQuery{BeforeSeq: 5, Limit: 2, ExcludeRoles: []string{domain.RoleAssistant}}, []string{"m1", "m3"}},
 		{"ExplicitSessionID", domain.MessageQuery{SessionID: sid, Limit: 1}, []string{"m8"}},
 		{"UnknownSessionID", domain.MessageQuery{SessionID: "nope"}, []string{}},
+		{"Oldest", domain.MessageQuery{Limit: 3, Oldest: true}, []string{"m1", "m2", "m3"}},
+		{"OldestExcludeRoles", domain.MessageQuery{Limit: 2, Oldest: true, ExcludeRoles: []string{domain.RoleUser}}, []string{"m2", "m3"}},
+		{"OldestBeforeSeq", domain.MessageQuery{Limit: 2, Oldest: true, BeforeSeq: 2}, []string{"m1"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
