@@ -339,7 +339,7 @@ func (rt *Runtime) startTx(tx domain.Tx, cur domain.Run, create bool) (claimed, 
 		return claimed{}, false, fmt.Errorf("session %s: %w", cur.SessionKey, err)
 	}
 	if cur.Attempt >= 2 && cur.SessionID != "" && cur.SessionID != s.SessionID {
-		return claimed{}, errResetSinceFirstAttempt
+		return claimed{}, false, errResetSinceFirstAttempt
 	}
 	cur.Status = domain.RunRunning
 	cur.StartedAt = now
