@@ -33,6 +33,7 @@ const replicaConfig = `{
     { when: { message: "^stall" }, reply: "stalled done", delayMs: 6000 },
     { when: { message: "^tool then stall" }, toolCall: { name: "agents_list", arguments: {} } },
     { when: { role: "toolResult", session: "toolstall" }, reply: "after tool", delayMs: 6000 },
+    { when: { role: "toolResult", session: "deadparent" }, reply: "parent done", delayMs: 6000 },
     { when: { message: "^slow" }, reply: "slow done", delayMs: 300 },
     { when: { message: "^quick" }, reply: "quick done", delayMs: 20 },
     { when: { message: "^spawn (.*)" }, toolCall: { name: "sessions_spawn", arguments: { task: "$1" } } },
@@ -310,4 +311,19 @@ func (g *gateway) stop() {
 	case <-time.After(20 * time.Second):
 		g.t.Fatalf("gateway %s did not stop within 20s of SIGTERM\n%s", g.name, g.log)
 	}
+}
+
+// post sends an empty JSON POST and returns what went wrong, if anything;
+// unlike call it may run on any goroutine.
+func (g *gateway) post(path string) error {
+	resp, err := client.Post(g.base+path, "application/json", strings.NewReader("{}"))
+	if err != nil {
+		return fmt.Errorf("POST %s on %s: %w", path, g.name, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		return fmt.Errorf("POST %s on %s: %d %s", path, g.name, resp.StatusCode, b)
+	}
+	return nil
 }

@@ -13,13 +13,16 @@ import (
 // another, the sessions at once). Every run is executed exactly once (one
 // user message and one reply each, attempt 1) and each session's runs
 // execute in the order they were submitted, one at a time, whichever
-// replica ran them.
+// replica ran them. The lease is long (15 s): nothing is killed here, and
+// a loaded machine must not make a slow lease renewal look like a dead
+// replica (a take-over would be a correct attempt 2, but not this test's
+// subject).
 func TestThousandRunsThreeReplicas(t *testing.T) {
 	if testing.Short() {
 		t.Skip("1,000 runs through 3 gateway processes")
 	}
 	const sessions, perSession = 20, 50
-	gs := startReplicas(t, 3, setup{})
+	gs := startReplicas(t, 3, setup{lease: 15})
 	submitted := make([][]run, sessions)
 	var wg sync.WaitGroup
 	for s := range sessions {
