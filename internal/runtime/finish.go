@@ -24,6 +24,9 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 	var next []domain.Run
 	var sess domain.Session
 	var final domain.Message
+	// The commit and the queueing of the run's mirror job are one step
+	// for the session's mirror order (orderLock).
+	unlockOrder := rt.mirror.orderLock(r.SessionKey)
 	// The record of a run's end must land even while the runtime shuts
 	// down, so it does not use the runtime's context.
 	err := rt.opts.Store.Update(context.Background(), func(tx domain.Tx) error {
@@ -112,16 +115,29 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 		})
 	})
 	if err != nil {
+		unlockOrder()
 		if out.final != nil {
 			rt.cache.drop(r.SessionKey) // the cached context holds the unstored answer
 		}
 		return err
 	}
+	if final.Seq != 0 {
+		written = append(written, final)
+	}
+	if rt.mirror != nil && len(written) > 0 {
+		if ended.Attempt > 1 {
+			// A retried run's first attempt stored messages the mirror may
+			// lack or hold already: bring the file up to the store.
+			rt.mirror.reconcile(ended.AgentID, ended.SessionKey, written[0].SessionID, lastSeq(written))
+		} else {
+			rt.mirror.append(ended.AgentID, ended.SessionKey, written[0].SessionID, written, lastSeq(written))
+		}
+	}
+	unlockOrder()
 	if out.announce != nil {
 		out.announce()
 	}
 	if final.Seq != 0 {
-		written = append(written, final)
 		rt.opts.Emit(domain.Event{Kind: domain.EventMessage, SessionKey: ended.SessionKey, Message: &final, TS: now})
 	}
 	woken := ended
@@ -135,15 +151,6 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 			rt.log.Error("follow-up: runs queued ahead", "run", n.ID, "err", err)
 		}
 		rt.enqueue(n)
-	}
-	if rt.mirror != nil && len(written) > 0 {
-		if ended.Attempt > 1 {
-			// A retried run's first attempt stored messages the mirror may
-			// lack or hold already: bring the file up to the store.
-			rt.mirror.reconcile(ended.AgentID, ended.SessionKey, written[0].SessionID, lastSeq(written))
-		} else {
-			rt.mirror.append(ended.AgentID, ended.SessionKey, written[0].SessionID, written, lastSeq(written))
-		}
 	}
 	rt.opts.Emit(domain.Event{Kind: domain.EventRunEnd, SessionKey: ended.SessionKey, Run: &ended, TS: now})
 	if sess.Key != "" {

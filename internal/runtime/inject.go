@@ -26,6 +26,10 @@ func (rt *Runtime) Inject(ctx context.Context, key string, msgs []domain.Message
 	now := rt.now()
 	var stored []domain.Message
 	var sess domain.Session
+	// The commit and the mirror decision below are one step for the
+	// session's mirror order (orderLock).
+	unlockOrder := rt.mirror.orderLock(key)
+	defer unlockOrder()
 	err := rt.opts.Store.Update(ctx, func(tx domain.Tx) error {
 		s, err := prepare(tx)
 		if err != nil {
@@ -57,10 +61,11 @@ func (rt *Runtime) Inject(ctx context.Context, key string, msgs []domain.Message
 	}
 	rt.mu.Lock()
 	busy := rt.lanes[key] != nil
+	late := false
 	if busy {
 		rt.cache.markStale(key)
 		if rt.mirror != nil {
-			rt.mirror.behind(sess.AgentID, key, sess.SessionID, lastSeq(stored))
+			late = rt.mirror.behind(sess.AgentID, key, sess.SessionID, firstSeq(stored), lastSeq(stored))
 		}
 	} else {
 		// No run of this session can start before the lock is released:
@@ -71,6 +76,11 @@ func (rt *Runtime) Inject(ctx context.Context, key string, msgs []domain.Message
 		}
 	}
 	rt.mu.Unlock()
+	if late {
+		// A run that ended between this commit and the lock above had its
+		// later messages written already: no coming append carries these.
+		rt.mirror.reconcile(sess.AgentID, key, sess.SessionID, lastSeq(stored))
+	}
 	for i := range stored {
 		rt.opts.Emit(domain.Event{Kind: domain.EventMessage, SessionKey: key, Message: &stored[i], TS: now})
 	}
@@ -78,14 +88,24 @@ func (rt *Runtime) Inject(ctx context.Context, key string, msgs []domain.Message
 	return stored, nil
 }
 
-// behind records that the file of a session lacks messages up to Seq seq
+// behind records that the file of a session lacks messages first..seq
 // that a running run's append will not carry: that append, and any before
-// it reaches seq, becomes a reconcile with the store.
-func (w *mirrorWriter) behind(agentID, key, sessionID string, seq int64) {
+// it reaches seq, becomes a reconcile with the store. The commit of those
+// messages and this call are not atomic: a run of the session may have
+// committed later messages and had them written in between. Then the file
+// lacks these in the middle; behind marks it for a whole-file reconcile
+// and reports true, and the caller queues that reconcile (no append of a
+// later run is sure to come).
+func (w *mirrorWriter) behind(agentID, key, sessionID string, first, seq int64) bool {
 	s := mirrorSession{agentID, key, sessionID}
 	w.dirtyMu.Lock()
 	defer w.dirtyMu.Unlock()
 	w.dirty[s] = max(w.dirty[s], seq)
+	if w.written[s] >= first {
+		w.unordered[s] = true
+		return true
+	}
+	return false
 }
 
 // prelude returns msgs stamped as written by run runID at now (the copied

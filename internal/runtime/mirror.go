@@ -2,11 +2,13 @@ package runtime
 
 import (
 	"context"
+	"hash/fnv"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/transcript"
 )
 
 // mirrorWriter appends finished runs' messages to the JSONL mirror from
@@ -34,7 +36,47 @@ type mirrorWriter struct {
 	// dirty maps the sessions whose file may lack messages to the highest
 	// Seq a full reconcile has written since (0: none yet).
 	dirty     map[mirrorSession]int64
+	// written maps a session to the highest Seq this writer has put in
+	// its file. A job whose messages are not all above it arrived late
+	// (its commit came before a later one's, but its job after): the file
+	// then lacks a message in the middle or holds one out of order.
+	written map[mirrorSession]int64
+	// unordered holds the sessions whose file may be wrong in the middle,
+	// not only lack a tail: their next reconcile checks the whole file.
+	unordered map[mirrorSession]bool
 	lastRetry time.Time
+	// order serializes, per session key (striped), a transcript commit
+	// with the queueing of its mirror job, so jobs are queued in the
+	// store's order (orderLock).
+	order [orderStripes]sync.Mutex
+}
+
+// orderStripes is how many locks orderLock spreads session keys over.
+const orderStripes = 64
+
+// orderLock locks the stripe of session key until the returned func is
+// called. A transcript write outside a run's lane (Inject) and a run's
+// final commit (finish) each hold it from before their transaction until
+// their mirror job is queued (or the session marked behind): without it,
+// a run could commit later messages and have them written between an
+// Inject's commit and its lane check, leaving the injected message out of
+// the file's middle (the file's tail still matches the store, so no
+// reconcile would ever add it). Nil-safe: no mirror, no lock.
+func (w *mirrorWriter) orderLock(key string) func() {
+	if w == nil {
+		return func() {}
+	}
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	mu := &w.order[h.Sum32()%orderStripes]
+	mu.Lock()
+	return mu.Unlock
+}
+
+// FullReconciler is a Reconciler that can also check a whole file and
+// rewrite it in the store's order (transcript.Mirror.ReconcileFull).
+type FullReconciler interface {
+	ReconcileFull(agentID, sessionID string, msgs []domain.Message) (transcript.SyncResult, error)
 }
 
 // retryDirty spaces the reconciles of sessions whose append failed.
@@ -52,7 +94,8 @@ type mirrorJob struct {
 }
 
 func newMirrorWriter(m Mirror, store domain.StoreReader, log *slog.Logger) *mirrorWriter {
-	w := &mirrorWriter{m: m, store: store, log: log, jobs: make(chan mirrorJob, 4096), dirty: map[mirrorSession]int64{}}
+	w := &mirrorWriter{m: m, store: store, log: log, jobs: make(chan mirrorJob, 4096), dirty: map[mirrorSession]int64{},
+		written: map[mirrorSession]int64{}, unordered: map[mirrorSession]bool{}}
 	w.wg.Add(1)
 	go w.loop()
 	return w
@@ -69,6 +112,18 @@ func (w *mirrorWriter) write(j mirrorJob) {
 	var err error
 	w.dirtyMu.Lock()
 	hw, dirty := w.dirty[j.s]
+	if top := w.written[j.s]; top > 0 && !j.reconcile && len(j.msgs) > 0 && firstSeq(j.msgs) <= top {
+		// Late: a later commit's messages are in the file already. Writing
+		// these after them would put them out of order.
+		w.unordered[j.s] = true
+	}
+	if w.unordered[j.s] {
+		// The whole-file check must cover what the file holds already.
+		j.reconcile = true
+		if j.upTo > 0 {
+			j.upTo = max(j.upTo, w.written[j.s])
+		}
+	}
 	w.dirtyMu.Unlock()
 	if dirty {
 		// Until it has caught up, a session's appends are reconciles
@@ -78,7 +133,22 @@ func (w *mirrorWriter) write(j mirrorJob) {
 	if j.reconcile {
 		_, err = w.reconcileNow(j.s, j.upTo)
 	} else {
-		err = w.m.Append(j.s.agentID, j.s.sessionID, j.msgs)
+		if err = w.m.Append(j.s.agentID, j.s.sessionID, j.msgs); err == nil {
+			w.wrote(j.s, lastSeq(j.msgs))
+			w.dirtyMu.Lock()
+			d, now := w.dirty[j.s]
+			middle := now && !dirty && d >= firstSeq(j.msgs) && d <= lastSeq(j.msgs)
+			if middle {
+				w.unordered[j.s] = true
+			}
+			w.dirtyMu.Unlock()
+			if middle {
+				// behind ran during the append, for a message these skip
+				// over: behind saw nothing written yet, so no one queued
+				// the whole-file reconcile.
+				_, err = w.reconcileNow(j.s, lastSeq(j.msgs))
+			}
+		}
 	}
 	if err != nil {
 		w.log.Warn("transcript mirror write failed; it is caught up from the store later", "agent", j.s.agentID, "sessionId", j.s.sessionID, "err", err)
@@ -118,10 +188,40 @@ func (w *mirrorWriter) reconcileNow(s mirrorSession, upTo int64) (int64, error) 
 		}
 		msgs = msgs[:n]
 	}
-	if _, err := rec.Reconcile(s.agentID, s.sessionID, msgs); err != nil {
+	w.dirtyMu.Lock()
+	full := w.unordered[s]
+	w.dirtyMu.Unlock()
+	if fr, ok := w.m.(FullReconciler); ok && full {
+		_, err = fr.ReconcileFull(s.agentID, s.sessionID, msgs)
+	} else {
+		_, err = rec.Reconcile(s.agentID, s.sessionID, msgs)
+	}
+	if err != nil {
 		return 0, err
 	}
+	w.wrote(s, lastSeq(msgs))
+	if full {
+		w.dirtyMu.Lock()
+		delete(w.unordered, s)
+		w.dirtyMu.Unlock()
+	}
 	return lastSeq(msgs), nil
+}
+
+// wrote records that the file of s holds the messages up to Seq seq.
+func (w *mirrorWriter) wrote(s mirrorSession, seq int64) {
+	w.dirtyMu.Lock()
+	w.written[s] = max(w.written[s], seq)
+	w.dirtyMu.Unlock()
+}
+
+// firstSeq is the lowest Seq among msgs.
+func firstSeq(msgs []domain.Message) int64 {
+	n := msgs[0].Seq
+	for _, m := range msgs[1:] {
+		n = min(n, m.Seq)
+	}
+	return n
 }
 
 // retry reconciles the sessions whose writes failed, at most every

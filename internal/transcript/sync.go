@@ -29,10 +29,14 @@ const (
 	// SyncSkipped: the session was removed or archived by this mirror,
 	// so no file is written for it.
 	SyncSkipped
+	// SyncRewritten: the file held only the store's messages but not in
+	// its order (one missing in the middle, or a late write after a later
+	// one); it was rewritten from the store (ReconcileFull).
+	SyncRewritten
 )
 
 // Repaired reports whether Reconcile changed the file.
-func (r SyncResult) Repaired() bool { return r == SyncCreated || r == SyncAppended }
+func (r SyncResult) Repaired() bool { return r == SyncCreated || r == SyncAppended || r == SyncRewritten }
 
 // Reconcile brings the session's transcript file up to date with msgs,
 // the store's messages of that session id, oldest first: a missing file
