@@ -161,9 +161,13 @@ func (w *mirrorWriter) write(j mirrorJob) {
 	}
 	if dirty && j.upTo >= hw {
 		// The file holds everything up to this job's messages and nothing
-		// after them: plain appends are safe again.
+		// after them: plain appends are safe again — unless behind marked
+		// a later message while this job was written (hw is from before
+		// it): clearing that mark would lose the message from the file.
 		w.dirtyMu.Lock()
-		delete(w.dirty, j.s)
+		if cur, ok := w.dirty[j.s]; ok && cur <= j.upTo {
+			delete(w.dirty, j.s)
+		}
 		w.dirtyMu.Unlock()
 	}
 	w.retry(false)

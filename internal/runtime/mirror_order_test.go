@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"testing"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -127,4 +128,40 @@ func TestInjectBesideRunsKeepsMirrorOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	requireMirrorEqualsStore(t, st, mirror, key, "main", "sid-"+key)
+}
+
+// hookedMirror runs during, once, before its first Reconcile writes: a
+// commit elsewhere that lands while the writer is busy with a file.
+type hookedMirror struct {
+	*transcript.Mirror
+	once   sync.Once
+	during func()
+}
+
+func (h *hookedMirror) Reconcile(agentID, sessionID string, msgs []domain.Message) (transcript.SyncResult, error) {
+	h.once.Do(h.during)
+	return h.Mirror.Reconcile(agentID, sessionID, msgs)
+}
+
+// TestBehindDuringReconcileIsKept: m1 was injected beside run A (whose
+// final answer is m2), so A's job is a reconcile. While it is written,
+// run B stores its inbound m3 and a send injects m4 beside it (behind).
+// A's reconcile ends with everything up to m2 written; it must not clear
+// the mark m4 left, or B's job (m3, m5) is appended as it is and m4 is
+// never written — the fault test's "mirror has 18 messages, store 20".
+func TestBehindDuringReconcileIsKept(t *testing.T) {
+	dir := t.TempDir()
+	st := openStore(t, dir)
+	defer st.Close()
+	const key = "agent:main:c1"
+	m := commitEach(t, st, key, "m1", "m2", "m3", "m4", "m5")
+	s := mirrorSession{"main", key, "sid-" + key}
+	mirror := &hookedMirror{Mirror: transcript.New(dir, nil)}
+	w := newMirrorWriter(mirror, st, slog.New(slog.DiscardHandler))
+	mirror.during = func() { w.behind(s.agentID, s.key, s.sessionID, m[3].Seq, m[3].Seq) }
+	w.behind(s.agentID, s.key, s.sessionID, m[0].Seq, m[0].Seq)
+	w.append(s.agentID, s.key, s.sessionID, m[1:2], m[1].Seq)
+	w.append(s.agentID, s.key, s.sessionID, []domain.Message{m[2], m[4]}, m[4].Seq)
+	w.close()
+	requireMirrorEqualsStore(t, st, mirror.Mirror, key, "main", "sid-"+key)
 }
