@@ -35,7 +35,7 @@ type mirrorWriter struct {
 	dirtyMu sync.Mutex
 	// dirty maps the sessions whose file may lack messages to the highest
 	// Seq a full reconcile has written since (0: none yet).
-	dirty     map[mirrorSession]int64
+	dirty map[mirrorSession]int64
 	// written maps a session to the highest Seq this writer has put in
 	// its file. A job whose messages are not all above it arrived late
 	// (its commit came before a later one's, but its job after): the file

@@ -36,7 +36,9 @@ const (
 )
 
 // Repaired reports whether Reconcile changed the file.
-func (r SyncResult) Repaired() bool { return r == SyncCreated || r == SyncAppended || r == SyncRewritten }
+func (r SyncResult) Repaired() bool {
+	return r == SyncCreated || r == SyncAppended || r == SyncRewritten
+}
 
 // Reconcile brings the session's transcript file up to date with msgs,
 // the store's messages of that session id, oldest first: a missing file
