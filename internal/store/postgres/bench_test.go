@@ -2,13 +2,13 @@ package postgres
 
 import (
 	"fmt"
-	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/store/bulk"
+	"github.com/switchboard-go/switchboard/internal/store/storetest"
 )
 
 // The SQLite store's benchmarks (internal/store/sqlite/bench_test.go) on
@@ -27,15 +27,6 @@ func openBench(b *testing.B) *Store {
 	}
 	b.Cleanup(func() { _ = st.Close() })
 	return st
-}
-
-func reportPercentiles(b *testing.B, d []time.Duration) {
-	if len(d) == 0 {
-		return
-	}
-	slices.Sort(d)
-	b.ReportMetric(float64(d[len(d)/2].Nanoseconds()), "p50-ns")
-	b.ReportMetric(float64(d[len(d)*99/100].Nanoseconds()), "p99-ns")
 }
 
 // fillSessions puts the SQLite benchmark's n sessions in st (with COPY:
@@ -83,7 +74,7 @@ func BenchmarkListActive60Limit200(b *testing.B) {
 			b.Fatalf("ListSessions = %d rows, %v", len(rows), err)
 		}
 	}
-	reportPercentiles(b, durs)
+	storetest.ReportPercentiles(b, durs)
 }
 
 func BenchmarkListAll(b *testing.B) {
@@ -98,7 +89,7 @@ func BenchmarkListAll(b *testing.B) {
 			b.Fatalf("ListSessions = %d rows, %v", len(rows), err)
 		}
 	}
-	reportPercentiles(b, durs)
+	storetest.ReportPercentiles(b, durs)
 }
 
 func BenchmarkHistoryLast50(b *testing.B) {
@@ -137,7 +128,7 @@ func BenchmarkHistoryLast50(b *testing.B) {
 			b.Fatalf("ReadMessages = %d messages, %v", len(msgs), err)
 		}
 	}
-	reportPercentiles(b, durs)
+	storetest.ReportPercentiles(b, durs)
 }
 
 func appendAndUpdate(st *Store, b *testing.B, key string, i int) error {
@@ -177,7 +168,7 @@ func BenchmarkAppendAndUpdateSession(b *testing.B) {
 		durs = append(durs, time.Since(start))
 		i++
 	}
-	reportPercentiles(b, durs)
+	storetest.ReportPercentiles(b, durs)
 }
 
 func BenchmarkAppendConcurrent(b *testing.B) {

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/store/storetest"
 )
 
 // Benchmarks run only with -bench; their fixtures are built once per
@@ -34,16 +34,6 @@ func openBench(b *testing.B) *Store {
 	}
 	b.Cleanup(func() { _ = st.Close() })
 	return st
-}
-
-// reportPercentiles adds p50 and p99 of the per-op durations to the result.
-func reportPercentiles(b *testing.B, d []time.Duration) {
-	if len(d) == 0 {
-		return
-	}
-	slices.Sort(d)
-	b.ReportMetric(float64(d[len(d)/2].Nanoseconds()), "p50-ns")
-	b.ReportMetric(float64(d[len(d)*99/100].Nanoseconds()), "p99-ns")
 }
 
 // fillSessions puts n sessions in st: 20 agents, one update every 10 s
@@ -95,7 +85,7 @@ func BenchmarkListActive60Limit200(b *testing.B) {
 			b.Fatalf("ListSessions = %d rows, %v", len(rows), err)
 		}
 	}
-	reportPercentiles(b, durs)
+	storetest.ReportPercentiles(b, durs)
 }
 
 // BenchmarkListAll lists every one of 100,000 sessions (ListSessions
@@ -114,7 +104,7 @@ func BenchmarkListAll(b *testing.B) {
 			b.Fatalf("ListSessions = %d rows, %v", len(rows), err)
 		}
 	}
-	reportPercentiles(b, durs)
+	storetest.ReportPercentiles(b, durs)
 	if err := st.Close(); err != nil {
 		b.Fatal(err)
 	}
@@ -230,7 +220,7 @@ func BenchmarkHistoryLast50(b *testing.B) {
 			b.Fatalf("ReadMessages = %d messages, %v", len(msgs), err)
 		}
 	}
-	reportPercentiles(b, durs)
+	storetest.ReportPercentiles(b, durs)
 }
 
 // appendAndUpdate is one message of a run: append it and bump the row.
@@ -273,7 +263,7 @@ func BenchmarkAppendAndUpdateSession(b *testing.B) {
 		durs = append(durs, time.Since(start))
 		i++
 	}
-	reportPercentiles(b, durs)
+	storetest.ReportPercentiles(b, durs)
 }
 
 // BenchmarkAppendConcurrent is many writers, each on its own session,

@@ -136,7 +136,7 @@ func (t *tx) PutRun(r domain.Run) error {
 		// Set only the columns that changed: an UPDATE rewrites the
 		// entries of every index whose column it sets (a run's end sets
 		// none of the ids and creation times the indexes hold).
-		query, changed := updateRunQuery(old, args)
+		query, changed := updateChangedQuery("runs", "id", runColumnNames, old, args)
 		if query != "" {
 			if _, err := t.execDynamic(query, append(changed, r.ID)...); err != nil {
 				if isConstraint(err) {
@@ -173,29 +173,6 @@ var runColumnNames = func() []string {
 	}
 	return names
 }()
-
-// updateRunQuery returns an UPDATE of the run columns whose values differ
-// between old and new (both from runArgs) and the new values, or "" when
-// nothing changed. The id (column 0) never changes.
-func updateRunQuery(old, new []any) (string, []any) {
-	var b strings.Builder
-	var vals []any
-	for i := 1; i < len(new); i++ {
-		if sameArg(old[i], new[i]) {
-			continue
-		}
-		if len(vals) > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(runColumnNames[i])
-		b.WriteString(" = ?")
-		vals = append(vals, new[i])
-	}
-	if len(vals) == 0 {
-		return "", nil
-	}
-	return "UPDATE runs SET " + b.String() + " WHERE id = ?", vals
-}
 
 // GetRun returns the run with id, or domain.ErrNotFound.
 func (s *Store) GetRun(ctx context.Context, id string) (domain.Run, error) {

@@ -29,11 +29,11 @@ func sessionColumnNames() []string {
 	return names
 }
 
-// updateSessionQuery returns an UPDATE of the columns whose values differ
-// between old and new (both from sessionArgs) and the new values, or ""
-// when nothing changed. The key (column 0) never changes. names is
-// sessionColumnNames().
-func updateSessionQuery(names []string, old, new []any) (string, []any) {
+// updateChangedQuery returns an UPDATE of table's columns whose values
+// differ between old and new (both in names' order) and the new values,
+// or "" when nothing changed. Column 0 is the row's key (keyColumn),
+// which never changes; the caller appends its value to the arguments.
+func updateChangedQuery(table, keyColumn string, names []string, old, new []any) (string, []any) {
 	var b strings.Builder
 	var vals []any
 	for i := 1; i < len(new); i++ {
@@ -50,7 +50,7 @@ func updateSessionQuery(names []string, old, new []any) (string, []any) {
 	if len(vals) == 0 {
 		return "", nil
 	}
-	return "UPDATE sessions SET " + b.String() + " WHERE key = ?", vals
+	return "UPDATE " + table + " SET " + b.String() + " WHERE " + keyColumn + " = ?", vals
 }
 
 // sameArg compares two values of sessionArgs; data is a []byte, which ==
