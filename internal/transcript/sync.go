@@ -101,12 +101,18 @@ func (m *Mirror) Reconcile(agentID, sessionID string, msgs []domain.Message) (Sy
 	if from == len(msgs) {
 		return SyncUnchanged, nil
 	}
+	return m.appendTail(path, agentID, sessionID, msgs[from:])
+}
+
+// appendTail appends msgs, the messages the file at path lacks at its
+// end (SyncAppended).
+func (m *Mirror) appendTail(path, agentID, sessionID string, msgs []domain.Message) (SyncResult, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return SyncUnchanged, fmt.Errorf("transcript reconcile: %w", err)
 	}
 	defer f.Close()
-	if err := m.writeBatch(f, agentID, sessionID, msgs[from:]); err != nil {
+	if err := m.writeBatch(f, agentID, sessionID, msgs); err != nil {
 		return SyncUnchanged, fmt.Errorf("transcript reconcile %s: %w", path, err)
 	}
 	if m.Sync {

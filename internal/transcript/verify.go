@@ -20,8 +20,9 @@ import (
 // holding a message the store does not know is left as it is
 // (SyncDiverged), and so is one that needs a rewrite but holds lines that
 // are not messages (an imported OpenClaw file with compactions, say),
-// which a rewrite from the store would drop. It costs a read of the whole file, so callers use
-// it when they know the file may be wrong, not on every write.
+// which a rewrite from the store would drop. It costs a read of the
+// whole file, so callers use it when they know the file may be wrong,
+// not on every write.
 //
 // With Shared set the files belong to several processes, whose appends
 // skip what the file holds; ReconcileFull then does what Reconcile does.
@@ -73,20 +74,7 @@ func (m *Mirror) ReconcileFull(agentID, sessionID string, msgs []domain.Message)
 		if n == len(msgs) {
 			return SyncUnchanged, nil
 		}
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0o600)
-		if err != nil {
-			return SyncUnchanged, fmt.Errorf("transcript reconcile: %w", err)
-		}
-		defer f.Close()
-		if err := m.writeBatch(f, agentID, sessionID, msgs[n:]); err != nil {
-			return SyncUnchanged, fmt.Errorf("transcript reconcile %s: %w", path, err)
-		}
-		if m.Sync {
-			if err := f.Sync(); err != nil {
-				return SyncUnchanged, fmt.Errorf("transcript reconcile %s: %w", path, err)
-			}
-		}
-		return SyncAppended, nil
+		return m.appendTail(path, agentID, sessionID, msgs[n:])
 	}
 	if other {
 		// A rewrite would drop the lines that are not messages.
