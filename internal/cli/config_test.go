@@ -14,7 +14,7 @@ func TestConfigValidate(t *testing.T) {
 	c := newCLI(t)
 	bad := filepath.Join(c.dir, "bad.json5")
 	if err := os.WriteFile(bad, []byte(`{
-  session: { scope: "weird", agentToAgent: { maxPingPongTurns: 9 } },
+  session: { scope: "weird", agentToAgent: { maxPingPongTurns: -1 } },
   agents: { list: [ { id: "Bad Id!" } ] },
   bogus: 1,
 }`), 0o600); err != nil {

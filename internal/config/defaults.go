@@ -113,6 +113,11 @@ func (c *Config) fillDefaults() {
 			p.Rules[i].Action = lowerOr(p.Rules[i].Action, PolicyAllow)
 		}
 	}
+	// The reference documents maxPingPongTurns as clamped to 0..5 (as
+	// OpenClaw does), and DESIGN §3 clamps documented clamps rather than
+	// refusing them: a config written for OpenClaw with 10 runs 5 turns.
+	// Below 0 stays a problem (Validate), as negatives are everywhere.
+	s.AgentToAgent.MaxPingPongTurns = min(s.AgentToAgent.MaxPingPongTurns, MaxPingPongTurns)
 	c.Tools.Sessions.Visibility = lower(c.Tools.Sessions.Visibility)
 
 	d := &c.Agents.Defaults

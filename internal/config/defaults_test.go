@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -171,4 +172,26 @@ func writeFile(t *testing.T, content string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestMaxPingPongTurnsClamped: the reference's 0..5 is a clamp, so a
+// larger value runs 5 turns (config show says so) and a negative one is
+// still refused.
+func TestMaxPingPongTurnsClamped(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{{"5", 5}, {"6", 5}, {"1000", 5}, {"0", 0}, {"3", 3}} {
+		cfg, err := Parse([]byte(`{session: {agentToAgent: {maxPingPongTurns: `+tc.in+`}}}`), nil)
+		if err != nil {
+			t.Fatalf("maxPingPongTurns %s: %v", tc.in, err)
+		}
+		if got := cfg.Session.AgentToAgent.MaxPingPongTurns; got != tc.want {
+			t.Errorf("maxPingPongTurns %s = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+	_, err := Parse([]byte(`{session: {agentToAgent: {maxPingPongTurns: -1}}}`), nil)
+	if err == nil || !strings.Contains(err.Error(), "session.agentToAgent.maxPingPongTurns: -1 is out of range (0..5)") {
+		t.Errorf("maxPingPongTurns -1: %v, want out of range", err)
+	}
 }

@@ -22,7 +22,6 @@ func TestValidationRules(t *testing.T) {
 		{"sendPolicy default", `{session: {sendPolicy: {default: "block"}}}`, "session.sendPolicy.default", `"block" is not one of allow, deny`},
 		{"sendPolicy action", `{session: {sendPolicy: {rules: [{action: "allow"}, {action: "drop"}]}}}`, "session.sendPolicy.rules[1].action", `"drop" is not one of allow, deny`},
 		{"sendPolicy chatType", `{session: {sendPolicy: {rules: [{match: {chatType: "thread"}}]}}}`, "session.sendPolicy.rules[0].match.chatType", `"thread" is not one of direct, group, channel`},
-		{"maxPingPongTurns high", `{session: {agentToAgent: {maxPingPongTurns: 7}}}`, "session.agentToAgent.maxPingPongTurns", "7 is out of range (0..5)"},
 		{"maxPingPongTurns negative", `{session: {agentToAgent: {maxPingPongTurns: -1}}}`, "session.agentToAgent.maxPingPongTurns", "-1 is out of range (0..5)"},
 		{"maxHops zero", `{session: {agentToAgent: {maxHops: 0}}}`, "session.agentToAgent.maxHops", "0 is out of range (1..50)"},
 		{"maxHops high", `{session: {agentToAgent: {maxHops: 51}}}`, "session.agentToAgent.maxHops", "51 is out of range (1..50)"},
@@ -163,7 +162,7 @@ func TestValidModelRefs(t *testing.T) {
 
 func TestValidationCollectsEveryProblem(t *testing.T) {
 	in := `{
-		session: {scope: "solo", agentToAgent: {maxPingPongTurns: 7}},
+		session: {scope: "solo", agentToAgent: {maxPingPongTurns: -2}},
 		tools: {sessions: {visiblity: "all"}},
 		agents: {list: [{id: "main"}, {id: "main"}, {id: "x", modle: "script"}]},
 		runtime: {maxSteps: 0},
@@ -177,7 +176,7 @@ func TestValidationCollectsEveryProblem(t *testing.T) {
 		`agents.list[2].modle: unknown key (did you mean "model"?)`,
 		`tools.sessions.visiblity: unknown key (did you mean "visibility"?)`,
 		`session.scope: "solo" is not one of per-sender, global`,
-		`session.agentToAgent.maxPingPongTurns: 7 is out of range (0..5)`,
+		`session.agentToAgent.maxPingPongTurns: -2 is out of range (0..5)`,
 		`agents.list[1].id: duplicate agent id "main" (also agents.list[0].id)`,
 		`runtime.maxSteps: 0 is out of range (1..1000)`,
 	}, "\n")
@@ -191,7 +190,7 @@ func TestValidateProgrammaticConfig(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("Default: %v", err)
 	}
-	cfg.Session.AgentToAgent.MaxPingPongTurns = 9
+	cfg.Session.AgentToAgent.MaxPingPongTurns = 9 // Validate checks, it does not clamp
 	cfg.Agents.List = append(cfg.Agents.List, AgentConfig{ID: "Main"})
 	err := cfg.Validate()
 	want := "session.agentToAgent.maxPingPongTurns: 9 is out of range (0..5)\n" +
