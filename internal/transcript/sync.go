@@ -186,18 +186,31 @@ func (m *Mirror) create(path, agentID, sessionID string, msgs []domain.Message) 
 	if err := appendMessages(buf, msgs, now); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+sessionID+".sync-*")
+	return replaceFile(path, buf.Bytes(), false)
+}
+
+// replaceFile makes data the content of path (mode 0600) through a
+// temporary file beside it and a rename, so a reader never sees half of
+// it; with sync the temporary file is synced before the rename.
+func replaceFile(path string, data []byte, sync bool) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".sync-*")
 	if err != nil {
 		return fmt.Errorf("transcript reconcile: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // a no-op after the rename
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
+	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return fmt.Errorf("transcript reconcile %s: %w", path, err)
 	}
 	if err := tmp.Chmod(0o600); err != nil {
 		tmp.Close()
 		return fmt.Errorf("transcript reconcile %s: %w", path, err)
+	}
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			tmp.Close()
+			return fmt.Errorf("transcript reconcile %s: %w", path, err)
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("transcript reconcile %s: %w", path, err)

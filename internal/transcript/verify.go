@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
@@ -96,31 +94,5 @@ func (m *Mirror) rewrite(path string, h Header, msgs []domain.Message) error {
 	if err := appendMessages(buf, msgs, m.now()); err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".sync-*")
-	if err != nil {
-		return fmt.Errorf("transcript reconcile: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // a no-op after the rename
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		return fmt.Errorf("transcript reconcile %s: %w", path, err)
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("transcript reconcile %s: %w", path, err)
-	}
-	if m.Sync {
-		if err := tmp.Sync(); err != nil {
-			tmp.Close()
-			return fmt.Errorf("transcript reconcile %s: %w", path, err)
-		}
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("transcript reconcile %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("transcript reconcile %s: %w", path, err)
-	}
-	return nil
+	return replaceFile(path, buf.Bytes(), m.Sync)
 }
