@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"hash/fnv"
-	"slices"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -21,10 +20,12 @@ import (
 // match nor a snippet reveals a credential history would mask. The table
 // is contentless (it keeps the index, not a copy of the text): every
 // page a commit writes costs a chat turn time, and snippets are cut in Go from the message itself (snippet.go),
-// through the same redact.SearchText. Rows are written
-// by AppendMessages in the same transaction as their message, so search is
+// through the same redact.SearchText. Rows were written
+// by AppendMessages in the same transaction as their message, so search was
 // never stale, and removed with their session in DeleteSession. A message
-// with no text (a tool call only) has no row.
+// with no text (a tool call only) has no row. Since schema version 7 the
+// rows are written by a catch-up transaction instead (searchindex.go):
+// search indexes every message it would otherwise miss before it reads.
 //
 // A second column, scope, holds one token naming the message's session
 // key (keyToken). A requester who may read only its own session or its
@@ -88,82 +89,6 @@ func migrateV4(ctx context.Context, conn *sql.Conn) error {
 	return rows.Close()
 }
 
-// deleteIndexedSQL removes the index rows of a key's messages (before the
-// messages themselves go).
-const deleteIndexedSQL = `DELETE FROM messages_fts WHERE rowid IN (SELECT rowid FROM messages WHERE session_key = ?)`
-
-// indexRow is one search index row waiting for its batch's commit.
-type indexRow struct {
-	rowid     int64
-	key, text string
-}
-
-// indexMessages computes the index rows of chunk, which the INSERT that
-// returned res has just stored. One INSERT of several rows gives them
-// consecutive rowids (each new row gets the table's largest rowid plus
-// one), so the last insert rowid names them all.
-//
-// The rows are written at the end of the batch, just before its COMMIT
-// (flushIndex), not here: FTS5 writes a new index segment at every
-// savepoint, and each Update of a batch runs in its own, so writing here
-// made one segment (and its merges) per Update. Search still never misses
-// a committed message: the rows commit in the same transaction.
-func (t *tx) indexMessages(res sql.Result, key string, chunk []domain.Message) error {
-	last, err := res.LastInsertId()
-	if err != nil {
-		return err
-	}
-	first := last - int64(len(chunk)) + 1
-	for i := range chunk {
-		if text := t.s.redactor.SearchText(chunk[i]); text != "" {
-			t.index = append(t.index, indexRow{rowid: first + int64(i), key: key, text: text})
-		}
-	}
-	return nil
-}
-
-// dropKey removes the rows of key (its messages were deleted).
-func dropKey(rows []indexRow, key string) []indexRow {
-	return slices.DeleteFunc(rows, func(r indexRow) bool { return r.key == key })
-}
-
-// keepIndex takes the index rows of a fn that succeeded into the batch:
-// the rows of keys it deleted go first, then its own rows join.
-func (s *Store) keepIndex(t *tx) {
-	for _, k := range t.deleted {
-		s.pendingIndex = dropKey(s.pendingIndex, k)
-	}
-	s.pendingIndex = append(s.pendingIndex, t.index...)
-}
-
-// indexRowSQL inserts one search index row. Rows are inserted one per
-// statement on purpose: a statement that writes several rows into a
-// virtual table opens a statement savepoint, and FTS5 writes its pending
-// terms out as a new segment at every savepoint. With the 16-row INSERTs
-// the messages use, the index got a segment per 16 messages and spent most
-// of its time merging them (crisismerge); one row per statement leaves
-// every row of the batch in FTS5's memory until COMMIT writes one segment.
-const indexRowSQL = `INSERT INTO messages_fts (rowid, text, scope) VALUES (?, ?, ?)`
-
-// flushIndex writes the batch's index rows, inside its transaction.
-func (s *Store) flushIndex(ctx context.Context) error {
-	rows := s.pendingIndex
-	defer func() { s.pendingIndex = s.pendingIndex[:0] }()
-	if len(rows) == 0 {
-		return nil
-	}
-	st, err := s.stmt(ctx, indexRowSQL)
-	if err != nil {
-		return fmt.Errorf("search index: %w", err)
-	}
-	for _, r := range rows {
-		if _, err := st.ExecContext(ctx, r.rowid, r.text, keyToken(r.key)); err != nil {
-			return fmt.Errorf("search index: %w", err)
-		}
-	}
-	return nil
-}
-
 // SearchMessages returns the current-generation messages whose indexed
 // text holds every word of q, newest first, inside q's filters.
 func (s *Store) SearchMessages(ctx context.Context, q domain.MessageSearch) ([]domain.SearchHit, error) {
@@ -181,6 +106,9 @@ func (s *Store) SearchMessages(ctx context.Context, q domain.MessageSearch) ([]d
 	}
 	if s.closed.Load() {
 		return nil, fmt.Errorf("search messages: %w", domain.ErrClosed)
+	}
+	if err := s.indexTail(ctx); err != nil {
+		return nil, fmt.Errorf("search messages: %w", err)
 	}
 	keys := q.Keys
 	if keys == nil && q.TreeRoot != "" {

@@ -114,9 +114,9 @@ func TestOpenRefuses(t *testing.T) {
 				if err := st.Close(); err != nil {
 					t.Fatal(err)
 				}
-				rawExec(t, path, "PRAGMA user_version = 7")
+				rawExec(t, path, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion+1))
 			},
-			want: []string{fmt.Sprintf("store schema version 7 is newer than this switchboard supports (%d); upgrade switchboard", SchemaVersion)},
+			want: []string{fmt.Sprintf("store schema version %d is newer than this switchboard supports (%d); upgrade switchboard", SchemaVersion+1, SchemaVersion)},
 		},
 		{
 			name: "Garbage",

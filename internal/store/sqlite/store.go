@@ -114,9 +114,11 @@ type Store struct {
 	insertSQL  [insertRowsMax + 1]string
 	// redactor masks the text the search index holds (search.go).
 	redactor redact.Redactor
-	// pendingIndex are the search index rows of the batch's successful
-	// fns, written before its COMMIT (search.go); writer only.
+	// pendingIndex are the index texts of the batch's successful fns, and
+	// unindexed those of committed messages not indexed yet, by rowid
+	// (searchindex.go); writer only.
 	pendingIndex []indexRow
+	unindexed    map[int64]indexRow
 	// searchRedactor is the readers' copy (snippets), so no reader shares
 	// the writer's.
 	searchRedactor redact.Redactor

@@ -237,6 +237,9 @@ func (t *tx) DeleteSession(key string) error {
 	if _, err := t.exec(`DELETE FROM messages WHERE session_key = ?`, key); err != nil {
 		return fmt.Errorf("delete session %q: messages: %w", key, err)
 	}
+	if _, err := t.exec(lowerIndexedSQL); err != nil {
+		return fmt.Errorf("delete session %q: search index: %w", key, err)
+	}
 	if _, err := t.exec(`DELETE FROM sessions WHERE key = ?`, key); err != nil {
 		return fmt.Errorf("delete session %q: %w", key, err)
 	}

@@ -132,6 +132,7 @@ func (s *Store) runWriter() {
 		}
 		s.runBatch(batch)
 		clear(batch)
+		s.catchUpWriter()
 		// Let the callers just answered run and queue their next Update, so
 		// the next batch is a group instead of whoever came first.
 		runtime.Gosched()
@@ -208,10 +209,7 @@ func (s *Store) runBatch(batch []*request) {
 		taken[0].done <- outs[0]
 		return
 	}
-	err := s.flushIndex(ctx)
-	if err == nil {
-		err = s.execW(ctx, "COMMIT")
-	}
+	err := s.execW(ctx, "COMMIT")
 	if err != nil {
 		_ = s.execW(ctx, "ROLLBACK")
 		s.cache.reset()
@@ -225,6 +223,7 @@ func (s *Store) runBatch(batch []*request) {
 		s.commits.Add(1)
 		s.lastBatch.Store(int64(len(taken)))
 		s.lastCommitDur.Store(int64(time.Since(start)))
+		s.committedIndex()
 		s.afterCommit(ctx)
 	}
 	for i, r := range taken {
@@ -247,6 +246,9 @@ func (s *Store) checkDataVersion(ctx context.Context) error {
 	}
 	if v != s.cache.dataVersion {
 		s.cache.reset()
+		// Another process may have deleted messages whose rowids this
+		// one's remembered index texts name.
+		clear(s.unindexed)
 		s.cache.dataVersion = v
 	}
 	return nil
