@@ -105,11 +105,7 @@ func dropKey(rows []indexRow, key string) []indexRow {
 func (s *Store) keepIndex(t *tx) {
 	for _, k := range t.deleted {
 		s.pendingIndex = dropKey(s.pendingIndex, k)
-		for rowid, r := range s.unindexed {
-			if r.key == k {
-				delete(s.unindexed, rowid)
-			}
-		}
+		s.unindexed = dropKey(s.unindexed, k)
 	}
 	s.pendingIndex = append(s.pendingIndex, t.index...)
 }
@@ -118,12 +114,7 @@ func (s *Store) keepIndex(t *tx) {
 // batch has committed; texts of a batch that did not commit are dropped
 // (runBatch clears pendingIndex before each batch).
 func (s *Store) committedIndex() {
-	if s.unindexed == nil {
-		s.unindexed = make(map[int64]indexRow, indexLagMax)
-	}
-	for _, r := range s.pendingIndex {
-		s.unindexed[r.rowid] = r
-	}
+	s.unindexed = append(s.unindexed, s.pendingIndex...)
 	s.pendingIndex = s.pendingIndex[:0]
 }
 
@@ -157,12 +148,6 @@ func (s *Store) catchUpWriter() {
 	<-req.done
 }
 
-// tailRow is a message above upto, as catchUpIndex finds it.
-type tailRow struct {
-	rowid   int64
-	key, id string
-}
-
 // catchUpIndex indexes every message above upto, in this transaction,
 // and moves upto to the newest. A message whose body cannot be decoded
 // gets no index row: history cannot show it either, and one bad row must
@@ -171,53 +156,101 @@ func (t *tx) catchUpIndex() error {
 	if err := t.check(); err != nil {
 		return err
 	}
-	var upto int64
-	if err := t.queryRow(`SELECT upto FROM search_index_state`).Scan(&upto); err != nil {
+	var upto, newest int64
+	if err := t.queryRow(`SELECT (SELECT upto FROM search_index_state), (SELECT COALESCE(max(rowid), 0) FROM messages)`).Scan(&upto, &newest); err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
-	tail, err := t.tail(upto)
-	if err != nil {
-		return fmt.Errorf("search index: %w", err)
-	}
-	if len(tail) == 0 {
+	if newest <= upto {
 		return nil
 	}
-	pending := make(map[int64]indexRow, len(t.s.pendingIndex))
-	for _, r := range t.s.pendingIndex {
-		pending[r.rowid] = r
-	}
-	var scratch []byte
-	for _, r := range tail {
-		text, ok := t.cachedText(r, pending)
-		if !ok {
-			var body []byte
-			if err := t.queryRow(`SELECT body FROM messages WHERE rowid = ?`, r.rowid).Scan(&body); err != nil {
-				return fmt.Errorf("search index: message rowid %d: %w", r.rowid, err)
-			}
-			var m domain.Message
-			if scratch, err = decodeBody(t.s.codec, scratch, body, &m); err != nil {
-				continue
-			}
-			text = t.s.redactor.SearchText(m)
-		}
-		if text == "" {
-			continue
-		}
-		if _, err := t.exec(indexRowSQL, r.rowid, text, keyToken(r.key)); err != nil {
+	rows := t.rememberedTail(upto, newest)
+	if rows == nil {
+		var err error
+		if rows, err = t.readTail(upto); err != nil {
 			return fmt.Errorf("search index: %w", err)
 		}
 	}
-	if _, err := t.exec(`UPDATE search_index_state SET upto = ?`, tail[len(tail)-1].rowid); err != nil {
+	var token, tokenKey string
+	for _, r := range rows {
+		if r.text == "" {
+			continue
+		}
+		if r.key != tokenKey || token == "" {
+			token, tokenKey = keyToken(r.key), r.key
+		}
+		if _, err := t.exec(indexRowSQL, r.rowid, r.text, token); err != nil {
+			return fmt.Errorf("search index: %w", err)
+		}
+	}
+	if _, err := t.exec(`UPDATE search_index_state SET upto = ?`, newest); err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
 	// Every remembered text was of a message in the tail just indexed.
-	clear(t.s.unindexed)
+	t.s.unindexed = t.s.unindexed[:0]
 	t.s.pendingIndex = t.s.pendingIndex[:0]
 	return nil
 }
 
+// rememberedTail returns the writer's remembered texts when they are
+// exactly the messages upto+1 … newest, else nil. Rows only enter the
+// tail through this writer's appends (another process's commit clears
+// the memory, checkDataVersion) and leave it through DeleteSession, which
+// drops them from memory too; rowids of one process's appends ascend
+// (each is the largest plus one). So a run of consecutive rowids that
+// fills the range is the tail, and the table need not be read.
+func (t *tx) rememberedTail(upto, newest int64) []indexRow {
+	n := int64(len(t.s.unindexed) + len(t.s.pendingIndex))
+	if n != newest-upto {
+		return nil
+	}
+	rows := t.s.unindexed
+	if len(t.s.pendingIndex) > 0 {
+		rows = append(slices.Clip(rows), t.s.pendingIndex...)
+	}
+	for i := range rows {
+		if rows[i].rowid != upto+1+int64(i) {
+			return nil
+		}
+	}
+	return rows
+}
+
+// readTail reads the messages above upto, oldest first, with their index
+// texts: remembered ones where the writer has them for exactly that
+// message (same rowid, key and id), else decoded from the table.
+func (t *tx) readTail(upto int64) ([]indexRow, error) {
+	tail, err := t.tail(upto)
+	if err != nil {
+		return nil, err
+	}
+	known := make(map[int64]indexRow, len(t.s.unindexed)+len(t.s.pendingIndex))
+	for _, r := range t.s.unindexed {
+		known[r.rowid] = r
+	}
+	for _, r := range t.s.pendingIndex {
+		known[r.rowid] = r
+	}
+	var scratch []byte
+	for i, r := range tail {
+		if c, ok := known[r.rowid]; ok && c.key == r.key && c.id == r.id {
+			tail[i].text = c.text
+			continue
+		}
+		var body []byte
+		if err := t.queryRow(`SELECT body FROM messages WHERE rowid = ?`, r.rowid).Scan(&body); err != nil {
+			return nil, fmt.Errorf("message rowid %d: %w", r.rowid, err)
+		}
+		var m domain.Message
+		if scratch, err = decodeBody(t.s.codec, scratch, body, &m); err != nil {
+			continue
+		}
+		tail[i].text = t.s.redactor.SearchText(m)
+	}
+	return tail, nil
+}
+
 // tail lists the messages above upto, oldest first.
-func (t *tx) tail(upto int64) ([]tailRow, error) {
+func (t *tx) tail(upto int64) ([]indexRow, error) {
 	st, err := t.s.stmt(t.ctx, `SELECT rowid, session_key, id FROM messages WHERE rowid > ? ORDER BY rowid`)
 	if err != nil {
 		return nil, err
@@ -227,9 +260,9 @@ func (t *tx) tail(upto int64) ([]tailRow, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []tailRow
+	var out []indexRow
 	for rows.Next() {
-		var r tailRow
+		var r indexRow
 		if err := rows.Scan(&r.rowid, &r.key, &r.id); err != nil {
 			return nil, err
 		}
@@ -239,17 +272,4 @@ func (t *tx) tail(upto int64) ([]tailRow, error) {
 		return nil, err
 	}
 	return out, rows.Close()
-}
-
-// cachedText is the remembered index text of r, if the writer has it for
-// exactly that message.
-func (t *tx) cachedText(r tailRow, pending map[int64]indexRow) (string, bool) {
-	c, ok := t.s.unindexed[r.rowid]
-	if !ok {
-		c, ok = pending[r.rowid]
-	}
-	if !ok || c.key != r.key || c.id != r.id {
-		return "", false
-	}
-	return c.text, true
 }

@@ -115,10 +115,10 @@ type Store struct {
 	// redactor masks the text the search index holds (search.go).
 	redactor redact.Redactor
 	// pendingIndex are the index texts of the batch's successful fns, and
-	// unindexed those of committed messages not indexed yet, by rowid
-	// (searchindex.go); writer only.
+	// unindexed those of committed messages not indexed yet, rowids
+	// ascending (searchindex.go); writer only.
 	pendingIndex []indexRow
-	unindexed    map[int64]indexRow
+	unindexed    []indexRow
 	// searchRedactor is the readers' copy (snippets), so no reader shares
 	// the writer's.
 	searchRedactor redact.Redactor

@@ -248,7 +248,7 @@ func (s *Store) checkDataVersion(ctx context.Context) error {
 		s.cache.reset()
 		// Another process may have deleted messages whose rowids this
 		// one's remembered index texts name.
-		clear(s.unindexed)
+		s.unindexed = s.unindexed[:0]
 		s.cache.dataVersion = v
 	}
 	return nil
