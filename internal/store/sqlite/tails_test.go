@@ -1,8 +1,11 @@
 package sqlite
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -27,7 +30,7 @@ func TestReadTailsMatchesReadMessages(t *testing.T) {
 			msgs := make([]domain.Message, n)
 			for j := range msgs {
 				msgs[j] = domain.Message{Role: roles[(j*7+ki)%len(roles)], Timestamp: int64(j),
-					Content: domain.BlockContent(domain.TextBlock(fmt.Sprintf("m%d \"x\"\n", j)))}
+					Content: domain.BlockContent(domain.TextBlock(fmt.Sprintf("m%d \"x\" <&>\n", j)))}
 			}
 			if j := len(msgs); j > 0 {
 				msgs[0].Content = domain.TextContent("plain")
@@ -63,7 +66,11 @@ func TestReadTailsMatchesReadMessages(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ReadTails(limit %d, exclude %v): %v", limit, exclude, err)
 			}
-			if len(got) != len(gens) {
+			raw, err := st.ReadTailsJSON(ctx, gens, limit, exclude)
+			if err != nil {
+				t.Fatalf("ReadTailsJSON(limit %d, exclude %v): %v", limit, exclude, err)
+			}
+			if len(got) != len(gens) || len(raw) != len(gens) {
 				t.Fatalf("ReadTails returned %d tails for %d generations", len(got), len(gens))
 			}
 			for i, g := range gens {
@@ -74,6 +81,21 @@ func TestReadTailsMatchesReadMessages(t *testing.T) {
 				if !reflect.DeepEqual(got[i], want) {
 					t.Fatalf("limit %d exclude %v, %+v:\nReadTails    %+v\nReadMessages %+v", limit, exclude, g, got[i], want)
 				}
+				// ReadTailsJSON: the same messages, as json.Marshal writes them.
+				if len(raw[i]) != len(want) {
+					t.Fatalf("limit %d exclude %v, %+v: ReadTailsJSON has %d messages, want %d", limit, exclude, g, len(raw[i]), len(want))
+				}
+				for j, m := range want {
+					js, err := json.Marshal(m)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var esc bytes.Buffer // the stored JSON leaves <, > and & as they are
+					json.HTMLEscape(&esc, raw[i][j].JSON)
+					if r := raw[i][j]; r.Seq != m.Seq || r.ID != m.ID || esc.String() != string(js) {
+						t.Fatalf("limit %d exclude %v, %+v, message %d:\nReadTailsJSON %d %s %s\nwant          %d %s %s", limit, exclude, g, j, r.Seq, r.ID, r.JSON, m.Seq, m.ID, js)
+					}
+				}
 			}
 		}
 	}
@@ -82,6 +104,12 @@ func TestReadTailsMatchesReadMessages(t *testing.T) {
 	}
 	if _, err := st.ReadTails(ctx, gens, 0, nil); domain.ErrorCode(err) != domain.CodeInvalid {
 		t.Fatalf("limit 0: %v, want an invalid-argument error", err)
+	}
+	if _, err := st.ReadTailsJSON(ctx, gens, 0, nil); domain.ErrorCode(err) != domain.CodeInvalid {
+		t.Fatalf("ReadTailsJSON limit 0: %v, want an invalid-argument error", err)
+	}
+	if _, err := st.ReadTailsJSON(ctx, gens, 1, make([]string, maxTailRoles+1)); domain.ErrorCode(err) != domain.CodeInvalid || !strings.Contains(err.Error(), "excluded roles") {
+		t.Fatalf("too many roles: %v, want an invalid-argument error naming them", err)
 	}
 }
 
@@ -94,7 +122,7 @@ func TestSortTails(t *testing.T) {
 	for i, s := range seqs {
 		msgs[i] = domain.Message{Seq: s, ID: fmt.Sprint(s)}
 	}
-	sortTails(msgs, gen)
+	sortTails(msgs, gen, func(m domain.Message) int64 { return m.Seq })
 	wantGen, wantSeq := []int{0, 0, 1, 1, 1, 2}, []int64{1, 4, 3, 5, 9, 7}
 	for i := range msgs {
 		if gen[i] != wantGen[i] || msgs[i].Seq != wantSeq[i] || msgs[i].ID != fmt.Sprint(wantSeq[i]) {
