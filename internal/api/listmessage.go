@@ -45,8 +45,14 @@ func AppendListMessage(arena []byte, id string, msg []byte) ([]byte, ListMessage
 }
 
 // ListMessageLen is how many bytes AppendListMessage adds for id and msg
-// (at most), so a caller can size its arena once.
-func ListMessageLen(id string, msg []byte) int { return len(msg) + 2*len(id) + 10 }
+// at most, so a caller can size its arena once.
+func ListMessageLen(id string, msg []byte) int {
+	n := len(id) + 2
+	if needsEscape(id) {
+		n = 6*len(id) + 2
+	}
+	return len(msg) + n + 6
+}
 
 // ListMessageOf is the list message of m (a store without stored JSON).
 func ListMessageOf(m domain.Message) (ListMessage, error) {
@@ -98,13 +104,21 @@ func (m ListMessage) Message() (domain.Message, error) {
 // appendJSONString appends s as a JSON string, escaped as encoding/json
 // escapes it.
 func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			js, _ := json.Marshal(s)
-			return append(b, js...)
-		}
+	if needsEscape(s) {
+		js, _ := json.Marshal(s)
+		return append(b, js...)
 	}
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// needsEscape reports whether s is not written as it is between quotes.
+func needsEscape(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return true
+		}
+	}
+	return false
 }

@@ -143,7 +143,7 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 		return ListResult{}, err
 	}
 	if p.MessageLimit > 0 {
-		if err := e.attachMessages(ctx, out.Sessions, rows, p.MessageLimit); err != nil {
+		if err := attachMessages(ctx, e.store, out.Sessions, rows, p.MessageLimit); err != nil {
 			return ListResult{}, err
 		}
 	}
@@ -176,16 +176,16 @@ func matchesList(s domain.Session, p ListParams, now int64) bool {
 // each message only to encode it again a fifth of the rest. Otherwise a
 // few workers each take rows in turn: one goroutine per row would grow a
 // fresh stack through SQLite's deep call chain for every row.
-func (e *Engine) attachMessages(ctx context.Context, out []SessionRow, rows []domain.Session, n int) error {
+func attachMessages(ctx context.Context, st domain.Store, out []SessionRow, rows []domain.Session, n int) error {
 	exclude := []string{domain.RoleToolResult, "tool"}
-	if tr, ok := e.store.(domain.TailsJSONReader); ok {
+	if tr, ok := st.(domain.TailsJSONReader); ok {
 		return attachTails(ctx, tr, out, rows, n, exclude)
 	}
 	errs := make([]error, len(rows))
 	var next atomic.Int64
 	work := func() {
 		for i := int(next.Add(1) - 1); i < len(rows); i = int(next.Add(1) - 1) {
-			msgs, err := e.store.ReadMessages(ctx, rows[i].Key, domain.MessageQuery{SessionID: rows[i].SessionID, Limit: n,
+			msgs, err := st.ReadMessages(ctx, rows[i].Key, domain.MessageQuery{SessionID: rows[i].SessionID, Limit: n,
 				ExcludeRoles: exclude})
 			if err != nil {
 				errs[i] = err
