@@ -44,14 +44,13 @@ func AppendListMessage(arena []byte, id string, msg []byte) ([]byte, ListMessage
 	return arena, ListMessage{ID: id, js: arena[start:len(arena):len(arena)]}, nil
 }
 
-// ListMessageLen is how many bytes AppendListMessage adds for id and msg
-// at most, so a caller can size its arena once.
-func ListMessageLen(id string, msg []byte) int {
-	n := len(id) + 2
-	if needsEscape(id) {
-		n = 6*len(id) + 2
+// ListMessageJSON is the message id whose JSON js already has the id as
+// its first member (domain.StoredMessage's form); the message refers to js.
+func ListMessageJSON(id string, js []byte) (ListMessage, error) {
+	if !bytes.HasPrefix(js, []byte(`{"id":`)) || js[len(js)-1] != '}' {
+		return ListMessage{}, fmt.Errorf("message %q: stored JSON is not an object with its id first", id)
 	}
-	return len(msg) + n + 6
+	return ListMessage{ID: id, js: js}, nil
 }
 
 // ListMessageOf is the list message of m (a store without stored JSON).

@@ -42,9 +42,6 @@ func TestAppendListMessage(t *testing.T) {
 			if !strings.HasPrefix(string(arena), "prefix") || !strings.HasSuffix(string(arena), string(lm.js)) {
 				t.Fatalf("arena = %q", arena)
 			}
-			if ListMessageLen(tt.id, []byte(tt.msg)) < len(arena)-len("prefix") {
-				t.Fatalf("ListMessageLen %d < %d bytes appended", ListMessageLen(tt.id, []byte(tt.msg)), len(arena)-len("prefix"))
-			}
 		})
 	}
 }
@@ -81,5 +78,17 @@ func TestListMessageRoundTrip(t *testing.T) {
 	}
 	if b, err := json.Marshal(ListMessage{ID: "z"}); err != nil || string(b) != `{"id":"z"}` {
 		t.Fatalf("id-only message = %s, %v", b, err)
+	}
+}
+
+func TestListMessageJSON(t *testing.T) {
+	lm, err := ListMessageJSON("m1", []byte(`{"id":"m1","role":"user"}`))
+	if b, _ := json.Marshal(lm); err != nil || string(b) != `{"id":"m1","role":"user"}` || lm.ID != "m1" {
+		t.Fatalf("ListMessageJSON = %s, %v", b, err)
+	}
+	for _, bad := range []string{`{"role":"user"}`, `{"id":"m1"`, `{"id":`} {
+		if _, err := ListMessageJSON("m1", []byte(bad)); err == nil || !strings.Contains(err.Error(), `message "m1"`) {
+			t.Fatalf("ListMessageJSON(%s) = %v, want an error naming the message", bad, err)
+		}
 	}
 }

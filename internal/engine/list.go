@@ -242,16 +242,12 @@ func attachTails(ctx context.Context, tr domain.TailsJSONReader, out []SessionRo
 }
 
 // listMessages sets each row's messages from its tail, all of them in one
-// buffer and one array.
+// array; each refers to its JSON where the store read it.
 func listMessages(out []SessionRow, gens []domain.Generation, tails [][]domain.StoredMessage) error {
-	size, count := 0, 0
+	count := 0
 	for _, t := range tails {
-		for _, m := range t {
-			size += api.ListMessageLen(m.ID, m.JSON)
-		}
 		count += len(t)
 	}
-	arena := make([]byte, 0, size)
 	all := make([]api.ListMessage, count)
 	for i, t := range tails {
 		if len(t) == 0 {
@@ -261,7 +257,7 @@ func listMessages(out []SessionRow, gens []domain.Generation, tails [][]domain.S
 		all = all[len(t):]
 		for j, m := range t {
 			var err error
-			if arena, msgs[j], err = api.AppendListMessage(arena, m.ID, m.JSON); err != nil {
+			if msgs[j], err = api.ListMessageJSON(m.ID, m.JSON); err != nil {
 				return fmt.Errorf("sessions_list messages of %s: %w", gens[i].Key, err)
 			}
 		}

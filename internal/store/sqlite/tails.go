@@ -158,22 +158,35 @@ func (s *Store) ReadTails(ctx context.Context, gens []domain.Generation, limit i
 }
 
 // ReadTailsJSON implements domain.TailsJSONReader. Every message's JSON
-// is decompressed into one shared buffer, each a slice of it.
+// is decompressed into one shared buffer, each a slice of it, behind its
+// id: `{"id":"…"` is written first and the body's opening brace becomes
+// the comma, so nothing is copied twice.
 func (s *Store) ReadTailsJSON(ctx context.Context, gens []domain.Generation, limit int, excludeRoles []string) ([][]domain.StoredMessage, error) {
 	size := min(len(gens)*max(limit, 0), 4096)
 	msgs := make([]domain.StoredMessage, 0, size)
 	gen := make([]int, 0, size)
-	// ~100 bytes of JSON per short message; the buffer grows by doubling
-	// past that, earlier messages keeping the old array.
-	buf := make([]byte, 0, 128*size)
+	// ~130 bytes of JSON and id per short message; the buffer grows by
+	// doubling past that, earlier messages keeping the old array.
+	buf := make([]byte, 0, 160*size)
 	var seq int64
 	var id string
 	var body sql.RawBytes
 	err := s.queryTails(ctx, tailsJSONCols, gens, limit, excludeRoles, []any{&seq, &id, &body}, func(gi int) error {
 		start := len(buf)
+		buf = append(buf, `{"id":`...)
+		buf = appendJSONString(buf, id)
+		at := len(buf)
 		var err error
 		if buf, err = s.codec.Decode(buf, body); err != nil {
 			return fmt.Errorf("read tails of %q: seq %d: %w", gens[gi].Key, seq, err)
+		}
+		switch js := buf[at:]; {
+		case len(js) < 2 || js[0] != '{' || js[len(js)-1] != '}':
+			return fmt.Errorf("read tails of %q: seq %d: stored body is not a JSON object", gens[gi].Key, seq)
+		case len(js) == 2: // {}
+			buf = append(buf[:at], '}')
+		default:
+			js[0] = ','
 		}
 		msgs = append(msgs, domain.StoredMessage{Seq: seq, ID: id, JSON: buf[start:len(buf):len(buf)]})
 		gen = append(gen, gi)
