@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -130,6 +131,70 @@ func TestSortTails(t *testing.T) {
 	for i := range msgs {
 		if gen[i] != wantGen[i] || msgs[i].Seq != wantSeq[i] || msgs[i].ID != fmt.Sprint(wantSeq[i]) {
 			t.Fatalf("row %d: gen %d seq %d id %s, want gen %d seq %d", i, gen[i], msgs[i].Seq, msgs[i].ID, wantGen[i], wantSeq[i])
+		}
+	}
+}
+
+// TestReadTailsJSONPlainBodies: rows of a store from before schema version
+// 6 hold plain JSON TEXT; ReadTailsJSON passes them through like the
+// compressed ones, behind their ids.
+func TestReadTailsJSONPlainBodies(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "switchboard.db")
+	st, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, sid := "agent:main:old", "sid-old"
+	err = st.Update(ctx, func(tx domain.Tx) error {
+		if err := tx.PutSession(domain.Session{Key: key, AgentID: "main", SessionID: sid, Kind: "other"}); err != nil {
+			return err
+		}
+		_, err := tx.AppendMessages(key, sid, []domain.Message{
+			{Role: domain.RoleUser, Content: domain.TextContent("one <&>"), Timestamp: 1},
+			{Role: domain.RoleAssistant, Content: domain.TextContent("two"), Timestamp: 2},
+			{Role: domain.RoleUser, Content: domain.TextContent("three"), Timestamp: 3},
+		})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := st.ReadMessages(ctx, key, domain.MessageQuery{})
+	if err != nil || len(want) != 3 {
+		t.Fatalf("read = %d messages, %v", len(want), err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range want[:2] {
+		js, err := AppendMessageJSON(nil, &m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rawExec(t, path, fmt.Sprintf(`UPDATE messages SET body = '%s' WHERE seq = %d`, strings.ReplaceAll(string(js), "'", "''"), m.Seq))
+	}
+	st, err = Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var texts int
+	if err := st.rdb.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE typeof(body) = 'text'`).Scan(&texts); err != nil || texts != 2 {
+		t.Fatalf("%d plain bodies (%v), want 2", texts, err)
+	}
+	tails, err := st.ReadTailsJSON(ctx, []domain.Generation{{Key: key}}, 5, nil)
+	if err != nil || len(tails) != 1 || len(tails[0]) != 3 {
+		t.Fatalf("ReadTailsJSON = %v, %v", tails, err)
+	}
+	for i, m := range want {
+		js, _ := json.Marshal(m)
+		id, _ := json.Marshal(m.ID)
+		js = append(append([]byte(`{"id":`), id...), append([]byte{','}, js[1:]...)...)
+		var esc bytes.Buffer
+		json.HTMLEscape(&esc, tails[0][i].JSON)
+		if esc.String() != string(js) {
+			t.Fatalf("message %d:\n%s\nwant\n%s", i, esc.String(), js)
 		}
 	}
 }
