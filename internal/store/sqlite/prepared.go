@@ -1,10 +1,12 @@
 package sqlite
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/store/msgbody"
 )
 
 // A bulk writer (the OpenClaw import) prepares messages off the writer
@@ -38,17 +40,24 @@ var errForeignPrepared = errors.New("append prepared: messages were not prepared
 // goroutine, several at once: it reads only what Open set up.
 func (s *Store) PrepareMessages(msgs []domain.Message) (domain.PreparedMessages, error) {
 	p := &prepared{s: s, msgs: msgs, bodies: make([]any, len(msgs)), texts: make([]string, len(msgs))}
-	var buf []byte
+	var js, z []byte
 	for i := range msgs {
 		m := &msgs[i]
 		if m.Role == "" {
 			return nil, domain.Invalid("prepare messages: messages[%d].role is required", i)
 		}
 		var err error
-		if buf, err = appendMessageJSON(buf[:0], m); err != nil {
+		if js, err = appendMessageJSON(js[:0], m); err != nil {
 			return nil, fmt.Errorf("prepare messages: messages[%d]: %w", i, err)
 		}
-		p.bodies[i] = bodyArg(s.codec, buf)
+		// bodyArg's value, compressed into scratch and kept at its own
+		// size: the plan holds it until its group commits, and Encode
+		// sizes its output for the worst case.
+		if z = s.codec.Encode(z[:0], js); msgbody.IsCompressed(z) {
+			p.bodies[i] = bytes.Clone(z)
+		} else {
+			p.bodies[i] = string(js)
+		}
 		p.texts[i] = s.redactor.SearchText(*m)
 	}
 	return p, nil
