@@ -93,7 +93,8 @@ type plan struct {
 // soon as they are planned: the writer does not wait for a whole batch to
 // be planned before it starts, so parsing and writing overlap from the
 // first session to the last. Workers stay at most window candidates ahead
-// of the writer, which bounds the transcripts (and plans) held in memory:
+// of the writer, and hold at most planBudgetMessages messages it has not
+// taken yet, which bounds the transcripts (and plans) held in memory:
 // a plan lives from its worker to the commit of its group, never for the
 // whole run, so an import of a million sessions holds a few hundred.
 func (im *importer) run(ctx context.Context, cands []candidate) error {
@@ -103,6 +104,7 @@ func (im *importer) run(ctx context.Context, cands []candidate) error {
 	var (
 		slots = make(chan struct{}, window) // one per candidate being planned or not yet written
 		done  = make(chan *plan, window)    // finished plans; never full
+		msgs  = newPlanBudget(im.opts.planBudget)
 		next  atomic.Int64
 		wg    sync.WaitGroup
 	)
@@ -110,6 +112,9 @@ func (im *importer) run(ctx context.Context, cands []candidate) error {
 		wg.Go(func() {
 			rd := bufio.NewReaderSize(nil, transcriptBufSize)
 			for {
+				if msgs.wait(ctx) != nil {
+					return
+				}
 				// Take a slot before an index, so the lowest unfinished
 				// index always has a slot and the writer never waits
 				// for a candidate that cannot start.
@@ -125,11 +130,12 @@ func (im *importer) run(ctx context.Context, cands []candidate) error {
 				}
 				p := im.plan(ctx, &cands[i], rd)
 				p.index = i
+				msgs.add(len(p.msgs))
 				done <- &p
 			}
 		})
 	}
-	err := im.writeAll(ctx, len(cands), window, done, slots)
+	err := im.writeAll(ctx, len(cands), window, done, slots, msgs)
 	cancel()
 	wg.Wait()
 	return err
@@ -140,7 +146,7 @@ func (im *importer) run(ctx context.Context, cands []candidate) error {
 // early waits in pending, at its index modulo window: every index from
 // the next one to write up to any delivered one holds a slot, so two
 // waiting plans never share a place.
-func (im *importer) writeAll(ctx context.Context, total, window int, done <-chan *plan, slots <-chan struct{}) error {
+func (im *importer) writeAll(ctx context.Context, total, window int, done <-chan *plan, slots <-chan struct{}, msgs *planBudget) error {
 	pending := make([]*plan, window)
 	w := groupWriter{im: im}
 	release := func(n int) {
@@ -165,6 +171,7 @@ func (im *importer) writeAll(ctx context.Context, total, window int, done <-chan
 		}
 		pending[pos%window] = nil
 		pos++
+		msgs.release(len(p.msgs))
 		held, err := w.add(ctx, p)
 		if err != nil {
 			return err
