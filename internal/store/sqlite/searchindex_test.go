@@ -234,3 +234,49 @@ func TestSearchIndexCatchUpInBatch(t *testing.T) {
 		t.Errorf("word: %d hits, want 3", len(got))
 	}
 }
+
+// TestSearchIndexRemembersEveryMessage: both append paths remember every
+// message, with no text too, so the catch-up after them need not read the
+// table (rememberedTail fills the range), and it indexes what they stored.
+func TestSearchIndexRemembersEveryMessage(t *testing.T) {
+	st := openTemp(t)
+	msgs := []domain.Message{
+		{Role: domain.RoleUser, Content: domain.TextContent("alpha words"), Timestamp: 1},
+		{Role: domain.RoleUser, Content: domain.TextContent(""), Timestamp: 1},
+		{Role: domain.RoleUser, Content: domain.TextContent("omega words"), Timestamp: 1},
+	}
+	pm, err := st.PrepareMessages(msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.Update(t.Context(), func(dt domain.Tx) error {
+		for _, key := range []string{"agent:main:plain", "agent:main:prepared"} {
+			if err := dt.PutSession(domain.Session{Key: key, AgentID: "main", SessionID: "s", UpdatedAt: 1}); err != nil {
+				return err
+			}
+		}
+		if _, err := dt.AppendMessages("agent:main:plain", "s", msgs); err != nil {
+			return err
+		}
+		_, err := dt.(domain.PreparedAppender).AppendPrepared("agent:main:prepared", "s", pm)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.Update(t.Context(), func(dt domain.Tx) error {
+		if rows := dt.(*tx).rememberedTail(0, 6); len(rows) != 6 {
+			t.Errorf("remembered tail: %d rows, want all 6 messages", len(rows))
+		}
+		return dt.(*tx).catchUpIndex()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if upto, newest := indexState(t, st); upto != 6 || newest != 6 {
+		t.Errorf("upto %d, newest %d; want 6, 6", upto, newest)
+	}
+	if got := searchKeys(t, st, "words"); len(got) != 4 {
+		t.Errorf("words: %v, want the 4 messages with text", got)
+	}
+}
