@@ -28,12 +28,15 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 	}
 	key, err := e.resolveRef(ctx, Requester{Operator: true}, orDefault(req.SessionKey, "main"))
 	if err != nil {
-		return ChatResult{}, err
+		return ChatResult{}, runRequestError(err)
 	}
 	if err := e.arrival(req.Chain, key); err != nil {
 		return ChatResult{}, err
 	}
-	channel := orDefault(req.Channel, "webchat")
+	channel, err := e.inboundChannel(ctx, key, req.Channel)
+	if err != nil {
+		return ChatResult{}, err
+	}
 	if res, handled, err := e.command(ctx, key, channel, req.SenderID, msg); handled || err != nil {
 		return res, err
 	}

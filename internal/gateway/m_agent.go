@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -56,6 +57,11 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 		To: p.To, AccountID: p.AccountID, ThreadID: thread,
 		IdempotencyKey: p.IdempotencyKey, Model: p.Model, Thinking: p.Thinking, TimeoutSeconds: timeout,
 		Kind: domain.RunKindAgent, ExtraSystem: p.ExtraSystemPrompt, Label: strings.TrimSpace(p.Label)})
+	if errors.Is(err, api.ErrRunRequest) {
+		// OpenClaw's run-request validation: `invalid agent params: unknown
+		// channel: <c>`, `… unknown agent id "<x>"` (openclaw-notes §6.3).
+		return nil, invalidParams(cl.method, "%s", domain.ErrorMessage(err))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -91,6 +97,11 @@ func (s *Server) agentTarget(ctx context.Context, method string, pr api.Principa
 			return "main", nil
 		}
 		return pr.Requester(), nil
+	}
+	if k := strings.TrimSpace(sessionKey); len(k) >= len("agent:") && strings.EqualFold(k[:len("agent:")], "agent:") {
+		if _, err := sessionkey.Parse(k); err != nil {
+			return "", invalidParams(method, "malformed session key %q", k)
+		}
 	}
 	if agent == "" {
 		return sessionKey, nil

@@ -1,0 +1,59 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// A chat message names its channel: built-in and configured channels are
+// accepted (case-insensitively; "last" is the session's last channel), any
+// other name is refused with OpenClaw's `unknown channel: <c>` before
+// anything is written, marked so the `agent` method can prefix it.
+func TestChatChannelIsValidated(t *testing.T) {
+	h := newHarness(t, nil, func(c *config.Config) {
+		c.Channels = map[string]config.ChannelConfig{"ops": {WebhookURL: "http://127.0.0.1:1/hook"}}
+	})
+	ctx := context.Background()
+	op := api.Operator()
+	for _, tc := range []struct {
+		key, channel, want string
+	}{
+		{"agent:main:a", "", "webchat"},
+		{"agent:main:b", "Telegram", "telegram"},
+		{"agent:main:c", "ops", "ops"},
+		{"agent:main:d", "internal", "internal"},
+		{"agent:main:b", "last", "telegram"},
+		{"agent:main:e", "last", "webchat"},
+	} {
+		res, err := h.e.Chat(ctx, op, api.ChatRequest{SessionKey: tc.key, Message: "hi", Channel: tc.channel})
+		if err != nil {
+			t.Fatalf("chat %s on %q: %v", tc.key, tc.channel, err)
+		}
+		if _, err := h.e.waitRun(ctx, res.Run.ID, 10*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		s, err := h.st.GetSession(ctx, tc.key)
+		if err != nil || s.LastChannel != tc.want {
+			t.Errorf("chat %s on %q: lastChannel = %q, %v; want %q", tc.key, tc.channel, s.LastChannel, err, tc.want)
+		}
+	}
+	_, err := h.e.Chat(ctx, op, api.ChatRequest{SessionKey: "agent:main:f", Message: "hi", Channel: "bogusnet"})
+	if domain.ErrorCode(err) != domain.CodeInvalid || domain.ErrorMessage(err) != "unknown channel: bogusnet" ||
+		err.Error() != "unknown channel: bogusnet" || !errors.Is(err, api.ErrRunRequest) {
+		t.Fatalf("chat on bogusnet: err = %v (code %s); want invalid %q marked ErrRunRequest", err, domain.ErrorCode(err), "unknown channel: bogusnet")
+	}
+	if _, err := h.st.GetSession(ctx, "agent:main:f"); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("a refused chat created its session: %v", err)
+	}
+	// The refusal of an unknown agent's key is marked too; a policy block is not.
+	_, err = h.e.Chat(ctx, op, api.ChatRequest{SessionKey: "agent:ghost:main", Message: "hi"})
+	if !errors.Is(err, api.ErrRunRequest) || domain.ErrorCode(err) != domain.CodeInvalid {
+		t.Errorf("chat to an unknown agent: err = %v, want invalid marked ErrRunRequest", err)
+	}
+}
