@@ -13,9 +13,12 @@ import (
 )
 
 type agentParams struct {
-	Message        string `json:"message"`
-	AgentID        string `json:"agentId"`
-	SessionKey     string `json:"sessionKey"`
+	Message    string `json:"message"`
+	AgentID    string `json:"agentId"`
+	SessionKey string `json:"sessionKey"`
+	// SessionID picks the session by its current sessionId when no
+	// sessionKey is given (OpenClaw's `agent --session-id`).
+	SessionID      string `json:"sessionId"`
 	IdempotencyKey string `json:"idempotencyKey"`
 	Thinking       string `json:"thinking"`
 	Model          string `json:"model"`
@@ -45,6 +48,13 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 		return nil, err
 	}
 	pr := cl.principal("")
+	if strings.TrimSpace(p.SessionKey) == "" && strings.TrimSpace(p.SessionID) != "" {
+		r, err := s.eng.Resolve(ctx, pr, api.ResolveRequest{SessionID: strings.TrimSpace(p.SessionID)})
+		if err != nil {
+			return nil, err
+		}
+		p.SessionKey = r.Key
+	}
 	key, err := s.agentTarget(ctx, cl.method, pr, p.AgentID, p.SessionKey)
 	if err != nil {
 		return nil, err

@@ -422,6 +422,20 @@ func TestDeliveryHintsAreRecorded(t *testing.T) {
 	if d.DeliveryContext == nil || d.DeliveryContext.Channel != "signal" || d.DeliveryContext.To != "+1555" || d.LastTo != "+1555" || d.Channel != "signal" {
 		t.Errorf("signal direct row = %+v (deliveryContext %+v)", d, d.DeliveryContext)
 	}
+	// sessionId (without sessionKey) picks the session it names; an unknown
+	// one is refused, never a run in main.
+	var agentFinal struct {
+		SessionKey string `json:"sessionKey"`
+	}
+	id = w.send("agent", map[string]any{"message": "by id", "sessionId": g.SessionID, "idempotencyKey": "d4"})
+	w.response(id)
+	if res := w.response(id); !res.OK || json.Unmarshal(res.Payload, &agentFinal) != nil || agentFinal.SessionKey != "agent:main:telegram:group:5" {
+		t.Errorf("agent by sessionId %s = %s, want a run in agent:main:telegram:group:5", g.SessionID, res)
+	}
+	if res := w.call("agent", map[string]any{"message": "x", "sessionId": "00000000-0000-4000-8000-000000000000", "idempotencyKey": "d5"}); res.OK ||
+		!strings.Contains(res.Error.Message, "00000000-0000-4000-8000-000000000000") {
+		t.Errorf("agent with an unknown sessionId = %s, want refused", res)
+	}
 	if res := w.call("agent", map[string]any{"message": "x", "sessionKey": "main", "threadId": true, "idempotencyKey": "d3"}); res.OK ||
 		!strings.Contains(res.Error.Message, "threadId must be a string or a number") {
 		t.Errorf("threadId true = %s", res)
