@@ -271,6 +271,7 @@ func TestFrames(t *testing.T) {
 			{"sessions.patch", map[string]any{"key": "main", "fastMode": true}, "invalid sessions.patch params: fastMode is not supported"},
 			{"sessions.patch", map[string]any{"key": "main", "sendPolicy": "maybe"}, `invalid sendPolicy (use "allow"|"deny")`},
 			{"sessions.patch", map[string]any{"key": "main", "label": 3}, "invalid sessions.patch params: label must be a string or null"},
+			{"sessions.reset", map[string]any{"key": "main", "reason": "bogus"}, `invalid sessions.reset params: reason must be one of new|reset (got "bogus")`},
 			{"sessions.list", map[string]any{"limit": -1}, "invalid sessions.list params: limit must be at least 1"},
 			{"sessions.list", map[string]any{"activeMinutes": -5}, "invalid sessions.list params: activeMinutes must be at least 1"},
 			{"chat.send", map[string]any{"sessionKey": "main", "message": "x", "timeoutMs": 604_801_000}, "timeoutMs: timeoutSeconds must be at most 604800 seconds"},
