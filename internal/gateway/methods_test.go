@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -439,5 +440,31 @@ func TestDeliveryHintsAreRecorded(t *testing.T) {
 	if res := w.call("agent", map[string]any{"message": "x", "sessionKey": "main", "threadId": true, "idempotencyKey": "d3"}); res.OK ||
 		!strings.Contains(res.Error.Message, "threadId must be a string or a number") {
 		t.Errorf("threadId true = %s", res)
+	}
+}
+
+// chat.history without a limit returns OpenClaw's default of 200 messages
+// (openclaw-notes §6.3), not sessions_history's 50.
+func TestChatHistoryDefaultLimit(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	w, _ := e.connect(t, nil)
+	const turns = 26 // 52 messages: more than 50
+	for i := range turns {
+		id := w.send("agent", map[string]any{"message": fmt.Sprintf("m%d", i), "sessionKey": "agent:main:long", "idempotencyKey": fmt.Sprintf("h%d", i)})
+		w.response(id)
+		if res := w.response(id); !res.OK {
+			t.Fatalf("agent turn %d = %s", i, res)
+		}
+	}
+	var hist struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	w.ok("chat.history", map[string]any{"sessionKey": "agent:main:long"}, &hist)
+	if len(hist.Messages) != 2*turns {
+		t.Errorf("chat.history without limit = %d messages, want %d", len(hist.Messages), 2*turns)
+	}
+	w.ok("chat.history", map[string]any{"sessionKey": "agent:main:long", "limit": 5}, &hist)
+	if len(hist.Messages) != 5 {
+		t.Errorf("chat.history limit 5 = %d messages", len(hist.Messages))
 	}
 }
