@@ -81,9 +81,15 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		}
 	}
 	if mode == "session" && !p.Thread {
-		return SpawnResult{}, domain.Invalid(`mode="session" requires thread=true`)
+		return SpawnResult{}, domain.Invalid(`mode="session" requires thread=true so the subagent can stay bound to a thread.`)
 	}
 	cleanup := orDefault(p.Cleanup, "keep")
+	if mode == "session" {
+		// A persistent child is kept whatever cleanup says (OpenClaw's
+		// rule): deleting it after its first announce would end the
+		// session the result tells the requester to keep talking to.
+		cleanup = "keep"
+	}
 
 	// Which agent, and may the requester use it.
 	agent := requesterAgent
