@@ -57,9 +57,9 @@ func spawnCommand() *command {
 					return err
 				}
 				p := api.SpawnRequest{Task: strings.Join(pos, " "), Label: *label, AgentID: *agent, Model: *model}
-				switch *thinking {
+				switch api.NormalizeThinking(*thinking) {
 				case "", "off", "minimal", "low", "medium", "high":
-					p.Thinking = *thinking
+					p.Thinking = api.NormalizeThinking(*thinking)
 				default:
 					return e.usagef("--thinking must be off, minimal, low, medium or high (got %q)", *thinking)
 				}

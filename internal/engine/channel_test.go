@@ -57,3 +57,35 @@ func TestChatChannelIsValidated(t *testing.T) {
 		t.Errorf("chat to an unknown agent: err = %v, want invalid marked ErrRunRequest", err)
 	}
 }
+
+// Thinking levels are compared as OpenClaw normalizes them: case and
+// spacing do not matter and its aliases map to a level, on chat, spawn and
+// patch alike; what is no level is still refused.
+func TestThinkingLevelIsNormalized(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	ctx := context.Background()
+	op := api.Operator()
+	res, err := h.e.Chat(ctx, op, api.ChatRequest{SessionKey: "agent:main:t", Message: "hi", Thinking: " High ", IdempotencyKey: "k"})
+	if err != nil {
+		t.Fatalf("chat with thinking High: %v", err)
+	}
+	// The same work spelled "high" is the same run, not a conflict: the
+	// level is normalized before the request is fingerprinted.
+	again, err := h.e.Chat(ctx, op, api.ChatRequest{SessionKey: "agent:main:t", Message: "hi", Thinking: "high", IdempotencyKey: "k"})
+	if err != nil || again.Run.ID != res.Run.ID {
+		t.Fatalf("chat retried with thinking high = %+v, %v; want run %s", again.Run, err, res.Run.ID)
+	}
+	if _, err := h.e.waitRun(ctx, res.Run.ID, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	s, err := h.e.Patch(ctx, op, api.PatchRequest{Key: "agent:main:t", ThinkingLevel: str("MED")})
+	if err != nil || s.ThinkingLevel != "medium" {
+		t.Fatalf("patch thinkingLevel MED = %q, %v; want medium", s.ThinkingLevel, err)
+	}
+	if _, err := h.e.Patch(ctx, op, api.PatchRequest{Key: "agent:main:t", ThinkingLevel: str("Huge")}); domain.ErrorCode(err) != domain.CodeInvalid {
+		t.Fatalf("patch thinkingLevel Huge: err = %v, want invalid", err)
+	}
+	if _, err := h.e.Spawn(ctx, op, api.SpawnRequest{Task: "t", Thinking: "On"}); err != nil {
+		t.Fatalf("spawn with thinking On: %v", err)
+	}
+}

@@ -17,6 +17,7 @@ type ChatResult = api.ChatResult
 // chat handles an inbound user message: commands first, then a run.
 func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) {
 	msg := req.Message
+	req.Thinking = api.NormalizeThinking(req.Thinking)
 	if strings.TrimSpace(msg) == "" {
 		return ChatResult{}, domain.Invalid("message required")
 	}

@@ -21,6 +21,7 @@ type SpawnResult = api.SpawnResult
 // once; the child's result is announced back to the requester session.
 func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (SpawnResult, error) {
 	subs := e.cfg.Agents.Defaults.Subagents
+	p.Thinking = api.NormalizeThinking(p.Thinking)
 	var err error
 	if p.IdempotencyKey == "" {
 		p.IdempotencyKey = req.IdempotencyKey

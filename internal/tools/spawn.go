@@ -115,6 +115,7 @@ func callSpawn(ctx context.Context, svc api.Service, p api.Principal, raw json.R
 			return api.ToolOutcome{}, err
 		}
 	}
+	a.Thinking = api.NormalizeThinking(a.Thinking)
 	enums := map[string]struct {
 		v    string
 		vals []string
