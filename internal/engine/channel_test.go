@@ -89,3 +89,39 @@ func TestThinkingLevelIsNormalized(t *testing.T) {
 		t.Fatalf("spawn with thinking On: %v", err)
 	}
 }
+
+// "/new <text>" (and "/reset <text>") starts a fresh sessionId and runs the
+// text in it (openclaw-notes §6.3 `agent`; OpenClaw passes the remainder
+// through); a retry with the same idempotency key answers the first run and
+// resets nothing.
+func TestResetTriggerPassesTheRemainderThrough(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	ctx := context.Background()
+	h.chat("agent:main:r", "before")
+	first, err := h.e.Session(ctx, "agent:main:r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.e.Chat(ctx, api.Operator(), api.ChatRequest{SessionKey: "agent:main:r", Message: "/new  tell me", IdempotencyKey: "n1"})
+	if err != nil || res.Command != "" {
+		t.Fatalf("/new tell me = %+v, %v; want a run", res, err)
+	}
+	r, err := h.e.waitRun(ctx, res.Run.ID, 10*time.Second)
+	if err != nil || r.Reply != "echo: tell me" {
+		t.Fatalf("run after /new = %+v, %v; want the reply to the remainder", r, err)
+	}
+	second, _ := h.e.Session(ctx, "agent:main:r")
+	if second.SessionID == first.SessionID {
+		t.Fatalf("/new tell me kept sessionId %s", first.SessionID)
+	}
+	if msgs := h.history("agent:main:r"); len(msgs) != 2 || msgs[0].Content.Text() != "tell me" {
+		t.Fatalf("new transcript = %+v; want the remainder and its reply", msgs)
+	}
+	again, err := h.e.Chat(ctx, api.Operator(), api.ChatRequest{SessionKey: "agent:main:r", Message: "/new  tell me", IdempotencyKey: "n1"})
+	if err != nil || again.Run.ID != res.Run.ID {
+		t.Fatalf("retried /new tell me = %+v, %v; want run %s", again.Run, err, res.Run.ID)
+	}
+	if third, _ := h.e.Session(ctx, "agent:main:r"); third.SessionID != second.SessionID {
+		t.Fatalf("a retried /new reset again (%s → %s)", second.SessionID, third.SessionID)
+	}
+}

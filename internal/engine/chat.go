@@ -86,6 +86,14 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 		}
 		return ChatResult{Run: prior, SessionKey: prior.SessionKey}, nil
 	}
+	if rest, ok := resetRemainder(msg); ok {
+		// The fingerprint above keeps the whole message, so a retry finds
+		// this run instead of resetting again.
+		if _, err := e.reset(ctx, key); err != nil {
+			return ChatResult{}, err
+		}
+		msg = rest
+	}
 	spec := runSpec{
 		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(msg),
 			Provenance: &domain.Provenance{Kind: domain.ProvenanceExternalUser, SourceChannel: channel}},
