@@ -106,6 +106,13 @@ func (h hooks) CallTool(ctx context.Context, tc domain.ToolCallContext, name str
 
 func (h hooks) Finished(tx domain.Tx, run domain.Run, next func(domain.Run) (domain.Run, error)) error {
 	e := h.e
+	switch run.Kind {
+	case domain.RunKindSend, domain.RunKindReply, domain.RunKindAnnounce, domain.RunKindSubagent:
+	default:
+		// No follow-up work for the other kinds: their spec is not decoded
+		// here, on the store's writer goroutine (a chat turn's end).
+		return nil
+	}
 	spec, err := decodeSpec(run)
 	if err != nil {
 		// The run has ended (Prepare refused this spec when it started);

@@ -35,7 +35,17 @@ func (rt *Runtime) Submit(ctx context.Context, r domain.Run, prepare func(tx dom
 	}
 	var runCtx context.Context
 	var done func()
+	var spec *Spec
 	if fast != nil {
+		// Decoded here rather than in the transaction, which runs on the
+		// store's single writer goroutine (every turn's writes queue on it).
+		decoded, err := decodeRunSpec(r)
+		if err != nil {
+			rt.releaseLane(fast)
+			rt.disown(r.ID)
+			return domain.Run{}, false, err
+		}
+		spec = &decoded
 		runCtx, done = rt.activate(r.ID)
 	}
 	var stored domain.Run
@@ -52,7 +62,7 @@ func (rt *Runtime) Submit(ctx context.Context, r domain.Run, prepare func(tx dom
 		if fast != nil && !rt.shared() {
 			// Alone on the store, the lane reserved: nothing can refuse
 			// the claim, so the run is created running.
-			c, created, err = rt.createStartedTx(tx, r)
+			c, created, err = rt.createStartedTx(tx, r, spec)
 			stored = c.run
 			return err
 		}
