@@ -106,6 +106,9 @@ type Store struct {
 	rstmts map[string]*sql.Stmt
 	// sessionCols names the columns of sessionArgs.
 	sessionCols []string
+	// updateQueries holds the UPDATE text of each set of changed columns
+	// (updateChangedQuery); only the writer uses it.
+	updateQueries map[updateShape]string
 	// newID returns 8 random hex digits: the salt of a new generation's
 	// entry ids, or an id of a legacy generation; tests replace it to force
 	// collisions.
@@ -197,6 +200,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		newID:          randomID,
 		cache:          newWriterCache(),
 		sessionCols:    sessionColumnNames(),
+		updateQueries:  map[updateShape]string{},
 		rstmts:         make(map[string]*sql.Stmt),
 		queue:          make(chan *request, opts.MaxBatch),
 		ckptKick:       make(chan struct{}, 1),
