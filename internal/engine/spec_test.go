@@ -35,3 +35,22 @@ func TestUndecodableRunSpecEndsTheRunWithAnError(t *testing.T) {
 		t.Fatal("decodeSpec accepted a spec of the wrong shape")
 	}
 }
+
+// A chat run plans from the fields it uses: its spec's other parts are
+// not decoded (they are the runtime's, which decodes them itself), and a
+// run kind with follow-up work still has its whole spec checked.
+func TestDecodePlanSpec(t *testing.T) {
+	chat := domain.Run{ID: "r1", Kind: domain.RunKindChat,
+		Spec: json.RawMessage(`{"userMessage":{"role":"user","content":"hi"},"system":"s","model":"m","thinking":"low","chain":["a"]}`)}
+	got, err := decodePlanSpec(chat)
+	if err != nil || got.System != "s" || got.Model != "m" || got.Thinking != "low" || len(got.Chain) != 1 || got.Chain[0] != "a" {
+		t.Fatalf("decodePlanSpec(chat) = %+v, %v", got, err)
+	}
+	if _, err := decodePlanSpec(domain.Run{ID: "r2", Kind: domain.RunKindChat, Spec: json.RawMessage(`{"system":`)}); err == nil {
+		t.Fatal("decodePlanSpec accepted JSON that does not parse")
+	}
+	send := domain.Run{ID: "r3", Kind: domain.RunKindSend, Spec: json.RawMessage(`{"a2a":"not an object"}`)}
+	if _, err := decodePlanSpec(send); err == nil || !strings.Contains(err.Error(), "stored run spec does not decode") {
+		t.Fatalf("decodePlanSpec(send with a bad a2a) = %v, want the spec error", err)
+	}
+}
