@@ -425,7 +425,7 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			return fail(err)
 		}
 	}
-	if h, ok := rt.cache.get(run.SessionKey, sess.SessionID); ok {
+	if h, ok := rt.cache.take(run.SessionKey, sess.SessionID); ok {
 		history = append(h, inbound...)
 	} else {
 		h, err := rt.opts.Store.ReadMessages(ctx, run.SessionKey, domain.MessageQuery{SessionID: sess.SessionID, Limit: rt.opts.ContextMessages})
