@@ -6,6 +6,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/exchange"
+	"github.com/switchboard-go/switchboard/internal/runtime"
 	"github.com/switchboard-go/switchboard/internal/subagent"
 )
 
@@ -40,6 +41,12 @@ func encodeSpec(s runSpec) (json.RawMessage, error) {
 		return nil, fmt.Errorf("encode run spec: %w", err)
 	}
 	return b, nil
+}
+
+// runtimeSpec is the runtime's part of s (runtime.Spec), as decoding
+// encodeSpec(s) gives it.
+func (s runSpec) runtimeSpec() runtime.Spec {
+	return runtime.Spec{UserMessage: s.UserMessage, Prelude: s.Prelude, Steer: s.Steer, JoinedRunID: s.JoinedRunID}
 }
 
 // decodeSpec reads the spec stored on r. A spec that does not decode is
