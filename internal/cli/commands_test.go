@@ -67,8 +67,11 @@ func TestSessionsListAndHistory(t *testing.T) {
 	if res.Count != 2 || res.Sessions[0].Key != "agent:main:notes" || res.Sessions[1].Key != "agent:main:main" {
 		t.Fatalf("list = %+v, want notes then main", res)
 	}
-	if len(res.Sessions[0].Messages) != 1 || res.Sessions[0].Messages[0].Content.Text() != "echo: two" {
+	if len(res.Sessions[0].Messages) != 1 {
 		t.Fatalf("--messages 1 = %+v", res.Sessions[0].Messages)
+	}
+	if m, err := res.Sessions[0].Messages[0].Message(); err != nil || m.Content.Text() != "echo: two" || m.ID == "" {
+		t.Fatalf("--messages 1 = %+v, %v (want the reply, with its id)", m, err)
 	}
 	if one := jsonOf[engine.ListResult](c, "sessions", "list", "--limit", "1", "--json"); one.Count != 1 {
 		t.Fatalf("--limit 1 count = %d", one.Count)
@@ -237,6 +240,31 @@ func TestSpawnWaitsForChildAndAnnounce(t *testing.T) {
 	}
 	if r := c.run("spawn", "x", "--attach", f); r.code != exitError || !strings.Contains(r.stderr, "attachments are disabled") {
 		t.Fatalf("spawn --attach with attachments disabled: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// spawn carries the reference's mode, thread and sandbox: --thread makes
+// the mode session, --mode session without --thread and sandbox=require of
+// an unsandboxed agent are the engine's refusals (exit 1), a bad value is
+// a usage error (exit 2).
+func TestSpawnModeThreadSandbox(t *testing.T) {
+	c := newCLI(t)
+	if res := jsonOf[engine.SpawnResult](c, "spawn", "stay", "--thread", "--json"); res.Status != "accepted" || res.Mode != "session" {
+		t.Fatalf("spawn --thread = %+v, want accepted in mode session", res)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"spawn", "x", "--mode", "session"}, exitError, `mode="session" requires thread=true`},
+		{[]string{"spawn", "x", "--sandbox", "require"}, exitError, `sandbox="require"`},
+		{[]string{"spawn", "x", "--mode", "forever"}, exitUsage, `--mode must be run or session (got "forever")`},
+		{[]string{"spawn", "x", "--sandbox", "maybe"}, exitUsage, `--sandbox must be inherit or require (got "maybe")`},
+	} {
+		if r := c.run(tc.args...); r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d with %q", tc.args, r.code, r.stderr, tc.code, tc.want)
+		}
 	}
 }
 

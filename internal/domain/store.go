@@ -184,3 +184,49 @@ type TailsReader interface {
 	// ExcludeRoles}.
 	ReadTails(ctx context.Context, gens []Generation, limit int, excludeRoles []string) ([][]Message, error)
 }
+
+// MessagePreparer is implemented by stores whose AppendMessages does work
+// per message that depends on the message alone (encoding and compressing
+// its body, masking the text the search index holds). A bulk writer (the
+// OpenClaw import) prepares messages on its own goroutines, ahead of
+// Update, and appends them with PreparedAppender, so the store's single
+// writer does little more than the SQL. PrepareMessages is safe for
+// concurrent use; the result belongs to the store that made it.
+type MessagePreparer interface {
+	PrepareMessages(msgs []Message) (PreparedMessages, error)
+}
+
+// PreparedMessages is what a MessagePreparer made of some messages.
+type PreparedMessages interface {
+	// Len is the number of messages.
+	Len() int
+}
+
+// PreparedAppender is implemented by the Tx of a MessagePreparer.
+// AppendPrepared stores p exactly as AppendMessages would store the
+// messages p was prepared from, and returns the same result. p is not
+// changed, so an Update that runs fn again may pass it again.
+type PreparedAppender interface {
+	AppendPrepared(key, sessionID string, p PreparedMessages) ([]Message, error)
+}
+
+// StoredMessage is a message as the store holds it: its seq, its id, and
+// its raw transcript JSON with the id as the first member, the form
+// sessions_history shows (`{"id":…,"role":…}`: what json.Marshal writes
+// for the id followed by the Message's members, except that <, > and &
+// may be left unescaped).
+type StoredMessage struct {
+	Seq  int64
+	ID   string
+	JSON []byte
+}
+
+// TailsJSONReader is implemented by stores that can return tails without
+// decoding them. sessions_list passes each message's JSON through to its
+// result: decoding 1,000 messages only to encode them again was a fifth of
+// a messageLimit listing's CPU.
+type TailsJSONReader interface {
+	// ReadTailsJSON is ReadTails with each message left as stored, its id
+	// put first.
+	ReadTailsJSON(ctx context.Context, gens []Generation, limit int, excludeRoles []string) ([][]StoredMessage, error)
+}
