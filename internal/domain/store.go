@@ -138,7 +138,11 @@ type Store interface {
 	// Update runs fn in a write transaction. fn's writes commit together, or
 	// not at all when fn returns an error (which Update returns). Update
 	// returns only after the commit is durable. Implementations may batch
-	// several Update calls into one database transaction.
+	// several Update calls into one database transaction, and may run fn
+	// more than once (SQLite re-runs a batch one fn at a time after one of
+	// its fns failed; PostgreSQL re-runs fn after a serialization failure),
+	// so fn must have no effect outside tx and must set, not accumulate,
+	// whatever it hands back to its caller.
 	Update(ctx context.Context, fn func(Tx) error) error
 	Close() error
 }

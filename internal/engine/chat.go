@@ -109,9 +109,9 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 		timeoutMs = remoteRunTimeout().Milliseconds() // a remote that never answers (remote.go)
 	}
 	created := false
-	run, fresh, err := e.rt.Submit(ctx, domain.Run{SessionKey: key, AgentID: e.keys.AgentOf(key), Kind: kind,
+	run, fresh, err := e.rt.SubmitSpec(ctx, domain.Run{SessionKey: key, AgentID: e.keys.AgentOf(key), Kind: kind,
 		Lane: domain.LaneMain, IdempotencyKey: idem, Message: msg, Spec: raw, TimeoutMs: timeoutMs},
-		func(tx domain.Tx) error {
+		spec.runtimeSpec(), func(tx domain.Tx) error {
 			s, isNew, err := e.ensureSession(tx, key, func(s *domain.Session) {
 				if s.Channel == "" {
 					s.Channel = channel
