@@ -2,10 +2,13 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
@@ -279,4 +282,68 @@ func TestSearchIndexRemembersEveryMessage(t *testing.T) {
 	if got := searchKeys(t, st, "words"); len(got) != 4 {
 		t.Errorf("words: %v, want the 4 messages with text", got)
 	}
+}
+
+// TestSearchIndexCatchUpInRetriedBatch: a catch-up batched with appends
+// and a failing fn runs twice (the batch re-runs with savepoints after the
+// failure, writer.go); the index ends with exactly the kept messages.
+func TestSearchIndexCatchUpInRetriedBatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		st, err := Open(ctx, filepath.Join(t.TempDir(), "s.db"), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		appendTo := func(dt domain.Tx, key, text string) error {
+			if err := dt.PutSession(domain.Session{Key: key, AgentID: "main", SessionID: "s", UpdatedAt: 1}); err != nil {
+				return err
+			}
+			_, err := dt.AppendMessages(key, "s", []domain.Message{{Role: domain.RoleUser, Content: domain.TextContent(text), Timestamp: 1}})
+			return err
+		}
+		if err := st.Update(ctx, func(dt domain.Tx) error { return appendTo(dt, "agent:main:z", "word zero") }); err != nil {
+			t.Fatal(err)
+		}
+		errBad := errors.New("bad")
+		fns := []func(domain.Tx) error{
+			func(dt domain.Tx) error { return appendTo(dt, "agent:main:a", "word one") },
+			func(dt domain.Tx) error { return dt.(*tx).catchUpIndex() },
+			func(dt domain.Tx) error {
+				if err := appendTo(dt, "agent:main:c", "word three"); err != nil {
+					return err
+				}
+				return errBad
+			},
+			func(dt domain.Tx) error { return appendTo(dt, "agent:main:b", "word two") },
+		}
+		release := holdWriter(t, st)
+		results := make([]error, len(fns))
+		var wg sync.WaitGroup
+		for i, fn := range fns {
+			wg.Go(func() { results[i] = st.Update(ctx, fn) })
+			synctest.Wait() // queued in this order
+		}
+		release()
+		wg.Wait()
+		if s := st.Stats(); s.Retries != 1 || s.LastBatchSize != len(fns) {
+			t.Fatalf("batch of %d with %d retries, want %d and 1", s.LastBatchSize, s.Retries, len(fns))
+		}
+		for i, err := range results {
+			if want := i == 2; (err != nil) != want {
+				t.Errorf("fn %d: %v", i, err)
+			}
+		}
+		got := searchKeys(t, st, "word")
+		if want := []string{"agent:main:b", "agent:main:a", "agent:main:z"}; !slices.Equal(got, want) {
+			t.Errorf("word: %v, want %v", got, want)
+		}
+		err = st.Update(ctx, func(dt domain.Tx) error {
+			_, err := dt.(*tx).exec(`INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')`)
+			return err
+		})
+		if err != nil {
+			t.Errorf("integrity-check: %v", err)
+		}
+	})
 }
