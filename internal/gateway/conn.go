@@ -64,6 +64,10 @@ type conn struct {
 	// subscriptions); set by the handshake.
 	sub *subscriber
 
+	// ended holds the runs this connection's `agent` calls saw end
+	// (agent.wait answers from it).
+	ended endedRuns
+
 	writeMu sync.Mutex // guards writes and seq
 	seq     int64
 

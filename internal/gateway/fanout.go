@@ -76,6 +76,7 @@ func (f *fanout) run(ctx context.Context, s *Server) {
 			if !ok {
 				return
 			}
+			s.models.observe(ev)
 			key, runID := eventSessionKey(ev), eventRunID(ev)
 			for _, out := range s.mapEvent(ev) {
 				payload, err := json.Marshal(out.payload)

@@ -74,6 +74,7 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	cl.c.ended.add(run)
 	return s.agentFinal(ctx, pr, run)
 }
 
@@ -128,6 +129,15 @@ func (s *Server) waitEnd(ctx context.Context, pr api.Principal, runID string) (d
 	}
 }
 
+// sessionModel is the model row of r's session after r, for an operator
+// (ok false otherwise, or when the runtime's row did not come).
+func (s *Server) sessionModel(ctx context.Context, pr api.Principal, r domain.Run) (modelRow, bool) {
+	if !pr.IsOperator() {
+		return modelRow{}, false
+	}
+	return s.models.await(ctx, r)
+}
+
 // agentFinal is the final `res` of an `agent` call.
 func (s *Server) agentFinal(ctx context.Context, pr api.Principal, r domain.Run) (any, error) {
 	if r.Status != domain.RunOK {
@@ -142,8 +152,15 @@ func (s *Server) agentFinal(ctx context.Context, pr api.Principal, r domain.Run)
 		return nil, &payloadError{code: code, message: msg, payload: map[string]any{"runId": r.ID, "status": status, "summary": msg, "runStatus": r.Status}}
 	}
 	meta := map[string]any{"sessionId": r.SessionID, "usage": r.Usage}
-	// The caller just ran in this session, so it may see its row.
-	if sess, err := observe(s.metrics, "get_session", func() (api.SessionRow, error) {
+	// An operator may see every session: the row the run's end wrote,
+	// as the runtime published it, names the model (sessionmodels.go).
+	if row, ok := s.sessionModel(ctx, pr, r); ok {
+		meta["model"] = row.model
+		meta["provider"] = row.provider
+		if row.provider == "" {
+			meta["provider"] = providerOf(row.model)
+		}
+	} else if sess, err := observe(s.metrics, "get_session", func() (api.SessionRow, error) {
 		return s.eng.GetSession(ctx, pr, r.SessionKey)
 	}); err == nil {
 		meta["model"] = sess.Model
@@ -187,7 +204,11 @@ func (s *Server) mAgentWait(ctx context.Context, cl *call) (any, error) {
 	if p.TimeoutMs != nil {
 		timeout = time.Duration(min(*p.TimeoutMs, api.WaitTimeout.Max*1000)) * time.Millisecond
 	}
-	r, err := s.eng.WaitRun(ctx, cl.principal(""), api.WaitRequest{RunID: strings.TrimSpace(p.RunID), Timeout: timeout})
+	runID := strings.TrimSpace(p.RunID)
+	if r, ok := cl.c.ended.get(runID); ok {
+		return waitPayload(r), nil // its own `agent` call saw it end (endedruns.go)
+	}
+	r, err := s.eng.WaitRun(ctx, cl.principal(""), api.WaitRequest{RunID: runID, Timeout: timeout})
 	if err != nil {
 		if domain.ErrorCode(err) == domain.CodeNotFound {
 			return nil, domain.Invalid("run not found: %s", p.RunID)
