@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"runtime"
 	"sync"
 	"time"
 
@@ -67,6 +68,13 @@ type conn struct {
 	// ended holds the runs this connection's `agent` calls saw end
 	// (agent.wait answers from it).
 	ended endedRuns
+
+	// replies are encoded responses waiting for the pump (replies.go);
+	// kick tells the pump there are some. kick is nil until the pump runs.
+	replyMu    sync.Mutex
+	replies    [][]byte
+	replyBytes int64
+	kick       chan struct{}
 
 	writeMu sync.Mutex // guards writes and seq
 	seq     int64
@@ -246,7 +254,11 @@ func (c *conn) event(name string, payload any) error {
 
 // respond sends a successful response.
 func (c *conn) respond(id json.RawMessage, payload any) error {
-	return c.write(resFrame{Type: "res", ID: id, OK: true, Payload: payload})
+	b, err := json.Marshal(resFrame{Type: "res", ID: id, OK: true, Payload: payload})
+	if err != nil {
+		return err
+	}
+	return c.queueReply(b)
 }
 
 // respondErr sends a failed response.
@@ -256,7 +268,11 @@ func (c *conn) respondErr(id json.RawMessage, err error) error {
 	if errors.As(err, &pe) {
 		f.Payload = pe.payload
 	}
-	return c.write(f)
+	b, merr := json.Marshal(f)
+	if merr != nil {
+		return merr
+	}
+	return c.queueReply(b)
 }
 
 // close ends the connection with a close frame.
@@ -285,7 +301,13 @@ func (c *conn) pump(events <-chan wireEvent, stop func()) {
 		case <-c.ctx.Done():
 			return
 		case ev := <-events:
-			if err := c.eventBatch(ev, events); err != nil {
+			runtime.Gosched()
+			if err := c.eventBatch(&ev, events); err != nil {
+				return
+			}
+		case <-c.kick:
+			runtime.Gosched()
+			if err := c.eventBatch(nil, events); err != nil {
 				return
 			}
 		case <-c.sub.slow:
@@ -329,13 +351,17 @@ func (c *conn) admit(ev wireEvent) bool {
 // maxBatch is the most events the pump sends in one write.
 const maxBatch = 64
 
-// eventBatch sends first and the events queued behind it (up to maxBatch)
+// eventBatch sends the queued responses, first (if any) and the events
+// queued behind it (up to maxBatch), and the responses queued meanwhile,
 // in one socket write: the socket is corked while they are framed.
-func (c *conn) eventBatch(first wireEvent, events <-chan wireEvent) error {
+func (c *conn) eventBatch(first *wireEvent, events <-chan wireEvent) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	c.sock.cork()
-	err := c.eventLocked(first)
+	err := c.writeRepliesLocked()
+	if err == nil && first != nil {
+		err = c.eventLocked(*first)
+	}
 	for n := 1; err == nil && n < maxBatch; n++ {
 		select {
 		case ev := <-events:
@@ -344,6 +370,9 @@ func (c *conn) eventBatch(first wireEvent, events <-chan wireEvent) error {
 		default:
 		}
 		break
+	}
+	if err == nil {
+		err = c.writeRepliesLocked()
 	}
 	if ferr := c.sock.uncork(); err == nil && ferr != nil {
 		c.cancel()

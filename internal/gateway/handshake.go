@@ -120,6 +120,8 @@ func (c *conn) handshake() bool {
 		stop()
 		return false
 	}
+	// From here on responses leave through the pump (replies.go).
+	c.kick = make(chan struct{}, 1)
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
