@@ -29,6 +29,8 @@ import (
 // sessions turn; an `agent` call whose row is gone, or that does not see
 // it within modelWait, reads the session as before.
 type sessionModels struct {
+	// wait is modelWait (tests shorten it).
+	wait      time.Duration
 	mu        sync.Mutex
 	cur, prev map[string]modelRow
 	waiters   map[string]*modelWaiters
@@ -59,7 +61,7 @@ const (
 )
 
 func newSessionModels() *sessionModels {
-	return &sessionModels{cur: map[string]modelRow{}, prev: map[string]modelRow{}, waiters: map[string]*modelWaiters{}}
+	return &sessionModels{wait: modelWait, cur: map[string]modelRow{}, prev: map[string]modelRow{}, waiters: map[string]*modelWaiters{}}
 }
 
 // observe takes the session row an engine event carries, if the runtime
@@ -119,7 +121,7 @@ func (m *sessionModels) await(ctx context.Context, r domain.Run) (modelRow, bool
 		}
 		m.mu.Unlock()
 	}()
-	timer := time.NewTimer(modelWait)
+	timer := time.NewTimer(m.wait)
 	defer timer.Stop()
 	for {
 		select {
