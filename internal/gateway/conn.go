@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
@@ -54,8 +55,10 @@ type conn struct {
 	// Set by the handshake, read-only afterwards.
 	protocol int
 	// grant is the credential's grant narrowed to the scopes the client
-	// asked for; every call's principal is built from it.
+	// asked for; every call's principal is built from it. self is its
+	// principal acting as itself, built once (every request needs it).
 	grant grant
+	self  api.Principal
 	// filtered is set for a non-operator principal (a token bound to a
 	// session): it gets only events of sessions it may see. visible caches
 	// that answer per session key; only the event pump touches it.
@@ -342,7 +345,7 @@ func (c *conn) admit(ev wireEvent) bool {
 		if len(c.visible) >= maxVisibleCache {
 			clear(c.visible)
 		}
-		ok = c.s.eng.Visible(c.ctx, c.grant.principal(""), ev.sessionKey)
+		ok = c.s.eng.Visible(c.ctx, c.self, ev.sessionKey)
 		c.visible[ev.sessionKey] = ok
 	}
 	return ok

@@ -68,6 +68,8 @@ func (w wireEvent) frame(seq int64) []byte {
 func (f *fanout) run(ctx context.Context, s *Server) {
 	events, stop := s.eng.Subscribe(fanoutBuffer)
 	defer stop()
+	// names holds the JSON of each event name seen (a handful), encoded once.
+	names := map[string][]byte{}
 	for {
 		select {
 		case <-ctx.Done():
@@ -84,7 +86,11 @@ func (f *fanout) run(ctx context.Context, s *Server) {
 					s.log.Warn("gateway: event does not encode", "event", out.name, "err", err)
 					continue
 				}
-				name, _ := json.Marshal(out.name)
+				name, ok := names[out.name]
+				if !ok {
+					name, _ = json.Marshal(out.name)
+					names[out.name] = name
+				}
 				f.publish(wireEvent{name: name, payload: payload, sessionKey: key, runID: runID,
 					changed:        ev.Kind == domain.EventSession,
 					subscribedOnly: out.name == sessionMessageName,
