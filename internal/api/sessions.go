@@ -69,7 +69,7 @@ type SessionRow struct {
 	LastAccountID      string                  `json:"lastAccountId,omitempty"`
 	TranscriptPath     string                  `json:"transcriptPath,omitempty"`
 	ArchivedAt         int64                   `json:"archivedAt,omitempty"`
-	Messages           []domain.Message        `json:"messages,omitempty"`
+	Messages           []ListMessage           `json:"messages,omitempty"`
 	// Usage is the session's own usage and its spawn tree's (itself and
 	// every descendant), maintained as usage is charged.
 	Usage *domain.SessionUsage `json:"usage,omitempty"`

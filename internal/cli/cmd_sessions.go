@@ -133,7 +133,11 @@ func writeSessions(e *env, res api.ListResult) error {
 			continue
 		}
 		fmt.Fprintf(e.stdout, "\n%s:\n", r.Key)
-		for _, m := range r.Messages {
+		for _, lm := range r.Messages {
+			m, err := lm.Message()
+			if err != nil {
+				return err
+			}
 			writeMessage(e.stdout, m, msgStyle{maxLines: 4})
 		}
 	}

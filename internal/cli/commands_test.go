@@ -67,8 +67,11 @@ func TestSessionsListAndHistory(t *testing.T) {
 	if res.Count != 2 || res.Sessions[0].Key != "agent:main:notes" || res.Sessions[1].Key != "agent:main:main" {
 		t.Fatalf("list = %+v, want notes then main", res)
 	}
-	if len(res.Sessions[0].Messages) != 1 || res.Sessions[0].Messages[0].Content.Text() != "echo: two" {
+	if len(res.Sessions[0].Messages) != 1 {
 		t.Fatalf("--messages 1 = %+v", res.Sessions[0].Messages)
+	}
+	if m, err := res.Sessions[0].Messages[0].Message(); err != nil || m.Content.Text() != "echo: two" || m.ID == "" {
+		t.Fatalf("--messages 1 = %+v, %v (want the reply, with its id)", m, err)
 	}
 	if one := jsonOf[engine.ListResult](c, "sessions", "list", "--limit", "1", "--json"); one.Count != 1 {
 		t.Fatalf("--limit 1 count = %d", one.Count)

@@ -111,10 +111,11 @@ func (e *Engine) attachUsage(ctx context.Context, out []SessionRow, rows []domai
 	if err != nil {
 		return err
 	}
+	usage := make([]domain.SessionUsage, len(rows)) // one allocation, not one per row
 	for i, s := range rows {
 		a := accts[s.Key]
-		u := a.Usage
-		out[i].Usage = &u
+		usage[i] = a.Usage
+		out[i].Usage = &usage[i]
 		if !a.Budget.IsZero() {
 			b := a.Budget
 			out[i].Budget = &b

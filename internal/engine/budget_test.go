@@ -191,17 +191,20 @@ func TestBudgetExhaustionAtEachLevel(t *testing.T) {
 					prev, last = last, i
 				}
 			}
-			if prev < 0 {
-				t.Fatalf("the loop run made %d model calls", map[bool]int{true: 1, false: 0}[last >= 0])
-			}
-			var before int64
-			for _, e := range entries[:prev+1] {
-				if inPool[e.SessionKey] {
-					before += e.InputTokens + e.OutputTokens
+			// Under load the upper levels' steps after their spawns can
+			// spend the pool before the loop's first or second call, so
+			// the loop may make zero or one call: each was allowed by its
+			// check, and there is no earlier step of its own to bound.
+			if prev >= 0 {
+				var before int64
+				for _, e := range entries[:prev+1] {
+					if inPool[e.SessionKey] {
+						before += e.InputTokens + e.OutputTokens
+					}
 				}
-			}
-			if before >= c.want {
-				t.Fatalf("the loop made a model call after %d tokens of %d were spent", before, c.want)
+				if before >= c.want {
+					t.Fatalf("the loop made a model call after %d tokens of %d were spent", before, c.want)
+				}
 			}
 			// Rollups: every level's tree is its own usage plus its children's trees.
 			checkRollups(t, h, "agent:main:main")

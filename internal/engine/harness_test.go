@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/model/script"
@@ -170,6 +171,20 @@ func (h *harness) waitForWithin(what string, limit time.Duration, cond func() bo
 
 func rule(when config.ScriptWhen, reply string) config.ScriptRule {
 	return config.ScriptRule{When: when, Reply: &reply}
+}
+
+// listed decodes a sessions_list row's messages.
+func listed(t testing.TB, lms []api.ListMessage) []domain.Message {
+	t.Helper()
+	out := make([]domain.Message, len(lms))
+	for i, lm := range lms {
+		m, err := lm.Message()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = m
+	}
+	return out
 }
 
 func texts(msgs []domain.Message) []string {

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -100,8 +101,17 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 			if err != nil {
 				return ListResult{}, err
 			}
+			if !filter {
+				// Paged in SQL: the page is the listing (no copy of 200
+				// sessions, a sixth of what a listing allocated).
+				rows = page
+				break
+			}
+			if rows == nil {
+				rows = make([]domain.Session, 0, want)
+			}
 			for _, s := range page {
-				if filter && !g.allowRow(ctx, s) {
+				if !g.allowRow(ctx, s) {
 					continue
 				}
 				if skip > 0 {
@@ -110,7 +120,7 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 				}
 				rows = append(rows, s)
 			}
-			if !filter || len(rows) >= want || len(page) < scoped.Limit {
+			if len(rows) >= want || len(page) < scoped.Limit {
 				break
 			}
 			last := page[len(page)-1]
@@ -133,7 +143,7 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 		return ListResult{}, err
 	}
 	if p.MessageLimit > 0 {
-		if err := e.attachMessages(ctx, out.Sessions, rows, p.MessageLimit); err != nil {
+		if err := attachMessages(ctx, e.store, out.Sessions, rows, p.MessageLimit); err != nil {
 			return ListResult{}, err
 		}
 	}
@@ -159,27 +169,35 @@ func matchesList(s domain.Session, p ListParams, now int64) bool {
 	return true
 }
 
-// attachMessages adds the last n non-tool messages of each row. A store
-// that reads many tails in one query (domain.TailsReader) does so: a query
-// per row was most of a messageLimit listing's CPU. Otherwise a few
-// workers each take rows in turn: one goroutine per row would grow a fresh
-// stack through SQLite's deep call chain for every row.
-func (e *Engine) attachMessages(ctx context.Context, out []SessionRow, rows []domain.Session, n int) error {
+// attachMessages adds the last n non-tool messages of each row, each as
+// the store holds it (api.ListMessage). A store that reads many tails in
+// one query without decoding them (domain.TailsJSONReader) does so: a
+// query per row was most of a messageLimit listing's CPU, and decoding
+// each message only to encode it again a fifth of the rest. Otherwise a
+// few workers each take rows in turn: one goroutine per row would grow a
+// fresh stack through SQLite's deep call chain for every row.
+func attachMessages(ctx context.Context, st domain.Store, out []SessionRow, rows []domain.Session, n int) error {
 	exclude := []string{domain.RoleToolResult, "tool"}
-	if tr, ok := e.store.(domain.TailsReader); ok {
+	if tr, ok := st.(domain.TailsJSONReader); ok {
 		return attachTails(ctx, tr, out, rows, n, exclude)
 	}
 	errs := make([]error, len(rows))
 	var next atomic.Int64
 	work := func() {
 		for i := int(next.Add(1) - 1); i < len(rows); i = int(next.Add(1) - 1) {
-			msgs, err := e.store.ReadMessages(ctx, rows[i].Key, domain.MessageQuery{SessionID: rows[i].SessionID, Limit: n,
+			msgs, err := st.ReadMessages(ctx, rows[i].Key, domain.MessageQuery{SessionID: rows[i].SessionID, Limit: n,
 				ExcludeRoles: exclude})
 			if err != nil {
 				errs[i] = err
 				continue
 			}
-			out[i].Messages = msgs
+			out[i].Messages = make([]api.ListMessage, len(msgs))
+			for j, m := range msgs {
+				if out[i].Messages[j], err = api.ListMessageOf(m); err != nil {
+					errs[i] = err
+					break
+				}
+			}
 		}
 	}
 	var wg sync.WaitGroup
@@ -194,7 +212,7 @@ func (e *Engine) attachMessages(ctx context.Context, out []SessionRow, rows []do
 // attachTails reads the tails through tr, in up to tailChunks queries
 // at once: one query per listing leaves the second core idle, and the
 // listing's latency is its CPU time.
-func attachTails(ctx context.Context, tr domain.TailsReader, out []SessionRow, rows []domain.Session, n int, exclude []string) error {
+func attachTails(ctx context.Context, tr domain.TailsJSONReader, out []SessionRow, rows []domain.Session, n int, exclude []string) error {
 	gens := make([]domain.Generation, len(rows))
 	for i, s := range rows {
 		gens[i] = domain.Generation{Key: s.Key, SessionID: s.SessionID}
@@ -207,14 +225,12 @@ func attachTails(ctx context.Context, tr domain.TailsReader, out []SessionRow, r
 	errs := make([]error, chunks)
 	read := func(c int) {
 		lo, hi := c*size, min((c+1)*size, len(gens))
-		tails, err := tr.ReadTails(ctx, gens[lo:hi], n, exclude)
+		tails, err := tr.ReadTailsJSON(ctx, gens[lo:hi], n, exclude)
 		if err != nil {
 			errs[c] = err
 			return
 		}
-		for i, t := range tails {
-			out[lo+i].Messages = t
-		}
+		errs[c] = listMessages(out[lo:hi], gens[lo:hi], tails)
 	}
 	var wg sync.WaitGroup
 	for c := 1; c < chunks; c++ {
@@ -223,6 +239,31 @@ func attachTails(ctx context.Context, tr domain.TailsReader, out []SessionRow, r
 	read(0)
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// listMessages sets each row's messages from its tail, all of them in one
+// array; each refers to its JSON where the store read it.
+func listMessages(out []SessionRow, gens []domain.Generation, tails [][]domain.StoredMessage) error {
+	count := 0
+	for _, t := range tails {
+		count += len(t)
+	}
+	all := make([]api.ListMessage, count)
+	for i, t := range tails {
+		if len(t) == 0 {
+			continue
+		}
+		msgs := all[:len(t):len(t)]
+		all = all[len(t):]
+		for j, m := range t {
+			var err error
+			if msgs[j], err = api.ListMessageJSON(m.ID, m.JSON); err != nil {
+				return fmt.Errorf("sessions_list messages of %s: %w", gens[i].Key, err)
+			}
+		}
+		out[i].Messages = msgs
+	}
+	return nil
 }
 
 // tailChunks is how many tail queries one listing runs at once, each for

@@ -79,7 +79,7 @@ func TestListMessagesDropToolResults(t *testing.T) {
 	if len(res.Sessions) != 1 {
 		t.Fatalf("rows = %v", keysOf(res))
 	}
-	msgs := res.Sessions[0].Messages
+	msgs := listed(t, res.Sessions[0].Messages)
 	if len(msgs) != 3 { // user, assistant tool call, assistant final (tool result removed)
 		t.Fatalf("messages = %q", texts(msgs))
 	}

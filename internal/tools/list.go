@@ -26,7 +26,7 @@ func listTool() *tool {
 		name: api.ToolSessionsList,
 		description: "List sessions you can see (your own session and, by default, the sub-agent sessions you spawned), newest first. " +
 			"Use it to find a session key before sessions_history or sessions_send. Filter with kinds (main, group, cron, hook, node, other) " +
-			"and activeMinutes; set messageLimit to include each session's last messages (tool results are left out). " +
+			"and activeMinutes; set messageLimit to include each session's last messages (tool results are left out; each message has its id, as in sessions_history). " +
 			"Returns {count, sessions:[{key, kind, channel, updatedAt, sessionId, model, totalTokens, …}], hasMore, nextOffset?}; " +
 			"pass nextOffset as offset for the next page.",
 		args: fieldType[listArgs](),

@@ -116,6 +116,9 @@ func (s *Store) FindSessionsByID(ctx context.Context, sessionID string) ([]domai
 		selectData+` WHERE session_id = ? ORDER BY updated_at DESC, key`, sessionID)
 }
 
+// maxLimitHint bounds the rows a limited listing allocates up front.
+const maxLimitHint = 1024
+
 // ListSessions returns the rows matching q, newest UpdatedAt first.
 func (s *Store) ListSessions(ctx context.Context, q domain.SessionQuery) ([]domain.Session, error) {
 	if q.Offset < 0 {
@@ -129,8 +132,10 @@ func (s *Store) ListSessions(ctx context.Context, q domain.SessionQuery) ([]doma
 		return nil, fmt.Errorf("list sessions: %w", domain.ErrClosed)
 	}
 	if q.Limit > 0 {
-		// The index hands rows over in list order and LIMIT stops early.
-		return s.querySessions(ctx, "list sessions", false, 0, query, args...)
+		// The index hands rows over in list order and LIMIT stops early;
+		// the slice is sized for a full page (growing it to 201 rows
+		// allocated and copied twice that).
+		return s.querySessions(ctx, "list sessions", false, min(q.Limit, maxLimitHint), query, args...)
 	}
 	hint := 0
 	if unfiltered(q) {

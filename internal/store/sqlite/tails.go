@@ -6,40 +6,84 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
-var _ domain.TailsReader = (*Store)(nil)
+var (
+	_ domain.TailsReader     = (*Store)(nil)
+	_ domain.TailsJSONReader = (*Store)(nil)
+)
 
-// tailsSQL reads the newest ?3 messages of each generation in the JSON
-// array ?1 ([[key, sessionId], ...]) whose role is not in the JSON array
-// ?2; an empty sessionId is the key's current generation, as in
-// ReadMessages. For each generation the correlated subquery walks the
+// tailsSQL reads the newest ?2 messages of each generation in the JSON
+// array ?1 ([[key, sessionId], ...]) whose role is not one of ?3, ?4, …
+// (nRoles of them); an empty sessionId is the key's current generation,
+// as in ReadMessages. cols are the message columns (of m) after the
+// generation's index in ?1.
+//
+// The generations are unpacked once, into a materialized table, and the
+// roles are bound one parameter each: with `value ->> 0` evaluated in the
+// correlated subquery and the roles as `NOT IN (SELECT value FROM
+// json_each(?))`, SQLite re-ran both for every generation, a third of the
+// statement's CPU. For each generation the subquery walks the
 // messages_generation index backwards from its newest seq, so a
-// generation costs one index seek however long its transcript is; the
-// array index (g.key) says which generation a row belongs to. One
-// statement, prepared once, instead of one query per generation.
-const tailsSQL = `SELECT g.key, m.seq, m.id, m.parent_id, m.session_id, m.run_id, m.body
-FROM json_each(?1) AS g
-JOIN messages AS m ON m.rowid IN (
+// generation costs one index seek however long its transcript is. One
+// statement per shape, prepared once, instead of one query per generation.
+func tailsSQL(cols string, nRoles int) string {
+	var b strings.Builder
+	b.WriteString(`WITH g(i, k, sid) AS MATERIALIZED (
+	SELECT key, value ->> 0, coalesce(nullif(value ->> 1, ''), (SELECT session_id FROM sessions WHERE key = value ->> 0))
+	FROM json_each(?1))
+SELECT g.i, `)
+	b.WriteString(cols)
+	b.WriteString(`
+FROM g JOIN messages AS m ON m.rowid IN (
 	SELECT t.rowid FROM messages AS t
-	WHERE t.session_key = g.value ->> 0
-	AND t.session_id = coalesce(nullif(g.value ->> 1, ''), (SELECT session_id FROM sessions WHERE key = g.value ->> 0))
-	AND t.role NOT IN (SELECT value FROM json_each(?2))
-	ORDER BY t.seq DESC LIMIT +?3)`
+	WHERE t.session_key = g.k AND t.session_id = g.sid`)
+	if nRoles > 0 {
+		b.WriteString(` AND t.role NOT IN (`)
+		for i := range nRoles {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("?" + strconv.Itoa(i+3))
+		}
+		b.WriteString(`)`)
+	}
+	b.WriteString(`
+	ORDER BY t.seq DESC LIMIT +?2)`)
+	return b.String()
+}
 
-// ReadTails implements domain.TailsReader.
-func (s *Store) ReadTails(ctx context.Context, gens []domain.Generation, limit int, excludeRoles []string) ([][]domain.Message, error) {
+// Column sets of the two tail reads: ReadTails fills a whole Message,
+// ReadTailsJSON only what sessions_list shows (each column costs the
+// driver a value per row).
+const (
+	tailsMessageCols = `m.seq, m.id, m.parent_id, m.session_id, m.run_id, m.body`
+	tailsJSONCols    = `m.seq, m.id, m.body`
+)
+
+// maxTailRoles bounds the excluded roles of one tails statement (each is a
+// parameter and a cached statement shape).
+const maxTailRoles = 16
+
+// queryTails runs the tails statement for gens and calls row for each
+// result row with the index of its generation; rows of one generation
+// come in seq order when its messages were appended in order.
+func (s *Store) queryTails(ctx context.Context, cols string, gens []domain.Generation, limit int, excludeRoles []string, dest []any, row func(gi int) error) error {
 	if limit < 1 {
-		return nil, domain.Invalid("read tails: limit must be >= 1 (got %d)", limit)
+		return domain.Invalid("read tails: limit must be >= 1 (got %d)", limit)
+	}
+	if len(excludeRoles) > maxTailRoles {
+		return domain.Invalid("read tails: at most %d excluded roles (got %d)", maxTailRoles, len(excludeRoles))
 	}
 	if s.closed.Load() {
-		return nil, fmt.Errorf("read tails: %w", domain.ErrClosed)
+		return fmt.Errorf("read tails: %w", domain.ErrClosed)
 	}
-	out := make([][]domain.Message, len(gens))
 	if len(gens) == 0 {
-		return out, nil
+		return nil
 	}
 	arg := make([]byte, 0, 64*len(gens))
 	arg = append(arg, '[')
@@ -54,51 +98,112 @@ func (s *Store) ReadTails(ctx context.Context, gens []domain.Generation, limit i
 		arg = append(arg, ']')
 	}
 	arg = append(arg, ']')
-	roles := []byte{'['}
-	for i, r := range excludeRoles {
-		if i > 0 {
-			roles = append(roles, ',')
-		}
-		roles = appendJSONString(roles, r)
+	args := make([]any, 0, 2+len(excludeRoles))
+	args = append(args, string(arg), limit)
+	for _, r := range excludeRoles {
+		args = append(args, r)
 	}
-	roles = append(roles, ']')
-
-	rows, err := s.queryR(ctx, tailsSQL, string(arg), string(roles), limit)
+	rows, err := s.queryR(ctx, tailsSQL(cols, len(excludeRoles)), args...)
 	if err != nil {
-		return nil, s.readErr("read tails", err)
+		return s.readErr("read tails", err)
 	}
 	defer rows.Close()
+	var gi int
+	dest = append([]any{&gi}, dest...)
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return s.readErr("read tails", err)
+		}
+		if gi < 0 || gi >= len(gens) {
+			return fmt.Errorf("read tails: generation index %d out of range", gi)
+		}
+		if err := row(gi); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return s.readErr("read tails", err)
+	}
+	return nil
+}
+
+// ReadTails implements domain.TailsReader.
+func (s *Store) ReadTails(ctx context.Context, gens []domain.Generation, limit int, excludeRoles []string) ([][]domain.Message, error) {
 	// One backing array for every tail, sized for full tails: a Message is
 	// ~300 bytes, and growing 200 small slices was the listing's largest
 	// allocation.
-	size := min(len(gens)*limit, 4096)
+	size := min(len(gens)*max(limit, 0), 4096)
 	msgs := make([]domain.Message, 0, size)
 	gen := make([]int, 0, size)
 	var scratch []byte
-	for rows.Next() {
+	var seq int64
+	var id, parent, sid, runID string
+	var body sql.RawBytes
+	err := s.queryTails(ctx, tailsMessageCols, gens, limit, excludeRoles, []any{&seq, &id, &parent, &sid, &runID, &body}, func(gi int) error {
 		var m domain.Message
-		var gi int
-		var seq int64
-		var id, parent, sid, runID string
-		var body sql.RawBytes
-		if err := rows.Scan(&gi, &seq, &id, &parent, &sid, &runID, &body); err != nil {
-			return nil, s.readErr("read tails", err)
-		}
-		if gi < 0 || gi >= len(gens) {
-			return nil, fmt.Errorf("read tails: generation index %d out of range", gi)
-		}
+		var err error
 		if scratch, err = decodeBody(s.codec, scratch, body, &m); err != nil {
-			return nil, fmt.Errorf("read tails of %q: seq %d: %w", gens[gi].Key, seq, err)
+			return fmt.Errorf("read tails of %q: seq %d: %w", gens[gi].Key, seq, err)
 		}
 		m.Seq, m.ID, m.ParentID, m.SessionID, m.RunID = seq, id, parent, sid, runID
 		msgs = append(msgs, m)
 		gen = append(gen, gi)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if err := rows.Err(); err != nil {
-		return nil, s.readErr("read tails", err)
+	sortTails(msgs, gen, func(m domain.Message) int64 { return m.Seq })
+	return splitTails(msgs, gen, len(gens)), nil
+}
+
+// ReadTailsJSON implements domain.TailsJSONReader. Every message's JSON
+// is decompressed into one shared buffer, each a slice of it, behind its
+// id: `{"id":"…"` is written first and the body's opening brace becomes
+// the comma, so nothing is copied twice.
+func (s *Store) ReadTailsJSON(ctx context.Context, gens []domain.Generation, limit int, excludeRoles []string) ([][]domain.StoredMessage, error) {
+	size := min(len(gens)*max(limit, 0), 4096)
+	msgs := make([]domain.StoredMessage, 0, size)
+	gen := make([]int, 0, size)
+	// ~130 bytes of JSON and id per short message; the buffer grows by
+	// doubling past that, earlier messages keeping the old array.
+	buf := make([]byte, 0, 160*size)
+	var seq int64
+	var id string
+	var body sql.RawBytes
+	err := s.queryTails(ctx, tailsJSONCols, gens, limit, excludeRoles, []any{&seq, &id, &body}, func(gi int) error {
+		start := len(buf)
+		buf = append(buf, `{"id":`...)
+		buf = appendJSONString(buf, id)
+		at := len(buf)
+		var err error
+		if buf, err = s.codec.Decode(buf, body); err != nil {
+			return fmt.Errorf("read tails of %q: seq %d: %w", gens[gi].Key, seq, err)
+		}
+		switch js := buf[at:]; {
+		case len(js) < 2 || js[0] != '{' || js[len(js)-1] != '}':
+			return fmt.Errorf("read tails of %q: seq %d: stored body is not a JSON object", gens[gi].Key, seq)
+		case len(js) == 2: // {}
+			buf = append(buf[:at], '}')
+		default:
+			js[0] = ','
+		}
+		msgs = append(msgs, domain.StoredMessage{Seq: seq, ID: id, JSON: buf[start:len(buf):len(buf)]})
+		gen = append(gen, gi)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	sortTails(msgs, gen)
-	for i, start := 0, 0; i < len(out); i++ {
+	sortTails(msgs, gen, func(m domain.StoredMessage) int64 { return m.Seq })
+	return splitTails(msgs, gen, len(gens)), nil
+}
+
+// splitTails cuts msgs, grouped by generation index (gen, beside them),
+// into one tail per generation.
+func splitTails[M any](msgs []M, gen []int, n int) [][]M {
+	out := make([][]M, n)
+	for i, start := 0, 0; i < n; i++ {
 		end := start
 		for end < len(gen) && gen[end] == i {
 			end++
@@ -108,18 +213,18 @@ func (s *Store) ReadTails(ctx context.Context, gens []domain.Generation, limit i
 		out[i] = msgs[start:end:end]
 		start = end
 	}
-	return out, nil
+	return out
 }
 
 // sortTails orders msgs (and gen beside them) by generation, then seq.
 // SQLite returns them grouped by generation in rowid order, which is seq
 // order for appended messages, so this is usually one check.
-func sortTails(msgs []domain.Message, gen []int) {
+func sortTails[M any](msgs []M, gen []int, seqOf func(M) int64) {
 	less := func(i, j int) int {
 		if c := cmp.Compare(gen[i], gen[j]); c != 0 {
 			return c
 		}
-		return cmp.Compare(msgs[i].Seq, msgs[j].Seq)
+		return cmp.Compare(seqOf(msgs[i]), seqOf(msgs[j]))
 	}
 	sorted := true
 	for i := 1; i < len(msgs) && sorted; i++ {
@@ -133,7 +238,7 @@ func sortTails(msgs []domain.Message, gen []int) {
 		idx[i] = i
 	}
 	slices.SortFunc(idx, less)
-	m2, g2 := make([]domain.Message, len(msgs)), make([]int, len(gen))
+	m2, g2 := make([]M, len(msgs)), make([]int, len(gen))
 	for i, j := range idx {
 		m2[i], g2[i] = msgs[j], gen[j]
 	}

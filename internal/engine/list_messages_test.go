@@ -1,0 +1,101 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// plainStore hides the store's tail readers: the per-row path.
+type plainStore struct{ domain.Store }
+
+// TestListMessagesAreHistoryMessages: each message of a sessions_list row
+// is, byte for byte, what sessions_history (raw) shows for it — its id
+// first, the stored message passed through, <, > and & escaped as
+// encoding/json escapes them — with tool results left out; and a store
+// without a tails reader lists the same bytes.
+func TestListMessagesAreHistoryMessages(t *testing.T) {
+	h := newHarness(t, []config.ScriptRule{
+		toolCall(config.ScriptWhen{Role: "user", Message: "^tools$"}, "agents_list", nil),
+		rule(config.ScriptWhen{Message: "^markup$"}, `<b>tom & "jerry"</b> é ✓ \ end`),
+	}, nil)
+	h.chat("main", "tools")
+	h.chat("main", "markup")
+	h.chat("agent:main:other", "markup")
+
+	for _, limit := range []int{1, 3, 20} {
+		res := listResult(t, h.call(Requester{}, api.ToolSessionsList, fmt.Sprintf(`{"messageLimit":%d}`, limit)))
+		var row *SessionRow
+		for i := range res.Sessions {
+			if res.Sessions[i].Key == "main" {
+				row = &res.Sessions[i]
+			}
+		}
+		if row == nil {
+			t.Fatalf("no main row in %v", keysOf(res))
+		}
+		hist, err := h.e.history(t.Context(), Requester{Operator: true}, HistoryParams{SessionKey: "agent:main:main", Limit: limit, Raw: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hist.Messages) != min(limit, 5) { // tools, tool call, final, markup, reply (tool result left out)
+			t.Fatalf("limit %d: history has %d messages", limit, len(hist.Messages))
+		}
+		if len(row.Messages) != len(hist.Messages) {
+			t.Fatalf("limit %d: listed %d messages, history %d", limit, len(row.Messages), len(hist.Messages))
+		}
+		for i, lm := range row.Messages {
+			got, err := json.Marshal(lm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := json.Marshal(hist.Messages[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) || lm.ID == "" || lm.ID != hist.Messages[i].ID {
+				t.Fatalf("limit %d, message %d:\nlisted  %s\nhistory %s", limit, i, got, want)
+			}
+			if m, err := lm.Message(); err != nil || m.Role == domain.RoleToolResult || m.ID != lm.ID {
+				t.Fatalf("limit %d, message %d decodes to %+v, %v", limit, i, m, err)
+			}
+		}
+		if got := string(mustJSON(t, row.Messages[len(row.Messages)-1])); !bytes.Contains([]byte(got), []byte(`\u003cb\u003etom \u0026 \"jerry\"\u003c/b\u003e é ✓ \\ end`)) {
+			t.Fatalf("newest message %s: text not as encoding/json writes it", got)
+		}
+
+		// The per-row path (a store without a tails reader) lists the same.
+		rows := []domain.Session{}
+		for _, key := range []string{"agent:main:main", "agent:main:other"} {
+			s, err := h.st.GetSession(t.Context(), key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows = append(rows, s)
+		}
+		fast, slow := make([]SessionRow, len(rows)), make([]SessionRow, len(rows))
+		if err := attachMessages(t.Context(), h.st, fast, rows, limit); err != nil {
+			t.Fatal(err)
+		}
+		if err := attachMessages(t.Context(), plainStore{h.st}, slow, rows, limit); err != nil {
+			t.Fatal(err)
+		}
+		if a, b := mustJSON(t, fast), mustJSON(t, slow); !bytes.Equal(a, b) || len(fast[1].Messages) != min(limit, 2) {
+			t.Fatalf("limit %d: tails reader and per-row reads differ:\n%s\n%s", limit, a, b)
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
