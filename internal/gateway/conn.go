@@ -79,8 +79,10 @@ type conn struct {
 	replyBytes int64
 	kick       chan struct{}
 
-	writeMu sync.Mutex // guards writes and seq
+	writeMu sync.Mutex // guards writes, seq and scratch
 	seq     int64
+	// scratch is where the pump frames an event (eventLocked).
+	scratch []byte
 
 	// buffered counts request bytes read but not yet answered; it stays
 	// within the server's MaxBufferedBytes (the hello-ok policy).
@@ -174,8 +176,13 @@ func (c *conn) run() {
 	}
 	c.ws.SetReadLimit(c.s.opts.MaxPayload)
 	c.s.log.Debug("gateway client connected", "conn", c.id, "remote", c.remote, "protocol", c.protocol, "principal", c.grant.name, "scopes", c.grant.scopes)
+	// The connection's end closes the socket, which ends the read below:
+	// one hook for the connection rather than a context hook set up and
+	// torn down by every read (a read with a cancellable context).
+	stopClose := context.AfterFunc(c.ctx, func() { _ = c.ws.CloseNow() })
+	defer stopClose()
 	for {
-		typ, data, err := c.ws.Read(c.ctx)
+		typ, data, err := c.ws.Read(context.Background())
 		if err != nil {
 			c.s.log.Debug("gateway client gone", "conn", c.id, "err", err)
 			return
@@ -391,5 +398,12 @@ func (c *conn) eventLocked(ev wireEvent) error {
 		return nil
 	}
 	c.seq++
-	return c.writeLocked(ev.frame(c.seq))
+	// The frame is built in the connection's scratch buffer: the write
+	// has copied it out when it returns.
+	c.scratch = ev.appendFrame(c.scratch[:0], c.seq)
+	err := c.writeLocked(c.scratch)
+	if cap(c.scratch) > corkMaxKeep {
+		c.scratch = nil
+	}
+	return err
 }

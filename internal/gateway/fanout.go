@@ -51,9 +51,8 @@ type wireEvent struct {
 	ended bool
 }
 
-// frame builds the event frame with a connection's seq.
-func (w wireEvent) frame(seq int64) []byte {
-	b := make([]byte, 0, len(w.payload)+len(w.name)+48)
+// appendFrame appends the event frame with a connection's seq to b.
+func (w wireEvent) appendFrame(b []byte, seq int64) []byte {
 	b = append(b, `{"type":"event","event":`...)
 	b = append(b, w.name...)
 	b = append(b, `,"payload":`...)
