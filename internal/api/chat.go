@@ -1,6 +1,10 @@
 package api
 
-import "github.com/switchboard-go/switchboard/internal/domain"
+import (
+	"errors"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
 
 // ChatRequest is a user message arriving on a channel into a session.
 type ChatRequest struct {
@@ -47,3 +51,9 @@ type ChatResult struct {
 	Reply   string
 	Created bool
 }
+
+// ErrRunRequest marks a chat request refused for what it names: a session
+// key that is malformed or of an unknown agent, or an unknown channel. The
+// gateway's `agent` method answers these as OpenClaw does, `invalid agent
+// params: <message>`; other surfaces show the message alone.
+var ErrRunRequest = errors.New("invalid run request")

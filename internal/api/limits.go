@@ -27,12 +27,16 @@ var (
 	// SessionsListLimit bounds the operator surfaces' listing (the WS
 	// sessions.list and GET /api/sessions behind the web UI and dashboards);
 	// a requester is still clamped to ListLimit, as the tool is.
-	SessionsListLimit   = Limit{Name: "limit", Min: 1, Max: 10_000, Default: 1000, Clamp: true}
-	ListLimit           = Limit{Name: "limit", Min: 1, Max: 200, Default: 50, Clamp: true}
-	ListActiveMinutes   = Limit{Name: "activeMinutes", Min: 1, Max: 525_600, Clamp: true, Unit: "minutes"}
-	ListMessageLimit    = Limit{Name: "messageLimit", Min: 0, Max: 20, Default: 0, Clamp: true}
-	ListKinds           = Limit{Name: "kinds", Min: 0, Max: 16, Unit: "items"}
-	HistoryLimit        = Limit{Name: "limit", Min: 1, Max: 1000, Default: 50, Clamp: true}
+	SessionsListLimit = Limit{Name: "limit", Min: 1, Max: 10_000, Default: 1000, Clamp: true}
+	ListLimit         = Limit{Name: "limit", Min: 1, Max: 200, Default: 50, Clamp: true}
+	ListActiveMinutes = Limit{Name: "activeMinutes", Min: 1, Max: 525_600, Clamp: true, Unit: "minutes"}
+	ListMessageLimit  = Limit{Name: "messageLimit", Min: 0, Max: 20, Default: 0, Clamp: true}
+	ListKinds         = Limit{Name: "kinds", Min: 0, Max: 16, Unit: "items"}
+	HistoryLimit      = Limit{Name: "limit", Min: 1, Max: 1000, Default: 50, Clamp: true}
+	// ChatHistoryLimit is the gateway's chat.history: OpenClaw's range and
+	// default (200; openclaw-notes §6.3), so its clients get what they expect
+	// without a limit. sessions_history keeps DESIGN's default of 50.
+	ChatHistoryLimit    = Limit{Name: "limit", Min: 1, Max: 1000, Default: 200, Clamp: true}
 	SendTimeout         = Limit{Name: "timeoutSeconds", Min: 0, Max: 3600, Default: 30, Clamp: true, Unit: "seconds"}
 	SpawnRunTimeout     = Limit{Name: "runTimeoutSeconds", Min: 0, Max: 604_800, Unit: "seconds"}
 	ChatTimeout         = Limit{Name: "timeoutSeconds", Min: 0, Max: 604_800, Unit: "seconds"}

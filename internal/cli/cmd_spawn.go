@@ -46,6 +46,9 @@ func spawnCommand() *command {
 			cleanup := fs.String("cleanup", "", "`MODE`: delete the child session after its announce, or keep it (default)")
 			fs.Var(&attach, "attach", "attach `FILE` (repeatable)")
 			as := fs.String("as", "", "spawn as session `KEY` (visibility and spawn limits apply)")
+			mode := fs.String("mode", "", "`MODE`: run (default: one run) or session (the child stays for sessions_send; needs --thread)")
+			thread := fs.Bool("thread", false, "request thread-bound routing (the default mode becomes session)")
+			sandbox := fs.String("sandbox", "", "`MODE`: inherit (default) or require (refuse unless the child runs sandboxed)")
 			spawnCtx := fs.String("context", "", "`CONTEXT`: isolated (default: the task alone) or fork (a copy of the requester's recent conversation first)")
 			var budget budgetFlags
 			budget.define(fs)
@@ -54,9 +57,9 @@ func spawnCommand() *command {
 					return err
 				}
 				p := api.SpawnRequest{Task: strings.Join(pos, " "), Label: *label, AgentID: *agent, Model: *model}
-				switch *thinking {
+				switch api.NormalizeThinking(*thinking) {
 				case "", "off", "minimal", "low", "medium", "high":
-					p.Thinking = *thinking
+					p.Thinking = api.NormalizeThinking(*thinking)
 				default:
 					return e.usagef("--thinking must be off, minimal, low, medium or high (got %q)", *thinking)
 				}
@@ -65,6 +68,18 @@ func spawnCommand() *command {
 					p.Cleanup = *cleanup
 				default:
 					return e.usagef("--cleanup must be delete or keep (got %q)", *cleanup)
+				}
+				switch *mode {
+				case "", "run", "session":
+					p.Mode, p.Thread = *mode, *thread
+				default:
+					return e.usagef("--mode must be run or session (got %q)", *mode)
+				}
+				switch *sandbox {
+				case "", "inherit", "require":
+					p.Sandbox = *sandbox
+				default:
+					return e.usagef("--sandbox must be inherit or require (got %q)", *sandbox)
 				}
 				switch *spawnCtx {
 				case "", api.SpawnIsolated, api.SpawnFork:

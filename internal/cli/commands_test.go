@@ -243,6 +243,31 @@ func TestSpawnWaitsForChildAndAnnounce(t *testing.T) {
 	}
 }
 
+// spawn carries the reference's mode, thread and sandbox: --thread makes
+// the mode session, --mode session without --thread and sandbox=require of
+// an unsandboxed agent are the engine's refusals (exit 1), a bad value is
+// a usage error (exit 2).
+func TestSpawnModeThreadSandbox(t *testing.T) {
+	c := newCLI(t)
+	if res := jsonOf[engine.SpawnResult](c, "spawn", "stay", "--thread", "--json"); res.Status != "accepted" || res.Mode != "session" {
+		t.Fatalf("spawn --thread = %+v, want accepted in mode session", res)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"spawn", "x", "--mode", "session"}, exitError, `mode="session" requires thread=true`},
+		{[]string{"spawn", "x", "--sandbox", "require"}, exitError, `sandbox="require"`},
+		{[]string{"spawn", "x", "--mode", "forever"}, exitUsage, `--mode must be run or session (got "forever")`},
+		{[]string{"spawn", "x", "--sandbox", "maybe"}, exitUsage, `--sandbox must be inherit or require (got "maybe")`},
+	} {
+		if r := c.run(tc.args...); r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d with %q", tc.args, r.code, r.stderr, tc.code, tc.want)
+		}
+	}
+}
+
 func TestRuns(t *testing.T) {
 	c := newCLI(t)
 	out := jsonOf[chatOutput](c, "chat", "main", "hi", "--json")

@@ -353,7 +353,7 @@ func (c *Client) Chat(ctx context.Context, p api.Principal, req api.ChatRequest)
 	h, q := as(p)
 	body := map[string]any{"message": req.Message}
 	for k, v := range map[string]string{"idempotencyKey": req.IdempotencyKey, "model": req.Model, "thinking": req.Thinking,
-		"channel": req.Channel, "senderId": req.SenderID} {
+		"channel": req.Channel, "senderId": req.SenderID, "to": req.To, "accountId": req.AccountID, "threadId": req.ThreadID} {
 		if v != "" {
 			body[k] = v
 		}

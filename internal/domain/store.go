@@ -138,7 +138,11 @@ type Store interface {
 	// Update runs fn in a write transaction. fn's writes commit together, or
 	// not at all when fn returns an error (which Update returns). Update
 	// returns only after the commit is durable. Implementations may batch
-	// several Update calls into one database transaction.
+	// several Update calls into one database transaction, and may run fn
+	// more than once (SQLite re-runs a batch one fn at a time after one of
+	// its fns failed; PostgreSQL re-runs fn after a serialization failure),
+	// so fn must have no effect outside tx and must set, not accumulate,
+	// whatever it hands back to its caller.
 	Update(ctx context.Context, fn func(Tx) error) error
 	Close() error
 }
@@ -183,6 +187,31 @@ type TailsReader interface {
 	// first: what ReadMessages returns for MessageQuery{SessionID, Limit,
 	// ExcludeRoles}.
 	ReadTails(ctx context.Context, gens []Generation, limit int, excludeRoles []string) ([][]Message, error)
+}
+
+// MessagePreparer is implemented by stores whose AppendMessages does work
+// per message that depends on the message alone (encoding and compressing
+// its body, masking the text the search index holds). A bulk writer (the
+// OpenClaw import) prepares messages on its own goroutines, ahead of
+// Update, and appends them with PreparedAppender, so the store's single
+// writer does little more than the SQL. PrepareMessages is safe for
+// concurrent use; the result belongs to the store that made it.
+type MessagePreparer interface {
+	PrepareMessages(msgs []Message) (PreparedMessages, error)
+}
+
+// PreparedMessages is what a MessagePreparer made of some messages.
+type PreparedMessages interface {
+	// Len is the number of messages.
+	Len() int
+}
+
+// PreparedAppender is implemented by the Tx of a MessagePreparer.
+// AppendPrepared stores p exactly as AppendMessages would store the
+// messages p was prepared from, and returns the same result. p is not
+// changed, so an Update that runs fn again may pass it again.
+type PreparedAppender interface {
+	AppendPrepared(key, sessionID string, p PreparedMessages) ([]Message, error)
 }
 
 // StoredMessage is a message as the store holds it: its seq, its id, and

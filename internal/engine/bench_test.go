@@ -77,8 +77,10 @@ func BenchmarkChatThroughput1000Sessions(b *testing.B) {
 	ctx := context.Background()
 	var next atomic.Int64
 	b.SetParallelism(64)
+	before := h.st.Stats()
 	start := time.Now()
 	b.ResetTimer()
+	cpu := startCPU(b)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			i := next.Add(1)
@@ -92,6 +94,12 @@ func BenchmarkChatThroughput1000Sessions(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "turns/s")
+	cpu.report(b)
+	after := h.st.Stats()
+	if c := after.Commits - before.Commits; c > 0 {
+		b.ReportMetric(float64(c)/float64(b.N), "commits/turn")
+		b.ReportMetric(float64(after.Updates-before.Updates)/float64(c), "updates/commit")
+	}
 }
 
 func BenchmarkSendWithWait(b *testing.B) {

@@ -17,6 +17,7 @@ type ChatResult = api.ChatResult
 // chat handles an inbound user message: commands first, then a run.
 func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) {
 	msg := req.Message
+	req.Thinking = api.NormalizeThinking(req.Thinking)
 	if strings.TrimSpace(msg) == "" {
 		return ChatResult{}, domain.Invalid("message required")
 	}
@@ -28,12 +29,15 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 	}
 	key, err := e.resolveRef(ctx, Requester{Operator: true}, orDefault(req.SessionKey, "main"))
 	if err != nil {
-		return ChatResult{}, err
+		return ChatResult{}, runRequestError(err)
 	}
 	if err := e.arrival(req.Chain, key); err != nil {
 		return ChatResult{}, err
 	}
-	channel := orDefault(req.Channel, "webchat")
+	channel, err := e.inboundChannel(ctx, key, req.Channel)
+	if err != nil {
+		return ChatResult{}, err
+	}
 	if res, handled, err := e.command(ctx, key, channel, req.SenderID, msg); handled || err != nil {
 		return res, err
 	}
@@ -82,6 +86,14 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 		}
 		return ChatResult{Run: prior, SessionKey: prior.SessionKey}, nil
 	}
+	if rest, ok := resetRemainder(msg); ok {
+		// The fingerprint above keeps the whole message, so a retry finds
+		// this run instead of resetting again.
+		if _, err := e.reset(ctx, key); err != nil {
+			return ChatResult{}, err
+		}
+		msg = rest
+	}
 	spec := runSpec{
 		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(msg),
 			Provenance: &domain.Provenance{Kind: domain.ProvenanceExternalUser, SourceChannel: channel}},
@@ -97,9 +109,9 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 		timeoutMs = remoteRunTimeout().Milliseconds() // a remote that never answers (remote.go)
 	}
 	created := false
-	run, fresh, err := e.rt.Submit(ctx, domain.Run{SessionKey: key, AgentID: e.keys.AgentOf(key), Kind: kind,
+	run, fresh, err := e.rt.SubmitSpec(ctx, domain.Run{SessionKey: key, AgentID: e.keys.AgentOf(key), Kind: kind,
 		Lane: domain.LaneMain, IdempotencyKey: idem, Message: msg, Spec: raw, TimeoutMs: timeoutMs},
-		func(tx domain.Tx) error {
+		spec.runtimeSpec(), func(tx domain.Tx) error {
 			s, isNew, err := e.ensureSession(tx, key, func(s *domain.Session) {
 				if s.Channel == "" {
 					s.Channel = channel

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/policy"
@@ -21,7 +22,9 @@ func (e *Engine) command(ctx context.Context, key, channel, sender, msg string) 
 	switch name {
 	case "/new", "/reset":
 		if len(fields) > 1 {
-			return ChatResult{}, false, nil // "/new topic…" is an ordinary message
+			// "/new <text>" resets and then runs <text>: chat does both,
+			// after its idempotency check (resetRemainder).
+			return ChatResult{}, false, nil
 		}
 		s, err := e.reset(ctx, key)
 		if err != nil {
@@ -74,4 +77,24 @@ func (e *Engine) isOwner(channel, sender string) bool {
 		return true
 	}
 	return sender != "" && contains(e.conf().Session.Owners, sender)
+}
+
+// resetRemainder reports whether msg is a reset trigger followed by text
+// ("/new <text>", "/reset <text>") and returns the text: OpenClaw starts a
+// fresh session id and passes the remainder of the message through
+// (openclaw-notes §6.3, `agent`: "A leading /new or /reset in message
+// resets the session first").
+func resetRemainder(msg string) (string, bool) {
+	text := strings.TrimSpace(msg)
+	i := strings.IndexFunc(text, unicode.IsSpace)
+	if i < 0 {
+		return "", false
+	}
+	switch strings.ToLower(text[:i]) {
+	case "/new", "/reset":
+	default:
+		return "", false
+	}
+	rest := strings.TrimSpace(text[i:])
+	return rest, rest != ""
 }

@@ -119,6 +119,12 @@ func New(opts Options) (*Engine, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	// Run ids grow with time (domain.NewTimeID), unless the caller picks
+	// every id itself.
+	runID := opts.NewID
+	if runID == nil {
+		runID = domain.NewTimeID
+	}
 	if opts.NewID == nil {
 		opts.NewID = domain.NewID
 	}
@@ -164,7 +170,7 @@ func New(opts Options) (*Engine, error) {
 		Mirror:   mirror,
 		Emit:     e.bus.publish,
 		Now:      opts.Now,
-		NewID:    opts.NewID,
+		NewID:    runID,
 		Logger:   opts.Logger,
 		MaxSteps: cfg.Runtime.MaxSteps,
 		Price:    e.price,

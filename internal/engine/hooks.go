@@ -47,7 +47,7 @@ func (e *Engine) toolsFor(s domain.Session) []string {
 
 func (h hooks) Prepare(ctx context.Context, run domain.Run, sess domain.Session) (runtime.Plan, error) {
 	e := h.e
-	spec, err := decodeSpec(run)
+	spec, err := decodePlanSpec(run)
 	if err != nil {
 		return runtime.Plan{}, err
 	}
@@ -106,6 +106,11 @@ func (h hooks) CallTool(ctx context.Context, tc domain.ToolCallContext, name str
 
 func (h hooks) Finished(tx domain.Tx, run domain.Run, next func(domain.Run) (domain.Run, error)) error {
 	e := h.e
+	if !followsUp(run.Kind) {
+		// No follow-up work: the spec is not decoded here, on the store's
+		// writer goroutine (a chat turn's end).
+		return nil
+	}
 	spec, err := decodeSpec(run)
 	if err != nil {
 		// The run has ended (Prepare refused this spec when it started);

@@ -37,6 +37,10 @@ func (e *Engine) patch(ctx context.Context, ref string, p PatchParams) (domain.S
 			return domain.Session{}, err
 		}
 	}
+	if p.ThinkingLevel != nil {
+		v := api.NormalizeThinking(*p.ThinkingLevel)
+		p.ThinkingLevel = &v
+	}
 	if p.ThinkingLevel != nil && *p.ThinkingLevel != "" {
 		if !contains([]string{"off", "minimal", "low", "medium", "high"}, *p.ThinkingLevel) {
 			return domain.Session{}, domain.Invalid("invalid thinkingLevel (use off|minimal|low|medium|high)")

@@ -21,6 +21,7 @@ type SpawnResult = api.SpawnResult
 // once; the child's result is announced back to the requester session.
 func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (SpawnResult, error) {
 	subs := e.cfg.Agents.Defaults.Subagents
+	p.Thinking = api.NormalizeThinking(p.Thinking)
 	var err error
 	if p.IdempotencyKey == "" {
 		p.IdempotencyKey = req.IdempotencyKey
@@ -81,9 +82,15 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		}
 	}
 	if mode == "session" && !p.Thread {
-		return SpawnResult{}, domain.Invalid(`mode="session" requires thread=true`)
+		return SpawnResult{}, domain.Invalid(`mode="session" requires thread=true so the subagent can stay bound to a thread.`)
 	}
 	cleanup := orDefault(p.Cleanup, "keep")
+	if mode == "session" {
+		// A persistent child is kept whatever cleanup says (OpenClaw's
+		// rule): deleting it after its first announce would end the
+		// session the result tells the requester to keep talking to.
+		cleanup = "keep"
+	}
 
 	// Which agent, and may the requester use it.
 	agent := requesterAgent

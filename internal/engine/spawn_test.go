@@ -118,6 +118,24 @@ func TestSpawnAnnounceSkipAndCleanupDelete(t *testing.T) {
 	}
 }
 
+// A mode=session child is kept even with cleanup=delete (OpenClaw forces
+// keep for persistent children): it is the session the requester was told
+// to keep talking to.
+func TestSpawnSessionModeIgnoresCleanupDelete(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	res := spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"stay","thread":true,"cleanup":"delete"}`))
+	if res.Mode != "session" {
+		t.Fatalf("spawn mode = %q, want session", res.Mode)
+	}
+	h.waitFor("announce item handled", func() bool {
+		items := outboxOf(h, domain.OutboxSubagentAnnounce)
+		return len(items) == 1 && items[0].Status == domain.OutboxDelivered
+	})
+	if _, err := h.st.GetSession(t.Context(), res.ChildSessionKey); err != nil {
+		t.Fatalf("a mode=session child was deleted after its announce: %v", err)
+	}
+}
+
 func TestSpawnTimeoutAndCancel(t *testing.T) {
 	h := newHarness(t, []config.ScriptRule{
 		{When: config.ScriptWhen{Session: ":subagent:"}, Reply: str("never"), DelayMs: 60_000},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/exchange"
+	"github.com/switchboard-go/switchboard/internal/runtime"
 	"github.com/switchboard-go/switchboard/internal/subagent"
 )
 
@@ -42,6 +43,12 @@ func encodeSpec(s runSpec) (json.RawMessage, error) {
 	return b, nil
 }
 
+// runtimeSpec is the runtime's part of s (runtime.Spec), as decoding
+// encodeSpec(s) gives it.
+func (s runSpec) runtimeSpec() runtime.Spec {
+	return runtime.Spec{UserMessage: s.UserMessage, Prelude: s.Prelude, Steer: s.Steer, JoinedRunID: s.JoinedRunID}
+}
+
 // decodeSpec reads the spec stored on r. A spec that does not decode is
 // an error naming the run: a run is never carried out, or followed up, on
 // a zero spec.
@@ -53,4 +60,45 @@ func decodeSpec(r domain.Run) (runSpec, error) {
 		}
 	}
 	return s, nil
+}
+
+// planSpec is the part of a runSpec that planning a run reads (Prepare):
+// decoding only it skips the user message, the prelude and the exchange
+// state, which every run's start would otherwise decode a second time
+// (the runtime decodes the messages it appends).
+type planSpec struct {
+	System   string   `json:"system,omitempty"`
+	Model    string   `json:"model,omitempty"`
+	Thinking string   `json:"thinking,omitempty"`
+	Chain    []string `json:"chain,omitempty"`
+}
+
+// decodePlanSpec reads the planSpec stored on r, with decodeSpec's error.
+// A run whose end has follow-up work (followsUp) has its whole spec
+// decoded, so one that would fail at its end fails before it runs.
+func decodePlanSpec(r domain.Run) (planSpec, error) {
+	if followsUp(r.Kind) {
+		full, err := decodeSpec(r)
+		if err != nil {
+			return planSpec{}, err
+		}
+		return planSpec{System: full.System, Model: full.Model, Thinking: full.Thinking, Chain: full.Chain}, nil
+	}
+	var s planSpec
+	if len(r.Spec) > 0 {
+		if err := json.Unmarshal(r.Spec, &s); err != nil {
+			return planSpec{}, fmt.Errorf("run %s: stored run spec does not decode: %w", r.ID, err)
+		}
+	}
+	return s, nil
+}
+
+// followsUp reports whether runs of kind have follow-up work at their end
+// (hooks.Finished), read from their spec.
+func followsUp(kind domain.RunKind) bool {
+	switch kind {
+	case domain.RunKindSend, domain.RunKindReply, domain.RunKindAnnounce, domain.RunKindSubagent:
+		return true
+	}
+	return false
 }

@@ -87,10 +87,14 @@ func TestSlowClientLosesEvents(t *testing.T) {
 	big := strings.Repeat("x", 256<<10)
 	e := newEnv(t, envOptions{rules: []config.ScriptRule{{When: config.ScriptWhen{Message: "^big"}, Reply: &big}}})
 	fast, _ := e.connect(t, nil)
+	// Megabytes of replies under -race on a loaded CI machine can take
+	// more than the default 10 s between two frames; a fanout held by the
+	// stalled client for good still fails.
+	fast.patience = 60 * time.Second
 	stalled := e.dialStalled(t)
 
 	// runs starts the runs and waits for each one's end event on the fast
-	// client; every wait has the harness's deadline (10 s per frame). A
+	// client; every wait has the fast client's patience (60 s per frame). A
 	// fanout that waited for the stalled client would hold the fast one
 	// until the stalled one's write timeout — and, holding the fanout's
 	// lock, for good.

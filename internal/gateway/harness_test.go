@@ -200,6 +200,8 @@ type wsClient struct {
 	next   int
 	// pending holds frames read while looking for something else.
 	pending []frame
+	// patience is how long wait waits for one frame; zero means 10 s.
+	patience time.Duration
 }
 
 // dial opens a WebSocket without doing the handshake (the challenge is
@@ -332,7 +334,7 @@ func (w *wsClient) ok(method string, params any, out any) {
 }
 
 // wait returns the first frame (pending or new) matching pred, keeping
-// the others pending, within 10 seconds.
+// the others pending, within w.patience (10 seconds unless set).
 func (w *wsClient) wait(pred func(frame) bool) frame {
 	w.t.Helper()
 	for i, f := range w.pending {
@@ -341,7 +343,11 @@ func (w *wsClient) wait(pred func(frame) bool) frame {
 			return f
 		}
 	}
-	deadline := time.NewTimer(10 * time.Second)
+	patience := w.patience
+	if patience == 0 {
+		patience = 10 * time.Second
+	}
+	deadline := time.NewTimer(patience)
 	defer deadline.Stop()
 	for {
 		select {

@@ -268,6 +268,11 @@ type chatBody struct {
 	TimeoutSeconds *int64 `json:"timeoutSeconds"`
 	Channel        string `json:"channel"`
 	SenderID       string `json:"senderId"`
+	// To, AccountID and ThreadID are the delivery hints WS `agent` takes:
+	// recorded on the session as deliveryContext, lastTo, lastAccountId.
+	To        string          `json:"to"`
+	AccountID string          `json:"accountId"`
+	ThreadID  json.RawMessage `json:"threadId"`
 }
 
 // ChatResponse is the result of POST /api/sessions/{key}/chat: the run the
@@ -296,9 +301,14 @@ func (s *Server) apiChat(r *http.Request, g grant) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	thread, err := threadID("chat", "threadId", b.ThreadID)
+	if err != nil {
+		return nil, err
+	}
 	p := g.principal(as(r))
 	res, err := s.eng.Chat(r.Context(), p, api.ChatRequest{SessionKey: r.PathValue("key"), Message: b.Message,
 		Channel: b.Channel, SenderID: b.SenderID, IdempotencyKey: b.IdempotencyKey, Model: b.Model,
+		To: b.To, AccountID: b.AccountID, ThreadID: thread,
 		Thinking: b.Thinking, TimeoutSeconds: timeout})
 	if err != nil {
 		return nil, err

@@ -246,3 +246,29 @@ func TestMetrics(t *testing.T) {
 		t.Logf("metrics:\n%s", text)
 	}
 }
+
+// HTTP chat takes the delivery hints WS `agent` takes (to, accountId,
+// threadId as a string or a number) and refuses an unknown channel.
+func TestHTTPChatDeliveryHintsAndChannel(t *testing.T) {
+	e := newEnv(t, envOptions{token: "tok"})
+	var chat gateway.ChatResponse
+	if code := e.do(t, "POST", "/api/sessions/agent:main:telegram:group:7/chat?wait=10s", map[string]any{"message": "hi",
+		"channel": "telegram", "to": "group:7", "accountId": "bot1", "threadId": 42}, &chat); code != 200 {
+		t.Fatalf("chat = %d %+v", code, chat)
+	}
+	var row gateway.SessionRow
+	if code := e.do(t, "GET", "/api/sessions/agent:main:telegram:group:7", nil, &row); code != 200 {
+		t.Fatalf("get session = %d", code)
+	}
+	if row.DeliveryContext == nil || *row.DeliveryContext != (domain.DeliveryContext{Channel: "telegram", To: "group:7", AccountID: "bot1", ThreadID: "42"}) ||
+		row.LastTo != "group:7" || row.LastAccountID != "bot1" {
+		t.Errorf("row = %+v (deliveryContext %+v)", row, row.DeliveryContext)
+	}
+	var bad apiError
+	if code := e.do(t, "POST", "/api/sessions/main/chat", map[string]any{"message": "x", "threadId": true}, &bad); code != 400 || !strings.Contains(bad.Error.Message, "threadId must be a string or a number") {
+		t.Errorf("threadId true = %d %+v", code, bad)
+	}
+	if code := e.do(t, "POST", "/api/sessions/main/chat", map[string]any{"message": "x", "channel": "bogusnet"}, &bad); code != 400 || bad.Error.Message != "unknown channel: bogusnet" {
+		t.Errorf("unknown channel = %d %+v", code, bad)
+	}
+}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -12,9 +13,12 @@ import (
 )
 
 type agentParams struct {
-	Message        string `json:"message"`
-	AgentID        string `json:"agentId"`
-	SessionKey     string `json:"sessionKey"`
+	Message    string `json:"message"`
+	AgentID    string `json:"agentId"`
+	SessionKey string `json:"sessionKey"`
+	// SessionID picks the session by its current sessionId when no
+	// sessionKey is given (OpenClaw's `agent --session-id`).
+	SessionID      string `json:"sessionId"`
 	IdempotencyKey string `json:"idempotencyKey"`
 	Thinking       string `json:"thinking"`
 	Model          string `json:"model"`
@@ -44,6 +48,13 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 		return nil, err
 	}
 	pr := cl.principal("")
+	if strings.TrimSpace(p.SessionKey) == "" && strings.TrimSpace(p.SessionID) != "" {
+		r, err := s.eng.Resolve(ctx, pr, api.ResolveRequest{SessionID: strings.TrimSpace(p.SessionID)})
+		if err != nil {
+			return nil, err
+		}
+		p.SessionKey = r.Key
+	}
 	key, err := s.agentTarget(ctx, cl.method, pr, p.AgentID, p.SessionKey)
 	if err != nil {
 		return nil, err
@@ -56,6 +67,11 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 		To: p.To, AccountID: p.AccountID, ThreadID: thread,
 		IdempotencyKey: p.IdempotencyKey, Model: p.Model, Thinking: p.Thinking, TimeoutSeconds: timeout,
 		Kind: domain.RunKindAgent, ExtraSystem: p.ExtraSystemPrompt, Label: strings.TrimSpace(p.Label)})
+	if errors.Is(err, api.ErrRunRequest) {
+		// OpenClaw's run-request validation: `invalid agent params: unknown
+		// channel: <c>`, `… unknown agent id "<x>"` (openclaw-notes §6.3).
+		return nil, invalidParams(cl.method, "%s", domain.ErrorMessage(err))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -92,6 +108,11 @@ func (s *Server) agentTarget(ctx context.Context, method string, pr api.Principa
 			return "main", nil
 		}
 		return pr.Requester(), nil
+	}
+	if k := strings.TrimSpace(sessionKey); len(k) >= len("agent:") && strings.EqualFold(k[:len("agent:")], "agent:") {
+		if _, err := sessionkey.Parse(k); err != nil {
+			return "", invalidParams(method, "malformed session key %q", k)
+		}
 	}
 	if agent == "" {
 		return sessionKey, nil

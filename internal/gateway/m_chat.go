@@ -26,7 +26,7 @@ func (s *Server) mChatHistory(ctx context.Context, cl *call) (any, error) {
 	if err := requireString(cl.method, "sessionKey", p.SessionKey); err != nil {
 		return nil, err
 	}
-	limit, err := limited(cl.method, api.HistoryLimit, p.Limit)
+	limit, err := limited(cl.method, api.ChatHistoryLimit, p.Limit)
 	if err != nil {
 		return nil, err
 	}

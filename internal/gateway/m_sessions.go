@@ -220,13 +220,24 @@ type keyParams struct {
 	Key string `json:"key"`
 }
 
+// resetParams are sessions.reset's: OpenClaw's reason is "new" or "reset"
+// (both start a new transcript here); another value is refused, as its
+// schema refuses it.
+type resetParams struct {
+	Key    string `json:"key"`
+	Reason string `json:"reason"`
+}
+
 func (s *Server) mSessionsReset(ctx context.Context, cl *call) (any, error) {
-	var p keyParams
+	var p resetParams
 	if err := decodeParams(cl.method, cl.params, &p); err != nil {
 		return nil, err
 	}
 	if err := requireString(cl.method, "key", p.Key); err != nil {
 		return nil, err
+	}
+	if p.Reason != "" && p.Reason != "new" && p.Reason != "reset" {
+		return nil, invalidParams(cl.method, "reason must be one of new|reset (got %q)", p.Reason)
 	}
 	pr := cl.principal("")
 	entry, err := s.eng.Reset(ctx, pr, api.ResetRequest{Key: p.Key})

@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -422,8 +423,48 @@ func TestDeliveryHintsAreRecorded(t *testing.T) {
 	if d.DeliveryContext == nil || d.DeliveryContext.Channel != "signal" || d.DeliveryContext.To != "+1555" || d.LastTo != "+1555" || d.Channel != "signal" {
 		t.Errorf("signal direct row = %+v (deliveryContext %+v)", d, d.DeliveryContext)
 	}
+	// sessionId (without sessionKey) picks the session it names; an unknown
+	// one is refused, never a run in main.
+	var agentFinal struct {
+		SessionKey string `json:"sessionKey"`
+	}
+	id = w.send("agent", map[string]any{"message": "by id", "sessionId": g.SessionID, "idempotencyKey": "d4"})
+	w.response(id)
+	if res := w.response(id); !res.OK || json.Unmarshal(res.Payload, &agentFinal) != nil || agentFinal.SessionKey != "agent:main:telegram:group:5" {
+		t.Errorf("agent by sessionId %s = %s, want a run in agent:main:telegram:group:5", g.SessionID, res)
+	}
+	if res := w.call("agent", map[string]any{"message": "x", "sessionId": "00000000-0000-4000-8000-000000000000", "idempotencyKey": "d5"}); res.OK ||
+		!strings.Contains(res.Error.Message, "00000000-0000-4000-8000-000000000000") {
+		t.Errorf("agent with an unknown sessionId = %s, want refused", res)
+	}
 	if res := w.call("agent", map[string]any{"message": "x", "sessionKey": "main", "threadId": true, "idempotencyKey": "d3"}); res.OK ||
 		!strings.Contains(res.Error.Message, "threadId must be a string or a number") {
 		t.Errorf("threadId true = %s", res)
+	}
+}
+
+// chat.history without a limit returns OpenClaw's default of 200 messages
+// (openclaw-notes §6.3), not sessions_history's 50.
+func TestChatHistoryDefaultLimit(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	w, _ := e.connect(t, nil)
+	const turns = 26 // 52 messages: more than 50
+	for i := range turns {
+		id := w.send("agent", map[string]any{"message": fmt.Sprintf("m%d", i), "sessionKey": "agent:main:long", "idempotencyKey": fmt.Sprintf("h%d", i)})
+		w.response(id)
+		if res := w.response(id); !res.OK {
+			t.Fatalf("agent turn %d = %s", i, res)
+		}
+	}
+	var hist struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	w.ok("chat.history", map[string]any{"sessionKey": "agent:main:long"}, &hist)
+	if len(hist.Messages) != 2*turns {
+		t.Errorf("chat.history without limit = %d messages, want %d", len(hist.Messages), 2*turns)
+	}
+	w.ok("chat.history", map[string]any{"sessionKey": "agent:main:long", "limit": 5}, &hist)
+	if len(hist.Messages) != 5 {
+		t.Errorf("chat.history limit 5 = %d messages", len(hist.Messages))
 	}
 }

@@ -159,3 +159,45 @@ func TestImportCancelled(t *testing.T) {
 		t.Errorf("%d sessions written, want the 1 before the cancel", n)
 	}
 }
+
+// plainStore hides the store's MessagePreparer, so the import appends
+// with AppendMessages on the writer, as for a store without one.
+type plainStore struct{ domain.Store }
+
+// TestImportPreparedMatchesPlain imports the fixture through the prepared
+// path (the SQLite store prepares bodies and index text on the planning
+// workers) and through plain AppendMessages: the stores must hold the
+// same rows and messages, ids aside (each generation's ids are salted at
+// random).
+func TestImportPreparedMatchesPlain(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join("testdata", "openclaw")
+	prepared, plain := openStore(t), openStore(t)
+	if _, ok := domain.Store(prepared).(domain.MessagePreparer); !ok {
+		t.Fatal("the SQLite store is not a domain.MessagePreparer; this test compares nothing")
+	}
+	if _, ok := domain.Store(plainStore{plain}).(domain.MessagePreparer); ok {
+		t.Fatal("plainStore still prepares")
+	}
+	sumA, err := Import(ctx, prepared, dir, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sumB, err := Import(ctx, plainStore{plain}, dir, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(sumB, sumA, cmp.AllowUnexported(Summary{})); diff != "" {
+		t.Errorf("summary (-plain +prepared):\n%s", diff)
+	}
+	if sumA.Messages == 0 {
+		t.Fatal("the fixture imported no messages")
+	}
+	noIDs := cmp.Transformer("noIDs", func(m domain.Message) domain.Message {
+		m.ID, m.ParentID = "", ""
+		return m
+	})
+	if diff := cmp.Diff(snapshot(t, plain), snapshot(t, prepared), noIDs, cmp.AllowUnexported(domain.Content{})); diff != "" {
+		t.Errorf("stores differ (-plain +prepared):\n%s", diff)
+	}
+}

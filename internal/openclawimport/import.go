@@ -47,6 +47,7 @@ func Import(ctx context.Context, st domain.Store, dir string, opts Options) (Sum
 		existing[r.Key] = r
 	}
 	im := &importer{st: st, opts: opts, existing: existing, sum: &sum}
+	im.prep, _ = st.(domain.MessagePreparer)
 	if opts.Mirror != nil {
 		im.mirror = startMirror(opts.Mirror)
 	}
@@ -65,14 +66,19 @@ type importer struct {
 	opts     Options
 	existing map[string]domain.Session // read-only once run starts
 	sum      *Summary
-	mirror   *mirrorWriter // nil without Options.Mirror
+	mirror   *mirrorWriter          // nil without Options.Mirror
+	prep     domain.MessagePreparer // nil when st has none
 }
 
 // plan is what to do with one candidate, decided off the writer path.
 type plan struct {
-	c        *candidate
-	row      *domain.Session // nil: leave the row as it is
-	msgs     []domain.Message
+	c     *candidate
+	index int             // of c among the candidates
+	row   *domain.Session // nil: leave the row as it is
+	msgs  []domain.Message
+	// prepared is msgs made ready by the store (domain.MessagePreparer),
+	// nil when the store has no such step or refused them.
+	prepared domain.PreparedMessages
 	skip     string // non-empty: write nothing, count this reason
 	warnings []string
 	// transcriptWarnings are reported only when the session is written.
@@ -86,16 +92,19 @@ type plan struct {
 // run plans candidates on GOMAXPROCS workers and writes them, in order, as
 // soon as they are planned: the writer does not wait for a whole batch to
 // be planned before it starts, so parsing and writing overlap from the
-// first session to the last. Workers stay at most planWindow candidates
-// ahead of the writer, which bounds the transcripts held in memory.
+// first session to the last. Workers stay at most window candidates ahead
+// of the writer, and hold at most planBudgetMessages messages it has not
+// taken yet, which bounds the transcripts (and plans) held in memory:
+// a plan lives from its worker to the commit of its group, never for the
+// whole run, so an import of a million sessions holds a few hundred.
 func (im *importer) run(ctx context.Context, cands []candidate) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	window := 2 * im.opts.BatchSize
 	var (
-		plans = make([]plan, len(cands))
 		slots = make(chan struct{}, window) // one per candidate being planned or not yet written
-		done  = make(chan int, window)      // indexes of finished plans; never full
+		done  = make(chan *plan, window)    // finished plans; never full
+		msgs  = newPlanBudget(im.opts.planBudget)
 		next  atomic.Int64
 		wg    sync.WaitGroup
 	)
@@ -103,6 +112,9 @@ func (im *importer) run(ctx context.Context, cands []candidate) error {
 		wg.Go(func() {
 			rd := bufio.NewReaderSize(nil, transcriptBufSize)
 			for {
+				if msgs.wait(ctx) != nil {
+					return
+				}
 				// Take a slot before an index, so the lowest unfinished
 				// index always has a slot and the writer never waits
 				// for a candidate that cannot start.
@@ -116,39 +128,50 @@ func (im *importer) run(ctx context.Context, cands []candidate) error {
 					<-slots
 					return
 				}
-				plans[i] = im.plan(ctx, &cands[i], rd)
-				done <- i
+				p := im.plan(ctx, &cands[i], rd)
+				p.index = i
+				msgs.add(len(p.msgs))
+				done <- &p
 			}
 		})
 	}
-	err := im.writeAll(ctx, plans, done, slots)
+	err := im.writeAll(ctx, len(cands), window, done, slots, msgs)
 	cancel()
 	wg.Wait()
 	return err
 }
 
-// writeAll writes the plans in order as done reports them finished,
-// freeing a slot for each plan it is through with.
-func (im *importer) writeAll(ctx context.Context, plans []plan, done <-chan int, slots <-chan struct{}) error {
-	ready := make([]bool, len(plans))
+// writeAll writes the total plans in order as done delivers them,
+// freeing a slot for each plan it is through with. A plan that arrives
+// early waits in pending, at its index modulo window: every index from
+// the next one to write up to any delivered one holds a slot, so two
+// waiting plans never share a place.
+func (im *importer) writeAll(ctx context.Context, total, window int, done <-chan *plan, slots <-chan struct{}, msgs *planBudget) error {
+	pending := make([]*plan, window)
 	w := groupWriter{im: im}
 	release := func(n int) {
 		for range n {
 			<-slots
 		}
 	}
-	for pos := 0; pos < len(plans); {
-		if !ready[pos] {
+	for pos := 0; pos < total; {
+		p := pending[pos%window]
+		if p == nil {
 			select {
-			case i := <-done:
-				ready[i] = true
+			case q := <-done:
+				k := q.index % window
+				if pending[k] != nil {
+					return fmt.Errorf("openclawimport: internal error: plans %d and %d share place %d", pending[k].index, q.index, k)
+				}
+				pending[k] = q
 			case <-ctx.Done():
 				return ctx.Err()
 			}
 			continue
 		}
-		p := &plans[pos]
+		pending[pos%window] = nil
 		pos++
+		msgs.release(len(p.msgs))
 		held, err := w.add(ctx, p)
 		if err != nil {
 			return err
@@ -156,14 +179,14 @@ func (im *importer) writeAll(ctx context.Context, plans []plan, done <-chan int,
 		release(held)
 		// Every BatchSize candidates (and at the end) the writes are
 		// committed and progress reported, as a batch of the import.
-		if pos%im.opts.BatchSize == 0 || pos == len(plans) {
+		if pos%im.opts.BatchSize == 0 || pos == total {
 			n, err := w.flush(ctx)
 			if err != nil {
 				return err
 			}
 			release(n)
 			if im.opts.Progress != nil {
-				im.opts.Progress(pos, len(plans))
+				im.opts.Progress(pos, total)
 			}
 		}
 		if err := ctx.Err(); err != nil {
@@ -214,6 +237,15 @@ func (im *importer) plan(ctx context.Context, c *candidate, rd *bufio.Reader) pl
 		return p
 	}
 	p.msgs = msgs[n:]
+	if im.prep != nil && len(p.msgs) > 0 {
+		// The body and index text of each message are made here, on a
+		// planning worker, not on the store's writer. Messages the store
+		// refuses are left unprepared: AppendMessages refuses them the
+		// same way, and the session is skipped with that error.
+		if pm, err := im.prep.PrepareMessages(p.msgs); err == nil {
+			p.prepared = pm
+		}
+	}
 	switch {
 	case !exists:
 		row := c.e.session(domain.Session{}, c.key, c.agentID, kind, c.spawnedBy, now)

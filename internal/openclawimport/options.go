@@ -11,7 +11,7 @@ import (
 // Defaults of Options.
 const (
 	// DefaultBatchSize is how many sessions share one store Update.
-	DefaultBatchSize = 256
+	DefaultBatchSize = 1024
 	// batchMessages caps the messages of one Update; a session with more
 	// goes in an Update of its own, never split.
 	batchMessages = 4096
@@ -42,6 +42,9 @@ type Options struct {
 	// stored, so switchboard's own JSONL mirror matches the store. Append
 	// is called on a goroutine of the import's own, in commit order.
 	Mirror Mirror
+
+	// planBudget overrides planBudgetMessages (tests).
+	planBudget int
 }
 
 // Mirror is the part of transcript.Mirror that Import uses.
@@ -64,6 +67,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.planBudget == 0 {
+		o.planBudget = planBudgetMessages
 	}
 	return o, nil
 }

@@ -59,10 +59,7 @@ func (w *groupWriter) flush(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	err := w.im.commit(ctx, w.group)
-	for _, p := range w.group {
-		// Let the plan's messages go; the summary has what it needs.
-		*p = plan{}
-	}
+	// Let the plans go; the summary has what it needs.
 	clear(w.group)
 	w.group, w.msgs = w.group[:0], 0
 	return n, err
@@ -110,7 +107,7 @@ func (im *importer) update(ctx context.Context, group []*plan) ([][]domain.Messa
 			if len(p.msgs) == 0 {
 				continue
 			}
-			out, err := tx.AppendMessages(p.c.key, p.c.e.SessionID, p.msgs)
+			out, err := appendPlan(tx, p)
 			if err != nil {
 				return fmt.Errorf("session %s: messages: %w", p.c.key, err)
 			}
@@ -119,6 +116,14 @@ func (im *importer) update(ctx context.Context, group []*plan) ([][]domain.Messa
 		return nil
 	})
 	return stored, err
+}
+
+// appendPlan appends p's messages, prepared when the planner could.
+func appendPlan(tx domain.Tx, p *plan) ([]domain.Message, error) {
+	if pa, ok := tx.(domain.PreparedAppender); ok && p.prepared != nil {
+		return pa.AppendPrepared(p.c.key, p.c.e.SessionID, p.prepared)
+	}
+	return tx.AppendMessages(p.c.key, p.c.e.SessionID, p.msgs)
 }
 
 // done counts a committed group and mirrors its messages.

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"container/list"
-	"slices"
 	"sync"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -35,8 +34,13 @@ func newContextCache(maxMessages int) *contextCache {
 	return &contextCache{max: maxMessages, order: list.New(), byKey: map[string]*list.Element{}}
 }
 
-// get returns a copy of the cached context of (key, sessionID), or ok=false.
-func (c *contextCache) get(key, sessionID string) ([]domain.Message, bool) {
+// take hands over the cached context of (key, sessionID) and forgets it,
+// or reports ok=false. The caller owns the slice: only the session's lane
+// uses its context, one run at a time, and that run puts it back (or
+// drops it) when it ends. No copy is made either way: a context is up to
+// ContextMessages messages, and copying it twice per turn was most of
+// what a turn allocated.
+func (c *contextCache) take(key, sessionID string) ([]domain.Message, bool) {
 	if c == nil {
 		return nil, false
 	}
@@ -47,15 +51,16 @@ func (c *contextCache) get(key, sessionID string) ([]domain.Message, bool) {
 		return nil, false
 	}
 	e := el.Value.(*cacheEntry)
+	c.removeLocked(el)
 	if e.sessionID != sessionID {
-		c.removeLocked(el)
 		return nil, false
 	}
-	c.order.MoveToFront(el)
-	return slices.Clone(e.msgs), true
+	return e.msgs, true
 }
 
-// put stores the newest limit messages of msgs as the context of key.
+// put stores the newest limit messages of msgs as the context of key and
+// takes msgs over: the caller must not change them afterwards (appending
+// to msgs is fine: it never changes the elements already there).
 func (c *contextCache) put(key, sessionID string, msgs []domain.Message, limit int) {
 	if c == nil {
 		return
@@ -63,7 +68,6 @@ func (c *contextCache) put(key, sessionID string, msgs []domain.Message, limit i
 	if len(msgs) > limit {
 		msgs = msgs[len(msgs)-limit:]
 	}
-	msgs = slices.Clone(msgs)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.byKey[key]; ok {

@@ -312,7 +312,7 @@ func (rt *Runtime) claimTx(tx domain.Tx, id string) (claimed, error) {
 	if cur.Status != domain.RunQueued {
 		return claimed{}, errNotQueued
 	}
-	c, _, err := rt.startTx(tx, cur, false)
+	c, _, err := rt.startTx(tx, cur, false, nil)
 	return c, err
 }
 
@@ -320,18 +320,34 @@ func (rt *Runtime) claimTx(tx domain.Tx, id string) (claimed, error) {
 // on its store whose lane for it is free (Submit): one row written once
 // instead of created queued and then claimed. created is false when r's
 // idempotency key names an earlier run, which is returned unchanged.
-func (rt *Runtime) createStartedTx(tx domain.Tx, r domain.Run) (c claimed, created bool, err error) {
-	return rt.startTx(tx, r, true)
+// spec is r.Spec decoded (by the caller, off the store's writer).
+func (rt *Runtime) createStartedTx(tx domain.Tx, r domain.Run, spec *Spec) (c claimed, created bool, err error) {
+	return rt.startTx(tx, r, true, spec)
+}
+
+// decodeRunSpec reads the part of a run's spec the runtime uses.
+func decodeRunSpec(r domain.Run) (Spec, error) {
+	var spec Spec
+	if len(r.Spec) > 0 {
+		if err := json.Unmarshal(r.Spec, &spec); err != nil {
+			return Spec{}, fmt.Errorf("run spec: %w", err)
+		}
+	}
+	return spec, nil
 }
 
 // startTx records cur as running (created with that status when create),
-// appends its inbound messages, and reads the budgets above it.
-func (rt *Runtime) startTx(tx domain.Tx, cur domain.Run, create bool) (claimed, bool, error) {
+// appends its inbound messages, and reads the budgets above it. decoded,
+// when set, is cur.Spec already decoded; nil decodes it here.
+func (rt *Runtime) startTx(tx domain.Tx, cur domain.Run, create bool, decoded *Spec) (claimed, bool, error) {
 	now := rt.now()
 	var spec Spec
-	if len(cur.Spec) > 0 {
-		if err := json.Unmarshal(cur.Spec, &spec); err != nil {
-			return claimed{}, false, fmt.Errorf("run spec: %w", err)
+	if decoded != nil {
+		spec = *decoded
+	} else {
+		var err error
+		if spec, err = decodeRunSpec(cur); err != nil {
+			return claimed{}, false, err
 		}
 	}
 	s, err := tx.GetSession(cur.SessionKey)
@@ -409,7 +425,7 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			return fail(err)
 		}
 	}
-	if h, ok := rt.cache.get(run.SessionKey, sess.SessionID); ok {
+	if h, ok := rt.cache.take(run.SessionKey, sess.SessionID); ok {
 		history = append(h, inbound...)
 	} else {
 		h, err := rt.opts.Store.ReadMessages(ctx, run.SessionKey, domain.MessageQuery{SessionID: sess.SessionID, Limit: rt.opts.ContextMessages})

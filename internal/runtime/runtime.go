@@ -188,7 +188,7 @@ func New(opts Options) (*Runtime, error) {
 		opts.Now = time.Now
 	}
 	if opts.NewID == nil {
-		opts.NewID = domain.NewID
+		opts.NewID = domain.NewTimeID
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

@@ -43,6 +43,12 @@ type spawnArgs struct {
 	IdempotencyKey    string          `json:"idempotencyKey,omitempty" jsonschema:"Makes a retried call safe."`
 	Context           string          `json:"context,omitempty" jsonschema:"isolated (default): the sub-agent gets only its task; fork: it also gets a copy of this session's recent conversation (tool results left out)."`
 	Budget            *budgetArg      `json:"budget,omitempty" jsonschema:"What the sub-agent and everything it spawns may spend; it stops before the model call that would go past. Capped by what this session's own budget has left; absent fields use the configured default."`
+	// Runtime and LightContext are OpenClaw's (openclaw-notes §2.4), accepted
+	// so its callers work: the only runtime is "subagent" (no ACP), and a
+	// child's context is always light (no workspace bootstrap files), so
+	// neither changes the request.
+	Runtime      string `json:"runtime,omitempty" jsonschema:"subagent (the only runtime)."`
+	LightContext bool   `json:"lightContext,omitempty" jsonschema:"Accepted; a sub-agent's context is always light."`
 }
 
 // budgetArg is sessions_spawn's budget.
@@ -54,6 +60,10 @@ type budgetArg struct {
 
 // thinkingLevels are the accepted thinking levels.
 var thinkingLevels = []string{"off", "minimal", "low", "medium", "high"}
+
+// spawnRuntimes are the runtimes sessions_spawn accepts: OpenClaw's default
+// "subagent"; its "acp" (external coding agents) does not exist here.
+var spawnRuntimes = []string{"subagent"}
 
 // rejectedSpawnKeys are delivery parameters sessions_spawn refuses with a
 // hint (OpenClaw's wording).
@@ -70,8 +80,8 @@ func spawnTool() *tool {
 			"label": api.LabelChars, "agentId": api.AgentIDChars, "model": api.ModelChars, "idempotencyKey": api.IdempotencyKeyChars},
 		enums: map[string][]string{"thinking": thinkingLevels, "mode": {"run", "session"}, "cleanup": {"delete", "keep"},
 			"sandbox": {"inherit", "require"}, "attachments.encoding": {attachments.EncodingUTF8, attachments.EncodingBase64},
-			"context": api.SpawnContexts()},
-		hidden: []string{"timeoutSeconds", "idempotencyKey"},
+			"context": api.SpawnContexts(), "runtime": spawnRuntimes},
+		hidden: []string{"timeoutSeconds", "idempotencyKey", "lightContext"},
 		call:   callSpawn,
 	}
 }
@@ -105,13 +115,14 @@ func callSpawn(ctx context.Context, svc api.Service, p api.Principal, raw json.R
 			return api.ToolOutcome{}, err
 		}
 	}
+	a.Thinking = api.NormalizeThinking(a.Thinking)
 	enums := map[string]struct {
 		v    string
 		vals []string
 	}{"thinking": {a.Thinking, thinkingLevels}, "mode": {a.Mode, []string{"run", "session"}},
 		"cleanup": {a.Cleanup, []string{"delete", "keep"}}, "sandbox": {a.Sandbox, []string{"inherit", "require"}},
-		"context": {a.Context, api.SpawnContexts()}}
-	for _, name := range []string{"thinking", "mode", "cleanup", "sandbox", "context"} {
+		"context": {a.Context, api.SpawnContexts()}, "runtime": {a.Runtime, spawnRuntimes}}
+	for _, name := range []string{"thinking", "mode", "cleanup", "sandbox", "context", "runtime"} {
 		if err := oneOf(given, name, enums[name].v, enums[name].vals); err != nil {
 			return api.ToolOutcome{}, err
 		}

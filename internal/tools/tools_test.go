@@ -132,6 +132,12 @@ func TestCallDecodes(t *testing.T) {
 		{"spawn timeoutSeconds alias", api.ToolSessionsSpawn, `{"task": "t", "timeoutSeconds": 30}`,
 			api.SpawnRequest{Task: "t", RunTimeoutSeconds: &thirty}, ""},
 		{"spawn bad enum", api.ToolSessionsSpawn, `{"task": "t", "mode": "forever"}`, nil, "mode must be one of run|session"},
+		// OpenClaw's runtime (only "subagent" here) and lightContext (a
+		// child's context is always light) are accepted and change nothing.
+		{"spawn runtime and lightContext", api.ToolSessionsSpawn, `{"task": "t", "runtime": "subagent", "light_context": true}`,
+			api.SpawnRequest{Task: "t"}, ""},
+		{"spawn thinking normalized", api.ToolSessionsSpawn, `{"task": "t", "thinking": " High "}`, api.SpawnRequest{Task: "t", Thinking: "high"}, ""},
+		{"spawn acp runtime refused", api.ToolSessionsSpawn, `{"task": "t", "runtime": "acp"}`, nil, `runtime must be one of subagent (got "acp")`},
 		{"spawn delivery refused", api.ToolSessionsSpawn, `{"task": "t", "channel": "x"}`, nil, `sessions_spawn does not support "channel"`},
 		{"spawn attachAs", api.ToolSessionsSpawn, `{"task": "t", "attachAs": {"mountPath": "/m"}}`,
 			api.SpawnRequest{Task: "t", MountPath: "/m"}, ""},

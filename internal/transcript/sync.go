@@ -155,6 +155,14 @@ func lastMessageID(path string) (id string, exists bool, err error) {
 	if _, err := f.ReadAt(buf, off); err != nil {
 		return "", true, fmt.Errorf("transcript tail: %w", err)
 	}
+	if off == 0 && bytes.IndexByte(buf, '\n') < 0 {
+		// Empty, or one torn line: a stop between the file's creation and
+		// its first write (SIGKILL). It holds no line to keep, and taken as
+		// existing it would be unreadable (no header) until an append wrote
+		// a header and its own messages into it, without the earlier ones.
+		// As missing, Reconcile writes it whole.
+		return "", false, nil
+	}
 	lines := bytes.Split(buf, []byte{'\n'})
 	// The last element follows the last newline: empty, or a torn line.
 	for i := len(lines) - 2; i >= 0; i-- {

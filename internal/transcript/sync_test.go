@@ -128,3 +128,36 @@ func TestReconcile(t *testing.T) {
 		})
 	}
 }
+
+// TestReconcileRebuildsAFileWithoutALine: a SIGKILL between a file's
+// creation and its first write leaves it empty (or with one torn line).
+// The start-time repair must write it whole: taken as existing, it could
+// not be read (no header), and the next append would have written a
+// header and its own messages into it, without the earlier ones.
+func TestReconcileRebuildsAFileWithoutALine(t *testing.T) {
+	for name, content := range map[string]string{"empty": "", "torn header": `{"type":"session","vers`} {
+		t.Run(name, func(t *testing.T) {
+			m := New(t.TempDir(), nil)
+			path := m.Path("main", "s1")
+			if err := os.MkdirAll(m.Dir("main"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, exists, err := m.LastMessageID("main", "s1"); err != nil || exists {
+				t.Fatalf("LastMessageID: exists %v, %v; want a file without a line taken as missing", exists, err)
+			}
+			res, err := m.Reconcile("main", "s1", msgsWithIDs("a1", "a2"))
+			if err != nil || res != SyncCreated {
+				t.Fatalf("Reconcile = %v, %v; want %v", res, err, SyncCreated)
+			}
+			if err := m.Append("main", "s1", msgsWithIDs("a3")[0:1]); err != nil {
+				t.Fatal(err)
+			}
+			if got := fileIDs(t, path); len(got) != 3 || got[0] != "a1" || got[1] != "a2" || got[2] != "a3" {
+				t.Fatalf("file holds %v, want [a1 a2 a3]", got)
+			}
+		})
+	}
+}

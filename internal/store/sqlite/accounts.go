@@ -32,6 +32,10 @@ const (
 		tree_cost   = session_accounts.tree_cost + excluded.tree_cost,
 		tree_runs   = session_accounts.tree_runs + excluded.tree_runs
 	RETURNING ` + accountColumns
+	// updateUsage writes the counters of an account the writer holds
+	// (writercache.go): the add is done in Go, the row is found by its key.
+	updateUsage = `UPDATE session_accounts SET spawned_by = ?, self_input = ?, self_output = ?, self_cost = ?, self_runs = ?,
+		tree_input = ?, tree_output = ?, tree_cost = ?, tree_runs = ? WHERE session_key = ?`
 	insertUsage = `INSERT INTO usage_ledger (at, session_key, agent_id, model, run_id, input_tokens, output_tokens, cost_usd) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
@@ -68,10 +72,14 @@ func (t *tx) PutAccount(a domain.Account) error {
 		return domain.Invalid("put account: session key is required")
 	}
 	s, tr, b := a.Usage.Self, a.Usage.Tree, a.Budget
+	// Marked before the write: if this fn fails, the cache forgets it.
+	t.touch(a.SessionKey)
 	if _, err := t.exec(upsertAccount, a.SessionKey, a.SpawnedBy, s.InputTokens, s.OutputTokens, s.CostUSD, s.Runs,
 		tr.InputTokens, tr.OutputTokens, tr.CostUSD, tr.Runs, b.Tokens, b.CostUSD, b.Seconds, a.StartedAt, a.DeadlineAt); err != nil {
+		t.s.cache.forget([]string{a.SessionKey})
 		return fmt.Errorf("put account %q: %w", a.SessionKey, err)
 	}
+	t.s.cache.putAccount(a)
 	return nil
 }
 
@@ -90,12 +98,44 @@ func (t *tx) AddUsage(key, spawnedBy string, self bool, add domain.UsageTotals) 
 	if t.s.writeFailed != nil {
 		return domain.Account{}, t.s.writeFailed
 	}
+	// Marked before the write: if this fn fails, the cache forgets it.
+	t.touch(key)
+	if a, ok := t.s.cache.account(key); ok {
+		if a.SpawnedBy == "" {
+			a.SpawnedBy = spawnedBy
+		}
+		addTotals(&a.Usage.Self, s)
+		addTotals(&a.Usage.Tree, add)
+		as, at := a.Usage.Self, a.Usage.Tree
+		res, err := t.exec(updateUsage, a.SpawnedBy, as.InputTokens, as.OutputTokens, as.CostUSD, as.Runs,
+			at.InputTokens, at.OutputTokens, at.CostUSD, at.Runs, key)
+		if err != nil {
+			t.s.cache.forget([]string{key})
+			return domain.Account{}, fmt.Errorf("add usage to %q: %w", key, err)
+		}
+		if n, err := res.RowsAffected(); err == nil && n == 1 {
+			t.s.cache.putAccount(a)
+			return a, nil
+		}
+		// The row is not there after all: the upsert below creates it.
+		t.s.cache.forget([]string{key})
+	}
 	a, err := scanAccount(t.queryRow(addUsage, key, spawnedBy, s.InputTokens, s.OutputTokens, s.CostUSD, s.Runs,
 		add.InputTokens, add.OutputTokens, add.CostUSD, add.Runs))
 	if err != nil {
+		t.s.cache.forget([]string{key})
 		return a, fmt.Errorf("add usage to %q: %w", key, t.noteWrite(err))
 	}
+	t.s.cache.putAccount(a)
 	return a, nil
+}
+
+// addTotals adds u to t as the SQL of addUsage does.
+func addTotals(t *domain.UsageTotals, u domain.UsageTotals) {
+	t.InputTokens += u.InputTokens
+	t.OutputTokens += u.OutputTokens
+	t.CostUSD += u.CostUSD
+	t.Runs += u.Runs
 }
 
 // RecordUsage appends one charge to the usage ledger.

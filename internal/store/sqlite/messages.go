@@ -21,6 +21,21 @@ func (t *tx) AppendMessages(key, sessionID string, msgs []domain.Message) ([]dom
 	if err := t.check(); err != nil {
 		return nil, err
 	}
+	out, err := t.assign(key, sessionID, msgs)
+	if err != nil || len(out) == 0 {
+		return out, err
+	}
+	if err := t.insertMessages(key, out); err != nil {
+		return nil, fmt.Errorf("append messages to %q: %w", key, err)
+	}
+	t.remember(key, out)
+	return out, nil
+}
+
+// assign checks msgs and returns them as they will be stored: each with
+// the next Seq of key, its entry ID, its ParentID and sessionID. It marks
+// key touched, for the writer's cache to forget if the fn fails.
+func (t *tx) assign(key, sessionID string, msgs []domain.Message) ([]domain.Message, error) {
 	if key == "" {
 		return nil, domain.Invalid("append messages: key is required")
 	}
@@ -73,11 +88,13 @@ func (t *tx) AppendMessages(key, sessionID string, msgs []domain.Message) ([]dom
 		out[i] = m
 		parent = m.ID
 	}
-	if err := t.insertMessages(key, out); err != nil {
-		return nil, fmt.Errorf("append messages to %q: %w", key, err)
-	}
-	t.s.cache.put(key, lastMessage{seq: seq, id: parent, sid: sessionID})
 	return out, nil
+}
+
+// remember records the newest of out, just stored, in the writer's cache.
+func (t *tx) remember(key string, out []domain.Message) {
+	last := &out[len(out)-1]
+	t.s.cache.put(key, lastMessage{seq: last.Seq, id: last.ID, sid: last.SessionID})
 }
 
 // insertRowsMax is the most messages one INSERT statement stores: fewer

@@ -136,7 +136,7 @@ func (t *tx) PutRun(r domain.Run) error {
 		// Set only the columns that changed: an UPDATE rewrites the
 		// entries of every index whose column it sets (a run's end sets
 		// none of the ids and creation times the indexes hold).
-		query, changed := updateChangedQuery("runs", "id", runColumnNames, old, args)
+		query, changed := updateChangedQuery(t.s.updateQueries, "runs", "id", runColumnNames, old, args)
 		if query != "" {
 			if _, err := t.execDynamic(query, append(changed, r.ID)...); err != nil {
 				if isConstraint(err) {

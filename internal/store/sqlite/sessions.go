@@ -31,26 +31,62 @@ func sessionColumnNames() []string {
 
 // updateChangedQuery returns an UPDATE of table's columns whose values
 // differ between old and new (both in names' order) and the new values,
-// or "" when nothing changed. Column 0 is the row's key (keyColumn),
-// which never changes; the caller appends its value to the arguments.
-func updateChangedQuery(table, keyColumn string, names []string, old, new []any) (string, []any) {
-	var b strings.Builder
+// with room for one more (the caller appends the key's value), or ""
+// when nothing changed. Column 0 is the row's key (keyColumn), which
+// never changes. The statement text for each set of changed columns is
+// built once (queries; only the writer goroutine uses it).
+func updateChangedQuery(queries map[updateShape]string, table, keyColumn string, names []string, old, new []any) (string, []any) {
+	var mask uint64 // bit i: column i changed (tables of up to 64 columns)
 	var vals []any
 	for i := 1; i < len(new); i++ {
 		if sameArg(old[i], new[i]) {
 			continue
 		}
-		if len(vals) > 0 {
-			b.WriteString(", ")
+		if vals == nil {
+			vals = make([]any, 0, len(new)-i+1)
 		}
-		b.WriteString(names[i])
-		b.WriteString(" = ?")
 		vals = append(vals, new[i])
+		if i < 64 {
+			mask |= 1 << i
+		}
 	}
 	if len(vals) == 0 {
 		return "", nil
 	}
-	return "UPDATE " + table + " SET " + b.String() + " WHERE " + keyColumn + " = ?", vals
+	cacheable := len(new) <= 64
+	shape := updateShape{table: table, mask: mask}
+	if cacheable {
+		if q, ok := queries[shape]; ok {
+			return q, vals
+		}
+	}
+	var b strings.Builder
+	b.WriteString("UPDATE " + table + " SET ")
+	first := true
+	for i := 1; i < len(new); i++ {
+		if sameArg(old[i], new[i]) {
+			continue
+		}
+		if !first {
+			b.WriteString(", ")
+		}
+		first = false
+		b.WriteString(names[i])
+		b.WriteString(" = ?")
+	}
+	b.WriteString(" WHERE " + keyColumn + " = ?")
+	q := b.String()
+	if cacheable && len(queries) < maxCachedStmts {
+		queries[shape] = q
+	}
+	return q, vals
+}
+
+// updateShape names one UPDATE of updateChangedQuery: a table and the set
+// of its columns (bits by position) it sets.
+type updateShape struct {
+	table string
+	mask  uint64
 }
 
 // sameArg compares two values of sessionArgs; data is a []byte, which ==

@@ -65,8 +65,12 @@ var ErrEmptyStore = errors.New("the store file is empty")
 type Stats struct {
 	// QueueDepth is the number of Update calls waiting for the writer.
 	QueueDepth int
-	// Updates counts fn calls run by the writer (committed or failed).
+	// Updates counts fn calls run by the writer (committed or failed; a fn
+	// of a batch that ran again counts twice).
 	Updates uint64
+	// Retries counts batches that ran again, with a savepoint around each
+	// fn, because one of their fns failed (writer.go).
+	Retries uint64
 	// Commits counts database transactions committed.
 	Commits uint64
 	// LastBatchSize is the number of fn calls in the last transaction.
@@ -102,6 +106,9 @@ type Store struct {
 	rstmts map[string]*sql.Stmt
 	// sessionCols names the columns of sessionArgs.
 	sessionCols []string
+	// updateQueries holds the UPDATE text of each set of changed columns
+	// (updateChangedQuery); only the writer uses it.
+	updateQueries map[updateShape]string
 	// newID returns 8 random hex digits: the salt of a new generation's
 	// entry ids, or an id of a legacy generation; tests replace it to force
 	// collisions.
@@ -145,6 +152,7 @@ type Store struct {
 
 	updates       atomic.Uint64
 	commits       atomic.Uint64
+	retries       atomic.Uint64
 	lastBatch     atomic.Int64
 	lastCommitDur atomic.Int64
 	checkpoints   atomic.Uint64
@@ -192,6 +200,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		newID:          randomID,
 		cache:          newWriterCache(),
 		sessionCols:    sessionColumnNames(),
+		updateQueries:  map[updateShape]string{},
 		rstmts:         make(map[string]*sql.Stmt),
 		queue:          make(chan *request, opts.MaxBatch),
 		ckptKick:       make(chan struct{}, 1),
@@ -365,6 +374,7 @@ func (s *Store) Stats() Stats {
 		QueueDepth:        len(s.queue),
 		Updates:           s.updates.Load(),
 		Commits:           s.commits.Load(),
+		Retries:           s.retries.Load(),
 		LastBatchSize:     int(s.lastBatch.Load()),
 		LastCommitLatency: time.Duration(s.lastCommitDur.Load()),
 		Checkpoints:       s.checkpoints.Load(),

@@ -209,7 +209,7 @@ func (t *tx) PutSession(s domain.Session) error {
 	// every index whose column an UPDATE sets, changed or not, and those
 	// pages are what a commit writes. A run's PutSession usually changes
 	// updatedAt and token counts only.
-	query, changed := updateChangedQuery("sessions", "key", t.s.sessionCols, oldArgs, args)
+	query, changed := updateChangedQuery(t.s.updateQueries, "sessions", "key", t.s.sessionCols, oldArgs, args)
 	if query == "" {
 		return nil
 	}

@@ -138,11 +138,16 @@ func (s *Store) runWriter() {
 	}
 }
 
-// runBatch runs every request of batch in one transaction, each in its own
-// savepoint, and commits once. A batch of one needs no savepoint: if its
-// fn fails, the whole transaction rolls back. (Savepoints are not free:
-// SQLite copies every page a savepoint's statements change to a journal
-// first.)
+// runBatch runs every request of batch in one transaction and commits
+// once. The fns run first without savepoints: savepoints are not free
+// (SQLite copies every page a savepoint's statements change to a
+// sub-journal first, about a tenth of the writer's time in a chat turn's
+// batch). When one fn fails, the whole transaction is rolled back and the
+// batch runs again with a savepoint around each fn, so the failure undoes
+// only that fn's writes. domain.Store lets an implementation run fn more
+// than once (PostgreSQL re-runs it after a serialization failure), and
+// fns are written for that. A batch of one needs no savepoint: if its fn
+// fails, the whole transaction rolls back.
 func (s *Store) runBatch(batch []*request) {
 	// Statements must finish even while callers give up: a half-run batch
 	// would fail its other callers too. busy_timeout bounds them instead.
@@ -157,50 +162,19 @@ func (s *Store) runBatch(batch []*request) {
 		return
 	}
 	start := time.Now()
-	s.writeFailed = nil
-	s.pendingIndex = s.pendingIndex[:0]
-	if err := s.execW(ctx, "BEGIN IMMEDIATE"); err != nil {
-		answer(taken, fmt.Errorf("update: begin: %w", err))
-		return
-	}
-	if err := s.checkDataVersion(ctx); err != nil {
-		_ = s.execW(ctx, "ROLLBACK")
-		answer(taken, fmt.Errorf("update: %w", err))
-		return
-	}
-
-	finished := false
-	defer func() {
-		if finished {
-			return
-		}
-		// Only runtime.Goexit in fn unwinds through here (runOne recovers
-		// panics). This goroutine is ending: undo the batch, answer its
-		// callers and hand the queue to a new writer goroutine.
-		_ = s.execW(ctx, "ROLLBACK")
-		s.cache.reset()
-		answer(taken, errGoexit)
-		s.wg.Add(1)
-		go s.runWriter()
-	}()
-
-	isolate := len(taken) > 1
 	outs := make([]outcome, len(taken))
-	for i, r := range taken {
-		var fatal error
-		outs[i], fatal = s.runOne(ctx, r, isolate)
-		if fatal != nil {
-			// The transaction may already be gone (SQLite rolls back by
-			// itself on some I/O errors); a failed ROLLBACK adds nothing.
-			_ = s.execW(ctx, "ROLLBACK")
-			s.cache.reset()
-			finished = true
-			answer(taken, fatal)
+	isolate := false
+	for {
+		done, retry := s.runPass(ctx, taken, outs, isolate)
+		if done {
 			return
 		}
+		if !retry {
+			break
+		}
+		isolate = true
 	}
-	finished = true
-	if !isolate && (outs[0].err != nil || outs[0].panicked) {
+	if !isolate && len(taken) == 1 && (outs[0].err != nil || outs[0].panicked) {
 		// The lone fn failed: nothing of the transaction is kept.
 		if err := s.execW(ctx, "ROLLBACK"); err != nil {
 			s.cache.reset()
@@ -230,6 +204,68 @@ func (s *Store) runBatch(batch []*request) {
 	for i, r := range taken {
 		r.done <- outs[i]
 	}
+}
+
+// runPass begins the batch's transaction and runs every fn of taken in
+// it, each in its own savepoint when isolate is set, filling outs. done
+// means the batch is over and every caller answered (the transaction
+// could not begin, or broke); retry means a fn failed in a batch of
+// several without savepoints: the transaction was rolled back and the
+// batch has to run again isolated. Otherwise the transaction is open with
+// every fn's outcome in outs, for the caller to commit.
+func (s *Store) runPass(ctx context.Context, taken []*request, outs []outcome, isolate bool) (done, retry bool) {
+	s.writeFailed = nil
+	s.pendingIndex = s.pendingIndex[:0]
+	if err := s.execW(ctx, "BEGIN IMMEDIATE"); err != nil {
+		answer(taken, fmt.Errorf("update: begin: %w", err))
+		return true, false
+	}
+	if err := s.checkDataVersion(ctx); err != nil {
+		_ = s.execW(ctx, "ROLLBACK")
+		answer(taken, fmt.Errorf("update: %w", err))
+		return true, false
+	}
+
+	finished := false
+	defer func() {
+		if finished {
+			return
+		}
+		// Only runtime.Goexit in fn unwinds through here (runOne recovers
+		// panics). This goroutine is ending: undo the batch, answer its
+		// callers and hand the queue to a new writer goroutine.
+		_ = s.execW(ctx, "ROLLBACK")
+		s.cache.reset()
+		answer(taken, errGoexit)
+		s.wg.Add(1)
+		go s.runWriter()
+	}()
+
+	for i, r := range taken {
+		var fatal error
+		outs[i], fatal = s.runOne(ctx, r, isolate)
+		if fatal != nil {
+			// The transaction may already be gone (SQLite rolls back by
+			// itself on some I/O errors); a failed ROLLBACK adds nothing.
+			_ = s.execW(ctx, "ROLLBACK")
+			s.cache.reset()
+			finished = true
+			answer(taken, fatal)
+			return true, false
+		}
+		if !isolate && len(taken) > 1 && (outs[i].err != nil || outs[i].panicked) {
+			// The fns before this one must keep their writes and this
+			// one's must go: without savepoints, only all of it can go.
+			_ = s.execW(ctx, "ROLLBACK")
+			s.cache.reset()
+			s.retries.Add(1)
+			finished = true
+			clear(outs)
+			return false, true
+		}
+	}
+	finished = true
+	return false, false
 }
 
 // checkDataVersion forgets the writer's cache when another connection

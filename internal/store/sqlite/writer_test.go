@@ -80,8 +80,9 @@ func TestBatchIsolatesFailures(t *testing.T) {
 		}
 		release()
 		wg.Wait()
-		if s := st.Stats(); s.LastBatchSize != len(kinds) {
-			t.Errorf("last batch had %d fns, want %d", s.LastBatchSize, len(kinds))
+		if s := st.Stats(); s.LastBatchSize != len(kinds) || s.Retries != 1 {
+			t.Errorf("last batch had %d fns and %d retries, want %d and 1 (the run without savepoints met the failure)",
+				s.LastBatchSize, s.Retries, len(kinds))
 		}
 		for i, kind := range kinds {
 			_, getErr := st.GetSession(ctx, fmt.Sprintf("agent:main:s%d", i))
@@ -105,6 +106,48 @@ func TestBatchIsolatesFailures(t *testing.T) {
 			}
 			if kind != "ok" && !errors.Is(getErr, domain.ErrNotFound) {
 				t.Errorf("fn %d (%s): its write survived: %v", i, kind, getErr)
+			}
+		}
+	})
+}
+
+// TestBatchWithoutFailuresRunsOnce: a batch whose fns all succeed runs
+// each fn once, without savepoints, and commits once.
+func TestBatchWithoutFailuresRunsOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		st, err := Open(ctx, filepath.Join(t.TempDir(), "s.db"), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		const n = 5
+		release := holdWriter(t, st)
+		before := st.Stats()
+		var runs [n]int
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				err := st.Update(ctx, func(tx domain.Tx) error {
+					runs[i]++ // fns run one at a time, on the writer
+					return tx.PutSession(domain.Session{Key: fmt.Sprintf("agent:main:s%d", i), AgentID: "main"})
+				})
+				if err != nil {
+					t.Errorf("fn %d: %v", i, err)
+				}
+			})
+		}
+		synctest.Wait()
+		release()
+		wg.Wait()
+		after := st.Stats()
+		if after.Retries != before.Retries || after.Commits-before.Commits != 2 || after.LastBatchSize != n {
+			t.Errorf("retries %d, commits %d, last batch %d; want 0, 2 (the held fn's and this batch's) and %d",
+				after.Retries-before.Retries, after.Commits-before.Commits, after.LastBatchSize, n)
+		}
+		for i, r := range runs {
+			if r != 1 {
+				t.Errorf("fn %d ran %d times, want 1", i, r)
 			}
 		}
 	})

@@ -27,6 +27,13 @@ import (
 // session rows, PutSession and DeleteSession update or forget the entry,
 // and a rolled-back fn forgets the keys it touched.
 
+// It also remembers session_accounts rows the writer wrote (AddUsage,
+// PutAccount), so the charge at every run's end is a plain UPDATE of the
+// row by its key instead of an upsert that reads the row back (RETURNING).
+// The same rules keep it true: only the writer writes accounts,
+// DeleteSession forgets the key, and a rolled-back fn forgets the keys it
+// touched.
+
 // maxCachedKeys bounds the writer's message cache (about 100 bytes each).
 const maxCachedKeys = 20_000
 
@@ -65,6 +72,8 @@ type writerCache struct {
 	// runs is keyed by run id; a rolled-back fn forgets the runs it
 	// touched (tx.touchedRuns), as with sessions.
 	runs map[string]cachedRun
+	// accounts is keyed by session key (the rows of session_accounts).
+	accounts map[string]domain.Account
 	// dataVersion is PRAGMA data_version of the write connection as of the
 	// last batch; -1 before the first.
 	dataVersion int64
@@ -72,7 +81,7 @@ type writerCache struct {
 
 func newWriterCache() writerCache {
 	return writerCache{last: make(map[string]lastMessage), sessions: make(map[string]cachedSession),
-		runs: make(map[string]cachedRun), dataVersion: -1}
+		runs: make(map[string]cachedRun), accounts: make(map[string]domain.Account), dataVersion: -1}
 }
 
 func (c *writerCache) put(key string, m lastMessage) {
@@ -158,6 +167,29 @@ func cloneRun(r domain.Run) domain.Run {
 	return r
 }
 
+// maxCachedAccounts bounds the writer's account rows (~150 bytes each).
+const maxCachedAccounts = 4096
+
+// account returns the cached account row of key.
+func (c *writerCache) account(key string) (domain.Account, bool) {
+	a, ok := c.accounts[key]
+	return a, ok
+}
+
+// putAccount remembers the account row of a.SessionKey as stored.
+func (c *writerCache) putAccount(a domain.Account) {
+	if _, ok := c.accounts[a.SessionKey]; !ok && len(c.accounts) >= maxCachedAccounts {
+		n := 0
+		for k := range c.accounts {
+			delete(c.accounts, k)
+			if n++; n >= maxCachedAccounts/4 {
+				break
+			}
+		}
+	}
+	c.accounts[a.SessionKey] = a
+}
+
 func (c *writerCache) forgetRuns(ids []string) {
 	for _, id := range ids {
 		delete(c.runs, id)
@@ -168,6 +200,7 @@ func (c *writerCache) forget(keys []string) {
 	for _, k := range keys {
 		delete(c.last, k)
 		delete(c.sessions, k)
+		delete(c.accounts, k)
 	}
 }
 
@@ -175,4 +208,5 @@ func (c *writerCache) reset() {
 	clear(c.last)
 	clear(c.sessions)
 	clear(c.runs)
+	clear(c.accounts)
 }
