@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"runtime"
 	"sync"
 	"time"
 
 	"github.com/coder/websocket"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
@@ -53,8 +55,10 @@ type conn struct {
 	// Set by the handshake, read-only afterwards.
 	protocol int
 	// grant is the credential's grant narrowed to the scopes the client
-	// asked for; every call's principal is built from it.
+	// asked for; every call's principal is built from it. self is its
+	// principal acting as itself, built once (every request needs it).
 	grant grant
+	self  api.Principal
 	// filtered is set for a non-operator principal (a token bound to a
 	// session): it gets only events of sessions it may see. visible caches
 	// that answer per session key; only the event pump touches it.
@@ -64,8 +68,21 @@ type conn struct {
 	// subscriptions); set by the handshake.
 	sub *subscriber
 
-	writeMu sync.Mutex // guards writes and seq
+	// ended holds the runs this connection's `agent` calls saw end
+	// (agent.wait answers from it).
+	ended endedRuns
+
+	// replies are encoded responses waiting for the pump (replies.go);
+	// kick tells the pump there are some. kick is nil until the pump runs.
+	replyMu    sync.Mutex
+	replies    [][]byte
+	replyBytes int64
+	kick       chan struct{}
+
+	writeMu sync.Mutex // guards writes, seq and scratch
 	seq     int64
+	// scratch is where the pump frames an event (eventLocked).
+	scratch []byte
 
 	// buffered counts request bytes read but not yet answered; it stays
 	// within the server's MaxBufferedBytes (the hello-ok policy).
@@ -159,8 +176,13 @@ func (c *conn) run() {
 	}
 	c.ws.SetReadLimit(c.s.opts.MaxPayload)
 	c.s.log.Debug("gateway client connected", "conn", c.id, "remote", c.remote, "protocol", c.protocol, "principal", c.grant.name, "scopes", c.grant.scopes)
+	// The connection's end closes the socket, which ends the read below:
+	// one hook for the connection rather than a context hook set up and
+	// torn down by every read (a read with a cancellable context).
+	stopClose := context.AfterFunc(c.ctx, func() { _ = c.ws.CloseNow() })
+	defer stopClose()
 	for {
-		typ, data, err := c.ws.Read(c.ctx)
+		typ, data, err := c.ws.Read(context.Background())
 		if err != nil {
 			c.s.log.Debug("gateway client gone", "conn", c.id, "err", err)
 			return
@@ -242,7 +264,11 @@ func (c *conn) event(name string, payload any) error {
 
 // respond sends a successful response.
 func (c *conn) respond(id json.RawMessage, payload any) error {
-	return c.write(resFrame{Type: "res", ID: id, OK: true, Payload: payload})
+	b, err := json.Marshal(resFrame{Type: "res", ID: id, OK: true, Payload: payload})
+	if err != nil {
+		return err
+	}
+	return c.queueReply(b)
 }
 
 // respondErr sends a failed response.
@@ -252,7 +278,11 @@ func (c *conn) respondErr(id json.RawMessage, err error) error {
 	if errors.As(err, &pe) {
 		f.Payload = pe.payload
 	}
-	return c.write(f)
+	b, merr := json.Marshal(f)
+	if merr != nil {
+		return merr
+	}
+	return c.queueReply(b)
 }
 
 // close ends the connection with a close frame.
@@ -281,7 +311,13 @@ func (c *conn) pump(events <-chan wireEvent, stop func()) {
 		case <-c.ctx.Done():
 			return
 		case ev := <-events:
-			if err := c.eventBatch(ev, events); err != nil {
+			runtime.Gosched()
+			if err := c.eventBatch(&ev, events); err != nil {
+				return
+			}
+		case <-c.kick:
+			runtime.Gosched()
+			if err := c.eventBatch(nil, events); err != nil {
 				return
 			}
 		case <-c.sub.slow:
@@ -316,7 +352,7 @@ func (c *conn) admit(ev wireEvent) bool {
 		if len(c.visible) >= maxVisibleCache {
 			clear(c.visible)
 		}
-		ok = c.s.eng.Visible(c.ctx, c.grant.principal(""), ev.sessionKey)
+		ok = c.s.eng.Visible(c.ctx, c.self, ev.sessionKey)
 		c.visible[ev.sessionKey] = ok
 	}
 	return ok
@@ -325,13 +361,17 @@ func (c *conn) admit(ev wireEvent) bool {
 // maxBatch is the most events the pump sends in one write.
 const maxBatch = 64
 
-// eventBatch sends first and the events queued behind it (up to maxBatch)
+// eventBatch sends the queued responses, first (if any) and the events
+// queued behind it (up to maxBatch), and the responses queued meanwhile,
 // in one socket write: the socket is corked while they are framed.
-func (c *conn) eventBatch(first wireEvent, events <-chan wireEvent) error {
+func (c *conn) eventBatch(first *wireEvent, events <-chan wireEvent) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	c.sock.cork()
-	err := c.eventLocked(first)
+	err := c.writeRepliesLocked()
+	if err == nil && first != nil {
+		err = c.eventLocked(*first)
+	}
 	for n := 1; err == nil && n < maxBatch; n++ {
 		select {
 		case ev := <-events:
@@ -340,6 +380,9 @@ func (c *conn) eventBatch(first wireEvent, events <-chan wireEvent) error {
 		default:
 		}
 		break
+	}
+	if err == nil {
+		err = c.writeRepliesLocked()
 	}
 	if ferr := c.sock.uncork(); err == nil && ferr != nil {
 		c.cancel()
@@ -355,5 +398,12 @@ func (c *conn) eventLocked(ev wireEvent) error {
 		return nil
 	}
 	c.seq++
-	return c.writeLocked(ev.frame(c.seq))
+	// The frame is built in the connection's scratch buffer: the write
+	// has copied it out when it returns.
+	c.scratch = ev.appendFrame(c.scratch[:0], c.seq)
+	err := c.writeLocked(c.scratch)
+	if cap(c.scratch) > corkMaxKeep {
+		c.scratch = nil
+	}
+	return err
 }

@@ -29,10 +29,8 @@ func (s *Server) mapEvent(ev domain.Event) []outEvent {
 			return nil
 		}
 		r := ev.Run
-		return []outEvent{{"agent", map[string]any{
-			"runId": r.ID, "sessionKey": r.SessionKey, "stream": "lifecycle", "ts": ev.TS,
-			"data": map[string]any{"phase": "start", "startedAt": r.StartedAt},
-		}}}
+		return []outEvent{{"agent", agentEventPayload{RunID: r.ID, SessionKey: r.SessionKey, Stream: "lifecycle", TS: ev.TS,
+			Data: lifecycleStart{Phase: "start", StartedAt: r.StartedAt}}}}
 	case domain.EventRunEnd:
 		if ev.Run == nil {
 			return nil
@@ -62,6 +60,14 @@ func (s *Server) mapEvent(ev domain.Event) []outEvent {
 
 // runEndEvents are the lifecycle and chat events of an ended run.
 func (s *Server) runEndEvents(r domain.Run, ts int64) []outEvent {
+	if r.Status == domain.RunOK {
+		return []outEvent{
+			{"agent", agentEventPayload{RunID: r.ID, SessionKey: r.SessionKey, Stream: "lifecycle", TS: ts,
+				Data: lifecycleEnd{EndedAt: r.EndedAt, Phase: "end", StartedAt: r.StartedAt, Status: r.Status}}},
+			{"chat", chatPayload{RunID: r.ID, SessionKey: r.SessionKey, State: "final", TS: ts, Usage: &r.Usage,
+				Message: chatMessage{Role: domain.RoleAssistant, Content: []domain.Block{domain.TextBlock(r.Reply)}, Timestamp: r.EndedAt}}},
+		}
+	}
 	data := map[string]any{"phase": "end", "startedAt": r.StartedAt, "endedAt": r.EndedAt, "status": r.Status}
 	chat := map[string]any{"runId": r.ID, "sessionKey": r.SessionKey, "ts": ts}
 	switch r.Status {
@@ -100,7 +106,7 @@ func messageEvents(key string, m domain.Message, ts int64) []outEvent {
 	switch m.Role {
 	case domain.RoleAssistant:
 		if text := m.Content.Text(); text != "" {
-			out = append(out, base("assistant", map[string]any{"text": text}))
+			out = append(out, outEvent{"agent", agentEventPayload{RunID: m.RunID, SessionKey: key, Stream: "assistant", TS: ts, Data: assistantText{Text: text}}})
 		}
 		for _, b := range m.Content.ToolCalls() {
 			out = append(out, base("tool", map[string]any{"phase": "start", "name": b.Name, "toolCallId": b.ID, "arguments": b.Arguments}))

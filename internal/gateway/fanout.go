@@ -51,9 +51,8 @@ type wireEvent struct {
 	ended bool
 }
 
-// frame builds the event frame with a connection's seq.
-func (w wireEvent) frame(seq int64) []byte {
-	b := make([]byte, 0, len(w.payload)+len(w.name)+48)
+// appendFrame appends the event frame with a connection's seq to b.
+func (w wireEvent) appendFrame(b []byte, seq int64) []byte {
 	b = append(b, `{"type":"event","event":`...)
 	b = append(b, w.name...)
 	b = append(b, `,"payload":`...)
@@ -68,6 +67,8 @@ func (w wireEvent) frame(seq int64) []byte {
 func (f *fanout) run(ctx context.Context, s *Server) {
 	events, stop := s.eng.Subscribe(fanoutBuffer)
 	defer stop()
+	// names holds the JSON of each event name seen (a handful), encoded once.
+	names := map[string][]byte{}
 	for {
 		select {
 		case <-ctx.Done():
@@ -76,6 +77,7 @@ func (f *fanout) run(ctx context.Context, s *Server) {
 			if !ok {
 				return
 			}
+			s.models.observe(ev)
 			key, runID := eventSessionKey(ev), eventRunID(ev)
 			for _, out := range s.mapEvent(ev) {
 				payload, err := json.Marshal(out.payload)
@@ -83,7 +85,11 @@ func (f *fanout) run(ctx context.Context, s *Server) {
 					s.log.Warn("gateway: event does not encode", "event", out.name, "err", err)
 					continue
 				}
-				name, _ := json.Marshal(out.name)
+				name, ok := names[out.name]
+				if !ok {
+					name, _ = json.Marshal(out.name)
+					names[out.name] = name
+				}
 				f.publish(wireEvent{name: name, payload: payload, sessionKey: key, runID: runID,
 					changed:        ev.Kind == domain.EventSession,
 					subscribedOnly: out.name == sessionMessageName,

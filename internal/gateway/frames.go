@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -89,6 +90,11 @@ func toWireError(err error) *wireError {
 
 // idKnown reports whether a frame carried a usable request id.
 func idKnown(id json.RawMessage) bool {
+	// The usual id, a string without escapes, needs no decoding (the
+	// frame's decoding has checked it is valid JSON).
+	if n := len(id); n > 2 && id[0] == '"' && id[n-1] == '"' && !bytes.ContainsAny(id[1:n-1], "\\\"") {
+		return true
+	}
 	var s string
 	return len(id) > 0 && json.Unmarshal(id, &s) == nil && s != ""
 }

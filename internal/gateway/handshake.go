@@ -110,7 +110,8 @@ func (c *conn) handshake() bool {
 	}
 	c.protocol = int(hi)
 	c.grant = g.narrow(p.Scopes)
-	c.filtered = !c.grant.principal("").IsOperator()
+	c.self = c.grant.principal("")
+	c.filtered = !c.self.IsOperator()
 	c.visible = map[string]bool{}
 
 	// Subscribe before hello-ok so no event after it is missed.
@@ -120,6 +121,8 @@ func (c *conn) handshake() bool {
 		stop()
 		return false
 	}
+	// From here on responses leave through the pump (replies.go).
+	c.kick = make(chan struct{}, 1)
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -144,7 +147,7 @@ func (s *Server) hello(c *conn) map[string]any {
 		"uptimeMs":     s.now().Sub(s.started).Milliseconds(),
 		"authMode":     s.authMode(),
 	}
-	if d, err := s.eng.Defaults(c.ctx, c.grant.principal("")); err == nil {
+	if d, err := s.eng.Defaults(c.ctx, c.self); err == nil {
 		snapshot["sessionDefaults"] = map[string]any{
 			"defaultAgentId": d.DefaultAgentID,
 			"mainKey":        d.MainKey,

@@ -83,13 +83,14 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 	if !domain.RunTerminal(res.Run.Status) {
 		s.fan.claimRun(cl.c.sub, res.Run.ID)
 	}
-	if err := cl.ack(map[string]any{"runId": res.Run.ID, "status": "accepted", "acceptedAt": s.now().UnixMilli()}); err != nil {
+	if err := cl.ack(acceptedPayload{RunID: res.Run.ID, Status: "accepted", AcceptedAt: s.now().UnixMilli()}); err != nil {
 		return nil, err
 	}
 	run, err := s.waitEnd(ctx, pr, res.Run.ID)
 	if err != nil {
 		return nil, err
 	}
+	cl.c.ended.add(run)
 	return s.agentFinal(ctx, pr, run)
 }
 
@@ -149,6 +150,15 @@ func (s *Server) waitEnd(ctx context.Context, pr api.Principal, runID string) (d
 	}
 }
 
+// sessionModel is the model row of r's session after r, for an operator
+// (ok false otherwise, or when the runtime's row did not come).
+func (s *Server) sessionModel(ctx context.Context, pr api.Principal, r domain.Run) (modelRow, bool) {
+	if !pr.IsOperator() {
+		return modelRow{}, false
+	}
+	return s.models.await(ctx, r)
+}
+
 // agentFinal is the final `res` of an `agent` call.
 func (s *Server) agentFinal(ctx context.Context, pr api.Principal, r domain.Run) (any, error) {
 	if r.Status != domain.RunOK {
@@ -162,25 +172,31 @@ func (s *Server) agentFinal(ctx context.Context, pr api.Principal, r domain.Run)
 		}
 		return nil, &payloadError{code: code, message: msg, payload: map[string]any{"runId": r.ID, "status": status, "summary": msg, "runStatus": r.Status}}
 	}
-	meta := map[string]any{"sessionId": r.SessionID, "usage": r.Usage}
-	// The caller just ran in this session, so it may see its row.
-	if sess, err := observe(s.metrics, "get_session", func() (api.SessionRow, error) {
+	meta := agentMeta{SessionID: r.SessionID, Usage: r.Usage}
+	setModel := func(model, provider string) {
+		if provider == "" {
+			provider = providerOf(model)
+		}
+		meta.Model, meta.Provider = &model, &provider
+	}
+	// An operator may see every session: the row the run's end wrote,
+	// as the runtime published it, names the model (sessionmodels.go).
+	if row, ok := s.sessionModel(ctx, pr, r); ok {
+		setModel(row.model, row.provider)
+	} else if sess, err := observe(s.metrics, "get_session", func() (api.SessionRow, error) {
+		// The caller just ran in this session, so it may see its row.
 		return s.eng.GetSession(ctx, pr, r.SessionKey)
 	}); err == nil {
-		meta["model"] = sess.Model
-		meta["provider"] = sess.ModelProvider
-		if sess.ModelProvider == "" {
-			meta["provider"] = providerOf(sess.Model)
-		}
+		setModel(sess.Model, sess.ModelProvider)
 	}
 	var durationMs int64
 	if r.StartedAt > 0 && r.EndedAt >= r.StartedAt {
 		durationMs = r.EndedAt - r.StartedAt
 	}
-	return map[string]any{"runId": r.ID, "status": "ok", "summary": "completed", "sessionKey": r.SessionKey,
-		"result": map[string]any{
-			"payloads": []map[string]any{{"text": r.Reply}},
-			"meta":     map[string]any{"durationMs": durationMs, "agentMeta": meta},
+	return agentFinalPayload{RunID: r.ID, Status: "ok", Summary: "completed", SessionKey: r.SessionKey,
+		Result: agentResult{
+			Payloads: []textPayload{{Text: r.Reply}},
+			Meta:     agentResultMeta{DurationMs: durationMs, AgentMeta: meta},
 		}}, nil
 }
 
@@ -208,7 +224,11 @@ func (s *Server) mAgentWait(ctx context.Context, cl *call) (any, error) {
 	if p.TimeoutMs != nil {
 		timeout = time.Duration(min(*p.TimeoutMs, api.WaitTimeout.Max*1000)) * time.Millisecond
 	}
-	r, err := s.eng.WaitRun(ctx, cl.principal(""), api.WaitRequest{RunID: strings.TrimSpace(p.RunID), Timeout: timeout})
+	runID := strings.TrimSpace(p.RunID)
+	if r, ok := cl.c.ended.get(runID); ok {
+		return waitPayload(r), nil // its own `agent` call saw it end (endedruns.go)
+	}
+	r, err := s.eng.WaitRun(ctx, cl.principal(""), api.WaitRequest{RunID: runID, Timeout: timeout})
 	if err != nil {
 		if domain.ErrorCode(err) == domain.CodeNotFound {
 			return nil, domain.Invalid("run not found: %s", p.RunID)
@@ -219,26 +239,17 @@ func (s *Server) mAgentWait(ctx context.Context, cl *call) (any, error) {
 }
 
 // waitPayload is agent.wait's result for a run as it stands.
-func waitPayload(r domain.Run) map[string]any {
-	out := map[string]any{"runId": r.ID, "runStatus": r.Status}
-	if r.StartedAt > 0 {
-		out["startedAt"] = r.StartedAt
-	}
-	if r.EndedAt > 0 {
-		out["endedAt"] = r.EndedAt
-	}
+func waitPayload(r domain.Run) waitResultPayload {
+	out := waitResultPayload{RunID: r.ID, RunStatus: r.Status, StartedAt: max(r.StartedAt, 0), EndedAt: max(r.EndedAt, 0)}
 	switch r.Status {
 	case domain.RunOK:
-		out["status"] = "ok"
+		out.Status = "ok"
 	case domain.RunTimeout:
-		out["status"] = "timeout"
-		out["error"] = r.Error
+		out.Status, out.Error = "timeout", &r.Error
 	case domain.RunError, domain.RunCancelled:
-		out["status"] = "error"
-		out["error"] = r.Error
+		out.Status, out.Error = "error", &r.Error
 	default:
-		out["status"] = "timeout"
-		out["waitTimedOut"] = true
+		out.Status, out.WaitTimedOut = "timeout", true
 	}
 	return out
 }

@@ -96,3 +96,19 @@ func TestGrants(t *testing.T) {
 		}
 	}
 }
+
+// TestIDKnown: a request id is a non-empty JSON string, escaped or not.
+func TestIDKnown(t *testing.T) {
+	tests := []struct {
+		id   string
+		want bool
+	}{
+		{`"a"`, true}, {`"1:agent"`, true}, {`" "`, true}, {`"a\"b"`, true}, {`"\u0041"`, true}, {`"\\"`, true},
+		{`""`, false}, {``, false}, {`1`, false}, {`null`, false}, {`{"a":1}`, false}, {`["a"]`, false}, {`"`, false},
+	}
+	for _, tc := range tests {
+		if got := idKnown([]byte(tc.id)); got != tc.want {
+			t.Errorf("idKnown(%s) = %v, want %v", tc.id, got, tc.want)
+		}
+	}
+}

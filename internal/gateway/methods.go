@@ -21,7 +21,12 @@ type call struct {
 func (cl *call) ack(payload any) error { return cl.c.respond(cl.id, payload) }
 
 // principal is the caller's principal acting as as ("" = its own rights).
-func (cl *call) principal(as string) api.Principal { return cl.c.grant.principal(as) }
+func (cl *call) principal(as string) api.Principal {
+	if as == "" {
+		return cl.c.self
+	}
+	return cl.c.grant.principal(as)
+}
 
 // method is a gateway method: the api operation it performs (whose rule
 // in api.RuleFor says the scope it needs) and its handler. op is "" when
@@ -80,7 +85,7 @@ func (c *conn) dispatch(f reqFrame) {
 	// The same rule the engine's gate applies, checked before the params
 	// are read so a refused caller learns nothing from validation.
 	if m.op != "" {
-		if err := api.Authorize(c.grant.principal(""), m.op); err != nil {
+		if err := api.Authorize(c.self, m.op); err != nil {
 			s.metrics.request(f.Method, toWireError(err).Code)
 			_ = c.respondErr(f.ID, err)
 			return

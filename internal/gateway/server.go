@@ -86,6 +86,8 @@ type Server struct {
 	handler http.Handler
 	metrics *metrics
 	fan     *fanout
+	// models keeps recently updated sessions' models for agentMeta.
+	models  *sessionModels
 	methods map[string]method
 	started time.Time
 
@@ -168,6 +170,7 @@ func New(opts Options) (*Server, error) {
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.metrics = newMetrics(s)
 	s.fan = newFanout()
+	s.models = newSessionModels()
 	s.methods = s.methodTable()
 	s.handler = s.routes()
 	return s, nil

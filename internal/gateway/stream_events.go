@@ -62,19 +62,15 @@ func deltaEvents(key string, d domain.RunDelta, ts int64) []outEvent {
 		return nil
 	}
 	return []outEvent{
-		{"agent", map[string]any{"runId": d.RunID, "sessionKey": key, "stream": "assistant", "ts": ts,
-			"data": map[string]any{"text": d.Accumulated, "delta": d.Delta.Text}}},
-		{chatName, map[string]any{"runId": d.RunID, "sessionKey": key, "state": "delta", "ts": ts,
-			"message": map[string]any{
-				"role":      domain.RoleAssistant,
-				"content":   []domain.Block{domain.TextBlock(d.Accumulated)},
-				"timestamp": ts,
-			}}},
+		{"agent", agentEventPayload{RunID: d.RunID, SessionKey: key, Stream: "assistant", TS: ts,
+			Data: assistantDelta{Text: d.Accumulated, Delta: d.Delta.Text}}},
+		{chatName, chatPayload{RunID: d.RunID, SessionKey: key, State: "delta", TS: ts,
+			Message: chatMessage{Role: domain.RoleAssistant, Content: []domain.Block{domain.TextBlock(d.Accumulated)}, Timestamp: ts}}},
 	}
 }
 
 // sessionMessageEvent is OpenClaw's session.message: a message stored in
 // a session's transcript, for the connections subscribed to its messages.
 func sessionMessageEvent(key string, m domain.Message, ts int64) outEvent {
-	return outEvent{sessionMessageName, map[string]any{"sessionKey": key, "message": m, "ts": ts}}
+	return outEvent{sessionMessageName, sessionMessagePayload{SessionKey: key, Message: m, TS: ts}}
 }
