@@ -98,13 +98,16 @@ func (m *sessionModels) getLocked(key string) (modelRow, bool) {
 // one, waiting up to modelWait for the runtime to publish it. ok is false
 // when it did not come (the caller reads the session instead).
 func (m *sessionModels) await(ctx context.Context, r domain.Run) (modelRow, bool) {
+	// A row of the run's end that names no model (a run that ended
+	// without a model call) answers at once: the caller's read decides,
+	// without waiting out modelWait for a row that will not come.
 	fresh := func(row modelRow, ok bool) bool {
-		return ok && row.sessionID == r.SessionID && row.updatedAt >= r.EndedAt && row.model != ""
+		return ok && row.sessionID == r.SessionID && row.updatedAt >= r.EndedAt
 	}
 	m.mu.Lock()
 	if row, ok := m.getLocked(r.SessionKey); fresh(row, ok) {
 		m.mu.Unlock()
-		return row, true
+		return row, row.model != ""
 	}
 	w := m.waiters[r.SessionKey]
 	if w == nil {
@@ -136,7 +139,7 @@ func (m *sessionModels) await(ctx context.Context, r domain.Run) (modelRow, bool
 		ch = w.ch
 		m.mu.Unlock()
 		if fresh(row, ok) {
-			return row, true
+			return row, row.model != ""
 		}
 	}
 }

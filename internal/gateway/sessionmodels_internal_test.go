@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -23,6 +24,39 @@ func (m *sessionModels) waitersOf(key string) int {
 		return w.n
 	}
 	return 0
+}
+
+// TestSessionModelsNoModelAnswersAtOnce: the row of a run's end that
+// names no model (the run made no model call) sends the caller to its
+// read at once instead of waiting out modelWait.
+func TestSessionModelsNoModelAnswersAtOnce(t *testing.T) {
+	run := domain.Run{ID: "r", SessionKey: "agent:main:a", SessionID: "s1", EndedAt: 100}
+	m := newSessionModels()
+	m.wait = time.Hour // a wait would hang the test until its deadline
+	m.observe(sessionEvent(run.SessionKey, "s1", "", "", "updated", 100))
+	if row, ok := m.await(context.Background(), run); ok {
+		t.Fatalf("await ok with row %+v, want a read", row)
+	}
+	// The same while waiting: the row arriving later also answers.
+	m = newSessionModels()
+	m.wait = time.Hour
+	done := make(chan bool)
+	go func() {
+		_, ok := m.await(context.Background(), run)
+		done <- ok
+	}()
+	for m.waitersOf(run.SessionKey) == 0 {
+		runtime.Gosched()
+	}
+	m.observe(sessionEvent(run.SessionKey, "s1", "", "", "updated", 100))
+	select {
+	case ok := <-done:
+		if ok {
+			t.Fatal("await ok for a row without a model")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("await kept waiting after its run's row arrived without a model")
+	}
 }
 
 // TestSessionModelsFreshRowOnly: a run's final res takes only a row the
