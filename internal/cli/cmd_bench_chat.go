@@ -47,8 +47,15 @@ func benchChatCommand() *command {
 				if err != nil {
 					return err
 				}
+				stopProfile, err := startCPUProfile(e.getenv)
+				if err != nil {
+					return err
+				}
 				rep, err := loadbench.RunChat(e.ctx, loadbench.ChatOptions{Sessions: n, Duration: time.Duration(s) * time.Second,
 					Concurrency: c, Progress: e.progress()})
+				if perr := stopProfile(); err == nil {
+					err = perr
+				}
 				if err != nil {
 					return err
 				}

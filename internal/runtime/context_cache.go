@@ -1,7 +1,7 @@
 package runtime
 
 import (
-	"container/list"
+	"math/rand/v2"
 	"sync"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -12,13 +12,22 @@ import (
 // safe because every message of a session's current transcript is
 // appended by that session's lane, one run at a time; an entry is keyed by
 // sessionId too, so a reset (new sessionId) misses. Bounded by a total
-// message count, least recently used first out.
+// message count.
+//
+// When full it evicts an entry at random, not the least recently used:
+// many sessions taking turns in a cycle longer than the cache holds (a
+// thousand chat sessions of a hundred messages each, as `bench chat` or a
+// busy team drives them) made LRU evict exactly the session that ran
+// next, so every turn missed and read its context from the store (two
+// fifths of a turn's CPU). Random eviction keeps about the share of them
+// that fits, and a session that turns often is put back after each run.
 type contextCache struct {
-	mu    sync.Mutex
-	max   int
-	total int
-	order *list.List // of *cacheEntry, most recent at front
-	byKey map[string]*list.Element
+	mu      sync.Mutex
+	max     int
+	total   int
+	entries []*cacheEntry
+	byKey   map[string]int // index in entries
+	rng     *rand.Rand
 	// stale holds sessions whose transcript got a message from outside
 	// their lane while a run held the context (Inject): that run's put is
 	// refused once, so the next run reads the store.
@@ -31,7 +40,7 @@ type cacheEntry struct {
 }
 
 func newContextCache(maxMessages int) *contextCache {
-	return &contextCache{max: maxMessages, order: list.New(), byKey: map[string]*list.Element{}}
+	return &contextCache{max: maxMessages, byKey: map[string]int{}, rng: rand.New(rand.NewPCG(1, 2))}
 }
 
 // take hands over the cached context of (key, sessionID) and forgets it,
@@ -46,12 +55,12 @@ func (c *contextCache) take(key, sessionID string) ([]domain.Message, bool) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	el, ok := c.byKey[key]
+	i, ok := c.byKey[key]
 	if !ok {
 		return nil, false
 	}
-	e := el.Value.(*cacheEntry)
-	c.removeLocked(el)
+	e := c.entries[i]
+	c.removeLocked(i)
 	if e.sessionID != sessionID {
 		return nil, false
 	}
@@ -70,8 +79,8 @@ func (c *contextCache) put(key, sessionID string, msgs []domain.Message, limit i
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el, ok := c.byKey[key]; ok {
-		c.removeLocked(el)
+	if i, ok := c.byKey[key]; ok {
+		c.removeLocked(i)
 	}
 	if c.stale[key] {
 		delete(c.stale, key)
@@ -80,10 +89,17 @@ func (c *contextCache) put(key, sessionID string, msgs []domain.Message, limit i
 	if len(msgs) > c.max {
 		return
 	}
-	c.byKey[key] = c.order.PushFront(&cacheEntry{key: key, sessionID: sessionID, msgs: msgs})
+	c.entries = append(c.entries, &cacheEntry{key: key, sessionID: sessionID, msgs: msgs})
+	c.byKey[key] = len(c.entries) - 1
 	c.total += len(msgs)
 	for c.total > c.max {
-		c.removeLocked(c.order.Back())
+		// Never the entry just put: it fits on its own. A removal moves
+		// the last entry into the hole, so it may no longer be last.
+		i := c.rng.IntN(len(c.entries) - 1)
+		if c.entries[i].key == key {
+			i = len(c.entries) - 1
+		}
+		c.removeLocked(i)
 	}
 }
 
@@ -94,13 +110,19 @@ func (c *contextCache) drop(key string) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el, ok := c.byKey[key]; ok {
-		c.removeLocked(el)
+	if i, ok := c.byKey[key]; ok {
+		c.removeLocked(i)
 	}
 }
 
-func (c *contextCache) removeLocked(el *list.Element) {
-	e := c.order.Remove(el).(*cacheEntry)
+// removeLocked removes entries[i], moving the last entry into its place.
+func (c *contextCache) removeLocked(i int) {
+	e := c.entries[i]
+	last := len(c.entries) - 1
+	c.entries[i] = c.entries[last]
+	c.byKey[c.entries[i].key] = i
+	c.entries[last] = nil
+	c.entries = c.entries[:last]
 	delete(c.byKey, e.key)
 	c.total -= len(e.msgs)
 }
@@ -113,8 +135,8 @@ func (c *contextCache) markStale(key string) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el, ok := c.byKey[key]; ok {
-		c.removeLocked(el)
+	if i, ok := c.byKey[key]; ok {
+		c.removeLocked(i)
 	}
 	if c.stale == nil {
 		c.stale = map[string]bool{}

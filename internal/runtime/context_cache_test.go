@@ -1,0 +1,93 @@
+package runtime
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+func cacheMsgs(n int) []domain.Message { return make([]domain.Message, n) }
+
+// TestContextCacheBasics: take hands over and forgets, a reset misses,
+// stale refuses one put, and the total never passes the bound.
+func TestContextCacheBasics(t *testing.T) {
+	c := newContextCache(10)
+	c.put("a", "s1", cacheMsgs(4), 400)
+	if _, ok := c.take("a", "s2"); ok {
+		t.Fatal("a reset session (new sessionId) hit the cache")
+	}
+	if _, ok := c.take("a", "s1"); ok {
+		t.Fatal("the mismatched take did not forget the entry")
+	}
+	c.put("a", "s1", cacheMsgs(4), 400)
+	if m, ok := c.take("a", "s1"); !ok || len(m) != 4 {
+		t.Fatalf("take = %d messages, %v", len(m), ok)
+	}
+	if _, ok := c.take("a", "s1"); ok {
+		t.Fatal("a taken entry is still cached")
+	}
+	c.put("a", "s1", cacheMsgs(30), 3)
+	if m, ok := c.take("a", "s1"); !ok || len(m) != 3 {
+		t.Fatalf("put kept %d messages, want the newest 3", len(m))
+	}
+	c.put("big", "s", cacheMsgs(11), 400)
+	if _, ok := c.take("big", "s"); ok {
+		t.Fatal("an entry over the whole bound was cached")
+	}
+	c.put("a", "s1", cacheMsgs(2), 400)
+	c.markStale("a")
+	c.put("a", "s1", cacheMsgs(2), 400)
+	if _, ok := c.take("a", "s1"); ok {
+		t.Fatal("the put after markStale was kept")
+	}
+	c.put("a", "s1", cacheMsgs(2), 400)
+	if _, ok := c.take("a", "s1"); !ok {
+		t.Fatal("stale refused more than one put")
+	}
+	for i := range 50 {
+		c.put(fmt.Sprint("k", i), "s", cacheMsgs(3), 400)
+		if c.total > c.max {
+			t.Fatalf("total %d over max %d", c.total, c.max)
+		}
+		if _, ok := c.byKey[fmt.Sprint("k", i)]; !ok {
+			t.Fatalf("the entry just put (k%d) was evicted", i)
+		}
+		sum := 0
+		for j, e := range c.entries {
+			sum += len(e.msgs)
+			if c.byKey[e.key] != j {
+				t.Fatalf("index of %s is %d, want %d", e.key, c.byKey[e.key], j)
+			}
+		}
+		if sum != c.total || len(c.byKey) != len(c.entries) {
+			t.Fatalf("total %d, entries sum %d; %d keys, %d entries", c.total, sum, len(c.byKey), len(c.entries))
+		}
+	}
+}
+
+// TestContextCacheCycle: sessions taking turns in a cycle longer than the
+// cache holds still hit about the share that fits (LRU hit none: it
+// evicted exactly the session that ran next).
+func TestContextCacheCycle(t *testing.T) {
+	const sessions, per = 100, 10
+	c := newContextCache(sessions * per / 2)
+	hits, turns := 0, 0
+	for round := range 20 {
+		for i := range sessions {
+			key := fmt.Sprint("s", i)
+			m, ok := c.take(key, "id")
+			if ok && round > 0 {
+				hits++
+			}
+			if !ok {
+				m = cacheMsgs(per)
+			}
+			turns++
+			c.put(key, "id", m, 400)
+		}
+	}
+	if hits < turns/5 {
+		t.Fatalf("%d hits in %d turns with half the sessions fitting", hits, turns)
+	}
+}
