@@ -11,8 +11,10 @@ import (
 // a run does not decode its whole context from the store again. It is
 // safe because every message of a session's current transcript is
 // appended by that session's lane, one run at a time; an entry is keyed by
-// sessionId too, so a reset (new sessionId) misses. Bounded by a total
-// message count.
+// sessionId too, so a reset (new sessionId) misses. Bounded by the
+// estimated memory of the messages it holds (messageCost), not their
+// count: a count sized for long model replies held a tenth of the short
+// messages that fit in the same memory.
 //
 // When full it evicts an entry at random, not the least recently used:
 // many sessions taking turns in a cycle longer than the cache holds (a
@@ -23,8 +25,8 @@ import (
 // that fits, and a session that turns often is put back after each run.
 type contextCache struct {
 	mu      sync.Mutex
-	max     int
-	total   int
+	max     int // bytes, estimated by messageCost
+	total   int // bytes held
 	entries []*cacheEntry
 	byKey   map[string]int // index in entries
 	rng     *rand.Rand
@@ -37,10 +39,25 @@ type contextCache struct {
 type cacheEntry struct {
 	key, sessionID string
 	msgs           []domain.Message
+	cost           int
 }
 
-func newContextCache(maxMessages int) *contextCache {
-	return &contextCache{max: maxMessages, byKey: map[string]int{}, rng: rand.New(rand.NewPCG(1, 2))}
+// newContextCache holds messages of an estimated maxBytes in all.
+func newContextCache(maxBytes int) *contextCache {
+	return &contextCache{max: maxBytes, byKey: map[string]int{}, rng: rand.New(rand.NewPCG(1, 2))}
+}
+
+// messageCost estimates the memory a decoded message holds: its struct,
+// its blocks and the bytes of their strings. An estimate is enough: it
+// bounds the cache, it is not an account.
+func messageCost(m *domain.Message) int {
+	const msgOverhead, blockOverhead = 400, 200
+	n := msgOverhead + len(m.Details) + len(m.ErrorMessage) + len(m.Model) + len(m.ToolName)
+	for _, b := range m.Content.Blocks() {
+		n += blockOverhead + len(b.Text) + len(b.TextSignature) + len(b.Thinking) + len(b.ThinkingSignature) +
+			len(b.Arguments) + len(b.Data) + len(b.Name) + len(b.ID)
+	}
+	return n
 }
 
 // take hands over the cached context of (key, sessionID) and forgets it,
@@ -86,12 +103,16 @@ func (c *contextCache) put(key, sessionID string, msgs []domain.Message, limit i
 		delete(c.stale, key)
 		return
 	}
-	if len(msgs) > c.max {
+	cost := 0
+	for i := range msgs {
+		cost += messageCost(&msgs[i])
+	}
+	if cost > c.max {
 		return
 	}
-	c.entries = append(c.entries, &cacheEntry{key: key, sessionID: sessionID, msgs: msgs})
+	c.entries = append(c.entries, &cacheEntry{key: key, sessionID: sessionID, msgs: msgs, cost: cost})
 	c.byKey[key] = len(c.entries) - 1
-	c.total += len(msgs)
+	c.total += cost
 	for c.total > c.max {
 		// Never the entry just put: it fits on its own. A removal moves
 		// the last entry into the hole, so it may no longer be last.
@@ -124,7 +145,7 @@ func (c *contextCache) removeLocked(i int) {
 	c.entries[last] = nil
 	c.entries = c.entries[:last]
 	delete(c.byKey, e.key)
-	c.total -= len(e.msgs)
+	c.total -= e.cost
 }
 
 // markStale forgets key and refuses the next put of it: a run holding the

@@ -9,10 +9,13 @@ import (
 
 func cacheMsgs(n int) []domain.Message { return make([]domain.Message, n) }
 
+// unit is what an empty message costs the cache.
+var unit = messageCost(&domain.Message{})
+
 // TestContextCacheBasics: take hands over and forgets, a reset misses,
 // stale refuses one put, and the total never passes the bound.
 func TestContextCacheBasics(t *testing.T) {
-	c := newContextCache(10)
+	c := newContextCache(10 * unit)
 	c.put("a", "s1", cacheMsgs(4), 400)
 	if _, ok := c.take("a", "s2"); ok {
 		t.Fatal("a reset session (new sessionId) hit the cache")
@@ -55,7 +58,7 @@ func TestContextCacheBasics(t *testing.T) {
 		}
 		sum := 0
 		for j, e := range c.entries {
-			sum += len(e.msgs)
+			sum += e.cost
 			if c.byKey[e.key] != j {
 				t.Fatalf("index of %s is %d, want %d", e.key, c.byKey[e.key], j)
 			}
@@ -66,12 +69,25 @@ func TestContextCacheBasics(t *testing.T) {
 	}
 }
 
+// TestMessageCost: a message costs more with more text and blocks.
+func TestMessageCost(t *testing.T) {
+	short := domain.Message{Role: "user", Content: domain.TextContent("hi")}
+	long := domain.Message{Role: "user", Content: domain.TextContent(string(make([]byte, 10_000)))}
+	two := domain.Message{Role: "assistant", Content: domain.BlockContent(domain.TextBlock("hi"), domain.TextBlock("hi"))}
+	if a, b := messageCost(&short), messageCost(&long); b-a != 10_000-2 {
+		t.Errorf("10,000 bytes more text cost %d more", b-a)
+	}
+	if a, b := messageCost(&short), messageCost(&two); b <= a {
+		t.Errorf("two blocks cost %d, one %d", b, a)
+	}
+}
+
 // TestContextCacheCycle: sessions taking turns in a cycle longer than the
 // cache holds still hit about the share that fits (LRU hit none: it
 // evicted exactly the session that ran next).
 func TestContextCacheCycle(t *testing.T) {
 	const sessions, per = 100, 10
-	c := newContextCache(sessions * per / 2)
+	c := newContextCache(sessions * per / 2 * unit)
 	hits, turns := 0, 0
 	for round := range 20 {
 		for i := range sessions {

@@ -108,9 +108,10 @@ type Options struct {
 	// ContextMessages bounds how many transcript messages a run sends to
 	// the model (default 400, newest kept).
 	ContextMessages int
-	// ContextCacheMessages bounds the in-memory context cache (total
-	// messages over all sessions; default 50,000; negative disables it).
-	ContextCacheMessages int
+	// ContextCacheBytes bounds the in-memory context cache by the
+	// estimated memory of the messages it holds over all sessions
+	// (default 64 MiB; negative disables it).
+	ContextCacheBytes int
 	// Hold records submitted runs without executing them: they stay queued
 	// for the next runtime that starts without Hold (`--detach`).
 	Hold bool
@@ -220,10 +221,10 @@ func New(opts Options) (*Runtime, error) {
 	}
 	var cache *contextCache
 	switch {
-	case opts.ContextCacheMessages == 0:
-		cache = newContextCache(50_000)
-	case opts.ContextCacheMessages > 0:
-		cache = newContextCache(opts.ContextCacheMessages)
+	case opts.ContextCacheBytes == 0:
+		cache = newContextCache(64 << 20)
+	case opts.ContextCacheBytes > 0:
+		cache = newContextCache(opts.ContextCacheBytes)
 	}
 	var owned map[string]bool
 	if opts.OwnWorkOnly {
