@@ -81,7 +81,8 @@ type conn struct {
 
 	writeMu sync.Mutex // guards writes, seq and scratch
 	seq     int64
-	// scratch is where the pump frames an event (eventLocked).
+	// scratch is where the pump frames an event (eventLocked), lent by
+	// the server's pool for one batch.
 	scratch []byte
 
 	// buffered counts request bytes read but not yet answered; it stays
@@ -128,7 +129,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	// The browser policy (outerware) has checked Origin and Host already,
 	// allowed origins included; Accept's own same-origin check would
 	// refuse those.
-	cw := &corkingWriter{ResponseWriter: w}
+	cw := &corkingWriter{ResponseWriter: w, pool: &s.bufs}
 	ws, err := websocket.Accept(cw, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		s.log.Debug("websocket accept failed", "remote", r.RemoteAddr, "err", err)
@@ -388,6 +389,10 @@ func (c *conn) eventBatch(first *wireEvent, events <-chan wireEvent) error {
 		c.cancel()
 		err = ferr
 	}
+	if c.scratch != nil {
+		c.s.bufs.put(c.scratch)
+		c.scratch = nil
+	}
 	return err
 }
 
@@ -400,10 +405,9 @@ func (c *conn) eventLocked(ev wireEvent) error {
 	c.seq++
 	// The frame is built in the connection's scratch buffer: the write
 	// has copied it out when it returns.
-	c.scratch = ev.appendFrame(c.scratch[:0], c.seq)
-	err := c.writeLocked(c.scratch)
-	if cap(c.scratch) > corkMaxKeep {
-		c.scratch = nil
+	if c.scratch == nil {
+		c.scratch = c.s.bufs.get()
 	}
-	return err
+	c.scratch = ev.appendFrame(c.scratch[:0], c.seq)
+	return c.writeLocked(c.scratch)
 }

@@ -76,7 +76,9 @@ type Options struct {
 // Server is the gateway. Build it with New, run it with Serve (or
 // ListenAndServe), stop it with Shutdown.
 type Server struct {
-	opts    Options
+	opts Options
+	// bufs lends connections their write buffers for one batch (cork.go).
+	bufs    bufPool
 	eng     Engine
 	log     *slog.Logger
 	now     func() time.Time
