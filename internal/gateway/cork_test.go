@@ -60,3 +60,35 @@ func TestCorkConnBatches(t *testing.T) {
 		}
 	}
 }
+
+// TestCorkConnBorrowsItsBuffer: with a pool, a corked batch borrows its
+// buffer and gives it back at uncork, so a connection between batches
+// holds none; the batch still reaches the socket whole, and a buffer that
+// grew past corkMaxKeep is not kept in the pool.
+func TestCorkConnBorrowsItsBuffer(t *testing.T) {
+	var pool bufPool
+	under := &countingConn{}
+	c := &corkConn{Conn: under, pool: &pool}
+	for round, size := range []int{10, corkMaxKeep + 1, 20} {
+		c.cork()
+		if c.buf == nil {
+			t.Fatalf("round %d: corked without a buffer", round)
+		}
+		if _, err := c.Write(bytes.Repeat([]byte("x"), size)); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.uncork(); err != nil {
+			t.Fatal(err)
+		}
+		if c.buf != nil {
+			t.Fatalf("round %d: the connection kept its buffer (cap %d) after the batch", round, cap(c.buf))
+		}
+		if got := len(under.writes[len(under.writes)-1]); got != size {
+			t.Fatalf("round %d: socket got %d bytes, want %d", round, got, size)
+		}
+	}
+	pool.put(make([]byte, 0, corkMaxKeep+1))
+	if b := pool.get(); cap(b) > corkMaxKeep {
+		t.Fatalf("the pool lent a buffer of %d bytes, over corkMaxKeep", cap(b))
+	}
+}
