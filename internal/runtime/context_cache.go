@@ -94,6 +94,12 @@ func (c *contextCache) put(key, sessionID string, msgs []domain.Message, limit i
 	if len(msgs) > limit {
 		msgs = msgs[len(msgs)-limit:]
 	}
+	// Sized outside the lock: every run's end puts up to a context of
+	// messages, and the lock is shared by all sessions.
+	cost := 0
+	for i := range msgs {
+		cost += messageCost(&msgs[i])
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if i, ok := c.byKey[key]; ok {
@@ -102,10 +108,6 @@ func (c *contextCache) put(key, sessionID string, msgs []domain.Message, limit i
 	if c.stale[key] {
 		delete(c.stale, key)
 		return
-	}
-	cost := 0
-	for i := range msgs {
-		cost += messageCost(&msgs[i])
 	}
 	if cost > c.max {
 		return
