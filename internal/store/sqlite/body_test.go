@@ -94,6 +94,11 @@ func TestBodiesCompressedAndOldRowsRead(t *testing.T) {
 
 	// Make it a store from before version 6: the first two rows back to
 	// the plain JSON TEXT that version wrote.
+	db.Close()
+	toV7Layout(t, path)
+	if db, err = sql.Open("sqlite", path); err != nil {
+		t.Fatal(err)
+	}
 	for _, m := range want[:2] {
 		js, _ := AppendMessageJSON(nil, &m)
 		if _, err := db.ExecContext(ctx, `UPDATE messages SET body = ? WHERE session_key = ? AND seq = ?`, string(js), key, m.Seq); err != nil {

@@ -23,15 +23,17 @@ func (s *Store) Counts(ctx context.Context) (bulk.Counts, error) {
 }
 
 // ScanMessages returns up to limit messages after (afterKey, afterSeq) in
-// (session_key, seq) order, walking the (session_key, seq) index.
+// (session_key, seq) order: the generations in key order, and for each
+// key its generations' rows merged by seq from the (gen, seq) index.
 func (s *Store) ScanMessages(ctx context.Context, afterKey string, afterSeq int64, limit int) ([]bulk.Message, error) {
 	if limit <= 0 {
 		return nil, domain.Invalid("scan messages: limit must be > 0 (got %d)", limit)
 	}
 	return queryAll(ctx, s, "scan messages",
-		`SELECT session_key, seq, id, parent_id, session_id, run_id, body FROM messages
-		WHERE session_key > ? OR (session_key = ? AND seq > ?) ORDER BY session_key, seq LIMIT ?`,
-		[]any{afterKey, afterKey, afterSeq, limit}, s.scanBulkMessage)
+		`SELECT g.session_key, m.seq, m.id, m.parent_id, g.session_id, m.run_id, m.body
+		FROM message_gens AS g JOIN messages AS m ON m.gen = g.gen
+		WHERE g.session_key >= ?1 AND (g.session_key > ?1 OR m.seq > ?2) ORDER BY g.session_key, m.seq LIMIT ?3`,
+		[]any{afterKey, afterSeq, limit}, s.scanBulkMessage)
 }
 
 func (s *Store) scanBulkMessage(r rowScanner) (bulk.Message, error) {
@@ -39,7 +41,7 @@ func (s *Store) scanBulkMessage(r rowScanner) (bulk.Message, error) {
 	var seq int64
 	var id, parent, sid, runID string
 	var body []byte
-	if err := r.Scan(&m.SessionKey, &seq, &id, &parent, &sid, &runID, &body); err != nil {
+	if err := r.Scan(&m.SessionKey, &seq, textCol{&id}, textCol{&parent}, &sid, textCol{&runID}, &body); err != nil {
 		return m, err
 	}
 	// Decoded first: decodeBody replaces the whole message.
@@ -130,7 +132,7 @@ func (s *Store) Import(ctx context.Context, b bulk.Batch) error {
 				run[i] = msgs[i].Message
 			}
 			t.touch(key)
-			if err := t.insertMessages(key, run); err != nil {
+			if _, err := t.insertMessages(key, run); err != nil {
 				return fmt.Errorf("import messages of %q: %w", key, err)
 			}
 			t.s.cache.forget([]string{key})
@@ -138,7 +140,8 @@ func (s *Store) Import(ctx context.Context, b bulk.Batch) error {
 		}
 		for _, g := range b.Legacy {
 			if _, err := t.exec(`INSERT OR IGNORE INTO legacy_entry_ids (session_key, session_id, id)
-				SELECT session_key, session_id, id FROM messages WHERE session_key = ? AND session_id = ?`, g[0], g[1]); err != nil {
+				SELECT g.session_key, g.session_id, `+unpackedTextSQL("m.id")+` FROM message_gens AS g JOIN messages AS m ON m.gen = g.gen
+				WHERE g.session_key = ? AND g.session_id = ?`, g[0], g[1]); err != nil {
 				return fmt.Errorf("import legacy ids of %q: %w", g[0], err)
 			}
 			t.s.hasLegacyIDs = true

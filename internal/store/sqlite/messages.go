@@ -25,10 +25,11 @@ func (t *tx) AppendMessages(key, sessionID string, msgs []domain.Message) ([]dom
 	if err != nil || len(out) == 0 {
 		return out, err
 	}
-	if err := t.insertMessages(key, out); err != nil {
+	gen, err := t.insertMessages(key, out)
+	if err != nil {
 		return nil, fmt.Errorf("append messages to %q: %w", key, err)
 	}
-	t.remember(key, out)
+	t.remember(key, out, gen)
 	return out, nil
 }
 
@@ -65,8 +66,7 @@ func (t *tx) assign(key, sessionID string, msgs []domain.Message) ([]domain.Mess
 	case last.sid == sessionID:
 		parent, parentSeq = last.id, last.seq
 	default:
-		err := t.queryRow(`SELECT seq, id FROM messages WHERE session_key = ? AND session_id = ? ORDER BY seq DESC LIMIT 1`,
-			key, sessionID).Scan(&parentSeq, &parent)
+		err := t.queryRow(lastOfGenSQL, key, sessionID).Scan(&parentSeq, textCol{&parent})
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("append messages to %q: last id of %q: %w", key, sessionID, err)
 		}
@@ -91,42 +91,84 @@ func (t *tx) assign(key, sessionID string, msgs []domain.Message) ([]domain.Mess
 	return out, nil
 }
 
-// remember records the newest of out, just stored, in the writer's cache.
-func (t *tx) remember(key string, out []domain.Message) {
+// remember records the newest of out, just stored in generation gen, in
+// the writer's cache.
+func (t *tx) remember(key string, out []domain.Message, gen int64) {
 	last := &out[len(out)-1]
-	t.s.cache.put(key, lastMessage{seq: last.Seq, id: last.ID, sid: last.SessionID})
+	t.s.cache.put(key, lastMessage{seq: last.Seq, id: last.ID, sid: last.SessionID, gen: gen})
+}
+
+// lastOfGenSQL is the seq and id of the newest message of (key ?,
+// session id ?).
+const lastOfGenSQL = `SELECT m.seq, m.id FROM message_gens AS g JOIN messages AS m ON m.gen = g.gen
+WHERE g.session_key = ? AND g.session_id = ? ORDER BY m.seq DESC LIMIT 1`
+
+// gens hands out the generation numbers of one insert's messages, which
+// share a key and almost always a session id.
+type gens struct {
+	sid string
+	gen int64
+}
+
+func (g *gens) of(t *tx, key, sid string) (int64, error) {
+	if g.gen != 0 && g.sid == sid {
+		return g.gen, nil
+	}
+	gen, err := t.genOf(key, sid)
+	if err != nil {
+		return 0, err
+	}
+	g.sid, g.gen = sid, gen
+	return gen, nil
 }
 
 // insertRowsMax is the most messages one INSERT statement stores: fewer
 // statements cost less in database/sql and the driver than the rows do.
 const insertRowsMax = 16
 
-// insertMessages stores msgs of key, up to insertRowsMax per statement.
-func (t *tx) insertMessages(key string, msgs []domain.Message) error {
+// insertMessages stores msgs of key, up to insertRowsMax per statement,
+// and returns the generation number of the last.
+func (t *tx) insertMessages(key string, msgs []domain.Message) (int64, error) {
 	buf := t.s.encBuf[:0]
 	args := t.s.insertArgs[:0]
+	var g gens
 	for start := 0; start < len(msgs); start += insertRowsMax {
 		chunk := msgs[start:min(start+insertRowsMax, len(msgs))]
 		args = args[:0]
+		arena := t.s.packBuf[:0]
 		for i := range chunk {
 			m := &chunk[i]
-			var err error
-			if buf, err = appendMessageJSON(buf[:0], m); err != nil {
-				return fmt.Errorf("messages[%d]: %w", start+i, err)
+			gen, err := g.of(t, key, m.SessionID)
+			if err != nil {
+				return 0, fmt.Errorf("messages[%d]: %w", start+i, err)
 			}
-			args = append(args, key, m.Seq, m.SessionID, m.ID, m.ParentID, m.Role, m.RunID, m.Timestamp, bodyArg(t.s.codec, buf))
+			if buf, err = appendMessageJSON(buf[:0], m); err != nil {
+				return 0, fmt.Errorf("messages[%d]: %w", start+i, err)
+			}
+			args, arena = appendRowArgs(args, arena, gen, m, bodyArg(t.s.codec, buf))
 		}
+		t.s.packBuf = arena
 		res, err := t.exec(t.s.insertSQL[len(chunk)], args...)
 		if err != nil {
-			return fmt.Errorf("messages[%d:%d]: %w", start, start+len(chunk), err)
+			return 0, fmt.Errorf("messages[%d:%d]: %w", start, start+len(chunk), err)
 		}
 		if err := t.indexMessages(res, key, chunk); err != nil {
-			return fmt.Errorf("messages[%d:%d]: search index: %w", start, start+len(chunk), err)
+			return 0, fmt.Errorf("messages[%d:%d]: search index: %w", start, start+len(chunk), err)
 		}
 	}
 	clear(args) // let the bodies go
 	t.s.encBuf, t.s.insertArgs = buf, args
-	return nil
+	return g.gen, nil
+}
+
+// appendRowArgs appends the column values of m, in generation gen with
+// body, to args, packing its ids into arena (msgcols.go).
+func appendRowArgs(args []any, arena []byte, gen int64, m *domain.Message, body any) ([]any, []byte) {
+	var id, parent, run any
+	arena, id = packText(arena, m.ID)
+	arena, parent = packText(arena, m.ParentID)
+	arena, run = packText(arena, m.RunID)
+	return append(args, gen, m.Seq, id, parent, roleArg(m.Role), run, m.Timestamp, body), arena
 }
 
 // insertMessagesSQL returns the INSERTs of 0 to insertRowsMax message rows
@@ -139,20 +181,25 @@ func insertMessagesSQL() (q [insertRowsMax + 1]string) {
 }
 
 func insertMessagesN(n int) string {
-	const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
-	return `INSERT INTO messages (session_key, seq, session_id, id, parent_id, role, run_id, timestamp, body) VALUES ` +
+	const row = "(?, ?, ?, ?, ?, ?, ?, ?)"
+	return `INSERT INTO messages (gen, seq, id, parent_id, role, run_id, timestamp, body) VALUES ` +
 		strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
 }
 
+// lastMessageSQL is the newest message of key ? over its generations: one
+// seek of the (gen, seq) index per generation.
+const lastMessageSQL = `SELECT m.seq, m.id, g.session_id, g.gen FROM message_gens AS g
+JOIN messages AS m ON m.rowid = (SELECT rowid FROM messages WHERE gen = g.gen ORDER BY seq DESC LIMIT 1)
+WHERE g.session_key = ? ORDER BY m.seq DESC LIMIT 1`
+
 // lastMessage returns the newest message of key, from the writer's cache
-// or the (session_key, seq) index.
+// or the (gen, seq) index.
 func (t *tx) lastMessage(key string) (lastMessage, error) {
 	if m, ok := t.s.cache.last[key]; ok {
 		return m, nil
 	}
 	var m lastMessage
-	err := t.queryRow(`SELECT seq, id, session_id FROM messages WHERE session_key = ? ORDER BY seq DESC LIMIT 1`,
-		key).Scan(&m.seq, &m.id, &m.sid)
+	err := t.queryRow(lastMessageSQL, key).Scan(&m.seq, textCol{&m.id}, &m.sid, &m.gen)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return m, err
 	}
@@ -235,28 +282,29 @@ func (s *Store) ReadMessages(ctx context.Context, key string, q domain.MessageQu
 	}
 	var b strings.Builder
 	args := []any{key}
-	b.WriteString(`SELECT seq, id, parent_id, session_id, run_id, body FROM messages WHERE session_key = ?1`)
+	b.WriteString(`SELECT m.seq, m.id, m.parent_id, g.session_id, m.run_id, m.body
+FROM message_gens AS g JOIN messages AS m ON m.gen = g.gen WHERE g.session_key = ?1`)
 	if q.SessionID != "" {
-		b.WriteString(` AND session_id = ?`)
+		b.WriteString(` AND g.session_id = ?`)
 		args = append(args, q.SessionID)
 	} else {
 		// One statement, so the generation and its messages come from the
 		// same snapshot. No row: NULL matches nothing.
-		b.WriteString(` AND session_id = (SELECT session_id FROM sessions WHERE key = ?1)`)
+		b.WriteString(` AND g.session_id = (SELECT session_id FROM sessions WHERE key = ?1)`)
 	}
 	if q.BeforeSeq > 0 {
-		b.WriteString(` AND seq < ?`)
+		b.WriteString(` AND m.seq < ?`)
 		args = append(args, q.BeforeSeq)
 	}
 	if len(q.ExcludeRoles) > 0 {
-		b.WriteString(` AND role NOT IN (` + placeholders(len(q.ExcludeRoles)) + `)`)
-		args = append(args, anys(q.ExcludeRoles)...)
+		b.WriteString(` AND m.role NOT IN (` + placeholders(len(q.ExcludeRoles)) + `)`)
+		args = append(args, roleArgs(q.ExcludeRoles)...)
 	}
 	if q.Oldest && q.Limit > 0 && q.Offset == 0 {
-		b.WriteString(` ORDER BY seq` + limitParam)
+		b.WriteString(` ORDER BY m.seq` + limitParam)
 		args = append(args, q.Limit)
 	} else if q.Limit > 0 {
-		b.WriteString(` ORDER BY seq DESC` + limitParam)
+		b.WriteString(` ORDER BY m.seq DESC` + limitParam)
 		args = append(args, q.Limit)
 		if q.Offset > 0 {
 			b.WriteString(` OFFSET +?`)
@@ -264,10 +312,10 @@ func (s *Store) ReadMessages(ctx context.Context, key string, q domain.MessageQu
 		}
 	} else if q.Offset > 0 {
 		// All but the newest Offset: still oldest first.
-		b.WriteString(` ORDER BY seq DESC LIMIT -1 OFFSET +?`)
+		b.WriteString(` ORDER BY m.seq DESC LIMIT -1 OFFSET +?`)
 		args = append(args, q.Offset)
 	} else {
-		b.WriteString(` ORDER BY seq`)
+		b.WriteString(` ORDER BY m.seq`)
 	}
 	// Numbered and anonymous parameters mix: "?" after "?1" takes the next
 	// number, so ?1 is bound once and reused.
@@ -283,7 +331,7 @@ func (s *Store) ReadMessages(ctx context.Context, key string, q domain.MessageQu
 		var seq int64
 		var id, parent, sid, runID string
 		var body sql.RawBytes
-		if err := rows.Scan(&seq, &id, &parent, &sid, &runID, &body); err != nil {
+		if err := rows.Scan(&seq, textCol{&id}, textCol{&parent}, &sid, textCol{&runID}, &body); err != nil {
 			return nil, s.readErr("read messages", err)
 		}
 		if scratch, err = decodeBody(s.codec, scratch, body, &m); err != nil {

@@ -29,8 +29,7 @@ func (s *Store) seqOfID(ctx context.Context, key, sid, id string) (int64, error)
 	}
 	var lastSeq int64
 	var lastID string
-	err := s.queryRowR(ctx, `SELECT seq, id FROM messages WHERE session_key = ? AND session_id = ? ORDER BY seq DESC LIMIT 1`,
-		key, sid).Scan(&lastSeq, &lastID)
+	err := s.queryRowR(ctx, lastOfGenSQL, key, sid).Scan(&lastSeq, textCol{&lastID})
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, notFound
 	}
@@ -40,10 +39,11 @@ func (s *Store) seqOfID(ctx context.Context, key, sid, id string) (int64, error)
 	if salt, ok := saltOf(lastID, lastSeq); ok {
 		if v, ok := parseHex32(id); ok {
 			seq := int64(unmix32(v ^ salt))
-			var gotID, gotSID string
-			err := s.queryRowR(ctx, `SELECT id, session_id FROM messages WHERE session_key = ? AND seq = ?`, key, seq).Scan(&gotID, &gotSID)
+			var gotID string
+			err := s.queryRowR(ctx, `SELECT m.id FROM message_gens AS g JOIN messages AS m ON m.gen = g.gen
+				WHERE g.session_key = ? AND g.session_id = ? AND m.seq = ?`, key, sid, seq).Scan(textCol{&gotID})
 			switch {
-			case err == nil && gotID == id && gotSID == sid:
+			case err == nil && gotID == id:
 				return seq, nil
 			case err != nil && !errors.Is(err, sql.ErrNoRows):
 				return 0, s.readErr("read messages", err)
@@ -51,8 +51,8 @@ func (s *Store) seqOfID(ctx context.Context, key, sid, id string) (int64, error)
 		}
 	}
 	var seq int64
-	err = s.queryRowR(ctx, `SELECT seq FROM messages WHERE session_key = ? AND session_id = ? AND id = ? LIMIT 1`,
-		key, sid, id).Scan(&seq)
+	err = s.queryRowR(ctx, `SELECT m.seq FROM message_gens AS g JOIN messages AS m ON m.gen = g.gen
+		WHERE g.session_key = ? AND g.session_id = ? AND m.id = ? LIMIT 1`, key, sid, packedArg(id)).Scan(&seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, notFound
 	}

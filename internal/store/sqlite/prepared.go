@@ -76,32 +76,40 @@ func (t *tx) AppendPrepared(key, sessionID string, pm domain.PreparedMessages) (
 	if err != nil || len(out) == 0 {
 		return out, err
 	}
-	if err := t.insertPrepared(key, out, p); err != nil {
+	gen, err := t.insertPrepared(key, out, p)
+	if err != nil {
 		return nil, fmt.Errorf("append messages to %q: %w", key, err)
 	}
-	t.remember(key, out)
+	t.remember(key, out, gen)
 	return out, nil
 }
 
 // insertPrepared is insertMessages with the bodies and index texts of p.
-func (t *tx) insertPrepared(key string, msgs []domain.Message, p *prepared) error {
+func (t *tx) insertPrepared(key string, msgs []domain.Message, p *prepared) (int64, error) {
 	args := t.s.insertArgs[:0]
+	var g gens
 	for start := 0; start < len(msgs); start += insertRowsMax {
 		end := min(start+insertRowsMax, len(msgs))
 		chunk := msgs[start:end]
 		args = args[:0]
+		arena := t.s.packBuf[:0]
 		for i := range chunk {
 			m := &chunk[i]
-			args = append(args, key, m.Seq, m.SessionID, m.ID, m.ParentID, m.Role, m.RunID, m.Timestamp, p.bodies[start+i])
+			gen, err := g.of(t, key, m.SessionID)
+			if err != nil {
+				return 0, fmt.Errorf("messages[%d]: %w", start+i, err)
+			}
+			args, arena = appendRowArgs(args, arena, gen, m, p.bodies[start+i])
 		}
+		t.s.packBuf = arena
 		res, err := t.exec(t.s.insertSQL[len(chunk)], args...)
 		if err != nil {
-			return fmt.Errorf("messages[%d:%d]: %w", start, end, err)
+			return 0, fmt.Errorf("messages[%d:%d]: %w", start, end, err)
 		}
 		// As indexMessages: one INSERT's rows have consecutive rowids.
 		last, err := res.LastInsertId()
 		if err != nil {
-			return fmt.Errorf("messages[%d:%d]: search index: %w", start, end, err)
+			return 0, fmt.Errorf("messages[%d:%d]: search index: %w", start, end, err)
 		}
 		first := last - int64(len(chunk)) + 1
 		for i, text := range p.texts[start:end] {
@@ -110,5 +118,5 @@ func (t *tx) insertPrepared(key string, msgs []domain.Message, p *prepared) erro
 	}
 	clear(args) // let the bodies go
 	t.s.insertArgs = args
-	return nil
+	return g.gen, nil
 }

@@ -91,7 +91,8 @@ func appendBoth(t *testing.T, msgs []domain.Message, viaPrepared bool) ([]domain
 			t.Fatalf("Update: %v", err)
 		}
 	}
-	rows, err := st.rdb.QueryContext(t.Context(), `SELECT rowid, session_key, seq, session_id, id, parent_id, role, run_id, timestamp, body FROM messages ORDER BY rowid`)
+	rows, err := st.rdb.QueryContext(t.Context(), `SELECT m.rowid, g.session_key, m.seq, g.session_id, m.id, m.parent_id, m.role, m.run_id, m.timestamp, m.body
+		FROM messages AS m JOIN message_gens AS g ON g.gen = m.gen ORDER BY m.rowid`)
 	if err != nil {
 		t.Fatal(err)
 	}

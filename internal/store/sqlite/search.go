@@ -128,7 +128,7 @@ func (s *Store) SearchMessages(ctx context.Context, q domain.MessageSearch) ([]d
 	for rows.Next() {
 		var h domain.SearchHit
 		var body sql.RawBytes
-		if err := rows.Scan(&h.SessionKey, &h.SessionID, &h.MessageID, &h.Seq, &h.Role, &h.Timestamp, &body, &h.Position); err != nil {
+		if err := rows.Scan(&h.SessionKey, &h.SessionID, textCol{&h.MessageID}, &h.Seq, roleCol{&h.Role}, &h.Timestamp, &body, &h.Position); err != nil {
 			return nil, s.readErr("search messages", err)
 		}
 		var m domain.Message
@@ -224,11 +224,12 @@ func buildSearch(q domain.MessageSearch, keys []string) (string, []any) {
 ) `)
 		args = append(args, q.TreeRoot)
 	}
-	b.WriteString(`SELECT m.session_key, m.session_id, m.id, m.seq, m.role, m.timestamp,
+	b.WriteString(`SELECT g.session_key, g.session_id, m.id, m.seq, m.role, m.timestamp,
 	m.body, f.rowid
 FROM messages_fts f
 JOIN messages m ON m.rowid = f.rowid
-JOIN sessions s ON s.key = m.session_key AND s.session_id = m.session_id
+JOIN message_gens g ON g.gen = m.gen
+JOIN sessions s ON s.key = g.session_key AND s.session_id = g.session_id
 WHERE messages_fts MATCH ?`)
 	args = append(args, ftsQuery(q.Words, keys))
 	add := func(cond string, a ...any) {
@@ -242,10 +243,10 @@ WHERE messages_fts MATCH ?`)
 		add(`m.timestamp >= ?`, q.Since)
 	}
 	if q.TreeRoot != "" {
-		add(`m.session_key IN (SELECT key FROM tree)`)
+		add(`g.session_key IN (SELECT key FROM tree)`)
 	}
 	if len(q.Keys) > 0 {
-		add(`m.session_key IN (`+placeholders(len(q.Keys))+`)`, anys(q.Keys)...)
+		add(`g.session_key IN (`+placeholders(len(q.Keys))+`)`, anys(q.Keys)...)
 	}
 	if len(q.AgentIDs) > 0 {
 		add(`s.agent_id IN (`+placeholders(len(q.AgentIDs))+`)`, anys(q.AgentIDs)...)

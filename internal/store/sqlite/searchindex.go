@@ -55,7 +55,7 @@ const indexLagMax = 512
 // deleteIndexedSQL removes the index rows of a key's messages (before the
 // messages themselves go). Rows in the tail have none, which FTS5's
 // contentless_delete ignores.
-const deleteIndexedSQL = `DELETE FROM messages_fts WHERE rowid IN (SELECT rowid FROM messages WHERE session_key = ?)`
+const deleteIndexedSQL = `DELETE FROM messages_fts WHERE rowid IN (SELECT rowid FROM messages WHERE gen IN (SELECT gen FROM message_gens WHERE session_key = ?))`
 
 // lowerIndexedSQL keeps upto at or below the largest stored rowid after a
 // delete, so the rowids the delete freed are in the tail when reused.
@@ -251,7 +251,8 @@ func (t *tx) readTail(upto int64) ([]indexRow, error) {
 
 // tail lists the messages above upto, oldest first.
 func (t *tx) tail(upto int64) ([]indexRow, error) {
-	st, err := t.s.stmt(t.ctx, `SELECT rowid, session_key, id FROM messages WHERE rowid > ? ORDER BY rowid`)
+	st, err := t.s.stmt(t.ctx, `SELECT m.rowid, g.session_key, m.id FROM messages AS m JOIN message_gens AS g ON g.gen = m.gen
+		WHERE m.rowid > ? ORDER BY m.rowid`)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +264,7 @@ func (t *tx) tail(upto int64) ([]indexRow, error) {
 	var out []indexRow
 	for rows.Next() {
 		var r indexRow
-		if err := rows.Scan(&r.rowid, &r.key, &r.id); err != nil {
+		if err := rows.Scan(&r.rowid, &r.key, textCol{&r.id}); err != nil {
 			return nil, err
 		}
 		out = append(out, r)

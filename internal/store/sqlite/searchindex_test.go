@@ -180,6 +180,7 @@ func TestMigrateToV7(t *testing.T) {
 		t.Fatal(err)
 	}
 	// What version 6 left: the same index, no search_index_state.
+	toV7Layout(t, path)
 	rawExec(t, path, `DROP TABLE search_index_state`)
 	rawExec(t, path, `PRAGMA user_version = 6`)
 	var segs int

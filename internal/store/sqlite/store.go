@@ -114,9 +114,11 @@ type Store struct {
 	// collisions.
 	newID func() string
 	// cache is the writer's memory of each key's newest message
-	// (writercache.go); encBuf is its scratch buffer for message JSON.
+	// (writercache.go); encBuf is its scratch buffer for message JSON,
+	// packBuf for one INSERT's packed ids (msgcols.go).
 	cache      writerCache
 	encBuf     []byte
+	packBuf    []byte
 	insertArgs []any
 	insertSQL  [insertRowsMax + 1]string
 	// redactor masks the text the search index holds (search.go).

@@ -23,25 +23,27 @@ var (
 // as in ReadMessages. cols are the message columns (of m) after the
 // generation's index in ?1.
 //
-// The generations are unpacked once, into a materialized table, and the
-// roles are bound one parameter each: with `value ->> 0` evaluated in the
-// correlated subquery and the roles as `NOT IN (SELECT value FROM
-// json_each(?))`, SQLite re-ran both for every generation, a third of the
-// statement's CPU. For each generation the subquery walks the
-// messages_generation index backwards from its newest seq, so a
+// The generations are unpacked once, into a materialized table (with
+// their generation numbers), and the roles are bound one parameter each:
+// with `value ->> 0` evaluated in the correlated subquery and the roles as
+// `NOT IN (SELECT value FROM json_each(?))`, SQLite re-ran both for every
+// generation, a third of the statement's CPU. For each generation the
+// subquery walks the (gen, seq) index backwards from its newest seq, so a
 // generation costs one index seek however long its transcript is. One
 // statement per shape, prepared once, instead of one query per generation.
 func tailsSQL(cols string, nRoles int) string {
 	var b strings.Builder
-	b.WriteString(`WITH g(i, k, sid) AS MATERIALIZED (
+	b.WriteString(`WITH p(i, k, sid) AS MATERIALIZED (
 	SELECT key, value ->> 0, coalesce(nullif(value ->> 1, ''), (SELECT session_id FROM sessions WHERE key = value ->> 0))
-	FROM json_each(?1))
+	FROM json_each(?1)),
+g(i, sid, gen) AS MATERIALIZED (
+	SELECT p.i, p.sid, (SELECT gen FROM message_gens WHERE session_key = p.k AND session_id = p.sid) FROM p)
 SELECT g.i, `)
 	b.WriteString(cols)
 	b.WriteString(`
 FROM g JOIN messages AS m ON m.rowid IN (
 	SELECT t.rowid FROM messages AS t
-	WHERE t.session_key = g.k AND t.session_id = g.sid`)
+	WHERE t.gen = g.gen`)
 	if nRoles > 0 {
 		b.WriteString(` AND t.role NOT IN (`)
 		for i := range nRoles {
@@ -61,7 +63,7 @@ FROM g JOIN messages AS m ON m.rowid IN (
 // ReadTailsJSON only what sessions_list shows (each column costs the
 // driver a value per row).
 const (
-	tailsMessageCols = `m.seq, m.id, m.parent_id, m.session_id, m.run_id, m.body`
+	tailsMessageCols = `m.seq, m.id, m.parent_id, g.sid, m.run_id, m.body`
 	tailsJSONCols    = `m.seq, m.id, m.body`
 )
 
@@ -101,7 +103,7 @@ func (s *Store) queryTails(ctx context.Context, cols string, gens []domain.Gener
 	args := make([]any, 0, 2+len(excludeRoles))
 	args = append(args, string(arg), limit)
 	for _, r := range excludeRoles {
-		args = append(args, r)
+		args = append(args, roleArg(r))
 	}
 	rows, err := s.queryR(ctx, tailsSQL(cols, len(excludeRoles)), args...)
 	if err != nil {
@@ -139,7 +141,7 @@ func (s *Store) ReadTails(ctx context.Context, gens []domain.Generation, limit i
 	var seq int64
 	var id, parent, sid, runID string
 	var body sql.RawBytes
-	err := s.queryTails(ctx, tailsMessageCols, gens, limit, excludeRoles, []any{&seq, &id, &parent, &sid, &runID, &body}, func(gi int) error {
+	err := s.queryTails(ctx, tailsMessageCols, gens, limit, excludeRoles, []any{&seq, textCol{&id}, textCol{&parent}, &sid, textCol{&runID}, &body}, func(gi int) error {
 		var m domain.Message
 		var err error
 		if scratch, err = decodeBody(s.codec, scratch, body, &m); err != nil {
@@ -171,7 +173,7 @@ func (s *Store) ReadTailsJSON(ctx context.Context, gens []domain.Generation, lim
 	var seq int64
 	var id string
 	var body sql.RawBytes
-	err := s.queryTails(ctx, tailsJSONCols, gens, limit, excludeRoles, []any{&seq, &id, &body}, func(gi int) error {
+	err := s.queryTails(ctx, tailsJSONCols, gens, limit, excludeRoles, []any{&seq, textCol{&id}, &body}, func(gi int) error {
 		start := len(buf)
 		buf = append(buf, `{"id":`...)
 		buf = appendJSONString(buf, id)

@@ -234,8 +234,11 @@ func (t *tx) DeleteSession(key string) error {
 	}
 	t.index = dropKey(t.index, key)
 	t.deleted = append(t.deleted, key)
-	if _, err := t.exec(`DELETE FROM messages WHERE session_key = ?`, key); err != nil {
+	if _, err := t.exec(`DELETE FROM messages WHERE gen IN (SELECT gen FROM message_gens WHERE session_key = ?)`, key); err != nil {
 		return fmt.Errorf("delete session %q: messages: %w", key, err)
+	}
+	if _, err := t.exec(`DELETE FROM message_gens WHERE session_key = ?`, key); err != nil {
+		return fmt.Errorf("delete session %q: generations: %w", key, err)
 	}
 	if _, err := t.exec(lowerIndexedSQL); err != nil {
 		return fmt.Errorf("delete session %q: search index: %w", key, err)

@@ -42,6 +42,7 @@ type lastMessage struct {
 	seq int64
 	id  string
 	sid string
+	gen int64 // sid's generation number (0 when seq is 0)
 }
 
 // maxCachedSessions bounds the writer's session rows (a few hundred bytes

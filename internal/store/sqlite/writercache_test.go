@@ -86,8 +86,9 @@ func TestWriterCacheSeesOtherConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	_, err = other.ExecContext(ctx, `INSERT INTO messages (session_key, seq, session_id, id, parent_id, role, run_id, timestamp, body)
-		VALUES ('agent:main:main', 2, 's1', 'abcdef01', ?, 'user', '', 0, '{"role":"user","content":"y","timestamp":0}')`, first.ID)
+	_, err = other.ExecContext(ctx, `INSERT INTO messages (gen, seq, id, parent_id, role, run_id, timestamp, body)
+		VALUES ((SELECT gen FROM message_gens WHERE session_key = 'agent:main:main' AND session_id = 's1'),
+			2, unhex('abcdef01'), ?, 0, '', 0, '{"role":"user","content":"y","timestamp":0}')`, packedArg(first.ID))
 	if err != nil {
 		t.Fatal(err)
 	}
