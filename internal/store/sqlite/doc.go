@@ -49,8 +49,10 @@
 // encoded BLOB (sessionrow.go), so reading a row is one column and one
 // allocation. A listing without a limit scans the table and sorts in Go
 // instead of walking the index with a random lookup per row. Messages keep
-// the raw transcript JSON plus their store fields as columns, indexed on
-// (key, seq) only: entry ids are unique per transcript by construction
+// the raw transcript JSON (compressed) plus their store fields as narrow
+// columns: a generation number from message_gens instead of the key and
+// session id, packed ids and role codes (narrow.go, msgcols.go), indexed
+// on (gen, seq) only: entry ids are unique per transcript by construction
 // (entryid.go). There are no foreign keys: a transcript may exist without
 // a session row (AppendMessages never touches the row, and a fn may append
 // before it puts the row).
