@@ -270,3 +270,35 @@ func TestPackedColumnsMatchSQL(t *testing.T) {
 		t.Error("role code 7 scanned without an error")
 	}
 }
+
+// TestVacuumKeepsSearchIndex: the messages' rowid is a declared INTEGER
+// PRIMARY KEY since version 8, so a VACUUM (which may renumber other
+// rowids) keeps every message where the search index points.
+func TestVacuumKeepsSearchIndex(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "switchboard.db")
+	st := openAt(t, path)
+	var pk int
+	if err := st.rdb.QueryRowContext(ctx, `SELECT pk FROM pragma_table_info('messages') WHERE name = 'mid' AND type = 'INTEGER'`).Scan(&pk); err != nil || pk != 1 {
+		t.Fatalf("messages.mid: pk %d, %v; want the INTEGER PRIMARY KEY", pk, err)
+	}
+	appendText(t, st, "agent:main:a", "alpha one", "alpha two")
+	appendText(t, st, "agent:main:b", "beta one", "beta two")
+	appendText(t, st, "agent:main:c", "gamma one", "gamma two")
+	if got := searchKeys(t, st, "one"); len(got) != 3 {
+		t.Fatalf("before: %v", got)
+	}
+	if err := st.Update(ctx, func(tx domain.Tx) error { return tx.DeleteSession("agent:main:a") }); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rawExec(t, path, `VACUUM`)
+	st = openAt(t, path)
+	for word, want := range map[string][]string{"gamma": {"agent:main:c", "agent:main:c"}, "beta": {"agent:main:b", "agent:main:b"}, "alpha": nil} {
+		if got := searchKeys(t, st, word); !slices.Equal(got, want) {
+			t.Errorf("after VACUUM, %q found in %v; want %v", word, got, want)
+		}
+	}
+}

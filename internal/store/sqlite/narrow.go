@@ -24,7 +24,9 @@ import (
 //
 // The migration copies every row into the new table with its rowid, so
 // the search index (keyed by message rowid, search.go) and
-// search_index_state.upto stay valid without being rebuilt.
+// search_index_state.upto stay valid without being rebuilt. The rowid is
+// now a declared column, mid (INTEGER PRIMARY KEY, stored as the rowid
+// itself: one byte of row header), so a VACUUM keeps it too.
 func schemaV8() string {
 	return `
 CREATE TABLE message_gens (
@@ -39,6 +41,7 @@ INSERT INTO message_gens (session_key, session_id)
 -- what packText and roleArg chose (msgcols.go). body holds TEXT (plain
 -- JSON) or a BLOB (compressed, body.go).
 CREATE TABLE messages_v8 (
+	mid       INTEGER PRIMARY KEY,
 	gen       INTEGER NOT NULL,
 	seq       INTEGER NOT NULL,
 	id        NOT NULL,
@@ -48,7 +51,7 @@ CREATE TABLE messages_v8 (
 	timestamp INTEGER NOT NULL,
 	body      TEXT NOT NULL
 );
-INSERT INTO messages_v8 (rowid, gen, seq, id, parent_id, role, run_id, timestamp, body)
+INSERT INTO messages_v8 (mid, gen, seq, id, parent_id, role, run_id, timestamp, body)
 SELECT m.rowid, g.gen, m.seq, ` + packedTextSQL("m.id") + `, ` + packedTextSQL("m.parent_id") + `,
 	` + roleSQL("m.role") + `, ` + packedTextSQL("m.run_id") + `, m.timestamp, m.body
 FROM messages AS m JOIN message_gens AS g ON g.session_key = m.session_key AND g.session_id = m.session_id

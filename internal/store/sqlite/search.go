@@ -36,8 +36,9 @@ import (
 // key, so a token collision can never widen a result.
 //
 // The rowid link needs the rowids of messages to stay put: SQLite only
-// renumbers them on VACUUM of a table without an INTEGER PRIMARY KEY, and
-// the store never runs VACUUM. A future VACUUM must rebuild the index.
+// renumbers them on VACUUM of a table without an INTEGER PRIMARY KEY.
+// Since schema version 8 messages has one (mid, narrow.go), so a VACUUM
+// keeps them; before, the store never ran VACUUM.
 const schemaV4 = `
 CREATE VIRTUAL TABLE messages_fts USING fts5(text, scope, content = '', contentless_delete = 1,
 	tokenize = 'unicode61 remove_diacritics 2');
