@@ -75,6 +75,14 @@ func packedLen(s string) int {
 	return 0
 }
 
+// unhex is the value of the lowercase hex digit c.
+func unhex(c byte) byte {
+	if c <= '9' {
+		return c - '0'
+	}
+	return c - 'a' + 10
+}
+
 func isLowerHex(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
@@ -95,11 +103,13 @@ func packText(arena []byte, s string) ([]byte, any) {
 	start := len(arena)
 	arena = append(arena, make([]byte, n)...)
 	dst := arena[start : start+n : start+n]
-	if n == 4 {
-		_, _ = hex.Decode(dst, []byte(s))
-	} else {
-		u := uuid.MustParse(s)
-		copy(dst, u[:])
+	// packedLen checked that s is hex digits (and hyphens, for a UUID).
+	for i, j := 0, 0; j < n; i += 2 {
+		if s[i] == '-' {
+			i++
+		}
+		dst[j] = unhex(s[i])<<4 | unhex(s[i+1])
+		j++
 	}
 	return arena, dst
 }

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/store/bulk"
 )
 
 func userMsg(text string, ts int64) domain.Message {
@@ -238,6 +240,51 @@ func testReadGenerations(t *testing.T, st domain.Store) {
 	if late[0].Seq != 5 || late[0].ParentID != olds[1].ID {
 		t.Errorf("append to s1 after s2: seq %d parent %q, want 5 and %q", late[0].Seq, late[0].ParentID, olds[1].ID)
 	}
+
+	// Tails name their generation; the key's seqs interleave across them.
+	if tr, ok := st.(domain.TailsReader); ok {
+		tails, err := tr.ReadTails(t.Context(), []domain.Generation{{Key: key, SessionID: "s1"}, {Key: key}, {Key: key, SessionID: "s9"}}, 2, nil)
+		if err != nil {
+			t.Fatalf("ReadTails: %v", err)
+		}
+		var got [][]string
+		for _, tail := range tails {
+			got = append(got, textsOf(tail))
+		}
+		if d := cmp.Diff([][]string{{"old-2", "old-3"}, {"new-1", "new-2"}, {}}, got); d != "" {
+			t.Errorf("ReadTails of s1, the current generation and none (-want +got):\n%s", d)
+		}
+	}
+	// A store that copies (switchboard migrate) scans the key in seq
+	// order whatever the generation.
+	if sc, ok := st.(messageScanner); ok {
+		var got []string
+		afterKey, afterSeq := "", int64(0)
+		for {
+			batch, err := sc.ScanMessages(t.Context(), afterKey, afterSeq, 2)
+			if err != nil {
+				t.Fatalf("ScanMessages: %v", err)
+			}
+			if len(batch) == 0 {
+				break
+			}
+			for _, m := range batch {
+				got = append(got, fmt.Sprintf("%d %s %s", m.Seq, m.SessionID, m.Content.Text()))
+			}
+			last := batch[len(batch)-1]
+			afterKey, afterSeq = last.SessionKey, last.Seq
+		}
+		want := []string{"1 s1 old-1", "2 s1 old-2", "3 s2 new-1", "4 s2 new-2", "5 s1 old-3"}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("ScanMessages in batches of 2 (-want +got):\n%s", d)
+		}
+	}
+}
+
+// messageScanner is the scan of bulk.Store (internal/store/bulk), which
+// both stores implement.
+type messageScanner interface {
+	ScanMessages(ctx context.Context, afterKey string, afterSeq int64, limit int) ([]bulk.Message, error)
 }
 
 // messageFixtures covers every field and content shape of the raw
