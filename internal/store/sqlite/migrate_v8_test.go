@@ -302,3 +302,55 @@ func TestVacuumKeepsSearchIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestCorruptPackedColumns: a packed id of a length no packing writes, or
+// an unknown role code, is an error from every reader, never a panic or a
+// wrong id.
+func TestCorruptPackedColumns(t *testing.T) {
+	ctx := t.Context()
+	for _, tc := range []struct{ name, set string }{
+		{"id", `UPDATE messages SET id = x'010203'`},
+		{"run id", `UPDATE messages SET run_id = x'0102030405'`},
+		{"role", `UPDATE messages SET role = 9`},
+		{"id type", `UPDATE messages SET id = 1.5`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "switchboard.db")
+			st := openAt(t, path)
+			appendText(t, st, "agent:main:other", "other words")
+			searchKeys(t, st, "other")
+			// Left in the search index's tail: the next search indexes it.
+			appendText(t, st, "agent:main:main", "hello corrupt world")
+			if upto, newest := indexState(t, st); upto == newest {
+				t.Fatalf("upto %d: nothing left to index", upto)
+			}
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
+			}
+			rawExec(t, path, tc.set+` WHERE gen = (SELECT gen FROM message_gens WHERE session_key = 'agent:main:main')`)
+			st = openAt(t, path)
+			// One bad row does not stop searches that do not return it.
+			if got := searchKeys(t, st, "other"); !slices.Equal(got, []string{"agent:main:other"}) {
+				t.Errorf("search of another session: %v", got)
+			}
+			_, errRead := st.ReadMessages(ctx, "agent:main:main", domain.MessageQuery{})
+			_, errTails := st.ReadTailsJSON(ctx, []domain.Generation{{Key: "agent:main:main"}}, 5, nil)
+			_, errScan := st.ScanMessages(ctx, "", 0, 10)
+			_, errSearch := st.SearchMessages(ctx, domain.MessageSearch{Words: []string{"corrupt"}, Limit: 10})
+			errs := []error{errRead, errTails, errScan, errSearch}
+			if tc.name == "role" {
+				// Only search reads the role column.
+				errs = []error{errSearch}
+			}
+			if tc.name == "run id" {
+				// Only full messages carry the run id.
+				errs = []error{errRead, errScan}
+			}
+			for i, err := range errs {
+				if err == nil || !strings.Contains(err.Error(), "corrupt") {
+					t.Errorf("reader %d: %v; want a corrupt-column error", i, err)
+				}
+			}
+		})
+	}
+}

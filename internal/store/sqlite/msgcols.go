@@ -168,6 +168,18 @@ func (c textCol) Scan(src any) error {
 	return nil
 }
 
+// laxTextCol is textCol that scans a corrupt value as "": the search
+// index catch-up only compares ids with the ones it remembers, and one bad
+// row must not stop every search.
+type laxTextCol struct{ p *string }
+
+func (c laxTextCol) Scan(src any) error {
+	if (textCol{c.p}).Scan(src) != nil {
+		*c.p = ""
+	}
+	return nil
+}
+
 // roleCol scans a role column into *p.
 type roleCol struct{ p *string }
 

@@ -264,7 +264,7 @@ func (t *tx) tail(upto int64) ([]indexRow, error) {
 	var out []indexRow
 	for rows.Next() {
 		var r indexRow
-		if err := rows.Scan(&r.rowid, &r.key, textCol{&r.id}); err != nil {
+		if err := rows.Scan(&r.rowid, &r.key, laxTextCol{&r.id}); err != nil {
 			return nil, err
 		}
 		out = append(out, r)
