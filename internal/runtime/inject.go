@@ -24,6 +24,9 @@ func (rt *Runtime) Inject(ctx context.Context, key string, msgs []domain.Message
 		return nil, nil
 	}
 	now := rt.now()
+	// Before the commit: a quick turn whose fold commits after this one
+	// sees the count changed (quick.go).
+	rt.injects.Add(1)
 	var stored []domain.Message
 	var sess domain.Session
 	// The commit and the mirror decision below are one step for the

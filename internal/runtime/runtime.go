@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -163,6 +164,17 @@ type Runtime struct {
 	// endedHere holds the end of each run that ended here while its
 	// executor has not exited yet (wait.go).
 	endedHere map[string]*domain.Run
+	// recent holds the ends of the runs that ended here last, after
+	// their executors exited (wait.go).
+	recent recentEnds
+	// quickGrace is how long a quick turn waits for its model's final
+	// answer before its claim is committed (quick.go); 0 turns quick
+	// turns off.
+	quickGrace time.Duration
+	quick      quickCounters
+	// injects counts the messages injected outside runs (Inject): a quick
+	// turn during which one was written does not fold.
+	injects atomic.Uint64
 }
 
 type lane struct {
@@ -248,6 +260,7 @@ func New(opts Options) (*Runtime, error) {
 
 		cancelling: map[string]int{},
 		endedHere:  map[string]*domain.Run{},
+		quickGrace: quickGrace,
 	}, nil
 }
 

@@ -61,6 +61,12 @@ func (rt *Runtime) submit(ctx context.Context, r domain.Run, spec *Spec, prepare
 			spec = &decoded
 		}
 		runCtx, done = rt.activate(r.ID)
+		if rt.quickEligible(r, spec) {
+			stored, created, handled, err := rt.submitQuick(ctx, r, spec, prepare, fast, runCtx, done)
+			if handled {
+				return stored, created, err
+			}
+		}
 	}
 	var stored domain.Run
 	var created, busy bool

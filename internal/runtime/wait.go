@@ -92,7 +92,43 @@ func (rt *Runtime) addWaiter(runID string) (*waiter, bool, *domain.Run) {
 	}
 	set[w] = struct{}{}
 	_, executing := rt.active[runID]
-	return w, executing, rt.endedHere[runID]
+	ended := rt.endedHere[runID]
+	if ended == nil {
+		ended = rt.recent.byID[runID]
+	}
+	return w, executing, ended
+}
+
+// recentRuns bounds recentEnds: the waits that come right after a turn's
+// submission (a quick turn has ended by then, its executor has usually
+// exited) are answered without reading the run's row (~25 µs a turn).
+const recentRuns = 1024
+
+// recentEnds holds the ends of the last recentRuns runs that ended here,
+// oldest first out. An ended run's row does not change (only a deletion
+// of its session removes it; a wait then still reports how it ended).
+// Guarded by the runtime's mu.
+type recentEnds struct {
+	ids  [recentRuns]string
+	next int
+	byID map[string]*domain.Run
+}
+
+// add remembers the end of run id, forgetting the oldest one when full.
+func (r *recentEnds) add(id string, ended *domain.Run) {
+	if r.byID == nil {
+		r.byID = make(map[string]*domain.Run, recentRuns)
+	}
+	if _, ok := r.byID[id]; ok {
+		r.byID[id] = ended
+		return
+	}
+	if old := r.ids[r.next]; old != "" {
+		delete(r.byID, old)
+	}
+	r.ids[r.next] = id
+	r.next = (r.next + 1) % recentRuns
+	r.byID[id] = ended
 }
 
 func (rt *Runtime) removeWaiter(runID string, w *waiter) {
