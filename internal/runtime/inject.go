@@ -24,9 +24,6 @@ func (rt *Runtime) Inject(ctx context.Context, key string, msgs []domain.Message
 		return nil, nil
 	}
 	now := rt.now()
-	// Before the commit: a quick turn whose fold commits after this one
-	// sees the count changed (quick.go).
-	rt.injects.Add(1)
 	var stored []domain.Message
 	var sess domain.Session
 	// The commit and the mirror decision below are one step for the
@@ -52,7 +49,10 @@ func (rt *Runtime) Inject(ctx context.Context, key string, msgs []domain.Message
 		if err != nil {
 			return err
 		}
-		s.UpdatedAt = now
+		// Later than the row's last update even within its millisecond:
+		// a quick turn that read the row before checks it at its commit
+		// to learn that its context lacks these messages (quick.go).
+		s.UpdatedAt = max(now, s.UpdatedAt+1)
 		if err := tx.PutSession(s); err != nil {
 			return err
 		}

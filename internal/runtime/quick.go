@@ -86,7 +86,6 @@ type quickTurn struct {
 	run     domain.Run // as its claim would write it: running
 	user    domain.Message
 	snap    domain.Session // the session as read before the model call
-	injects uint64         // rt.injects then
 	claim   func(tx domain.Tx) (claimed, bool, error)
 	prepare func(tx domain.Tx) error
 	// model is the plan's model reference (set by the executor).
@@ -126,15 +125,19 @@ func (rt *Runtime) quickEligible(r domain.Run, spec *Spec) bool {
 }
 
 // submitQuick carries out Submit for a quick turn: r is filled, its lane
-// reserved (res), its context registered (runCtx, done) and spec decoded.
-// handled is false when the session cannot be read or is a sub-agent's
-// (its budgets are read in the claim): the caller goes the ordinary way.
-func (rt *Runtime) submitQuick(ctx context.Context, r domain.Run, spec *Spec, prepare func(tx domain.Tx) error,
+// reserved (res), its context registered (runCtx, done) and spec decoded;
+// read, when set, is the session row as the caller read it. handled is
+// false when the session cannot be read or is a sub-agent's (its budgets
+// are read in the claim): the caller goes the ordinary way.
+func (rt *Runtime) submitQuick(ctx context.Context, r domain.Run, spec *Spec, read *domain.Session, prepare func(tx domain.Tx) error,
 	res *reservation, runCtx context.Context, done func()) (stored domain.Run, created, handled bool, err error) {
-	// Counted before the read: an injection committed after it shows.
-	injects := rt.injects.Load()
-	snap, err := rt.opts.Store.GetSession(ctx, r.SessionKey)
-	if err != nil || snap.SpawnedBy != "" {
+	var snap domain.Session
+	if read != nil && read.Key == r.SessionKey {
+		snap = *read
+	} else if snap, err = rt.opts.Store.GetSession(ctx, r.SessionKey); err != nil {
+		return domain.Run{}, false, false, nil
+	}
+	if snap.SpawnedBy != "" {
 		return domain.Run{}, false, false, nil
 	}
 	now := rt.now()
@@ -148,7 +151,7 @@ func (rt *Runtime) submitQuick(ctx context.Context, r domain.Run, spec *Spec, pr
 		user.Timestamp = now
 	}
 	mctx, stop := context.WithCancelCause(runCtx)
-	q := &quickTurn{rt: rt, ctx: ctx, run: run, user: user, snap: snap, injects: injects,
+	q := &quickTurn{rt: rt, ctx: ctx, run: run, user: user, snap: snap,
 		prepare: prepare, stop: stop, resolved: make(chan struct{})}
 	q.claim = func(tx domain.Tx) (claimed, bool, error) {
 		q.stale = !q.unchanged(tx)
@@ -196,13 +199,13 @@ func (rt *Runtime) submitQuick(ctx context.Context, r domain.Run, spec *Spec, pr
 	return q.stored, false, true, nil
 }
 
-// unchanged reports, inside tx, whether the session is as the turn read it
-// (not deleted, not reset, no row change) and no message was injected
-// into any transcript since (Inject counts them).
+// unchanged reports, inside tx, whether the session is as the turn read it:
+// not deleted, not reset, not updated. Every transcript write outside the
+// session's lane (Inject) moves the row's updatedAt forward, so the
+// context read with the row lacks no message.
 func (q *quickTurn) unchanged(tx domain.Tx) bool {
 	s, err := tx.GetSession(q.run.SessionKey)
-	return err == nil && s.SessionID == q.snap.SessionID && s.UpdatedAt == q.snap.UpdatedAt &&
-		q.rt.injects.Load() == q.injects
+	return err == nil && s.SessionID == q.snap.SessionID && s.UpdatedAt == q.snap.UpdatedAt
 }
 
 // claimNow commits the turn's claim the ordinary way unless its fold or
@@ -358,7 +361,10 @@ func (rt *Runtime) quickCall(ctx context.Context, q *quickTurn) (first *firstSte
 	if steers {
 		return first, nil // they join the ordinary run's first step
 	}
-	history := append(prior[:len(prior):len(prior)], q.user)
+	// No copy of the context (up to ContextMessages messages): the user
+	// message goes into prior's spare room, which the fold or the
+	// ordinary run then fills with the stored one.
+	history := append(prior, q.user)
 	if len(history) > rt.opts.ContextMessages {
 		history = history[len(history)-rt.opts.ContextMessages:]
 	}

@@ -307,8 +307,8 @@ func TestQuickTurnSessionDeletedMeanwhile(t *testing.T) {
 
 // TestQuickTurnInjectMeanwhile: a message injected into the transcript
 // while the model answers makes the turn go the ordinary way; the model is
-// asked again and sees it. The clock stands still, so the session row the
-// injection rewrites looks unchanged: the count of injections tells.
+// asked again and sees it. The clock stands still: the injection still
+// moves the session row's updatedAt, which the commit checks.
 func TestQuickTurnInjectMeanwhile(t *testing.T) {
 	g := newGateModel(true, false)
 	at := time.UnixMilli(1_800_000_000_000)

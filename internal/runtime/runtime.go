@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -172,9 +171,6 @@ type Runtime struct {
 	// turns off.
 	quickGrace time.Duration
 	quick      quickCounters
-	// injects counts the messages injected outside runs (Inject): a quick
-	// turn during which one was written does not fold.
-	injects atomic.Uint64
 }
 
 type lane struct {
