@@ -199,13 +199,26 @@ func (rt *Runtime) submitQuick(ctx context.Context, r domain.Run, spec *Spec, re
 	return q.stored, false, true, nil
 }
 
-// unchanged reports, inside tx, whether the session is as the turn read it:
-// not deleted, not reset, not updated. Every transcript write outside the
-// session's lane (Inject) moves the row's updatedAt forward, so the
-// context read with the row lacks no message.
+// unchanged reports, inside tx, whether the session row is as the turn
+// read it, field for field: not deleted, not reset, not patched. Every
+// transcript write outside the session's lane (Inject) moves the row's
+// updatedAt forward, so the context read with the row lacks no message.
 func (q *quickTurn) unchanged(tx domain.Tx) bool {
 	s, err := tx.GetSession(q.run.SessionKey)
-	return err == nil && s.SessionID == q.snap.SessionID && s.UpdatedAt == q.snap.UpdatedAt
+	return err == nil && sameSession(s, q.snap)
+}
+
+// sameSession reports whether a and b hold the same values.
+func sameSession(a, b domain.Session) bool {
+	if !samePointee(a.Origin, b.Origin) || !samePointee(a.Delivery, b.Delivery) {
+		return false
+	}
+	a.Origin, a.Delivery, b.Origin, b.Delivery = nil, nil, nil, nil
+	return a == b
+}
+
+func samePointee[T comparable](a, b *T) bool {
+	return a == b || a != nil && b != nil && *a == *b
 }
 
 // claimNow commits the turn's claim the ordinary way unless its fold or

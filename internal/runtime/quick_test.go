@@ -555,3 +555,60 @@ func TestRecentEndsBounded(t *testing.T) {
 		t.Fatal("not the newest ends kept")
 	}
 }
+
+// TestQuickTurnPatchMeanwhile: a patch of the session (its model here)
+// while the model answers makes the turn go the ordinary way, even when
+// the patch leaves updatedAt as it was.
+func TestQuickTurnPatchMeanwhile(t *testing.T) {
+	g := newGateModel(true, false)
+	e := quickEnv(t, g, time.Hour)
+	res := e.submitAsync(quickRun("hi"))
+	receive(t, g.entered, "model call")
+	err := e.st.Update(context.Background(), func(tx domain.Tx) error {
+		s, err := tx.GetSession(quickKey)
+		if err != nil {
+			return err
+		}
+		s.ModelOverride = "other"
+		return tx.PutSession(s)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.open()
+	s := receive(t, res, "Submit")
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	e.wait(s.run.ID)
+	if q := e.rt.QuickTurns(); q.Folded != 0 || q.Discarded != 1 {
+		t.Fatalf("quick turns = %+v; want the answer given before the patch thrown away", q)
+	}
+	if n := g.callCount(); n != 2 {
+		t.Fatalf("model calls = %d, want 2", n)
+	}
+}
+
+func TestSameSession(t *testing.T) {
+	a := domain.Session{Key: "k", SessionID: "s", UpdatedAt: 5, Delivery: &domain.DeliveryContext{Channel: "c", To: "t"}, Origin: &domain.Origin{Provider: "p"}}
+	b := a
+	b.Delivery = &domain.DeliveryContext{Channel: "c", To: "t"} // same values, another pointer
+	b.Origin = &domain.Origin{Provider: "p"}
+	if !sameSession(a, b) {
+		t.Fatal("equal rows with distinct pointers differ")
+	}
+	for name, change := range map[string]func(*domain.Session){
+		"sessionId":  func(s *domain.Session) { s.SessionID = "s2" },
+		"updatedAt":  func(s *domain.Session) { s.UpdatedAt++ },
+		"delivery":   func(s *domain.Session) { s.Delivery = &domain.DeliveryContext{Channel: "c", To: "u"} },
+		"no origin":  func(s *domain.Session) { s.Origin = nil },
+		"thinking":   func(s *domain.Session) { s.ThinkingLevel = "high" },
+		"archivedAt": func(s *domain.Session) { s.ArchivedAt = 1 },
+	} {
+		c := b
+		change(&c)
+		if sameSession(a, c) {
+			t.Errorf("%s: changed row reported the same", name)
+		}
+	}
+}
