@@ -15,14 +15,19 @@ import (
 func TestChatQuickTurns(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	const key = "agent:main:quick"
+	// A turn is quick only on an idle lane: the previous turn's executor
+	// may still be on its way out when its waiter returns.
+	idle := func() { h.waitFor("the session's lane idle", func() bool { return h.e.rt.LaneIdle(key) }) }
 	h.chat(key, "one") // creates the session: the ordinary way
 	if q := h.e.rt.QuickTurns(); q != (runtime.QuickStats{}) {
 		t.Fatalf("quick turns after the session's first = %+v, want none", q)
 	}
+	idle()
 	two := h.chat(key, "two")
 	if q := h.e.rt.QuickTurns(); q != (runtime.QuickStats{Folded: 1}) {
 		t.Fatalf("quick turns = %+v, want one folded", q)
 	}
+	idle()
 	three := h.chat(key, "/reset three")
 	if q := h.e.rt.QuickTurns(); q != (runtime.QuickStats{Folded: 2}) {
 		t.Fatalf("quick turns after /reset = %+v, want two folded, none thrown away", q)

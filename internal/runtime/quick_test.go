@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	goruntime "runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -529,11 +530,13 @@ func TestQuickTurnNotForNewSessionsOrOtherKinds(t *testing.T) {
 	e := newEnv(t, func(o *Options) { o.Models = gateModels{g} })
 	e.rt.quickGrace = time.Hour
 	e.wait(e.submit("agent:main:fresh", "hi", nil).ID)
+	waitLaneIdle(t, e.rt, "agent:main:fresh")
 	send := e.submit("agent:main:fresh", "hi", func(r *domain.Run) { r.Kind = domain.RunKindSend })
 	e.wait(send.ID)
 	if q := e.rt.QuickTurns(); q != (QuickStats{}) {
 		t.Fatalf("quick turns = %+v, want none", q)
 	}
+	waitLaneIdle(t, e.rt, "agent:main:fresh")
 	e.wait(e.submit("agent:main:fresh", "again", nil).ID)
 	if q := e.rt.QuickTurns(); q.Folded != 1 {
 		t.Fatalf("quick turns = %+v, want the chat turn on the existing session folded", q)
@@ -586,6 +589,21 @@ func TestQuickTurnPatchMeanwhile(t *testing.T) {
 	}
 	if n := g.callCount(); n != 2 {
 		t.Fatalf("model calls = %d, want 2", n)
+	}
+}
+
+// waitLaneIdle waits until key's lane is free: a run's waiter may return
+// while its executor is on its way out (a turn is quick only on an idle
+// lane). The executor has nothing left to wait for, so yielding the
+// processor is enough.
+func waitLaneIdle(t *testing.T, rt *Runtime, key string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !rt.LaneIdle(key) {
+		if time.Now().After(deadline) {
+			t.Fatalf("lane of %s still busy after 10 s", key)
+		}
+		goruntime.Gosched()
 	}
 }
 

@@ -302,6 +302,15 @@ func (rt *Runtime) QueueDepth() int {
 	return n
 }
 
+// LaneIdle reports whether the lane of session key is free here: no run
+// of it queued or executing, and its last executor gone. Only then is a
+// chat turn submitted to it a quick turn (quick.go).
+func (rt *Runtime) LaneIdle(key string) bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.lanes[key] == nil
+}
+
 // ActiveRuns returns how many runs are executing now.
 func (rt *Runtime) ActiveRuns() int {
 	rt.mu.Lock()
