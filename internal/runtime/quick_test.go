@@ -7,6 +7,7 @@ import (
 	goruntime "runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -544,7 +545,7 @@ func TestQuickTurnNotForNewSessionsOrOtherKinds(t *testing.T) {
 }
 
 // TestRecentEndsBounded: the ends kept for waits after their executor
-// exited are the last recentRuns, the oldest forgotten first.
+// exited are the newest, at most recentRuns of them and recentBytes.
 func TestRecentEndsBounded(t *testing.T) {
 	var r recentEnds
 	for i := range recentRuns + 2 {
@@ -556,6 +557,21 @@ func TestRecentEndsBounded(t *testing.T) {
 	}
 	if r.byID["run0"] != nil || r.byID["run1"] != nil || r.byID["run2"] == nil || r.byID["run"+strconv.Itoa(recentRuns+1)] == nil {
 		t.Fatal("not the newest ends kept")
+	}
+	big := strings.Repeat("x", recentBytes/4)
+	for i := range 8 {
+		id := "big" + strconv.Itoa(i)
+		r.add(id, &domain.Run{ID: id, Status: domain.RunOK, Reply: big})
+	}
+	if r.bytes > recentBytes || r.byID["big7"] == nil || r.byID["big0"] != nil {
+		t.Fatalf("%d bytes kept (bound %d); newest kept: %v", r.bytes, recentBytes, r.byID["big7"] != nil)
+	}
+	r.add("huge", &domain.Run{ID: "huge", Reply: big + big + big + big})
+	if r.byID["huge"] != nil || r.byID["big7"] == nil {
+		t.Fatal("a run over the bound on its own was kept, or pushed the others out")
+	}
+	if len(r.order)-r.head != len(r.byID) {
+		t.Fatalf("order holds %d ids, map %d", len(r.order)-r.head, len(r.byID))
 	}
 }
 
