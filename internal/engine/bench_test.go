@@ -78,6 +78,7 @@ func BenchmarkChatThroughput1000Sessions(b *testing.B) {
 	var next atomic.Int64
 	b.SetParallelism(64)
 	before := h.st.Stats()
+	quickBefore := h.e.rt.QuickTurns()
 	start := time.Now()
 	b.ResetTimer()
 	cpu := startCPU(b)
@@ -100,6 +101,8 @@ func BenchmarkChatThroughput1000Sessions(b *testing.B) {
 		b.ReportMetric(float64(c)/float64(b.N), "commits/turn")
 		b.ReportMetric(float64(after.Updates-before.Updates)/float64(c), "updates/commit")
 	}
+	// The share of turns written in one transaction (runtime quick.go).
+	b.ReportMetric(float64(h.e.rt.QuickTurns().Folded-quickBefore.Folded)/float64(b.N), "folded/turn")
 }
 
 func BenchmarkSendWithWait(b *testing.B) {

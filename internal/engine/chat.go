@@ -59,7 +59,7 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 			return ChatResult{}, err
 		}
 	}
-	facts, err := e.sessionFacts(ctx, key)
+	facts, row, err := e.sessionFactsRow(ctx, key)
 	if err != nil {
 		return ChatResult{}, err
 	}
@@ -93,6 +93,7 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 			return ChatResult{}, err
 		}
 		msg = rest
+		row = nil // (read before the reset)
 	}
 	spec := runSpec{
 		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(msg),
@@ -111,7 +112,7 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 	created := false
 	run, fresh, err := e.rt.SubmitSpec(ctx, domain.Run{SessionKey: key, AgentID: e.keys.AgentOf(key), Kind: kind,
 		Lane: domain.LaneMain, IdempotencyKey: idem, Message: msg, Spec: raw, TimeoutMs: timeoutMs},
-		spec.runtimeSpec(), func(tx domain.Tx) error {
+		spec.runtimeSpec(), row, func(tx domain.Tx) error {
 			s, isNew, err := e.ensureSession(tx, key, func(s *domain.Session) {
 				if s.Channel == "" {
 					s.Channel = channel

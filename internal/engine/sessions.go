@@ -297,12 +297,19 @@ func (e *Engine) agentConfigured(id string) bool {
 // sessionFacts are the send-policy inputs of key (a new key's are derived
 // from the key alone).
 func (e *Engine) sessionFacts(ctx context.Context, key string) (policy.SessionFacts, error) {
+	f, _, err := e.sessionFactsRow(ctx, key)
+	return f, err
+}
+
+// sessionFactsRow is sessionFacts and the stored session row it read (nil
+// when there is none).
+func (e *Engine) sessionFactsRow(ctx context.Context, key string) (policy.SessionFacts, *domain.Session, error) {
 	s, err := e.store.GetSession(ctx, key)
-	if err != nil {
-		s, err = e.newSession(key)
-		if err != nil {
-			return policy.SessionFacts{}, err
-		}
+	var row *domain.Session
+	if err == nil {
+		row = &s
+	} else if s, err = e.newSession(key); err != nil {
+		return policy.SessionFacts{}, nil, err
 	}
-	return policy.SessionFacts{Key: s.Key, Channel: e.channelOf(s), ChatType: s.ChatType, LastChannel: s.LastChannel, Override: s.SendPolicy}, nil
+	return policy.SessionFacts{Key: s.Key, Channel: e.channelOf(s), ChatType: s.ChatType, LastChannel: s.LastChannel, Override: s.SendPolicy}, row, nil
 }

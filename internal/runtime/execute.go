@@ -60,6 +60,22 @@ type claimed struct {
 	// announce publishes the run's start once the claim is durable; set
 	// by carryOut (or, for a deferred claim, by Submit).
 	announce func()
+	// first, when set, is what a quick turn did before its claim was
+	// committed (quick.go): the run goes on from there.
+	first *firstStep
+}
+
+// firstStep is the part of a run's first model step a quick turn did
+// before its claim was committed: the context it read, and, when called,
+// the model's answer to it with the run's inbound message unsaved.
+type firstStep struct {
+	// prior is the session's context before the run's inbound messages.
+	prior []domain.Message
+	// called says resp and err are the answer of the run's first model
+	// call (made with the same plan, on the same context).
+	called bool
+	resp   domain.ModelResponse
+	err    error
 }
 
 // activate registers a run as executing here, so Cancel can reach it, and
@@ -73,7 +89,10 @@ func (rt *Runtime) activate(id string) (context.Context, func()) {
 		rt.mu.Lock()
 		delete(rt.active, id)
 		delete(rt.leases.of, id)
-		delete(rt.endedHere, id)
+		if ended := rt.endedHere[id]; ended != nil {
+			rt.recent.add(id, ended)
+			delete(rt.endedHere, id)
+		}
 		// Waiters that came after its end (or while it waited for its
 		// lane) skipped reading it (Wait): they read it now.
 		set := rt.waiters[id]
@@ -186,7 +205,7 @@ func (rt *Runtime) carryOut(ctx context.Context, c claimed) {
 	}
 	toolsStarted := false
 	budget := c.budget
-	out, msgs := rt.loop(runCtx, run, sess, inbound, &toolsStarted, &budget, announce)
+	out, msgs := rt.loop(runCtx, run, sess, inbound, &toolsStarted, &budget, announce, c.first)
 	// The record goes before the end is written: a reader that sees the
 	// run ended never sees it still in progress.
 	rt.progress.end(run.ID)
@@ -398,7 +417,9 @@ func (rt *Runtime) startTx(tx domain.Tx, cur domain.Run, create bool, decoded *S
 // loop calls the model and its tools until a final answer.
 // toolsStarted is set once a tool call is about to execute.
 // announce publishes the run's start (once) before its first event.
-func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session, inbound []domain.Message, toolsStarted *bool, budget *budgetState, announce func()) (runOutcome, []domain.Message) {
+// first, when set, is the context a quick turn read and maybe the answer
+// of its first model call (quick.go).
+func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session, inbound []domain.Message, toolsStarted *bool, budget *budgetState, announce func(), first *firstStep) (runOutcome, []domain.Message) {
 	var written []domain.Message
 	var history []domain.Message
 	cached := false
@@ -425,7 +446,9 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			return fail(err)
 		}
 	}
-	if h, ok := rt.cache.take(run.SessionKey, sess.SessionID); ok {
+	if first != nil {
+		history = append(first.prior, inbound...)
+	} else if h, ok := rt.cache.take(run.SessionKey, sess.SessionID); ok {
 		history = append(h, inbound...)
 	} else {
 		h, err := rt.opts.Store.ReadMessages(ctx, run.SessionKey, domain.MessageQuery{SessionID: sess.SessionID, Limit: rt.opts.ContextMessages})
@@ -444,23 +467,30 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			out := runOutcome{status: domain.RunError, err: fmt.Sprintf("step limit reached (%d model calls); raise runtime.maxSteps", rt.opts.MaxSteps), usage: usage, model: plan.ModelRef}
 			return out, written
 		}
-		// Steer messages sent to this session join the run here (steer.go).
-		history, written = rt.takeSteers(ctx, run, history, written, announce)
-		// Budgets are checked before every model call, the first included.
-		if exceeded := rt.checkBudget(ctx, sess, step, budget); exceeded != nil {
-			return runOutcome{status: domain.RunError, err: exceeded.Error(), usage: usage, model: plan.ModelRef}, written
+		var resp domain.ModelResponse
+		if step == 0 && first != nil && first.called {
+			// A quick turn called the model before its claim was
+			// committed (its steers and budgets were checked then).
+			resp, err = first.resp, first.err
+		} else {
+			// Steer messages sent to this session join the run here (steer.go).
+			history, written = rt.takeSteers(ctx, run, history, written, announce)
+			// Budgets are checked before every model call, the first included.
+			if exceeded := rt.checkBudget(ctx, sess, step, budget); exceeded != nil {
+				return runOutcome{status: domain.RunError, err: exceeded.Error(), usage: usage, model: plan.ModelRef}, written
+			}
+			rt.progress.update(run.ID, func(p *domain.Progress) { p.Step, p.Phase = step+1, "model" })
+			resp, err = provider.Complete(ctx, domain.ModelRequest{
+				Model:      modelID,
+				System:     plan.System,
+				Messages:   history,
+				Tools:      plan.Tools,
+				Thinking:   plan.Thinking,
+				AgentID:    run.AgentID,
+				SessionKey: run.SessionKey,
+				OnDelta:    rt.deltaFunc(run, step, announce),
+			})
 		}
-		rt.progress.update(run.ID, func(p *domain.Progress) { p.Step, p.Phase = step+1, "model" })
-		resp, err := provider.Complete(ctx, domain.ModelRequest{
-			Model:      modelID,
-			System:     plan.System,
-			Messages:   history,
-			Tools:      plan.Tools,
-			Thinking:   plan.Thinking,
-			AgentID:    run.AgentID,
-			SessionKey: run.SessionKey,
-			OnDelta:    rt.deltaFunc(run, step, announce),
-		})
 		if err == nil && ctx.Err() != nil {
 			err = ctx.Err()
 		}

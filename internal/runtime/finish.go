@@ -46,18 +46,7 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 			return nil
 		}
 		started := cur.StartedAt != 0 // only runs that ran count in the rollups
-		cur.Status = out.status
-		cur.Reply = out.reply
-		cur.Error = out.err
-		cur.Usage = out.usage
-		cur.EndedAt = now
-		cur.UpdatedAt = now
-		if cur.StartedAt == 0 && out.status != domain.RunCancelled {
-			cur.StartedAt = now
-		}
-		if out.joinedTo != "" {
-			cur.Spec = markJoined(cur.Spec, out.joinedTo)
-		}
+		endRun(&cur, out, now)
 		if err := tx.PutRun(cur); err != nil {
 			return err
 		}
@@ -94,25 +83,7 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 		if out.joinedTo != "" {
 			return nil // a steer that joined another run has no follow-ups of its own (steer.go)
 		}
-		return rt.opts.Hooks.Finished(tx, cur, func(n domain.Run) (domain.Run, error) {
-			n = rt.fill(n)
-			// The follow-ups of this process's work are its work (a
-			// scoped runtime leaves the others queued).
-			followUp := rt.owns(cur.ID)
-			if followUp {
-				rt.claimFollowUp(n.ID)
-			}
-			stored, created, err := tx.CreateRun(n)
-			if err != nil {
-				return domain.Run{}, err
-			}
-			if created {
-				next = append(next, stored)
-			} else if followUp {
-				rt.disown(n.ID)
-			}
-			return stored, nil
-		})
+		return rt.opts.Hooks.Finished(tx, cur, rt.followUps(tx, cur, &next))
 	})
 	if err != nil {
 		unlockOrder()
@@ -134,8 +105,58 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 		}
 	}
 	unlockOrder()
-	if out.announce != nil {
-		out.announce()
+	rt.published(ended, final, sess, next, out.announce, now)
+	return nil
+}
+
+// endRun sets on cur the end out describes, at now.
+func endRun(cur *domain.Run, out runOutcome, now int64) {
+	cur.Status = out.status
+	cur.Reply = out.reply
+	cur.Error = out.err
+	cur.Usage = out.usage
+	cur.EndedAt = now
+	cur.UpdatedAt = now
+	if cur.StartedAt == 0 && out.status != domain.RunCancelled {
+		cur.StartedAt = now
+	}
+	if out.joinedTo != "" {
+		cur.Spec = markJoined(cur.Spec, out.joinedTo)
+	}
+}
+
+// followUps is the next of Hooks.Finished for the end of cur in tx: it
+// creates each follow-up run and collects the new ones in next, to be
+// scheduled after the commit.
+func (rt *Runtime) followUps(tx domain.Tx, cur domain.Run, next *[]domain.Run) func(domain.Run) (domain.Run, error) {
+	return func(n domain.Run) (domain.Run, error) {
+		n = rt.fill(n)
+		// The follow-ups of this process's work are its work (a
+		// scoped runtime leaves the others queued).
+		followUp := rt.owns(cur.ID)
+		if followUp {
+			rt.claimFollowUp(n.ID)
+		}
+		stored, created, err := tx.CreateRun(n)
+		if err != nil {
+			return domain.Run{}, err
+		}
+		if created {
+			*next = append(*next, stored)
+		} else if followUp {
+			rt.disown(n.ID)
+		}
+		return stored, nil
+	}
+}
+
+// published does what follows the commit of a run's end (and its mirror
+// job): announce (the run's start, once, when set), the events of its final
+// message, its end and its session, the waiters' wake-up, the scheduling
+// of its follow-ups, and the engine's AfterFinish.
+func (rt *Runtime) published(ended domain.Run, final domain.Message, sess domain.Session, next []domain.Run, announce func(), now int64) {
+	if announce != nil {
+		announce()
 	}
 	if final.Seq != 0 {
 		rt.opts.Emit(domain.Event{Kind: domain.EventMessage, SessionKey: ended.SessionKey, Message: &final, TS: now})
@@ -160,7 +181,6 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 	// With replicas, the session's next run may have been queued on
 	// another one: the lane's holder takes it.
 	rt.pull(rt.ctx, ended.SessionKey)
-	return nil
 }
 
 // lastSeq is the highest Seq among msgs.

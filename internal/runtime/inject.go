@@ -49,7 +49,10 @@ func (rt *Runtime) Inject(ctx context.Context, key string, msgs []domain.Message
 		if err != nil {
 			return err
 		}
-		s.UpdatedAt = now
+		// Later than the row's last update even within its millisecond:
+		// a quick turn that read the row before checks it at its commit
+		// to learn that its context lacks these messages (quick.go).
+		s.UpdatedAt = max(now, s.UpdatedAt+1)
 		if err := tx.PutSession(s); err != nil {
 			return err
 		}

@@ -163,6 +163,14 @@ type Runtime struct {
 	// endedHere holds the end of each run that ended here while its
 	// executor has not exited yet (wait.go).
 	endedHere map[string]*domain.Run
+	// recent holds the ends of the runs that ended here last, after
+	// their executors exited (wait.go).
+	recent recentEnds
+	// quickGrace is how long a quick turn waits for its model's final
+	// answer before its claim is committed (quick.go); 0 turns quick
+	// turns off.
+	quickGrace time.Duration
+	quick      quickCounters
 }
 
 type lane struct {
@@ -248,6 +256,7 @@ func New(opts Options) (*Runtime, error) {
 
 		cancelling: map[string]int{},
 		endedHere:  map[string]*domain.Run{},
+		quickGrace: quickGrace,
 	}, nil
 }
 
@@ -291,6 +300,15 @@ func (rt *Runtime) QueueDepth() int {
 		n += len(l.queue)
 	}
 	return n
+}
+
+// LaneIdle reports whether the lane of session key is free here: no run
+// of it queued or executing, and its last executor gone. Only then is a
+// chat turn submitted to it a quick turn (quick.go).
+func (rt *Runtime) LaneIdle(key string) bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.lanes[key] == nil
 }
 
 // ActiveRuns returns how many runs are executing now.

@@ -11,18 +11,21 @@ import (
 // the same transaction (to create the session row, say). A repeated
 // idempotency key returns the first run and starts nothing.
 func (rt *Runtime) Submit(ctx context.Context, r domain.Run, prepare func(tx domain.Tx) error) (domain.Run, bool, error) {
-	return rt.submit(ctx, r, nil, prepare)
+	return rt.submit(ctx, r, nil, nil, prepare)
 }
 
 // SubmitSpec is Submit for a caller that has the runtime's part of r.Spec
 // at hand (it built r.Spec from it): spec must be what r.Spec decodes to.
 // A run that starts at once then skips decoding it again (the engine's
-// chat: ~8 µs a turn).
-func (rt *Runtime) SubmitSpec(ctx context.Context, r domain.Run, spec Spec, prepare func(tx domain.Tx) error) (domain.Run, bool, error) {
-	return rt.submit(ctx, r, &spec, prepare)
+// chat: ~8 µs a turn). sess, when set, is r's session row as the caller
+// read it from the store just before; a quick turn (quick.go) starts from
+// it instead of reading it again, and checks at its commit that it has not
+// changed since.
+func (rt *Runtime) SubmitSpec(ctx context.Context, r domain.Run, spec Spec, sess *domain.Session, prepare func(tx domain.Tx) error) (domain.Run, bool, error) {
+	return rt.submit(ctx, r, &spec, sess, prepare)
 }
 
-func (rt *Runtime) submit(ctx context.Context, r domain.Run, spec *Spec, prepare func(tx domain.Tx) error) (domain.Run, bool, error) {
+func (rt *Runtime) submit(ctx context.Context, r domain.Run, spec *Spec, sess *domain.Session, prepare func(tx domain.Tx) error) (domain.Run, bool, error) {
 	rt.mu.Lock()
 	closing := rt.closing
 	rt.mu.Unlock()
@@ -61,6 +64,12 @@ func (rt *Runtime) submit(ctx context.Context, r domain.Run, spec *Spec, prepare
 			spec = &decoded
 		}
 		runCtx, done = rt.activate(r.ID)
+		if rt.quickEligible(r, spec) {
+			stored, created, handled, err := rt.submitQuick(ctx, r, spec, sess, prepare, fast, runCtx, done)
+			if handled {
+				return stored, created, err
+			}
+		}
 	}
 	var stored domain.Run
 	var created, busy bool

@@ -92,7 +92,70 @@ func (rt *Runtime) addWaiter(runID string) (*waiter, bool, *domain.Run) {
 	}
 	set[w] = struct{}{}
 	_, executing := rt.active[runID]
-	return w, executing, rt.endedHere[runID]
+	ended := rt.endedHere[runID]
+	if ended == nil {
+		ended = rt.recent.byID[runID]
+	}
+	return w, executing, ended
+}
+
+// recentRuns and recentBytes bound recentEnds: the waits that come right
+// after a turn's submission (a quick turn has ended by then, its executor
+// has usually exited) are answered without reading the run's row (~25 µs a
+// turn). The bytes bound keeps long messages and replies from holding
+// much memory (a run's message may be 100,000 characters, its reply more).
+const (
+	recentRuns  = 1024
+	recentBytes = 4 << 20
+)
+
+// recentEnds holds the ends of the last runs that ended here, oldest first
+// out. An ended run's row does not change (only a deletion of its session
+// removes it; a wait then still reports how it ended). Guarded by the
+// runtime's mu.
+type recentEnds struct {
+	order []string // ids, oldest first from head
+	head  int
+	byID  map[string]*domain.Run
+	bytes int
+}
+
+// runBytes estimates the memory an ended run holds.
+func runBytes(r *domain.Run) int {
+	return 512 + len(r.Spec) + len(r.Message) + len(r.Reply) + len(r.Error) + len(r.IdempotencyKey)
+}
+
+// add remembers the end of run id, forgetting the oldest ones while over
+// a bound. A run larger than the bytes bound on its own is not kept.
+func (r *recentEnds) add(id string, ended *domain.Run) {
+	n := runBytes(ended)
+	if n > recentBytes {
+		return
+	}
+	if r.byID == nil {
+		r.byID = make(map[string]*domain.Run)
+	}
+	if old, ok := r.byID[id]; ok {
+		r.bytes += n - runBytes(old)
+		r.byID[id] = ended
+		return
+	}
+	r.order = append(r.order, id)
+	r.byID[id] = ended
+	r.bytes += n
+	for len(r.byID) > recentRuns || r.bytes > recentBytes {
+		old := r.order[r.head]
+		r.order[r.head] = ""
+		r.head++
+		if e, ok := r.byID[old]; ok {
+			r.bytes -= runBytes(e)
+			delete(r.byID, old)
+		}
+	}
+	if r.head > len(r.order)/2 {
+		r.order = append(r.order[:0], r.order[r.head:]...)
+		r.head = 0
+	}
 }
 
 func (rt *Runtime) removeWaiter(runID string, w *waiter) {
