@@ -100,6 +100,9 @@ type HistoryRequest struct {
 	// Raw skips sanitizing (operator surfaces such as chat.history and
 	// the web UI, which show full transcripts).
 	Raw bool
+	// MaxChars, with Raw, cuts each text field to this many UTF-16 units
+	// plus the truncation marker (chat.history's maxChars); 0 = no cut.
+	MaxChars int
 	// BeforeSeq pages backwards (operator surfaces).
 	BeforeSeq int64
 	// BeforeMessageID pages backwards from a message id: only older

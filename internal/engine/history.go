@@ -72,7 +72,7 @@ func (e *Engine) history(ctx context.Context, req Requester, p HistoryParams) (H
 		msgs = msgs[1:]
 	}
 	if p.Raw {
-		res.Messages = withIDs(msgs)
+		res.Messages = withIDs(redact.CutTexts(msgs, p.MaxChars))
 		res.SetNext()
 		return res, nil
 	}
