@@ -10,7 +10,10 @@ import (
 // Rows of acceptance trial 3: chat's `deliver` (OpenClaw's `agent
 // {deliver: true}`) and the WS `send`'s required `to`.
 
-const noMCPChat = "no tool posts a user message into a session"
+const (
+	noMCPChat  = "no tool posts a user message into a session"
+	noMaxChars = "maxChars is OpenClaw's chat.history parameter; other history surfaces cap text as sessions_history does"
+)
 
 // deliveredReply reads an outbox listing ({items: […]}) for the delivery
 // of runID's reply: whether there is one, and its channel, to and text.
@@ -134,6 +137,44 @@ func chatDeliverRows(_ *world) []row {
 					return o, jsonPath([]byte(o.Payload), "runId")
 				}),
 			}, noMCP...)},
+		{finding: "trial3", name: "chat.history maxChars cuts each text field",
+			want: outcome{OK: true, Fields: map[string]string{"user text": "0123456789\n…(truncated)…"}},
+			cells: []cell{
+				custom(sWS, "agent, then chat.history {maxChars}", func(t *testing.T, w *world) outcome {
+					k := "agent:main:maxchars-ws"
+					a := w.wsOutcome(t, operatorToken, "agent", m{"sessionKey": k, "message": "0123456789abcdefghij", "idempotencyKey": "maxchars-ws"})
+					if !a.OK {
+						return a
+					}
+					if o := w.wsOutcome(t, operatorToken, "agent.wait", m{"runId": jsonPath([]byte(a.Payload), "runId"), "timeoutMs": 30000}); !o.OK {
+						return o
+					}
+					o := w.wsOutcome(t, operatorToken, "chat.history", m{"sessionKey": k, "maxChars": 10})
+					var h struct {
+						Messages []struct {
+							Role    string `json:"role"`
+							Content any    `json:"content"`
+						} `json:"messages"`
+					}
+					_ = json.Unmarshal([]byte(o.Payload), &h)
+					o.Fields = map[string]string{"user text": "no user message"}
+					for _, msg := range h.Messages {
+						if s, ok := msg.Content.(string); ok && msg.Role == "user" {
+							o.Fields["user text"] = s
+						}
+					}
+					return o
+				}),
+				na(sHTTP, noMaxChars), na(sCLI, noMaxChars), na(sCLIGW, noMaxChars),
+				na(sMCPStdio, noMaxChars), na(sMCPHTTP, noMaxChars),
+			}},
+		{finding: "trial3", name: "chat.history refuses a negative maxChars, naming it",
+			want: outcome{Code: "invalid", Msg: "maxChars must be at least 1"},
+			cells: []cell{
+				wsC(operatorToken, "chat.history", m{"sessionKey": "main", "maxChars": -1}),
+				na(sHTTP, noMaxChars), na(sCLI, noMaxChars), na(sCLIGW, noMaxChars),
+				na(sMCPStdio, noMaxChars), na(sMCPHTTP, noMaxChars),
+			}},
 		{finding: "trial3", name: "deliver (WS send) needs to",
 			want: outcome{Code: "invalid", Msg: "to required"},
 			cells: []cell{
