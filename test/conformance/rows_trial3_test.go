@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -63,6 +64,9 @@ func chatDeliverRows(_ *world) []row {
 	delivered := func(s surface, via string, chat func(t *testing.T, w *world, k string) (outcome, string)) cell {
 		return custom(s, via, func(t *testing.T, w *world) outcome {
 			k := key(string(s))
+			if strings.HasPrefix(via, "chat.send") {
+				k += "-chat-send"
+			}
 			o, runID := chat(t, w, k)
 			if !o.OK {
 				return o
@@ -85,6 +89,15 @@ func chatDeliverRows(_ *world) []row {
 						p[f] = v
 					}
 					a := w.wsOutcome(t, operatorToken, "agent", p)
+					runID := jsonPath([]byte(a.Payload), "runId")
+					if !a.OK {
+						return a, ""
+					}
+					return w.wsOutcome(t, operatorToken, "agent.wait", m{"runId": runID, "timeoutMs": 30000}), runID
+				}),
+				delivered(sWS, "chat.send {originatingChannel, originatingTo, deliver}", func(t *testing.T, w *world, k string) (outcome, string) {
+					a := w.wsOutcome(t, operatorToken, "chat.send", m{"sessionKey": k, "message": "ship it", "originatingChannel": "telegram",
+						"originatingTo": "42", "deliver": true, "idempotencyKey": "deliver-chat-send"})
 					runID := jsonPath([]byte(a.Payload), "runId")
 					if !a.OK {
 						return a, ""
