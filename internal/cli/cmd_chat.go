@@ -34,7 +34,7 @@ func chatCommand() *command {
 		name:    "chat",
 		args:    "KEY MESSAGE",
 		summary: "send a user message into a session and print the reply",
-		help: "The message arrives as a user message on the webchat channel, as if typed in a chat app.\n" +
+		help: "The message arrives as a user message on the webchat channel (or --channel), as if typed in a chat app.\n" +
 			"/new, /reset, /stop and /send on|off|inherit are commands handled before the model; their answer\n" +
 			"is printed (a refused command, such as /send with a wrong argument, exits 1). --wait 0 prints the runId at once instead of the reply; in-process (no gateway) the\n" +
 			"command still lets the run finish before it exits, unless --detach.",
