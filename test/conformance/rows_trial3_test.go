@@ -188,6 +188,14 @@ func chatDeliverRows(_ *world) []row {
 				na(sHTTP, noMaxChars), na(sCLI, noMaxChars), na(sCLIGW, noMaxChars),
 				na(sMCPStdio, noMaxChars), na(sMCPHTTP, noMaxChars),
 			}},
+		{finding: "trial3", name: "sessions patch refuses an unknown verboseLevel",
+			want: outcome{Code: "invalid", Msg: "invalid verboseLevel (use off|on|full)"},
+			cells: []cell{
+				httpC(operatorToken, http.MethodPost, "/api/sessions/agent:main:verbose-http/patch", m{"verboseLevel": "loud"}),
+				wsC(operatorToken, "sessions.patch", m{"key": "agent:main:verbose-ws", "verboseLevel": "loud"}),
+				na(sCLI, "sessions patch has no verbose flag"), na(sCLIGW, "sessions patch has no verbose flag"),
+				na(sMCPStdio, noMCPNative), na(sMCPHTTP, noMCPNative),
+			}},
 		{finding: "trial3", name: "deliver (WS send) needs to",
 			want: outcome{Code: "invalid", Msg: "to required"},
 			cells: []cell{
