@@ -18,10 +18,22 @@ type ChatRequest struct {
 	// channel (OpenClaw's `agent` to/accountId/threadId, chat.send's
 	// originating*): where the session's replies go. They are recorded on
 	// the session as deliveryContext, lastTo and lastAccountId.
-	To             string
-	AccountID      string
-	ThreadID       string
-	IdempotencyKey string
+	To        string
+	AccountID string
+	ThreadID  string
+	// Deliver asks for the run's reply to be delivered to the session's
+	// channel through the outbox (OpenClaw's `agent {deliver: true}`).
+	// The target is ReplyChannel, else the request's Channel, else the
+	// session's delivery context or last channel; ReplyTo, else To, else
+	// the session's last recipient. A target that is no external channel
+	// (webchat, internal, unknown or none) is refused with
+	// DeliveryChannelRequired, unless BestEffortDeliver: then the run
+	// goes on without a delivery.
+	Deliver           bool
+	BestEffortDeliver bool
+	ReplyChannel      string
+	ReplyTo           string
+	IdempotencyKey    string
 	// Model and Thinking override the session's for this run.
 	Model    string
 	Thinking string
@@ -57,3 +69,7 @@ type ChatResult struct {
 // gateway's `agent` method answers these as OpenClaw does, `invalid agent
 // params: <message>`; other surfaces show the message alone.
 var ErrRunRequest = errors.New("invalid run request")
+
+// DeliveryChannelRequired is the message of a `deliver` request whose reply
+// has no external channel to go to (OpenClaw's wording).
+const DeliveryChannelRequired = "delivery channel is required: pass channel or replyChannel, or use a session with a previous channel"

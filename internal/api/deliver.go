@@ -6,7 +6,8 @@ type DeliverRequest struct {
 	// SessionKey names the session whose channel gets the message
 	// (default: the main session).
 	SessionKey string
-	// Channel and To override the session's delivery target.
+	// Channel overrides the session's channel; To (required) is the
+	// recipient on it.
 	Channel string
 	To      string
 	Message string

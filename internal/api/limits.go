@@ -36,7 +36,10 @@ var (
 	// ChatHistoryLimit is the gateway's chat.history: OpenClaw's range and
 	// default (200; openclaw-notes §6.3), so its clients get what they expect
 	// without a limit. sessions_history keeps DESIGN's default of 50.
-	ChatHistoryLimit    = Limit{Name: "limit", Min: 1, Max: 1000, Default: 200, Clamp: true}
+	ChatHistoryLimit = Limit{Name: "limit", Min: 1, Max: 1000, Default: 200, Clamp: true}
+	// ChatHistoryMaxChars caps each text field of chat.history's messages
+	// (OpenClaw's maxChars: 1..500000, default 12000; openclaw-notes §6.3).
+	ChatHistoryMaxChars = Limit{Name: "maxChars", Min: 1, Max: 500_000, Default: 12_000, Clamp: true, Unit: "characters"}
 	SendTimeout         = Limit{Name: "timeoutSeconds", Min: 0, Max: 3600, Default: 30, Clamp: true, Unit: "seconds"}
 	SpawnRunTimeout     = Limit{Name: "runTimeoutSeconds", Min: 0, Max: 604_800, Unit: "seconds"}
 	ChatTimeout         = Limit{Name: "timeoutSeconds", Min: 0, Max: 604_800, Unit: "seconds"}
@@ -94,6 +97,7 @@ func Limits() map[string][]Limit {
 		"chat":                        {ChatTimeout, MessageChars, IdempotencyKeyChars},
 		"runs list":                   {RunsListLimit},
 		"sessions.list":               {SessionsListLimit},
+		"chat.history":                {ChatHistoryLimit, ChatHistoryMaxChars},
 		"outbox list":                 {OutboxListLimit},
 		ToolSessionsYield:             {YieldMessageChars},
 		ToolSessionStatus:             {KeyChars, ModelChars},

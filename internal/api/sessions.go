@@ -100,6 +100,11 @@ type HistoryRequest struct {
 	// Raw skips sanitizing (operator surfaces such as chat.history and
 	// the web UI, which show full transcripts).
 	Raw bool
+	// MaxChars cuts each text field to this many UTF-16 units plus the
+	// truncation marker (chat.history's maxChars): raw messages are cut
+	// to it; sanitized ones to the smaller of it and the sanitizer's cap.
+	// 0 = no cut beyond the sanitizer's.
+	MaxChars int
 	// BeforeSeq pages backwards (operator surfaces).
 	BeforeSeq int64
 	// BeforeMessageID pages backwards from a message id: only older

@@ -22,3 +22,25 @@ func NormalizeThinking(level string) string {
 	}
 	return l
 }
+
+// VerboseLevels are the session verbose levels (OpenClaw's
+// normalizeVerboseLevel: off, on, full).
+var VerboseLevels = []string{"off", "on", "full"}
+
+// verboseAliases are the other spellings OpenClaw takes for them.
+var verboseAliases = map[string]string{
+	"false": "off", "no": "off", "0": "off",
+	"true": "on", "yes": "on", "1": "on", "minimal": "on",
+	"all": "full", "everything": "full",
+}
+
+// NormalizeVerbose returns a verbose level trimmed, lowercased and with
+// OpenClaw's aliases mapped; a value that is no level comes back
+// lowercased, for the check that refuses it to name.
+func NormalizeVerbose(level string) string {
+	l := strings.ToLower(strings.TrimSpace(level))
+	if a, ok := verboseAliases[l]; ok {
+		return a
+	}
+	return l
+}

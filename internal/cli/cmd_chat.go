@@ -34,7 +34,7 @@ func chatCommand() *command {
 		name:    "chat",
 		args:    "KEY MESSAGE",
 		summary: "send a user message into a session and print the reply",
-		help: "The message arrives as a user message on the webchat channel, as if typed in a chat app.\n" +
+		help: "The message arrives as a user message on the webchat channel (or --channel), as if typed in a chat app.\n" +
 			"/new, /reset, /stop and /send on|off|inherit are commands handled before the model; their answer\n" +
 			"is printed (a refused command, such as /send with a wrong argument, exits 1). --wait 0 prints the runId at once instead of the reply; in-process (no gateway) the\n" +
 			"command still lets the run finish before it exits, unless --detach.",
@@ -42,11 +42,16 @@ func chatCommand() *command {
 			"switchboard chat main \"hello\"",
 			"switchboard chat main \"summarize the research session\" --wait 300 --json",
 			"switchboard chat agent:main:research /reset",
+			"switchboard chat agent:main:telegram:group:42 \"status?\" --channel telegram --to 42 --deliver",
 		},
 		define: func(e *env, fs *flag.FlagSet) func([]string) error {
 			var wait intFlag
 			fs.Var(&wait, "wait", fmt.Sprintf("wait up to `SECONDS` for the reply (0..%d, default %d; 0 = do not wait)", api.WaitTimeout.Max, chatWaitDefault))
 			as := fs.String("as", "", "chat as session `KEY` (it must be able to see the target session)")
+			channel := fs.String("channel", "", "the `CHANNEL` the message arrives on (default webchat; last = the session's last channel)")
+			to := fs.String("to", "", "the sender's `ID` on the channel: where the session's replies go")
+			deliver := fs.Bool("deliver", false, "deliver the reply to the channel (--channel/--to, else the session's last ones) through the outbox; refused when no external channel resolves")
+			bestEffort := fs.Bool("best-effort-deliver", false, "with --deliver: run without delivery when no external channel resolves")
 			stream := streamMode("auto")
 			fs.Var(&stream, "stream", "print the reply as it arrives: `auto` (when stdout is a terminal and not --json), on (refused with --json) or off")
 			return func(pos []string) error {
@@ -67,14 +72,16 @@ func chatCommand() *command {
 					if e.detach {
 						secs = 0 // in-process the run is only recorded; through a gateway it goes on there
 					}
-					return runChat(e, s, principal(*as), pos[0], msg, time.Duration(secs)*time.Second, stream.streams(e, secs > 0))
+					req := api.ChatRequest{SessionKey: pos[0], Message: msg, Channel: *channel, To: *to,
+						Deliver: *deliver, BestEffortDeliver: *bestEffort}
+					return runChat(e, s, principal(*as), req, time.Duration(secs)*time.Second, stream.streams(e, secs > 0))
 				})
 			}
 		},
 	}
 }
 
-func runChat(e *env, s *service, p api.Principal, key, msg string, wait time.Duration, streamed bool) error {
+func runChat(e *env, s *service, p api.Principal, req api.ChatRequest, wait time.Duration, streamed bool) error {
 	var live *replyPrinter
 	if streamed {
 		// Armed before the call so no piece of the reply is missed.
@@ -82,7 +89,7 @@ func runChat(e *env, s *service, p api.Principal, key, msg string, wait time.Dur
 		f := follow(e.ctx, s, live)
 		defer f.stop()
 		live.settle = f.settle
-		res, err := s.Chat(e.ctx, p, api.ChatRequest{SessionKey: key, Message: msg})
+		res, err := s.Chat(e.ctx, p, req)
 		if err != nil {
 			return err
 		}
@@ -91,7 +98,7 @@ func runChat(e *env, s *service, p api.Principal, key, msg string, wait time.Dur
 		}
 		return chatResult(e, s, p, res, wait, live)
 	}
-	res, err := s.Chat(e.ctx, p, api.ChatRequest{SessionKey: key, Message: msg})
+	res, err := s.Chat(e.ctx, p, req)
 	if err != nil {
 		return err
 	}

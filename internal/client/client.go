@@ -353,10 +353,17 @@ func (c *Client) Chat(ctx context.Context, p api.Principal, req api.ChatRequest)
 	h, q := as(p)
 	body := map[string]any{"message": req.Message}
 	for k, v := range map[string]string{"idempotencyKey": req.IdempotencyKey, "model": req.Model, "thinking": req.Thinking,
-		"channel": req.Channel, "senderId": req.SenderID, "to": req.To, "accountId": req.AccountID, "threadId": req.ThreadID} {
+		"channel": req.Channel, "senderId": req.SenderID, "to": req.To, "accountId": req.AccountID, "threadId": req.ThreadID,
+		"replyChannel": req.ReplyChannel, "replyTo": req.ReplyTo} {
 		if v != "" {
 			body[k] = v
 		}
+	}
+	if req.Deliver {
+		body["deliver"] = true
+	}
+	if req.BestEffortDeliver {
+		body["bestEffortDeliver"] = true
 	}
 	if req.TimeoutSeconds > 0 {
 		body["timeoutSeconds"] = req.TimeoutSeconds

@@ -70,6 +70,10 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 		e.log.Info("chat blocked by session policy", "session", key, "reason", d.Reason)
 		return ChatResult{}, domain.Invalid("send blocked by session policy")
 	}
+	deliver, err := e.chatDelivery(ctx, key, channel, req)
+	if err != nil {
+		return ChatResult{}, err
+	}
 	kind := orDefault(req.Kind, domain.RunKindChat)
 	idem := ""
 	if req.IdempotencyKey != "" {
@@ -79,7 +83,7 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 		idem = string(domain.RunKindChat) + ":" + req.IdempotencyKey
 	}
 	fingerprint := api.Fingerprint(chatWork{SessionKey: key, Message: msg, Channel: channel, Model: req.Model,
-		Thinking: req.Thinking, ExtraSystem: req.ExtraSystem})
+		Thinking: req.Thinking, ExtraSystem: req.ExtraSystem, Deliver: deliver})
 	if prior, found, err := e.priorRun(ctx, idem, fingerprint); err != nil || found {
 		if err != nil {
 			return ChatResult{}, err
@@ -99,7 +103,7 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(msg),
 			Provenance: &domain.Provenance{Kind: domain.ProvenanceExternalUser, SourceChannel: channel}},
 		System: req.ExtraSystem, Model: req.Model, Thinking: req.Thinking, Fingerprint: fingerprint,
-		Chain: slices.Clone(req.Chain),
+		Chain: slices.Clone(req.Chain), Deliver: deliver,
 	}
 	raw, err := encodeSpec(spec)
 	if err != nil {

@@ -34,6 +34,10 @@ func (e *Engine) queueDelivery(ctx context.Context, req DeliverRequest) (domain.
 	if strings.TrimSpace(req.Message) == "" {
 		return domain.OutboxItem{}, domain.Invalid("message required")
 	}
+	if strings.TrimSpace(req.To) == "" {
+		// OpenClaw's `send` requires its recipient (openclaw-notes §6.3).
+		return domain.OutboxItem{}, domain.Invalid("to required (the recipient on the channel)")
+	}
 	if err := api.MessageChars.CheckChars(req.Message); err != nil {
 		return domain.OutboxItem{}, err
 	}

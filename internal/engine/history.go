@@ -72,11 +72,15 @@ func (e *Engine) history(ctx context.Context, req Requester, p HistoryParams) (H
 		msgs = msgs[1:]
 	}
 	if p.Raw {
-		res.Messages = withIDs(msgs)
+		res.Messages = withIDs(redact.CutTexts(msgs, p.MaxChars))
 		res.SetNext()
 		return res, nil
 	}
-	h := redact.History(msgs, redact.HistoryOptions{})
+	opts := redact.HistoryOptions{}
+	if p.MaxChars > 0 && p.MaxChars < redact.DefaultTextMaxChars {
+		opts.MaxChars = p.MaxChars // chat.history's maxChars narrows the cap, never widens it
+	}
+	h := redact.History(msgs, opts)
 	if len(h.Messages) == 1 && h.Messages[0].ID == "" && len(msgs) > 0 {
 		// The placeholder of an oversized message stands for the newest.
 		h.Messages[0].ID = msgs[len(msgs)-1].ID

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -106,6 +107,9 @@ func (h hooks) CallTool(ctx context.Context, tc domain.ToolCallContext, name str
 
 func (h hooks) Finished(tx domain.Tx, run domain.Run, next func(domain.Run) (domain.Run, error)) error {
 	e := h.e
+	if run.Kind == domain.RunKindChat || run.Kind == domain.RunKindAgent {
+		return e.chatDelivered(tx, run)
+	}
 	if !followsUp(run.Kind) {
 		// No follow-up work: the spec is not decoded here, on the store's
 		// writer goroutine (a chat turn's end).
@@ -130,7 +134,7 @@ func (h hooks) Finished(tx domain.Tx, run domain.Run, next func(domain.Run) (dom
 }
 
 func (h hooks) AfterFinish(run domain.Run) {
-	if run.Kind == domain.RunKindAnnounce || run.Kind == domain.RunKindSubagent {
+	if run.Kind == domain.RunKindAnnounce || run.Kind == domain.RunKindSubagent || bytes.Contains(run.Spec, deliverKey) {
 		h.e.poke()
 	}
 }

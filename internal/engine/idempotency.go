@@ -48,6 +48,9 @@ type chatWork struct {
 	Model       string `json:"model,omitempty"`
 	Thinking    string `json:"thinking,omitempty"`
 	ExtraSystem string `json:"extraSystem,omitempty"`
+	// Deliver is the reply's delivery target (none: omitted, so keys
+	// written before it keep their fingerprint).
+	Deliver *deliverSpec `json:"deliver,omitempty"`
 }
 
 // errIdempotencyConflict is the error of a reused key with other parameters.

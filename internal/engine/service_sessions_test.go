@@ -168,7 +168,7 @@ func TestDeliverMirrorsIntoTranscriptOnce(t *testing.T) {
 		t.Errorf("mirror = %+v", m)
 	}
 	// A send into a session that does not exist yet creates it.
-	if _, err := h.e.Deliver(ctx, api.Operator(), api.DeliverRequest{SessionKey: "agent:main:fresh", Message: "first"}); err != nil {
+	if _, err := h.e.Deliver(ctx, api.Operator(), api.DeliverRequest{SessionKey: "agent:main:fresh", To: "someone", Message: "first"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := h.history("agent:main:fresh"); len(got) != 1 || got[0].Content.Text() != "first" {

@@ -46,6 +46,15 @@ func (e *Engine) patch(ctx context.Context, ref string, p PatchParams) (domain.S
 			return domain.Session{}, domain.Invalid("invalid thinkingLevel (use off|minimal|low|medium|high)")
 		}
 	}
+	if p.VerboseLevel != nil {
+		// OpenClaw's sessions.patch refuses a level it does not know
+		// ("invalid verboseLevel (use …)"), as it does thinkingLevel's.
+		v := api.NormalizeVerbose(*p.VerboseLevel)
+		if v != "" && !contains(api.VerboseLevels, v) {
+			return domain.Session{}, domain.Invalid("invalid verboseLevel (use %s)", strings.Join(api.VerboseLevels, "|"))
+		}
+		p.VerboseLevel = &v
+	}
 	var out domain.Session
 	err = e.store.Update(ctx, func(tx domain.Tx) error {
 		s, _, err := e.ensureSession(tx, key, nil)

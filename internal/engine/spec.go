@@ -33,6 +33,15 @@ type runSpec struct {
 	// Fingerprint digests the parameters that define the work of a run
 	// created under an idempotency key (see idempotency.go).
 	Fingerprint string `json:"fingerprint,omitempty"`
+	// Deliver is where a chat run's reply is delivered when it ends
+	// (ChatRequest.Deliver); nil for no delivery.
+	Deliver *deliverSpec `json:"deliver,omitempty"`
+}
+
+// deliverSpec is the outbound target of a chat run's reply.
+type deliverSpec struct {
+	Channel string `json:"channel"`
+	To      string `json:"to,omitempty"`
 }
 
 func encodeSpec(s runSpec) (json.RawMessage, error) {

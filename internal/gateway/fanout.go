@@ -69,6 +69,7 @@ func (f *fanout) run(ctx context.Context, s *Server) {
 	defer stop()
 	// names holds the JSON of each event name seen (a handful), encoded once.
 	names := map[string][]byte{}
+	seqs := runSeqs{}
 	for {
 		select {
 		case <-ctx.Done():
@@ -85,6 +86,13 @@ func (f *fanout) run(ctx context.Context, s *Server) {
 					s.log.Warn("gateway: event does not encode", "event", out.name, "err", err)
 					continue
 				}
+				if out.name == "agent" || out.name == chatName {
+					id := runID
+					if id == "" && ev.Progress != nil {
+						id = ev.Progress.RunID
+					}
+					payload = seqs.stamp(id, payload)
+				}
 				name, ok := names[out.name]
 				if !ok {
 					name, _ = json.Marshal(out.name)
@@ -96,6 +104,37 @@ func (f *fanout) run(ctx context.Context, s *Server) {
 					ended:          ev.Kind == domain.EventRunEnd && out.name == chatName,
 					delta:          ev.Kind == domain.EventDelta})
 			}
+			if ev.Kind == domain.EventRunEnd {
+				delete(seqs, runID)
+			}
 		}
 	}
+}
+
+// runSeqs numbers the `agent` and `chat` events of each run (OpenClaw's
+// payload `seq`: 1, 2, … per run, across streams), so a client can order
+// a run's events and see a gap; the frame's own `seq` counts per
+// connection. A run's counter goes when its end is mapped.
+type runSeqs map[string]int64
+
+// maxRunSeqs bounds the counters of runs whose end never reaches this
+// gateway (another replica ran them): past it, every counter restarts.
+const maxRunSeqs = 100_000
+
+// stamp puts the run's next seq first in payload, a JSON object.
+func (r runSeqs) stamp(runID string, payload []byte) []byte {
+	if runID == "" || len(payload) < 2 || payload[0] != '{' {
+		return payload
+	}
+	if len(r) >= maxRunSeqs {
+		clear(r)
+	}
+	r[runID]++
+	out := make([]byte, 0, len(payload)+24)
+	out = append(out, `{"seq":`...)
+	out = strconv.AppendInt(out, r[runID], 10)
+	if payload[1] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, payload[1:]...)
 }

@@ -273,6 +273,12 @@ type chatBody struct {
 	To        string          `json:"to"`
 	AccountID string          `json:"accountId"`
 	ThreadID  json.RawMessage `json:"threadId"`
+	// Deliver, BestEffortDeliver, ReplyChannel and ReplyTo are WS
+	// `agent`'s: deliver the reply to the session's channel.
+	Deliver           bool   `json:"deliver"`
+	BestEffortDeliver bool   `json:"bestEffortDeliver"`
+	ReplyChannel      string `json:"replyChannel"`
+	ReplyTo           string `json:"replyTo"`
 }
 
 // ChatResponse is the result of POST /api/sessions/{key}/chat: the run the
@@ -309,6 +315,7 @@ func (s *Server) apiChat(r *http.Request, g grant) (any, error) {
 	res, err := s.eng.Chat(r.Context(), p, api.ChatRequest{SessionKey: r.PathValue("key"), Message: b.Message,
 		Channel: b.Channel, SenderID: b.SenderID, IdempotencyKey: b.IdempotencyKey, Model: b.Model,
 		To: b.To, AccountID: b.AccountID, ThreadID: thread,
+		Deliver: b.Deliver, BestEffortDeliver: b.BestEffortDeliver, ReplyChannel: b.ReplyChannel, ReplyTo: b.ReplyTo,
 		Thinking: b.Thinking, TimeoutSeconds: timeout})
 	if err != nil {
 		return nil, err

@@ -25,12 +25,19 @@ type agentParams struct {
 	Channel        string `json:"channel"`
 	// To, AccountID and ThreadID are delivery hints, recorded on the
 	// session (deliveryContext, lastTo, lastAccountId).
-	To                string          `json:"to"`
-	AccountID         string          `json:"accountId"`
-	ThreadID          json.RawMessage `json:"threadId"`
-	Timeout           *int64          `json:"timeout"` // seconds
-	ExtraSystemPrompt string          `json:"extraSystemPrompt"`
-	Label             string          `json:"label"`
+	To        string          `json:"to"`
+	AccountID string          `json:"accountId"`
+	ThreadID  json.RawMessage `json:"threadId"`
+	// Deliver sends the reply to the session's channel when the run ends
+	// (replyChannel/replyTo override the target); bestEffortDeliver runs
+	// without delivery when no channel resolves (api.ChatRequest.Deliver).
+	Deliver           bool   `json:"deliver"`
+	BestEffortDeliver bool   `json:"bestEffortDeliver"`
+	ReplyChannel      string `json:"replyChannel"`
+	ReplyTo           string `json:"replyTo"`
+	Timeout           *int64 `json:"timeout"` // seconds
+	ExtraSystemPrompt string `json:"extraSystemPrompt"`
+	Label             string `json:"label"`
 }
 
 // mAgent starts a run and answers twice with the same id: `accepted` at
@@ -65,6 +72,7 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 	}
 	res, err := s.eng.Chat(ctx, pr, api.ChatRequest{SessionKey: key, Message: p.Message, Channel: p.Channel,
 		To: p.To, AccountID: p.AccountID, ThreadID: thread,
+		Deliver: p.Deliver, BestEffortDeliver: p.BestEffortDeliver, ReplyChannel: p.ReplyChannel, ReplyTo: p.ReplyTo,
 		IdempotencyKey: p.IdempotencyKey, Model: p.Model, Thinking: p.Thinking, TimeoutSeconds: timeout,
 		Kind: domain.RunKindAgent, ExtraSystem: p.ExtraSystemPrompt, Label: strings.TrimSpace(p.Label)})
 	if errors.Is(err, api.ErrRunRequest) {

@@ -13,7 +13,8 @@ import (
 type chatHistoryParams struct {
 	SessionKey string `json:"sessionKey"`
 	Limit      *int64 `json:"limit"`
-	// maxChars is accepted and ignored: chat.history returns raw messages.
+	// MaxChars cuts each text field (api.ChatHistoryMaxChars).
+	MaxChars *int64 `json:"maxChars"`
 }
 
 // mChatHistory is a session's transcript (raw, tools included, for an
@@ -30,8 +31,13 @@ func (s *Server) mChatHistory(ctx context.Context, cl *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	maxChars, err := limited(cl.method, api.ChatHistoryMaxChars, p.MaxChars)
+	if err != nil {
+		return nil, err
+	}
 	pr := cl.principal("")
-	h, err := s.eng.History(ctx, pr, api.HistoryRequest{SessionKey: p.SessionKey, Limit: int(limit), IncludeTools: true, Raw: true})
+	h, err := s.eng.History(ctx, pr, api.HistoryRequest{SessionKey: p.SessionKey, Limit: int(limit), IncludeTools: true, Raw: true,
+		MaxChars: int(maxChars)})
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +68,9 @@ type chatSendParams struct {
 	OriginatingTo        string          `json:"originatingTo"`
 	OriginatingAccountID string          `json:"originatingAccountId"`
 	OriginatingThreadID  json.RawMessage `json:"originatingThreadId"`
+	// Deliver sends the reply back to the originating channel when that
+	// is an external one (best effort: a webchat message needs none).
+	Deliver bool `json:"deliver"`
 }
 
 // mChatSend posts a user message (webchat) and answers at once; the run's
@@ -91,6 +100,7 @@ func (s *Server) mChatSend(ctx context.Context, cl *call) (any, error) {
 	}
 	res, err := s.eng.Chat(ctx, cl.principal(""), api.ChatRequest{SessionKey: p.SessionKey, Message: p.Message, Channel: channel,
 		To: p.OriginatingTo, AccountID: p.OriginatingAccountID, ThreadID: thread,
+		Deliver: p.Deliver, BestEffortDeliver: true,
 		IdempotencyKey: p.IdempotencyKey, Thinking: p.Thinking, TimeoutSeconds: timeout})
 	if err != nil {
 		return nil, err

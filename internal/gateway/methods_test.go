@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
@@ -466,5 +467,61 @@ func TestChatHistoryDefaultLimit(t *testing.T) {
 	w.ok("chat.history", map[string]any{"sessionKey": "agent:main:long", "limit": 5}, &hist)
 	if len(hist.Messages) != 5 {
 		t.Errorf("chat.history limit 5 = %d messages", len(hist.Messages))
+	}
+}
+
+// chat.history's maxChars (openclaw-notes §6.3: 1..500000, default 12000)
+// cuts each text field; it was accepted and ignored.
+func TestChatHistoryMaxChars(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	w, _ := e.connect(t, nil)
+	long := strings.Repeat("a", 13_000)
+	id := w.send("agent", map[string]any{"message": long, "sessionKey": "agent:main:wide", "idempotencyKey": "wide"})
+	w.response(id)
+	if res := w.response(id); !res.OK {
+		t.Fatalf("agent = %s", res)
+	}
+	cases := []struct {
+		name    string
+		params  map[string]any
+		want    int // length of the user message's text, marker included
+		wantErr string
+	}{
+		{"default 12000", map[string]any{}, 12_000 + len("\n…(truncated)…"), ""},
+		{"maxChars 10", map[string]any{"maxChars": 10}, 10 + len("\n…(truncated)…"), ""},
+		{"maxChars 0 is clamped to 1", map[string]any{"maxChars": 0}, 1 + len("\n…(truncated)…"), ""},
+		{"maxChars above the text keeps it", map[string]any{"maxChars": 500_000}, 13_000, ""},
+		{"maxChars above the limit is clamped", map[string]any{"maxChars": 9_000_000}, 13_000, ""},
+		{"negative maxChars", map[string]any{"maxChars": -5}, 0, "maxChars must be at least 1"},
+		{"maxChars of the wrong type", map[string]any{"maxChars": "ten"}, 0, "maxChars must be"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			params := map[string]any{"sessionKey": "agent:main:wide"}
+			maps.Copy(params, tc.params)
+			if tc.wantErr != "" {
+				if res := w.call("chat.history", params); res.OK || !strings.Contains(res.Error.Message, tc.wantErr) {
+					t.Fatalf("chat.history %v = %s, want %q", tc.params, res, tc.wantErr)
+				}
+				return
+			}
+			var hist struct {
+				Messages []struct {
+					Role    string          `json:"role"`
+					Content json.RawMessage `json:"content"`
+				} `json:"messages"`
+			}
+			w.ok("chat.history", params, &hist)
+			if len(hist.Messages) != 2 || hist.Messages[0].Role != "user" {
+				t.Fatalf("messages = %+v", hist.Messages)
+			}
+			var text string
+			if err := json.Unmarshal(hist.Messages[0].Content, &text); err != nil {
+				t.Fatalf("user content %s: %v", hist.Messages[0].Content, err)
+			}
+			if len(text) != tc.want {
+				t.Errorf("user text is %d bytes, want %d", len(text), tc.want)
+			}
+		})
 	}
 }

@@ -190,3 +190,49 @@ func TestStreamedToolCall(t *testing.T) {
 		return
 	}
 }
+
+// The `agent` and `chat` events of a run carry OpenClaw's payload `seq`
+// (openclaw-notes §6.1: agent {runId, seq, stream, ts, data}; chat {runId,
+// sessionKey, seq, state, …}): 1, 2, … per run, in the order sent.
+func TestRunEventsCarrySeq(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	w, _ := e.connect(t, nil)
+	id := w.send("agent", map[string]any{"message": "count me", "sessionKey": "agent:main:seq", "idempotencyKey": "seq"})
+	var acc struct {
+		RunID string `json:"runId"`
+	}
+	w.response(id).decode(t, &acc)
+	if res := w.response(id); !res.OK {
+		t.Fatalf("agent = %s", res)
+	}
+	type ev struct {
+		RunID string `json:"runId"`
+		Seq   *int64 `json:"seq"`
+		State string `json:"state"`
+	}
+	ofRun := func(f frame) (ev, bool) {
+		var p ev
+		if f.Type != "event" || (f.Event != "agent" && f.Event != "chat") || json.Unmarshal(f.Payload, &p) != nil {
+			return p, false
+		}
+		return p, p.RunID == acc.RunID
+	}
+	final := w.wait(func(f frame) bool { p, ok := ofRun(f); return ok && f.Event == "chat" && p.State == "final" })
+	var seqs []int64
+	for _, f := range append(w.pending, final) {
+		if p, ok := ofRun(f); ok {
+			if p.Seq == nil {
+				t.Fatalf("event without seq: %s", f)
+			}
+			seqs = append(seqs, *p.Seq)
+		}
+	}
+	for i, s := range seqs {
+		if s != int64(i+1) {
+			t.Fatalf("seqs of the run's events up to its final chat event = %v, want 1, 2, …", seqs)
+		}
+	}
+	if len(seqs) < 2 {
+		t.Fatalf("seqs = %v, want the lifecycle start and more", seqs)
+	}
+}

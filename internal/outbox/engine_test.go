@@ -86,7 +86,7 @@ func TestEngineRechecksSendPolicy(t *testing.T) {
 	}
 
 	// Allowed: posted once, delivered.
-	res, err := eng.Deliver(ctx, op, api.DeliverRequest{SessionKey: "agent:main:ok", Channel: "hook", Message: "hello", IdempotencyKey: "allowed"})
+	res, err := eng.Deliver(ctx, op, api.DeliverRequest{SessionKey: "agent:main:ok", Channel: "hook", To: "ops", Message: "hello", IdempotencyKey: "allowed"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestEngineRechecksSendPolicy(t *testing.T) {
 	if _, err := eng.Patch(ctx, op, api.PatchRequest{Key: "agent:main:quiet", SendPolicy: new("allow")}); err != nil {
 		t.Fatal(err)
 	}
-	res, err = eng.Deliver(ctx, op, api.DeliverRequest{SessionKey: "agent:main:quiet", Channel: "nohook", Message: "pre", IdempotencyKey: "pre"})
+	res, err = eng.Deliver(ctx, op, api.DeliverRequest{SessionKey: "agent:main:quiet", Channel: "nohook", To: "ops", Message: "pre", IdempotencyKey: "pre"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestEngineRechecksSendPolicy(t *testing.T) {
 	if err := st.Update(ctx, func(tx domain.Tx) error { return tx.PutOutbox(items[0]) }); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.Deliver(ctx, op, api.DeliverRequest{SessionKey: "agent:main:ok", Message: "poke", IdempotencyKey: "poke"}); err != nil {
+	if _, err := eng.Deliver(ctx, op, api.DeliverRequest{SessionKey: "agent:main:ok", To: "ops", Message: "poke", IdempotencyKey: "poke"}); err != nil {
 		t.Fatal(err)
 	}
 	it := waitOutbox("send:queued-then-denied")

@@ -332,3 +332,42 @@ func TestSearchTextMasksAndCuts(t *testing.T) {
 		})
 	}
 }
+
+func TestCutTexts(t *testing.T) {
+	long := strings.Repeat("x", 12)
+	cases := []struct {
+		name string
+		in   domain.Message
+		max  int
+		want domain.Message
+	}{
+		{"short string content is kept", domain.Message{Role: "user", Content: domain.TextContent("short")}, 10,
+			domain.Message{Role: "user", Content: domain.TextContent("short")}},
+		{"long string content is cut", domain.Message{Role: "user", Content: domain.TextContent(long)}, 10,
+			domain.Message{Role: "user", Content: domain.TextContent(long[:10] + TruncationMarker)}},
+		{"text and thinking blocks are cut, credentials are not masked",
+			domain.Message{Role: "assistant", Content: domain.BlockContent(domain.TextBlock("sk-abcdefghijklmnopqrstuvwxyz"),
+				domain.Block{Type: "thinking", Thinking: long}), ErrorMessage: long}, 10,
+			domain.Message{Role: "assistant", Content: domain.BlockContent(domain.TextBlock("sk-abcdefg"+TruncationMarker),
+				domain.Block{Type: "thinking", Thinking: long[:10] + TruncationMarker}), ErrorMessage: long[:10] + TruncationMarker}},
+		{"a surrogate pair is never split", domain.Message{Role: "user", Content: domain.TextContent("ab😀cd")}, 3,
+			domain.Message{Role: "user", Content: domain.TextContent("ab" + TruncationMarker)}},
+		{"0 cuts nothing", domain.Message{Role: "user", Content: domain.TextContent(long)}, 0,
+			domain.Message{Role: "user", Content: domain.TextContent(long)}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := []domain.Message{tc.in}
+			before, _ := json.Marshal(in)
+			got := CutTexts(in, tc.max)
+			a, _ := json.Marshal(got[0])
+			b, _ := json.Marshal(tc.want)
+			if string(a) != string(b) {
+				t.Errorf("CutTexts = %s\nwant        %s", a, b)
+			}
+			if after, _ := json.Marshal(in); string(after) != string(before) {
+				t.Errorf("CutTexts modified its input: %s", after)
+			}
+		})
+	}
+}

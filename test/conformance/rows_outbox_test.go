@@ -40,7 +40,7 @@ func deliverRows(_ *world) []row {
 		return custom(s, via, func(t *testing.T, w *world) outcome {
 			key := fmt.Sprintf("agent:main:deliver-%d", n)
 			idem := fmt.Sprintf("deliver-idem-%d", n)
-			o := deliverCall(t, w, s, token, "", m{"sessionKey": key, "message": "direct words", "idempotencyKey": idem})
+			o := deliverCall(t, w, s, token, "", m{"sessionKey": key, "to": "ops", "message": "direct words", "idempotencyKey": idem})
 			if !o.OK {
 				return o
 			}

@@ -61,6 +61,7 @@ func TestConformance(t *testing.T) {
 		newToolsRows(w),
 		searchRows(w), pagingRows(w),
 		budgetRows(w),
+		chatDeliverRows(w),
 	} {
 		rows = append(rows, group...)
 	}

@@ -1,0 +1,96 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/exchange"
+	"github.com/switchboard-go/switchboard/internal/sessionkey"
+)
+
+// chatDelivery resolves where a chat run's reply is delivered when the
+// request asks for it (OpenClaw's `agent {deliver: true}`): nil when it
+// does not, or when no external channel resolves and the request is
+// best-effort. channel is the request's resolved inbound channel.
+func (e *Engine) chatDelivery(ctx context.Context, key, channel string, req ChatRequest) (*deliverSpec, error) {
+	if !req.Deliver {
+		return nil, nil
+	}
+	target := ""
+	if rc := strings.TrimSpace(req.ReplyChannel); rc != "" {
+		c, err := e.inboundChannel(ctx, key, rc)
+		if err != nil {
+			return nil, err
+		}
+		target = c
+	} else if strings.TrimSpace(req.Channel) != "" {
+		target = channel
+	}
+	to := strings.TrimSpace(req.ReplyTo)
+	if to == "" {
+		to = strings.TrimSpace(req.To)
+	}
+	if s, err := e.store.GetSession(ctx, key); err == nil {
+		if target == "" {
+			if s.Delivery != nil && s.Delivery.Channel != "" {
+				target = s.Delivery.Channel
+			} else {
+				target = s.LastChannel
+			}
+		}
+		if to == "" && s.Delivery != nil && s.Delivery.Channel == target {
+			to = s.Delivery.To
+		}
+		if to == "" && s.LastChannel == target {
+			to = s.LastTo
+		}
+	}
+	if !deliverable(target) {
+		if req.BestEffortDeliver {
+			return nil, nil
+		}
+		return nil, domain.Invalid("%s", api.DeliveryChannelRequired)
+	}
+	return &deliverSpec{Channel: target, To: to}, nil
+}
+
+// deliverable reports whether channel is an external channel a reply can
+// be delivered to (webchat and internal replies are in the transcript
+// already).
+func deliverable(channel string) bool {
+	switch channel {
+	case "", "webchat", "unknown", sessionkey.ChannelInternal:
+		return false
+	}
+	return true
+}
+
+// deliverKey marks a run spec that carries a delivery target; a chat turn
+// whose spec lacks it is not decoded when it ends (the writer goroutine).
+var deliverKey = []byte(`"deliver":`)
+
+// chatDelivered queues the delivery of a chat run's reply, in the
+// transaction that records the run's end (DESIGN §3: deliveries go through
+// the outbox). A failed run, or a silent or empty reply, delivers nothing.
+func (e *Engine) chatDelivered(tx domain.Tx, run domain.Run) error {
+	if run.Status != domain.RunOK || exchange.Silent(run.Reply) || !bytes.Contains(run.Spec, deliverKey) {
+		return nil
+	}
+	spec, err := decodeSpec(run)
+	if err != nil || spec.Deliver == nil {
+		return nil
+	}
+	payload, err := json.Marshal(map[string]string{"text": strings.TrimSpace(run.Reply)})
+	if err != nil {
+		return err
+	}
+	now := e.nowMs()
+	_, _, err = tx.EnqueueOutbox(domain.OutboxItem{IdempotencyKey: "deliver:" + run.ID, Kind: domain.OutboxDelivery,
+		SessionKey: run.SessionKey, RunID: run.ID, Channel: spec.Deliver.Channel, To: spec.Deliver.To,
+		Payload: payload, Status: domain.OutboxPending, NextAttemptAt: now, CreatedAt: now})
+	return err
+}

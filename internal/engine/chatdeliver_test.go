@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// TestChatDeliver checks OpenClaw's `agent {deliver: true}` (openclaw-notes
+// §6.3, DESIGN §3): the reply of the run is queued in the outbox, in the
+// transaction that ends the run, for the channel and recipient the request
+// names (else the session's last ones); with no external channel the
+// request is refused before anything runs, unless best effort.
+func TestChatDeliver(t *testing.T) {
+	silent := []config.ScriptRule{rule(config.ScriptWhen{Message: "^hush$"}, NoReply)}
+	cases := []struct {
+		name    string
+		before  *ChatRequest // an earlier message into the session
+		req     ChatRequest
+		wantErr string
+		// want is the delivery queued ("" channel: none).
+		wantChannel, wantTo, wantText string
+	}{
+		{name: "no deliver", req: ChatRequest{Message: "hi", Channel: "telegram", To: "42"}},
+		{name: "channel and to of the request",
+			req:         ChatRequest{Message: "hi", Channel: "telegram", To: "42", Deliver: true},
+			wantChannel: "telegram", wantTo: "42", wantText: "echo: hi"},
+		{name: "replyChannel and replyTo win",
+			req:         ChatRequest{Message: "hi", Channel: "telegram", To: "42", ReplyChannel: "Discord", ReplyTo: "chan-9", Deliver: true},
+			wantChannel: "discord", wantTo: "chan-9", wantText: "echo: hi"},
+		{name: "the session's last channel and recipient",
+			before:      &ChatRequest{Message: "earlier", Channel: "signal", To: "+100"},
+			req:         ChatRequest{Message: "again", Deliver: true},
+			wantChannel: "signal", wantTo: "+100", wantText: "echo: again"},
+		{name: "no external channel", req: ChatRequest{Message: "hi", Deliver: true}, wantErr: api.DeliveryChannelRequired},
+		{name: "webchat is no external channel", req: ChatRequest{Message: "hi", Channel: "webchat", To: "me", Deliver: true},
+			wantErr: "delivery channel is required"},
+		{name: "best effort runs without delivery", req: ChatRequest{Message: "hi", Deliver: true, BestEffortDeliver: true}},
+		{name: "unknown replyChannel", req: ChatRequest{Message: "hi", ReplyChannel: "carrier-pigeon", Deliver: true},
+			wantErr: "unknown channel: carrier-pigeon"},
+		{name: "a silent reply delivers nothing", req: ChatRequest{Message: "hush", Channel: "telegram", To: "42", Deliver: true}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, silent, nil)
+			ctx := context.Background()
+			key := "agent:main:deliver"
+			if tc.before != nil {
+				b := *tc.before
+				b.SessionKey = key
+				res, err := h.e.chat(ctx, b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := h.e.waitRun(ctx, res.Run.ID, 10*time.Second); err != nil {
+					t.Fatal(err)
+				}
+			}
+			req := tc.req
+			req.SessionKey = key
+			res, err := h.e.chat(ctx, req)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || domain.ErrorCode(err) != domain.CodeInvalid {
+					t.Fatalf("chat = %+v, %v; want invalid %q", res.Run, err, tc.wantErr)
+				}
+				if runs, _ := h.st.ListRuns(ctx, domain.RunQuery{SessionKey: key}); len(runs) != 0 && tc.before == nil {
+					t.Fatalf("a refused request started %d runs", len(runs))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, err := h.e.waitRun(ctx, res.Run.ID, 10*time.Second)
+			if err != nil || run.Status != domain.RunOK {
+				t.Fatalf("run = %+v, %v", run, err)
+			}
+			// The item is written with the run's end: no waiting.
+			items, err := h.st.ListOutbox(ctx, domain.OutboxQuery{SessionKey: key})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []domain.OutboxItem
+			for _, it := range items {
+				if it.RunID == run.ID {
+					got = append(got, it)
+				}
+			}
+			if tc.wantChannel == "" {
+				if len(got) != 0 {
+					t.Fatalf("deliveries = %+v, want none", got)
+				}
+				return
+			}
+			if len(got) != 1 {
+				t.Fatalf("deliveries of run %s = %+v, want one", run.ID, items)
+			}
+			it := got[0]
+			var p struct{ Text string }
+			_ = json.Unmarshal(it.Payload, &p)
+			if it.Kind != domain.OutboxDelivery || it.Channel != tc.wantChannel || it.To != tc.wantTo || p.Text != tc.wantText {
+				t.Errorf("delivery = %s %s→%s %q, want delivery %s→%s %q", it.Kind, it.Channel, it.To, p.Text, tc.wantChannel, tc.wantTo, tc.wantText)
+			}
+		})
+	}
+}
