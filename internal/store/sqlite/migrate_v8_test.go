@@ -121,8 +121,8 @@ func TestMigrateToV8(t *testing.T) {
 
 	st = openAt(t, path)
 	var version int
-	if err := st.rdb.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil || version != 8 {
-		t.Fatalf("user_version = %d, %v; want 8", version, err)
+	if err := st.rdb.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil || version != SchemaVersion {
+		t.Fatalf("user_version = %d, %v; want %d", version, err, SchemaVersion)
 	}
 	// The rowids survived.
 	for i, r := range rows {

@@ -195,6 +195,14 @@ func (s *Store) getRun(ctx context.Context, query, field, value string) (domain.
 	return run, err
 }
 
+// schemaV9 narrows runs_parent to the runs that have a parent: every
+// top-level run (every chat turn) has parent_run_id = ” and no query asks
+// for those by parent, so their entries only cost the INSERT.
+const schemaV9 = `
+DROP INDEX runs_parent;
+CREATE INDEX runs_parent ON runs (parent_run_id, created_at DESC) WHERE parent_run_id != '';
+`
+
 // ListRuns returns the runs matching q, newest CreatedAt first.
 func (s *Store) ListRuns(ctx context.Context, q domain.RunQuery) ([]domain.Run, error) {
 	if q.Limit < 0 {
@@ -210,7 +218,8 @@ func (s *Store) ListRuns(ctx context.Context, q domain.RunQuery) ([]domain.Run, 
 		args = append(args, q.SessionKey)
 	}
 	if q.ParentRunID != "" {
-		where = append(where, `parent_run_id = ?`)
+		// The literal term lets SQLite use the partial index runs_parent.
+		where = append(where, `parent_run_id = ? AND parent_run_id != ''`)
 		args = append(args, q.ParentRunID)
 	}
 	if len(q.Statuses) > 0 {

@@ -11,7 +11,7 @@ import (
 const applicationID = 0x53774264
 
 // SchemaVersion is the schema version this package writes and understands.
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // migrateTo moves the schema on conn, inside the migration transaction,
 // from version to-1 to to. A new store runs every migration in turn.
@@ -44,6 +44,10 @@ func migrateTo(ctx context.Context, conn *sql.Conn, to int) error {
 	case 8:
 		// Narrow message rows (narrow.go).
 		_, err := conn.ExecContext(ctx, schemaV8())
+		return err
+	case 9:
+		// runs_parent holds only the runs that have a parent.
+		_, err := conn.ExecContext(ctx, schemaV9)
 		return err
 	}
 	return fmt.Errorf("no migration to version %d", to)

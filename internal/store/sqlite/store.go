@@ -30,8 +30,18 @@ var _ domain.Store = (*Store)(nil)
 
 // writerCacheKiB is the page cache of the write connection. It fills only
 // as far as writes need it: a store that sees a few updates a second keeps
-// a few pages.
-const writerCacheKiB = 32 << 10
+// a few pages. It is small on purpose: SQLite's b-tree balance renumbers
+// pages through the lock-byte page's number (262145 at 4 KiB pages), so on
+// a database under 1 GiB nearly every write transaction ends by walking the
+// whole page cache (pcache1TruncateUnsafe), at ~30 ns a cached page.
+const writerCacheKiB = 4 << 10
+
+// writerSpillKiB is how large the write connection's cache may grow with a
+// transaction's dirty pages before SQLite spills them to the WAL mid
+// transaction (cache_spill): a batch that inserts a few hundred sessions
+// dirties pages all over seven b-trees, more than writerCacheKiB holds.
+// The pages beyond writerCacheKiB are freed once they are clean.
+const writerSpillKiB = 32 << 10
 
 // Options tune a Store. The zero value is a good default.
 type Options struct {
@@ -237,13 +247,12 @@ func (s *Store) open(ctx context.Context, opts Options) error {
 	busy := fmt.Sprintf("busy_timeout(%d)", opts.BusyTimeout.Milliseconds())
 	// journal_size_limit truncates a WAL that grew in a burst once it is
 	// reset; wal_autocheckpoint is off, see checkpoint.go. The writer's
-	// page cache is larger than SQLite's 2 MiB default: a batch that
-	// inserts a few hundred sessions dirties pages all over seven b-trees,
-	// and a cache that cannot hold them spills them to the WAL mid-batch
-	// and reads them back. temp_store keeps savepoint journals in memory.
+	// page cache and spill size: see writerCacheKiB and writerSpillKiB.
+	// temp_store keeps savepoint journals in memory.
 	wdsn := dsn(s.path, busy, "synchronous("+syncMode+")",
 		"wal_autocheckpoint(0)", fmt.Sprintf("journal_size_limit(%d)", walSizeLimit),
-		fmt.Sprintf("cache_size(%d)", -writerCacheKiB), "temp_store(MEMORY)")
+		fmt.Sprintf("cache_size(%d)", -writerCacheKiB), fmt.Sprintf("cache_spill(%d)", -writerSpillKiB),
+		"temp_store(MEMORY)")
 	var err error
 	if s.wdb, err = sql.Open("sqlite", wdsn); err != nil {
 		return s.openErr(err)
