@@ -63,6 +63,9 @@ func chatCommand() *command {
 				if stream == "on" && e.json {
 					return e.usagef("--stream on cannot be combined with --json (--json prints one document; use --stream off or drop --json)")
 				}
+				if *bestEffort && !*deliver {
+					return e.usagef("--best-effort-deliver needs --deliver (it only lets a --deliver run go on when no external channel resolves)")
+				}
 				secs, err := e.limited("wait", &wait, api.WaitTimeout, chatWaitDefault)
 				if err != nil {
 					return err

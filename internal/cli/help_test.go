@@ -55,6 +55,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"sessions", "patch", "main", "--send-policy", "maybe"}, "--send-policy must be allow, deny or inherit"},
 		{[]string{"chat", "main"}, "missing KEY and MESSAGE"},
 		{[]string{"chat", "main", "hi", "--wait", "-5"}, "--wait must be at least 0"},
+		// --best-effort-deliver only loosens --deliver; alone it was silently ignored.
+		{[]string{"chat", "main", "hi", "--best-effort-deliver"}, "--best-effort-deliver needs --deliver"},
 		{[]string{"send", "main"}, "missing KEY and MESSAGE"},
 		{[]string{"spawn"}, "missing TASK"},
 		{[]string{"spawn", "x", "--cleanup", "later"}, "--cleanup must be delete or keep"},

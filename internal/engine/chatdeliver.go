@@ -20,14 +20,21 @@ func (e *Engine) chatDelivery(ctx context.Context, key, channel string, req Chat
 	if !req.Deliver {
 		return nil, nil
 	}
+	// "last" (as replyChannel, or as the channel when there is none) leaves
+	// the target to the session below: its delivery context, else its last
+	// channel, the lastChannel sessions_list shows. inboundChannel's "last"
+	// is the channel the session last heard on, which a later webchat
+	// message turns into webchat.
 	target := ""
 	if rc := strings.TrimSpace(req.ReplyChannel); rc != "" {
-		c, err := e.inboundChannel(ctx, key, rc)
-		if err != nil {
-			return nil, err
+		if !strings.EqualFold(rc, channelLast) {
+			c, err := e.inboundChannel(ctx, key, rc)
+			if err != nil {
+				return nil, err
+			}
+			target = c
 		}
-		target = c
-	} else if strings.TrimSpace(req.Channel) != "" {
+	} else if c := strings.TrimSpace(req.Channel); c != "" && !strings.EqualFold(c, channelLast) {
 		target = channel
 	}
 	to := strings.TrimSpace(req.ReplyTo)

@@ -21,7 +21,7 @@ func TestChatDeliver(t *testing.T) {
 	silent := []config.ScriptRule{rule(config.ScriptWhen{Message: "^hush$"}, NoReply)}
 	cases := []struct {
 		name    string
-		before  *ChatRequest // an earlier message into the session
+		before  []ChatRequest // earlier messages into the session
 		req     ChatRequest
 		wantErr string
 		// want is the delivery queued ("" channel: none).
@@ -35,9 +35,23 @@ func TestChatDeliver(t *testing.T) {
 			req:         ChatRequest{Message: "hi", Channel: "telegram", To: "42", ReplyChannel: "Discord", ReplyTo: "chan-9", Deliver: true},
 			wantChannel: "discord", wantTo: "chan-9", wantText: "echo: hi"},
 		{name: "the session's last channel and recipient",
-			before:      &ChatRequest{Message: "earlier", Channel: "signal", To: "+100"},
+			before:      []ChatRequest{{Message: "earlier", Channel: "signal", To: "+100"}},
 			req:         ChatRequest{Message: "again", Deliver: true},
 			wantChannel: "signal", wantTo: "+100", wantText: "echo: again"},
+		// channel "last" names the channel sessions_list shows as lastChannel (the
+		// delivery context's), not the webchat a later message came on.
+		{name: "channel last after a webchat message",
+			before:      []ChatRequest{{Message: "earlier", Channel: "telegram", To: "42"}, {Message: "from the web"}},
+			req:         ChatRequest{Message: "again", Channel: "last", Deliver: true},
+			wantChannel: "telegram", wantTo: "42", wantText: "echo: again"},
+		{name: "replyChannel last after a webchat message",
+			before:      []ChatRequest{{Message: "earlier", Channel: "signal", To: "+100"}, {Message: "from the web"}},
+			req:         ChatRequest{Message: "again", ReplyChannel: "LAST", Deliver: true},
+			wantChannel: "signal", wantTo: "+100", wantText: "echo: again"},
+		{name: "channel last without any external channel",
+			before:  []ChatRequest{{Message: "from the web"}},
+			req:     ChatRequest{Message: "again", Channel: "last", Deliver: true},
+			wantErr: api.DeliveryChannelRequired},
 		{name: "no external channel", req: ChatRequest{Message: "hi", Deliver: true}, wantErr: api.DeliveryChannelRequired},
 		{name: "webchat is no external channel", req: ChatRequest{Message: "hi", Channel: "webchat", To: "me", Deliver: true},
 			wantErr: "delivery channel is required"},
@@ -51,8 +65,7 @@ func TestChatDeliver(t *testing.T) {
 			h := newHarness(t, silent, nil)
 			ctx := context.Background()
 			key := "agent:main:deliver"
-			if tc.before != nil {
-				b := *tc.before
+			for _, b := range tc.before {
 				b.SessionKey = key
 				res, err := h.e.chat(ctx, b)
 				if err != nil {
