@@ -171,14 +171,17 @@ func (s *Store) ReadTailsJSON(ctx context.Context, gens []domain.Generation, lim
 	// doubling past that, earlier messages keeping the old array.
 	buf := make([]byte, 0, 160*size)
 	var seq int64
-	var id string
+	var idv any
 	var body sql.RawBytes
-	err := s.queryTails(ctx, tailsJSONCols, gens, limit, excludeRoles, []any{&seq, textCol{&id}, &body}, func(gi int) error {
+	err := s.queryTails(ctx, tailsJSONCols, gens, limit, excludeRoles, []any{&seq, rawCol{&idv}, &body}, func(gi int) error {
 		start := len(buf)
 		buf = append(buf, `{"id":`...)
-		buf = appendJSONString(buf, id)
-		at := len(buf)
+		var id string
 		var err error
+		if buf, id, err = appendIDCol(buf, idv); err != nil {
+			return s.readErr("read tails", err)
+		}
+		at := len(buf)
 		if buf, err = s.codec.Decode(buf, body); err != nil {
 			return fmt.Errorf("read tails of %q: seq %d: %w", gens[gi].Key, seq, err)
 		}
@@ -199,6 +202,44 @@ func (s *Store) ReadTailsJSON(ctx context.Context, gens []domain.Generation, lim
 	}
 	sortTails(msgs, gen, func(m domain.StoredMessage) int64 { return m.Seq })
 	return splitTails(msgs, gen, len(gens)), nil
+}
+
+// rawCol scans a column's value as the driver returns it, without the
+// copy database/sql makes of a []byte for an *any.
+type rawCol struct{ p *any }
+
+func (c rawCol) Scan(src any) error {
+	*c.p = src
+	return nil
+}
+
+// appendIDCol appends the packed id column value v (textCol's forms) to b
+// as a JSON string and returns the id: a packed id is hex-encoded straight
+// into b and the string copied from there once, where textCol built it
+// in a scratch slice first (two allocations).
+func appendIDCol(b []byte, v any) ([]byte, string, error) {
+	switch v := v.(type) {
+	case string:
+		return appendJSONString(b, v), v, nil
+	case nil:
+		return appendJSONString(b, ""), "", nil
+	case []byte:
+		if len(v) != 4 && len(v) != 16 {
+			return b, "", fmt.Errorf("corrupt packed id: %d bytes", len(v))
+		}
+		const digits = "0123456789abcdef"
+		b = append(b, '"')
+		at := len(b)
+		for i, c := range v {
+			if len(v) == 16 && (i == 4 || i == 6 || i == 8 || i == 10) {
+				b = append(b, '-')
+			}
+			b = append(b, digits[c>>4], digits[c&15])
+		}
+		id := string(b[at:])
+		return append(b, '"'), id, nil
+	}
+	return b, "", fmt.Errorf("corrupt id column: %T", v)
 }
 
 // splitTails cuts msgs, grouped by generation index (gen, beside them),
