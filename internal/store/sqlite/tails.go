@@ -170,15 +170,27 @@ func (s *Store) ReadTailsJSON(ctx context.Context, gens []domain.Generation, lim
 	// ~130 bytes of JSON and id per short message; the buffer grows by
 	// doubling past that, earlier messages keeping the old array.
 	buf := make([]byte, 0, 160*size)
+	// Packed ids are hex-encoded into ids and made one string at the end,
+	// each message's ID a substring of it: one allocation per call
+	// instead of one per message.
+	var ids []byte
+	type idSpan struct{ msg, from, to int }
+	var spans []idSpan
 	var seq int64
-	var id string
+	var idv any
 	var body sql.RawBytes
-	err := s.queryTails(ctx, tailsJSONCols, gens, limit, excludeRoles, []any{&seq, textCol{&id}, &body}, func(gi int) error {
+	err := s.queryTails(ctx, tailsJSONCols, gens, limit, excludeRoles, []any{&seq, rawCol{&idv}, &body}, func(gi int) error {
 		start := len(buf)
 		buf = append(buf, `{"id":`...)
-		buf = appendJSONString(buf, id)
+		id, hexLen, err := "", 0, error(nil)
+		if buf, id, hexLen, err = appendIDCol(buf, idv); err != nil {
+			return s.readErr("read tails", err)
+		}
+		if hexLen > 0 {
+			spans = append(spans, idSpan{len(msgs), len(ids), len(ids) + hexLen})
+			ids = append(ids, buf[len(buf)-1-hexLen:len(buf)-1]...)
+		}
 		at := len(buf)
-		var err error
 		if buf, err = s.codec.Decode(buf, body); err != nil {
 			return fmt.Errorf("read tails of %q: seq %d: %w", gens[gi].Key, seq, err)
 		}
@@ -197,8 +209,50 @@ func (s *Store) ReadTailsJSON(ctx context.Context, gens []domain.Generation, lim
 	if err != nil {
 		return nil, err
 	}
+	all := string(ids)
+	for _, sp := range spans {
+		msgs[sp.msg].ID = all[sp.from:sp.to]
+	}
 	sortTails(msgs, gen, func(m domain.StoredMessage) int64 { return m.Seq })
 	return splitTails(msgs, gen, len(gens)), nil
+}
+
+// rawCol scans a column's value as the driver returns it, without the
+// copy database/sql makes of a []byte for an *any.
+type rawCol struct{ p *any }
+
+func (c rawCol) Scan(src any) error {
+	*c.p = src
+	return nil
+}
+
+// appendIDCol appends the packed id column value v (textCol's forms) to b
+// as a JSON string, without allocating: a TEXT id is returned as id, a
+// packed id is hex-encoded straight into b and hexLen is its length (the
+// id is then b[len(b)-1-hexLen : len(b)-1], before the closing quote).
+func appendIDCol(b []byte, v any) (_ []byte, id string, hexLen int, _ error) {
+	switch v := v.(type) {
+	case string:
+		return appendJSONString(b, v), v, 0, nil
+	case nil:
+		return appendJSONString(b, ""), "", 0, nil
+	case []byte:
+		if len(v) != 4 && len(v) != 16 {
+			return b, "", 0, fmt.Errorf("corrupt packed id: %d bytes", len(v))
+		}
+		const digits = "0123456789abcdef"
+		b = append(b, '"')
+		at := len(b)
+		for i, c := range v {
+			if len(v) == 16 && (i == 4 || i == 6 || i == 8 || i == 10) {
+				b = append(b, '-')
+			}
+			b = append(b, digits[c>>4], digits[c&15])
+		}
+		n := len(b) - at
+		return append(b, '"'), "", n, nil
+	}
+	return b, "", 0, fmt.Errorf("corrupt id column: %T", v)
 }
 
 // splitTails cuts msgs, grouped by generation index (gen, beside them),
