@@ -480,16 +480,7 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 				return runOutcome{status: domain.RunError, err: exceeded.Error(), usage: usage, model: plan.ModelRef}, written
 			}
 			rt.progress.update(run.ID, func(p *domain.Progress) { p.Step, p.Phase = step+1, "model" })
-			resp, err = provider.Complete(ctx, domain.ModelRequest{
-				Model:      modelID,
-				System:     plan.System,
-				Messages:   history,
-				Tools:      plan.Tools,
-				Thinking:   plan.Thinking,
-				AgentID:    run.AgentID,
-				SessionKey: run.SessionKey,
-				OnDelta:    rt.deltaFunc(run, step, announce),
-			})
+			resp, err = provider.Complete(ctx, plan.request(run, modelID, history, rt.deltaFunc(run, step, announce)))
 		}
 		if err == nil && ctx.Err() != nil {
 			err = ctx.Err()

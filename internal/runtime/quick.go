@@ -381,16 +381,7 @@ func (rt *Runtime) quickCall(ctx context.Context, q *quickTurn) (first *firstSte
 	if len(history) > rt.opts.ContextMessages {
 		history = history[len(history)-rt.opts.ContextMessages:]
 	}
-	resp, err := provider.Complete(ctx, domain.ModelRequest{
-		Model:      modelID,
-		System:     plan.System,
-		Messages:   history,
-		Tools:      plan.Tools,
-		Thinking:   plan.Thinking,
-		AgentID:    run.AgentID,
-		SessionKey: run.SessionKey,
-		OnDelta:    q.deltaFunc(),
-	})
+	resp, err := provider.Complete(ctx, plan.request(run, modelID, history, q.deltaFunc()))
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}

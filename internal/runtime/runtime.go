@@ -51,6 +51,21 @@ type Plan struct {
 	Provider domain.Provider
 }
 
+// request is the model call plan makes for run on history, streaming its
+// deltas to onDelta; the ordinary loop and a quick turn both call it.
+func (p Plan) request(run domain.Run, modelID string, history []domain.Message, onDelta domain.DeltaFunc) domain.ModelRequest {
+	return domain.ModelRequest{
+		Model:      modelID,
+		System:     p.System,
+		Messages:   history,
+		Tools:      p.Tools,
+		Thinking:   p.Thinking,
+		AgentID:    run.AgentID,
+		SessionKey: run.SessionKey,
+		OnDelta:    onDelta,
+	}
+}
+
 // Hooks are the engine's callbacks into a run's life.
 type Hooks interface {
 	// Prepare plans a run that is about to call its model.
