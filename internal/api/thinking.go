@@ -15,13 +15,7 @@ var thinkingAliases = map[string]string{
 // low, min → minimal, mid/med → medium), so `"High"` means high as it does
 // for OpenClaw's clients. A value that is no level comes back lowercased,
 // for the check that refuses it to name.
-func NormalizeThinking(level string) string {
-	l := strings.ToLower(strings.TrimSpace(level))
-	if a, ok := thinkingAliases[l]; ok {
-		return a
-	}
-	return l
-}
+func NormalizeThinking(level string) string { return normalizeLevel(level, thinkingAliases) }
 
 // VerboseLevels are the session verbose levels (OpenClaw's
 // normalizeVerboseLevel: off, on, full).
@@ -37,9 +31,12 @@ var verboseAliases = map[string]string{
 // NormalizeVerbose returns a verbose level trimmed, lowercased and with
 // OpenClaw's aliases mapped; a value that is no level comes back
 // lowercased, for the check that refuses it to name.
-func NormalizeVerbose(level string) string {
+func NormalizeVerbose(level string) string { return normalizeLevel(level, verboseAliases) }
+
+// normalizeLevel trims and lowercases level and maps it through aliases.
+func normalizeLevel(level string, aliases map[string]string) string {
 	l := strings.ToLower(strings.TrimSpace(level))
-	if a, ok := verboseAliases[l]; ok {
+	if a, ok := aliases[l]; ok {
 		return a
 	}
 	return l
