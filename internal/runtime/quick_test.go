@@ -126,6 +126,23 @@ type submitted struct {
 	err     error
 }
 
+// submitResetMeanwhile submits a quick turn, resets its session (new
+// sessionId sid2) while the model is answering, then lets the model answer
+// and returns what Submit gave.
+func (e *env) submitResetMeanwhile(t *testing.T, g *gateModel) submitted {
+	t.Helper()
+	res := e.submitAsync(quickRun("hi"))
+	receive(t, g.entered, "model call")
+	err := e.st.Update(context.Background(), func(tx domain.Tx) error {
+		return tx.PutSession(domain.Session{Key: quickKey, AgentID: "main", SessionID: "sid2", Kind: "other", UpdatedAt: 2})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.open()
+	return receive(t, res, "Submit")
+}
+
 // submitAsync submits r and hands its result to the returned channel.
 func (e *env) submitAsync(r domain.Run) <-chan submitted {
 	ch := make(chan submitted, 1)
@@ -246,16 +263,7 @@ func TestQuickTurnOneTransactionNothingShownBefore(t *testing.T) {
 func TestQuickTurnSessionResetMeanwhile(t *testing.T) {
 	g := newGateModel(true, false)
 	e := quickEnv(t, g, time.Hour)
-	res := e.submitAsync(quickRun("hi"))
-	receive(t, g.entered, "model call")
-	err := e.st.Update(context.Background(), func(tx domain.Tx) error {
-		return tx.PutSession(domain.Session{Key: quickKey, AgentID: "main", SessionID: "sid2", Kind: "other", UpdatedAt: 2})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.open()
-	s := receive(t, res, "Submit")
+	s := e.submitResetMeanwhile(t, g)
 	if s.err != nil {
 		t.Fatal(s.err)
 	}
@@ -380,16 +388,7 @@ func TestQuickTurnGracePassesClaimsFirst(t *testing.T) {
 func TestQuickTurnToolCallAfterResetStartsOver(t *testing.T) {
 	g := newGateModel(true, true)
 	e := quickEnv(t, g, time.Hour)
-	res := e.submitAsync(quickRun("hi"))
-	receive(t, g.entered, "model call")
-	err := e.st.Update(context.Background(), func(tx domain.Tx) error {
-		return tx.PutSession(domain.Session{Key: quickKey, AgentID: "main", SessionID: "sid2", Kind: "other", UpdatedAt: 2})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.open()
-	s := receive(t, res, "Submit")
+	s := e.submitResetMeanwhile(t, g)
 	if s.err != nil {
 		t.Fatal(s.err)
 	}
