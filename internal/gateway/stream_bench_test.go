@@ -19,16 +19,26 @@ import (
 
 // stampModel is a streaming provider whose first delta is the wall-clock
 // time (Unix nanoseconds) at which it produced it, so a client in the
-// same process measures provider → WebSocket latency exactly.
-type stampModel struct{}
+// same process measures provider → WebSocket latency exactly. With rest
+// set it goes on streaming for that long after the first delta, as a
+// remote model does, before it ends its answer (the time is the
+// simulated provider's, not a wait for something in the test).
+type stampModel struct{ rest time.Duration }
 
 func (stampModel) Name() string                   { return "stamp" }
 func (stampModel) ThinkingLevels(string) []string { return []string{"off"} }
-func (stampModel) Complete(ctx context.Context, req domain.ModelRequest) (domain.ModelResponse, error) {
+func (m stampModel) Complete(ctx context.Context, req domain.ModelRequest) (domain.ModelResponse, error) {
 	text := "done"
 	if req.OnDelta != nil {
 		text = strconv.FormatInt(time.Now().UnixNano(), 10)
 		req.OnDelta(domain.ModelDelta{Text: text})
+		if m.rest > 0 {
+			select {
+			case <-time.After(m.rest):
+			case <-ctx.Done():
+				return domain.ModelResponse{}, ctx.Err()
+			}
+		}
 	}
 	return domain.ModelResponse{Message: domain.Message{Role: domain.RoleAssistant, Content: domain.BlockContent(domain.TextBlock(text)),
 		StopReason: domain.StopReasonStop, Provider: "stamp", Model: req.Model, Timestamp: time.Now().UnixMilli()}}, nil
@@ -39,9 +49,19 @@ func (stampModel) Complete(ctx context.Context, req domain.ModelRequest) (domain
 // `agent` assistant event (runtime → engine bus → fan-out → encode →
 // socket → client decode), one run at a time, with 50 other operator
 // clients connected, each subscribed to sessions.changed. Reports p50/p99.
-func BenchmarkFirstDeltaLatency(b *testing.B) {
+func BenchmarkFirstDeltaLatency(b *testing.B) { benchFirstDelta(b, stampModel{}) }
+
+// BenchmarkFirstDeltaLatencyStreaming is the same with a model that goes
+// on streaming for 10 ms after its first delta: a turn whose answer is
+// not complete at once, whose first delta must not wait for its end (or
+// for the quick turn's grace) to be shown.
+func BenchmarkFirstDeltaLatencyStreaming(b *testing.B) {
+	benchFirstDelta(b, stampModel{rest: 10 * time.Millisecond})
+}
+
+func benchFirstDelta(b *testing.B, m stampModel) {
 	e := newEnv(b, envOptions{
-		register: func(r *model.Registry) { r.Register(stampModel{}) },
+		register: func(r *model.Registry) { r.Register(m) },
 		cfg:      func(c *config.Config) { c.Agents.Defaults.Model = "stamp/x" },
 	})
 	for range 50 {

@@ -270,9 +270,14 @@ func (q *quickTurn) commitClaim() {
 	q.c, q.state = c, quickClaimed
 }
 
-// deltaFunc is the OnDelta of a quick turn's model call: deltaFunc's
-// events, held until the claim commits (dropped when the answer is
-// thrown away), then published as they come.
+// deltaFunc is the OnDelta of a quick turn's model call. A model that
+// streams is answering at length, so its turn will not fold in time: the
+// first delta commits the claim at once, on the model's goroutine, and
+// goes out right after it rather than waiting for the grace (a streamed
+// delta is shown within a commit of the provider producing it). Deltas
+// that come while a claim is being committed are held until it commits,
+// dropped when the answer is thrown away, and published as they come
+// after.
 func (q *quickTurn) deltaFunc() domain.DeltaFunc {
 	var text strings.Builder
 	return func(d domain.ModelDelta) {
@@ -283,13 +288,19 @@ func (q *quickTurn) deltaFunc() domain.DeltaFunc {
 		ev := domain.Event{Kind: domain.EventDelta, SessionKey: q.run.SessionKey, TS: q.rt.now(),
 			Delta: &domain.RunDelta{RunID: q.run.ID, Step: 0, Delta: d, Accumulated: text.String()}}
 		q.mu.Lock()
-		defer q.mu.Unlock()
 		switch {
-		case q.state == quickOpen || q.state == quickClaiming:
+		case q.state == quickOpen:
+			q.held = append(q.held, ev)
+			q.state = quickClaiming
+			q.mu.Unlock()
+			q.commitClaim() // publishes ev when the claim commits
+			return
+		case q.state == quickClaiming:
 			q.held = append(q.held, ev)
 		case q.state == quickClaimed && !q.stale:
 			q.rt.opts.Emit(ev)
 		}
+		q.mu.Unlock()
 	}
 }
 

@@ -17,10 +17,13 @@ import (
 )
 
 // gateModel answers "echo: <last text>". Its first call, when hold is set,
-// streams the delta "par", tells entered, and waits for open (or its
-// context); with tool set, that first call then answers with a tool call.
+// tells entered and waits for open (or its context); with tool set, that
+// first call then answers with a tool call. It streams the delta "par" in
+// that first call before it tells entered (streamFirst) or after open
+// (streamLate).
 type gateModel struct {
-	hold, tool bool
+	hold, tool              bool
+	streamFirst, streamLate bool
 	entered    chan struct{}
 	release    chan struct{}
 	once       sync.Once
@@ -43,7 +46,7 @@ func (g *gateModel) Complete(ctx context.Context, req domain.ModelRequest) (doma
 	first := len(g.calls) == 1
 	g.mu.Unlock()
 	if first && g.hold {
-		if req.OnDelta != nil {
+		if g.streamFirst && req.OnDelta != nil {
 			req.OnDelta(domain.ModelDelta{Text: "par"})
 		}
 		g.entered <- struct{}{}
@@ -51,6 +54,9 @@ func (g *gateModel) Complete(ctx context.Context, req domain.ModelRequest) (doma
 		case <-g.release:
 		case <-ctx.Done():
 			return domain.ModelResponse{}, ctx.Err()
+		}
+		if g.streamLate && req.OnDelta != nil {
+			req.OnDelta(domain.ModelDelta{Text: "par"})
 		}
 		if g.tool {
 			return domain.ModelResponse{Message: domain.Message{Role: domain.RoleAssistant, Content: domain.BlockContent(
@@ -237,7 +243,7 @@ func TestQuickTurnOneTransactionNothingShownBefore(t *testing.T) {
 	if got, want := quickTranscript(t, e.st, "sid1"), []string{"user:hi", "assistant:echo: hi"}; !slices.Equal(got, want) {
 		t.Fatalf("transcript = %q, want %q", got, want)
 	}
-	want := []string{"run.start", "message:user:hi", "delta:par", "message:assistant:echo: hi", "run.end", "session"}
+	want := []string{"run.start", "message:user:hi", "message:assistant:echo: hi", "run.end", "session"}
 	if got := e.events.sessionEvents(quickKey); !slices.Equal(got, want) {
 		t.Fatalf("events = %q\nwant %q", got, want)
 	}
@@ -366,7 +372,7 @@ func TestQuickTurnGracePassesClaimsFirst(t *testing.T) {
 	if got := quickTranscript(t, e.st, "sid1"); !slices.Equal(got, []string{"user:hi"}) {
 		t.Fatalf("transcript after the claim = %q", got)
 	}
-	if got, want := e.events.sessionEvents(quickKey), []string{"run.start", "message:user:hi", "delta:par"}; !slices.Equal(got, want) {
+	if got, want := e.events.sessionEvents(quickKey), []string{"run.start", "message:user:hi"}; !slices.Equal(got, want) {
 		t.Fatalf("events after the claim = %q, want %q", got, want)
 	}
 	g.open()
@@ -387,6 +393,7 @@ func TestQuickTurnGracePassesClaimsFirst(t *testing.T) {
 // transcript is neither stored nor executed and the model is asked again.
 func TestQuickTurnToolCallAfterResetStartsOver(t *testing.T) {
 	g := newGateModel(true, true)
+	g.streamLate = true // its delta claims, and the claim finds the reset
 	e := quickEnv(t, g, time.Hour)
 	s := e.submitResetMeanwhile(t, g)
 	if s.err != nil {
@@ -403,11 +410,46 @@ func TestQuickTurnToolCallAfterResetStartsOver(t *testing.T) {
 	}
 }
 
+// TestQuickTurnFirstDeltaClaimsAtOnce: a model that streams is answering
+// at length; its first delta commits the claim at once (not after the
+// grace) and is published right after, while the model goes on.
+func TestQuickTurnFirstDeltaClaimsAtOnce(t *testing.T) {
+	g := newGateModel(true, false)
+	g.streamFirst = true
+	e := quickEnv(t, g, time.Hour) // only the delta may end the wait
+	res := e.submitAsync(quickRun("hi"))
+	receive(t, g.entered, "model call")
+	s := receive(t, res, "Submit") // while the model still holds
+	if s.err != nil || !s.created || s.run.Status != domain.RunRunning {
+		t.Fatalf("Submit = %s created=%v %v; want a new running run", s.run.Status, s.created, s.err)
+	}
+	if r, err := e.st.GetRun(context.Background(), s.run.ID); err != nil || r.Status != domain.RunRunning {
+		t.Fatalf("stored run = %s %v; want running", r.Status, err)
+	}
+	if got, want := e.events.sessionEvents(quickKey), []string{"run.start", "message:user:hi", "delta:par"}; !slices.Equal(got, want) {
+		t.Fatalf("events while the model streams = %q, want %q", got, want)
+	}
+	g.open()
+	if run := e.wait(s.run.ID); run.Status != domain.RunOK || run.Reply != "echo: hi" {
+		t.Fatalf("run = %s %q", run.Status, run.Reply)
+	}
+	if got, want := quickTranscript(t, e.st, "sid1"), []string{"user:hi", "assistant:echo: hi"}; !slices.Equal(got, want) {
+		t.Fatalf("transcript = %q, want %q", got, want)
+	}
+	if n := g.callCount(); n != 1 {
+		t.Fatalf("model calls = %d, want 1 (the streamed answer kept)", n)
+	}
+	if q := e.rt.QuickTurns(); q != (QuickStats{Claimed: 1}) {
+		t.Fatalf("quick turns = %+v", q)
+	}
+}
+
 // TestQuickTurnToolCallGoesOn: a tool call ends the quick part: the claim
 // is committed, then the run goes on from the model's answer (one call for
 // it, not two) as an ordinary run.
 func TestQuickTurnToolCallGoesOn(t *testing.T) {
 	g := newGateModel(true, true)
+	g.streamLate = true
 	e := quickEnv(t, g, time.Hour)
 	res := e.submitAsync(quickRun("hi"))
 	receive(t, g.entered, "model call")
