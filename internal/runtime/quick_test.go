@@ -24,9 +24,9 @@ import (
 type gateModel struct {
 	hold, tool              bool
 	streamFirst, streamLate bool
-	entered    chan struct{}
-	release    chan struct{}
-	once       sync.Once
+	entered                 chan struct{}
+	release                 chan struct{}
+	once                    sync.Once
 
 	mu    sync.Mutex
 	calls [][]domain.Message // the context of every call
