@@ -25,10 +25,11 @@ type ChatRequest struct {
 	// channel through the outbox (OpenClaw's `agent {deliver: true}`).
 	// The target is ReplyChannel, else the request's Channel, else the
 	// session's delivery context or last channel; ReplyTo, else To, else
-	// the session's last recipient. A target that is no external channel
-	// (webchat, internal, unknown or none) is refused with
-	// DeliveryChannelRequired, unless BestEffortDeliver: then the run
-	// goes on without a delivery.
+	// the session's last recipient on that channel. A target that is no
+	// external channel (webchat, internal, unknown or none) is refused
+	// with DeliveryChannelRequired, and an external channel with no
+	// recipient with DeliveryRecipientRequired, unless BestEffortDeliver:
+	// then the run goes on without a delivery.
 	Deliver           bool
 	BestEffortDeliver bool
 	ReplyChannel      string
@@ -73,3 +74,9 @@ var ErrRunRequest = errors.New("invalid run request")
 // DeliveryChannelRequired is the message of a `deliver` request whose reply
 // has no external channel to go to (OpenClaw's wording).
 const DeliveryChannelRequired = "delivery channel is required: pass channel or replyChannel, or use a session with a previous channel"
+
+// DeliveryRecipientRequired is the message (a format: %s is the channel) of
+// a `deliver` request whose reply has an external channel but no recipient
+// on it: no to or replyTo, and no earlier recipient on that channel in the
+// session. It is worded like DeliveryChannelRequired.
+const DeliveryRecipientRequired = "delivery recipient is required: pass to or replyTo, or use a session with a previous recipient on %s"

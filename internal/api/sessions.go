@@ -140,10 +140,13 @@ type HistoryResult struct {
 }
 
 // PatchRequest changes session settings; nil fields stay as they are, and
-// an empty string clears (inherit).
+// an empty string clears (inherit). Label keeps OpenClaw's three states
+// (absent, null, value): null clears it, and "" or blanks are a value the
+// engine refuses (`invalid label: empty`), as OpenClaw's parseSessionLabel
+// does.
 type PatchRequest struct {
 	Key           string
-	Label         *string
+	Label         Nullable
 	SendPolicy    *string
 	Model         *string
 	ThinkingLevel *string

@@ -50,8 +50,8 @@ func chatCommand() *command {
 			as := fs.String("as", "", "chat as session `KEY` (it must be able to see the target session)")
 			channel := fs.String("channel", "", "the `CHANNEL` the message arrives on (default webchat; last = the session's last channel)")
 			to := fs.String("to", "", "the sender's `ID` on the channel: where the session's replies go")
-			deliver := fs.Bool("deliver", false, "deliver the reply to the channel (--channel/--to, else the session's last ones) through the outbox; refused when no external channel resolves")
-			bestEffort := fs.Bool("best-effort-deliver", false, "with --deliver: run without delivery when no external channel resolves")
+			deliver := fs.Bool("deliver", false, "deliver the reply to the channel (--channel/--to, else the session's last ones) through the outbox; refused when no external channel, or no recipient on it, resolves")
+			bestEffort := fs.Bool("best-effort-deliver", false, "with --deliver: run without delivery when no external channel or recipient resolves")
 			stream := streamMode("auto")
 			fs.Var(&stream, "stream", "print the reply as it arrives: `auto` (when stdout is a terminal and not --json), on (refused with --json) or off")
 			return func(pos []string) error {

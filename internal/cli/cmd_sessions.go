@@ -242,7 +242,8 @@ func sessionsPatchCommand() *command {
 		name:    "patch",
 		args:    "KEY",
 		summary: "change a session's settings (creates it when missing)",
-		help:    "An empty value clears a setting (inherit): --label \"\" removes the label.",
+		help: "An empty --send-policy, --model or --thinking clears that setting (inherit). --clear-label removes\n" +
+			"the label; an empty --label is refused (invalid label: empty), as OpenClaw's sessions.patch refuses label \"\".",
 		example: []string{
 			"switchboard sessions patch agent:main:research --label research",
 			"switchboard sessions patch main --send-policy deny",
@@ -251,14 +252,25 @@ func sessionsPatchCommand() *command {
 		define: func(e *env, fs *flag.FlagSet) func([]string) error {
 			var label, policy, model, thinking strFlag
 			fs.Var(&policy, "send-policy", "`POLICY`: allow, deny or inherit (the config decides)")
-			fs.Var(&label, "label", "the session's `LABEL` (unique per agent)")
+			fs.Var(&label, "label", "the session's `LABEL` (unique per agent; not empty)")
+			clearLabel := fs.Bool("clear-label", false, "remove the session's label (sessions.patch {label: null})")
 			fs.Var(&model, "model", "model `REF` for this session's runs (provider/model)")
 			fs.Var(&thinking, "thinking", "thinking `LEVEL`: off, minimal, low, medium or high")
 			return func(pos []string) error {
 				if err := e.wantArgs(pos, 1, 1, "KEY"); err != nil {
 					return err
 				}
-				p := api.PatchRequest{Key: pos[0], Label: label.ptr(), SendPolicy: policy.ptr(), Model: model.ptr(), ThinkingLevel: thinking.ptr()}
+				p := api.PatchRequest{Key: pos[0], SendPolicy: policy.ptr(), Model: model.ptr(), ThinkingLevel: thinking.ptr()}
+				switch {
+				case *clearLabel && label.set:
+					return e.usagef("--label and --clear-label cannot be combined")
+				case *clearLabel:
+					p.Label = api.SetNull()
+				case label.set:
+					// "" goes to the engine as a value, which refuses it
+					// like every other surface does.
+					p.Label = api.SetValue(label.v)
+				}
 				if p.SendPolicy != nil {
 					switch v := strings.ToLower(strings.TrimSpace(*p.SendPolicy)); v {
 					case "allow", "deny", "inherit", "":
@@ -268,7 +280,7 @@ func sessionsPatchCommand() *command {
 					}
 				}
 				if p == (api.PatchRequest{Key: pos[0]}) {
-					return e.usagef("nothing to change: give --send-policy, --label, --model or --thinking")
+					return e.usagef("nothing to change: give --send-policy, --label, --clear-label, --model or --thinking")
 				}
 				return e.withService(writes, func(svc *service) error {
 					s, err := svc.Patch(e.ctx, api.Operator(), p)

@@ -135,7 +135,12 @@ func TestSessionsPatchResetDelete(t *testing.T) {
 	if r := c.run("chat", "agent:main:notes", "hi"); r.code != exitError || !strings.Contains(r.stderr, "send blocked by session policy") {
 		t.Fatalf("chat to a denied session: exit %d, stderr %q", r.code, r.stderr)
 	}
-	human := c.ok("sessions", "patch", "agent:main:notes", "--send-policy", "inherit", "--label", "")
+	// An empty --label is a value the engine refuses, as OpenClaw's
+	// sessions.patch refuses label ""; --clear-label is its null.
+	if r := c.run("sessions", "patch", "agent:main:notes", "--label", " "); r.code != exitError || !strings.Contains(r.stderr, "invalid label: empty") {
+		t.Errorf("patch --label blank: exit %d, stderr %q; want exit 1 and invalid label: empty", r.code, r.stderr)
+	}
+	human := c.ok("sessions", "patch", "agent:main:notes", "--send-policy", "inherit", "--clear-label")
 	mustContain(t, "patch output", human.stdout, "patched agent:main:notes: label=- sendPolicy=inherit")
 	if r := c.run("sessions", "patch", "main", "--model", "nope/none"); r.code != exitError {
 		t.Errorf("patch with an unknown model: exit %d, stderr %q", r.code, r.stderr)

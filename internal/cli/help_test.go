@@ -53,6 +53,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"spawn", "x", "--run-timeout", "604801"}, "--run-timeout must be at most 604800 seconds"},
 		{[]string{"sessions", "patch", "main"}, "nothing to change"},
 		{[]string{"sessions", "patch", "main", "--send-policy", "maybe"}, "--send-policy must be allow, deny or inherit"},
+		{[]string{"sessions", "patch", "main", "--label", "x", "--clear-label"}, "--label and --clear-label cannot be combined"},
 		{[]string{"chat", "main"}, "missing KEY and MESSAGE"},
 		{[]string{"chat", "main", "hi", "--wait", "-5"}, "--wait must be at least 0"},
 		// --best-effort-deliver only loosens --deliver; alone it was silently ignored.

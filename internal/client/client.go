@@ -509,14 +509,22 @@ func (c *Client) ListRuns(ctx context.Context, p api.Principal, req api.RunsRequ
 	return out.Runs, err
 }
 
-// Patch changes a session's settings; nil fields stay, "" clears.
+// Patch changes a session's settings; nil fields stay, "" clears (the
+// label: null clears).
 func (c *Client) Patch(ctx context.Context, p api.Principal, req api.PatchRequest) (domain.Session, error) {
 	if err := need("key", req.Key); err != nil {
 		return domain.Session{}, err
 	}
 	h, q := as(p)
 	body := map[string]any{}
-	for name, v := range map[string]*string{"label": req.Label, "sendPolicy": req.SendPolicy, "model": req.Model,
+	// The label's three states go over the wire as they are: null clears
+	// it, and "" is the engine's to refuse.
+	if v, ok := req.Label.Value(); ok {
+		body["label"] = v
+	} else if req.Label.IsNull() {
+		body["label"] = nil
+	}
+	for name, v := range map[string]*string{"sendPolicy": req.SendPolicy, "model": req.Model,
 		"thinkingLevel": req.ThinkingLevel, "verboseLevel": req.VerboseLevel} {
 		if v == nil {
 			continue

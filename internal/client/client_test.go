@@ -127,7 +127,7 @@ func TestClient(t *testing.T) {
 	}
 
 	label, policy := "home", "deny"
-	s, err := c.Patch(ctx, op, api.PatchRequest{Key: "main", Label: &label, SendPolicy: &policy})
+	s, err := c.Patch(ctx, op, api.PatchRequest{Key: "main", Label: api.SetValue(label), SendPolicy: &policy})
 	if err != nil || s.Label != "home" || s.SendPolicy != "deny" {
 		t.Fatalf("patch = %+v, %v", s, err)
 	}
@@ -255,7 +255,7 @@ func TestClientSessionRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	label := "home"
-	if _, err := c.Patch(ctx, op, api.PatchRequest{Key: "main", Label: &label}); err != nil {
+	if _, err := c.Patch(ctx, op, api.PatchRequest{Key: "main", Label: api.SetValue(label)}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -14,8 +14,9 @@ import (
 
 // chatDelivery resolves where a chat run's reply is delivered when the
 // request asks for it (OpenClaw's `agent {deliver: true}`): nil when it
-// does not, or when no external channel resolves and the request is
-// best-effort. channel is the request's resolved inbound channel.
+// does not, or when no external channel or no recipient on it resolves
+// and the request is best-effort. channel is the request's resolved
+// inbound channel.
 func (e *Engine) chatDelivery(ctx context.Context, key, channel string, req ChatRequest) (*deliverSpec, error) {
 	if !req.Deliver {
 		return nil, nil
@@ -61,6 +62,14 @@ func (e *Engine) chatDelivery(ctx context.Context, key, channel string, req Chat
 			return nil, nil
 		}
 		return nil, domain.Invalid("%s", api.DeliveryChannelRequired)
+	}
+	if to == "" {
+		// An item with no recipient could only sit in the outbox until it
+		// failed; the caller hears it now, before anything is written.
+		if req.BestEffortDeliver {
+			return nil, nil
+		}
+		return nil, domain.Invalid(api.DeliveryRecipientRequired, target)
 	}
 	return &deliverSpec{Channel: target, To: to}, nil
 }

@@ -58,6 +58,26 @@ func TestChatDeliver(t *testing.T) {
 		{name: "best effort runs without delivery", req: ChatRequest{Message: "hi", Deliver: true, BestEffortDeliver: true}},
 		{name: "unknown replyChannel", req: ChatRequest{Message: "hi", ReplyChannel: "carrier-pigeon", Deliver: true},
 			wantErr: "unknown channel: carrier-pigeon"},
+		// An external channel with no recipient is refused like one with no
+		// channel, before anything is written, unless best effort; the
+		// session's recipient on that channel fills in, as with "last".
+		{name: "external channel without a recipient",
+			req:     ChatRequest{Message: "hi", Channel: "telegram", Deliver: true},
+			wantErr: "delivery recipient is required: pass to or replyTo, or use a session with a previous recipient on telegram"},
+		{name: "best effort without a recipient runs without delivery",
+			req: ChatRequest{Message: "hi", Channel: "telegram", Deliver: true, BestEffortDeliver: true}},
+		{name: "the session's recipient on the request's channel",
+			before:      []ChatRequest{{Message: "earlier", Channel: "telegram", To: "42"}},
+			req:         ChatRequest{Message: "again", Channel: "telegram", Deliver: true},
+			wantChannel: "telegram", wantTo: "42", wantText: "echo: again"},
+		{name: "a recipient on another channel is not used",
+			before:  []ChatRequest{{Message: "earlier", Channel: "signal", To: "+100"}},
+			req:     ChatRequest{Message: "again", ReplyChannel: "discord", Deliver: true},
+			wantErr: "delivery recipient is required"},
+		{name: "channel last whose channel never had a recipient",
+			before:  []ChatRequest{{Message: "earlier", Channel: "telegram"}},
+			req:     ChatRequest{Message: "again", Channel: "last", Deliver: true},
+			wantErr: "delivery recipient is required"},
 		{name: "a silent reply delivers nothing", req: ChatRequest{Message: "hush", Channel: "telegram", To: "42", Deliver: true}},
 	}
 	for _, tc := range cases {

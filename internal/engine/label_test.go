@@ -37,7 +37,7 @@ func TestLabelsWithControlOrBidiCharactersAreRefused(t *testing.T) {
 					t.Errorf("%s: err = %v, want an invalid-label error", what, err)
 				}
 			}
-			_, err := h.e.Patch(ctx, op, api.PatchRequest{Key: "main", Label: &label})
+			_, err := h.e.Patch(ctx, op, api.PatchRequest{Key: "main", Label: api.SetValue(label)})
 			wantInvalid("patch", err)
 			_, err = h.e.Chat(ctx, op, api.ChatRequest{SessionKey: "agent:main:labelled", Message: "hi", Label: label})
 			wantInvalid("chat", err)
@@ -75,7 +75,57 @@ func TestLabelsWithControlOrBidiCharactersAreRefused(t *testing.T) {
 	}
 	// An ordinary label with spaces and non-ASCII letters is fine.
 	ok := "  Recherche — notes ✓ "
-	if s, err := h.e.Patch(ctx, op, api.PatchRequest{Key: "main", Label: &ok}); err != nil || s.Label != "Recherche — notes ✓" {
+	if s, err := h.e.Patch(ctx, op, api.PatchRequest{Key: "main", Label: api.SetValue(ok)}); err != nil || s.Label != "Recherche — notes ✓" {
 		t.Fatalf("patch good label = %q, %v", s.Label, err)
+	}
+}
+
+// TestPatchLabelStates checks the three states of sessions.patch's label
+// (openclaw-notes §6.3: each value may be null to clear; parseSessionLabel
+// trims and refuses blank with `invalid label: empty`): null clears it,
+// absent leaves it, and "" or blanks are refused and change nothing.
+func TestPatchLabelStates(t *testing.T) {
+	cases := []struct {
+		name      string
+		label     api.Nullable
+		wantErr   string
+		wantLabel string
+	}{
+		{name: "absent leaves it", label: api.Nullable{}, wantLabel: "notes"},
+		{name: "null clears it", label: api.SetNull(), wantLabel: ""},
+		{name: "a value sets it, trimmed", label: api.SetValue("  other "), wantLabel: "other"},
+		{name: "empty is refused", label: api.SetValue(""), wantErr: "invalid label: empty", wantLabel: "notes"},
+		{name: "blank is refused", label: api.SetValue(" \t "), wantErr: "invalid label: empty", wantLabel: "notes"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, nil, nil)
+			ctx := context.Background()
+			op := api.Operator()
+			if _, err := h.e.Patch(ctx, op, api.PatchRequest{Key: "main", Label: api.SetValue("notes")}); err != nil {
+				t.Fatal(err)
+			}
+			policy := "deny"
+			_, err := h.e.Patch(ctx, op, api.PatchRequest{Key: "main", Label: tc.label, SendPolicy: &policy})
+			if tc.wantErr != "" {
+				if domain.ErrorCode(err) != domain.CodeInvalid || domain.ErrorMessage(err) != tc.wantErr {
+					t.Fatalf("patch = %v, want invalid %q", err, tc.wantErr)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			s, err := h.e.Session(ctx, "agent:main:main")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A refused patch changes none of its fields.
+			wantPolicy := "deny"
+			if tc.wantErr != "" {
+				wantPolicy = ""
+			}
+			if s.Label != tc.wantLabel || s.SendPolicy != wantPolicy {
+				t.Errorf("session label %q, sendPolicy %q; want %q, %q", s.Label, s.SendPolicy, tc.wantLabel, wantPolicy)
+			}
+		})
 	}
 }

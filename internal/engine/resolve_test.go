@@ -71,7 +71,7 @@ func TestUnknownAgentIsTheSameErrorEverywhere(t *testing.T) {
 	check("chat", err)
 	_, err = h.e.ListSessions(ctx, op.ActingAs("agent:ghost:main"), api.ListRequest{})
 	check("list as ghost", err)
-	_, err = h.e.Patch(ctx, op, api.PatchRequest{Key: "agent:ghost:main", Label: str("x")})
+	_, err = h.e.Patch(ctx, op, api.PatchRequest{Key: "agent:ghost:main", Label: api.SetValue("x")})
 	check("patch", err)
 	res, err := h.e.Send(ctx, op, api.SendRequest{SessionKey: "agent:ghost:main", Message: "hi"})
 	if err != nil || res.Status != "error" || res.Error != want || res.RunID != "" {

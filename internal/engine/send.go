@@ -244,11 +244,8 @@ func (e *Engine) findLabel(ctx context.Context, req Requester, g guard, label, a
 	fail := func(status, msg string) (string, SendResult, bool) {
 		return "", SendResult{Status: status, Error: msg}, false
 	}
-	label = strings.TrimSpace(label)
-	if label == "" {
-		return fail("error", "invalid label: empty")
-	}
-	if err := checkLabel(label); err != nil {
+	label, err := parseLabel(label)
+	if err != nil {
 		return fail("error", domain.ErrorMessage(err))
 	}
 	requesterAgent := req.agent(e)

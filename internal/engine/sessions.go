@@ -32,10 +32,16 @@ func (e *Engine) patch(ctx context.Context, ref string, p PatchParams) (domain.S
 			return domain.Session{}, err
 		}
 	}
-	if p.Label != nil {
-		if err := checkLabel(*p.Label); err != nil {
-			return domain.Session{}, err
+	// label is the label to store: nil leaves it, "" clears it (null).
+	var label *string
+	if p.Label.Given() {
+		l := ""
+		if v, ok := p.Label.Value(); ok {
+			if l, err = parseLabel(v); err != nil {
+				return domain.Session{}, err
+			}
 		}
+		label = &l
 	}
 	if p.ThinkingLevel != nil {
 		v := api.NormalizeThinking(*p.ThinkingLevel)
@@ -61,8 +67,8 @@ func (e *Engine) patch(ctx context.Context, ref string, p PatchParams) (domain.S
 		if err != nil {
 			return err
 		}
-		if p.Label != nil {
-			l := strings.TrimSpace(*p.Label)
+		if label != nil {
+			l := *label
 			if l != "" && l != s.Label {
 				// Labels are unique per agent.
 				if other, err := e.store.ListSessions(ctx, domain.SessionQuery{Label: l, AgentIDs: []string{s.AgentID}, Limit: 1}); err == nil && len(other) > 0 && other[0].Key != key {
@@ -272,6 +278,20 @@ func (e *Engine) TranscriptPath(s domain.Session) string {
 		return ""
 	}
 	return e.mirror.Path(s.AgentID, s.SessionID)
+}
+
+// parseLabel is a label given as a value, trimmed, as OpenClaw's
+// parseSessionLabel reads it: blank is `invalid label: empty` (clearing a
+// label is null, never ""), then checkLabel's rules.
+func parseLabel(raw string) (string, error) {
+	label := strings.TrimSpace(raw)
+	if label == "" {
+		return "", domain.Invalid("invalid label: empty")
+	}
+	if err := checkLabel(label); err != nil {
+		return "", err
+	}
+	return label, nil
 }
 
 // checkLabel refuses a label (patch, chat, spawn, a send's or resolve's

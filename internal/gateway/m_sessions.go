@@ -169,7 +169,8 @@ func (s *Server) mSessionsPatch(ctx context.Context, cl *call) (any, error) {
 		"resolved": map[string]any{"modelProvider": providerOf(model), "model": model}}, nil
 }
 
-// parsePatch reads the patch fields; null clears a field.
+// parsePatch reads the patch fields; null clears a field (for fields other
+// than label, "" clears too).
 func parsePatch(method string, raw map[string]json.RawMessage) (api.PatchRequest, error) {
 	var p api.PatchRequest
 	names := make([]string, 0, len(raw))
@@ -184,16 +185,22 @@ func parsePatch(method string, raw map[string]json.RawMessage) (api.PatchRequest
 		if !slices.Contains(patchFields, name) {
 			return p, invalidParams(method, "%s is not supported by switchboard (supported: %s)", name, strings.Join(patchFields, ", "))
 		}
-		v := strings.TrimSpace(string(raw[name]))
+		isNull := strings.TrimSpace(string(raw[name])) == "null"
 		val := ""
-		if v != "null" {
+		if !isNull {
 			if err := json.Unmarshal(raw[name], &val); err != nil {
 				return p, invalidParams(method, "%s must be a string or null", name)
 			}
 		}
 		switch name {
 		case "label":
-			p.Label = &val
+			// The engine tells null (clear) from "" (refused), so the
+			// label keeps all three states.
+			if isNull {
+				p.Label = api.SetNull()
+			} else {
+				p.Label = api.SetValue(val)
+			}
 		case "sendPolicy":
 			switch val {
 			case domain.SendPolicyAllow, domain.SendPolicyDeny:

@@ -40,6 +40,23 @@ func deliveredReply(b []byte, runID string) map[string]string {
 	return map[string]string{"reply delivered": "false"}
 }
 
+// outboxOf lists the outbox a surface's chats write to: the in-process
+// state dir's for the CLI without a gateway, else the gateway's (session k).
+func outboxOf(t *testing.T, w *world, s surface, k string) []byte {
+	if s == sCLI {
+		r := w.cli(t, w.inproc, "outbox", "list", "--limit", "1000", "--json")
+		if !r.ok {
+			t.Fatalf("outbox list: %s", r.msg)
+		}
+		return []byte(r.stdout)
+	}
+	st, b := w.httpDo(t, operatorToken, http.MethodGet, "/api/outbox?session="+url.QueryEscape(k), nil)
+	if st != http.StatusOK {
+		t.Fatalf("GET /api/outbox: %d %s", st, b)
+	}
+	return b
+}
+
 // chatDeliverRows: a chat with deliver:true queues its reply in the outbox
 // to the channel and recipient it names, on every chat surface; without
 // an external channel it is refused (OpenClaw's `delivery channel is
@@ -47,20 +64,6 @@ func deliveredReply(b []byte, runID string) map[string]string {
 func chatDeliverRows(_ *world) []row {
 	noMCP := []cell{na(sMCPStdio, noMCPChat), na(sMCPHTTP, noMCPChat)}
 	key := func(via string) string { return "agent:main:telegram:group:deliver-" + via }
-	outboxOf := func(t *testing.T, w *world, s surface, k string) []byte {
-		if s == sCLI {
-			r := w.cli(t, w.inproc, "outbox", "list", "--limit", "1000", "--json")
-			if !r.ok {
-				t.Fatalf("outbox list: %s", r.msg)
-			}
-			return []byte(r.stdout)
-		}
-		st, b := w.httpDo(t, operatorToken, http.MethodGet, "/api/outbox?session="+url.QueryEscape(k), nil)
-		if st != http.StatusOK {
-			t.Fatalf("GET /api/outbox: %d %s", st, b)
-		}
-		return b
-	}
 	delivered := func(s surface, via string, chat func(t *testing.T, w *world, k string) (outcome, string)) cell {
 		return custom(s, via, func(t *testing.T, w *world) outcome {
 			k := key(string(s))

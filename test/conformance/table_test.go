@@ -62,6 +62,7 @@ func TestConformance(t *testing.T) {
 		searchRows(w), pagingRows(w),
 		budgetRows(w),
 		chatDeliverRows(w),
+		patchLabelRows(w), deliverRecipientRows(w),
 	} {
 		rows = append(rows, group...)
 	}
