@@ -222,6 +222,9 @@ func TestSpawnBadInput(t *testing.T) {
 		{`{"task":"t","channel":"discord"}`, `sessions_spawn does not support "channel"`},
 		{`{"task":"t","colour":"red"}`, `unknown parameter "colour"`},
 		{`{"task":"t","attachments":[{"name":"a.txt","content":"hi"}]}`, "attachments are disabled"},
+		{`{"task":"t","attachments":[{"name":"a.txt","content":"hi"},{"name":"b.txt"}]}`, "attachments[1].content required"},
+		{`{"task":"t","attachments":[{"name":"a.txt","content":null}]}`, "attachments[0].content required"},
+		{`{"task":"t","attachments":["a.txt"]}`, "attachments[0] must be an object"},
 		{`{"task":"t","label":"` + strings.Repeat("l", 513) + `"}`, "label is too long"},
 	}
 	for _, c := range cases {

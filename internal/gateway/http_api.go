@@ -279,6 +279,8 @@ type chatBody struct {
 	BestEffortDeliver bool   `json:"bestEffortDeliver"`
 	ReplyChannel      string `json:"replyChannel"`
 	ReplyTo           string `json:"replyTo"`
+	// Attachments are refused as WS chat.send's are (checkChatAttachments).
+	Attachments json.RawMessage `json:"attachments"`
 }
 
 // ChatResponse is the result of POST /api/sessions/{key}/chat: the run the
@@ -297,6 +299,9 @@ type ChatResponse struct {
 func (s *Server) apiChat(r *http.Request, g grant) (any, error) {
 	var b chatBody
 	if err := s.readBody(r, &b); err != nil {
+		return nil, err
+	}
+	if err := checkChatAttachments("chat", b.Attachments); err != nil {
 		return nil, err
 	}
 	timeout, err := chatTimeout("chat", "timeoutSeconds", b.TimeoutSeconds, 1000)

@@ -38,6 +38,8 @@ type agentParams struct {
 	Timeout           *int64 `json:"timeout"` // seconds
 	ExtraSystemPrompt string `json:"extraSystemPrompt"`
 	Label             string `json:"label"`
+	// Attachments are refused as chat.send's are (checkChatAttachments).
+	Attachments json.RawMessage `json:"attachments"`
 }
 
 // mAgent starts a run and answers twice with the same id: `accepted` at
@@ -48,6 +50,9 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 		return nil, err
 	}
 	if err := requireString(cl.method, "message", p.Message); err != nil {
+		return nil, err
+	}
+	if err := checkChatAttachments(cl.method, p.Attachments); err != nil {
 		return nil, err
 	}
 	timeout, err := chatTimeout(cl.method, "timeout", p.Timeout, 1000)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
@@ -71,6 +72,9 @@ type chatSendParams struct {
 	// Deliver sends the reply back to the originating channel when that
 	// is an external one (best effort: a webchat message needs none).
 	Deliver bool `json:"deliver"`
+	// Attachments are OpenClaw's inline files; chat carries text only, so
+	// any entry is refused (checkChatAttachments), never dropped.
+	Attachments json.RawMessage `json:"attachments"`
 }
 
 // mChatSend posts a user message (webchat) and answers at once; the run's
@@ -84,6 +88,9 @@ func (s *Server) mChatSend(ctx context.Context, cl *call) (any, error) {
 		return nil, err
 	}
 	if err := requireString(cl.method, "message", p.Message); err != nil {
+		return nil, err
+	}
+	if err := checkChatAttachments(cl.method, p.Attachments); err != nil {
 		return nil, err
 	}
 	timeout, err := chatTimeout(cl.method, "timeoutMs", p.TimeoutMs, 1)
@@ -121,6 +128,22 @@ func (s *Server) mChatSend(ctx context.Context, cl *call) (any, error) {
 		}
 	}
 	return map[string]any{"runId": res.Run.ID, "status": status, "sessionKey": res.SessionKey}, nil
+}
+
+// checkChatAttachments refuses the attachments of a chat surface (chat.send,
+// agent, HTTP chat): a malformed entry names its index and field
+// (`attachments[1].content required`), and a well-formed one is refused
+// too, since a chat message carries text only — a file is never dropped
+// silently. Absent, null or [] is accepted.
+func checkChatAttachments(method string, raw json.RawMessage) error {
+	if err := attachments.CheckEntries(raw); err != nil {
+		return invalidParams(method, "%s", domain.ErrorMessage(err))
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) == nil && len(items) > 0 {
+		return invalidParams(method, "attachments are not supported: a chat message carries text only (sessions_spawn takes files)")
+	}
+	return nil
 }
 
 // chatTimeout reads a run timeout given in units of unitMs milliseconds

@@ -99,6 +99,9 @@ func callSpawn(ctx context.Context, svc api.Service, p api.Principal, raw json.R
 	if err != nil {
 		return api.ToolOutcome{}, err
 	}
+	if err := checkAttachments(raw); err != nil {
+		return api.ToolOutcome{}, err
+	}
 	var a spawnArgs
 	given, err := decode(api.ToolSessionsSpawn, raw, &a)
 	if err != nil {
@@ -163,6 +166,24 @@ func callSpawn(ctx context.Context, svc api.Service, p api.Principal, raw json.R
 		return api.ToolOutcome{}, err
 	}
 	return ok(res)
+}
+
+// checkAttachments refuses an attachment entry without content (or of the
+// wrong shape), naming its index and field, before it could be taken as an
+// empty file (attachments.CheckEntries).
+func checkAttachments(raw json.RawMessage) error {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil {
+		return nil
+	}
+	for k, v := range top {
+		if camel(k) == "attachments" {
+			if err := attachments.CheckEntries(v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // spawnObjectFields are the fields of sessions_spawn's nested objects. Their

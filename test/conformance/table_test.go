@@ -63,6 +63,7 @@ func TestConformance(t *testing.T) {
 		budgetRows(w),
 		chatDeliverRows(w),
 		patchLabelRows(w), deliverRecipientRows(w),
+		trial4Rows(w),
 	} {
 		rows = append(rows, group...)
 	}
