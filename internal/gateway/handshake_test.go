@@ -107,7 +107,7 @@ func TestHandshakeFailures(t *testing.T) {
 			wantErr: "invalid connect params: minProtocol and maxProtocol required", wantCode: websocket.StatusPolicyViolation},
 		{name: "wrong param type", frame: map[string]any{"type": "req", "id": "1", "method": "connect",
 			"params": map[string]any{"minProtocol": "four", "maxProtocol": 4}},
-			wantErr: "invalid connect params: minProtocol must be a whole number", wantCode: websocket.StatusPolicyViolation},
+			wantErr: "invalid connect params: minProtocol must be a number (got a string)", wantCode: websocket.StatusPolicyViolation},
 		{name: "node role", frame: map[string]any{"type": "req", "id": "1", "method": "connect", "params": func() map[string]any {
 			p := base()
 			p["role"] = "node"
@@ -260,6 +260,9 @@ func TestFrames(t *testing.T) {
 			{"chat.history", []int{1}, "invalid chat.history params: params must be an object"},
 			{"chat.history", map[string]any{"sessionKey": "main", "limit": -1}, "invalid chat.history params: limit must be at least 1"},
 			{"chat.history", map[string]any{"sessionKey": 7}, "invalid chat.history params: sessionKey must be a string"},
+			{"chat.history", map[string]any{"sessionKey": "main", "limit": "ten"}, "invalid chat.history params: limit must be a number (got a string)"},
+			{"sessions.list", map[string]any{"limit": true}, "invalid sessions.list params: limit must be a number (got a boolean)"},
+			{"chat.send", map[string]any{"sessionKey": "main", "message": []any{"x"}}, "invalid chat.send params: message must be a string (got an array)"},
 			{"agent.wait", map[string]any{"runId": "x", "timeoutMs": 1.5}, "invalid agent.wait params: timeoutMs must be a whole number"},
 			{"agent.wait", map[string]any{"runId": "x", "timeoutMs": -1}, "timeoutMs must be at least 0"},
 			{"agent", map[string]any{"message": " "}, "invalid agent params: message required"},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/jsonerr"
 )
 
 // readBody reads a JSON request body of at most MaxPayload bytes into dst.
@@ -29,7 +30,7 @@ func (s *Server) readBody(r *http.Request, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		return domain.Invalid("invalid request body: %s", describeJSONError(err))
+		return domain.Invalid("invalid request body: %s", jsonerr.Describe("", b, err))
 	}
 	return nil
 }
@@ -377,7 +378,7 @@ func (s *Server) apiSpawn(r *http.Request, g grant) (any, error) {
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
-		return nil, domain.Invalid("invalid request body: want a JSON object of sessions_spawn parameters: %s", describeJSONError(err))
+		return nil, domain.Invalid("invalid request body: want a JSON object of sessions_spawn parameters: %s", jsonerr.Describe("", b, err))
 	}
 	var as string
 	if v, ok := raw["as"]; ok {

@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -267,6 +268,17 @@ func TestHTTPChatDeliveryHintsAndChannel(t *testing.T) {
 	var bad apiError
 	if code := e.do(t, "POST", "/api/sessions/main/chat", map[string]any{"message": "x", "threadId": true}, &bad); code != 400 || !strings.Contains(bad.Error.Message, "threadId must be a string or a number") {
 		t.Errorf("threadId true = %d %+v", code, bad)
+	}
+	// Body type errors name the field and the JSON type in words, never Go's.
+	for body, want := range map[string]string{
+		`{"message":"x","timeoutSeconds":"soon"}`: "invalid request body: timeoutSeconds must be a number (got a string)",
+		`{"message":5}`:                   "invalid request body: message must be a string (got a number)",
+		`{"message":"x","deliver":"yes"}`: "invalid request body: deliver must be a boolean (got a string)",
+		`{"message":"x","colour":"red"}`:  `invalid request body: unknown field "colour"`,
+	} {
+		if code := e.do(t, "POST", "/api/sessions/main/chat", json.RawMessage(body), &bad); code != 400 || bad.Error.Message != want {
+			t.Errorf("body %s = %d %q, want %q", body, code, bad.Error.Message, want)
+		}
 	}
 	if code := e.do(t, "POST", "/api/sessions/main/chat", map[string]any{"message": "x", "channel": "bogusnet"}, &bad); code != 400 || bad.Error.Message != "unknown channel: bogusnet" {
 		t.Errorf("unknown channel = %d %+v", code, bad)

@@ -3,13 +3,12 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/jsonerr"
 )
 
 // decodeParams decodes a method's params object into dst. Unknown fields
@@ -24,7 +23,7 @@ func decodeParams(method string, raw json.RawMessage, dst any) error {
 		return invalidParams(method, "params must be an object")
 	}
 	if err := json.Unmarshal(raw, dst); err != nil {
-		return invalidParams(method, "%s", describeJSONError(err))
+		return invalidParams(method, "%s", jsonerr.Describe("", raw, err))
 	}
 	return nil
 }
@@ -32,51 +31,6 @@ func decodeParams(method string, raw json.RawMessage, dst any) error {
 // invalidParams is a validation failure of a method's params.
 func invalidParams(method, format string, args ...any) error {
 	return domain.Invalid("invalid %s params: %s", method, fmt.Sprintf(format, args...))
-}
-
-// describeJSONError turns a decoding error into "<field> must be <type>".
-func describeJSONError(err error) string {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		field := te.Field
-		if field == "" {
-			field = "value"
-		}
-		want := "of type " + te.Type.String()
-		switch te.Type.Kind() {
-		case reflect.String:
-			want = "a string"
-		case reflect.Bool:
-			want = "a boolean"
-		case reflect.Int, reflect.Int32, reflect.Int64:
-			want = "a whole number"
-			if strings.HasPrefix(te.Value, "number") {
-				want = "a whole number in range"
-			}
-		case reflect.Float64:
-			want = "a number"
-		case reflect.Slice:
-			want = "an array"
-		case reflect.Map, reflect.Struct:
-			want = "an object"
-		case reflect.Pointer:
-			want = "of type " + te.Type.Elem().String()
-			switch te.Type.Elem().Kind() {
-			case reflect.Int, reflect.Int64:
-				want = "a whole number"
-			case reflect.String:
-				want = "a string"
-			case reflect.Bool:
-				want = "a boolean"
-			}
-		}
-		return fmt.Sprintf("%s must be %s (got %s)", field, want, te.Value)
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return "params are not valid JSON: " + se.Error()
-	}
-	return err.Error()
 }
 
 // requireString checks a required, non-blank string parameter.

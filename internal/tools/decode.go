@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/jsonerr"
 )
 
 // fields maps the camelCase JSON names of an argument struct to their
@@ -72,31 +73,11 @@ func decode(tool string, raw json.RawMessage, dst any) (map[string]bool, error) 
 		}
 		f := v.Field(index[name])
 		if err := json.Unmarshal(val, f.Addr().Interface()); err != nil {
-			return nil, domain.Invalid("%s must be %s", name, kindWords(f.Type()))
+			return nil, domain.Invalid("%s", jsonerr.Describe(name, val, err))
 		}
 		given[name] = true
 	}
 	return given, nil
-}
-
-// kindWords says what a parameter must be, in words.
-func kindWords(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Float64, reflect.Int, reflect.Int64:
-		return "a number"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Slice:
-		if t.Elem().Kind() == reflect.String {
-			return "an array of strings"
-		}
-		return "an array"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	}
-	return "of type " + t.String()
 }
 
 // camel folds snake_case into camelCase (run_timeout_seconds → runTimeoutSeconds).
