@@ -50,11 +50,8 @@ func (e *Engine) chatDelivery(ctx context.Context, key, channel string, req Chat
 				target = s.LastChannel
 			}
 		}
-		if to == "" && s.Delivery != nil && s.Delivery.Channel == target {
-			to = s.Delivery.To
-		}
-		if to == "" && s.LastChannel == target {
-			to = s.LastTo
+		if to == "" {
+			to = recipientOn(s, target)
 		}
 	}
 	if !deliverable(target) {
@@ -72,6 +69,23 @@ func (e *Engine) chatDelivery(ctx context.Context, key, channel string, req Chat
 		return nil, domain.Invalid(api.DeliveryRecipientRequired, target)
 	}
 	return &deliverSpec{Channel: target, To: to}, nil
+}
+
+// recipientOn is session s's recipient on channel: its delivery context's
+// `to` when that context is on channel, else its lastTo when its last
+// channel is; "" when it has none there. A recipient on another channel
+// is never used.
+func recipientOn(s domain.Session, channel string) string {
+	if channel == "" {
+		return ""
+	}
+	if s.Delivery != nil && s.Delivery.Channel == channel && s.Delivery.To != "" {
+		return s.Delivery.To
+	}
+	if s.LastChannel == channel {
+		return s.LastTo
+	}
+	return ""
 }
 
 // deliverable reports whether channel is an external channel a reply can

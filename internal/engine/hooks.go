@@ -107,7 +107,10 @@ func (h hooks) CallTool(ctx context.Context, tc domain.ToolCallContext, name str
 
 func (h hooks) Finished(tx domain.Tx, run domain.Run, next func(domain.Run) (domain.Run, error)) error {
 	e := h.e
-	if run.Kind == domain.RunKindChat || run.Kind == domain.RunKindAgent {
+	if run.Kind == domain.RunKindChat || run.Kind == domain.RunKindAgent ||
+		run.Kind == domain.RunKindInbound && bytes.Contains(run.Spec, deliverKey) {
+		// A chat turn, or the requester's turn on a sub-agent's announce
+		// (requesterDelivery), delivers its reply when it asks to.
 		return e.chatDelivered(tx, run)
 	}
 	if !followsUp(run.Kind) {

@@ -110,7 +110,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 	}
 
 	// Send policy of the target (its row, or the row it would get).
-	facts, err := e.sessionFacts(ctx, target)
+	facts, targetRow, err := e.sessionFactsRow(ctx, target)
 	if err != nil {
 		return fail("error", domain.ErrorMessage(err), display), nil
 	}
@@ -135,6 +135,13 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 	if targetChannel == "" {
 		targetChannel = "unknown"
 	}
+	// The announce is posted where the target's conversation lives: its
+	// recipient on its channel (openclaw-notes §3.3, the announce's `send
+	// {to, channel}`).
+	targetTo := ""
+	if targetRow != nil {
+		targetTo = recipientOn(*targetRow, targetChannel)
+	}
 	maxTurns := e.cfg.Session.AgentToAgent.MaxPingPongTurns
 	spec := runSpec{
 		UserMessage: &domain.Message{
@@ -146,7 +153,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 		System: exchange.MessageContext(requesterKey, requesterChannel, target, targetChannel),
 		Chain:  chain,
 		A2A: &exchange.State{RequesterKey: requesterKey, RequesterChannel: requesterChannel, TargetKey: target,
-			TargetChannel: targetChannel, InRun: req.RunID != "", MaxTurns: maxTurns, Original: p.Message},
+			TargetChannel: targetChannel, TargetTo: targetTo, InRun: req.RunID != "", MaxTurns: maxTurns, Original: p.Message},
 		Fingerprint: fingerprint,
 		Steer:       mode == api.SendSteer,
 	}

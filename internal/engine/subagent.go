@@ -64,6 +64,25 @@ func (e *Engine) subagentFinished(tx domain.Tx, run domain.Run, spec runSpec) er
 	return err
 }
 
+// requesterDelivery is where the requester's reply to a sub-agent's
+// announce is delivered: the requester's external channel and its
+// recipient there (best effort: nil when the requester has no external
+// channel or no recipient on it, and its reply stays in its transcript).
+func (e *Engine) requesterDelivery(ctx context.Context, key, channel string) *deliverSpec {
+	s, err := e.store.GetSession(ctx, key)
+	if err != nil {
+		return nil
+	}
+	if channel == "" {
+		channel = e.channelOf(s)
+	}
+	to := recipientOn(s, channel)
+	if !deliverable(channel) || to == "" {
+		return nil
+	}
+	return &deliverSpec{Channel: channel, To: to}
+}
+
 // deliverSubagentAnnounce posts a child's result to its requester session
 // as an inbound message (the requester agent gets a turn to act on it).
 // The inbound run's idempotency key makes a repeated delivery a no-op.
@@ -101,7 +120,8 @@ func (e *Engine) deliverSubagentAnnounce(ctx context.Context, item domain.Outbox
 		}
 		text := a.Text()
 		msg := subagent.Message(text, p.ChildKey, run.ID)
-		raw, err := encodeSpec(runSpec{UserMessage: &msg, System: subagent.AnnounceSystem})
+		raw, err := encodeSpec(runSpec{UserMessage: &msg, System: subagent.AnnounceSystem,
+			Deliver: e.requesterDelivery(ctx, p.Spawn.RequesterKey, p.Spawn.RequesterChannel)})
 		if err != nil {
 			return err
 		}

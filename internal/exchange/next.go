@@ -134,6 +134,6 @@ func announcePost(run domain.Run, s State) *domain.OutboxItem {
 	}
 	return &domain.OutboxItem{
 		IdempotencyKey: "announce:" + run.ID, Kind: domain.OutboxAnnounce, SessionKey: run.SessionKey, RunID: run.ID,
-		Channel: s.TargetChannel, Payload: payload, Status: domain.OutboxPending,
+		Channel: s.TargetChannel, To: s.TargetTo, Payload: payload, Status: domain.OutboxPending,
 	}
 }

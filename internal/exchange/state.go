@@ -16,6 +16,9 @@ type State struct {
 	// TargetKey is the session the message was sent to.
 	TargetKey     string `json:"targetKey"`
 	TargetChannel string `json:"targetChannel,omitempty"`
+	// TargetTo is the target's recipient on TargetChannel (its delivery
+	// context's `to`, else its lastTo), where the announce is posted.
+	TargetTo string `json:"targetTo,omitempty"`
 	// InRun is true when the send came from a run of a switchboard agent;
 	// only then do reply-back turns follow.
 	InRun bool `json:"inRun"`

@@ -1,12 +1,58 @@
 package conformance
 
 import (
+	"encoding/json"
 	"net/http"
+	"testing"
 )
 
 // Rows of acceptance trial 4: contract gaps a new user met.
 
 const noCLIAttachEntry = "spawn --attach reads files, so every entry has content"
+
+// announcedTo reads an outbox listing for the announce posted to key: its
+// channel and recipient.
+func announcedTo(b []byte, key string) map[string]string {
+	var list struct {
+		Items []struct {
+			Kind       string `json:"kind"`
+			SessionKey string `json:"sessionKey"`
+			Channel    string `json:"channel"`
+			To         string `json:"to"`
+		} `json:"items"`
+	}
+	if json.Unmarshal(b, &list) != nil {
+		return map[string]string{"announce": "unreadable outbox"}
+	}
+	for _, it := range list.Items {
+		if it.Kind == "announce" && it.SessionKey == key {
+			return map[string]string{"announce": "queued", "channel": it.Channel, "to": it.To}
+		}
+	}
+	return map[string]string{"announce": "none"}
+}
+
+// announceCell gives target key (announce-to-<surface>) a telegram
+// recipient, sends to it on surface s and reads where its announce goes.
+func announceCell(s surface, via string, send func(t *testing.T, w *world, key string) outcome) cell {
+	return custom(s, via, func(t *testing.T, w *world) outcome {
+		key := "agent:main:announce-to-" + string(s)
+		if s == sCLI {
+			if r := w.cli(t, w.inproc, "chat", key, "hello", "--channel", "telegram", "--to", "42"); !r.ok {
+				return fromCLI(r.exit, r.stdout, r.msg)
+			}
+		} else {
+			w.seedOK(t, http.MethodPost, "/api/sessions/"+esc(key)+"/chat?wait=30s", m{"message": "hello", "channel": "telegram", "to": "42"})
+		}
+		o := send(t, w, key)
+		if !o.OK {
+			return o
+		}
+		o.Status = ""
+		o.Fields = announcedTo(outboxOf(t, w, s, key), key)
+		return o
+	})
+}
 
 // trial4Rows are the rows of trial 4.
 func trial4Rows(_ *world) []row {
@@ -17,6 +63,32 @@ func trial4Rows(_ *world) []row {
 	send := m{"sessionKey": "agent:main:types-send", "message": "x", "timeoutSeconds": "soon"}
 	chatNoContent := []any{m{"content": "aGk="}, m{"mimeType": "image/png", "fileName": "b.png"}}
 	return []row{
+		{finding: "trial4", name: "a sessions_send announce is posted to the target's recipient on its channel",
+			want: outcome{OK: true, Fields: map[string]string{"announce": "queued", "channel": "telegram", "to": "42"}},
+			cells: []cell{
+				announceCell(sCLI, "chat --channel telegram --to 42; send; outbox list", func(t *testing.T, w *world, key string) outcome {
+					// In-process, send waits for the announce before it exits.
+					r := w.cli(t, w.inproc, "send", key, "hello target", "--json")
+					return fromCLI(r.exit, r.stdout, r.msg)
+				}),
+				announceCell(sHTTP, "POST /api/sessions/{key}/send", func(t *testing.T, w *world, key string) outcome {
+					return settled(t, w, key, func() outcome {
+						return w.httpOutcome(t, operatorToken, http.MethodPost, "/api/sessions/"+esc(key)+"/send", m{"message": "hello target", "timeoutSeconds": 30})
+					})
+				}),
+				announceCell(sWS, "tools.invoke sessions_send", func(t *testing.T, w *world, key string) outcome {
+					return settled(t, w, key, func() outcome {
+						return w.wsTool(t, operatorToken, "", "sessions_send", m{"sessionKey": key, "message": "hello target", "timeoutSeconds": 30})
+					})
+				}),
+				announceCell(sMCPStdio, "sessions_send", func(t *testing.T, w *world, key string) outcome {
+					return settled(t, w, key, func() outcome {
+						return w.mcpStdioOutcome(t, "", "sessions_send", m{"sessionKey": key, "message": "hello target", "timeoutSeconds": 30})
+					})
+				}),
+				na(sCLIGW, "the send is the gateway's: the HTTP cell covers it"),
+				na(sMCPHTTP, "the send is the gateway's: the MCP stdio cell covers it"),
+			}},
 		{finding: "trial4", name: "a spawn attachment entry without content is refused naming its index",
 			want: outcome{Code: "invalid", Msg: "attachments[1].content required"},
 			cells: []cell{
