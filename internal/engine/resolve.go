@@ -82,12 +82,28 @@ func (e *Engine) resolveRef(ctx context.Context, req Requester, input string) (s
 	return key, nil
 }
 
+// findSessionsByID returns the sessions whose current sessionId is id in
+// any letter case: sessionIds are UUID-like hex that switchboard writes in
+// lower case, so an id typed or copied in upper case finds its session.
+// An exact match (an imported id kept as it was) is tried first.
+func (e *Engine) findSessionsByID(ctx context.Context, id string) ([]domain.Session, error) {
+	id = strings.TrimSpace(id)
+	rows, err := e.store.FindSessionsByID(ctx, id)
+	if err != nil || len(rows) > 0 {
+		return rows, err
+	}
+	if lower := strings.ToLower(id); lower != id {
+		return e.store.FindSessionsByID(ctx, lower)
+	}
+	return nil, nil
+}
+
 // sessionByID finds the session whose current sessionId is id; found is
 // false when none is, and two are an error. Only sessions the requester
 // may see count, so a hidden session's id answers exactly as an unknown
 // one (and an ambiguity never names a hidden key).
 func (e *Engine) sessionByID(ctx context.Context, req Requester, id string) (string, bool, error) {
-	all, err := e.store.FindSessionsByID(ctx, strings.TrimSpace(id))
+	all, err := e.findSessionsByID(ctx, id)
 	if err != nil {
 		return "", false, err
 	}

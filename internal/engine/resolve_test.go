@@ -78,3 +78,36 @@ func TestUnknownAgentIsTheSameErrorEverywhere(t *testing.T) {
 		t.Errorf("send: %+v, %v; want status error %q without a runId", res, err, want)
 	}
 }
+
+// TestSessionIDInAnyCase: a sessionId finds its session whatever the case
+// of its hex letters, on every lookup by id (history and send references,
+// sessions.resolve {sessionId}).
+func TestSessionIDInAnyCase(t *testing.T) {
+	h := newHarness(t, nil, twoAgents)
+	ctx := context.Background()
+	h.chat("main", "hello")
+	s, err := h.e.Session(ctx, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.SessionID != strings.ToLower(s.SessionID) {
+		t.Fatalf("sessionId %q is not lower case", s.SessionID)
+	}
+	op := api.Operator()
+	upper := strings.ToUpper(s.SessionID)
+	mixed := strings.ToUpper(s.SessionID[:18]) + s.SessionID[18:]
+	for name, id := range map[string]string{"lower": s.SessionID, "upper": upper, "mixed": mixed, "padded upper": " " + upper + " "} {
+		t.Run(name, func(t *testing.T) {
+			if res, err := h.e.History(ctx, op, api.HistoryRequest{SessionKey: id}); err != nil || res.SessionID != s.SessionID {
+				t.Errorf("history %q = %+v, %v", id, res.SessionID, err)
+			}
+			if r, err := h.e.Resolve(ctx, op, api.ResolveRequest{SessionID: strings.TrimSpace(id)}); err != nil || r.Key != s.Key {
+				t.Errorf("resolve {sessionId: %q} = %+v, %v; want %s", id, r, err, s.Key)
+			}
+			out := h.call(Requester{}, api.ToolSessionsSend, `{"sessionKey":"`+id+`","message":"ping","timeoutSeconds":0}`)
+			if res := sendResult(t, out); res.Status != "accepted" || res.SessionKey != "main" {
+				t.Errorf("send to %q = %+v", id, res)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package conformance
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -54,6 +55,28 @@ func announceCell(s surface, via string, send func(t *testing.T, w *world, key s
 	})
 }
 
+// upperMainSID is the served main session's sessionId in upper case.
+func upperMainSID(w *world) string { return strings.ToUpper(w.ids.mainSID) }
+
+// toolCellsWithRef are a tool's cells on every tool surface with args
+// computed when the cell runs (sessionKey: the reference).
+func toolCellsWithRef(tool string, r ref, args func(ref string) m) []cell {
+	return []cell{
+		refCell(sHTTP, "POST /api/tools/"+tool, r, func(t *testing.T, w *world, ref string) outcome {
+			return w.httpTool(t, operatorToken, "", tool, args(ref))
+		}),
+		refCell(sWS, "tools.invoke "+tool, r, func(t *testing.T, w *world, ref string) outcome {
+			return w.wsTool(t, operatorToken, "", tool, args(ref))
+		}),
+		refCell(sMCPHTTP, tool, r, func(t *testing.T, w *world, ref string) outcome {
+			return w.mcpHTTPOutcome(t, operatorToken, tool, args(ref))
+		}),
+		refCell(sMCPStdio, tool, r, func(t *testing.T, w *world, ref string) outcome {
+			return w.mcpStdioOutcome(t, "", tool, args(ref))
+		}),
+	}
+}
+
 // trial4Rows are the rows of trial 4.
 func trial4Rows(_ *world) []row {
 	noContent := m{"task": "read the files", "attachments": []any{
@@ -62,7 +85,20 @@ func trial4Rows(_ *world) []row {
 		m{"name": "a.txt", "content": "hi"}, m{"name": "b.txt", "content": 5}}}
 	send := m{"sessionKey": "agent:main:types-send", "message": "x", "timeoutSeconds": "soon"}
 	chatNoContent := []any{m{"content": "aGk="}, m{"mimeType": "image/png", "fileName": "b.png"}}
+	noCLISID := []cell{na(sCLI, "the in-process state dir has other sessionIds"), na(sCLIGW, noCLIResolve)}
 	return []row{
+		{finding: "trial4", name: "sessions.resolve finds a sessionId given in upper case",
+			want: outcome{OK: true, Fields: map[string]string{"key": "agent:main:main"}}, fields: keyField,
+			cells: append([]cell{
+				refCell(sHTTP, "GET /api/sessions/resolve?sessionId=UPPER", upperMainSID, resolveHTTP(operatorToken, "", "sessionId")),
+				refCell(sWS, "sessions.resolve {sessionId: UPPER}", upperMainSID, resolveWS(operatorToken, "sessionId")),
+				na(sMCPStdio, noMCPNative), na(sMCPHTTP, noMCPNative),
+			}, noCLISID...)},
+		{finding: "trial4", name: "sessions_history finds a sessionId given in upper case",
+			want:   outcome{OK: true, Fields: map[string]string{"sessionKey": "main"}},
+			fields: func(p []byte) map[string]string { return map[string]string{"sessionKey": jsonPath(p, "sessionKey")} },
+			cells: append(toolCellsWithRef("sessions_history", upperMainSID, func(ref string) m { return m{"sessionKey": ref, "limit": 1} }),
+				noCLISID...)},
 		{finding: "trial4", name: "a sessions_send announce is posted to the target's recipient on its channel",
 			want: outcome{OK: true, Fields: map[string]string{"announce": "queued", "channel": "telegram", "to": "42"}},
 			cells: []cell{
