@@ -124,7 +124,7 @@ func expectedMessage(code string, a Action, key string) string {
 	words := map[Action][3]string{
 		ActionHistory: {"Session history", "history", "access"},
 		ActionSend:    {"Session send", "messaging", "sends"},
-		ActionStatus:  {"Session status", "status", "status"},
+		ActionStatus:  {"Session status", "status", "access"},
 		ActionList:    {"Session list", "listing", "visibility"},
 	}[a]
 	switch code {
@@ -257,5 +257,39 @@ func TestZeroVisibilityRefuses(t *testing.T) {
 		if err := v.Check(target, ActionHistory); err == nil {
 			t.Errorf("zero Visibility allowed %+v", target)
 		}
+	}
+}
+
+// TestCrossAgentWording spells out every cross-agent refusal literally, as
+// openclaw-notes §5.2 words them, for each action.
+func TestCrossAgentWording(t *testing.T) {
+	restricted := cfgWith("agent", "")
+	disabled := cfgWith("all", "")
+	denied := cfgWith("all", "")
+	denied.Tools.AgentToAgent = config.AgentToAgentConfig{Enabled: true, Allow: []string{"main"}}
+	for _, tc := range []struct {
+		cfg    *config.Config
+		action Action
+		want   string
+	}{
+		{restricted, ActionHistory, "Session history visibility is restricted. Set tools.sessions.visibility=all to allow cross-agent access."},
+		{restricted, ActionSend, "Session send visibility is restricted. Set tools.sessions.visibility=all to allow cross-agent access."},
+		{restricted, ActionStatus, "Session status visibility is restricted. Set tools.sessions.visibility=all to allow cross-agent access."},
+		{restricted, ActionList, "Session list visibility is restricted. Set tools.sessions.visibility=all to allow cross-agent access."},
+		{disabled, ActionHistory, "Agent-to-agent history is disabled. Set tools.agentToAgent.enabled=true to allow cross-agent access."},
+		{disabled, ActionSend, "Agent-to-agent messaging is disabled. Set tools.agentToAgent.enabled=true to allow cross-agent sends."},
+		{disabled, ActionStatus, "Agent-to-agent status is disabled. Set tools.agentToAgent.enabled=true to allow cross-agent access."},
+		{disabled, ActionList, "Agent-to-agent listing is disabled. Set tools.agentToAgent.enabled=true to allow cross-agent visibility."},
+		{denied, ActionHistory, "Agent-to-agent history denied by tools.agentToAgent.allow."},
+		{denied, ActionSend, "Agent-to-agent messaging denied by tools.agentToAgent.allow."},
+		{denied, ActionStatus, "Agent-to-agent status denied by tools.agentToAgent.allow."},
+		{denied, ActionList, "Agent-to-agent listing denied by tools.agentToAgent.allow."},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			err := NewVisibility(tc.cfg, "agent:main:main", "", false).Check(TargetFacts{Key: "agent:ops:main"}, tc.action)
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("got %v, want %q", err, tc.want)
+			}
+		})
 	}
 }

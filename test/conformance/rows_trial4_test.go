@@ -86,7 +86,18 @@ func trial4Rows(_ *world) []row {
 	send := m{"sessionKey": "agent:main:types-send", "message": "x", "timeoutSeconds": "soon"}
 	chatNoContent := []any{m{"content": "aGk="}, m{"mimeType": "image/png", "fileName": "b.png"}}
 	noCLISID := []cell{na(sCLI, "the in-process state dir has other sessionIds"), na(sCLIGW, noCLIResolve)}
+	status := m{"sessionKey": "agent:beta:main"}
 	return []row{
+		{finding: "trial4", name: "session_status of another agent's session is refused in OpenClaw's words",
+			want: outcome{Code: "forbidden", Msg: "Session status visibility is restricted. Set tools.sessions.visibility=all to allow cross-agent access."},
+			cells: []cell{
+				cliC(sCLI, "sessions", "status", "agent:beta:main", "--as", "agent:main:main"),
+				cliC(sCLIGW, "sessions", "status", "agent:beta:main", "--as", "agent:main:main"),
+				httpToolC(operatorToken, "agent:main:main", "session_status", status),
+				wsToolC(operatorToken, "agent:main:main", "session_status", status),
+				stdioC("agent:main:main", "session_status", status),
+				mcpHTTPC(boundToken, "session_status", status),
+			}},
 		{finding: "trial4", name: "sessions.resolve finds a sessionId given in upper case",
 			want: outcome{OK: true, Fields: map[string]string{"key": "agent:main:main"}}, fields: keyField,
 			cells: append([]cell{
