@@ -263,12 +263,12 @@ func (c *Client) ListSessions(ctx context.Context, p api.Principal, req api.List
 	h, q := as(p)
 	setInt(q, "limit", req.Limit)
 	setInt(q, "activeMinutes", req.ActiveMinutes)
-	setInt(q, "messages", req.MessageLimit)
+	setInt(q, "messageLimit", req.MessageLimit)
 	setNonZero(q, "offset", req.Offset)
 	if len(req.Kinds) > 0 {
 		q.Set("kinds", strings.Join(req.Kinds, ","))
 	}
-	setStr(q, "agent", req.AgentID)
+	setStr(q, "agentId", req.AgentID)
 	setStr(q, "search", req.Search)
 	setStr(q, "label", req.Label)
 	setStr(q, "spawnedBy", req.SpawnedBy)

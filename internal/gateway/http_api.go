@@ -122,39 +122,8 @@ func as(r *http.Request) string { return r.URL.Query().Get("as") }
 // apiListSessions lists the sessions the caller may see (canonical keys).
 func (s *Server) apiListSessions(r *http.Request, g grant) (any, error) {
 	p := g.principal(as(r))
-	var req api.ListRequest
-	var err error
-	if req.Limit, err = queryLimited(r, "limit", api.SessionsListLimit); err != nil {
-		return nil, err
-	}
-	if req.ActiveMinutes, err = queryLimited(r, "activeMinutes", api.ListActiveMinutes); err != nil {
-		return nil, err
-	}
-	if req.MessageLimit, err = queryLimited(r, "messages", api.ListMessageLimit); err != nil {
-		return nil, err
-	}
-	if req.Offset, err = queryLimited(r, "offset", api.ListOffset); err != nil {
-		return nil, err
-	}
-	req.Kinds = queryList(r, "kinds")
-	if len(req.Kinds) > int(api.ListKinds.Max) {
-		return nil, domain.Invalid("invalid query parameter kinds: at most %d kinds (got %d)", api.ListKinds.Max, len(req.Kinds))
-	}
-	for _, k := range req.Kinds {
-		if !slices.Contains(sessionKinds, k) {
-			return nil, domain.Invalid("invalid query parameter kinds: unknown kind %q (use %s)", k, strings.Join(sessionKinds, ", "))
-		}
-	}
-	q := r.URL.Query()
-	req.AgentID, req.Search, req.Label = q.Get("agent"), q.Get("search"), q.Get("label")
-	req.SpawnedBy = s.canonical(r.Context(), p, q.Get("spawnedBy"))
-	if req.IncludeArchived, err = queryBool(r, "archived"); err != nil {
-		return nil, err
-	}
-	if req.IncludeLastMessage, err = queryBool(r, "includeLastMessage"); err != nil {
-		return nil, err
-	}
-	if req.IncludeDerivedTitles, err = queryBool(r, "includeDerivedTitles"); err != nil {
+	req, err := s.listQuery(r, p)
+	if err != nil {
 		return nil, err
 	}
 	res, err := s.eng.ListSessions(r.Context(), p, req)
@@ -163,6 +132,75 @@ func (s *Server) apiListSessions(r *http.Request, g grant) (any, error) {
 	}
 	s.printer(r.Context(), p).rows(res.Sessions)
 	return res, nil
+}
+
+// listQueryParams are the query parameters of GET /api/sessions: the
+// sessions_list tool's (kinds, limit, activeMinutes, messageLimit, offset)
+// and WS sessions.list's (agentId, search, label, spawnedBy,
+// includeLastMessage, includeDerivedTitles) under the same names, plus
+// archived and as. listQueryAliases are the older spellings, still read.
+var (
+	listQueryParams = []string{"kinds", "limit", "activeMinutes", "messageLimit", "offset", "agentId", "search", "label",
+		"spawnedBy", "includeLastMessage", "includeDerivedTitles", "archived", "as"}
+	listQueryAliases = map[string]string{"messages": "messageLimit", "agent": "agentId"}
+)
+
+// listQuery reads GET /api/sessions' query into the api.ListRequest every
+// list surface fills. An unknown parameter, a malformed value or a name
+// given with its alias is a 400 naming the parameter.
+func (s *Server) listQuery(r *http.Request, p api.Principal) (api.ListRequest, error) {
+	q := r.URL.Query()
+	for name := range q {
+		if slices.Contains(listQueryParams, name) {
+			continue
+		}
+		canon, ok := listQueryAliases[name]
+		if !ok {
+			return api.ListRequest{}, domain.Invalid("invalid query parameter %s: unknown (accepted: %s)", name, strings.Join(listQueryParams, ", "))
+		}
+		if q.Has(canon) {
+			return api.ListRequest{}, domain.Invalid("invalid query parameter %s: give %s or its alias %s, not both", name, canon, name)
+		}
+		q[canon] = q[name]
+	}
+	r = r.Clone(r.Context())
+	r.URL.RawQuery = q.Encode()
+	var req api.ListRequest
+	var err error
+	if req.Limit, err = queryLimited(r, "limit", api.SessionsListLimit); err != nil {
+		return req, err
+	}
+	if req.ActiveMinutes, err = queryLimited(r, "activeMinutes", api.ListActiveMinutes); err != nil {
+		return req, err
+	}
+	if req.MessageLimit, err = queryLimited(r, "messageLimit", api.ListMessageLimit); err != nil {
+		return req, err
+	}
+	if req.Offset, err = queryLimited(r, "offset", api.ListOffset); err != nil {
+		return req, err
+	}
+	req.Kinds = queryList(r, "kinds")
+	if len(req.Kinds) > int(api.ListKinds.Max) {
+		return req, domain.Invalid("invalid query parameter kinds: at most %d kinds (got %d)", api.ListKinds.Max, len(req.Kinds))
+	}
+	for _, k := range req.Kinds {
+		if !slices.Contains(sessionKinds, k) {
+			return req, domain.Invalid("invalid query parameter kinds: unknown kind %q (use %s)", k, strings.Join(sessionKinds, ", "))
+		}
+	}
+	req.AgentID = strings.ToLower(strings.TrimSpace(q.Get("agentId")))
+	req.Search, req.Label = strings.TrimSpace(q.Get("search")), strings.TrimSpace(q.Get("label"))
+	req.SpawnedBy = s.canonical(r.Context(), p, strings.TrimSpace(q.Get("spawnedBy")))
+	if req.IncludeArchived, err = queryBool(r, "archived"); err != nil {
+		return req, err
+	}
+	if req.IncludeLastMessage, err = queryBool(r, "includeLastMessage"); err != nil {
+		return req, err
+	}
+	if req.IncludeDerivedTitles, err = queryBool(r, "includeDerivedTitles"); err != nil {
+		return req, err
+	}
+	return req, nil
 }
 
 // sessionKinds are the kinds sessions_list filters on.

@@ -109,6 +109,36 @@ func TestHTTPAPI(t *testing.T) {
 	if code := e.do(t, "GET", "/api/sessions?limit=ten", nil, &bad); code != 400 || !strings.Contains(bad.Error.Message, "limit") || bad.Error.Code != domain.CodeInvalid {
 		t.Fatalf("bad limit = %d %+v", code, bad)
 	}
+	// The tool's and WS sessions.list's parameter names, as well as the
+	// older aliases (messages, agent).
+	for _, tc := range []struct {
+		query     string
+		wantCount int
+		wantMsgs  int
+	}{
+		{"messageLimit=2", 1, 2},
+		{"messageLimit=1&agentId=MAIN", 1, 1},
+		{"agentId=work", 0, 0},
+		{"agent=main&messages=1", 1, 1},
+	} {
+		list = engine.ListResult{}
+		if code := e.do(t, "GET", "/api/sessions?"+tc.query, nil, &list); code != 200 || list.Count != tc.wantCount ||
+			(tc.wantCount > 0 && len(list.Sessions[0].Messages) != tc.wantMsgs) {
+			t.Errorf("list ?%s = %d %+v, want %d rows with %d messages", tc.query, code, list, tc.wantCount, tc.wantMsgs)
+		}
+	}
+	for query, want := range map[string]string{
+		"messageLimit=lots":          "invalid query parameter messageLimit: want a whole number",
+		"messageLimit=-1":            "invalid query parameter messageLimit: messageLimit must be at least 0",
+		"colour=red":                 "invalid query parameter colour: unknown (accepted: kinds, limit",
+		"messages=1&messageLimit=2":  "invalid query parameter messages: give messageLimit or its alias messages, not both",
+		"includeLastMessage=perhaps": "invalid query parameter includeLastMessage: want true or false",
+	} {
+		bad = apiError{}
+		if code := e.do(t, "GET", "/api/sessions?"+query, nil, &bad); code != 400 || !strings.HasPrefix(bad.Error.Message, want) {
+			t.Errorf("list ?%s = %d %q, want 400 %q", query, code, bad.Error.Message, want)
+		}
+	}
 
 	var hist engine.HistoryResult
 	if code := e.do(t, "GET", "/api/sessions/agent:main:main/history?limit=1", nil, &hist); code != 200 || len(hist.Messages) != 1 || hist.Messages[0].Content.Text() != "echo: hello api" {

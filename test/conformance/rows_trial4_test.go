@@ -3,6 +3,7 @@ package conformance
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -77,6 +78,23 @@ func toolCellsWithRef(tool string, r ref, args func(ref string) m) []cell {
 	}
 }
 
+// messagesPerRow reads a list payload: the most messages any row carries.
+func messagesPerRow(p []byte) map[string]string {
+	var l struct {
+		Sessions []struct {
+			Messages []json.RawMessage `json:"messages"`
+		} `json:"sessions"`
+	}
+	if json.Unmarshal(p, &l) != nil || len(l.Sessions) == 0 {
+		return map[string]string{"most messages in a row": "no rows"}
+	}
+	most := 0
+	for _, r := range l.Sessions {
+		most = max(most, len(r.Messages))
+	}
+	return map[string]string{"most messages in a row": strconv.Itoa(most)}
+}
+
 // trial4Rows are the rows of trial 4.
 func trial4Rows(_ *world) []row {
 	noContent := m{"task": "read the files", "attachments": []any{
@@ -87,7 +105,26 @@ func trial4Rows(_ *world) []row {
 	chatNoContent := []any{m{"content": "aGk="}, m{"mimeType": "image/png", "fileName": "b.png"}}
 	noCLISID := []cell{na(sCLI, "the in-process state dir has other sessionIds"), na(sCLIGW, noCLIResolve)}
 	status := m{"sessionKey": "agent:beta:main"}
+	list := m{"messageLimit": 1, "limit": 5}
 	return []row{
+		{finding: "trial4", name: "sessions list takes messageLimit under the tool's name on every surface",
+			want: outcome{OK: true, Fields: map[string]string{"most messages in a row": "1"}}, fields: messagesPerRow,
+			cells: []cell{
+				httpC(operatorToken, http.MethodGet, "/api/sessions?messageLimit=1&limit=5&agentId=main", nil),
+				httpToolC(operatorToken, "", "sessions_list", list),
+				wsToolC(operatorToken, "", "sessions_list", list),
+				stdioC("", "sessions_list", list),
+				mcpHTTPC(operatorToken, "sessions_list", list),
+				cliC(sCLIGW, "sessions", "list", "--messages", "1", "--limit", "5", "--agent", "main", "--json"),
+				na(sCLI, "the in-process state dir's sessions are the CLI-through-gateway cell's twin"),
+			}},
+		{finding: "trial4", name: "GET /api/sessions refuses an unknown or malformed parameter, naming it",
+			want: outcome{Code: "invalid", Msg: "invalid query parameter messageLimit"},
+			cells: []cell{
+				httpC(operatorToken, http.MethodGet, "/api/sessions?messageLimit=lots", nil),
+				na(sWS, "WS params are JSON: the type-error rows cover them"), na(sCLI, "the CLI reads flags"), na(sCLIGW, "the CLI reads flags"),
+				na(sMCPStdio, "MCP arguments are JSON: the type-error rows cover them"), na(sMCPHTTP, "MCP arguments are JSON: the type-error rows cover them"),
+			}},
 		{finding: "trial4", name: "session_status of another agent's session is refused in OpenClaw's words",
 			want: outcome{Code: "forbidden", Msg: "Session status visibility is restricted. Set tools.sessions.visibility=all to allow cross-agent access."},
 			cells: []cell{

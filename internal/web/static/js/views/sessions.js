@@ -172,7 +172,7 @@ export function mountSessions(ctx, root) {
     if (state.search) q.set('search', state.search);
     if (state.kinds.size) q.set('kinds', [...state.kinds].join(','));
     if (state.activeMinutes) q.set('activeMinutes', state.activeMinutes);
-    if (state.agent) q.set('agent', state.agent);
+    if (state.agent) q.set('agentId', state.agent);
     try {
       const res = await gw.http('GET', `api/sessions?${q}`);
       if (my !== seq) return;
