@@ -22,6 +22,10 @@ type SessionQuery struct {
 	IncludeArchived bool
 	// OnlyArchived keeps only archived rows (archived_at > 0).
 	OnlyArchived bool
+	// ExcludeCronRuns drops the sessions of cron runs, whose keys are
+	// agent:<id>:cron:<job>:run:<run> (or legacy cron:<job>:run:<run>), as
+	// OpenClaw's sessions.list does (openclaw-notes §6.3, filter 1).
+	ExcludeCronRuns bool
 	// After is a cursor: rows strictly after (UpdatedAt, Key) in list order.
 	AfterUpdatedAt int64
 	AfterKey       string

@@ -76,7 +76,7 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 		}
 	} else {
 		q := domain.SessionQuery{Kinds: p.Kinds, Limit: want, Search: p.Search, Label: p.Label,
-			SpawnedBy: p.SpawnedBy, IncludeArchived: p.IncludeArchived}
+			SpawnedBy: p.SpawnedBy, IncludeArchived: p.IncludeArchived, ExcludeCronRuns: true}
 		if p.AgentID != "" {
 			q.AgentIDs = []string{p.AgentID}
 		}

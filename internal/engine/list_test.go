@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -186,5 +188,30 @@ func TestAgentsList(t *testing.T) {
 	raw := string(out.JSON())
 	if out.IsError || !strings.Contains(raw, `"allowAny": true`) || !strings.Contains(raw, `"research"`) || !strings.Contains(raw, `"requester": "main"`) {
 		t.Fatalf("agents_list = %s", raw)
+	}
+}
+
+// TestListHidesCronRuns: the sessions of cron runs
+// (agent:<id>:cron:<job>:run:<run>) are left out of every listing, as
+// OpenClaw's sessions.list does; the job's own session is listed, and a run's
+// session is still readable by its key.
+func TestListHidesCronRuns(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	ctx := context.Background()
+	h.chat("agent:main:cron:nightly:run:r1", "run one")
+	h.chat("agent:main:cron:nightly", "the job")
+	res, err := h.e.ListSessions(ctx, api.Operator(), api.ListRequest{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, r := range res.Sessions {
+		keys = append(keys, r.Key)
+	}
+	if slices.Contains(keys, "agent:main:cron:nightly:run:r1") || !slices.Contains(keys, "agent:main:cron:nightly") {
+		t.Errorf("listed keys = %q, want the job's session and not its run's", keys)
+	}
+	if hist, err := h.e.History(ctx, api.Operator(), api.HistoryRequest{SessionKey: "agent:main:cron:nightly:run:r1"}); err != nil || len(hist.Messages) == 0 {
+		t.Errorf("history of the run's session = %+v, %v", hist, err)
 	}
 }

@@ -95,6 +95,36 @@ func messagesPerRow(p []byte) map[string]string {
 	return map[string]string{"most messages in a row": strconv.Itoa(most)}
 }
 
+// cronRunKey is a cron run's session, which no listing shows.
+const cronRunKey = "agent:main:cron:conformance:run:r1"
+
+// cronListed reads a list payload: whether the cron run's session and the
+// seeded job session are listed.
+func cronListed(p []byte) map[string]string {
+	var l struct {
+		Sessions []struct {
+			Key string `json:"key"`
+		} `json:"sessions"`
+	}
+	_ = json.Unmarshal(p, &l)
+	run, job := false, false
+	for _, r := range l.Sessions {
+		run = run || r.Key == cronRunKey
+		job = job || r.Key == "agent:main:cron:conformance"
+	}
+	return map[string]string{"cron run listed": strconv.FormatBool(run), "cron job listed": strconv.FormatBool(job)}
+}
+
+// cronSeeded seeds the cron run's and the job's sessions on the served
+// state dir, then makes call.
+func cronSeeded(s surface, via string, call func(t *testing.T, w *world) outcome) cell {
+	return custom(s, via, func(t *testing.T, w *world) outcome {
+		w.chatHTTP(t, cronRunKey, "nightly run")
+		w.chatHTTP(t, "agent:main:cron:conformance", "the job")
+		return call(t, w)
+	})
+}
+
 // trial4Rows are the rows of trial 4.
 func trial4Rows(_ *world) []row {
 	noContent := m{"task": "read the files", "attachments": []any{
@@ -107,6 +137,27 @@ func trial4Rows(_ *world) []row {
 	status := m{"sessionKey": "agent:beta:main"}
 	list := m{"messageLimit": 1, "limit": 5}
 	return []row{
+		{finding: "trial4", name: "listings leave out cron run sessions",
+			want:   outcome{OK: true, Fields: map[string]string{"cron run listed": "false", "cron job listed": "true"}},
+			fields: cronListed,
+			cells: []cell{
+				cronSeeded(sHTTP, "GET /api/sessions", func(t *testing.T, w *world) outcome {
+					return w.httpOutcome(t, operatorToken, http.MethodGet, "/api/sessions?limit=50", nil)
+				}),
+				cronSeeded(sWS, "sessions.list", func(t *testing.T, w *world) outcome {
+					return w.wsOutcome(t, operatorToken, "sessions.list", m{"limit": 50})
+				}),
+				cronSeeded(sMCPHTTP, "sessions_list", func(t *testing.T, w *world) outcome {
+					return w.mcpHTTPOutcome(t, operatorToken, "sessions_list", m{"limit": 50})
+				}),
+				cronSeeded(sMCPStdio, "sessions_list", func(t *testing.T, w *world) outcome {
+					return w.mcpStdioOutcome(t, "", "sessions_list", m{"limit": 50})
+				}),
+				cronSeeded(sCLIGW, "sessions list --json", func(t *testing.T, w *world) outcome {
+					return w.cliOutcome(t, sCLIGW, "sessions", "list", "--limit", "50", "--json")
+				}),
+				na(sCLI, "the CLI-through-gateway cell lists the seeded state dir"),
+			}},
 		{finding: "trial4", name: "sessions list takes messageLimit under the tool's name on every surface",
 			want: outcome{OK: true, Fields: map[string]string{"most messages in a row": "1"}}, fields: messagesPerRow,
 			cells: []cell{

@@ -217,6 +217,10 @@ func buildSessionQuery(q domain.SessionQuery, count bool) (string, []any, error)
 	case !q.IncludeArchived:
 		where = append(where, `archived_at <= 0`)
 	}
+	if q.ExcludeCronRuns {
+		// The rest of agent:<id>:<rest> starts after the second colon.
+		where = append(where, `NOT ((key LIKE 'agent:%' AND substr(key, length(split_part(key, ':', 1)) + length(split_part(key, ':', 2)) + 3) LIKE 'cron:%:run:%') OR key LIKE 'cron:%:run:%')`)
+	}
 	if q.AgentID != "" {
 		where = append(where, `agent_id = `+a.add(q.AgentID))
 	}

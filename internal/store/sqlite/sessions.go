@@ -291,6 +291,10 @@ func buildSessionQuery(q domain.SessionQuery, count bool) (string, []any, error)
 	case !q.IncludeArchived:
 		add(`archived_at <= 0`)
 	}
+	if q.ExcludeCronRuns {
+		// The rest of agent:<id>:<rest> starts after the second colon.
+		add(`NOT ((key LIKE 'agent:%' AND substr(key, 7 + instr(substr(key, 7), ':')) LIKE 'cron:%:run:%') OR key LIKE 'cron:%:run:%')`)
+	}
 	if q.AgentID != "" {
 		add(`agent_id = ?`, q.AgentID)
 	}

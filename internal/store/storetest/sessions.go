@@ -344,6 +344,40 @@ func testListSearchIsLiteral(t *testing.T, st domain.Store) {
 	}
 }
 
+func testListExcludesCronRuns(t *testing.T, st domain.Store) {
+	ctx := ctxT(t)
+	putSessions(t, st,
+		domain.Session{Key: "agent:main:cron:nightly:run:r1", AgentID: "main", UpdatedAt: 1},
+		domain.Session{Key: "cron:nightly:run:r2", AgentID: "main", UpdatedAt: 2},
+		domain.Session{Key: "agent:main:cron:nightly", AgentID: "main", UpdatedAt: 3},
+		domain.Session{Key: "agent:main:cron:run:x", AgentID: "main", UpdatedAt: 4},
+		domain.Session{Key: "agent:main:telegram:group:cron:run:7", AgentID: "main", UpdatedAt: 5},
+		domain.Session{Key: "agent:main:main", AgentID: "main", UpdatedAt: 6},
+	)
+	for _, tc := range []struct {
+		exclude bool
+		want    []string
+	}{
+		{false, []string{"agent:main:main", "agent:main:telegram:group:cron:run:7", "agent:main:cron:run:x", "agent:main:cron:nightly",
+			"cron:nightly:run:r2", "agent:main:cron:nightly:run:r1"}},
+		// Only a cron job's run keys go: the job's own session, a job named
+		// "run" and a group that merely contains cron and run stay.
+		{true, []string{"agent:main:main", "agent:main:telegram:group:cron:run:7", "agent:main:cron:run:x", "agent:main:cron:nightly"}},
+	} {
+		got, err := st.ListSessions(ctx, domain.SessionQuery{ExcludeCronRuns: tc.exclude, Limit: 100})
+		if err != nil {
+			t.Fatalf("ListSessions: %v", err)
+		}
+		if d := cmp.Diff(tc.want, keysOf(got)); d != "" {
+			t.Errorf("ListSessions(ExcludeCronRuns=%v) keys (-want +got):\n%s", tc.exclude, d)
+		}
+		n, err := st.CountSessions(ctx, domain.SessionQuery{ExcludeCronRuns: tc.exclude})
+		if err != nil || n != len(tc.want) {
+			t.Errorf("CountSessions(ExcludeCronRuns=%v) = %d, %v; want %d", tc.exclude, n, err, len(tc.want))
+		}
+	}
+}
+
 func testFindSessionsByID(t *testing.T, st domain.Store) {
 	ctx := ctxT(t)
 	putSessions(t, st,

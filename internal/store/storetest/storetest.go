@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) domain.Store) {
 		{"ListFilters", testListFilters},
 		{"ListCursor", testListCursor},
 		{"ListSearchIsLiteral", testListSearchIsLiteral},
+		{"ListExcludesCronRuns", testListExcludesCronRuns},
 		{"FindSessionsByID", testFindSessionsByID},
 		{"AppendAssigns", testAppendAssigns},
 		{"AppendInvalid", testAppendInvalid},
