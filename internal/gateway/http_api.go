@@ -300,13 +300,14 @@ func (s *Server) apiSend(r *http.Request, g grant) (any, error) {
 }
 
 type chatBody struct {
-	Message        string `json:"message"`
-	IdempotencyKey string `json:"idempotencyKey"`
-	Model          string `json:"model"`
-	Thinking       string `json:"thinking"`
-	TimeoutSeconds *int64 `json:"timeoutSeconds"`
-	Channel        string `json:"channel"`
-	SenderID       string `json:"senderId"`
+	Message string `json:"message"`
+	// IdempotencyKey is optional, but not empty (idempotencyKey()).
+	IdempotencyKey *string `json:"idempotencyKey"`
+	Model          string  `json:"model"`
+	Thinking       string  `json:"thinking"`
+	TimeoutSeconds *int64  `json:"timeoutSeconds"`
+	Channel        string  `json:"channel"`
+	SenderID       string  `json:"senderId"`
 	// To, AccountID and ThreadID are the delivery hints WS `agent` takes:
 	// recorded on the session as deliveryContext, lastTo, lastAccountId.
 	To        string          `json:"to"`
@@ -343,6 +344,10 @@ func (s *Server) apiChat(r *http.Request, g grant) (any, error) {
 	if err := checkChatAttachments("chat", b.Attachments); err != nil {
 		return nil, err
 	}
+	idem, err := idempotencyKey("chat", b.IdempotencyKey)
+	if err != nil {
+		return nil, err
+	}
 	timeout, err := chatTimeout("chat", "timeoutSeconds", b.TimeoutSeconds, 1000)
 	if err != nil {
 		return nil, err
@@ -357,7 +362,7 @@ func (s *Server) apiChat(r *http.Request, g grant) (any, error) {
 	}
 	p := g.principal(as(r))
 	res, err := s.eng.Chat(r.Context(), p, api.ChatRequest{SessionKey: r.PathValue("key"), Message: b.Message,
-		Channel: b.Channel, SenderID: b.SenderID, IdempotencyKey: b.IdempotencyKey, Model: b.Model,
+		Channel: b.Channel, SenderID: b.SenderID, IdempotencyKey: idem, Model: b.Model,
 		To: b.To, AccountID: b.AccountID, ThreadID: thread,
 		Deliver: b.Deliver, BestEffortDeliver: b.BestEffortDeliver, ReplyChannel: b.ReplyChannel, ReplyTo: b.ReplyTo,
 		Thinking: b.Thinking, TimeoutSeconds: timeout})

@@ -302,9 +302,10 @@ func TestHTTPChatDeliveryHintsAndChannel(t *testing.T) {
 	// Body type errors name the field and the JSON type in words, never Go's.
 	for body, want := range map[string]string{
 		`{"message":"x","timeoutSeconds":"soon"}`: "invalid request body: timeoutSeconds must be a number (got a string)",
-		`{"message":5}`:                   "invalid request body: message must be a string (got a number)",
-		`{"message":"x","deliver":"yes"}`: "invalid request body: deliver must be a boolean (got a string)",
-		`{"message":"x","colour":"red"}`:  `invalid request body: unknown field "colour"`,
+		`{"message":5}`:                       "invalid request body: message must be a string (got a number)",
+		`{"message":"x","deliver":"yes"}`:     "invalid request body: deliver must be a boolean (got a string)",
+		`{"message":"x","colour":"red"}`:      `invalid request body: unknown field "colour"`,
+		`{"message":"x","idempotencyKey":""}`: "invalid chat params: idempotencyKey must not be empty (omit it to send without one)",
 	} {
 		if code := e.do(t, "POST", "/api/sessions/main/chat", json.RawMessage(body), &bad); code != 400 || bad.Error.Message != want {
 			t.Errorf("body %s = %d %q, want %q", body, code, bad.Error.Message, want)

@@ -18,11 +18,12 @@ type agentParams struct {
 	SessionKey string `json:"sessionKey"`
 	// SessionID picks the session by its current sessionId when no
 	// sessionKey is given (OpenClaw's `agent --session-id`).
-	SessionID      string `json:"sessionId"`
-	IdempotencyKey string `json:"idempotencyKey"`
-	Thinking       string `json:"thinking"`
-	Model          string `json:"model"`
-	Channel        string `json:"channel"`
+	SessionID string `json:"sessionId"`
+	// IdempotencyKey is optional, but not empty (idempotencyKey()).
+	IdempotencyKey *string `json:"idempotencyKey"`
+	Thinking       string  `json:"thinking"`
+	Model          string  `json:"model"`
+	Channel        string  `json:"channel"`
 	// To, AccountID and ThreadID are delivery hints, recorded on the
 	// session (deliveryContext, lastTo, lastAccountId).
 	To        string          `json:"to"`
@@ -55,6 +56,10 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 	if err := checkChatAttachments(cl.method, p.Attachments); err != nil {
 		return nil, err
 	}
+	idem, err := idempotencyKey(cl.method, p.IdempotencyKey)
+	if err != nil {
+		return nil, err
+	}
 	timeout, err := chatTimeout(cl.method, "timeout", p.Timeout, 1000)
 	if err != nil {
 		return nil, err
@@ -78,7 +83,7 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 	res, err := s.eng.Chat(ctx, pr, api.ChatRequest{SessionKey: key, Message: p.Message, Channel: p.Channel,
 		To: p.To, AccountID: p.AccountID, ThreadID: thread,
 		Deliver: p.Deliver, BestEffortDeliver: p.BestEffortDeliver, ReplyChannel: p.ReplyChannel, ReplyTo: p.ReplyTo,
-		IdempotencyKey: p.IdempotencyKey, Model: p.Model, Thinking: p.Thinking, TimeoutSeconds: timeout,
+		IdempotencyKey: idem, Model: p.Model, Thinking: p.Thinking, TimeoutSeconds: timeout,
 		Kind: domain.RunKindAgent, ExtraSystem: p.ExtraSystemPrompt, Label: strings.TrimSpace(p.Label)})
 	if errors.Is(err, api.ErrRunRequest) {
 		// OpenClaw's run-request validation: `invalid agent params: unknown

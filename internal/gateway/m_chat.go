@@ -57,11 +57,12 @@ func (s *Server) mChatHistory(ctx context.Context, cl *call) (any, error) {
 }
 
 type chatSendParams struct {
-	SessionKey     string `json:"sessionKey"`
-	Message        string `json:"message"`
-	IdempotencyKey string `json:"idempotencyKey"`
-	Thinking       string `json:"thinking"`
-	TimeoutMs      *int64 `json:"timeoutMs"`
+	SessionKey string `json:"sessionKey"`
+	Message    string `json:"message"`
+	// IdempotencyKey is optional, but not empty (idempotencyKey()).
+	IdempotencyKey *string `json:"idempotencyKey"`
+	Thinking       string  `json:"thinking"`
+	TimeoutMs      *int64  `json:"timeoutMs"`
 	// The originating* hints say where the message came from and where
 	// replies go (OpenClaw's chat.send); without them the message is a
 	// webchat message.
@@ -93,6 +94,10 @@ func (s *Server) mChatSend(ctx context.Context, cl *call) (any, error) {
 	if err := checkChatAttachments(cl.method, p.Attachments); err != nil {
 		return nil, err
 	}
+	idem, err := idempotencyKey(cl.method, p.IdempotencyKey)
+	if err != nil {
+		return nil, err
+	}
 	timeout, err := chatTimeout(cl.method, "timeoutMs", p.TimeoutMs, 1)
 	if err != nil {
 		return nil, err
@@ -108,7 +113,7 @@ func (s *Server) mChatSend(ctx context.Context, cl *call) (any, error) {
 	res, err := s.eng.Chat(ctx, cl.principal(""), api.ChatRequest{SessionKey: p.SessionKey, Message: p.Message, Channel: channel,
 		To: p.OriginatingTo, AccountID: p.OriginatingAccountID, ThreadID: thread,
 		Deliver: p.Deliver, BestEffortDeliver: true,
-		IdempotencyKey: p.IdempotencyKey, Thinking: p.Thinking, TimeoutSeconds: timeout})
+		IdempotencyKey: idem, Thinking: p.Thinking, TimeoutSeconds: timeout})
 	if err != nil {
 		return nil, err
 	}
@@ -128,6 +133,20 @@ func (s *Server) mChatSend(ctx context.Context, cl *call) (any, error) {
 		}
 	}
 	return map[string]any{"runId": res.Run.ID, "status": status, "sessionKey": res.SessionKey}, nil
+}
+
+// idempotencyKey reads a chat surface's idempotencyKey: absent is no key
+// (a switchboard leniency: OpenClaw requires one), and a given key must
+// not be empty or blank — OpenClaw's schema says NonEmptyString, and ""
+// taken as "no key" would drop the deduplication the caller asked for.
+func idempotencyKey(method string, v *string) (string, error) {
+	if v == nil {
+		return "", nil
+	}
+	if strings.TrimSpace(*v) == "" {
+		return "", invalidParams(method, "idempotencyKey must not be empty (omit it to send without one)")
+	}
+	return *v, nil
 }
 
 // checkChatAttachments refuses the attachments of a chat surface (chat.send,

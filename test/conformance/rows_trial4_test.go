@@ -137,6 +137,14 @@ func trial4Rows(_ *world) []row {
 	status := m{"sessionKey": "agent:beta:main"}
 	list := m{"messageLimit": 1, "limit": 5}
 	return []row{
+		{finding: "trial4", name: "an empty idempotencyKey on a chat surface is refused",
+			want: outcome{Code: "invalid", Msg: "idempotencyKey must not be empty"},
+			cells: []cell{
+				wsC(operatorToken, "agent", m{"sessionKey": "agent:main:idem-empty", "message": "x", "idempotencyKey": ""}),
+				wsC(operatorToken, "chat.send", m{"sessionKey": "agent:main:idem-empty", "message": "x", "idempotencyKey": ""}),
+				httpC(operatorToken, http.MethodPost, "/api/sessions/agent:main:idem-empty/chat", m{"message": "x", "idempotencyKey": ""}),
+				na(sCLI, noCLIIdemKey), na(sCLIGW, noCLIIdemKey), na(sMCPStdio, noMCPChat), na(sMCPHTTP, noMCPChat),
+			}},
 		{finding: "trial4", name: "listings leave out cron run sessions",
 			want:   outcome{OK: true, Fields: map[string]string{"cron run listed": "false", "cron job listed": "true"}},
 			fields: cronListed,
