@@ -125,7 +125,8 @@ type Options struct {
 	ContextMessages int
 	// ContextCacheBytes bounds the in-memory context cache by the
 	// estimated memory of the messages it holds over all sessions
-	// (default 64 MiB; negative disables it).
+	// (default 256 MiB, or a quarter of GOMEMLIMIT when that is less;
+	// negative disables it).
 	ContextCacheBytes int
 	// Hold records submitted runs without executing them: they stay queued
 	// for the next runtime that starts without Hold (`--detach`).
@@ -245,7 +246,7 @@ func New(opts Options) (*Runtime, error) {
 	var cache *contextCache
 	switch {
 	case opts.ContextCacheBytes == 0:
-		cache = newContextCache(64 << 20)
+		cache = newContextCache(processContextCacheBytes())
 	case opts.ContextCacheBytes > 0:
 		cache = newContextCache(opts.ContextCacheBytes)
 	}
