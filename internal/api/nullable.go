@@ -26,3 +26,12 @@ func (n Nullable) IsNull() bool { return n.given && n.null }
 // Value returns the value and whether there is one (false when the field
 // is absent or null).
 func (n Nullable) Value() (string, bool) { return n.value, n.given && !n.null }
+
+// Wire is the JSON value of a given field: nil for null, else the value.
+// It must not be called on an absent field (check Given first).
+func (n Nullable) Wire() any {
+	if n.null {
+		return nil
+	}
+	return n.value
+}

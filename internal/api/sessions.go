@@ -139,18 +139,51 @@ type HistoryResult struct {
 	NextBeforeMessageID string `json:"nextBeforeMessageId,omitempty"`
 }
 
-// PatchRequest changes session settings; nil fields stay as they are, and
-// an empty string clears (inherit). Label keeps OpenClaw's three states
-// (absent, null, value): null clears it, and "" or blanks are a value the
-// engine refuses (`invalid label: empty`), as OpenClaw's parseSessionLabel
-// does.
+// PatchRequest changes session settings. Every field keeps OpenClaw's three
+// states (api.Nullable): absent leaves the setting as it is, null clears it
+// (the session inherits again), and a value sets it. "" or blanks are a
+// value, which the engine refuses naming the field, as OpenClaw's
+// sessions.patch does (`invalid label: empty`, `invalid sendPolicy (use
+// "allow"|"deny")`, …): no surface turns "" into "clear".
 type PatchRequest struct {
 	Key           string
 	Label         Nullable
-	SendPolicy    *string
-	Model         *string
-	ThinkingLevel *string
-	VerboseLevel  *string
+	SendPolicy    Nullable
+	Model         Nullable
+	ThinkingLevel Nullable
+	VerboseLevel  Nullable
+}
+
+// PatchFields are sessions.patch's settings by their wire names, in the
+// order surfaces list them; each is a field of PatchRequest.
+var PatchFields = []string{"label", "sendPolicy", "model", "thinkingLevel", "verboseLevel"}
+
+// Field returns the PatchRequest field of a wire name (PatchFields), or
+// nil for another name.
+func (r *PatchRequest) Field(name string) *Nullable {
+	switch name {
+	case "label":
+		return &r.Label
+	case "sendPolicy":
+		return &r.SendPolicy
+	case "model":
+		return &r.Model
+	case "thinkingLevel":
+		return &r.ThinkingLevel
+	case "verboseLevel":
+		return &r.VerboseLevel
+	}
+	return nil
+}
+
+// Empty reports whether the request changes nothing.
+func (r *PatchRequest) Empty() bool {
+	for _, name := range PatchFields {
+		if r.Field(name).Given() {
+			return false
+		}
+	}
+	return true
 }
 
 // ResetRequest starts a new transcript generation for a session.

@@ -242,45 +242,65 @@ func sessionsPatchCommand() *command {
 		name:    "patch",
 		args:    "KEY",
 		summary: "change a session's settings (creates it when missing)",
-		help: "An empty --send-policy, --model or --thinking clears that setting (inherit). --clear-label removes\n" +
-			"the label; an empty --label is refused (invalid label: empty), as OpenClaw's sessions.patch refuses label \"\".",
+		help: "Each setting has a --clear-… flag that removes it, so the session inherits it again (sessions.patch\n" +
+			"{field: null}); --send-policy inherit does the same. An empty value is refused like any invalid one\n" +
+			"(invalid label: empty, invalid sendPolicy, invalid model: empty, …), as OpenClaw's sessions.patch\n" +
+			"refuses \"\": clearing is always explicit.",
 		example: []string{
 			"switchboard sessions patch agent:main:research --label research",
 			"switchboard sessions patch main --send-policy deny",
 			"switchboard sessions patch main --model openai/gpt-4.1-mini --thinking low",
+			"switchboard sessions patch main --clear-model --clear-send-policy",
 		},
 		define: func(e *env, fs *flag.FlagSet) func([]string) error {
 			var label, policy, model, thinking strFlag
-			fs.Var(&policy, "send-policy", "`POLICY`: allow, deny or inherit (the config decides)")
+			fs.Var(&policy, "send-policy", "`POLICY`: allow, deny or inherit (inherit clears it: the config decides)")
+			clearPolicy := fs.Bool("clear-send-policy", false, "remove the session's send policy (sessions.patch {sendPolicy: null})")
 			fs.Var(&label, "label", "the session's `LABEL` (unique per agent; not empty)")
 			clearLabel := fs.Bool("clear-label", false, "remove the session's label (sessions.patch {label: null})")
 			fs.Var(&model, "model", "model `REF` for this session's runs (provider/model)")
+			clearModel := fs.Bool("clear-model", false, "remove the session's model override (sessions.patch {model: null})")
 			fs.Var(&thinking, "thinking", "thinking `LEVEL`: off, minimal, low, medium or high")
+			clearThinking := fs.Bool("clear-thinking", false, "remove the session's thinking level (sessions.patch {thinkingLevel: null})")
 			return func(pos []string) error {
 				if err := e.wantArgs(pos, 1, 1, "KEY"); err != nil {
 					return err
 				}
-				p := api.PatchRequest{Key: pos[0], SendPolicy: policy.ptr(), Model: model.ptr(), ThinkingLevel: thinking.ptr()}
-				switch {
-				case *clearLabel && label.set:
-					return e.usagef("--label and --clear-label cannot be combined")
-				case *clearLabel:
-					p.Label = api.SetNull()
-				case label.set:
-					// "" goes to the engine as a value, which refuses it
-					// like every other surface does.
-					p.Label = api.SetValue(label.v)
-				}
-				if p.SendPolicy != nil {
-					switch v := strings.ToLower(strings.TrimSpace(*p.SendPolicy)); v {
-					case "allow", "deny", "inherit", "":
-						*p.SendPolicy = v
+				if policy.set {
+					switch v := strings.ToLower(strings.TrimSpace(policy.v)); v {
+					case "inherit":
+						policy.set, *clearPolicy = false, true
+					case "allow", "deny", "":
+						// "" goes to the engine, which refuses it as every
+						// surface does.
+						policy.v = v
 					default:
-						return e.usagef("--send-policy must be allow, deny or inherit (got %q)", *p.SendPolicy)
+						return e.usagef("--send-policy must be allow, deny or inherit (got %q)", policy.v)
 					}
 				}
-				if p == (api.PatchRequest{Key: pos[0]}) {
-					return e.usagef("nothing to change: give --send-policy, --label, --clear-label, --model or --thinking")
+				p := api.PatchRequest{Key: pos[0]}
+				for _, f := range []struct {
+					name  string
+					value *strFlag
+					clear bool
+					field *api.Nullable
+				}{
+					{"label", &label, *clearLabel, &p.Label},
+					{"send-policy", &policy, *clearPolicy, &p.SendPolicy},
+					{"model", &model, *clearModel, &p.Model},
+					{"thinking", &thinking, *clearThinking, &p.ThinkingLevel},
+				} {
+					switch {
+					case f.clear && f.value.set:
+						return e.usagef("--%s and --clear-%s cannot be combined", f.name, f.name)
+					case f.clear:
+						*f.field = api.SetNull()
+					case f.value.set:
+						*f.field = api.SetValue(f.value.v)
+					}
+				}
+				if p.Empty() {
+					return e.usagef("nothing to change: give --send-policy, --label, --model or --thinking, or a --clear-… flag")
 				}
 				return e.withService(writes, func(svc *service) error {
 					s, err := svc.Patch(e.ctx, api.Operator(), p)

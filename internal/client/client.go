@@ -509,30 +509,18 @@ func (c *Client) ListRuns(ctx context.Context, p api.Principal, req api.RunsRequ
 	return out.Runs, err
 }
 
-// Patch changes a session's settings; nil fields stay, "" clears (the
-// label: null clears).
+// Patch changes a session's settings. Each field's three states go over
+// the wire as they are: absent is left out, null clears, and a value ("" too)
+// is the engine's to check.
 func (c *Client) Patch(ctx context.Context, p api.Principal, req api.PatchRequest) (domain.Session, error) {
 	if err := need("key", req.Key); err != nil {
 		return domain.Session{}, err
 	}
 	h, q := as(p)
 	body := map[string]any{}
-	// The label's three states go over the wire as they are: null clears
-	// it, and "" is the engine's to refuse.
-	if v, ok := req.Label.Value(); ok {
-		body["label"] = v
-	} else if req.Label.IsNull() {
-		body["label"] = nil
-	}
-	for name, v := range map[string]*string{"sendPolicy": req.SendPolicy, "model": req.Model,
-		"thinkingLevel": req.ThinkingLevel, "verboseLevel": req.VerboseLevel} {
-		if v == nil {
-			continue
-		}
-		if *v == "" {
-			body[name] = nil
-		} else {
-			body[name] = *v
+	for _, name := range api.PatchFields {
+		if f := req.Field(name); f.Given() {
+			body[name] = f.Wire()
 		}
 	}
 	var out domain.Session

@@ -126,8 +126,7 @@ func TestClient(t *testing.T) {
 		t.Fatalf("send = %+v, %v", sent, err)
 	}
 
-	label, policy := "home", "deny"
-	s, err := c.Patch(ctx, op, api.PatchRequest{Key: "main", Label: api.SetValue(label), SendPolicy: &policy})
+	s, err := c.Patch(ctx, op, api.PatchRequest{Key: "main", Label: api.SetValue("home"), SendPolicy: api.SetValue("deny")})
 	if err != nil || s.Label != "home" || s.SendPolicy != "deny" {
 		t.Fatalf("patch = %+v, %v", s, err)
 	}
@@ -136,8 +135,10 @@ func TestClient(t *testing.T) {
 	if !errors.As(err, &ce) || ce.StatusCode != 400 || domain.ErrorCode(err) != domain.CodeInvalid || domain.ErrorMessage(err) != "send blocked by session policy" {
 		t.Fatalf("chat to a denied session: %v", err)
 	}
-	clear := ""
-	if s, err = c.Patch(ctx, op, api.PatchRequest{Key: "main", SendPolicy: &clear}); err != nil || s.SendPolicy != "" || s.Label != "home" {
+	if _, err = c.Patch(ctx, op, api.PatchRequest{Key: "main", SendPolicy: api.SetValue("")}); domain.ErrorMessage(err) != `invalid sendPolicy (use "allow"|"deny")` {
+		t.Fatalf("an empty policy = %v, want it refused", err)
+	}
+	if s, err = c.Patch(ctx, op, api.PatchRequest{Key: "main", SendPolicy: api.SetNull()}); err != nil || s.SendPolicy != "" || s.Label != "home" {
 		t.Fatalf("clear policy = %+v, %v", s, err)
 	}
 	old := s.SessionID

@@ -78,11 +78,11 @@ func TestThinkingLevelIsNormalized(t *testing.T) {
 	if _, err := h.e.waitRun(ctx, res.Run.ID, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	s, err := h.e.Patch(ctx, op, api.PatchRequest{Key: "agent:main:t", ThinkingLevel: str("MED")})
+	s, err := h.e.Patch(ctx, op, api.PatchRequest{Key: "agent:main:t", ThinkingLevel: api.SetValue("MED")})
 	if err != nil || s.ThinkingLevel != "medium" {
 		t.Fatalf("patch thinkingLevel MED = %q, %v; want medium", s.ThinkingLevel, err)
 	}
-	if _, err := h.e.Patch(ctx, op, api.PatchRequest{Key: "agent:main:t", ThinkingLevel: str("Huge")}); domain.ErrorCode(err) != domain.CodeInvalid {
+	if _, err := h.e.Patch(ctx, op, api.PatchRequest{Key: "agent:main:t", ThinkingLevel: api.SetValue("Huge")}); domain.ErrorCode(err) != domain.CodeInvalid {
 		t.Fatalf("patch thinkingLevel Huge: err = %v, want invalid", err)
 	}
 	if _, err := h.e.Spawn(ctx, op, api.SpawnRequest{Task: "t", Thinking: "On"}); err != nil {

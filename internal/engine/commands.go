@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/policy"
 )
@@ -62,7 +63,12 @@ func (e *Engine) command(ctx context.Context, key, channel, sender, msg string) 
 		if err != nil {
 			return ChatResult{}, true, domain.Invalid("usage: /send on|off|inherit (got %q)", fields[1])
 		}
-		if _, err := e.patch(ctx, key, PatchParams{SendPolicy: &v}); err != nil {
+		// inherit clears the override: sessions.patch {sendPolicy: null}.
+		set := api.SetNull()
+		if v != "" {
+			set = api.SetValue(v)
+		}
+		if _, err := e.patch(ctx, key, PatchParams{SendPolicy: set}); err != nil {
 			return ChatResult{}, true, err
 		}
 		word := map[string]string{domain.SendPolicyAllow: "on", domain.SendPolicyDeny: "off", "": "inherit"}[v]

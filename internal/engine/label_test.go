@@ -105,8 +105,7 @@ func TestPatchLabelStates(t *testing.T) {
 			if _, err := h.e.Patch(ctx, op, api.PatchRequest{Key: "main", Label: api.SetValue("notes")}); err != nil {
 				t.Fatal(err)
 			}
-			policy := "deny"
-			_, err := h.e.Patch(ctx, op, api.PatchRequest{Key: "main", Label: tc.label, SendPolicy: &policy})
+			_, err := h.e.Patch(ctx, op, api.PatchRequest{Key: "main", Label: tc.label, SendPolicy: api.SetValue("deny")})
 			if tc.wantErr != "" {
 				if domain.ErrorCode(err) != domain.CodeInvalid || domain.ErrorMessage(err) != tc.wantErr {
 					t.Fatalf("patch = %v, want invalid %q", err, tc.wantErr)

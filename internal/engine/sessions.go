@@ -20,46 +20,9 @@ func (e *Engine) patch(ctx context.Context, ref string, p PatchParams) (domain.S
 	if err != nil {
 		return domain.Session{}, err
 	}
-	if p.SendPolicy != nil && strings.TrimSpace(*p.SendPolicy) != "" {
-		v, err := policy.ParseSendPolicyValue(*p.SendPolicy)
-		if err != nil {
-			return domain.Session{}, domain.Invalid(`invalid sendPolicy (use "allow"|"deny"|"inherit")`)
-		}
-		p.SendPolicy = &v
-	}
-	if p.Model != nil && *p.Model != "" {
-		if _, _, err := e.models.Resolve(*p.Model); err != nil {
-			return domain.Session{}, err
-		}
-	}
-	// label is the label to store: nil leaves it, "" clears it (null).
-	var label *string
-	if p.Label.Given() {
-		l := ""
-		if v, ok := p.Label.Value(); ok {
-			if l, err = parseLabel(v); err != nil {
-				return domain.Session{}, err
-			}
-		}
-		label = &l
-	}
-	if p.ThinkingLevel != nil {
-		v := api.NormalizeThinking(*p.ThinkingLevel)
-		p.ThinkingLevel = &v
-	}
-	if p.ThinkingLevel != nil && *p.ThinkingLevel != "" {
-		if !contains([]string{"off", "minimal", "low", "medium", "high"}, *p.ThinkingLevel) {
-			return domain.Session{}, domain.Invalid("invalid thinkingLevel (use off|minimal|low|medium|high)")
-		}
-	}
-	if p.VerboseLevel != nil {
-		// OpenClaw's sessions.patch refuses a level it does not know
-		// ("invalid verboseLevel (use …)"), as it does thinkingLevel's.
-		v := api.NormalizeVerbose(*p.VerboseLevel)
-		if v != "" && !contains(api.VerboseLevels, v) {
-			return domain.Session{}, domain.Invalid("invalid verboseLevel (use %s)", strings.Join(api.VerboseLevels, "|"))
-		}
-		p.VerboseLevel = &v
+	set, err := e.patchSettings(p)
+	if err != nil {
+		return domain.Session{}, err
 	}
 	var out domain.Session
 	err = e.store.Update(ctx, func(tx domain.Tx) error {
@@ -67,8 +30,8 @@ func (e *Engine) patch(ctx context.Context, ref string, p PatchParams) (domain.S
 		if err != nil {
 			return err
 		}
-		if label != nil {
-			l := *label
+		if set.label != nil {
+			l := *set.label
 			if l != "" && l != s.Label {
 				// Labels are unique per agent.
 				if other, err := e.store.ListSessions(ctx, domain.SessionQuery{Label: l, AgentIDs: []string{s.AgentID}, Limit: 1}); err == nil && len(other) > 0 && other[0].Key != key {
@@ -77,22 +40,22 @@ func (e *Engine) patch(ctx context.Context, ref string, p PatchParams) (domain.S
 			}
 			s.Label = l
 		}
-		if p.SendPolicy != nil {
-			s.SendPolicy = *p.SendPolicy
+		if set.sendPolicy != nil {
+			s.SendPolicy = *set.sendPolicy
 		}
-		if p.Model != nil {
-			s.ModelOverride = *p.Model
+		if set.model != nil {
+			s.ModelOverride = *set.model
 		}
-		if p.ThinkingLevel != nil {
-			if *p.ThinkingLevel != "" {
-				if err := e.models.ValidateThinking(e.modelFor(s), *p.ThinkingLevel); err != nil {
+		if set.thinking != nil {
+			if *set.thinking != "" {
+				if err := e.models.ValidateThinking(e.modelFor(s), *set.thinking); err != nil {
 					return err
 				}
 			}
-			s.ThinkingLevel = *p.ThinkingLevel
+			s.ThinkingLevel = *set.thinking
 		}
-		if p.VerboseLevel != nil {
-			s.VerboseLevel = *p.VerboseLevel
+		if set.verbose != nil {
+			s.VerboseLevel = *set.verbose
 		}
 		s.UpdatedAt = e.nowMs()
 		out = s

@@ -52,16 +52,15 @@ func (e *Engine) SessionStatus(ctx context.Context, p api.Principal, r api.Statu
 		return api.StatusResult{}, domain.Invalid("model cannot be switched for %s: a remote agent's session runs on that agent, over A2A", key)
 	}
 	if model != "" {
-		override := model
-		if strings.EqualFold(model, ModelDefault) {
-			override = ""
-		}
-		if override != "" {
-			if _, _, err := e.models.Resolve(override); err != nil {
-				return api.StatusResult{}, domain.Invalid("model %q: %s", override, domain.ErrorMessage(err))
+		// "default" clears the override: sessions.patch {model: null}.
+		override := api.SetNull()
+		if !strings.EqualFold(model, ModelDefault) {
+			if _, _, err := e.models.Resolve(model); err != nil {
+				return api.StatusResult{}, domain.Invalid("model %q: %s", model, domain.ErrorMessage(err))
 			}
+			override = api.SetValue(model)
 		}
-		if _, err := e.patch(ctx, key, api.PatchRequest{Model: &override}); err != nil {
+		if _, err := e.patch(ctx, key, api.PatchRequest{Model: override}); err != nil {
 			return api.StatusResult{}, err
 		}
 		changed = true

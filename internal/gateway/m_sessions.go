@@ -138,9 +138,6 @@ func (s *Server) entryRow(ctx context.Context, pr api.Principal, entry domain.Se
 	return listRow(r)
 }
 
-// patchFields are the sessions.patch fields switchboard implements.
-var patchFields = []string{"label", "sendPolicy", "model", "thinkingLevel", "verboseLevel"}
-
 func (s *Server) mSessionsPatch(ctx context.Context, cl *call) (any, error) {
 	var raw map[string]json.RawMessage
 	if err := decodeParams(cl.method, cl.params, &raw); err != nil {
@@ -169,8 +166,8 @@ func (s *Server) mSessionsPatch(ctx context.Context, cl *call) (any, error) {
 		"resolved": map[string]any{"modelProvider": providerOf(model), "model": model}}, nil
 }
 
-// parsePatch reads the patch fields; null clears a field (for fields other
-// than label, "" clears too).
+// parsePatch reads the patch fields, each in its three states (absent,
+// null, a string); the engine checks the values.
 func parsePatch(method string, raw map[string]json.RawMessage) (api.PatchRequest, error) {
 	var p api.PatchRequest
 	names := make([]string, 0, len(raw))
@@ -182,43 +179,19 @@ func parsePatch(method string, raw map[string]json.RawMessage) (api.PatchRequest
 		if name == "key" {
 			continue
 		}
-		if !slices.Contains(patchFields, name) {
-			return p, invalidParams(method, "%s is not supported by switchboard (supported: %s)", name, strings.Join(patchFields, ", "))
+		field := p.Field(name)
+		if field == nil {
+			return p, invalidParams(method, "%s is not supported by switchboard (supported: %s)", name, strings.Join(api.PatchFields, ", "))
 		}
-		isNull := strings.TrimSpace(string(raw[name])) == "null"
-		val := ""
-		if !isNull {
-			if err := json.Unmarshal(raw[name], &val); err != nil {
-				return p, invalidParams(method, "%s must be a string or null", name)
-			}
+		if strings.TrimSpace(string(raw[name])) == "null" {
+			*field = api.SetNull()
+			continue
 		}
-		switch name {
-		case "label":
-			// The engine tells null (clear) from "" (refused), so the
-			// label keeps all three states.
-			if isNull {
-				p.Label = api.SetNull()
-			} else {
-				p.Label = api.SetValue(val)
-			}
-		case "sendPolicy":
-			switch val {
-			case domain.SendPolicyAllow, domain.SendPolicyDeny:
-			case "", "inherit":
-				// engine.Patch documents "" as clearing but refuses it;
-				// "inherit" is the spelling it accepts.
-				val = "inherit"
-			default:
-				return p, domain.Invalid(`invalid sendPolicy (use "allow"|"deny")`)
-			}
-			p.SendPolicy = &val
-		case "model":
-			p.Model = &val
-		case "thinkingLevel":
-			p.ThinkingLevel = &val
-		case "verboseLevel":
-			p.VerboseLevel = &val
+		var val string
+		if err := json.Unmarshal(raw[name], &val); err != nil {
+			return p, invalidParams(method, "%s must be a string or null", name)
 		}
+		*field = api.SetValue(val)
 	}
 	return p, nil
 }

@@ -97,7 +97,7 @@ func TestEngineRechecksSendPolicy(t *testing.T) {
 	// Denied after queueing: the policy that refuses is the one at delivery.
 	// The item is written straight to the store (as a queued message
 	// waiting out a retry would be), then the session is patched to deny.
-	if _, err := eng.Patch(ctx, op, api.PatchRequest{Key: "agent:main:quiet", SendPolicy: new("allow")}); err != nil {
+	if _, err := eng.Patch(ctx, op, api.PatchRequest{Key: "agent:main:quiet", SendPolicy: api.SetValue("allow")}); err != nil {
 		t.Fatal(err)
 	}
 	res, err = eng.Deliver(ctx, op, api.DeliverRequest{SessionKey: "agent:main:quiet", Channel: "nohook", To: "ops", Message: "pre", IdempotencyKey: "pre"})
@@ -113,7 +113,7 @@ func TestEngineRechecksSendPolicy(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.Patch(ctx, op, api.PatchRequest{Key: "agent:main:quiet", SendPolicy: new("deny")}); err != nil {
+	if _, err := eng.Patch(ctx, op, api.PatchRequest{Key: "agent:main:quiet", SendPolicy: api.SetValue("deny")}); err != nil {
 		t.Fatal(err)
 	}
 	// Make it due now, then have the worker look (a Deliver pokes it; that

@@ -62,7 +62,7 @@ func TestConformance(t *testing.T) {
 		searchRows(w), pagingRows(w),
 		budgetRows(w),
 		chatDeliverRows(w),
-		patchLabelRows(w), deliverRecipientRows(w),
+		patchLabelRows(w), deliverRecipientRows(w), patchSettingRows(w),
 		trial4Rows(w),
 	} {
 		rows = append(rows, group...)

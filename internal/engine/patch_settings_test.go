@@ -1,0 +1,72 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// TestPatchSettings: every sessions.patch setting keeps OpenClaw's three
+// states — absent leaves it, null clears it, a value must be valid for its
+// field ("" and blanks included: they are refused, never read as "clear";
+// openclaw-notes §6.3, "each value may be null to clear").
+func TestPatchSettings(t *testing.T) {
+	type setting struct {
+		name   string
+		field  func(*api.PatchRequest) *api.Nullable
+		read   func(domain.Session) string
+		valid  string // a value that sets it, stored as stored
+		stored string
+	}
+	settings := []setting{
+		{"sendPolicy", func(r *api.PatchRequest) *api.Nullable { return &r.SendPolicy },
+			func(s domain.Session) string { return s.SendPolicy }, " Deny ", "deny"},
+		{"model", func(r *api.PatchRequest) *api.Nullable { return &r.Model },
+			func(s domain.Session) string { return s.ModelOverride }, "script/echo", "script/echo"},
+		{"thinkingLevel", func(r *api.PatchRequest) *api.Nullable { return &r.ThinkingLevel },
+			func(s domain.Session) string { return s.ThinkingLevel }, "MED", "medium"},
+		{"verboseLevel", func(r *api.PatchRequest) *api.Nullable { return &r.VerboseLevel },
+			func(s domain.Session) string { return s.VerboseLevel }, "yes", "on"},
+	}
+	refusals := map[string]string{
+		"sendPolicy":    `invalid sendPolicy (use "allow"|"deny")`,
+		"model":         "invalid model: empty",
+		"thinkingLevel": "invalid thinkingLevel (use off|minimal|low|medium|high)",
+		"verboseLevel":  "invalid verboseLevel (use off|on|full)",
+	}
+	h := newHarness(t, nil, nil)
+	ctx := context.Background()
+	op := api.Operator()
+	for _, st := range settings {
+		key := "agent:main:patch-" + strings.ToLower(st.name)
+		patch := func(n api.Nullable) (domain.Session, error) {
+			r := api.PatchRequest{Key: key}
+			*st.field(&r) = n
+			return h.e.Patch(ctx, op, r)
+		}
+		t.Run(st.name, func(t *testing.T) {
+			s, err := patch(api.SetValue(st.valid))
+			if err != nil || st.read(s) != st.stored {
+				t.Fatalf("set %q = %q, %v; want %q", st.valid, st.read(s), err, st.stored)
+			}
+			for _, bad := range []string{"", "  ", "inherit"} {
+				if st.name == "model" && bad == "inherit" {
+					continue // not a model ref either, but refused by the resolver's words
+				}
+				_, err := patch(api.SetValue(bad))
+				if domain.ErrorCode(err) != domain.CodeInvalid || domain.ErrorMessage(err) != refusals[st.name] {
+					t.Fatalf("set %q = %v; want invalid %q", bad, err, refusals[st.name])
+				}
+			}
+			if s, err = h.e.Patch(ctx, op, api.PatchRequest{Key: key, Label: api.SetValue("kept " + st.name)}); err != nil || st.read(s) != st.stored {
+				t.Fatalf("absent: %q, %v; want it kept (%q)", st.read(s), err, st.stored)
+			}
+			if s, err = patch(api.SetNull()); err != nil || st.read(s) != "" {
+				t.Fatalf("null: %q, %v; want it cleared", st.read(s), err)
+			}
+		})
+	}
+}
