@@ -187,7 +187,9 @@ func TestSubscribeMainKey(t *testing.T) {
 	if sub.Key != "agent:main:main" {
 		t.Fatalf("subscribed key %q, want agent:main:main", sub.Key)
 	}
-	e.do(t, "POST", "/api/sessions/main/chat", map[string]any{"message": "again"}, nil)
+	if code := e.do(t, "POST", "/api/sessions/main/chat", map[string]any{"message": "again"}, nil); code/100 != 2 {
+		t.Fatalf("chat: HTTP %d", code)
+	}
 	chatFinalOf(w, "agent:main:main")
 }
 
@@ -205,6 +207,9 @@ func TestSubscribeBeforeTheSessionExists(t *testing.T) {
 	if !sub.Subscribed || sub.Key != "agent:main:direct:carol" {
 		t.Fatalf("subscribe = %+v, want the canonical key agent:main:direct:carol", sub)
 	}
-	e.do(t, "POST", "/api/sessions/agent:main:direct:carol/chat", map[string]any{"message": "first"}, nil)
+	var body json.RawMessage
+	if code := e.do(t, "POST", "/api/sessions/agent:main:direct:carol/chat", map[string]any{"message": "first"}, &body); code/100 != 2 {
+		t.Fatalf("chat: HTTP %d %s", code, body)
+	}
 	chatFinalOf(w, "agent:main:direct:carol")
 }
