@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"math"
 	"math/rand/v2"
 	"sync"
 
@@ -34,17 +35,30 @@ type contextCache struct {
 	// their lane while a run held the context (Inject): that run's put is
 	// refused once, so the next run reads the store.
 	stale map[string]bool
+	// lent holds the sizes of the contexts runs have taken, so the put
+	// that hands one back, grown by the run's messages, sizes only those
+	// (sizing every message of every context on each put was 3% of a
+	// `bench chat` turn's CPU). It keeps ids, not the messages.
+	lent map[string]lentSizes
 }
 
 type cacheEntry struct {
 	key, sessionID string
 	msgs           []domain.Message
+	costs          []int32 // messageCost of each of msgs
 	cost           int
+}
+
+// lentSizes is what a take remembers of a context: its sessionId, the
+// ids of its first and last messages and each message's cost.
+type lentSizes struct {
+	sessionID, firstID, lastID string
+	costs                      []int32
 }
 
 // newContextCache holds messages of an estimated maxBytes in all.
 func newContextCache(maxBytes int) *contextCache {
-	return &contextCache{max: maxBytes, byKey: map[string]int{}, rng: rand.New(rand.NewPCG(1, 2))}
+	return &contextCache{max: maxBytes, byKey: map[string]int{}, lent: map[string]lentSizes{}, rng: rand.New(rand.NewPCG(1, 2))}
 }
 
 // messageCost estimates the memory a decoded message holds: its struct,
@@ -81,7 +95,30 @@ func (c *contextCache) take(key, sessionID string) ([]domain.Message, bool) {
 	if e.sessionID != sessionID {
 		return nil, false
 	}
+	if n := len(e.msgs); n > 0 && e.msgs[0].ID != "" && e.msgs[n-1].ID != "" {
+		c.lent[key] = lentSizes{sessionID: sessionID, firstID: e.msgs[0].ID, lastID: e.msgs[n-1].ID, costs: e.costs}
+	}
 	return e.msgs, true
+}
+
+// sizes returns the cost of each of msgs: those of the context key lent
+// out when msgs starts with it (same first and last ids at its length),
+// measured for the rest.
+func (c *contextCache) sizes(key, sessionID string, msgs []domain.Message) []int32 {
+	c.mu.Lock()
+	l, ok := c.lent[key]
+	delete(c.lent, key)
+	c.mu.Unlock()
+	n := len(l.costs)
+	if !ok || l.sessionID != sessionID || n == 0 || len(msgs) < n || msgs[0].ID != l.firstID || msgs[n-1].ID != l.lastID {
+		n = 0
+	}
+	costs := make([]int32, n, len(msgs))
+	copy(costs, l.costs)
+	for i := n; i < len(msgs); i++ {
+		costs = append(costs, int32(min(messageCost(&msgs[i]), math.MaxInt32)))
+	}
+	return costs
 }
 
 // put stores the newest limit messages of msgs as the context of key and
@@ -91,14 +128,16 @@ func (c *contextCache) put(key, sessionID string, msgs []domain.Message, limit i
 	if c == nil {
 		return
 	}
-	if len(msgs) > limit {
-		msgs = msgs[len(msgs)-limit:]
-	}
 	// Sized outside the lock: every run's end puts up to a context of
 	// messages, and the lock is shared by all sessions.
+	costs := c.sizes(key, sessionID, msgs)
+	if len(msgs) > limit {
+		msgs = msgs[len(msgs)-limit:]
+		costs = costs[len(costs)-limit:]
+	}
 	cost := 0
-	for i := range msgs {
-		cost += messageCost(&msgs[i])
+	for _, n := range costs {
+		cost += int(n)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -112,7 +151,7 @@ func (c *contextCache) put(key, sessionID string, msgs []domain.Message, limit i
 	if cost > c.max {
 		return
 	}
-	c.entries = append(c.entries, &cacheEntry{key: key, sessionID: sessionID, msgs: msgs, cost: cost})
+	c.entries = append(c.entries, &cacheEntry{key: key, sessionID: sessionID, msgs: msgs, costs: costs, cost: cost})
 	c.byKey[key] = len(c.entries) - 1
 	c.total += cost
 	for c.total > c.max {
@@ -133,6 +172,7 @@ func (c *contextCache) drop(key string) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	delete(c.lent, key)
 	if i, ok := c.byKey[key]; ok {
 		c.removeLocked(i)
 	}
@@ -158,6 +198,7 @@ func (c *contextCache) markStale(key string) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	delete(c.lent, key)
 	if i, ok := c.byKey[key]; ok {
 		c.removeLocked(i)
 	}

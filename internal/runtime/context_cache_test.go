@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -105,5 +106,50 @@ func TestContextCacheCycle(t *testing.T) {
 	}
 	if hits < turns/5 {
 		t.Fatalf("%d hits in %d turns with half the sessions fitting", hits, turns)
+	}
+}
+
+// TestContextCacheSizesOnlyNewMessages: a context handed back grown by a
+// run's messages keeps the sizes measured when it was put, and one that
+// does not start with what was lent is measured again.
+func TestContextCacheSizesOnlyNewMessages(t *testing.T) {
+	withIDs := func(ids ...string) []domain.Message {
+		msgs := make([]domain.Message, len(ids))
+		for i, id := range ids {
+			msgs[i] = domain.Message{ID: id, Content: domain.TextContent("x")}
+		}
+		return msgs
+	}
+	one := messageCost(&withIDs("m")[0])
+	c := newContextCache(1000 * unit)
+	c.put("a", "s1", withIDs("m1", "m2", "m3"), 400)
+	prior, ok := c.take("a", "s1")
+	if !ok {
+		t.Fatal("miss")
+	}
+	// A probe: a message grown behind the cache's back is not measured
+	// again, which shows the lent sizes were reused.
+	prior[0].Content = domain.TextContent(strings.Repeat("x", 5000))
+	c.put("a", "s1", append(prior, withIDs("m4", "m5")...), 4)
+	e := c.entries[c.byKey["a"]]
+	if len(e.msgs) != 4 || len(e.costs) != 4 || e.cost != 4*one || c.total != 4*one {
+		t.Fatalf("entry: %d msgs, costs %v, cost %d (total %d); want 4 of %d each", len(e.msgs), e.costs, e.cost, c.total, one)
+	}
+	if len(c.lent) != 0 {
+		t.Fatalf("lent sizes left behind: %v", c.lent)
+	}
+	// A context that no longer starts where the lent one did is measured.
+	prior, _ = c.take("a", "s1")
+	prior[0] = domain.Message{ID: "other", Content: domain.TextContent(strings.Repeat("x", 5000))}
+	big := messageCost(&prior[0])
+	c.put("a", "s1", prior, 400)
+	if e := c.entries[c.byKey["a"]]; e.cost != big+3*one {
+		t.Fatalf("a changed context cost %d, want it measured again (%d)", e.cost, big+3*one)
+	}
+	// A drop forgets what was lent.
+	c.take("a", "s1")
+	c.drop("a")
+	if len(c.lent) != 0 {
+		t.Fatal("drop left the lent sizes")
 	}
 }
