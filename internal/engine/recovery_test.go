@@ -207,4 +207,11 @@ func TestCancelCascadesAndCommands(t *testing.T) {
 	if _, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "/send maybe"}); domain.ErrorCode(err) != domain.CodeInvalid || !strings.Contains(err.Error(), "usage: /send on|off|inherit") {
 		t.Fatalf("/send maybe: err = %v, want the usage as an invalid request", err)
 	}
+	// inherit clears the override (sessions.patch {sendPolicy: null}).
+	if sp, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "/send inherit"}); err != nil || sp.Reply != "⚙️ Send policy set to inherit." {
+		t.Fatalf("/send inherit = %+v, %v", sp, err)
+	}
+	if s, err := h.e.Session(ctx, "agent:main:main"); err != nil || s.SendPolicy != "" {
+		t.Fatalf("after /send inherit: sendPolicy %q, %v; want none", s.SendPolicy, err)
+	}
 }
