@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -52,6 +53,9 @@ func Encode(h Header, msgs []domain.Message) ([]byte, error) {
 // ID get a random one (chained to the previous message when ParentID is
 // empty too); messages without a Timestamp are stamped with now.
 func appendMessages(buf *bytes.Buffer, msgs []domain.Message, now time.Time) error {
+	// One encoder for the batch, writing into buf: a line's bytes are
+	// written only once it encoded whole (json.Encoder marshals first).
+	enc := lineEncoder(buf)
 	prevID := ""
 	for i := range msgs {
 		msg := &msgs[i]
@@ -66,7 +70,7 @@ func appendMessages(buf *bytes.Buffer, msgs []domain.Message, now time.Time) err
 		if msg.Timestamp != 0 {
 			ts = time.UnixMilli(msg.Timestamp)
 		}
-		if err := appendMessageLine(buf, msg, id, parent, ts); err != nil {
+		if err := appendMessageLine(enc, msg, id, parent, ts); err != nil {
 			return err
 		}
 		prevID = id
@@ -90,17 +94,16 @@ type messageLine struct {
 	Message   *domain.Message `json:"message"`
 }
 
-// appendMessageLine encodes msg as one entry line (newline included) onto buf.
-func appendMessageLine(buf *bytes.Buffer, msg *domain.Message, id, parentID string, ts time.Time) error {
+// appendMessageLine encodes msg as one entry line (newline included)
+// through enc (lineEncoder).
+func appendMessageLine(enc *json.Encoder, msg *domain.Message, id, parentID string, ts time.Time) error {
 	l := messageLine{Type: TypeMessage, ID: id, Timestamp: FormatTime(ts), Message: msg}
 	if parentID != "" {
 		l.ParentID = &parentID
 	}
-	b, err := encodeLine(l)
-	if err != nil {
+	if err := enc.Encode(l); err != nil {
 		return fmt.Errorf("message %s: %w", id, err)
 	}
-	buf.Write(b)
 	return nil
 }
 
@@ -110,10 +113,16 @@ func appendMessageLine(buf *bytes.Buffer, msg *domain.Message, id, parentID stri
 // may still carry \u003c-style escapes; both forms are valid JSON.
 func encodeLine(v any) ([]byte, error) {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := lineEncoder(&buf).Encode(v); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// lineEncoder is encodeLine's encoder writing to w: one JSON value and a
+// newline per Encode, without HTML escaping.
+func lineEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc
 }
