@@ -137,11 +137,13 @@ func (s *Server) apiListSessions(r *http.Request, g grant) (any, error) {
 // listQueryParams are the query parameters of GET /api/sessions: the
 // sessions_list tool's (kinds, limit, activeMinutes, messageLimit, offset)
 // and WS sessions.list's (agentId, search, label, spawnedBy,
-// includeLastMessage, includeDerivedTitles) under the same names, plus
-// archived and as. listQueryAliases are the older spellings, still read.
+// includeLastMessage, includeDerivedTitles; includeGlobal and
+// includeUnknown are checked and ignored, as on WS: switchboard has no
+// global or unknown sessions) under the same names, plus archived and as.
+// listQueryAliases are the older spellings, still read.
 var (
 	listQueryParams = []string{"kinds", "limit", "activeMinutes", "messageLimit", "offset", "agentId", "search", "label",
-		"spawnedBy", "includeLastMessage", "includeDerivedTitles", "archived", "as"}
+		"spawnedBy", "includeLastMessage", "includeDerivedTitles", "includeGlobal", "includeUnknown", "archived", "as"}
 	listQueryAliases = map[string]string{"messages": "messageLimit", "agent": "agentId"}
 )
 
@@ -199,6 +201,11 @@ func (s *Server) listQuery(r *http.Request, p api.Principal) (api.ListRequest, e
 	}
 	if req.IncludeDerivedTitles, err = queryBool(r, "includeDerivedTitles"); err != nil {
 		return req, err
+	}
+	for _, name := range []string{"includeGlobal", "includeUnknown"} {
+		if _, err = queryBool(r, name); err != nil {
+			return req, err
+		}
 	}
 	return req, nil
 }

@@ -120,6 +120,7 @@ func TestHTTPAPI(t *testing.T) {
 		{"messageLimit=1&agentId=MAIN", 1, 1},
 		{"agentId=work", 0, 0},
 		{"agent=main&messages=1", 1, 1},
+		{"includeGlobal=true&includeUnknown=false", 1, 0}, // WS sessions.list's, ignored
 	} {
 		list = engine.ListResult{}
 		if code := e.do(t, "GET", "/api/sessions?"+tc.query, nil, &list); code != 200 || list.Count != tc.wantCount ||
@@ -133,6 +134,7 @@ func TestHTTPAPI(t *testing.T) {
 		"colour=red":                 "invalid query parameter colour: unknown (accepted: kinds, limit",
 		"messages=1&messageLimit=2":  "invalid query parameter messages: give messageLimit or its alias messages, not both",
 		"includeLastMessage=perhaps": "invalid query parameter includeLastMessage: want true or false",
+		"includeGlobal=perhaps":      "invalid query parameter includeGlobal: want true or false",
 	} {
 		bad = apiError{}
 		if code := e.do(t, "GET", "/api/sessions?"+query, nil, &bad); code != 400 || !strings.HasPrefix(bad.Error.Message, want) {
