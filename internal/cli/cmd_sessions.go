@@ -243,9 +243,9 @@ func sessionsPatchCommand() *command {
 		args:    "KEY",
 		summary: "change a session's settings (creates it when missing)",
 		help: "Each setting has a --clear-… flag that removes it, so the session inherits it again (sessions.patch\n" +
-			"{field: null}); --send-policy inherit does the same. An empty value is refused like any invalid one\n" +
-			"(invalid label: empty, invalid sendPolicy, invalid model: empty, …), as OpenClaw's sessions.patch\n" +
-			"refuses \"\": clearing is always explicit.",
+			"{field: null}); --send-policy inherit does the same. An empty or blank value (--model \"\") is a usage\n" +
+			"error (exit 2) naming the flag, never a clear: OpenClaw's sessions.patch refuses \"\" too, so\n" +
+			"clearing is always explicit. A value sessions.patch refuses (an unknown model or level) exits 1.",
 		example: []string{
 			"switchboard sessions patch agent:main:research --label research",
 			"switchboard sessions patch main --send-policy deny",
@@ -256,9 +256,9 @@ func sessionsPatchCommand() *command {
 			var label, policy, model, thinking strFlag
 			fs.Var(&policy, "send-policy", "`POLICY`: allow, deny or inherit (inherit clears it: the config decides)")
 			clearPolicy := fs.Bool("clear-send-policy", false, "remove the session's send policy (sessions.patch {sendPolicy: null})")
-			fs.Var(&label, "label", "the session's `LABEL` (unique per agent; not empty)")
+			fs.Var(&label, "label", "the session's `LABEL` (unique per agent; not empty: use --clear-label)")
 			clearLabel := fs.Bool("clear-label", false, "remove the session's label (sessions.patch {label: null})")
-			fs.Var(&model, "model", "model `REF` for this session's runs (provider/model)")
+			fs.Var(&model, "model", "model `REF` for this session's runs (provider/model; not empty: use --clear-model)")
 			clearModel := fs.Bool("clear-model", false, "remove the session's model override (sessions.patch {model: null})")
 			fs.Var(&thinking, "thinking", "thinking `LEVEL`: off, minimal, low, medium or high")
 			clearThinking := fs.Bool("clear-thinking", false, "remove the session's thinking level (sessions.patch {thinkingLevel: null})")
@@ -266,13 +266,22 @@ func sessionsPatchCommand() *command {
 				if err := e.wantArgs(pos, 1, 1, "KEY"); err != nil {
 					return err
 				}
+				// An explicitly empty value is refused here, naming the
+				// flag: sessions.patch would refuse it too ("" is never
+				// "clear"), and the --clear-… flag is what was meant.
+				for _, f := range []struct {
+					name  string
+					value *strFlag
+				}{{"label", &label}, {"send-policy", &policy}, {"model", &model}, {"thinking", &thinking}} {
+					if f.value.set && strings.TrimSpace(f.value.v) == "" {
+						return e.usagef("--%s: empty value %q (to remove the setting, use --clear-%s)", f.name, f.value.v, f.name)
+					}
+				}
 				if policy.set {
 					switch v := strings.ToLower(strings.TrimSpace(policy.v)); v {
 					case "inherit":
 						policy.set, *clearPolicy = false, true
-					case "allow", "deny", "":
-						// "" goes to the engine, which refuses it as every
-						// surface does.
+					case "allow", "deny":
 						policy.v = v
 					default:
 						return e.usagef("--send-policy must be allow, deny or inherit (got %q)", policy.v)

@@ -135,10 +135,14 @@ func TestSessionsPatchResetDelete(t *testing.T) {
 	if r := c.run("chat", "agent:main:notes", "hi"); r.code != exitError || !strings.Contains(r.stderr, "send blocked by session policy") {
 		t.Fatalf("chat to a denied session: exit %d, stderr %q", r.code, r.stderr)
 	}
-	// An empty --label is a value the engine refuses, as OpenClaw's
-	// sessions.patch refuses label ""; --clear-label is its null.
-	if r := c.run("sessions", "patch", "agent:main:notes", "--label", " "); r.code != exitError || !strings.Contains(r.stderr, "invalid label: empty") {
-		t.Errorf("patch --label blank: exit %d, stderr %q; want exit 1 and invalid label: empty", r.code, r.stderr)
+	// A blank --label is refused before anything is sent (sessions.patch
+	// refuses label "" too); --clear-label is its null. The refused
+	// command changed nothing.
+	if r := c.run("sessions", "patch", "agent:main:notes", "--label", " "); r.code != exitUsage || !strings.Contains(r.stderr, "--label: empty value") {
+		t.Errorf("patch --label blank: exit %d, stderr %q; want exit 2 naming --label", r.code, r.stderr)
+	}
+	if s := jsonOf[domain.Session](c, "sessions", "patch", "agent:main:notes", "--thinking", "low", "--json"); s.Label != "notes" {
+		t.Errorf("label after a refused blank --label = %q, want notes", s.Label)
 	}
 	human := c.ok("sessions", "patch", "agent:main:notes", "--send-policy", "inherit", "--clear-label")
 	mustContain(t, "patch output", human.stdout, "patched agent:main:notes: label=- sendPolicy=inherit")

@@ -54,6 +54,12 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"sessions", "patch", "main"}, "nothing to change"},
 		{[]string{"sessions", "patch", "main", "--send-policy", "maybe"}, "--send-policy must be allow, deny or inherit"},
 		{[]string{"sessions", "patch", "main", "--label", "x", "--clear-label"}, "--label and --clear-label cannot be combined"},
+		// An explicitly empty value is never "clear": the flag is named.
+		{[]string{"sessions", "patch", "main", "--model", ""}, `--model: empty value "" (to remove the setting, use --clear-model)`},
+		{[]string{"sessions", "patch", "main", "--send-policy", ""}, "--send-policy: empty value"},
+		{[]string{"sessions", "patch", "main", "--thinking", "  "}, "--thinking: empty value"},
+		{[]string{"sessions", "patch", "main", "--label", ""}, "--label: empty value"},
+		{[]string{"sessions", "patch", "main", "--model", "", "--clear-model"}, "--model: empty value"},
 		{[]string{"chat", "main"}, "missing KEY and MESSAGE"},
 		{[]string{"chat", "main", "hi", "--wait", "-5"}, "--wait must be at least 0"},
 		// --best-effort-deliver only loosens --deliver; alone it was silently ignored.

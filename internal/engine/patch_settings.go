@@ -1,10 +1,7 @@
 package engine
 
 import (
-	"strings"
-
 	"github.com/switchboard-go/switchboard/internal/api"
-	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
 // patchSet is what a sessions.patch stores: nil leaves a setting as it is,
@@ -13,69 +10,35 @@ type patchSet struct {
 	label, sendPolicy, model, thinking, verbose *string
 }
 
-// patchSettings checks a patch's values, as OpenClaw's sessions.patch does:
-// null clears a setting, and a value, "" and blanks included, must be
-// valid for its field — "" never means "clear", so a client that sends ""
-// by mistake is told so instead of silently resetting the setting.
+// patchSettings checks a patch's values with api.PatchRequest.Normalize
+// (the one normalisation every surface's patch goes through: null clears,
+// a value — "" and blanks included — must be valid for its field), then
+// what only the engine knows: that a model exists in the registry.
 func (e *Engine) patchSettings(p api.PatchRequest) (patchSet, error) {
-	var set patchSet
-	var err error
-	if set.label, err = patchValue(p.Label, parseLabel); err != nil {
-		return set, err
+	p, err := p.Normalize()
+	if err != nil {
+		return patchSet{}, err
 	}
-	if set.sendPolicy, err = patchValue(p.SendPolicy, func(v string) (string, error) {
-		switch v := strings.ToLower(strings.TrimSpace(v)); v {
-		case domain.SendPolicyAllow, domain.SendPolicyDeny:
-			return v, nil
-		}
-		return "", domain.Invalid(`invalid sendPolicy (use "allow"|"deny")`)
-	}); err != nil {
-		return set, err
-	}
-	if set.model, err = patchValue(p.Model, func(v string) (string, error) {
-		v = strings.TrimSpace(v)
-		if v == "" {
-			return "", domain.Invalid("invalid model: empty")
-		}
+	if v, ok := p.Model.Value(); ok {
 		if _, _, err := e.models.Resolve(v); err != nil {
-			return "", err
+			return patchSet{}, err
 		}
-		return v, nil
-	}); err != nil {
-		return set, err
 	}
-	if set.thinking, err = patchValue(p.ThinkingLevel, func(v string) (string, error) {
-		v = api.NormalizeThinking(v)
-		if !contains([]string{"off", "minimal", "low", "medium", "high"}, v) {
-			return "", domain.Invalid("invalid thinkingLevel (use off|minimal|low|medium|high)")
-		}
-		return v, nil
-	}); err != nil {
-		return set, err
-	}
-	set.verbose, err = patchValue(p.VerboseLevel, func(v string) (string, error) {
-		v = api.NormalizeVerbose(v)
-		if !contains(api.VerboseLevels, v) {
-			return "", domain.Invalid("invalid verboseLevel (use %s)", strings.Join(api.VerboseLevels, "|"))
-		}
-		return v, nil
-	})
-	return set, err
+	return patchSet{
+		label:      stored(p.Label),
+		sendPolicy: stored(p.SendPolicy),
+		model:      stored(p.Model),
+		thinking:   stored(p.ThinkingLevel),
+		verbose:    stored(p.VerboseLevel),
+	}, nil
 }
 
-// patchValue is the setting to store for n: nil when absent, "" when null,
-// else parse(value).
-func patchValue(n api.Nullable, parse func(string) (string, error)) (*string, error) {
+// stored is the setting to store for a normalized n: nil when absent, ""
+// when null, else its value.
+func stored(n api.Nullable) *string {
 	if !n.Given() {
-		return nil, nil
+		return nil
 	}
-	v, ok := n.Value()
-	if !ok {
-		return new(string), nil
-	}
-	v, err := parse(v)
-	if err != nil {
-		return nil, err
-	}
-	return &v, nil
+	v, _ := n.Value() // "" for null
+	return &v
 }

@@ -61,6 +61,18 @@ func TestPatchSettings(t *testing.T) {
 					t.Fatalf("set %q = %v; want invalid %q", bad, err, refusals[st.name])
 				}
 			}
+			if st.name == "model" {
+				// Normalize passes a non-blank ref; the registry refuses
+				// one it does not know, and the refused patch (label
+				// included) changes nothing.
+				_, err := h.e.Patch(ctx, op, api.PatchRequest{Key: key, Model: api.SetValue("nosuch/model"), Label: api.SetValue("never")})
+				if domain.ErrorCode(err) != domain.CodeInvalid || !strings.Contains(domain.ErrorMessage(err), "nosuch/model") {
+					t.Fatalf("set an unknown model: %v; want invalid naming it", err)
+				}
+				if s, err := h.e.Session(ctx, key); err != nil || st.read(s) != st.stored || s.Label == "never" {
+					t.Fatalf("after a refused patch: model %q label %q, %v; want them unchanged", st.read(s), s.Label, err)
+				}
+			}
 			if s, err = h.e.Patch(ctx, op, api.PatchRequest{Key: key, Label: api.SetValue("kept " + st.name)}); err != nil || st.read(s) != st.stored {
 				t.Fatalf("absent: %q, %v; want it kept (%q)", st.read(s), err, st.stored)
 			}

@@ -251,7 +251,7 @@ func (e *Engine) findLabel(ctx context.Context, req Requester, g guard, label, a
 	fail := func(status, msg string) (string, SendResult, bool) {
 		return "", SendResult{Status: status, Error: msg}, false
 	}
-	label, err := parseLabel(label)
+	label, err := api.ParseLabel(label)
 	if err != nil {
 		return fail("error", domain.ErrorMessage(err))
 	}

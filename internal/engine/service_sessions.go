@@ -67,7 +67,7 @@ func (e *Engine) Resolve(ctx context.Context, p api.Principal, r api.ResolveRequ
 			candidates = append(candidates, s.Key)
 		}
 	default:
-		if err := checkLabel(label); err != nil {
+		if err := api.CheckLabel(label); err != nil {
 			return api.ResolveResult{}, err
 		}
 		notFound = domain.Errorf(domain.CodeNotFound, "No session found with label: %s", label)

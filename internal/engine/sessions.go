@@ -3,13 +3,11 @@ package engine
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/policy"
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
-	"github.com/switchboard-go/switchboard/internal/textcheck"
 )
 
 type PatchParams = api.PatchRequest
@@ -241,31 +239,6 @@ func (e *Engine) TranscriptPath(s domain.Session) string {
 		return ""
 	}
 	return e.mirror.Path(s.AgentID, s.SessionID)
-}
-
-// parseLabel is a label given as a value, trimmed, as OpenClaw's
-// parseSessionLabel reads it: blank is `invalid label: empty` (clearing a
-// label is null, never ""), then checkLabel's rules.
-func parseLabel(raw string) (string, error) {
-	label := strings.TrimSpace(raw)
-	if label == "" {
-		return "", domain.Invalid("invalid label: empty")
-	}
-	if err := checkLabel(label); err != nil {
-		return "", err
-	}
-	return label, nil
-}
-
-// checkLabel refuses a label (patch, chat, spawn, a send's or resolve's
-// label lookup) that is too long or, once trimmed, holds a control or
-// bidirectional-formatting character: textcheck's rule, the one attachment
-// names follow too. Its errors name the label field.
-func checkLabel(label string) error {
-	if int64(len([]rune(label))) > api.LabelChars.Max {
-		return domain.Invalid("invalid label: too long (max %d)", api.LabelChars.Max)
-	}
-	return textcheck.Check("label", strings.TrimSpace(label))
 }
 
 // channelOf is a session's channel as the session tools report it.

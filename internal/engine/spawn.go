@@ -32,7 +32,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 	if err := api.TaskChars.CheckChars(p.Task); err != nil {
 		return SpawnResult{}, err
 	}
-	if err := checkLabel(p.Label); err != nil {
+	if err := api.CheckLabel(p.Label); err != nil {
 		return SpawnResult{}, err
 	}
 	if p.RunTimeoutSeconds != nil {

@@ -62,7 +62,7 @@ func TestConformance(t *testing.T) {
 		searchRows(w), pagingRows(w),
 		budgetRows(w),
 		chatDeliverRows(w),
-		patchLabelRows(w), deliverRecipientRows(w), patchSettingRows(w),
+		patchLabelRows(w), deliverRecipientRows(w), patchSettingRows(w), patchEmptyFlagRows(w),
 		trial4Rows(w),
 	} {
 		rows = append(rows, group...)
