@@ -46,3 +46,15 @@ func BenchmarkAppend(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeMessageProvenance decodes a stored chat user message with
+// its provenance, as a turn reading its context from the store does.
+func BenchmarkDecodeMessageProvenance(b *testing.B) {
+	body := []byte(`{"role":"user","content":"please look into the failing deploy","timestamp":1775037600000,"provenance":{"kind":"external_user","sourceChannel":"webchat"}}`)
+	for b.Loop() {
+		var m domain.Message
+		if err := DecodeMessage(body, &m); err != nil || m.Provenance == nil {
+			b.Fatal(err)
+		}
+	}
+}

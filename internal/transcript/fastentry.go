@@ -440,27 +440,44 @@ func (s *scanner) bool() (bool, bool) {
 	return false, false
 }
 
-// sub decodes a small nested object (provenance) with encoding/json; its
-// bytes are a few dozen and validated here first.
+// sub decodes a provenance object: its fields are all strings, read here
+// in one pass (a chat user message has one, and encoding/json validating
+// and decoding it was most of such a message's decode). A value of another
+// type, a null field, a duplicate or a key in another case makes it false,
+// and the message takes encoding/json's path.
 func (s *scanner) sub(p **domain.Provenance) bool {
 	if s.null() {
 		*p = nil
 		return true
 	}
-	if s.peek() != '{' {
-		return false
-	}
-	raw, ok := s.value()
-	if !ok {
-		return false
-	}
 	v := new(domain.Provenance)
-	if json.Unmarshal(raw, v) != nil {
+	ok := s.fields(provenanceKeys, func(key string) (ok bool) {
+		switch key {
+		case "kind":
+			v.Kind, ok = s.str()
+		case "originSessionId":
+			v.OriginSessionID, ok = s.str()
+		case "sourceSessionKey":
+			v.SourceSessionKey, ok = s.str()
+		case "sourceChannel":
+			v.SourceChannel, ok = s.str()
+		case "sourceTool":
+			v.SourceTool, ok = s.str()
+		case "sourceRunId":
+			v.SourceRunID, ok = s.str()
+		case "step":
+			v.Step, ok = s.str()
+		}
+		return ok
+	})
+	if !ok {
 		return false
 	}
 	*p = v
 	return true
 }
+
+var provenanceKeys = []string{"kind", "originSessionId", "sourceSessionKey", "sourceChannel", "sourceTool", "sourceRunId", "step"}
 
 func (s *scanner) subUsage(p **domain.Usage) bool {
 	if s.null() {

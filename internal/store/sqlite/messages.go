@@ -282,7 +282,13 @@ func (s *Store) ReadMessages(ctx context.Context, key string, q domain.MessageQu
 	}
 	var b strings.Builder
 	args := []any{key}
-	b.WriteString(`SELECT m.seq, m.id, m.parent_id, g.session_id, m.run_id, m.body
+	// Given the session id, every row's is that one: the column is not
+	// read (the driver would make a string of it per row).
+	sidCol := "g.session_id"
+	if q.SessionID != "" {
+		sidCol = "NULL"
+	}
+	b.WriteString(`SELECT m.seq, m.id, m.parent_id, ` + sidCol + `, m.run_id, m.body
 FROM message_gens AS g JOIN messages AS m ON m.gen = g.gen WHERE g.session_key = ?1`)
 	if q.SessionID != "" {
 		b.WriteString(` AND g.session_id = ?`)
@@ -326,18 +332,29 @@ FROM message_gens AS g JOIN messages AS m ON m.gen = g.gen WHERE g.session_key =
 	defer rows.Close()
 	out := []domain.Message{}
 	var scratch []byte
+	// One string per distinct session id and run id in the call: a run's
+	// messages sit next to each other, and each message of a cached
+	// context would otherwise hold its own copies.
+	var sid, run sharedCol
+	var sidDest any = &sid
+	if q.SessionID != "" {
+		sid.s, sidDest = q.SessionID, new(any) // the NULL column
+	}
+	// Declared once: Scan's destinations escape, and per row they were
+	// four allocations of their own.
+	var m domain.Message
+	var seq int64
+	var id, parent string
+	var body sql.RawBytes
 	for rows.Next() {
-		var m domain.Message
-		var seq int64
-		var id, parent, sid, runID string
-		var body sql.RawBytes
-		if err := rows.Scan(&seq, textCol{&id}, textCol{&parent}, &sid, textCol{&runID}, &body); err != nil {
+		m = domain.Message{}
+		if err := rows.Scan(&seq, textCol{&id}, textCol{&parent}, sidDest, &run, &body); err != nil {
 			return nil, s.readErr("read messages", err)
 		}
 		if scratch, err = decodeBody(s.codec, scratch, body, &m); err != nil {
 			return nil, fmt.Errorf("read messages of %q: seq %d: %w", key, seq, err)
 		}
-		m.Seq, m.ID, m.ParentID, m.SessionID, m.RunID = seq, id, parent, sid, runID
+		m.Seq, m.ID, m.ParentID, m.SessionID, m.RunID = seq, id, parent, sid.s, run.s
 		out = append(out, m)
 	}
 	if err := rows.Err(); err != nil {

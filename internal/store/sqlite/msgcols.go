@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"encoding/hex"
 	"fmt"
 	"strings"
@@ -162,6 +163,37 @@ func (c textCol) Scan(src any) error {
 		*c.p = s
 	case nil:
 		*c.p = ""
+	default:
+		return fmt.Errorf("corrupt id column: %T", src)
+	}
+	return nil
+}
+
+// sharedCol scans a text or packed id column (textCol's values) into s,
+// keeping the previous row's string when the value repeats it, so the rows
+// of one statement share one string per run of equal values. NULL is "".
+type sharedCol struct {
+	s    string
+	last []byte // the packed value s was made from; nil when s came from text
+}
+
+func (c *sharedCol) Scan(src any) error {
+	switch v := src.(type) {
+	case string:
+		if v != c.s || c.last != nil {
+			c.s, c.last = v, nil
+		}
+	case []byte:
+		if c.last != nil && bytes.Equal(v, c.last) {
+			return nil
+		}
+		s, err := unpackText(v)
+		if err != nil {
+			return err
+		}
+		c.s, c.last = s, append(c.last[:0], v...)
+	case nil:
+		c.s, c.last = "", nil
 	default:
 		return fmt.Errorf("corrupt id column: %T", src)
 	}
