@@ -280,6 +280,9 @@ func sessionsPatchCommand() *command {
 				if policy.set {
 					switch v := strings.ToLower(strings.TrimSpace(policy.v)); v {
 					case "inherit":
+						if *clearPolicy {
+							return e.usagef("--send-policy and --clear-send-policy cannot be combined")
+						}
 						policy.set, *clearPolicy = false, true
 					case "allow", "deny":
 						policy.v = v

@@ -54,6 +54,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"sessions", "patch", "main"}, "nothing to change"},
 		{[]string{"sessions", "patch", "main", "--send-policy", "maybe"}, "--send-policy must be allow, deny or inherit"},
 		{[]string{"sessions", "patch", "main", "--label", "x", "--clear-label"}, "--label and --clear-label cannot be combined"},
+		{[]string{"sessions", "patch", "main", "--send-policy", "inherit", "--clear-send-policy"}, "--send-policy and --clear-send-policy cannot be combined"},
 		// An explicitly empty value is never "clear": the flag is named.
 		{[]string{"sessions", "patch", "main", "--model", ""}, `--model: empty value "" (to remove the setting, use --clear-model)`},
 		{[]string{"sessions", "patch", "main", "--send-policy", ""}, "--send-policy: empty value"},

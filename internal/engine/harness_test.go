@@ -17,7 +17,8 @@ import (
 )
 
 // scriptModels resolves every model reference starting with "script" to
-// the script model, and knows a fake "other/model" for override tests.
+// the script model, and knows a fake "other/model" (no thinking) for
+// override tests.
 type scriptModels struct{ m *script.Model }
 
 func (s scriptModels) Resolve(ref string) (domain.Provider, string, error) {
@@ -27,7 +28,14 @@ func (s scriptModels) Resolve(ref string) (domain.Provider, string, error) {
 	return nil, "", domain.Invalid("unknown model %q; valid: script, other/model", ref)
 }
 
-func (s scriptModels) ValidateThinking(ref, level string) error { return nil }
+// ValidateThinking: the fake other/model thinks only "off", worded as the
+// model registry refuses a level.
+func (s scriptModels) ValidateThinking(ref, level string) error {
+	if ref == "other/model" && level != "" && level != "off" {
+		return domain.Invalid("model %q does not support thinking level %q (supported: off)", ref, level)
+	}
+	return nil
+}
 
 type harness struct {
 	t   testing.TB

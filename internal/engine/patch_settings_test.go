@@ -82,3 +82,32 @@ func TestPatchSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestPatchModelKeepsThinkingValid: the check that a thinking level suits
+// the model holds whichever the patches set first — a model switched to
+// one that cannot think at the stored level is refused, and changes
+// nothing.
+func TestPatchModelKeepsThinkingValid(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	ctx := context.Background()
+	op := api.Operator()
+	const key, plain = "agent:main:think-order", "other/model" // thinks only "off"
+	if _, err := h.e.Patch(ctx, op, api.PatchRequest{Key: key, ThinkingLevel: api.SetValue("high")}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := h.e.Patch(ctx, op, api.PatchRequest{Key: key, Model: api.SetValue(plain)})
+	if domain.ErrorCode(err) != domain.CodeInvalid || !strings.Contains(domain.ErrorMessage(err), `does not support thinking level "high"`) {
+		t.Fatalf("model switch under thinking high = %v, want it refused", err)
+	}
+	s, err := h.e.Session(ctx, key)
+	if err != nil || s.ModelOverride != "" || s.ThinkingLevel != "high" {
+		t.Fatalf("after the refusal: model %q thinking %q, %v; want nothing changed", s.ModelOverride, s.ThinkingLevel, err)
+	}
+	// Both at once, or the level cleared first, is fine.
+	if s, err = h.e.Patch(ctx, op, api.PatchRequest{Key: key, Model: api.SetValue(plain), ThinkingLevel: api.SetNull()}); err != nil || s.ModelOverride != plain {
+		t.Fatalf("model with the level cleared = %+v, %v", s, err)
+	}
+	if s, err = h.e.Patch(ctx, op, api.PatchRequest{Key: key, Model: api.SetNull()}); err != nil || s.ModelOverride != "" {
+		t.Fatalf("clearing the model = %+v, %v", s, err)
+	}
+}

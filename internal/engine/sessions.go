@@ -45,12 +45,17 @@ func (e *Engine) patch(ctx context.Context, ref string, p PatchParams) (domain.S
 			s.ModelOverride = *set.model
 		}
 		if set.thinking != nil {
-			if *set.thinking != "" {
-				if err := e.models.ValidateThinking(e.modelFor(s), *set.thinking); err != nil {
-					return err
-				}
-			}
 			s.ThinkingLevel = *set.thinking
+		}
+		// A thinking level must suit the session's model whichever of the
+		// two this patch sets: a model switched to one that cannot think
+		// at the stored level is refused as the level would be. Clearing
+		// the model override is not checked: it goes back to the agent's
+		// model, which the config chose.
+		if s.ThinkingLevel != "" && (set.thinking != nil || (set.model != nil && *set.model != "")) {
+			if err := e.models.ValidateThinking(e.modelFor(s), s.ThinkingLevel); err != nil {
+				return err
+			}
 		}
 		if set.verbose != nil {
 			s.VerboseLevel = *set.verbose
