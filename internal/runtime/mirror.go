@@ -2,12 +2,12 @@ package runtime
 
 import (
 	"context"
-	"hash/fnv"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/keylock"
 	"github.com/switchboard-go/switchboard/internal/transcript"
 )
 
@@ -45,18 +45,15 @@ type mirrorWriter struct {
 	// not only lack a tail: their next reconcile checks the whole file.
 	unordered map[mirrorSession]bool
 	lastRetry time.Time
-	// order serializes, per session key (striped), a transcript commit
-	// with the queueing of its mirror job, so jobs are queued in the
-	// store's order (orderLock).
-	order [orderStripes]sync.Mutex
+	// order serializes, per session key, a transcript commit with the
+	// queueing of its mirror job, so jobs are queued in the store's order
+	// (orderLock).
+	order keylock.Map
 }
 
-// orderStripes is how many locks orderLock spreads session keys over.
-const orderStripes = 64
-
-// orderLock locks the stripe of session key until the returned func is
-// called. A transcript write outside a run's lane (Inject) and a run's
-// final commit (finish) each hold it from before their transaction until
+// orderLock locks session key until the returned func is called. A
+// transcript write outside a run's lane (Inject) and a run's final commit
+// (finish, a quick turn's fold) each hold it from before their transaction until
 // their mirror job is queued (or the session marked behind): without it,
 // a run could commit later messages and have them written between an
 // Inject's commit and its lane check, leaving the injected message out of
@@ -66,11 +63,7 @@ func (w *mirrorWriter) orderLock(key string) func() {
 	if w == nil {
 		return func() {}
 	}
-	h := fnv.New32a()
-	h.Write([]byte(key))
-	mu := &w.order[h.Sum32()%orderStripes]
-	mu.Lock()
-	return mu.Unlock
+	return w.order.Lock(key)
 }
 
 // FullReconciler is a Reconciler that can also check a whole file and

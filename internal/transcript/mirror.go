@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/keylock"
 )
 
 // Mirror appends transcripts to OpenClaw-format JSONL files under a state
@@ -35,7 +36,7 @@ type Mirror struct {
 	// messages already written (shared.go). Set it before the first use.
 	Shared bool
 
-	locks pathLocks
+	locks keylock.Map
 	files *fileCache
 	tombs tombstones
 }
@@ -78,7 +79,7 @@ func (m *Mirror) Append(agentID, sessionID string, msgs []domain.Message) error 
 		return nil
 	}
 	path := m.Path(agentID, sessionID)
-	unlock := m.locks.lock(path)
+	unlock := m.locks.Lock(path)
 	defer unlock()
 	if m.tombs.has(path) {
 		// Removed or archived here: a late append must not recreate it.
@@ -184,7 +185,7 @@ func (m *Mirror) Remove(agentID, sessionID string) error {
 		return fmt.Errorf("transcript remove: %w", err)
 	}
 	path := m.Path(agentID, sessionID)
-	unlock := m.locks.lock(path)
+	unlock := m.locks.Lock(path)
 	defer unlock()
 	m.tombs.add(path)
 	if f := m.files.take(path); f != nil {
@@ -205,7 +206,7 @@ func (m *Mirror) Archive(agentID, sessionID string, ts time.Time) error {
 		return fmt.Errorf("transcript archive: %w", err)
 	}
 	path := m.Path(agentID, sessionID)
-	unlock := m.locks.lock(path)
+	unlock := m.locks.Lock(path)
 	defer unlock()
 	m.tombs.add(path)
 	if f := m.files.take(path); f != nil {

@@ -184,7 +184,7 @@ func TestMirrorConcurrentAppends(t *testing.T) {
 			t.Fatalf("own-%d: %d entries, err %v", w, len(entries), err)
 		}
 	}
-	if n := m.locks.size(); n != 0 {
+	if n := m.locks.Len(); n != 0 {
 		t.Errorf("lock map holds %d entries after all writers left", n)
 	}
 }

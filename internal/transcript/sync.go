@@ -52,7 +52,7 @@ func (m *Mirror) Reconcile(agentID, sessionID string, msgs []domain.Message) (Sy
 		return SyncUnchanged, fmt.Errorf("transcript reconcile: %w", err)
 	}
 	path := m.Path(agentID, sessionID)
-	unlock := m.locks.lock(path)
+	unlock := m.locks.Lock(path)
 	defer unlock()
 	if m.tombs.has(path) {
 		return SyncSkipped, nil
