@@ -251,9 +251,10 @@ func sessionsPatchCommand() *command {
 			"switchboard sessions patch main --send-policy deny",
 			"switchboard sessions patch main --model openai/gpt-4.1-mini --thinking low",
 			"switchboard sessions patch main --clear-model --clear-send-policy",
+			"switchboard sessions patch main --verbose-level full",
 		},
 		define: func(e *env, fs *flag.FlagSet) func([]string) error {
-			var label, policy, model, thinking strFlag
+			var label, policy, model, thinking, verbose strFlag
 			fs.Var(&policy, "send-policy", "`POLICY`: allow, deny or inherit (inherit clears it: the config decides)")
 			clearPolicy := fs.Bool("clear-send-policy", false, "remove the session's send policy (sessions.patch {sendPolicy: null})")
 			fs.Var(&label, "label", "the session's `LABEL` (unique per agent; not empty: use --clear-label)")
@@ -262,6 +263,9 @@ func sessionsPatchCommand() *command {
 			clearModel := fs.Bool("clear-model", false, "remove the session's model override (sessions.patch {model: null})")
 			fs.Var(&thinking, "thinking", "thinking `LEVEL`: off, minimal, low, medium or high")
 			clearThinking := fs.Bool("clear-thinking", false, "remove the session's thinking level (sessions.patch {thinkingLevel: null})")
+			// Not --verbose: that is the global flag for the CLI's own logs.
+			fs.Var(&verbose, "verbose-level", "verbose `LEVEL` of the session's runs: "+strings.Join(api.VerboseLevels, ", "))
+			clearVerbose := fs.Bool("clear-verbose-level", false, "remove the session's verbose level (sessions.patch {verboseLevel: null})")
 			return func(pos []string) error {
 				if err := e.wantArgs(pos, 1, 1, "KEY"); err != nil {
 					return err
@@ -272,7 +276,7 @@ func sessionsPatchCommand() *command {
 				for _, f := range []struct {
 					name  string
 					value *strFlag
-				}{{"label", &label}, {"send-policy", &policy}, {"model", &model}, {"thinking", &thinking}} {
+				}{{"label", &label}, {"send-policy", &policy}, {"model", &model}, {"thinking", &thinking}, {"verbose-level", &verbose}} {
 					if f.value.set && strings.TrimSpace(f.value.v) == "" {
 						return e.usagef("--%s: empty value %q (to remove the setting, use --clear-%s)", f.name, f.value.v, f.name)
 					}
@@ -301,6 +305,7 @@ func sessionsPatchCommand() *command {
 					{"send-policy", &policy, *clearPolicy, &p.SendPolicy},
 					{"model", &model, *clearModel, &p.Model},
 					{"thinking", &thinking, *clearThinking, &p.ThinkingLevel},
+					{"verbose-level", &verbose, *clearVerbose, &p.VerboseLevel},
 				} {
 					switch {
 					case f.clear && f.value.set:
@@ -312,7 +317,7 @@ func sessionsPatchCommand() *command {
 					}
 				}
 				if p.Empty() {
-					return e.usagef("nothing to change: give --send-policy, --label, --model or --thinking, or a --clear-… flag")
+					return e.usagef("nothing to change: give --send-policy, --label, --model, --thinking or --verbose-level, or a --clear-… flag")
 				}
 				return e.withService(writes, func(svc *service) error {
 					s, err := svc.Patch(e.ctx, api.Operator(), p)
@@ -322,8 +327,8 @@ func sessionsPatchCommand() *command {
 					if e.json {
 						return printJSON(e.stdout, s)
 					}
-					_, err = fmt.Fprintf(e.stdout, "patched %s: label=%s sendPolicy=%s model=%s thinking=%s\n", s.Key,
-						orDash(s.Label), orDefault(s.SendPolicy, "inherit"), orDefault(s.ModelOverride, "(agent default)"), orDash(s.ThinkingLevel))
+					_, err = fmt.Fprintf(e.stdout, "patched %s: label=%s sendPolicy=%s model=%s thinking=%s verbose=%s\n", s.Key,
+						orDash(s.Label), orDefault(s.SendPolicy, "inherit"), orDefault(s.ModelOverride, "(agent default)"), orDash(s.ThinkingLevel), orDash(s.VerboseLevel))
 					return err
 				})
 			}

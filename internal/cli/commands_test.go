@@ -146,6 +146,16 @@ func TestSessionsPatchResetDelete(t *testing.T) {
 	}
 	human := c.ok("sessions", "patch", "agent:main:notes", "--send-policy", "inherit", "--clear-label")
 	mustContain(t, "patch output", human.stdout, "patched agent:main:notes: label=- sendPolicy=inherit")
+	// The verbose level: set (aliases normalized by sessions.patch), an
+	// unknown one refused naming the field, cleared by its --clear-… flag.
+	if s := jsonOf[domain.Session](c, "sessions", "patch", "agent:main:notes", "--verbose-level", "FULL", "--json"); s.VerboseLevel != "full" {
+		t.Errorf("verboseLevel after --verbose-level FULL = %q, want full", s.VerboseLevel)
+	}
+	if r := c.run("sessions", "patch", "agent:main:notes", "--verbose-level", "loud"); r.code != exitError || !strings.Contains(r.stderr, "verboseLevel") {
+		t.Errorf("patch --verbose-level loud: exit %d, stderr %q; want exit 1 naming verboseLevel", r.code, r.stderr)
+	}
+	human = c.ok("sessions", "patch", "agent:main:notes", "--clear-verbose-level")
+	mustContain(t, "patch output", human.stdout, "verbose=-")
 	if r := c.run("sessions", "patch", "main", "--model", "nope/none"); r.code != exitError {
 		t.Errorf("patch with an unknown model: exit %d, stderr %q", r.code, r.stderr)
 	}

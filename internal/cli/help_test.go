@@ -59,6 +59,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"sessions", "patch", "main", "--model", ""}, `--model: empty value "" (to remove the setting, use --clear-model)`},
 		{[]string{"sessions", "patch", "main", "--send-policy", ""}, "--send-policy: empty value"},
 		{[]string{"sessions", "patch", "main", "--thinking", "  "}, "--thinking: empty value"},
+		{[]string{"sessions", "patch", "main", "--verbose-level", ""}, "--verbose-level: empty value"},
+		{[]string{"sessions", "patch", "main", "--verbose-level", "on", "--clear-verbose-level"}, "--verbose-level and --clear-verbose-level cannot be combined"},
 		{[]string{"sessions", "patch", "main", "--label", ""}, "--label: empty value"},
 		{[]string{"sessions", "patch", "main", "--model", "", "--clear-model"}, "--model: empty value"},
 		{[]string{"chat", "main"}, "missing KEY and MESSAGE"},
