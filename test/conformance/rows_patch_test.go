@@ -94,17 +94,11 @@ func patchSettingRows(_ *world) []row {
 		{"sendPolicy", "send-policy", "deny", "sendPolicy", "sendPolicy"},
 		{"thinkingLevel", "thinking", "low", "thinkingLevel", "thinkingLevel"},
 		{"model", "model", "script/conformance-patch", "model", "modelOverride"},
-		{"verboseLevel", "", "full", "verboseLevel", "verboseLevel"},
+		{"verboseLevel", "verbose-level", "full", "verboseLevel", "verboseLevel"},
 	}
-	noVerboseFlag := "the CLI has no verbose-level flag (--verbose is its own logging)"
 	var rows []row
 	for _, st := range settings {
-		cells := []cell{states(sWS, st), states(sHTTP, st)}
-		if st.flag != "" {
-			cells = append(cells, states(sCLI, st), states(sCLIGW, st))
-		} else {
-			cells = append(cells, na(sCLI, noVerboseFlag), na(sCLIGW, noVerboseFlag))
-		}
+		cells := []cell{states(sWS, st), states(sHTTP, st), states(sCLI, st), states(sCLIGW, st)}
 		rows = append(rows, row{finding: "patch", name: "sessions patch: a " + st.field + " value sets it, absent leaves it, null clears it",
 			want: kept, cells: append(cells, noMCP...)})
 	}
@@ -157,7 +151,7 @@ func patchSettingRows(_ *world) []row {
 func patchEmptyFlagRows(_ *world) []row {
 	wireRows := "the wire has no flags: \"\" is refused there with the field's message (the rows above)"
 	var rows []row
-	for _, flag := range []string{"label", "send-policy", "model", "thinking"} {
+	for _, flag := range []string{"label", "send-policy", "model", "thinking", "verbose-level"} {
 		for _, v := range []string{"", "  "} {
 			what := "empty"
 			if v != "" {
