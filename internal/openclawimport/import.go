@@ -52,6 +52,15 @@ func Import(ctx context.Context, st domain.Store, dir string, opts Options) (Sum
 		im.mirror = startMirror(opts.Mirror)
 	}
 	err = im.run(ctx, cands)
+	if ix, ok := st.(domain.SearchIndexer); ok && err == nil {
+		// The store indexes appends in large catch-ups behind the writes;
+		// the last one runs here, so every imported message is searchable
+		// when Import returns. Its failure loses nothing: the sessions are
+		// committed, and the next search runs the same catch-up first.
+		if ierr := ix.IndexPending(ctx); ierr != nil {
+			sum.warn(fmt.Sprintf("search index: %v; the first search will index the imported messages", ierr))
+		}
+	}
 	if im.mirror != nil {
 		// Whatever was committed is mirrored, even when the import stops.
 		for _, w := range im.mirror.finish() {

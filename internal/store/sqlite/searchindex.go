@@ -274,3 +274,11 @@ func (t *tx) tail(upto int64) ([]indexRow, error) {
 	}
 	return out, rows.Close()
 }
+
+var _ domain.SearchIndexer = (*Store)(nil)
+
+// IndexPending implements domain.SearchIndexer: it is the catch-up a
+// search runs first, run on demand.
+func (s *Store) IndexPending(ctx context.Context) error {
+	return s.indexTail(ctx)
+}
