@@ -81,6 +81,7 @@ func (t *tx) AppendPrepared(key, sessionID string, pm domain.PreparedMessages) (
 		return nil, fmt.Errorf("append messages to %q: %w", key, err)
 	}
 	t.remember(key, out, gen)
+	t.bulk = true
 	return out, nil
 }
 

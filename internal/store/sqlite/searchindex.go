@@ -108,6 +108,7 @@ func (s *Store) keepIndex(t *tx) {
 		s.unindexed = dropKey(s.unindexed, k)
 	}
 	s.pendingIndex = append(s.pendingIndex, t.index...)
+	s.noteLag(t)
 }
 
 // committedIndex moves the batch's index texts to the tail's once the
@@ -116,6 +117,9 @@ func (s *Store) keepIndex(t *tx) {
 func (s *Store) committedIndex() {
 	s.unindexed = append(s.unindexed, s.pendingIndex...)
 	s.pendingIndex = s.pendingIndex[:0]
+	if s.pendingLag != 0 {
+		s.lag = s.pendingLag
+	}
 }
 
 // indexTail makes sure every committed message is indexed before a search
@@ -140,7 +144,7 @@ func (s *Store) indexTail(ctx context.Context) error {
 // least indexLagMax messages waiting. A failure leaves the tail for the
 // next catch-up (a search's waits for it and reports its error).
 func (s *Store) catchUpWriter() {
-	if len(s.unindexed) < indexLagMax {
+	if len(s.unindexed) < s.indexLag() {
 		return
 	}
 	req := &request{fn: func(dt domain.Tx) error { return dt.(*tx).catchUpIndex() }, done: make(chan outcome, 1)}

@@ -138,6 +138,10 @@ type Store struct {
 	// ascending (searchindex.go); writer only.
 	pendingIndex []indexRow
 	unindexed    []indexRow
+	// pendingLag is the index lag the batch's appends allow, 0 when it
+	// appended nothing; lag is that of the last batch that appended, 0
+	// for indexLagMax (bulklag.go).
+	pendingLag, lag int
 	// searchRedactor is the readers' copy (snippets), so no reader shares
 	// the writer's.
 	searchRedactor redact.Redactor

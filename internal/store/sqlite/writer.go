@@ -215,6 +215,7 @@ func (s *Store) runBatch(batch []*request) {
 func (s *Store) runPass(ctx context.Context, taken []*request, outs []outcome, isolate bool) (done, retry bool) {
 	s.writeFailed = nil
 	s.pendingIndex = s.pendingIndex[:0]
+	s.pendingLag = 0
 	if err := s.execW(ctx, "BEGIN IMMEDIATE"); err != nil {
 		answer(taken, fmt.Errorf("update: begin: %w", err))
 		return true, false
