@@ -98,7 +98,7 @@ type plan struct {
 	err                error // fatal: the store could not be read
 }
 
-// run plans candidates on GOMAXPROCS workers and writes them, in order, as
+// run plans candidates on planWorkers workers and writes them, in order, as
 // soon as they are planned: the writer does not wait for a whole batch to
 // be planned before it starts, so parsing and writing overlap from the
 // first session to the last. Workers stay at most window candidates ahead
@@ -117,7 +117,7 @@ func (im *importer) run(ctx context.Context, cands []candidate) error {
 		next  atomic.Int64
 		wg    sync.WaitGroup
 	)
-	for range min(runtime.GOMAXPROCS(0), len(cands)) {
+	for range min(planWorkers(runtime.GOMAXPROCS(0)), len(cands)) {
 		wg.Go(func() {
 			rd := bufio.NewReaderSize(nil, transcriptBufSize)
 			for {
