@@ -103,15 +103,11 @@ func (t *tx) insertPrepared(key string, msgs []domain.Message, p *prepared) (int
 			args, arena = appendRowArgs(args, arena, gen, m, p.bodies[start+i])
 		}
 		t.s.packBuf = arena
-		res, err := t.exec(t.s.insertSQL[len(chunk)], args...)
+		last, err := t.execRaw(t.s.insertSQL[len(chunk)], args...)
 		if err != nil {
 			return 0, fmt.Errorf("messages[%d:%d]: %w", start, end, err)
 		}
 		// As indexMessages: one INSERT's rows have consecutive rowids.
-		last, err := res.LastInsertId()
-		if err != nil {
-			return 0, fmt.Errorf("messages[%d:%d]: search index: %w", start, end, err)
-		}
 		first := last - int64(len(chunk)) + 1
 		for i, text := range p.texts[start:end] {
 			t.index = append(t.index, indexRow{rowid: first + int64(i), key: key, id: chunk[i].ID, text: text})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -108,6 +109,10 @@ type Store struct {
 
 	// stmts caches statements prepared on wconn; only the writer uses it.
 	stmts map[string]*sql.Stmt
+	// rawStmts are statements prepared on wconn's driver connection, and
+	// rawArgs their reused arguments (rawexec.go); writer only.
+	rawStmts map[string]rawStmt
+	rawArgs  []driver.NamedValue
 	// writeFailed is the file system's refusal of a write in the current
 	// batch (writefail.go); only the writer uses it.
 	writeFailed *domain.Error
@@ -215,6 +220,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		path:           abs,
 		maxBatch:       opts.MaxBatch,
 		stmts:          make(map[string]*sql.Stmt),
+		rawStmts:       make(map[string]rawStmt),
 		newID:          randomID,
 		cache:          newWriterCache(),
 		sessionCols:    sessionColumnNames(),
@@ -428,6 +434,7 @@ func (s *Store) closeDBs() error {
 	for _, st := range s.stmts {
 		errs = append(errs, st.Close())
 	}
+	errs = append(errs, s.closeRawStmts())
 	if s.wconn != nil {
 		errs = append(errs, s.wconn.Close())
 	}
