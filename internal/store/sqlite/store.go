@@ -150,6 +150,8 @@ type Store struct {
 	// searchRedactor is the readers' copy (snippets), so no reader shares
 	// the writer's.
 	searchRedactor redact.Redactor
+	// prepArenas holds PrepareMessages' scratch arenas (*[]byte).
+	prepArenas sync.Pool
 	// codec compresses and decompresses message bodies (body.go); shared
 	// by the writer and readers, it is safe for concurrent use.
 	codec *msgbody.Codec
