@@ -1,12 +1,10 @@
 package openclawimport
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -119,7 +117,7 @@ func (im *importer) run(ctx context.Context, cands []candidate) error {
 	)
 	for range min(planWorkers(runtime.GOMAXPROCS(0)), len(cands)) {
 		wg.Go(func() {
-			rd := bufio.NewReaderSize(nil, transcriptBufSize)
+			tr := newTranscriptReader()
 			for {
 				if msgs.wait(ctx) != nil {
 					return
@@ -137,7 +135,7 @@ func (im *importer) run(ctx context.Context, cands []candidate) error {
 					<-slots
 					return
 				}
-				p := im.plan(ctx, &cands[i], rd)
+				p := im.plan(ctx, &cands[i], tr)
 				p.index = i
 				msgs.add(len(p.msgs))
 				done <- &p
@@ -205,18 +203,14 @@ func (im *importer) writeAll(ctx context.Context, total, window int, done <-chan
 	return nil
 }
 
-// transcriptBufSize is the read buffer of a planning worker, the size
-// transcript.Read would otherwise allocate afresh for every file.
-const transcriptBufSize = 64 << 10
-
-// plan reads c's transcript (through rd) and decides what to write.
-func (im *importer) plan(ctx context.Context, c *candidate, rd *bufio.Reader) plan {
+// plan reads c's transcript (through tr) and decides what to write.
+func (im *importer) plan(ctx context.Context, c *candidate, tr *transcriptReader) plan {
 	p := plan{c: c}
 	if err := ctx.Err(); err != nil {
 		p.err = err
 		return p
 	}
-	msgs := im.readTranscript(c, &p, rd)
+	msgs := im.readTranscript(c, &p, tr)
 	p.branchLen = len(msgs)
 	now := im.opts.Now().UnixMilli()
 	kind := im.opts.Kind(c.key)
@@ -285,10 +279,10 @@ func (im *importer) storedCount(ctx context.Context, key, sessionID string, want
 
 // readTranscript returns the messages of c's active branch and records
 // problems on p.
-func (im *importer) readTranscript(c *candidate, p *plan, rd *bufio.Reader) []domain.Message {
+func (im *importer) readTranscript(c *candidate, p *plan, tr *transcriptReader) []domain.Message {
 	var lastErr error
 	for _, path := range transcriptPaths(c) {
-		h, entries, stats, err := readTranscriptFile(path, rd)
+		h, entries, stats, err := tr.read(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -341,22 +335,4 @@ func transcriptPaths(c *candidate) []string {
 		out = append(out, def)
 	}
 	return out
-}
-
-// readTranscriptFile is transcript.ReadFile reading through rd, which
-// transcript.Read uses as it is (it is large enough) instead of allocating
-// a buffer per file.
-func readTranscriptFile(path string, rd *bufio.Reader) (transcript.Header, []transcript.Entry, transcript.Stats, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return transcript.Header{}, nil, transcript.Stats{}, fmt.Errorf("transcript: %w", err)
-	}
-	defer f.Close()
-	rd.Reset(f)
-	defer rd.Reset(nil)
-	h, entries, st, err := transcript.Read(rd)
-	if err != nil {
-		return h, entries, st, fmt.Errorf("transcript %s: %w", path, err)
-	}
-	return h, entries, st, nil
 }
