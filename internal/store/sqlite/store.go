@@ -143,6 +143,8 @@ type Store struct {
 	// ascending (searchindex.go); writer only.
 	pendingIndex []indexRow
 	unindexed    []indexRow
+	// txIndex is the slice each fn's tx.index starts from (runOne).
+	txIndex []indexRow
 	// pendingLag is the index lag the batch's appends allow, 0 when it
 	// appended nothing; lag is that of the last batch that appended, 0
 	// for indexLagMax (bulklag.go).
