@@ -13,12 +13,11 @@ import (
 const transcriptBufSize = 64 << 10
 
 // transcriptReader is a planning worker's means of reading transcripts:
-// one read buffer and one entries slice, reused from file to file instead
-// of allocated per file (the entries were a tenth of the bytes an import
-// allocated, and the garbage collector's work grows with those bytes).
+// one read buffer and one transcript.Scratch (entries and their
+// messages), reused from file to file instead of allocated per file.
 type transcriptReader struct {
-	rd      *bufio.Reader
-	entries []transcript.Entry
+	rd *bufio.Reader
+	sc transcript.Scratch
 }
 
 func newTranscriptReader() *transcriptReader {
@@ -29,9 +28,6 @@ func newTranscriptReader() *transcriptReader {
 // it returns are valid until the next read: the caller copies what it
 // keeps (transcript.Messages does).
 func (tr *transcriptReader) read(path string) (transcript.Header, []transcript.Entry, transcript.Stats, error) {
-	// The previous file's entries go, messages included, even where this
-	// file is shorter.
-	clear(tr.entries)
 	f, err := os.Open(path)
 	if err != nil {
 		return transcript.Header{}, nil, transcript.Stats{}, fmt.Errorf("transcript: %w", err)
@@ -39,8 +35,7 @@ func (tr *transcriptReader) read(path string) (transcript.Header, []transcript.E
 	defer f.Close()
 	tr.rd.Reset(f)
 	defer tr.rd.Reset(nil)
-	h, entries, st, err := transcript.ReadAppend(tr.rd, tr.entries)
-	tr.entries = entries
+	h, entries, st, err := transcript.ReadScratch(tr.rd, &tr.sc)
 	if err != nil {
 		return h, entries, st, fmt.Errorf("transcript %s: %w", path, err)
 	}

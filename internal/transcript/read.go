@@ -112,19 +112,10 @@ func ReadFile(path string) (Header, []Entry, Stats, error) {
 
 // Read parses a transcript from r; see ReadFile.
 func Read(r io.Reader) (Header, []Entry, Stats, error) {
-	return read(r, MaxLineBytes, nil)
+	return read(r, MaxLineBytes, nil, nil)
 }
 
-// ReadAppend is Read appending the entries to buf[:0]: a caller that reads
-// many transcripts one after the other (the OpenClaw import) passes the
-// previous result back once it is done with it, and grows one slice
-// instead of a new one per file (a tenth of the bytes an import
-// allocated). buf's old entries are overwritten.
-func ReadAppend(r io.Reader, buf []Entry) (Header, []Entry, Stats, error) {
-	return read(r, MaxLineBytes, buf[:0])
-}
-
-func read(r io.Reader, maxLine int, entries []Entry) (Header, []Entry, Stats, error) {
+func read(r io.Reader, maxLine int, entries []Entry, slab *msgSlab) (Header, []Entry, Stats, error) {
 	var (
 		h       Header
 		st      Stats
@@ -159,7 +150,7 @@ func read(r io.Reader, maxLine int, entries []Entry) (Header, []Entry, Stats, er
 			seenHdr = true
 			continue
 		}
-		e, reason, detail := parseEntry(line, n)
+		e, reason, detail := parseEntryIn(line, n, slab)
 		if reason != "" {
 			if last && reason == ReasonInvalidJSON {
 				reason = ReasonTruncated
@@ -201,7 +192,13 @@ type wireEntry struct {
 
 // parseEntry decodes one entry line; a non-empty reason means skip it.
 func parseEntry(line []byte, n int) (e Entry, reason, detail string) {
-	w, ok := fastEntry(line)
+	return parseEntryIn(line, n, nil)
+}
+
+// parseEntryIn is parseEntry taking the message of a line the fast path
+// decodes from slab (nil: a new one).
+func parseEntryIn(line []byte, n int, slab *msgSlab) (e Entry, reason, detail string) {
+	w, ok := fastEntryIn(line, slab)
 	if !ok {
 		w = wireEntry{}
 		if err := json.Unmarshal(line, &w); err != nil {
