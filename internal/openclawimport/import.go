@@ -299,7 +299,7 @@ func (im *importer) readTranscript(c *candidate, p *plan, tr *transcriptReader) 
 		}
 		// The store assigns Seq, ID and ParentID; OpenClaw's entry ids are
 		// not kept.
-		msgs := transcript.Messages(transcript.ActiveBranch(entries))
+		msgs := transcript.Messages(tr.sc.ActiveBranch(entries))
 		for i := range msgs {
 			msgs[i].Seq, msgs[i].SessionID = 0, c.e.SessionID
 		}

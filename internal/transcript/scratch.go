@@ -16,6 +16,13 @@ import (
 type Scratch struct {
 	entries []Entry
 	msgs    msgSlab
+	branch  branchScratch
+}
+
+// ActiveBranch is the package's ActiveBranch working in sc's memory: the
+// result is valid until the next ReadScratch or ActiveBranch with sc.
+func (sc *Scratch) ActiveBranch(entries []Entry) []Entry {
+	return activeBranch(entries, &sc.branch)
 }
 
 // ReadScratch is Read through sc: the entries it returns, and the messages

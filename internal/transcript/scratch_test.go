@@ -11,8 +11,9 @@ import (
 )
 
 // TestReadScratchMatchesRead: reading the test transcripts one after the
-// other through one Scratch gives what Read gives for each, whatever the
-// previous file left in it.
+// other through one Scratch, and taking their active branches in it,
+// gives what Read and ActiveBranch give for each, whatever the previous
+// file left in it.
 func TestReadScratchMatchesRead(t *testing.T) {
 	files := []string{"branched.jsonl", "normal.jsonl", "garbled.jsonl", "noheader.jsonl", "noparents.jsonl", "truncated.jsonl", "branched.jsonl"}
 	var sc Scratch
@@ -30,6 +31,10 @@ func TestReadScratchMatchesRead(t *testing.T) {
 		sameEntries := len(e1) == len(e2) && (len(e1) == 0 || reflect.DeepEqual(e1, e2))
 		if !reflect.DeepEqual(h1, h2) || !sameEntries || !reflect.DeepEqual(st1, st2) {
 			t.Errorf("%s: ReadScratch gave %d entries, %+v; Read %d, %+v", name, len(e2), st2, len(e1), st1)
+		}
+		b1, b2 := ActiveBranch(e1), sc.ActiveBranch(e2)
+		if len(b1) != len(b2) || (len(b1) > 0 && !reflect.DeepEqual(b1, b2)) {
+			t.Errorf("%s: Scratch.ActiveBranch gave %d entries, ActiveBranch %d", name, len(b2), len(b1))
 		}
 	}
 }
