@@ -218,6 +218,16 @@ type PreparedAppender interface {
 	AppendPrepared(key, sessionID string, p PreparedMessages) ([]Message, error)
 }
 
+// SearchIndexer is implemented by stores whose search index may lag the
+// messages (SQLite indexes a tail of recent appends later, in larger
+// transactions). IndexPending indexes every message committed before the
+// call and returns once that is committed, so a bulk writer (the OpenClaw
+// import) can leave the index complete when it returns instead of leaving
+// the tail to the first search. A store without it indexes as it writes.
+type SearchIndexer interface {
+	IndexPending(ctx context.Context) error
+}
+
 // StoredMessage is a message as the store holds it: its seq, its id, and
 // its raw transcript JSON with the id as the first member, the form
 // sessions_history shows (`{"id":…,"role":…}`: what json.Marshal writes

@@ -1,12 +1,10 @@
 package openclawimport
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -52,6 +50,15 @@ func Import(ctx context.Context, st domain.Store, dir string, opts Options) (Sum
 		im.mirror = startMirror(opts.Mirror)
 	}
 	err = im.run(ctx, cands)
+	if ix, ok := st.(domain.SearchIndexer); ok && err == nil {
+		// The store indexes appends in large catch-ups behind the writes;
+		// the last one runs here, so every imported message is searchable
+		// when Import returns. Its failure loses nothing: the sessions are
+		// committed, and the next search runs the same catch-up first.
+		if ierr := ix.IndexPending(ctx); ierr != nil {
+			sum.warn(fmt.Sprintf("search index: %v; the first search will index the imported messages", ierr))
+		}
+	}
 	if im.mirror != nil {
 		// Whatever was committed is mirrored, even when the import stops.
 		for _, w := range im.mirror.finish() {
@@ -89,7 +96,7 @@ type plan struct {
 	err                error // fatal: the store could not be read
 }
 
-// run plans candidates on GOMAXPROCS workers and writes them, in order, as
+// run plans candidates on planWorkers workers and writes them, in order, as
 // soon as they are planned: the writer does not wait for a whole batch to
 // be planned before it starts, so parsing and writing overlap from the
 // first session to the last. Workers stay at most window candidates ahead
@@ -108,9 +115,9 @@ func (im *importer) run(ctx context.Context, cands []candidate) error {
 		next  atomic.Int64
 		wg    sync.WaitGroup
 	)
-	for range min(runtime.GOMAXPROCS(0), len(cands)) {
+	for range min(planWorkers(runtime.GOMAXPROCS(0)), len(cands)) {
 		wg.Go(func() {
-			rd := bufio.NewReaderSize(nil, transcriptBufSize)
+			tr := newTranscriptReader()
 			for {
 				if msgs.wait(ctx) != nil {
 					return
@@ -128,7 +135,7 @@ func (im *importer) run(ctx context.Context, cands []candidate) error {
 					<-slots
 					return
 				}
-				p := im.plan(ctx, &cands[i], rd)
+				p := im.plan(ctx, &cands[i], tr)
 				p.index = i
 				msgs.add(len(p.msgs))
 				done <- &p
@@ -196,18 +203,14 @@ func (im *importer) writeAll(ctx context.Context, total, window int, done <-chan
 	return nil
 }
 
-// transcriptBufSize is the read buffer of a planning worker, the size
-// transcript.Read would otherwise allocate afresh for every file.
-const transcriptBufSize = 64 << 10
-
-// plan reads c's transcript (through rd) and decides what to write.
-func (im *importer) plan(ctx context.Context, c *candidate, rd *bufio.Reader) plan {
+// plan reads c's transcript (through tr) and decides what to write.
+func (im *importer) plan(ctx context.Context, c *candidate, tr *transcriptReader) plan {
 	p := plan{c: c}
 	if err := ctx.Err(); err != nil {
 		p.err = err
 		return p
 	}
-	msgs := im.readTranscript(c, &p, rd)
+	msgs := im.readTranscript(c, &p, tr)
 	p.branchLen = len(msgs)
 	now := im.opts.Now().UnixMilli()
 	kind := im.opts.Kind(c.key)
@@ -276,10 +279,10 @@ func (im *importer) storedCount(ctx context.Context, key, sessionID string, want
 
 // readTranscript returns the messages of c's active branch and records
 // problems on p.
-func (im *importer) readTranscript(c *candidate, p *plan, rd *bufio.Reader) []domain.Message {
+func (im *importer) readTranscript(c *candidate, p *plan, tr *transcriptReader) []domain.Message {
 	var lastErr error
 	for _, path := range transcriptPaths(c) {
-		h, entries, stats, err := readTranscriptFile(path, rd)
+		h, entries, stats, err := tr.read(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -296,7 +299,7 @@ func (im *importer) readTranscript(c *candidate, p *plan, rd *bufio.Reader) []do
 		}
 		// The store assigns Seq, ID and ParentID; OpenClaw's entry ids are
 		// not kept.
-		msgs := transcript.Messages(transcript.ActiveBranch(entries))
+		msgs := transcript.Messages(tr.sc.ActiveBranch(entries))
 		for i := range msgs {
 			msgs[i].Seq, msgs[i].SessionID = 0, c.e.SessionID
 		}
@@ -332,22 +335,4 @@ func transcriptPaths(c *candidate) []string {
 		out = append(out, def)
 	}
 	return out
-}
-
-// readTranscriptFile is transcript.ReadFile reading through rd, which
-// transcript.Read uses as it is (it is large enough) instead of allocating
-// a buffer per file.
-func readTranscriptFile(path string, rd *bufio.Reader) (transcript.Header, []transcript.Entry, transcript.Stats, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return transcript.Header{}, nil, transcript.Stats{}, fmt.Errorf("transcript: %w", err)
-	}
-	defer f.Close()
-	rd.Reset(f)
-	defer rd.Reset(nil)
-	h, entries, st, err := transcript.Read(rd)
-	if err != nil {
-		return h, entries, st, fmt.Errorf("transcript %s: %w", path, err)
-	}
-	return h, entries, st, nil
 }

@@ -1,6 +1,10 @@
 package transcript
 
-import "github.com/switchboard-go/switchboard/internal/domain"
+import (
+	"slices"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
 
 // ActiveBranch returns the branch a session is on: the parentId chain from
 // the last entry back to the root, in root-to-leaf order. When no entry has
@@ -10,6 +14,18 @@ import "github.com/switchboard-go/switchboard/internal/domain"
 // not cut the branch short: the walk continues with the entry just before
 // in the file, so one lost line loses one message, not the history.
 func ActiveBranch(entries []Entry) []Entry {
+	return activeBranch(entries, &branchScratch{})
+}
+
+// branchScratch is the memory activeBranch works in: a Scratch keeps one
+// to reuse (Scratch.ActiveBranch), ActiveBranch uses a new one.
+type branchScratch struct {
+	index map[string]int
+	path  []int
+	out   []Entry
+}
+
+func activeBranch(entries []Entry, bs *branchScratch) []Entry {
 	if len(entries) == 0 {
 		return nil
 	}
@@ -23,7 +39,11 @@ func ActiveBranch(entries []Entry) []Entry {
 	if !hasParents {
 		return entries
 	}
-	index := make(map[string]int, len(entries))
+	if bs.index == nil {
+		bs.index = make(map[string]int, len(entries))
+	}
+	clear(bs.index)
+	index := bs.index
 	for i := range entries {
 		if id := entries[i].ID; id != "" {
 			if _, dup := index[id]; !dup {
@@ -31,7 +51,7 @@ func ActiveBranch(entries []Entry) []Entry {
 			}
 		}
 	}
-	var path []int
+	path := bs.path[:0]
 	for cur := len(entries) - 1; cur >= 0; {
 		path = append(path, cur)
 		pid := entries[cur].ParentID
@@ -46,10 +66,13 @@ func ActiveBranch(entries []Entry) []Entry {
 			cur--
 		}
 	}
-	out := make([]Entry, len(path))
+	bs.path = path
+	clear(bs.out)
+	out := slices.Grow(bs.out[:0], len(path))[:len(path)]
 	for i, p := range path {
 		out[len(path)-1-i] = entries[p]
 	}
+	bs.out = out
 	return out
 }
 

@@ -21,7 +21,10 @@ import (
 // content array. parseEntry then decodes the line with encoding/json, so
 // every error, skip reason and lenient rule stays encoding/json's;
 // TestFastEntryMatchesJSON and FuzzFastEntry hold the two paths together.
-func fastEntry(line []byte) (w wireEntry, ok bool) {
+func fastEntry(line []byte) (w wireEntry, ok bool) { return fastEntryIn(line, nil) }
+
+// fastEntryIn is fastEntry taking the message from slab (nil: a new one).
+func fastEntryIn(line []byte, slab *msgSlab) (w wireEntry, ok bool) {
 	s := scanner{b: line}
 	ok = s.fields(entryKeys, func(key string) (ok bool) {
 		switch key {
@@ -45,7 +48,7 @@ func fastEntry(line []byte) (w wireEntry, ok bool) {
 				w.Message = nil
 				return true
 			}
-			m := new(domain.Message)
+			m := slab.next()
 			ok = s.message(m)
 			w.Message = m
 		}

@@ -112,13 +112,12 @@ func ReadFile(path string) (Header, []Entry, Stats, error) {
 
 // Read parses a transcript from r; see ReadFile.
 func Read(r io.Reader) (Header, []Entry, Stats, error) {
-	return read(r, MaxLineBytes)
+	return read(r, MaxLineBytes, nil, nil)
 }
 
-func read(r io.Reader, maxLine int) (Header, []Entry, Stats, error) {
+func read(r io.Reader, maxLine int, entries []Entry, slab *msgSlab) (Header, []Entry, Stats, error) {
 	var (
 		h       Header
-		entries []Entry
 		st      Stats
 		lr      = lineReader{r: bufio.NewReaderSize(r, 64<<10), max: maxLine}
 		seenHdr bool
@@ -151,7 +150,7 @@ func read(r io.Reader, maxLine int) (Header, []Entry, Stats, error) {
 			seenHdr = true
 			continue
 		}
-		e, reason, detail := parseEntry(line, n)
+		e, reason, detail := parseEntryIn(line, n, slab)
 		if reason != "" {
 			if last && reason == ReasonInvalidJSON {
 				reason = ReasonTruncated
@@ -193,7 +192,13 @@ type wireEntry struct {
 
 // parseEntry decodes one entry line; a non-empty reason means skip it.
 func parseEntry(line []byte, n int) (e Entry, reason, detail string) {
-	w, ok := fastEntry(line)
+	return parseEntryIn(line, n, nil)
+}
+
+// parseEntryIn is parseEntry taking the message of a line the fast path
+// decodes from slab (nil: a new one).
+func parseEntryIn(line []byte, n int, slab *msgSlab) (e Entry, reason, detail string) {
+	w, ok := fastEntryIn(line, slab)
 	if !ok {
 		w = wireEntry{}
 		if err := json.Unmarshal(line, &w); err != nil {

@@ -149,7 +149,7 @@ func TestReadLongLines(t *testing.T) {
 		}
 	})
 	t.Run("over the limit", func(t *testing.T) {
-		_, entries, st, err := read(strings.NewReader(input), 1<<20)
+		_, entries, st, err := read(strings.NewReader(input), 1<<20, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +161,7 @@ func TestReadLongLines(t *testing.T) {
 		}
 	})
 	t.Run("long header over the limit", func(t *testing.T) {
-		_, _, _, err := read(strings.NewReader(header+"\n"), 10)
+		_, _, _, err := read(strings.NewReader(header+"\n"), 10, nil, nil)
 		if err == nil || !strings.Contains(err.Error(), "header is longer than 10 bytes") {
 			t.Fatalf("err = %v", err)
 		}

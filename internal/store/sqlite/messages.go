@@ -148,13 +148,11 @@ func (t *tx) insertMessages(key string, msgs []domain.Message) (int64, error) {
 			args, arena = appendRowArgs(args, arena, gen, m, bodyArg(t.s.codec, buf))
 		}
 		t.s.packBuf = arena
-		res, err := t.exec(t.s.insertSQL[len(chunk)], args...)
+		last, err := t.execRaw(t.s.insertSQL[len(chunk)], args...)
 		if err != nil {
 			return 0, fmt.Errorf("messages[%d:%d]: %w", start, start+len(chunk), err)
 		}
-		if err := t.indexMessages(res, key, chunk); err != nil {
-			return 0, fmt.Errorf("messages[%d:%d]: search index: %w", start, start+len(chunk), err)
-		}
+		t.indexMessages(last, key, chunk)
 	}
 	clear(args) // let the bodies go
 	t.s.encBuf, t.s.insertArgs = buf, args

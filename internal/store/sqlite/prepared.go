@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 
@@ -41,6 +40,17 @@ var errForeignPrepared = errors.New("append prepared: messages were not prepared
 func (s *Store) PrepareMessages(msgs []domain.Message) (domain.PreparedMessages, error) {
 	p := &prepared{s: s, msgs: msgs, bodies: make([]any, len(msgs)), texts: make([]string, len(msgs))}
 	var js, z []byte
+	// The compressed bodies are gathered in a pooled scratch arena and
+	// copied out at once into one allocation of their exact size, cut into
+	// bodies: one allocation per call instead of one per message (a tenth
+	// of the bytes an import allocates). ends[i] is where body i ends in
+	// the arena, -1 for a body kept plain.
+	sp, _ := s.prepArenas.Get().(*[]byte)
+	if sp == nil {
+		sp = new([]byte)
+	}
+	arena := (*sp)[:0]
+	ends := make([]int, len(msgs))
 	for i := range msgs {
 		m := &msgs[i]
 		if m.Role == "" {
@@ -50,15 +60,28 @@ func (s *Store) PrepareMessages(msgs []domain.Message) (domain.PreparedMessages,
 		if js, err = appendMessageJSON(js[:0], m); err != nil {
 			return nil, fmt.Errorf("prepare messages: messages[%d]: %w", i, err)
 		}
-		// bodyArg's value, compressed into scratch and kept at its own
-		// size: the plan holds it until its group commits, and Encode
-		// sizes its output for the worst case.
+		// bodyArg's value, compressed into scratch and copied to the
+		// arena at its own size: the plan holds it until its group
+		// commits, and Encode sizes its output for the worst case.
 		if z = s.codec.Encode(z[:0], js); msgbody.IsCompressed(z) {
-			p.bodies[i] = bytes.Clone(z)
+			arena = append(arena, z...)
+			ends[i] = len(arena)
 		} else {
 			p.bodies[i] = string(js)
+			ends[i] = -1
 		}
 		p.texts[i] = s.redactor.SearchText(*m)
+	}
+	bodies := make([]byte, len(arena))
+	copy(bodies, arena)
+	*sp = arena
+	s.prepArenas.Put(sp)
+	start := 0
+	for i, end := range ends {
+		if end >= 0 {
+			p.bodies[i] = bodies[start:end:end]
+			start = end
+		}
 	}
 	return p, nil
 }
@@ -81,6 +104,7 @@ func (t *tx) AppendPrepared(key, sessionID string, pm domain.PreparedMessages) (
 		return nil, fmt.Errorf("append messages to %q: %w", key, err)
 	}
 	t.remember(key, out, gen)
+	t.bulk = true
 	return out, nil
 }
 
@@ -102,15 +126,11 @@ func (t *tx) insertPrepared(key string, msgs []domain.Message, p *prepared) (int
 			args, arena = appendRowArgs(args, arena, gen, m, p.bodies[start+i])
 		}
 		t.s.packBuf = arena
-		res, err := t.exec(t.s.insertSQL[len(chunk)], args...)
+		last, err := t.execRaw(t.s.insertSQL[len(chunk)], args...)
 		if err != nil {
 			return 0, fmt.Errorf("messages[%d:%d]: %w", start, end, err)
 		}
 		// As indexMessages: one INSERT's rows have consecutive rowids.
-		last, err := res.LastInsertId()
-		if err != nil {
-			return 0, fmt.Errorf("messages[%d:%d]: search index: %w", start, end, err)
-		}
 		first := last - int64(len(chunk)) + 1
 		for i, text := range p.texts[start:end] {
 			t.index = append(t.index, indexRow{rowid: first + int64(i), key: key, id: chunk[i].ID, text: text})

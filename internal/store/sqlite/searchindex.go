@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 
@@ -78,21 +77,17 @@ type indexRow struct {
 	key, id, text string
 }
 
-// indexMessages remembers the index text of chunk, which the INSERT that
-// returned res has just stored. One INSERT of several rows gives them
-// consecutive rowids (each new row gets the table's largest rowid plus
-// one), so the last insert rowid names them all. Messages with no text
-// are remembered too (with none), so the catch-up knows not to read them.
-func (t *tx) indexMessages(res sql.Result, key string, chunk []domain.Message) error {
-	last, err := res.LastInsertId()
-	if err != nil {
-		return err
-	}
+// indexMessages remembers the index text of chunk, which the INSERT whose
+// last insert rowid is last has just stored. One INSERT of several rows
+// gives them consecutive rowids (each new row gets the table's largest
+// rowid plus one), so the last insert rowid names them all. Messages with
+// no text are remembered too (with none), so the catch-up knows not to
+// read them.
+func (t *tx) indexMessages(last int64, key string, chunk []domain.Message) {
 	first := last - int64(len(chunk)) + 1
 	for i := range chunk {
 		t.index = append(t.index, indexRow{rowid: first + int64(i), key: key, id: chunk[i].ID, text: t.s.redactor.SearchText(chunk[i])})
 	}
-	return nil
 }
 
 // dropKey removes the rows of key (its messages were deleted).
@@ -108,6 +103,7 @@ func (s *Store) keepIndex(t *tx) {
 		s.unindexed = dropKey(s.unindexed, k)
 	}
 	s.pendingIndex = append(s.pendingIndex, t.index...)
+	s.noteLag(t)
 }
 
 // committedIndex moves the batch's index texts to the tail's once the
@@ -116,6 +112,9 @@ func (s *Store) keepIndex(t *tx) {
 func (s *Store) committedIndex() {
 	s.unindexed = append(s.unindexed, s.pendingIndex...)
 	s.pendingIndex = s.pendingIndex[:0]
+	if s.pendingLag != 0 {
+		s.lag = s.pendingLag
+	}
 }
 
 // indexTail makes sure every committed message is indexed before a search
@@ -140,7 +139,7 @@ func (s *Store) indexTail(ctx context.Context) error {
 // least indexLagMax messages waiting. A failure leaves the tail for the
 // next catch-up (a search's waits for it and reports its error).
 func (s *Store) catchUpWriter() {
-	if len(s.unindexed) < indexLagMax {
+	if len(s.unindexed) < s.indexLag() {
 		return
 	}
 	req := &request{fn: func(dt domain.Tx) error { return dt.(*tx).catchUpIndex() }, done: make(chan outcome, 1)}
@@ -170,17 +169,8 @@ func (t *tx) catchUpIndex() error {
 			return fmt.Errorf("search index: %w", err)
 		}
 	}
-	var token, tokenKey string
-	for _, r := range rows {
-		if r.text == "" {
-			continue
-		}
-		if r.key != tokenKey || token == "" {
-			token, tokenKey = keyToken(r.key), r.key
-		}
-		if _, err := t.exec(indexRowSQL, r.rowid, r.text, token); err != nil {
-			return fmt.Errorf("search index: %w", err)
-		}
+	if err := t.insertIndexRows(rows); err != nil {
+		return fmt.Errorf("search index: %w", err)
 	}
 	if _, err := t.exec(`UPDATE search_index_state SET upto = ?`, newest); err != nil {
 		return fmt.Errorf("search index: %w", err)
@@ -189,6 +179,30 @@ func (t *tx) catchUpIndex() error {
 	t.s.unindexed = t.s.unindexed[:0]
 	t.s.pendingIndex = t.s.pendingIndex[:0]
 	return nil
+}
+
+// insertIndexRows inserts the index rows of rows that have a text, one
+// per statement (indexRowSQL), on the driver connection (rawexec.go).
+func (t *tx) insertIndexRows(rows []indexRow) error {
+	if t.s.writeFailed != nil {
+		return t.s.writeFailed
+	}
+	err := t.s.withDriver(func(rc rawConn) error {
+		var token, tokenKey string
+		for _, r := range rows {
+			if r.text == "" {
+				continue
+			}
+			if r.key != tokenKey || token == "" {
+				token, tokenKey = keyToken(r.key), r.key
+			}
+			if _, err := rc.exec(indexRowSQL, r.rowid, r.text, token); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return t.noteWrite(err)
 }
 
 // rememberedTail returns the writer's remembered texts when they are
@@ -273,4 +287,12 @@ func (t *tx) tail(upto int64) ([]indexRow, error) {
 		return nil, err
 	}
 	return out, rows.Close()
+}
+
+var _ domain.SearchIndexer = (*Store)(nil)
+
+// IndexPending implements domain.SearchIndexer: it is the catch-up a
+// search runs first, run on demand.
+func (s *Store) IndexPending(ctx context.Context) error {
+	return s.indexTail(ctx)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -108,6 +109,10 @@ type Store struct {
 
 	// stmts caches statements prepared on wconn; only the writer uses it.
 	stmts map[string]*sql.Stmt
+	// rawStmts are statements prepared on wconn's driver connection, and
+	// rawArgs their reused arguments (rawexec.go); writer only.
+	rawStmts map[string]rawStmt
+	rawArgs  []driver.NamedValue
 	// writeFailed is the file system's refusal of a write in the current
 	// batch (writefail.go); only the writer uses it.
 	writeFailed *domain.Error
@@ -138,9 +143,17 @@ type Store struct {
 	// ascending (searchindex.go); writer only.
 	pendingIndex []indexRow
 	unindexed    []indexRow
+	// txIndex is the slice each fn's tx.index starts from (runOne).
+	txIndex []indexRow
+	// pendingLag is the index lag the batch's appends allow, 0 when it
+	// appended nothing; lag is that of the last batch that appended, 0
+	// for indexLagMax (bulklag.go).
+	pendingLag, lag int
 	// searchRedactor is the readers' copy (snippets), so no reader shares
 	// the writer's.
 	searchRedactor redact.Redactor
+	// prepArenas holds PrepareMessages' scratch arenas (*[]byte).
+	prepArenas sync.Pool
 	// codec compresses and decompresses message bodies (body.go); shared
 	// by the writer and readers, it is safe for concurrent use.
 	codec *msgbody.Codec
@@ -211,6 +224,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		path:           abs,
 		maxBatch:       opts.MaxBatch,
 		stmts:          make(map[string]*sql.Stmt),
+		rawStmts:       make(map[string]rawStmt),
 		newID:          randomID,
 		cache:          newWriterCache(),
 		sessionCols:    sessionColumnNames(),
@@ -424,6 +438,7 @@ func (s *Store) closeDBs() error {
 	for _, st := range s.stmts {
 		errs = append(errs, st.Close())
 	}
+	errs = append(errs, s.closeRawStmts())
 	if s.wconn != nil {
 		errs = append(errs, s.wconn.Close())
 	}

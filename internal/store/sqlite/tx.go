@@ -33,6 +33,8 @@ type tx struct {
 	// when the fn succeeds (search.go).
 	index   []indexRow
 	deleted []string
+	// bulk: this fn appended prepared messages (a bulk writer's).
+	bulk bool
 }
 
 func (t *tx) touch(key string) { t.touched = append(t.touched, key) }

@@ -215,6 +215,7 @@ func (s *Store) runBatch(batch []*request) {
 func (s *Store) runPass(ctx context.Context, taken []*request, outs []outcome, isolate bool) (done, retry bool) {
 	s.writeFailed = nil
 	s.pendingIndex = s.pendingIndex[:0]
+	s.pendingLag = 0
 	if err := s.execW(ctx, "BEGIN IMMEDIATE"); err != nil {
 		answer(taken, fmt.Errorf("update: begin: %w", err))
 		return true, false
@@ -300,7 +301,15 @@ func (s *Store) runOne(ctx context.Context, r *request, isolate bool) (out outco
 			return out, fmt.Errorf("update: savepoint: %w", err)
 		}
 	}
-	t := &tx{s: s, ctx: ctx}
+	// t.index reuses the last fn's slice: an import's fn remembers
+	// thousands of index texts, and growing a fresh slice for each was a
+	// twentieth of the bytes an import allocated. It is handed back once
+	// keepIndex has copied the rows out.
+	t := &tx{s: s, ctx: ctx, index: s.txIndex[:0]}
+	defer func() {
+		clear(t.index) // let the texts go
+		s.txIndex = t.index[:0]
+	}()
 	func() {
 		defer func() {
 			t.finish()
