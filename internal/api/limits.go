@@ -172,3 +172,13 @@ func (l Limit) CheckChars(s string) error {
 	}
 	return nil
 }
+
+// CheckIdempotencyKey refuses a caller's idempotency key longer than
+// IdempotencyKeyChars; no key ("") passes. Every operation that takes a
+// key (send, spawn, chat, deliver) checks it here, whatever the surface.
+func CheckIdempotencyKey(key string) error {
+	if key == "" {
+		return nil
+	}
+	return IdempotencyKeyChars.CheckChars(key)
+}
