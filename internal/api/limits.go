@@ -3,6 +3,8 @@ package api
 import (
 	"fmt"
 	"math"
+
+	"github.com/switchboard-go/switchboard/internal/config"
 )
 
 // Limit is the documented range of one numeric parameter. Where Clamp is
@@ -41,12 +43,12 @@ var (
 	// (OpenClaw's maxChars: 1..500000, default 12000; openclaw-notes §6.3).
 	ChatHistoryMaxChars = Limit{Name: "maxChars", Min: 1, Max: 500_000, Default: 12_000, Clamp: true, Unit: "characters"}
 	SendTimeout         = Limit{Name: "timeoutSeconds", Min: 0, Max: 3600, Default: 30, Clamp: true, Unit: "seconds"}
-	SpawnRunTimeout     = Limit{Name: "runTimeoutSeconds", Min: 0, Max: 604_800, Unit: "seconds"}
-	ChatTimeout         = Limit{Name: "timeoutSeconds", Min: 0, Max: 604_800, Unit: "seconds"}
+	SpawnRunTimeout     = Limit{Name: "runTimeoutSeconds", Min: 0, Max: config.MaxRunTimeoutSeconds, Unit: "seconds"}
+	ChatTimeout         = Limit{Name: "timeoutSeconds", Min: 0, Max: config.MaxRunTimeoutSeconds, Unit: "seconds"}
 	WaitTimeout         = Limit{Name: "timeoutSeconds", Min: 0, Max: 3600, Default: 30, Clamp: true, Unit: "seconds"}
 	RunsListLimit       = Limit{Name: "limit", Min: 1, Max: 1000, Default: 50, Clamp: true}
 	OutboxListLimit     = Limit{Name: "limit", Min: 1, Max: 1000, Default: 100, Clamp: true}
-	SpawnAttachments    = Limit{Name: "attachments", Min: 0, Max: 50, Unit: "items"}
+	SpawnAttachments    = Limit{Name: "attachments", Min: 0, Max: config.MaxAttachmentFiles, Unit: "items"}
 	MessageChars        = Limit{Name: "message", Min: 1, Max: 100_000, Unit: "characters"}
 	TaskChars           = Limit{Name: "task", Min: 1, Max: 100_000, Unit: "characters"}
 	LabelChars          = Limit{Name: "label", Min: 1, Max: 512, Unit: "characters"}
@@ -171,4 +173,14 @@ func (l Limit) CheckChars(s string) error {
 		return invalidf("%s is too long (%d characters; max %d)", l.Name, n, l.Max)
 	}
 	return nil
+}
+
+// CheckIdempotencyKey refuses a caller's idempotency key longer than
+// IdempotencyKeyChars; no key ("") passes. Every operation that takes a
+// key (send, spawn, chat, deliver) checks it here, whatever the surface.
+func CheckIdempotencyKey(key string) error {
+	if key == "" {
+		return nil
+	}
+	return IdempotencyKeyChars.CheckChars(key)
 }

@@ -34,7 +34,7 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdin 
 
 // mainWith is Main with the process's hangups (nil: none).
 func mainWith(ctx context.Context, hup *hangup, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
-	err := run(ctx, hup, args, getenv, stdin, stdout, stderr)
+	err := interruption(ctx, run(ctx, hup, args, getenv, stdin, stdout, stderr))
 	report(stderr, err)
 	return exitCode(err)
 }

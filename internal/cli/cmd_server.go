@@ -104,7 +104,8 @@ func runGateway(e *env, listen strFlag) (err error) {
 	}
 	log := e.logger()
 	version := buildVersion().Version
-	mcp := mcpserver.New(a.Engine, mcpserver.Options{Version: version, Logger: log})
+	mcp := mcpserver.New(a.Engine, mcpserver.Options{Version: version, Logger: log,
+		MaxRequestBytes: gateway.MaxPayload(cfg.Gateway.Limits)})
 	srv, err := gateway.New(gateway.Options{
 		Engine: a.Engine,
 		Config: cfg,

@@ -43,8 +43,8 @@ const closeTimeout = 10 * time.Second
 
 // Close ends the service. In-process, unless --detach or read-only, it
 // first waits for the work in hand to settle; an interrupt while settling
-// stops at once: runs in flight are recorded as aborted, queued work stays
-// for the next start.
+// stops at once, and the work in flight follows the crash rule
+// (interruptedWork).
 func (s *service) Close(ctx context.Context) error {
 	if s.app == nil {
 		return nil
@@ -53,7 +53,7 @@ func (s *service) Close(ctx context.Context) error {
 	if !s.env.detach && !s.readOnly {
 		settleErr = settle(ctx, s.eng, s.env.progress())
 		if errors.Is(settleErr, context.Canceled) {
-			settleErr = errors.New("interrupted: runs in flight are recorded as aborted; queued work resumes at the next start")
+			settleErr = &interruptedErr{err: settleErr}
 		}
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -92,5 +93,49 @@ func TestInterruptWhileSettling(t *testing.T) {
 	}
 	if run.Status != domain.RunQueued && (run.Status != domain.RunError || run.Error == "") {
 		t.Fatalf("interrupted run = %s %q, want queued, or error with a reason", run.Status, run.Error)
+	}
+}
+
+// TestInterruptWhileWaitingForTheReply: SIGTERM while `send` waits for its
+// reply (before any settling) says the command was interrupted and what
+// became of the run — it said only "context canceled" — and the run is
+// queued again, not lost.
+func TestInterruptWhileWaitingForTheReply(t *testing.T) {
+	c := newCLI(t)
+	c.writeConfig(`{ models: { providers: { script: { rules: [ { when: { message: "slow" }, reply: "late", delayMs: 60000 } ] } } } }`)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	logs := newLogLines()
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, []string{"send", "agent:main:q", "slow", "--log-format", "json", "--log-level", "info"},
+			func(k string) string { return c.env[k] }, strings.NewReader(""), io.Discard, logs)
+	}()
+	sent, _ := logs.wait(t, 0, "sessions_send")
+	runID, _ := sent["run"].(string)
+	cancel(stopSignal{syscall.SIGTERM})
+	var code int
+	select {
+	case code = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("send did not stop after SIGTERM")
+	}
+	logs.mu.Lock()
+	stderr := strings.Join(logs.raw, "\n") + logs.buf.String()
+	logs.mu.Unlock()
+	if code != exitError || !strings.Contains(stderr, "switchboard: interrupted by signal terminated: a run in flight") || strings.Contains(stderr, "context canceled") {
+		t.Fatalf("interrupted send: exit %d, stderr:\n%s", code, stderr)
+	}
+	st, err := sqlite.Open(t.Context(), app.DBPath(c.stateDir()), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	run, err := st.GetRun(t.Context(), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != domain.RunQueued {
+		t.Fatalf("interrupted run = %s %q, want queued (no tool call had run)", run.Status, run.Error)
 	}
 }

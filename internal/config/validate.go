@@ -67,6 +67,19 @@ const (
 	MaxChunkChars      = 1 << 20
 	MaxChunkMs         = 60 * 1000
 	MaxProviderRetries = 10
+	// MaxRunTimeoutSeconds bounds a sub-agent's runTimeoutSeconds, the
+	// config default and the sessions_spawn parameter alike (a week):
+	// api.SpawnRunTimeout reads it. Past it the run's deadline would
+	// overflow a time.Duration and fire at once.
+	MaxRunTimeoutSeconds = 604_800
+	// MaxArchiveAfterMinutes bounds agents.defaults.subagents.archiveAfterMinutes
+	// (a year; 0 never archives). Past it the archive time would overflow
+	// and archive a child as soon as it ends.
+	MaxArchiveAfterMinutes = 525_600
+	// MaxAttachmentFiles bounds tools.sessions_spawn.attachments.maxFiles:
+	// a spawn carries at most this many attachments (api.SpawnAttachments,
+	// OpenClaw's schema), so a larger maxFiles could never be used.
+	MaxAttachmentFiles = 50
 )
 
 // checker collects problems. Paths in skip already have a decode problem;
@@ -181,7 +194,7 @@ func (c *Config) checkTools(v *checker) {
 	v.nonEmpty("tools.subagents.tools.allow", t.Subagents.Tools.Allow)
 	v.nonEmpty("tools.subagents.tools.deny", t.Subagents.Tools.Deny)
 	a := t.SessionsSpawn.Attachments
-	v.atLeast("tools.sessions_spawn.attachments.maxFiles", int64(a.MaxFiles), 1)
+	v.between("tools.sessions_spawn.attachments.maxFiles", int64(a.MaxFiles), 1, MaxAttachmentFiles)
 	v.atLeast("tools.sessions_spawn.attachments.maxFileBytes", a.MaxFileBytes, 1)
 	v.atLeast("tools.sessions_spawn.attachments.maxTotalBytes", a.MaxTotalBytes, 1)
 }
@@ -195,8 +208,8 @@ func (c *Config) checkAgents(v *checker) {
 	}
 	s := d.Subagents
 	c.checkAllowAgents(v, "agents.defaults.subagents.allowAgents", s.AllowAgents)
-	v.atLeast("agents.defaults.subagents.runTimeoutSeconds", int64(s.RunTimeoutSeconds), 0)
-	v.atLeast("agents.defaults.subagents.archiveAfterMinutes", int64(s.ArchiveAfterMinutes), 0)
+	v.between("agents.defaults.subagents.runTimeoutSeconds", int64(s.RunTimeoutSeconds), 0, MaxRunTimeoutSeconds)
+	v.between("agents.defaults.subagents.archiveAfterMinutes", int64(s.ArchiveAfterMinutes), 0, MaxArchiveAfterMinutes)
 	v.between("agents.defaults.subagents.maxSpawnDepth", int64(s.MaxSpawnDepth), 1, MaxSpawnDepth)
 	v.between("agents.defaults.subagents.maxChildrenPerAgent", int64(s.MaxChildrenPerAgent), 1, MaxChildrenPerAgent)
 	v.between("agents.defaults.subagents.maxConcurrent", int64(s.MaxConcurrent), 1, MaxConcurrentSubagents)

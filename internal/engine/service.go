@@ -97,6 +97,9 @@ func (e *Engine) Send(ctx context.Context, p api.Principal, r api.SendRequest) (
 	if err != nil {
 		return api.SendResult{}, err
 	}
+	if err := api.CheckIdempotencyKey(r.IdempotencyKey); err != nil {
+		return api.SendResult{}, err
+	}
 	return e.send(ctx, req, r)
 }
 
@@ -104,6 +107,9 @@ func (e *Engine) Send(ctx context.Context, p api.Principal, r api.SendRequest) (
 func (e *Engine) Spawn(ctx context.Context, p api.Principal, r api.SpawnRequest) (api.SpawnResult, error) {
 	req, err := e.enter(p, api.OpSessionsSpawn)
 	if err != nil {
+		return api.SpawnResult{}, err
+	}
+	if err := api.CheckIdempotencyKey(r.IdempotencyKey); err != nil {
 		return api.SpawnResult{}, err
 	}
 	return e.spawn(ctx, req, r)
@@ -143,6 +149,9 @@ func (e *Engine) Chat(ctx context.Context, p api.Principal, r api.ChatRequest) (
 	}
 	req, err := e.enter(p, op)
 	if err != nil {
+		return api.ChatResult{}, err
+	}
+	if err := api.CheckIdempotencyKey(r.IdempotencyKey); err != nil {
 		return api.ChatResult{}, err
 	}
 	if !req.Operator {

@@ -193,10 +193,8 @@ func (e *Engine) Deliver(ctx context.Context, p api.Principal, r api.DeliverRequ
 	if err != nil {
 		return api.DeliverResult{}, err
 	}
-	if r.IdempotencyKey != "" {
-		if err := api.IdempotencyKeyChars.CheckChars(r.IdempotencyKey); err != nil {
-			return api.DeliverResult{}, err
-		}
+	if err := api.CheckIdempotencyKey(r.IdempotencyKey); err != nil {
+		return api.DeliverResult{}, err
 	}
 	r.IdempotencyKey = req.scopeKey(api.OpDeliver, r.IdempotencyKey)
 	item, err := e.queueDelivery(ctx, r)

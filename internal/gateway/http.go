@@ -117,6 +117,16 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, g grant) {
 		writeError(w, domain.Errorf(domain.CodeNotFound, "MCP is not enabled on this gateway"))
 		return
 	}
+	// gateway.limits.maxPayload bounds /mcp as it bounds every HTTP body
+	// (the MCP handler's own limit is a fallback, set to the same value by
+	// the command that mounts it).
+	if r.ContentLength > s.opts.MaxPayload {
+		writeError(w, &http.MaxBytesError{Limit: s.opts.MaxPayload})
+		return
+	}
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxPayload)
+	}
 	r.Header.Del(HeaderSession)
 	r.Header.Del(HeaderScopes)
 	// The gateway's browser policy (outerware) has admitted the request,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/gateway"
+	"github.com/switchboard-go/switchboard/internal/mcpserver"
 )
 
 // holdConn opens a keep-alive connection, makes one request on it and
@@ -162,5 +163,47 @@ func TestOversizedBodyIs413(t *testing.T) {
 		if st != 413 || !strings.Contains(body, "too large (max 1024 bytes)") {
 			t.Errorf("POST %s: %d %s", path, st, body)
 		}
+	}
+}
+
+// TestMCPBodyIsBoundByMaxPayload: gateway.limits.maxPayload bounds /mcp as
+// it bounds /api (docs/gateway.md), whatever the MCP handler's own limit;
+// before, /mcp took bodies up to the handler's fixed 16 MiB.
+func TestMCPBodyIsBoundByMaxPayload(t *testing.T) {
+	var mcp *mcpserver.Server
+	e := newEnv(t, envOptions{opts: func(o *gateway.Options) {
+		o.Limits = config.GatewayLimits{MaxPayload: 1024, MaxBufferedBytes: 4096}
+		mcp = mcpserver.New(o.Engine, mcpserver.Options{Version: "test"})
+		o.MCP = mcp.HTTPHandler(nil)
+	}})
+	t.Cleanup(func() { _ = mcp.Close(t.Context()) })
+	call := func(args string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sessions_list","arguments":` + args + `}}`
+	}
+	hdr := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+	if st, _, body := e.rawDo(t, "POST", "/mcp", call(`{}`), hdr); st != 200 {
+		t.Fatalf("a small /mcp call: %d %s", st, body)
+	}
+	big := call(`{"padding":"` + strings.Repeat("x", 2000) + `"}`)
+	if st, _, body := e.rawDo(t, "POST", "/mcp", big, hdr); st != 413 || !strings.Contains(body, "too large (max 1024 bytes)") {
+		t.Errorf("POST /mcp with Content-Length past maxPayload: %d %s", st, body)
+	}
+	// Without a Content-Length the body is cut off while it is read.
+	req, err := http.NewRequest("POST", e.url+"/mcp", io.MultiReader(strings.NewReader(big)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := e.hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 413 || !strings.Contains(string(b), "1024 bytes") {
+		t.Errorf("chunked POST /mcp past maxPayload: %d %s", resp.StatusCode, b)
 	}
 }

@@ -140,13 +140,10 @@ func New(opts Options) (*Server, error) {
 		}
 	}
 	if opts.MaxPayload <= 0 {
-		opts.MaxPayload = opts.Limits.MaxPayload
+		opts.MaxPayload = MaxPayload(opts.Limits)
 	}
 	if opts.MaxBufferedBytes <= 0 {
 		opts.MaxBufferedBytes = opts.Limits.MaxBufferedBytes
-	}
-	if opts.MaxPayload <= 0 {
-		opts.MaxPayload = DefaultMaxPayload
 	}
 	if opts.PreauthPayload <= 0 {
 		opts.PreauthPayload = DefaultPreauthPayload
@@ -383,4 +380,14 @@ func isLoopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// MaxPayload is the largest WS frame and HTTP request body (/api, /mcp) a
+// gateway with limits l accepts: gateway.limits.maxPayload, else
+// DefaultMaxPayload.
+func MaxPayload(l config.GatewayLimits) int64 {
+	if l.MaxPayload > 0 {
+		return l.MaxPayload
+	}
+	return DefaultMaxPayload
 }

@@ -3,7 +3,10 @@ package conformance
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
+
+	"github.com/switchboard-go/switchboard/internal/api"
 )
 
 // idemCall makes one call of an idempotency cell as token with message
@@ -146,4 +149,30 @@ func idempotencyRows(_ *world) []row {
 			want:  outcome{OK: true, Fields: map[string]string{"same runId": "true"}},
 			cells: append(append(retry, na(sMCPStdio, "covered by the MCP over HTTP cell: same handler")), skips...)},
 	}
+}
+
+// idempotencyLimitRows: an idempotency key longer than
+// api.IdempotencyKeyChars is refused by every call that takes one — the
+// chat surfaces and the native send too, not only the tools (trial 8).
+func idempotencyLimitRows(_ *world) []row {
+	long := strings.Repeat("k", int(api.IdempotencyKeyChars.Max)+1)
+	var cells []cell
+	for _, c := range idemCalls {
+		cells = append(cells, custom(c.s, c.via, func(t *testing.T, w *world) outcome {
+			return c.call(t, w, operatorToken, long, "a long key")
+		}))
+	}
+	cells = append(cells,
+		custom(sWS, "agent", func(t *testing.T, w *world) outcome {
+			return w.wsOutcome(t, operatorToken, "agent", m{"sessionKey": "agent:main:idem-long", "message": "a long key", "idempotencyKey": long})
+		}),
+		custom(sWS, "send", func(t *testing.T, w *world) outcome {
+			return w.wsOutcome(t, operatorToken, "send", m{"to": "agent:main:idem-long", "message": "a long key", "idempotencyKey": long})
+		}),
+		custom(sMCPStdio, "sessions_send", func(t *testing.T, w *world) outcome {
+			return w.mcpStdioOutcome(t, "", "sessions_send", m{"sessionKey": "agent:main:idem-long", "message": "a long key", "timeoutSeconds": 0, "idempotencyKey": long})
+		}),
+		na(sCLI, noCLIIdemKey), na(sCLIGW, noCLIIdemKey))
+	return []row{{finding: "3", name: fmt.Sprintf("an idempotencyKey over %d characters is refused", api.IdempotencyKeyChars.Max),
+		want: outcome{Code: "invalid", Msg: "too long"}, cells: cells}}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"testing"
 )
 
 // Rows for sessions_search and the paging parameters of sessions_list
@@ -94,13 +95,13 @@ func searchRows(_ *world) []row {
 			want:   outcome{OK: true, Fields: map[string]string{"found any": "true", "shows the foreign": "false"}},
 			fields: func(p []byte) map[string]string { f := searchFields(p); return m2(f, "found any", "shows the foreign") },
 			cells: []cell{
-				na(sCLI, cliIsOperator), cliC(sCLIGW, "sessions", "search", "hello bound", "--as", boundKey, "--json"),
-				httpC(boundToken, http.MethodGet, "/api/search?query=hello+bound", nil),
-				httpToolC(boundToken, "", "sessions_search", m{"query": "hello bound"}),
-				wsC(boundToken, "sessions.search", m{"query": "hello bound"}),
-				wsToolC(boundToken, "", "sessions_search", m{"query": "hello bound"}),
-				stdioC(boundKey, "sessions_search", m{"query": "hello bound"}),
-				mcpHTTPC(boundToken, "sessions_search", m{"query": "hello bound"}),
+				na(sCLI, cliIsOperator), boundSeeded(cliC(sCLIGW, "sessions", "search", "hello bound", "--as", boundKey, "--json")),
+				boundSeeded(httpC(boundToken, http.MethodGet, "/api/search?query=hello+bound", nil)),
+				boundSeeded(httpToolC(boundToken, "", "sessions_search", m{"query": "hello bound"})),
+				boundSeeded(wsC(boundToken, "sessions.search", m{"query": "hello bound"})),
+				boundSeeded(wsToolC(boundToken, "", "sessions_search", m{"query": "hello bound"})),
+				boundSeeded(stdioC(boundKey, "sessions_search", m{"query": "hello bound"})),
+				boundSeeded(mcpHTTPC(boundToken, "sessions_search", m{"query": "hello bound"})),
 			}},
 		{finding: "15", name: "sessions_search without a query is invalid, naming the field",
 			want: outcome{Code: "invalid", Msg: "query required"},
@@ -238,4 +239,19 @@ func pagingRows(_ *world) []row {
 				mcpHTTPC(operatorToken, "sessions_history", m{"sessionKey": "agent:main:main", "offset": 1000001}),
 			}},
 	}
+}
+
+// boundSeeded runs c with "hello bound" in the bound session's current
+// transcript: rows that reset the bound session run in parallel (a reset
+// starts a new transcript, which search reads alone), so the cell writes
+// the message again and searches while holding boundMu, as those resets do.
+func boundSeeded(c cell) cell {
+	run := c.run
+	c.run = func(t *testing.T, w *world) outcome {
+		w.boundMu.Lock()
+		defer w.boundMu.Unlock()
+		w.chatHTTP(t, boundKey, "hello bound")
+		return run(t, w)
+	}
+	return c
 }

@@ -53,7 +53,7 @@ func TestConformance(t *testing.T) {
 	var rows []row
 	for _, group := range [][]row{
 		subscribeRows(w),
-		scopeRows(w), boundRows(w), idempotencyRows(w), limitRows(w), requesterRows(w),
+		scopeRows(w), boundRows(w), idempotencyRows(w), idempotencyLimitRows(w), limitRows(w), requesterRows(w),
 		cancelRows(w), resolutionRows(w), readRows(w), refusalRows(w), keyRows(w), a2aRows(w),
 		resolveRows(w), getSessionRows(w), deliverRows(w), outboxRows(w), subagentsRows(w), waitRows(w),
 		patchResetRows(w), writeQueueRows(w), labelRows(w),
