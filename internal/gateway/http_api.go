@@ -41,7 +41,7 @@ func queryInt(r *http.Request, name string, min int64) (*int64, error) {
 	if v == "" {
 		return nil, nil
 	}
-	n, err := strconv.ParseInt(v, 10, 64)
+	n, err := api.ParseWhole(v)
 	if err != nil {
 		return nil, domain.Invalid("invalid query parameter %s: want a whole number (got %q)", name, v)
 	}
@@ -276,11 +276,11 @@ func (s *Server) openclawHistory(r *http.Request, g grant) (any, error) {
 }
 
 type sendBody struct {
-	Message        string `json:"message"`
-	TimeoutSeconds *int64 `json:"timeoutSeconds"`
-	IdempotencyKey string `json:"idempotencyKey"`
-	As             string `json:"as"`
-	Mode           string `json:"mode"`
+	Message        string   `json:"message"`
+	TimeoutSeconds *api.Int `json:"timeoutSeconds"`
+	IdempotencyKey string   `json:"idempotencyKey"`
+	As             string   `json:"as"`
+	Mode           string   `json:"mode"`
 }
 
 func (s *Server) apiSend(r *http.Request, g grant) (any, error) {
@@ -290,7 +290,7 @@ func (s *Server) apiSend(r *http.Request, g grant) (any, error) {
 	}
 	req := api.SendRequest{SessionKey: r.PathValue("key"), Message: b.Message, IdempotencyKey: b.IdempotencyKey, Mode: b.Mode}
 	if b.TimeoutSeconds != nil {
-		n, err := api.SendTimeout.Apply(*b.TimeoutSeconds)
+		n, err := api.SendTimeout.Apply(int64(*b.TimeoutSeconds))
 		if err != nil {
 			return nil, domain.Invalid("invalid request body: %s", domain.ErrorMessage(err))
 		}
@@ -309,12 +309,12 @@ func (s *Server) apiSend(r *http.Request, g grant) (any, error) {
 type chatBody struct {
 	Message string `json:"message"`
 	// IdempotencyKey is optional, but not empty (idempotencyKey()).
-	IdempotencyKey *string `json:"idempotencyKey"`
-	Model          string  `json:"model"`
-	Thinking       string  `json:"thinking"`
-	TimeoutSeconds *int64  `json:"timeoutSeconds"`
-	Channel        string  `json:"channel"`
-	SenderID       string  `json:"senderId"`
+	IdempotencyKey *string  `json:"idempotencyKey"`
+	Model          string   `json:"model"`
+	Thinking       string   `json:"thinking"`
+	TimeoutSeconds *api.Int `json:"timeoutSeconds"`
+	Channel        string   `json:"channel"`
+	SenderID       string   `json:"senderId"`
 	// To, AccountID and ThreadID are the delivery hints WS `agent` takes:
 	// recorded on the session as deliveryContext, lastTo, lastAccountId.
 	To        string          `json:"to"`
@@ -355,7 +355,7 @@ func (s *Server) apiChat(r *http.Request, g grant) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	timeout, err := chatTimeout("chat", "timeoutSeconds", b.TimeoutSeconds, 1000)
+	timeout, err := chatTimeout("chat", "timeoutSeconds", b.TimeoutSeconds.Int64(), 1000)
 	if err != nil {
 		return nil, err
 	}

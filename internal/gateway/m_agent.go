@@ -32,13 +32,13 @@ type agentParams struct {
 	// Deliver sends the reply to the session's channel when the run ends
 	// (replyChannel/replyTo override the target); bestEffortDeliver runs
 	// without delivery when no channel resolves (api.ChatRequest.Deliver).
-	Deliver           bool   `json:"deliver"`
-	BestEffortDeliver bool   `json:"bestEffortDeliver"`
-	ReplyChannel      string `json:"replyChannel"`
-	ReplyTo           string `json:"replyTo"`
-	Timeout           *int64 `json:"timeout"` // seconds
-	ExtraSystemPrompt string `json:"extraSystemPrompt"`
-	Label             string `json:"label"`
+	Deliver           bool     `json:"deliver"`
+	BestEffortDeliver bool     `json:"bestEffortDeliver"`
+	ReplyChannel      string   `json:"replyChannel"`
+	ReplyTo           string   `json:"replyTo"`
+	Timeout           *api.Int `json:"timeout"` // seconds
+	ExtraSystemPrompt string   `json:"extraSystemPrompt"`
+	Label             string   `json:"label"`
 	// Attachments are refused as chat.send's are (checkChatAttachments).
 	Attachments json.RawMessage `json:"attachments"`
 }
@@ -60,7 +60,7 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	timeout, err := chatTimeout(cl.method, "timeout", p.Timeout, 1000)
+	timeout, err := chatTimeout(cl.method, "timeout", p.Timeout.Int64(), 1000)
 	if err != nil {
 		return nil, err
 	}
@@ -219,8 +219,8 @@ func (s *Server) agentFinal(ctx context.Context, pr api.Principal, r domain.Run)
 }
 
 type agentWaitParams struct {
-	RunID     string `json:"runId"`
-	TimeoutMs *int64 `json:"timeoutMs"`
+	RunID     string   `json:"runId"`
+	TimeoutMs *api.Int `json:"timeoutMs"`
 }
 
 // mAgentWait waits for a run to end (at most api.WaitTimeout; clients wait
@@ -240,7 +240,7 @@ func (s *Server) mAgentWait(ctx context.Context, cl *call) (any, error) {
 	}
 	timeout := time.Duration(api.WaitTimeout.Default) * time.Second
 	if p.TimeoutMs != nil {
-		timeout = time.Duration(min(*p.TimeoutMs, api.WaitTimeout.Max*1000)) * time.Millisecond
+		timeout = time.Duration(min(int64(*p.TimeoutMs), api.WaitTimeout.Max*1000)) * time.Millisecond
 	}
 	runID := strings.TrimSpace(p.RunID)
 	if r, ok := cl.c.ended.get(runID); ok {

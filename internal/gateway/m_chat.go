@@ -12,10 +12,10 @@ import (
 )
 
 type chatHistoryParams struct {
-	SessionKey string `json:"sessionKey"`
-	Limit      *int64 `json:"limit"`
+	SessionKey string   `json:"sessionKey"`
+	Limit      *api.Int `json:"limit"`
 	// MaxChars cuts each text field (api.ChatHistoryMaxChars).
-	MaxChars *int64 `json:"maxChars"`
+	MaxChars *api.Int `json:"maxChars"`
 }
 
 // mChatHistory is a session's transcript (raw, tools included, for an
@@ -28,11 +28,11 @@ func (s *Server) mChatHistory(ctx context.Context, cl *call) (any, error) {
 	if err := requireString(cl.method, "sessionKey", p.SessionKey); err != nil {
 		return nil, err
 	}
-	limit, err := limited(cl.method, api.ChatHistoryLimit, p.Limit)
+	limit, err := limited(cl.method, api.ChatHistoryLimit, p.Limit.Int64())
 	if err != nil {
 		return nil, err
 	}
-	maxChars, err := limited(cl.method, api.ChatHistoryMaxChars, p.MaxChars)
+	maxChars, err := limited(cl.method, api.ChatHistoryMaxChars, p.MaxChars.Int64())
 	if err != nil {
 		return nil, err
 	}
@@ -60,9 +60,9 @@ type chatSendParams struct {
 	SessionKey string `json:"sessionKey"`
 	Message    string `json:"message"`
 	// IdempotencyKey is optional, but not empty (idempotencyKey()).
-	IdempotencyKey *string `json:"idempotencyKey"`
-	Thinking       string  `json:"thinking"`
-	TimeoutMs      *int64  `json:"timeoutMs"`
+	IdempotencyKey *string  `json:"idempotencyKey"`
+	Thinking       string   `json:"thinking"`
+	TimeoutMs      *api.Int `json:"timeoutMs"`
 	// The originating* hints say where the message came from and where
 	// replies go (OpenClaw's chat.send); without them the message is a
 	// webchat message.
@@ -98,7 +98,7 @@ func (s *Server) mChatSend(ctx context.Context, cl *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	timeout, err := chatTimeout(cl.method, "timeoutMs", p.TimeoutMs, 1)
+	timeout, err := chatTimeout(cl.method, "timeoutMs", p.TimeoutMs.Int64(), 1)
 	if err != nil {
 		return nil, err
 	}

@@ -12,13 +12,13 @@ import (
 )
 
 type sessionsListParams struct {
-	Limit         *int64 `json:"limit"`
-	ActiveMinutes *int64 `json:"activeMinutes"`
-	Label         string `json:"label"`
-	SpawnedBy     string `json:"spawnedBy"`
-	AgentID       string `json:"agentId"`
-	Search        string `json:"search"`
-	Offset        *int64 `json:"offset"`
+	Limit         *api.Int `json:"limit"`
+	ActiveMinutes *api.Int `json:"activeMinutes"`
+	Label         string   `json:"label"`
+	SpawnedBy     string   `json:"spawnedBy"`
+	AgentID       string   `json:"agentId"`
+	Search        string   `json:"search"`
+	Offset        *api.Int `json:"offset"`
 	// includeLastMessage / includeDerivedTitles add lastMessagePreview /
 	// derivedTitle to each row (api.ListRequest).
 	IncludeLastMessage   bool `json:"includeLastMessage"`
@@ -45,21 +45,21 @@ func (s *Server) mSessionsList(ctx context.Context, cl *call) (any, error) {
 		AgentID: strings.ToLower(strings.TrimSpace(p.AgentID)), SpawnedBy: keys.key(strings.TrimSpace(p.SpawnedBy)),
 		IncludeLastMessage: p.IncludeLastMessage, IncludeDerivedTitles: p.IncludeDerivedTitles}
 	if p.Limit != nil {
-		n, err := api.SessionsListLimit.Apply(*p.Limit)
+		n, err := api.SessionsListLimit.Apply(int64(*p.Limit))
 		if err != nil {
 			return nil, invalidParams(cl.method, "%s", domain.ErrorMessage(err))
 		}
 		req.Limit = int(n)
 	}
 	if p.ActiveMinutes != nil {
-		n, err := api.ListActiveMinutes.Apply(*p.ActiveMinutes)
+		n, err := api.ListActiveMinutes.Apply(int64(*p.ActiveMinutes))
 		if err != nil {
 			return nil, invalidParams(cl.method, "%s", domain.ErrorMessage(err))
 		}
 		req.ActiveMinutes = int(n)
 	}
 	if p.Offset != nil {
-		n, err := api.ListOffset.Apply(*p.Offset)
+		n, err := api.ListOffset.Apply(int64(*p.Offset))
 		if err != nil {
 			return nil, invalidParams(cl.method, "%s", domain.ErrorMessage(err))
 		}

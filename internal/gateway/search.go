@@ -47,8 +47,8 @@ type sessionsSearchParams struct {
 	Query        string   `json:"query"`
 	Kinds        []string `json:"kinds"`
 	AgentID      string   `json:"agentId"`
-	SinceMinutes *int64   `json:"sinceMinutes"`
-	Limit        *int64   `json:"limit"`
+	SinceMinutes *api.Int `json:"sinceMinutes"`
+	Limit        *api.Int `json:"limit"`
 	Cursor       string   `json:"cursor"`
 }
 
@@ -63,7 +63,7 @@ func (s *Server) mSessionsSearch(ctx context.Context, cl *call) (any, error) {
 		v   *int64
 		l   api.Limit
 		dst *int
-	}{{p.Limit, api.SearchLimit, &req.Limit}, {p.SinceMinutes, api.SearchSinceMinutes, &req.SinceMinutes}} {
+	}{{p.Limit.Int64(), api.SearchLimit, &req.Limit}, {p.SinceMinutes.Int64(), api.SearchSinceMinutes, &req.SinceMinutes}} {
 		if f.v == nil {
 			continue
 		}

@@ -162,6 +162,7 @@ func pagingRows(_ *world) []row {
 			"first message id": jsonPath(p, "messages.0.id")}
 	}
 	noWSHistory := "chat.history keeps OpenClaw's parameters; history paging is on tools.invoke"
+	cliOutOfRange := "a CLI flag beyond int64 is a usage error (exit 2, out of range) before anything is sent"
 	return []row{
 		{finding: "15", name: "operator: sessions_list limit 1 says hasMore and nextOffset 1",
 			want:   outcome{OK: true, Fields: map[string]string{"hasMore": "true", "nextOffset": "1", "count": "1"}},
@@ -175,6 +176,18 @@ func pagingRows(_ *world) []row {
 				wsToolC(operatorToken, "", "sessions_list", m{"limit": 1}),
 				stdioC("", "sessions_list", m{"limit": 1}),
 				mcpHTTPC(operatorToken, "sessions_list", m{"limit": 1}),
+			}},
+		{finding: "trial8", name: "sessions_list limit beyond int64 (1e20) clamps on every surface that clamps, as the tools do",
+			want:   outcome{OK: true, Fields: map[string]string{"hasMore": "false", "nextOffset": "", "count": anyValue}},
+			fields: listFields,
+			cells: []cell{
+				na(sCLI, cliOutOfRange), na(sCLIGW, cliOutOfRange),
+				httpC(operatorToken, http.MethodGet, "/api/sessions?limit=1e20", nil),
+				httpToolC(operatorToken, "", "sessions_list", m{"limit": 1e20}),
+				wsC(operatorToken, "sessions.list", m{"limit": 1e20}),
+				wsToolC(operatorToken, "", "sessions_list", m{"limit": 1e20}),
+				stdioC("", "sessions_list", m{"limit": 1e20}),
+				mcpHTTPC(operatorToken, "sessions_list", m{"limit": 1e20}),
 			}},
 		{finding: "15", name: "bound token: sessions_list offset past its visible sessions is empty and has no more",
 			want:   outcome{OK: true, Fields: map[string]string{"hasMore": "false", "nextOffset": "", "count": "0"}},
