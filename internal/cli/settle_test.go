@@ -82,15 +82,7 @@ func TestInterruptWhileSettling(t *testing.T) {
 	// Read the store without starting an engine: the run is either still
 	// queued (interrupted before it started) or recorded as ended, never
 	// left "running".
-	st, err := sqlite.Open(t.Context(), app.DBPath(c.stateDir()), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	run, err := st.GetRun(t.Context(), runID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := storedRun(t, c, runID)
 	if run.Status != domain.RunQueued && (run.Status != domain.RunError || run.Error == "") {
 		t.Fatalf("interrupted run = %s %q, want queued, or error with a reason", run.Status, run.Error)
 	}
@@ -126,16 +118,23 @@ func TestInterruptWhileWaitingForTheReply(t *testing.T) {
 	if code != exitError || !strings.Contains(stderr, "switchboard: interrupted by signal terminated: a run in flight") || strings.Contains(stderr, "context canceled") {
 		t.Fatalf("interrupted send: exit %d, stderr:\n%s", code, stderr)
 	}
+	run := storedRun(t, c, runID)
+	if run.Status != domain.RunQueued {
+		t.Fatalf("interrupted run = %s %q, want queued (no tool call had run)", run.Status, run.Error)
+	}
+}
+
+// storedRun reads run id from c's store without starting an engine.
+func storedRun(t *testing.T, c *cli, id string) domain.Run {
+	t.Helper()
 	st, err := sqlite.Open(t.Context(), app.DBPath(c.stateDir()), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	run, err := st.GetRun(t.Context(), runID)
+	run, err := st.GetRun(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Status != domain.RunQueued {
-		t.Fatalf("interrupted run = %s %q, want queued (no tool call had run)", run.Status, run.Error)
-	}
+	return run
 }
