@@ -196,13 +196,16 @@ func (e *env) limited(name string, f *intFlag, l api.Limit, def int) (int, error
 	return int(n), nil
 }
 
-// wantArgs checks the number of positional arguments.
-func (e *env) wantArgs(pos []string, min, max int, names string) error {
+// wantArgs checks the number of positional arguments. names are the
+// required arguments in order, so an error names only the missing ones
+// ("missing MESSAGE" after a KEY).
+func (e *env) wantArgs(pos []string, least, most int, names ...string) error {
 	switch {
-	case len(pos) < min:
-		return e.usagef("missing %s", names)
-	case max >= 0 && len(pos) > max:
-		return e.usagef("unexpected argument %q", pos[max])
+	case len(pos) < least:
+		missing := names[min(len(pos), len(names)):min(least, len(names))]
+		return e.usagef("missing %s", strings.Join(missing, " and "))
+	case most >= 0 && len(pos) > most:
+		return e.usagef("unexpected argument %q", pos[most])
 	}
 	return nil
 }

@@ -16,7 +16,7 @@ func agentsCommand() *command {
 			define: func(e *env, fs *flag.FlagSet) func([]string) error {
 				as := fs.String("as", "", "act as session `KEY`")
 				return func(pos []string) error {
-					if err := e.wantArgs(pos, 0, 0, ""); err != nil {
+					if err := e.wantArgs(pos, 0, 0); err != nil {
 						return err
 					}
 					return e.withService(reads, func(s *service) error {

@@ -45,7 +45,7 @@ func benchCommand() *command {
 				var iterations intFlag
 				fs.Var(&iterations, "iterations", "repeat each measured read `N` times (default 50)")
 				return func(pos []string) error {
-					if err := e.wantArgs(pos, 0, 0, ""); err != nil {
+					if err := e.wantArgs(pos, 0, 0); err != nil {
 						return err
 					}
 					if *src == "" || *out == "" {

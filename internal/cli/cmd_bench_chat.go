@@ -32,7 +32,7 @@ func benchChatCommand() *command {
 			fs.Var(&seconds, "seconds", "measure for `S` seconds (default 10)")
 			fs.Var(&conc, "concurrency", "`N` callers in flight (default 64, max 100000)")
 			return func(pos []string) error {
-				if err := e.wantArgs(pos, 0, 0, ""); err != nil {
+				if err := e.wantArgs(pos, 0, 0); err != nil {
 					return err
 				}
 				n, err := e.limited("sessions", &sessions, benchSessions, 1000)

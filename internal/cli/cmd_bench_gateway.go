@@ -42,7 +42,7 @@ func benchGatewayCommand() *command {
 			fs.Var(&clients, "clients", "`N` WebSocket clients (default 100, max 100000)")
 			fs.Var(&seconds, "seconds", "measure for `S` seconds (default 10)")
 			return func(pos []string) error {
-				if err := e.wantArgs(pos, 0, 0, ""); err != nil {
+				if err := e.wantArgs(pos, 0, 0); err != nil {
 					return err
 				}
 				n, err := e.limited("clients", &clients, benchClients, 100)

@@ -55,7 +55,7 @@ func chatCommand() *command {
 			stream := streamMode("auto")
 			fs.Var(&stream, "stream", "print the reply as it arrives: `auto` (when stdout is a terminal and not --json), on (refused with --json) or off")
 			return func(pos []string) error {
-				if err := e.wantArgs(pos, 2, -1, "KEY and MESSAGE"); err != nil {
+				if err := e.wantArgs(pos, 2, -1, "KEY", "MESSAGE"); err != nil {
 					return err
 				}
 				// --json prints one document; streamed text before it would

@@ -27,7 +27,7 @@ func configShowCommand() *command {
 		example: []string{"switchboard config show", "switchboard config show --config ./switchboard.json5"},
 		define: func(e *env, fs *flag.FlagSet) func([]string) error {
 			return func(pos []string) error {
-				if err := e.wantArgs(pos, 0, 0, ""); err != nil {
+				if err := e.wantArgs(pos, 0, 0); err != nil {
 					return err
 				}
 				_, path, err := e.paths()
@@ -75,7 +75,7 @@ func configValidateCommand() *command {
 		example: []string{"switchboard config validate ./switchboard.json5", "switchboard config validate --json"},
 		define: func(e *env, fs *flag.FlagSet) func([]string) error {
 			return func(pos []string) error {
-				if err := e.wantArgs(pos, 0, 1, ""); err != nil {
+				if err := e.wantArgs(pos, 0, 1); err != nil {
 					return err
 				}
 				var path string

@@ -48,7 +48,7 @@ func demoCommand() *command {
 			rules := fs.Bool("rules", false, "print the demo's script rules (JSON5) and exit")
 			keep := fs.Bool("keep", false, "keep the temporary state dir and print its path")
 			return func(pos []string) error {
-				if err := e.wantArgs(pos, 0, 0, ""); err != nil {
+				if err := e.wantArgs(pos, 0, 0); err != nil {
 					return err
 				}
 				if *rules {

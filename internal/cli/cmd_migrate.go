@@ -34,7 +34,7 @@ func migrateCommand() *command {
 			var batch intFlag
 			fs.Var(&batch, "batch", fmt.Sprintf("rows per transaction `N` (default %d)", storecopy.DefaultBatch))
 			return func(pos []string) error {
-				if err := e.wantArgs(pos, 0, 0, ""); err != nil {
+				if err := e.wantArgs(pos, 0, 0); err != nil {
 					return err
 				}
 				if *to == "" {

@@ -26,7 +26,7 @@ func outboxCommand() *command {
 				var limit intFlag
 				fs.Var(&limit, "limit", "at most `N` items ("+api.OutboxListLimit.Describe()+")")
 				return func(pos []string) error {
-					if err := e.wantArgs(pos, 0, 0, ""); err != nil {
+					if err := e.wantArgs(pos, 0, 0); err != nil {
 						return err
 					}
 					n, err := e.limited("limit", &limit, api.OutboxListLimit, int(api.OutboxListLimit.Default))

@@ -132,7 +132,7 @@ func runsListCommand() *command {
 			fs.Var(&status, "status", "only runs with these `STATUSES` (comma-separated: "+strings.Join(domain.Strings(runStatuses), ",")+")")
 			fs.Var(&limit, "limit", "at most `N` runs ("+api.RunsListLimit.Describe()+")")
 			return func(pos []string) error {
-				if err := e.wantArgs(pos, 0, 0, ""); err != nil {
+				if err := e.wantArgs(pos, 0, 0); err != nil {
 					return err
 				}
 				n, err := e.limited("limit", &limit, api.RunsListLimit, int(api.RunsListLimit.Default))

@@ -30,7 +30,7 @@ func sendCommand() *command {
 			as := fs.String("as", "", "send as session `KEY` (default: the default agent's main session, operator)")
 			mode := fs.String("mode", "", "`MODE`: followup (default: after the target's current run), steer (into its running run at the next step) or notify (into its transcript, no run)")
 			return func(pos []string) error {
-				if err := e.wantArgs(pos, 2, -1, "KEY and MESSAGE"); err != nil {
+				if err := e.wantArgs(pos, 2, -1, "KEY", "MESSAGE"); err != nil {
 					return err
 				}
 				p := api.SendRequest{SessionKey: pos[0], Message: strings.Join(pos[1:], " ")}

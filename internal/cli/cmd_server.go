@@ -58,7 +58,7 @@ func gatewayCommand() *command {
 			var listen strFlag
 			fs.Var(&listen, "listen", "listen on `ADDR` (default gateway.listen, else "+defaultListen+")")
 			return func(pos []string) error {
-				if err := e.wantArgs(pos, 0, 0, ""); err != nil {
+				if err := e.wantArgs(pos, 0, 0); err != nil {
 					return err
 				}
 				return runGateway(e, listen)
@@ -201,7 +201,7 @@ func mcpCommand() *command {
 		define: func(e *env, fs *flag.FlagSet) func([]string) error {
 			session := fs.String("session", "", "act as session `KEY` (default: the default agent's main session)")
 			return func(pos []string) error {
-				if err := e.wantArgs(pos, 0, 0, ""); err != nil {
+				if err := e.wantArgs(pos, 0, 0); err != nil {
 					return err
 				}
 				return runMCP(e, *session)

@@ -51,7 +51,7 @@ func sessionsListCommand() *command {
 			archived := fs.Bool("archived", false, "include archived sessions")
 			as := fs.String("as", "", "act as session `KEY` (visibility applies)")
 			return func(pos []string) error {
-				if err := e.wantArgs(pos, 0, 0, ""); err != nil {
+				if err := e.wantArgs(pos, 0, 0); err != nil {
 					return err
 				}
 				var p api.ListRequest

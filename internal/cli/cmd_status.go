@@ -30,7 +30,7 @@ func sessionsStatusCommand() *command {
 			fs.Var(&model, "model", "switch the session's model to `REF` (provider/model), or default to clear the switch")
 			as := fs.String("as", "", "ask as session `KEY` (visibility applies)")
 			return func(pos []string) error {
-				if err := e.wantArgs(pos, 0, 1, "at most one KEY"); err != nil {
+				if err := e.wantArgs(pos, 0, 1); err != nil {
 					return err
 				}
 				req := api.StatusRequest{}

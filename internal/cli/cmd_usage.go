@@ -27,7 +27,7 @@ func usageCommand() *command {
 			var limit intFlag
 			fs.Var(&limit, "limit", "at most `N` groups ("+api.UsageLimit.Describe()+")")
 			return func(pos []string) error {
-				if err := e.wantArgs(pos, 0, 0, ""); err != nil {
+				if err := e.wantArgs(pos, 0, 0); err != nil {
 					return err
 				}
 				if !contains(api.UsageBy, *by) {

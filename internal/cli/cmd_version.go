@@ -46,7 +46,7 @@ func versionCommand() *command {
 		example: []string{"switchboard version", "switchboard version --json"},
 		define: func(e *env, fs *flag.FlagSet) func([]string) error {
 			return func(pos []string) error {
-				if err := e.wantArgs(pos, 0, 0, ""); err != nil {
+				if err := e.wantArgs(pos, 0, 0); err != nil {
 					return err
 				}
 				v := buildVersion()

@@ -63,11 +63,14 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"sessions", "patch", "main", "--verbose-level", "on", "--clear-verbose-level"}, "--verbose-level and --clear-verbose-level cannot be combined"},
 		{[]string{"sessions", "patch", "main", "--label", ""}, "--label: empty value"},
 		{[]string{"sessions", "patch", "main", "--model", "", "--clear-model"}, "--model: empty value"},
-		{[]string{"chat", "main"}, "missing KEY and MESSAGE"},
+		{[]string{"chat", "main"}, "chat: missing MESSAGE\n"},
+		{[]string{"chat"}, "missing KEY and MESSAGE"},
 		{[]string{"chat", "main", "hi", "--wait", "-5"}, "--wait must be at least 0"},
 		// --best-effort-deliver only loosens --deliver; alone it was silently ignored.
 		{[]string{"chat", "main", "hi", "--best-effort-deliver"}, "--best-effort-deliver needs --deliver"},
-		{[]string{"send", "main"}, "missing KEY and MESSAGE"},
+		// Only what is missing is named: KEY was given (trial 8).
+		{[]string{"send", "main"}, "send: missing MESSAGE\n"},
+		{[]string{"send"}, "missing KEY and MESSAGE"},
 		{[]string{"spawn"}, "missing TASK"},
 		{[]string{"spawn", "x", "--cleanup", "later"}, "--cleanup must be delete or keep"},
 		{[]string{"spawn", "x", "--thinking", "deep"}, "--thinking must be off, minimal, low, medium or high"},
