@@ -110,6 +110,10 @@ func TestDecodeRejects(t *testing.T) {
 		"unknown dict":     {FormatZstd, 0x21, 0x07, 0x05, 0x28, 0x00, 0x00, 'h', 'e', 'l', 'l', 'o'},
 		"huge":             huge,
 		"s2 huge":          {FormatS2, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x00},
+		// S2 only ever holds bodies under zstdMin: a claim of 200 MB (or of
+		// exactly zstdMin) is refused before anything is allocated for it.
+		"s2 200 MB claim":  {FormatS2, 0x80, 0x80, 0x80, 0x64, 0x00, 0x01, 0x02},
+		"s2 zstdMin claim": {FormatS2, 0x80, 0x08, 0x00},
 		"s2 truncated":     short[:len(short)-3],
 		"s2 no length":     {FormatS2},
 	} {
@@ -126,6 +130,19 @@ func TestDecodeRejects(t *testing.T) {
 				t.Errorf("error %v is not ErrCorrupt", err)
 			}
 		})
+	}
+	// The refusal happens before the allocation: decoding the 200 MB claim
+	// allocates next to nothing.
+	claim := []byte{FormatS2, 0x80, 0x80, 0x80, 0x64, 0x00}
+	if a := testing.AllocsPerRun(10, func() { _, _ = c.Decode(nil, claim) }); a > 4 {
+		t.Errorf("refusing an S2 length claim made %v allocations", a)
+	}
+	var buf []byte
+	for range 3 {
+		buf, _ = c.Decode(buf[:0], claim)
+	}
+	if cap(buf) >= zstdMin {
+		t.Errorf("refusing an S2 length claim grew dst to %d bytes", cap(buf))
 	}
 }
 
