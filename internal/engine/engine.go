@@ -102,6 +102,7 @@ type Engine struct {
 	bus        *bus
 	deliveries *outbox.Worker
 	remotes    *remote.Client // A2A client of a2a.remotes (remote.go)
+	spawns     spawnGate      // sessions_spawn's live-children limits (spawn_gate.go)
 
 	started bool
 	hold    bool

@@ -133,23 +133,8 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		return SpawnResult{}, domain.Errorf(domain.CodeForbidden, `sessions_spawn refused: sandbox="require" but agent %q runs unsandboxed (set its sandbox.mode to "all")`, agent)
 	}
 
-	// Limits on live children.
-	active, err := e.store.ListRuns(ctx, domain.RunQuery{Kinds: []domain.RunKind{domain.RunKindSubagent}, Statuses: []domain.RunStatus{domain.RunQueued, domain.RunRunning}})
-	if err != nil {
-		return SpawnResult{}, err
-	}
-	mine := 0
-	for _, r := range active {
-		if r.RequesterKey == requesterKey {
-			mine++
-		}
-	}
-	if subs.MaxChildrenPerAgent > 0 && mine >= subs.MaxChildrenPerAgent {
-		return SpawnResult{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn refused: this session already has %d active sub-agents (agents.defaults.subagents.maxChildrenPerAgent=%d)", mine, subs.MaxChildrenPerAgent)
-	}
-	if subs.MaxConcurrent > 0 && len(active) >= subs.MaxConcurrent {
-		return SpawnResult{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn refused: %d sub-agents are already active (agents.defaults.subagents.maxConcurrent=%d)", len(active), subs.MaxConcurrent)
-	}
+	// Limits on live children: checked with the run's commit, under the
+	// spawn gate (admitSpawn), so that concurrent spawns cannot overshoot.
 
 	timeout := subs.RunTimeoutSeconds
 	if p.RunTimeoutSeconds != nil {
@@ -206,32 +191,39 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		return SpawnResult{}, err
 	}
 	now := e.nowMs()
-	run, created, err := e.rt.Submit(ctx, domain.Run{
-		SessionKey: childKey, AgentID: agent, Kind: domain.RunKindSubagent, Lane: domain.LaneSubagent,
-		ParentRunID: req.RunID, RequesterKey: requesterKey, IdempotencyKey: idem, Message: p.Task,
-		TimeoutMs: int64(timeout) * 1000, Spec: rawSpec,
-	}, func(tx domain.Tx) error {
-		if _, err := tx.GetSession(requesterKey); err != nil {
-			if _, _, err := e.ensureSession(tx, requesterKey, nil); err != nil {
+	var (
+		run     domain.Run
+		created bool
+	)
+	err = e.admitSpawn(ctx, requesterKey, idem, func() (err error) {
+		run, created, err = e.rt.Submit(ctx, domain.Run{
+			SessionKey: childKey, AgentID: agent, Kind: domain.RunKindSubagent, Lane: domain.LaneSubagent,
+			ParentRunID: req.RunID, RequesterKey: requesterKey, IdempotencyKey: idem, Message: p.Task,
+			TimeoutMs: int64(timeout) * 1000, Spec: rawSpec,
+		}, func(tx domain.Tx) error {
+			if _, err := tx.GetSession(requesterKey); err != nil {
+				if _, _, err := e.ensureSession(tx, requesterKey, nil); err != nil {
+					return err
+				}
+			}
+			_, _, err := e.ensureSession(tx, childKey, func(s *domain.Session) {
+				s.SpawnedBy = requesterKey
+				s.SpawnDepth = depth + 1
+				s.Sandboxed = childSandboxed || requester.Sandboxed
+				s.Label = p.Label
+				s.ModelOverride = model
+				s.ThinkingLevel = p.Thinking
+				s.Status = domain.SessionStatusRunning
+				s.StartedAt = now
+				s.Channel = "internal"
+				s.ForkedFromParent = p.Context == api.SpawnFork
+			})
+			if err != nil {
 				return err
 			}
-		}
-		_, _, err := e.ensureSession(tx, childKey, func(s *domain.Session) {
-			s.SpawnedBy = requesterKey
-			s.SpawnDepth = depth + 1
-			s.Sandboxed = childSandboxed || requester.Sandboxed
-			s.Label = p.Label
-			s.ModelOverride = model
-			s.ThinkingLevel = p.Thinking
-			s.Status = domain.SessionStatusRunning
-			s.StartedAt = now
-			s.Channel = "internal"
-			s.ForkedFromParent = p.Context == api.SpawnFork
+			return tx.PutAccount(childAccount(childKey, requesterKey, budget, now))
 		})
-		if err != nil {
-			return err
-		}
-		return tx.PutAccount(childAccount(childKey, requesterKey, budget, now))
+		return err
 	})
 	if err != nil {
 		if ss.AttachmentsDir != "" {
