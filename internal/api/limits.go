@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/config"
 )
@@ -115,13 +116,13 @@ func (l Limit) Apply(n int64) (int64, error) {
 		if l.Clamp && n >= 0 {
 			return l.Min, nil
 		}
-		return 0, invalidf("%s must be at least %d%s (got %d)", l.Name, l.Min, l.unit(), n)
+		return 0, invalidf("%s must be at least %d%s (got %d)", l.Name, l.Min, l.unitOf(l.Min), n)
 	}
 	if n > l.Max {
 		if l.Clamp {
 			return l.Max, nil
 		}
-		return 0, invalidf("%s must be at most %d%s (got %d)", l.Name, l.Max, l.unit(), n)
+		return 0, invalidf("%s must be at most %d%s (got %d)", l.Name, l.Max, l.unitOf(l.Max), n)
 	}
 	return n, nil
 }
@@ -135,10 +136,10 @@ func (l Limit) ApplyFloat(f float64) (int64, error) {
 		if l.Clamp {
 			return l.Max, nil
 		}
-		return 0, invalidf("%s is too large (at most %d%s)", l.Name, l.Max, l.unit())
+		return 0, invalidf("%s is too large (at most %d%s)", l.Name, l.Max, l.unitOf(l.Max))
 	}
 	if f < math.MinInt64/2 {
-		return 0, invalidf("%s must be at least %d%s", l.Name, l.Min, l.unit())
+		return 0, invalidf("%s must be at least %d%s", l.Name, l.Min, l.unitOf(l.Min))
 	}
 	return l.Apply(int64(f))
 }
@@ -165,6 +166,14 @@ func (l Limit) unit() string {
 		return ""
 	}
 	return " " + l.Unit
+}
+
+// unitOf is the unit after the number n: "1 minute", "5 minutes".
+func (l Limit) unitOf(n int64) string {
+	if n == 1 {
+		return strings.TrimSuffix(l.unit(), "s")
+	}
+	return l.unit()
 }
 
 // CheckChars refuses a string longer than l.Max characters.
