@@ -132,11 +132,8 @@ func TestDecodeRejects(t *testing.T) {
 		})
 	}
 	// The refusal happens before the allocation: decoding the 200 MB claim
-	// allocates next to nothing.
+	// leaves dst as small as it was.
 	claim := []byte{FormatS2, 0x80, 0x80, 0x80, 0x64, 0x00}
-	if a := testing.AllocsPerRun(10, func() { _, _ = c.Decode(nil, claim) }); a > 4 {
-		t.Errorf("refusing an S2 length claim made %v allocations", a)
-	}
 	var buf []byte
 	for range 3 {
 		buf, _ = c.Decode(buf[:0], claim)
