@@ -84,6 +84,9 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 	}
 	fingerprint := api.Fingerprint(chatWork{SessionKey: key, Message: msg, Channel: channel, Model: req.Model,
 		Thinking: req.Thinking, ExtraSystem: req.ExtraSystem, Deliver: deliver})
+	// Held until the run commits: a duplicate must not pass the lookup
+	// while this call resets the session (idem_gate.go).
+	defer e.idems.lock(idem)()
 	if prior, found, err := e.priorRun(ctx, idem, fingerprint); err != nil || found {
 		if err != nil {
 			return ChatResult{}, err

@@ -22,6 +22,11 @@ func (e *Engine) patch(ctx context.Context, ref string, p PatchParams) (domain.S
 	if err != nil {
 		return domain.Session{}, err
 	}
+	if set.label != nil && *set.label != "" {
+		// The uniqueness check below reads committed rows: the gate keeps
+		// another setter of this label from committing in between.
+		defer e.labels.lock(e.keys.AgentOf(key), *set.label)()
+	}
 	var out domain.Session
 	err = e.store.Update(ctx, func(tx domain.Tx) error {
 		s, _, err := e.ensureSession(tx, key, nil)
