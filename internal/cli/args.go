@@ -186,6 +186,11 @@ func (e *env) limited(name string, f *intFlag, l api.Limit, def int) (int, error
 		return def, nil
 	}
 	l.Name = "--" + name
+	if def != 0 {
+		// The note names the command's own default (chat waits 120 s by
+		// default, runs wait 30 s, on the same limit), not the limit's.
+		l.Default = int64(def)
+	}
 	n, err := l.Apply(int64(f.v))
 	if err != nil {
 		return 0, e.usagef("%s", domain.ErrorMessage(err))

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"strconv"
@@ -28,10 +29,15 @@ func (b *budgetFlags) request() (*api.SpawnBudget, error) {
 	var out api.SpawnBudget
 	any := false
 	for _, f := range []struct {
-		name string
-		text *string
-		dst  **float64
-	}{{"budget-tokens", b.tokens, &out.Tokens}, {"budget-cost", b.cost, &out.CostUSD}, {"budget-seconds", b.seconds, &out.Seconds}} {
+		name  string
+		field string // the wire name the api's errors use
+		text  *string
+		set   func(*api.SpawnBudget, *float64)
+	}{
+		{"budget-tokens", api.BudgetTokens.Name, b.tokens, func(b *api.SpawnBudget, v *float64) { b.Tokens = v }},
+		{"budget-cost", api.BudgetCostUSD.Name, b.cost, func(b *api.SpawnBudget, v *float64) { b.CostUSD = v }},
+		{"budget-seconds", api.BudgetSeconds.Name, b.seconds, func(b *api.SpawnBudget, v *float64) { b.Seconds = v }},
+	} {
 		if *f.text == "" {
 			continue
 		}
@@ -39,14 +45,18 @@ func (b *budgetFlags) request() (*api.SpawnBudget, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--%s must be a number (got %q)", f.name, *f.text)
 		}
-		*f.dst = &v
+		// Each flag goes through the api's one check on its own, and its
+		// error names the flag the user typed, not the wire field.
+		var one api.SpawnBudget
+		f.set(&one, &v)
+		if _, err := one.Budget(); err != nil {
+			return nil, errors.New(strings.Replace(domain.ErrorMessage(err), f.field, "--"+f.name, 1))
+		}
+		f.set(&out, &v)
 		any = true
 	}
 	if !any {
 		return nil, nil
-	}
-	if _, err := out.Budget(); err != nil {
-		return nil, err
 	}
 	return &out, nil
 }

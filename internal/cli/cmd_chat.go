@@ -53,7 +53,7 @@ func chatCommand() *command {
 			deliver := fs.Bool("deliver", false, "deliver the reply to the channel (--channel/--to, else the session's last ones) through the outbox; refused when no external channel, or no recipient on it, resolves")
 			bestEffort := fs.Bool("best-effort-deliver", false, "with --deliver: run without delivery when no external channel or recipient resolves")
 			stream := streamMode("auto")
-			fs.Var(&stream, "stream", "print the reply as it arrives: `auto` (when stdout is a terminal and not --json), on (refused with --json) or off")
+			fs.Var(&stream, "stream", "print the reply as it arrives (`MODE`): auto (the default: when stdout is a terminal and not --json), on (refused with --json) or off")
 			return func(pos []string) error {
 				if err := e.wantArgs(pos, 2, -1, "KEY", "MESSAGE"); err != nil {
 					return err

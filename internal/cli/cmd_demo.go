@@ -39,7 +39,7 @@ func demoCommand() *command {
 		name:    "demo",
 		summary: "run a scripted conversation offline and show what happens",
 		help: "Runs a self-contained conversation on a temporary state dir with the offline `script` model (no\n" +
-			"API key, a few seconds): a chat to main; main's agent calling sessions_send to another session,\n" +
+			"API key, well under a second): a chat to main; main's agent calling sessions_send to another session,\n" +
 			"with reply-back turns and an announce; a sub-agent spawned with sessions_spawn whose result is\n" +
 			"announced back; then sessions_list and sessions_history as main's agent sees them.\n" +
 			"--rules prints the script rules the demo uses (an example of models.providers.script.rules).",

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -57,7 +58,9 @@ type importOutput struct {
 }
 
 func runImport(e *env, src string) error {
-	if st, err := os.Stat(src); err != nil {
+	if st, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("import: OpenClaw state dir %s does not exist", src)
+	} else if err != nil {
 		return fmt.Errorf("import: %w", err)
 	} else if !st.IsDir() {
 		return fmt.Errorf("import: %s is not a directory", src)

@@ -17,13 +17,14 @@ func migrateCommand() *command {
 	return &command{
 		name:    "migrate",
 		summary: "copy the store into another database (SQLite ⇄ PostgreSQL)",
-		help: "Copies every session, transcript, run and outbox row from --from (default: the store this config\n" +
-			"uses) into --to, which must be empty: a new SQLite file (sqlite:PATH) or an empty PostgreSQL\n" +
-			"database (postgres://user:pass@host/db). Ids, seqs and timestamps are kept. Running it again\n" +
-			"into a target that already holds exactly this copy does nothing and says so; a target holding\n" +
-			"anything else is refused. Stop the gateway first: the copy reads a store nobody writes. Then\n" +
-			"point store.driver and store.url at the target (docs/deployment.md). The JSONL mirror is not\n" +
-			"copied: it stays where it is (transcripts.dir).",
+		help: "Copies every session, transcript message, run, outbox row, usage account and usage ledger\n" +
+			"entry from --from (default: the store this config uses) into --to, which must be empty: a new\n" +
+			"SQLite file (sqlite:PATH) or an empty PostgreSQL database (postgres://user:pass@host/db). Ids,\n" +
+			"seqs and timestamps are kept. Running it again into a target that already holds exactly this\n" +
+			"copy does nothing and says so; a target holding anything else is refused. Stop the gateway\n" +
+			"first: the copy reads a store nobody writes. Then point store.driver and store.url at the\n" +
+			"target (docs/deployment.md). The JSONL mirror is not copied: it stays where it is\n" +
+			"(transcripts.dir).",
 		example: []string{
 			"switchboard migrate --to postgres://switchboard@db.example.com/switchboard",
 			"switchboard migrate --from postgres://db/sb --to sqlite:/srv/sb/switchboard.db",
@@ -32,7 +33,7 @@ func migrateCommand() *command {
 			to := fs.String("to", "", "the target `STORE`: sqlite:PATH or postgres://… (required)")
 			from := fs.String("from", "", "the source `STORE`: sqlite:PATH or postgres://… (default: the configured store)")
 			var batch intFlag
-			fs.Var(&batch, "batch", fmt.Sprintf("rows per transaction `N` (default %d)", storecopy.DefaultBatch))
+			fs.Var(&batch, "batch", fmt.Sprintf("rows per transaction `N` (1..%d, default %d)", storecopy.MaxBatch, storecopy.DefaultBatch))
 			return func(pos []string) error {
 				if err := e.wantArgs(pos, 0, 0); err != nil {
 					return err

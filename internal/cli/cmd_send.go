@@ -90,7 +90,10 @@ func writeSend(e *env, res api.SendResult) error {
 		t.row("error:", res.Error)
 	}
 	if res.Delivery != nil {
-		t.row("announce:", res.Delivery.Mode+", "+res.Delivery.Status)
+		// The tool result's delivery {mode, status} as it was when the send
+		// answered: "delivery: announce pending" (the announce step runs
+		// after the reply), not "announce: announce, pending".
+		t.row("delivery:", res.Delivery.Mode+" "+res.Delivery.Status)
 	}
 	if err := t.flush(); err != nil {
 		return err

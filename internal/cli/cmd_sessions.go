@@ -249,7 +249,7 @@ func sessionsPatchCommand() *command {
 		example: []string{
 			"switchboard sessions patch agent:main:research --label research",
 			"switchboard sessions patch main --send-policy deny",
-			"switchboard sessions patch main --model openai/gpt-4.1-mini --thinking low",
+			"switchboard sessions patch main --model openai/o4-mini --thinking low",
 			"switchboard sessions patch main --clear-model --clear-send-policy",
 			"switchboard sessions patch main --verbose-level full",
 		},

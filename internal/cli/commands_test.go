@@ -211,7 +211,7 @@ func TestSendSettlesAnnounce(t *testing.T) {
 	}
 
 	human := c.ok("send", "agent:main:research", "again")
-	mustContain(t, "send output", human.stdout, "status:", "ok", "reply:", "echo: again")
+	mustContain(t, "send output", human.stdout, "status:", "ok", "delivery:  announce pending", "reply:", "echo: again")
 	accepted := jsonOf[engine.SendResult](c, "send", "agent:main:research", "later", "--timeout", "0", "--json")
 	if accepted.Status != "accepted" {
 		t.Fatalf("--timeout 0 = %+v", accepted)

@@ -28,12 +28,16 @@ func TestImportOpenClaw(t *testing.T) {
 	again := c.ok("import", "openclaw", src)
 	mustContain(t, "second import", again.stdout, "imported 0 sessions and 0 messages")
 
+	// Errors name the user's path and what is wrong with it, never a Go
+	// package (no "openclawimport: " prefix).
+	garbled := filepath.Join("..", "openclawimport", "testdata", "garbled")
 	for _, tt := range []struct{ dir, want string }{
-		{filepath.Join(c.dir, "missing"), "no such file or directory"},
-		{filepath.Join("..", "openclawimport", "testdata", "garbled"), "sessions.json"},
+		{filepath.Join(c.dir, "missing"), "import: OpenClaw state dir " + filepath.Join(c.dir, "missing") + " does not exist"},
+		{garbled, "import " + garbled + ": " + filepath.Join(garbled, "agents", "main", "sessions", "sessions.json") + ": invalid JSON at line"},
+		{c.dir, "is not an OpenClaw state directory"},
 	} {
 		r := c.run("import", "openclaw", tt.dir)
-		if r.code != exitError || !strings.Contains(r.stderr, tt.want) {
+		if r.code != exitError || !strings.Contains(r.stderr, tt.want) || strings.Contains(r.stderr, "openclawimport: ") {
 			t.Errorf("import %s: exit %d, stderr %q, want %q", tt.dir, r.code, r.stderr, tt.want)
 		}
 	}

@@ -81,7 +81,7 @@ func TestMigrateRefusesBadTarget(t *testing.T) {
 	}{
 		{"sqlite:" + filepath.Join(missing, "x.db"), "--to: directory " + missing + " does not exist"},
 		{"postgres://", "--to: postgres URL"},
-		{"postgres://db.example.com", "needs a host and a database"},
+		{"postgres://db.example.com", "needs a database (postgres://user@host/db)"},
 	} {
 		r := c.run("migrate", "--to", tc.to)
 		if r.code != 2 || !strings.Contains(r.stderr, tc.want) {

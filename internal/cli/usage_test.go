@@ -35,7 +35,7 @@ func TestUsageCommand(t *testing.T) {
 			t.Errorf("switchboard %s: exit %d %q, want a usage error naming %s", strings.Join(bad, " "), r.code, r.stderr, bad[1])
 		}
 	}
-	if r := c.run("spawn", "x", "--budget-tokens", "0"); r.code != 2 || !strings.Contains(r.stderr, "budget.tokens must be at least 1") {
+	if r := c.run("spawn", "x", "--budget-tokens", "0"); r.code != 2 || !strings.Contains(r.stderr, "--budget-tokens must be at least 1") {
 		t.Errorf("--budget-tokens 0: exit %d %q", r.code, r.stderr)
 	}
 }

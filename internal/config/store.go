@@ -23,11 +23,10 @@ func (c *Config) checkStore(v *checker) {
 		u, err := url.Parse(st.URL)
 		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 			v.add("store.url", "must be a postgres:// or postgresql:// URL")
-		} else if q := u.Query(); (u.Hostname() == "" && q.Get("host") == "") ||
-			(strings.Trim(u.Path, "/") == "" && q.Get("dbname") == "") {
+		} else if missing := missingURLParts(u); missing != "" {
 			// Without a host the driver tries the local socket, and without
 			// a database the user's name: refuse here, not at first connect.
-			v.add("store.url", "needs a host and a database (postgres://user@host/db)")
+			v.add("store.url", "needs %s (postgres://user@host/db)", missing)
 		}
 		// Several gateways share a PostgreSQL store, and each has its own
 		// state dir: a mirror there would scatter one transcript over
@@ -44,4 +43,22 @@ func (c *Config) checkStore(v *checker) {
 			v.add("transcripts.dir", "is set but transcripts.mirror is false")
 		}
 	}
+}
+
+// missingURLParts names what a postgres URL lacks ("a host", "a database"
+// or both), so the problem points at the part to add. A host or dbname
+// given as a query parameter (?host=/run/postgresql) counts.
+func missingURLParts(u *url.URL) string {
+	q := u.Query()
+	host := u.Hostname() != "" || q.Get("host") != ""
+	db := strings.Trim(u.Path, "/") != "" || q.Get("dbname") != ""
+	switch {
+	case !host && !db:
+		return "a host and a database"
+	case !host:
+		return "a host"
+	case !db:
+		return "a database"
+	}
+	return ""
 }

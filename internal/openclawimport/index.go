@@ -28,14 +28,16 @@ type candidate struct {
 // loadIndexes reads every agents/<id>/sessions/sessions.json under dir.
 // Any file that is not valid JSON fails the whole import before anything
 // is written; bad entries inside a valid file are skipped and counted.
+// Its errors are about the user's files and name them (the os errors name
+// the path), so they carry no package prefix: the CLI prints them as is.
 func loadIndexes(dir string, opts Options, sum *Summary) ([]candidate, error) {
 	agentsDir := filepath.Join(dir, "agents")
 	dirents, err := os.ReadDir(agentsDir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("openclawimport: %s is not an OpenClaw state directory: %s is missing", dir, agentsDir)
+			return nil, fmt.Errorf("%s is not an OpenClaw state directory: %s is missing", dir, agentsDir)
 		}
-		return nil, fmt.Errorf("openclawimport: %w", err)
+		return nil, err
 	}
 	var all []candidate
 	for _, de := range dirents {
@@ -49,7 +51,7 @@ func loadIndexes(dir string, opts Options, sum *Summary) ([]candidate, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("openclawimport: %w", err)
+			return nil, err
 		}
 		cands, err := parseIndex(file, data, de.Name(), sessionsDir, opts, sum)
 		if err != nil {
@@ -59,7 +61,7 @@ func loadIndexes(dir string, opts Options, sum *Summary) ([]candidate, error) {
 		all = append(all, cands...)
 	}
 	if sum.Agents == 0 {
-		return nil, fmt.Errorf("openclawimport: no agents/<agentId>/sessions/sessions.json under %s", dir)
+		return nil, fmt.Errorf("no agents/<agentId>/sessions/sessions.json under %s", dir)
 	}
 	return dedupe(all, sum), nil
 }
@@ -204,11 +206,11 @@ func jsonError(file string, data []byte, err error) error {
 		err = fmt.Errorf("want an object of sessionKey → entry: %w", err)
 	}
 	if off < 0 {
-		return fmt.Errorf("openclawimport: %s: invalid JSON: %w", file, err)
+		return fmt.Errorf("%s: invalid JSON: %w", file, err)
 	}
 	// Offset counts the bytes read up to and including the bad one.
 	pos := min(max(off-1, 0), int64(len(data)))
 	line := 1 + bytes.Count(data[:pos], []byte{'\n'})
 	col := pos - int64(bytes.LastIndexByte(data[:pos], '\n'))
-	return fmt.Errorf("openclawimport: %s: invalid JSON at line %d, column %d (byte %d): %w", file, line, col, off, err)
+	return fmt.Errorf("%s: invalid JSON at line %d, column %d (byte %d): %w", file, line, col, off, err)
 }

@@ -15,9 +15,9 @@ func TestParseEndpointPostgres(t *testing.T) {
 		wantErr string
 	}{
 		{"postgres://", "needs a host and a database"},
-		{"postgres://db.example.com", "needs a host and a database"},
-		{"postgres://db.example.com/", "needs a host and a database"},
-		{"postgresql://u:secret@/sb", "needs a host and a database"},
+		{"postgres://db.example.com", "needs a database ("},
+		{"postgres://db.example.com:5432/", "needs a database ("},
+		{"postgresql://u:secret@/sb", "needs a host ("},
 		{"postgres://u:secret@db.example.com/sb", ""},
 		{"postgres:///sb?host=/run/postgresql", ""},
 	}

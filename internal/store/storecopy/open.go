@@ -62,10 +62,24 @@ func checkPostgresURL(s string) error {
 	q := u.Query()
 	host := u.Hostname() != "" || q.Get("host") != ""
 	db := strings.Trim(u.Path, "/") != "" || q.Get("dbname") != ""
-	if !host || !db {
-		return fmt.Errorf("postgres URL %q needs a host and a database (postgres://user@host/db)", redactURL(s))
+	if missing := missingParts(host, db); missing != "" {
+		return fmt.Errorf("postgres URL %q needs %s (postgres://user@host/db)", redactURL(s), missing)
 	}
 	return nil
+}
+
+// missingParts names what a postgres URL lacks, so the error points at
+// the part to add ("postgres://h:5432" has a host; it needs a database).
+func missingParts(host, db bool) string {
+	switch {
+	case !host && !db:
+		return "a host and a database"
+	case !host:
+		return "a host"
+	case !db:
+		return "a database"
+	}
+	return ""
 }
 
 // CheckTarget refuses a SQLite target whose directory does not exist:
