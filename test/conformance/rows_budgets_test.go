@@ -169,14 +169,19 @@ func budgetRows(_ *world) []row {
 		{finding: "16", name: "a budget out of its limits is refused naming the field and the limit",
 			want: outcome{Code: "invalid", Msg: "budget.tokens must be at least 1"},
 			cells: []cell{
-				cliC(sCLI, "spawn", "budgeted child", "--budget-tokens", "0"),
-				cliC(sCLIGW, "spawn", "budgeted child", "--budget-tokens", "0"),
+				na(sCLI, cliNamesBudgetFlag), na(sCLIGW, cliNamesBudgetFlag),
 				httpC(operatorToken, http.MethodPost, "/api/spawn", badArgs),
 				httpToolC(operatorToken, "", "sessions_spawn", badArgs),
 				wsC(operatorToken, "sessions.spawn", badArgs),
 				wsToolC(operatorToken, "", "sessions_spawn", badArgs),
 				stdioC("", "sessions_spawn", badArgs),
 				mcpHTTPC(operatorToken, "sessions_spawn", badArgs),
+			}},
+		{finding: "16", name: "the CLI refuses a budget flag out of its limits naming the flag and the limit",
+			want: outcome{Code: "invalid", Msg: "--budget-tokens must be at least 1 token (got 0)"},
+			cells: []cell{
+				cliC(sCLI, "spawn", "budgeted child", "--budget-tokens", "0"),
+				cliC(sCLIGW, "spawn", "budgeted child", "--budget-tokens", "0"),
 			}},
 		{finding: "16", name: "session rows carry usage {self, tree}; main's tree includes its children's",
 			want: outcome{OK: true, Fields: map[string]string{"main row": "true", "usage self and tree": "true",
@@ -225,3 +230,7 @@ func budgetRows(_ *world) []row {
 			}, noCLITool...)},
 	}
 }
+
+// cliNamesBudgetFlag: the CLI's error names its flag (--budget-tokens),
+// not the wire field; its own row checks that.
+const cliNamesBudgetFlag = "the CLI names its flag (--budget-tokens), not the wire field: see the CLI row below"
