@@ -148,6 +148,16 @@ type Store interface {
 	// so fn must have no effect outside tx and must set, not accumulate,
 	// whatever it hands back to its caller.
 	Update(ctx context.Context, fn func(Tx) error) error
+	// Gate holds the lock named name until release is called, excluding
+	// every other holder of that name among the processes that share this
+	// store (SQLite: the one process; PostgreSQL: every replica on the
+	// database). It serializes a check that reads committed rows with the
+	// commit the check guards (a limit, a uniqueness rule), where a Tx
+	// alone cannot. Different names do not exclude each other. Waiting
+	// ends with ctx's error when ctx ends first; release must be called
+	// exactly once and does not wait. Gates are not reentrant: a holder
+	// asking again for a name it holds waits for itself.
+	Gate(ctx context.Context, name string) (release func(), err error)
 	Close() error
 }
 

@@ -86,7 +86,11 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 		Thinking: req.Thinking, ExtraSystem: req.ExtraSystem, Deliver: deliver})
 	// Held until the run commits: a duplicate must not pass the lookup
 	// while this call resets the session (idem_gate.go).
-	defer e.idems.lock(idem)()
+	unlockIdem, err := e.lockIdem(ctx, idem)
+	if err != nil {
+		return ChatResult{}, err
+	}
+	defer unlockIdem()
 	if prior, found, err := e.priorRun(ctx, idem, fingerprint); err != nil || found {
 		if err != nil {
 			return ChatResult{}, err

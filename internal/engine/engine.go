@@ -102,9 +102,6 @@ type Engine struct {
 	bus        *bus
 	deliveries *outbox.Worker
 	remotes    *remote.Client // A2A client of a2a.remotes (remote.go)
-	spawns     spawnGate      // sessions_spawn's live-children limits (spawn_gate.go)
-	labels     labelGate      // label uniqueness under concurrent patches (label_gate.go)
-	idems      idemGate       // one chat turn per idempotency key, reset included (idem_gate.go)
 
 	started bool
 	hold    bool

@@ -25,7 +25,11 @@ func (e *Engine) patch(ctx context.Context, ref string, p PatchParams) (domain.S
 	if set.label != nil && *set.label != "" {
 		// The uniqueness check below reads committed rows: the gate keeps
 		// another setter of this label from committing in between.
-		defer e.labels.lock(e.keys.AgentOf(key), *set.label)()
+		unlock, err := e.lockLabel(ctx, e.keys.AgentOf(key), *set.label)
+		if err != nil {
+			return domain.Session{}, err
+		}
+		defer unlock()
 	}
 	var out domain.Session
 	err = e.store.Update(ctx, func(tx domain.Tx) error {

@@ -3,23 +3,21 @@ package engine
 import (
 	"context"
 	"errors"
-	"sync"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
-// spawnGate makes the live-children limits of sessions_spawn
-// (maxChildrenPerAgent, maxConcurrent) hold under concurrent calls: the
-// count of active children and the commit of the new child run happen
-// under one mutex, so two spawns can never both see "one below the limit"
-// and both start. Without it, an MCP client issuing several spawns at once
-// got every one accepted (trial 9). The store's transaction has no run
-// count, and a spawn is rare next to a chat turn, so one process-wide
-// mutex held for one commit is the simple, sufficient bound; replicas on
-// PostgreSQL each apply it to their own spawns.
-type spawnGate struct {
-	mu sync.Mutex
-}
+// spawnGateName is the store gate (domain.Store.Gate) that makes the
+// live-children limits of sessions_spawn (maxChildrenPerAgent,
+// maxConcurrent) hold under concurrent calls: the count of active children
+// and the commit of the new child run happen under it, so two spawns can
+// never both see "one below the limit" and both start. Without it, an MCP
+// client issuing several spawns at once got every one accepted (trial 9).
+// The store's transaction has no run count, and a spawn is rare next to a
+// chat turn, so one gate for every spawn, held for one commit, is the
+// simple, sufficient bound. It is the store's, so it holds across replicas
+// on PostgreSQL too (docs/decisions.md, "Gates across replicas").
+const spawnGateName = "spawn-limits"
 
 // admitSpawn counts the active children (of requesterKey, and of everyone)
 // and, when the limits allow one more, runs start while still holding the
@@ -28,8 +26,11 @@ type spawnGate struct {
 // it skips the limits, and start finds the first run (so two concurrent
 // calls with one key both answer the one child, even at the limit).
 func (e *Engine) admitSpawn(ctx context.Context, requesterKey, idem string, start func() error) error {
-	e.spawns.mu.Lock()
-	defer e.spawns.mu.Unlock()
+	release, err := e.store.Gate(ctx, spawnGateName)
+	if err != nil {
+		return err
+	}
+	defer release()
 	if idem != "" {
 		_, err := e.store.GetRunByIdempotencyKey(ctx, idem)
 		if err == nil {

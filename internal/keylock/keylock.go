@@ -2,7 +2,10 @@
 // work on one key is serialized while different keys proceed in parallel.
 package keylock
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 // Map is a set of per-key mutexes. Entries are reference counted and
 // removed when the last holder leaves, so the map holds only keys in use
@@ -16,35 +19,63 @@ type Map struct {
 }
 
 type entry struct {
-	mu   sync.Mutex
+	// held has room for one token: the holder's. A channel, not a
+	// sync.Mutex, so LockContext can stop waiting when its ctx ends.
+	held chan struct{}
 	refs int // guarded by Map.mu
 }
 
 // Lock blocks until the caller holds key's lock and returns its release,
 // which must be called exactly once.
 func (m *Map) Lock(key string) (unlock func()) {
+	e := m.enter(key)
+	e.held <- struct{}{}
+	return func() { m.leave(key, e) }
+}
+
+// LockContext is Lock that gives up when ctx ends first, returning ctx's
+// error (and holding nothing).
+func (m *Map) LockContext(ctx context.Context, key string) (unlock func(), err error) {
+	e := m.enter(key)
+	select {
+	case e.held <- struct{}{}:
+		return func() { m.leave(key, e) }, nil
+	case <-ctx.Done():
+		m.drop(key, e)
+		return nil, ctx.Err()
+	}
+}
+
+// enter finds or makes key's entry and counts the caller in it.
+func (m *Map) enter(key string) *entry {
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.locks == nil {
 		m.locks = make(map[string]*entry)
 	}
 	e := m.locks[key]
 	if e == nil {
-		e = &entry{}
+		e = &entry{held: make(chan struct{}, 1)}
 		m.locks[key] = e
 	}
 	e.refs++
-	m.mu.Unlock()
+	return e
+}
 
-	e.mu.Lock()
-	return func() {
-		e.mu.Unlock()
-		m.mu.Lock()
-		e.refs--
-		if e.refs == 0 {
-			delete(m.locks, key)
-		}
-		m.mu.Unlock()
+// leave releases key's lock held through e.
+func (m *Map) leave(key string, e *entry) {
+	<-e.held
+	m.drop(key, e)
+}
+
+// drop counts the caller out of e, removing it when nobody is left.
+func (m *Map) drop(key string, e *entry) {
+	m.mu.Lock()
+	e.refs--
+	if e.refs == 0 {
+		delete(m.locks, key)
 	}
+	m.mu.Unlock()
 }
 
 // Len reports how many keys have an entry: held, or waited for.

@@ -1,6 +1,8 @@
 package keylock
 
 import (
+	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -85,4 +87,41 @@ func TestMutualExclusion(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestLockContextGivesUp: a waiter whose ctx ends leaves with ctx's error,
+// holds nothing and leaves no entry behind; the holder is not disturbed.
+func TestLockContextGivesUp(t *testing.T) {
+	var m Map
+	unlock := m.Lock("k")
+	ctx, cancel := context.WithCancel(context.Background())
+	got := make(chan error, 1)
+	go func() {
+		u, err := m.LockContext(ctx, "k")
+		if u != nil {
+			u()
+		}
+		got <- err
+	}()
+	cancel()
+	select {
+	case err := <-got:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("LockContext = %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("LockContext did not return when its ctx ended")
+	}
+	if n := m.Len(); n != 1 {
+		t.Errorf("%d entries while one holder is left, want 1", n)
+	}
+	unlock()
+	u, err := m.LockContext(context.Background(), "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u()
+	if n := m.Len(); n != 0 {
+		t.Errorf("map holds %d entries after every holder left", n)
+	}
 }

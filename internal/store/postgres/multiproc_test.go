@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/store/storetest"
 )
 
 // Two stores on one database stand for two gateway processes: what the
@@ -113,4 +114,21 @@ func TestTwoStoresOneDatabase(t *testing.T) {
 	if err != nil || len(out) != perWriter {
 		t.Errorf("%d outbox rows (%v), want %d", len(out), err, perWriter)
 	}
+}
+
+// Two stores on one database are two replicas: Gate excludes between them
+// as it does within one store.
+func TestGateAcrossStores(t *testing.T) {
+	url := pg.Database(t)
+	a, err := Open(t.Context(), url, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Open(t.Context(), url, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	storetest.GateExcludes(t, a, b)
 }

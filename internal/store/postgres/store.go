@@ -75,6 +75,9 @@ type Store struct {
 	// flush follows the server's flush position for deferred commits
 	// (durable.go).
 	flush flushTracker
+
+	// gates are Gate's cross-replica named locks (gate.go).
+	gates gates
 }
 
 // Open connects to the database at rawURL (postgres://…), runs pending
@@ -109,7 +112,8 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", where, err)
 	}
-	s := &Store{pool: pool, where: where, maxRetries: opts.MaxRetries, redactor: masking.New()}
+	s := &Store{pool: pool, where: where, maxRetries: opts.MaxRetries, redactor: masking.New(),
+		gates: gates{token: make(chan struct{}, 1)}}
 	if err := s.open(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -165,6 +169,7 @@ func (s *Store) Close() error {
 		s.mu.Lock()
 		s.closed.Store(true)
 		s.mu.Unlock()
+		s.closeGates()
 		s.pool.Close()
 	})
 	return nil

@@ -23,6 +23,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/keylock"
 	"github.com/switchboard-go/switchboard/internal/redact"
 	"github.com/switchboard-go/switchboard/internal/store/msgbody"
 )
@@ -167,6 +168,9 @@ type Store struct {
 	closed atomic.Bool
 	queue  chan *request
 	wg     sync.WaitGroup // the writer goroutine
+
+	// gates are Gate's named locks (gate.go).
+	gates keylock.Map
 
 	// The checkpointer goroutine (see checkpoint.go).
 	ckptKick chan struct{}

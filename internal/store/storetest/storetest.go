@@ -87,6 +87,7 @@ func Run(t *testing.T, open func(t *testing.T) domain.Store) {
 		{"ListOffset", testListOffset},
 		{"Accounts", testAccounts},
 		{"UsageReport", testUsageReport},
+		{"Gate", testGate},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
