@@ -2,9 +2,11 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -135,5 +137,140 @@ func TestTwoEnginesPerDatabase(t *testing.T) {
 	r, err := b.Engine.WaitRun(ctx, api.Operator(), api.WaitRequest{RunID: res.Run.ID, Timeout: 20 * time.Second})
 	if err != nil || r.Status != domain.RunOK || r.Reply != "echo: hi" {
 		t.Fatalf("wait through the other engine: %+v %v", r, err)
+	}
+}
+
+// Two engines on one database are two replicas, and the spawn gate is the
+// store's: concurrent sessions_spawn calls through both respect
+// maxChildrenPerAgent together. Before the gate was the store's, each
+// engine counted only under its own mutex, so the two could together
+// admit up to twice the limit.
+func TestSpawnLimitsAcrossEngines(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const limit, perEngine = 2, 8
+	never := "never"
+	cfg := config.Default()
+	cfg.Store = config.StoreConfig{Driver: config.StorePostgres, URL: pg.Database(t)}
+	off := false
+	cfg.Transcripts.Mirror = &off
+	cfg.Agents.Defaults.Subagents.MaxChildrenPerAgent = limit
+	cfg.Agents.Defaults.Subagents.MaxConcurrent = 100
+	// Children stay active for the whole test.
+	if cfg.Models.Providers == nil {
+		cfg.Models.Providers = map[string]config.ProviderConfig{}
+	}
+	script := cfg.Models.Providers["script"]
+	script.Rules = append([]config.ScriptRule{{When: config.ScriptWhen{Session: ":subagent:"}, Reply: &never, DelayMs: 120_000}}, script.Rules...)
+	cfg.Models.Providers["script"] = script
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	open := func() *App {
+		a, err := Open(ctx, Options{StateDir: t.TempDir(), Config: cfg, Getenv: func(string) string { return "" }, Owner: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	a, b := open(), open()
+	defer closeApp(t, a)
+	defer closeApp(t, b)
+
+	// Every call waits at the barrier, then all go at once, half through
+	// each engine.
+	var ready, done sync.WaitGroup
+	start := make(chan struct{})
+	outs := make([]api.ToolOutcome, 2*perEngine)
+	for i := range outs {
+		e := []*App{a, b}[i%2].Engine
+		ready.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			ready.Done()
+			<-start
+			outs[i] = e.CallTool(ctx, api.Operator(), api.ToolSessionsSpawn, []byte(fmt.Sprintf(`{"task":"child %d"}`, i)))
+		}()
+	}
+	ready.Wait()
+	close(start)
+	done.Wait()
+
+	accepted := 0
+	for i, out := range outs {
+		if !out.IsError {
+			accepted++
+			continue
+		}
+		if js := string(out.JSON()); !strings.Contains(js, "maxChildrenPerAgent=2") {
+			t.Errorf("call %d refused with %s, want the maxChildrenPerAgent refusal", i, js)
+		}
+	}
+	active, err := a.Store.ListRuns(ctx, domain.RunQuery{Kinds: []domain.RunKind{domain.RunKindSubagent},
+		Statuses: []domain.RunStatus{domain.RunQueued, domain.RunRunning}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if accepted != limit || len(active) != limit {
+		t.Fatalf("%d of %d concurrent spawns through two engines accepted, %d children active; want %d (maxChildrenPerAgent)",
+			accepted, len(outs), len(active), limit)
+	}
+}
+
+// The label gate is the store's too: concurrent patches through two
+// engines giving one label to different sessions leave it on exactly one.
+func TestLabelUniqueAcrossEngines(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const perEngine = 8
+	cfg := config.Default()
+	cfg.Store = config.StoreConfig{Driver: config.StorePostgres, URL: pg.Database(t)}
+	off := false
+	cfg.Transcripts.Mirror = &off
+	open := func() *App {
+		a, err := Open(ctx, Options{StateDir: t.TempDir(), Config: cfg, Getenv: func(string) string { return "" }, Owner: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	a, b := open(), open()
+	defer closeApp(t, a)
+	defer closeApp(t, b)
+
+	var ready, done sync.WaitGroup
+	start := make(chan struct{})
+	errs := make([]error, 2*perEngine)
+	for i := range errs {
+		e := []*App{a, b}[i%2].Engine
+		ready.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			ready.Done()
+			<-start
+			_, errs[i] = e.Patch(ctx, api.Operator(), api.PatchRequest{Key: fmt.Sprintf("agent:main:s%d", i), Label: api.SetValue("shared")})
+		}()
+	}
+	ready.Wait()
+	close(start)
+	done.Wait()
+
+	ok := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			ok++
+		case !strings.Contains(err.Error(), "label already in use"):
+			t.Errorf("patch %d: %v, want ok or label already in use", i, err)
+		}
+	}
+	rows, err := a.Store.ListSessions(ctx, domain.SessionQuery{Label: "shared"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok != 1 || len(rows) != 1 {
+		t.Fatalf("%d of %d concurrent patches through two engines set the label, %d sessions carry it; want 1", ok, len(errs), len(rows))
 	}
 }
