@@ -140,6 +140,66 @@ func TestTwoEnginesPerDatabase(t *testing.T) {
 	}
 }
 
+// twoEngines opens two apps on one fresh database (two replicas, each with
+// its own state dir), with mutate applied to their config; the test closes
+// them.
+func twoEngines(ctx context.Context, t *testing.T, mutate func(*config.Config)) (a, b *App) {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Store = config.StoreConfig{Driver: config.StorePostgres, URL: pg.Database(t)}
+	off := false
+	cfg.Transcripts.Mirror = &off
+	if mutate != nil {
+		mutate(cfg)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	open := func() *App {
+		a, err := Open(ctx, Options{StateDir: t.TempDir(), Config: cfg, Getenv: func(string) string { return "" }, Owner: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { closeApp(t, a) })
+		return a
+	}
+	return open(), open()
+}
+
+// withSlowRule puts a script rule first: replies in sessions matching
+// session take 120 s, so their runs stay active for the whole test.
+func withSlowRule(session string) func(*config.Config) {
+	return func(cfg *config.Config) {
+		if cfg.Models.Providers == nil {
+			cfg.Models.Providers = map[string]config.ProviderConfig{}
+		}
+		slow := "slow"
+		script := cfg.Models.Providers["script"]
+		script.Rules = append([]config.ScriptRule{{When: config.ScriptWhen{Session: session}, Reply: &slow, DelayMs: 120_000}}, script.Rules...)
+		cfg.Models.Providers["script"] = script
+	}
+}
+
+// atOnce runs call(i) for i in [0, n) on n goroutines released together
+// behind a barrier, and returns once every call has.
+func atOnce(n int, call func(i int)) {
+	var ready, done sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		ready.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			ready.Done()
+			<-start
+			call(i)
+		}()
+	}
+	ready.Wait()
+	close(start)
+	done.Wait()
+}
+
 // Two engines on one database are two replicas, and the spawn gate is the
 // store's: concurrent sessions_spawn calls through both respect
 // maxChildrenPerAgent together. Before the gate was the store's, each
@@ -149,53 +209,17 @@ func TestSpawnLimitsAcrossEngines(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	const limit, perEngine = 2, 8
-	never := "never"
-	cfg := config.Default()
-	cfg.Store = config.StoreConfig{Driver: config.StorePostgres, URL: pg.Database(t)}
-	off := false
-	cfg.Transcripts.Mirror = &off
-	cfg.Agents.Defaults.Subagents.MaxChildrenPerAgent = limit
-	cfg.Agents.Defaults.Subagents.MaxConcurrent = 100
-	// Children stay active for the whole test.
-	if cfg.Models.Providers == nil {
-		cfg.Models.Providers = map[string]config.ProviderConfig{}
-	}
-	script := cfg.Models.Providers["script"]
-	script.Rules = append([]config.ScriptRule{{When: config.ScriptWhen{Session: ":subagent:"}, Reply: &never, DelayMs: 120_000}}, script.Rules...)
-	cfg.Models.Providers["script"] = script
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	open := func() *App {
-		a, err := Open(ctx, Options{StateDir: t.TempDir(), Config: cfg, Getenv: func(string) string { return "" }, Owner: "test"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
-	}
-	a, b := open(), open()
-	defer closeApp(t, a)
-	defer closeApp(t, b)
-
-	// Every call waits at the barrier, then all go at once, half through
-	// each engine.
-	var ready, done sync.WaitGroup
-	start := make(chan struct{})
+	slow := withSlowRule(":subagent:")
+	a, b := twoEngines(ctx, t, func(cfg *config.Config) {
+		cfg.Agents.Defaults.Subagents.MaxChildrenPerAgent = limit
+		cfg.Agents.Defaults.Subagents.MaxConcurrent = 100
+		slow(cfg)
+	})
 	outs := make([]api.ToolOutcome, 2*perEngine)
-	for i := range outs {
+	atOnce(len(outs), func(i int) {
 		e := []*App{a, b}[i%2].Engine
-		ready.Add(1)
-		done.Add(1)
-		go func() {
-			defer done.Done()
-			ready.Done()
-			<-start
-			outs[i] = e.CallTool(ctx, api.Operator(), api.ToolSessionsSpawn, []byte(fmt.Sprintf(`{"task":"child %d"}`, i)))
-		}()
-	}
-	ready.Wait()
-	close(start)
-	done.Wait()
+		outs[i] = e.CallTool(ctx, api.Operator(), api.ToolSessionsSpawn, []byte(fmt.Sprintf(`{"task":"child %d"}`, i)))
+	})
 
 	accepted := 0
 	for i, out := range outs {
@@ -223,40 +247,12 @@ func TestSpawnLimitsAcrossEngines(t *testing.T) {
 func TestLabelUniqueAcrossEngines(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	const perEngine = 8
-	cfg := config.Default()
-	cfg.Store = config.StoreConfig{Driver: config.StorePostgres, URL: pg.Database(t)}
-	off := false
-	cfg.Transcripts.Mirror = &off
-	open := func() *App {
-		a, err := Open(ctx, Options{StateDir: t.TempDir(), Config: cfg, Getenv: func(string) string { return "" }, Owner: "test"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
-	}
-	a, b := open(), open()
-	defer closeApp(t, a)
-	defer closeApp(t, b)
-
-	var ready, done sync.WaitGroup
-	start := make(chan struct{})
-	errs := make([]error, 2*perEngine)
-	for i := range errs {
+	a, b := twoEngines(ctx, t, nil)
+	errs := make([]error, 16)
+	atOnce(len(errs), func(i int) {
 		e := []*App{a, b}[i%2].Engine
-		ready.Add(1)
-		done.Add(1)
-		go func() {
-			defer done.Done()
-			ready.Done()
-			<-start
-			_, errs[i] = e.Patch(ctx, api.Operator(), api.PatchRequest{Key: fmt.Sprintf("agent:main:s%d", i), Label: api.SetValue("shared")})
-		}()
-	}
-	ready.Wait()
-	close(start)
-	done.Wait()
-
+		_, errs[i] = e.Patch(ctx, api.Operator(), api.PatchRequest{Key: fmt.Sprintf("agent:main:s%d", i), Label: api.SetValue("shared")})
+	})
 	ok := 0
 	for i, err := range errs {
 		switch {
@@ -272,5 +268,44 @@ func TestLabelUniqueAcrossEngines(t *testing.T) {
 	}
 	if ok != 1 || len(rows) != 1 {
 		t.Fatalf("%d of %d concurrent patches through two engines set the label, %d sessions carry it; want 1", ok, len(errs), len(rows))
+	}
+}
+
+// And the idempotency gate: duplicates of a "/reset <text>" chat with one
+// key, sent through two engines at once, make one turn that no duplicate's
+// reset stops.
+func TestDuplicateResetChatAcrossEngines(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const key = "agent:main:dup"
+	a, b := twoEngines(ctx, t, withSlowRule(key))
+	res := make([]api.ChatResult, 8)
+	errs := make([]error, len(res))
+	atOnce(len(res), func(i int) {
+		e := []*App{a, b}[i%2].Engine
+		res[i], errs[i] = e.Chat(ctx, api.Operator(), api.ChatRequest{SessionKey: key, Message: "/reset hello",
+			IdempotencyKey: "dup-1", TimeoutSeconds: 600})
+	})
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("caller %d: %v", i, err)
+		}
+		if res[i].Run.ID != res[0].Run.ID {
+			t.Fatalf("caller %d got run %s, caller 0 run %s: want one run", i, res[i].Run.ID, res[0].Run.ID)
+		}
+	}
+	run, err := a.Store.GetRun(ctx, res[0].Run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != domain.RunQueued && run.Status != domain.RunRunning {
+		t.Fatalf("the one run is %s (%s), want it still going: a duplicate's reset stopped it", run.Status, run.Error)
+	}
+	s, err := a.Store.GetSession(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.SessionID != "" && run.SessionID != s.SessionID {
+		t.Fatalf("run is in generation %s, the session in %s: the session was reset after the run began", run.SessionID, s.SessionID)
 	}
 }
