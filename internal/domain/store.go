@@ -155,8 +155,9 @@ type Store interface {
 	// commit the check guards (a limit, a uniqueness rule), where a Tx
 	// alone cannot. Different names do not exclude each other. Waiting
 	// ends with ctx's error when ctx ends first; release must be called
-	// exactly once and does not wait. Gates are not reentrant: a holder
-	// asking again for a name it holds waits for itself.
+	// exactly once (on PostgreSQL it is one round trip, whatever the
+	// caller's ctx). Gates are not reentrant: a holder asking again for a
+	// name it holds waits for itself.
 	Gate(ctx context.Context, name string) (release func(), err error)
 	Close() error
 }
