@@ -84,13 +84,18 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 	}
 	fingerprint := api.Fingerprint(chatWork{SessionKey: key, Message: msg, Channel: channel, Model: req.Model,
 		Thinking: req.Thinking, ExtraSystem: req.ExtraSystem, Deliver: deliver})
-	// Held until the run commits: a duplicate must not pass the lookup
-	// while this call resets the session (idem_gate.go).
-	unlockIdem, err := e.lockIdem(ctx, idem)
-	if err != nil {
-		return ChatResult{}, err
+	if _, resets := resetRemainder(msg); resets {
+		// Held until the run commits: a duplicate must not pass the lookup
+		// while this call resets the session (idem_gate.go). Other chats
+		// need no gate, the store dedupes their run by key (CreateRun),
+		// so the common turn pays no lock (a round trip each way on
+		// PostgreSQL).
+		unlockIdem, err := e.lockIdem(ctx, idem)
+		if err != nil {
+			return ChatResult{}, err
+		}
+		defer unlockIdem()
 	}
-	defer unlockIdem()
 	if prior, found, err := e.priorRun(ctx, idem, fingerprint); err != nil || found {
 		if err != nil {
 			return ChatResult{}, err

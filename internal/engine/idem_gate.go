@@ -11,7 +11,8 @@ import "context"
 // the gate the duplicate looks after the commit and finds the run. Calls
 // with different keys do not wait for each other. The gate is the store's
 // (domain.Store.Gate), so duplicates sent to two replicas on PostgreSQL
-// are ordered too. An empty key holds nothing.
+// are ordered too. Only a chat that resets takes it (chat.go): any other
+// duplicate is deduped by the store alone. An empty key holds nothing.
 func (e *Engine) lockIdem(ctx context.Context, idem string) (unlock func(), err error) {
 	if idem == "" {
 		return func() {}, nil
