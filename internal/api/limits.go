@@ -58,6 +58,10 @@ var (
 	AgentIDChars        = Limit{Name: "agentId", Min: 1, Max: 64, Unit: "characters"}
 	ModelChars          = Limit{Name: "model", Min: 1, Max: 256, Unit: "characters"}
 	IdempotencyKeyChars = Limit{Name: "idempotencyKey", Min: 1, Max: 256, Unit: "characters"}
+	// DeliverToChars and DeliverChannelChars bound `send`'s recipient and
+	// channel, which are stored as they are in the outbox.
+	DeliverToChars      = Limit{Name: "to", Min: 1, Max: 512, Unit: "characters"}
+	DeliverChannelChars = Limit{Name: "channel", Min: 0, Max: 128, Unit: "characters"}
 
 	// Search and paging (issue 15). Offsets are refused past their Max, not
 	// clamped: a clamped offset would silently return another page.
@@ -176,10 +180,16 @@ func (l Limit) unitOf(n int64) string {
 	return l.unit()
 }
 
-// CheckChars refuses a string longer than l.Max characters.
+// CheckChars refuses a string longer than l.Max characters, or holding
+// U+0000: PostgreSQL cannot store it in TEXT, so the same text would pass
+// on SQLite and fail as an internal error there. OpenClaw's chat.send
+// refuses it with the same words.
 func (l Limit) CheckChars(s string) error {
 	if n := len([]rune(s)); int64(n) > l.Max {
 		return invalidf("%s is too long (%d characters; max %d)", l.Name, n, l.Max)
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return invalidf("%s must not contain null bytes", l.Name)
 	}
 	return nil
 }
