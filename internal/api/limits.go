@@ -62,6 +62,13 @@ var (
 	// channel, which are stored as they are in the outbox.
 	DeliverToChars      = Limit{Name: "to", Min: 1, Max: 512, Unit: "characters"}
 	DeliverChannelChars = Limit{Name: "channel", Min: 0, Max: 128, Unit: "characters"}
+	// The delivery hints of a chat (to, replyTo, accountId, threadId,
+	// senderId) are stored on the session row and shown in every listing
+	// of it, so they are bounded like send's recipient.
+	ChatReplyToChars   = Limit{Name: "replyTo", Min: 0, Max: 512, Unit: "characters"}
+	ChatAccountIDChars = Limit{Name: "accountId", Min: 0, Max: 256, Unit: "characters"}
+	ChatThreadIDChars  = Limit{Name: "threadId", Min: 0, Max: 256, Unit: "characters"}
+	ChatSenderIDChars  = Limit{Name: "senderId", Min: 0, Max: 256, Unit: "characters"}
 
 	// Search and paging (issue 15). Offsets are refused past their Max, not
 	// clamped: a clamped offset would silently return another page.
