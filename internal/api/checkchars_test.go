@@ -21,7 +21,10 @@ func TestCheckCharsRefusesNUL(t *testing.T) {
 		{"NUL in a message", MessageChars, "before\x00after", "message must not contain null bytes"},
 		{"NUL in a task", TaskChars, "\x00", "task must not contain null bytes"},
 		{"NUL in an idempotency key", IdempotencyKeyChars, "k\x00", "idempotencyKey must not contain null bytes"},
-		{"too long wins", LabelChars, strings.Repeat("x", 513) + "\x00", "label is too long (514 characters; max 512)"},
+		{"too long wins", MessageChars, strings.Repeat("x", 100_001) + "\x00", "message is too long (100002 characters; max 100000)"},
+		// Labels and keys refuse control characters in their own words.
+		{"a label is left to its own check", LabelChars, "a\x00", ""},
+		{"a key is left to its own check", KeyChars, "a\x00", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
