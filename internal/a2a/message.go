@@ -75,7 +75,10 @@ func checkMessage(m *wire.Message) (incoming, error) {
 		return incoming{}, invalidParams("message.messageId is required")
 	}
 	if err := api.IdempotencyKeyChars.CheckChars(m.MessageID); err != nil {
-		return incoming{}, invalidParams("message.messageId is too long (max %d characters)", api.IdempotencyKeyChars.Max)
+		if int64(len([]rune(m.MessageID))) > api.IdempotencyKeyChars.Max {
+			return incoming{}, invalidParams("message.messageId is too long (max %d characters)", api.IdempotencyKeyChars.Max)
+		}
+		return incoming{}, invalidParams("message.messageId must not contain null bytes")
 	}
 	switch m.Role {
 	case wire.RoleUser:
@@ -122,8 +125,11 @@ func checkMessage(m *wire.Message) (incoming, error) {
 		return incoming{}, invalidParams("message.parts hold no text")
 	}
 	if err := api.MessageChars.CheckChars(text); err != nil {
-		return incoming{}, invalidParams("message text is too long (%d characters; max %d, api limit %s)",
-			len([]rune(text)), api.MessageChars.Max, api.MessageChars.Name)
+		if n := len([]rune(text)); int64(n) > api.MessageChars.Max {
+			return incoming{}, invalidParams("message text is too long (%d characters; max %d, api limit %s)",
+				n, api.MessageChars.Max, api.MessageChars.Name)
+		}
+		return incoming{}, invalidParams("message text: %s", err.Error())
 	}
 	return incoming{Text: text, ContextID: m.ContextID, TaskID: m.TaskID, MessageID: m.MessageID, Chain: wire.ChainOf(m.Metadata)}, nil
 }

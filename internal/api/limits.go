@@ -23,6 +23,11 @@ type Limit struct {
 	Clamp   bool
 	// Unit is said in help and errors ("seconds", "minutes", …).
 	Unit string
+	// Text marks free text stored as sent: CheckChars also refuses U+0000
+	// in it. Parameters with their own character rules (labels, keys,
+	// agent ids) leave it unset and refuse control characters in their
+	// own words.
+	Text bool
 }
 
 // The limits of every numeric parameter.
@@ -50,19 +55,30 @@ var (
 	RunsListLimit       = Limit{Name: "limit", Min: 1, Max: 1000, Default: 50, Clamp: true}
 	OutboxListLimit     = Limit{Name: "limit", Min: 1, Max: 1000, Default: 100, Clamp: true}
 	SpawnAttachments    = Limit{Name: "attachments", Min: 0, Max: config.MaxAttachmentFiles, Unit: "items"}
-	MessageChars        = Limit{Name: "message", Min: 1, Max: 100_000, Unit: "characters"}
-	TaskChars           = Limit{Name: "task", Min: 1, Max: 100_000, Unit: "characters"}
+	MessageChars        = Limit{Name: "message", Min: 1, Max: 100_000, Unit: "characters", Text: true}
+	TaskChars           = Limit{Name: "task", Min: 1, Max: 100_000, Unit: "characters", Text: true}
 	LabelChars          = Limit{Name: "label", Min: 1, Max: 512, Unit: "characters"}
 	KeyChars            = Limit{Name: "sessionKey", Min: 1, Max: 512, Unit: "characters"}
 	SubscribedSessions  = Limit{Name: "key", Min: 0, Max: 1000, Unit: "subscribed sessions"} // per WS connection
 	AgentIDChars        = Limit{Name: "agentId", Min: 1, Max: 64, Unit: "characters"}
 	ModelChars          = Limit{Name: "model", Min: 1, Max: 256, Unit: "characters"}
-	IdempotencyKeyChars = Limit{Name: "idempotencyKey", Min: 1, Max: 256, Unit: "characters"}
+	IdempotencyKeyChars = Limit{Name: "idempotencyKey", Min: 1, Max: 256, Unit: "characters", Text: true}
+	// DeliverToChars and DeliverChannelChars bound `send`'s recipient and
+	// channel, which are stored as they are in the outbox.
+	DeliverToChars      = Limit{Name: "to", Min: 1, Max: 512, Unit: "characters", Text: true}
+	DeliverChannelChars = Limit{Name: "channel", Min: 0, Max: 128, Unit: "characters", Text: true}
+	// The delivery hints of a chat (to, replyTo, accountId, threadId,
+	// senderId) are stored on the session row and shown in every listing
+	// of it, so they are bounded like send's recipient.
+	ChatReplyToChars   = Limit{Name: "replyTo", Min: 0, Max: 512, Unit: "characters", Text: true}
+	ChatAccountIDChars = Limit{Name: "accountId", Min: 0, Max: 256, Unit: "characters", Text: true}
+	ChatThreadIDChars  = Limit{Name: "threadId", Min: 0, Max: 256, Unit: "characters", Text: true}
+	ChatSenderIDChars  = Limit{Name: "senderId", Min: 0, Max: 256, Unit: "characters", Text: true}
 
 	// Search and paging (issue 15). Offsets are refused past their Max, not
 	// clamped: a clamped offset would silently return another page.
 	SearchLimit        = Limit{Name: "limit", Min: 1, Max: 100, Default: 20, Clamp: true}
-	SearchQueryChars   = Limit{Name: "query", Min: 1, Max: 500, Unit: "characters"}
+	SearchQueryChars   = Limit{Name: "query", Min: 1, Max: 500, Unit: "characters", Text: true}
 	SearchQueryWords   = Limit{Name: "query", Min: 1, Max: 16, Unit: "words"}
 	SearchSinceMinutes = Limit{Name: "sinceMinutes", Min: 1, Max: 525_600, Clamp: true, Unit: "minutes"}
 	SearchCursorChars  = Limit{Name: "cursor", Min: 1, Max: 128, Unit: "characters"}
@@ -76,7 +92,7 @@ var (
 	MessageIDChars        = Limit{Name: "beforeMessageId", Min: 1, Max: 64, Unit: "characters"}
 	// YieldMessageChars bounds sessions_yield's message (it becomes the
 	// run's reply).
-	YieldMessageChars = Limit{Name: "message", Min: 0, Max: 4000, Unit: "characters"}
+	YieldMessageChars = Limit{Name: "message", Min: 0, Max: 4000, Unit: "characters", Text: true}
 	// ForkMessages and ForkChars are the budget of sessions_spawn
 	// context:"fork": the newest user and assistant messages of the
 	// requester's transcript, at most ForkMessages of them and at most
@@ -176,10 +192,16 @@ func (l Limit) unitOf(n int64) string {
 	return l.unit()
 }
 
-// CheckChars refuses a string longer than l.Max characters.
+// CheckChars refuses a string longer than l.Max characters, or free text
+// (l.Text) holding U+0000: PostgreSQL cannot store it in TEXT, so the same
+// text would pass on SQLite and fail as an internal error there. OpenClaw's
+// chat.send refuses it with the same words.
 func (l Limit) CheckChars(s string) error {
 	if n := len([]rune(s)); int64(n) > l.Max {
 		return invalidf("%s is too long (%d characters; max %d)", l.Name, n, l.Max)
+	}
+	if l.Text && strings.IndexByte(s, 0) >= 0 {
+		return invalidf("%s must not contain null bytes", l.Name)
 	}
 	return nil
 }

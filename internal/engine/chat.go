@@ -21,7 +21,7 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 	if strings.TrimSpace(msg) == "" {
 		return ChatResult{}, domain.Invalid("message required")
 	}
-	if err := api.MessageChars.CheckChars(msg); err != nil {
+	if err := checkChatTexts(req); err != nil {
 		return ChatResult{}, err
 	}
 	if _, err := api.ChatTimeout.Apply(int64(req.TimeoutSeconds)); err != nil {

@@ -38,8 +38,13 @@ func (e *Engine) queueDelivery(ctx context.Context, req DeliverRequest) (domain.
 		// OpenClaw's `send` requires its recipient (openclaw-notes §6.3).
 		return domain.OutboxItem{}, domain.Invalid("to required (the recipient on the channel)")
 	}
-	if err := api.MessageChars.CheckChars(req.Message); err != nil {
-		return domain.OutboxItem{}, err
+	for _, c := range []struct {
+		l api.Limit
+		s string
+	}{{api.MessageChars, req.Message}, {api.DeliverToChars, req.To}, {api.DeliverChannelChars, req.Channel}} {
+		if err := c.l.CheckChars(c.s); err != nil {
+			return domain.OutboxItem{}, err
+		}
 	}
 	key, err := e.resolveRef(ctx, Requester{Operator: true}, orDefault(req.SessionKey, "main"))
 	if err != nil {

@@ -297,7 +297,11 @@ func (s *Server) apiSend(r *http.Request, g grant) (any, error) {
 		t := int(n)
 		req.TimeoutSeconds = &t
 	}
-	p := g.principal(b.As)
+	requester, err := requesterOf(r, b.As)
+	if err != nil {
+		return nil, err
+	}
+	p := g.principal(requester)
 	res, err := s.eng.Send(r.Context(), p, req)
 	if err != nil {
 		return nil, err
@@ -436,6 +440,9 @@ func (s *Server) apiSpawn(r *http.Request, g grant) (any, error) {
 			return nil, domain.Invalid("invalid request body: as must be a string")
 		}
 		delete(raw, "as")
+	}
+	if as, err = requesterOf(r, as); err != nil {
+		return nil, err
 	}
 	args, err := json.Marshal(raw)
 	if err != nil {

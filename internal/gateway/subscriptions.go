@@ -59,7 +59,7 @@ type subscriber struct {
 func newFanout() *fanout {
 	return &fanout{broadcast: map[*subscriber]struct{}{}, changed: map[*subscriber]struct{}{},
 		keys: map[string]map[*subscriber]struct{}{}, runs: map[string]map[*subscriber]struct{}{},
-		backlog: newBacklog(backlogRuns, backlogEvents)}
+		backlog: newBacklog(backlogRuns, backlogEvents, backlogBytes)}
 }
 
 // subscribe adds a connection, on the broadcast, and returns its event

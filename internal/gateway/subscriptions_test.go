@@ -126,7 +126,7 @@ func TestFanoutBroadcastReturns(t *testing.T) {
 // TestBacklogBounds: the window keeps the last runs only and caps a run's
 // events, its end always kept.
 func TestBacklogBounds(t *testing.T) {
-	b := newBacklog(2, 2)
+	b := newBacklog(2, 2, 1<<20)
 	for _, r := range []string{"r1", "r2", "r3"} {
 		b.add(wev("agent", "k", r))
 	}

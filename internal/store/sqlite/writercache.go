@@ -60,10 +60,25 @@ type cachedSession struct {
 // back a few times while it runs (claim, end); older runs fall out.
 const maxCachedRuns = 4096
 
-// cachedRun is a run row as stored, with its column values (runArgs).
+// maxCachedRunBytes bounds the writer's run rows by size as well: a run
+// holds its message, reply and spec (twice: decoded and as a column
+// value), up to a few MB for maximal messages, so the count alone let a
+// caller pin gigabytes. A run larger than the whole budget is not cached.
+const maxCachedRunBytes = 64 << 20
+
+// cachedRun is a run row as stored, with its column values (runArgs) and
+// its estimated size (runCost).
 type cachedRun struct {
 	run  domain.Run
 	args []any
+	cost int
+}
+
+// runCost estimates the bytes a cached run holds: its texts, its spec
+// and the spec's column value, plus the fixed fields.
+func runCost(r domain.Run) int {
+	const fixed = 512
+	return fixed + len(r.Message) + len(r.Reply) + len(r.Error) + 2*len(r.Spec)
 }
 
 // writerCache is owned by the writer goroutine.
@@ -73,6 +88,8 @@ type writerCache struct {
 	// runs is keyed by run id; a rolled-back fn forgets the runs it
 	// touched (tx.touchedRuns), as with sessions.
 	runs map[string]cachedRun
+	// runBytes is the sum of the costs in runs (maxCachedRunBytes).
+	runBytes int
 	// accounts is keyed by session key (the rows of session_accounts).
 	accounts map[string]domain.Account
 	// dataVersion is PRAGMA data_version of the write connection as of the
@@ -146,16 +163,30 @@ func (c *writerCache) run(id string) (domain.Run, []any, bool) {
 
 // putRun remembers the row of r as stored; r is copied.
 func (c *writerCache) putRun(r domain.Run, args []any) {
-	if _, ok := c.runs[r.ID]; !ok && len(c.runs) >= maxCachedRuns {
+	c.dropRun(r.ID)
+	cost := runCost(r)
+	if cost > maxCachedRunBytes {
+		return
+	}
+	if len(c.runs) >= maxCachedRuns || c.runBytes+cost > maxCachedRunBytes {
 		n := 0
-		for k := range c.runs {
-			delete(c.runs, k)
-			if n++; n >= maxCachedRuns/4 {
+		for k := range c.runs { // map order is random enough for eviction
+			c.dropRun(k)
+			if n++; n >= maxCachedRuns/4 && c.runBytes+cost <= maxCachedRunBytes {
 				break
 			}
 		}
 	}
-	c.runs[r.ID] = cachedRun{run: cloneRun(r), args: args}
+	c.runs[r.ID] = cachedRun{run: cloneRun(r), args: args, cost: cost}
+	c.runBytes += cost
+}
+
+// dropRun forgets run id, keeping runBytes true.
+func (c *writerCache) dropRun(id string) {
+	if e, ok := c.runs[id]; ok {
+		c.runBytes -= e.cost
+		delete(c.runs, id)
+	}
 }
 
 // cloneRun copies r and what its slices and pointers hold.
@@ -193,7 +224,7 @@ func (c *writerCache) putAccount(a domain.Account) {
 
 func (c *writerCache) forgetRuns(ids []string) {
 	for _, id := range ids {
-		delete(c.runs, id)
+		c.dropRun(id)
 	}
 }
 
@@ -209,5 +240,6 @@ func (c *writerCache) reset() {
 	clear(c.last)
 	clear(c.sessions)
 	clear(c.runs)
+	c.runBytes = 0
 	clear(c.accounts)
 }
