@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -102,20 +103,36 @@ func settled(t *testing.T, w *world, key string, send func() outcome) outcome {
 	if !o.OK {
 		return o
 	}
-	ends := func(e wsFrame) bool {
+	phase := func(e wsFrame, phases ...string) bool {
 		if e.Event != "agent" || eventSession(e) != key || jsonPath(e.Payload, "stream") != "lifecycle" {
 			return false
 		}
-		ph := jsonPath(e.Payload, "data.phase")
-		return ph == "end" || ph == "error"
+		return slices.Contains(phases, jsonPath(e.Payload, "data.phase"))
 	}
-	seen := map[string]bool{}
-	for len(seen) < 2 {
-		if _, err := c.waitEvent(ctx, func(e wsFrame) bool { return ends(e) && !seen[jsonPath(e.Payload, "runId")] }); err != nil {
-			return outcome{Code: "timeout", Msg: fmt.Sprintf("%s: saw %d of 2 run ends (primary, announce): %v", key, len(seen), err)}
+	// Only runs that started on this connection count: the end of a run
+	// from before it (a seeding chat whose waiter woke before its end
+	// event left) would otherwise pass for the announce's.
+	handled := map[string]bool{} // ends looked at, counted or not
+	counted := 0
+	for counted < 2 {
+		if _, err := c.waitEvent(ctx, func(e wsFrame) bool {
+			return phase(e, "end", "error") && !handled[jsonPath(e.Payload, "runId")]
+		}); err != nil {
+			return outcome{Code: "timeout", Msg: fmt.Sprintf("%s: saw %d of 2 run ends (primary, announce): %v", key, counted, err)}
 		}
-		for _, e := range c.eventsMatching(ends) {
-			seen[jsonPath(e.Payload, "runId")] = true
+		started := map[string]bool{}
+		for _, e := range c.eventsMatching(func(e wsFrame) bool { return phase(e, "start") }) {
+			started[jsonPath(e.Payload, "runId")] = true
+		}
+		for _, e := range c.eventsMatching(func(e wsFrame) bool { return phase(e, "end", "error") }) {
+			id := jsonPath(e.Payload, "runId")
+			if handled[id] {
+				continue
+			}
+			handled[id] = true
+			if started[id] {
+				counted++
+			}
 		}
 	}
 	return outcome{OK: true}
