@@ -21,6 +21,9 @@ func TestCheckCharsRefusesNUL(t *testing.T) {
 		{"NUL in a message", MessageChars, "before\x00after", "message must not contain null bytes"},
 		{"NUL in a task", TaskChars, "\x00", "task must not contain null bytes"},
 		{"NUL in an idempotency key", IdempotencyKeyChars, "k\x00", "idempotencyKey must not contain null bytes"},
+		{"no list search", ListSearchChars, "", ""},
+		{"NUL in a list search", ListSearchChars, "a\x00", "search must not contain null bytes"},
+		{"a list search over 500 characters", ListSearchChars, strings.Repeat("é", 501), "search is too long (501 characters; max 500)"},
 		{"too long wins", MessageChars, strings.Repeat("x", 100_001) + "\x00", "message is too long (100002 characters; max 100000)"},
 		// Labels and keys refuse control characters in their own words.
 		{"a label is left to its own check", LabelChars, "a\x00", ""},

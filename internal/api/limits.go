@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/switchboard-go/switchboard/internal/config"
 )
@@ -83,6 +84,12 @@ var (
 	SearchSinceMinutes = Limit{Name: "sinceMinutes", Min: 1, Max: 525_600, Clamp: true, Unit: "minutes"}
 	SearchCursorChars  = Limit{Name: "cursor", Min: 1, Max: 128, Unit: "characters"}
 	ListOffset         = Limit{Name: "offset", Min: 0, Max: 1_000_000}
+	// ListSearchChars bounds sessions.list's substring search (WS, HTTP
+	// ?search=, CLI --search). OpenClaw states no bound (openclaw-notes
+	// §6.3); sessions_search's query bound is reused so no caller can hand
+	// the store a pattern of megabytes, and Text refuses U+0000, which
+	// PostgreSQL cannot compare.
+	ListSearchChars = Limit{Name: "search", Min: 0, Max: 500, Unit: "characters", Text: true}
 
 	// Lengths of sessions.list's derived row texts (not parameters): the
 	// whitespace-collapsed text is cut at Max characters with "…".
@@ -115,7 +122,7 @@ func Limits() map[string][]Limit {
 		"subscribe":                   {SubscribedSessions, KeyChars},
 		"chat":                        {ChatTimeout, MessageChars, IdempotencyKeyChars},
 		"runs list":                   {RunsListLimit},
-		"sessions.list":               {SessionsListLimit},
+		"sessions.list":               {SessionsListLimit, ListSearchChars},
 		"chat.history":                {ChatHistoryLimit, ChatHistoryMaxChars},
 		"outbox list":                 {OutboxListLimit},
 		ToolSessionsYield:             {YieldMessageChars},
@@ -197,7 +204,7 @@ func (l Limit) unitOf(n int64) string {
 // text would pass on SQLite and fail as an internal error there. OpenClaw's
 // chat.send refuses it with the same words.
 func (l Limit) CheckChars(s string) error {
-	if n := len([]rune(s)); int64(n) > l.Max {
+	if n := utf8.RuneCountInString(s); int64(n) > l.Max {
 		return invalidf("%s is too long (%d characters; max %d)", l.Name, n, l.Max)
 	}
 	if l.Text && strings.IndexByte(s, 0) >= 0 {

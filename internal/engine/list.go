@@ -45,6 +45,11 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 		return ListResult{}, err
 	}
 	p.Kinds = kinds
+	// Every surface (WS sessions.list, HTTP ?search=, CLI --search) lists
+	// through here, so the bound is checked once for all of them.
+	if err := api.ListSearchChars.CheckChars(p.Search); err != nil {
+		return ListResult{}, err
+	}
 	if p.Limit <= 0 {
 		p.Limit = int(api.ListLimit.Default)
 	}

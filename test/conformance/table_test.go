@@ -64,7 +64,7 @@ func TestConformance(t *testing.T) {
 		chatDeliverRows(w),
 		patchLabelRows(w), deliverRecipientRows(w), patchSettingRows(w), patchEmptyFlagRows(w),
 		trial4Rows(w),
-		nulTextRows(w),
+		nulTextRows(w), listSearchRows(w),
 	} {
 		rows = append(rows, group...)
 	}

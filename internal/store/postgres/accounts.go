@@ -109,7 +109,7 @@ func (t *tx) RecordUsage(e domain.UsageEntry) error {
 		return err
 	}
 	t.deferWrite(fmt.Sprintf("record usage of %q", e.SessionKey), insertUsage,
-		e.At, e.SessionKey, e.AgentID, e.Model, e.RunID, e.InputTokens, e.OutputTokens, e.CostUSD)
+		e.At, e.SessionKey, e.AgentID, pgText(e.Model), e.RunID, e.InputTokens, e.OutputTokens, e.CostUSD)
 	return nil
 }
 

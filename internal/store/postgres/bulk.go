@@ -132,7 +132,7 @@ func (s *Store) Import(ctx context.Context, b bulk.Batch) error {
 				if buf, err = sqlite.AppendMessageJSON(buf[:0], &m.Message); err != nil {
 					return fmt.Errorf("import message %q seq %d: %w", m.SessionKey, m.Seq, err)
 				}
-				rows[i] = []any{m.SessionKey, m.Seq, m.SessionID, m.ID, m.ParentID, m.Role, m.RunID, m.Timestamp, string(buf)}
+				rows[i] = []any{m.SessionKey, m.Seq, m.SessionID, m.ID, m.ParentID, pgText(m.Role), m.RunID, m.Timestamp, string(buf)}
 			}
 			cols := []string{"session_key", "seq", "session_id", "id", "parent_id", "role", "run_id", "timestamp", "body"}
 			if _, err := ptx.CopyFrom(ctx, pgx.Identifier{"messages"}, cols, pgx.CopyFromRows(rows)); err != nil {
@@ -142,7 +142,7 @@ func (s *Store) Import(ctx context.Context, b bulk.Batch) error {
 			keys, seqs, texts := make([]string, len(b.Messages)), make([]int64, len(b.Messages)), make([]string, len(b.Messages))
 			for i := range b.Messages {
 				m := &b.Messages[i]
-				keys[i], seqs[i], texts[i] = m.SessionKey, m.Seq, s.redactor.SearchText(m.Message)
+				keys[i], seqs[i], texts[i] = m.SessionKey, m.Seq, pgText(s.redactor.SearchText(m.Message))
 			}
 			if _, err := ptx.Exec(ctx, `UPDATE messages m SET tsv = to_tsvector('simple', u.text)
 				FROM unnest($1::text[], $2::bigint[], $3::text[]) AS u(key, seq, text)
@@ -200,7 +200,7 @@ func (s *Store) Import(ctx context.Context, b bulk.Batch) error {
 			// rows, so the ledger keeps the source's order.
 			rows := make([][]any, len(b.Ledger))
 			for i, e := range b.Ledger {
-				rows[i] = []any{e.At, e.SessionKey, e.AgentID, e.Model, e.RunID, e.InputTokens, e.OutputTokens, e.CostUSD}
+				rows[i] = []any{e.At, e.SessionKey, e.AgentID, pgText(e.Model), e.RunID, e.InputTokens, e.OutputTokens, e.CostUSD}
 			}
 			cols := []string{"at", "session_key", "agent_id", "model", "run_id", "input_tokens", "output_tokens", "cost_usd"}
 			if _, err := ptx.CopyFrom(ctx, pgx.Identifier{"usage_ledger"}, cols, pgx.CopyFromRows(rows)); err != nil {

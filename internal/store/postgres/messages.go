@@ -124,10 +124,10 @@ func (t *tx) insertMessages(key string, msgs []domain.Message, bodies []string) 
 	texts := make([]string, n)
 	for i := range msgs {
 		m := &msgs[i]
-		keys[i], sids[i], ids[i], parents[i], roles[i], runIDs[i] = key, m.SessionID, m.ID, m.ParentID, m.Role, m.RunID
+		keys[i], sids[i], ids[i], parents[i], roles[i], runIDs[i] = key, m.SessionID, m.ID, m.ParentID, pgText(m.Role), m.RunID
 		seqs[i], stamps[i] = m.Seq, m.Timestamp
 		// The search index (search.go) is written with the message.
-		texts[i] = t.s.redactor.SearchText(*m)
+		texts[i] = pgText(t.s.redactor.SearchText(*m))
 	}
 	// Deferred like PutSession: the rows' seqs and ids are already known.
 	t.deferWrite(fmt.Sprintf("append messages to %q", key), `INSERT INTO messages (session_key, seq, session_id, id, parent_id, role, run_id, timestamp, body, tsv)

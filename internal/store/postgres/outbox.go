@@ -23,8 +23,8 @@ func outboxArgs(o domain.OutboxItem) ([]any, error) {
 		return nil, domain.Invalid("outbox %q: payload is not valid JSON", o.IdempotencyKey)
 	}
 	return []any{
-		o.IdempotencyKey, string(o.Kind), o.SessionKey, o.RunID, o.Channel, o.To, rawOrNull(o.Payload),
-		string(o.Status), o.Attempts, o.LastError, o.NextAttemptAt, o.CreatedAt, o.DeliveredAt,
+		o.IdempotencyKey, string(o.Kind), o.SessionKey, o.RunID, pgText(o.Channel), pgText(o.To), rawOrNull(o.Payload),
+		string(o.Status), o.Attempts, pgText(o.LastError), o.NextAttemptAt, o.CreatedAt, o.DeliveredAt,
 	}, nil
 }
 

@@ -57,7 +57,7 @@ func runArgs(r domain.Run) ([]any, error) {
 	}
 	return []any{
 		r.ID, r.SessionKey, r.SessionID, r.AgentID, string(r.Kind), string(r.Lane), r.ParentRunID, r.RequesterKey,
-		nullString(r.IdempotencyKey), string(r.Status), r.Message, r.Reply, r.Error, string(usage), rawOrNull(r.Spec),
+		nullString(r.IdempotencyKey), string(r.Status), pgText(r.Message), pgText(r.Reply), pgText(r.Error), string(usage), rawOrNull(r.Spec),
 		r.TimeoutMs, r.CreatedAt, r.StartedAt, r.EndedAt, r.UpdatedAt, r.Attempt,
 	}, nil
 }

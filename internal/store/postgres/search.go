@@ -55,7 +55,7 @@ func (s *Store) backfillSearch(ctx context.Context) error {
 				rows.Close()
 				return fmt.Errorf("index stored messages: %q seq %d: %w", key, seq, err)
 			}
-			keys, seqs, texts = append(keys, key), append(seqs, seq), append(texts, red.SearchText(m))
+			keys, seqs, texts = append(keys, key), append(seqs, seq), append(texts, pgText(red.SearchText(m)))
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {

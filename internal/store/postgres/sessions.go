@@ -29,8 +29,8 @@ ON CONFLICT (key) DO UPDATE SET agent_id = EXCLUDED.agent_id, session_id = EXCLU
 // sessionArgs returns the column values of s in sessionColumns order.
 func sessionArgs(s *domain.Session) []any {
 	return []any{
-		s.Key, s.AgentID, s.SessionID, s.Kind, s.SpawnedBy, s.Label, s.UpdatedAt, s.ArchivedAt,
-		sqlite.SessionSearchText(s), sqlite.EncodeSessionRow(nil, s),
+		s.Key, s.AgentID, s.SessionID, s.Kind, s.SpawnedBy, pgText(s.Label), s.UpdatedAt, s.ArchivedAt,
+		pgText(sqlite.SessionSearchText(s)), sqlite.EncodeSessionRow(nil, s),
 	}
 }
 
