@@ -23,7 +23,7 @@ func (c *Config) checkStore(v *checker) {
 		u, err := url.Parse(st.URL)
 		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 			v.add("store.url", "must be a postgres:// or postgresql:// URL")
-		} else if missing := missingURLParts(u); missing != "" {
+		} else if missing := MissingPostgresURLParts(u); missing != "" {
 			// Without a host the driver tries the local socket, and without
 			// a database the user's name: refuse here, not at first connect.
 			v.add("store.url", "needs %s (postgres://user@host/db)", missing)
@@ -45,10 +45,11 @@ func (c *Config) checkStore(v *checker) {
 	}
 }
 
-// missingURLParts names what a postgres URL lacks ("a host", "a database"
-// or both), so the problem points at the part to add. A host or dbname
-// given as a query parameter (?host=/run/postgresql) counts.
-func missingURLParts(u *url.URL) string {
+// MissingPostgresURLParts names what a postgres URL lacks ("a host", "a
+// database" or both, "" for neither), so the problem points at the part to
+// add. A host or dbname given as a query parameter (?host=/run/postgresql)
+// counts. store.url and `switchboard migrate` both check with it.
+func MissingPostgresURLParts(u *url.URL) string {
 	q := u.Query()
 	host := u.Hostname() != "" || q.Get("host") != ""
 	db := strings.Trim(u.Path, "/") != "" || q.Get("dbname") != ""

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,18 +20,9 @@ func TestFirstMessagesAtOnceMakeOneSession(t *testing.T) {
 	ctx := context.Background()
 	res := make([]api.ChatResult, n)
 	errs := make([]error, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			res[i], errs[i] = h.e.Chat(ctx, api.Operator(), api.ChatRequest{SessionKey: key, Message: fmt.Sprintf("hello %d", i)})
-		}()
-	}
-	close(start)
-	wg.Wait()
+	atOnce(n, func(i int) {
+		res[i], errs[i] = h.e.Chat(ctx, api.Operator(), api.ChatRequest{SessionKey: key, Message: fmt.Sprintf("hello %d", i)})
+	})
 	s, err := h.st.GetSession(ctx, key)
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/switchboard-go/switchboard/internal/api"
@@ -26,19 +25,10 @@ func TestConcurrentDuplicateResetChatIsOneTurn(t *testing.T) {
 	ctx := context.Background()
 	runs := make([]api.ChatResult, n)
 	errs := make([]error, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			runs[i], errs[i] = h.e.Chat(ctx, api.Operator(), api.ChatRequest{SessionKey: "agent:main:dup",
-				Message: "/reset hello", IdempotencyKey: "dup-1", TimeoutSeconds: 600})
-		}()
-	}
-	close(start)
-	wg.Wait()
+	atOnce(n, func(i int) {
+		runs[i], errs[i] = h.e.Chat(ctx, api.Operator(), api.ChatRequest{SessionKey: "agent:main:dup",
+			Message: "/reset hello", IdempotencyKey: "dup-1", TimeoutSeconds: 600})
+	})
 	for i, err := range errs {
 		if err != nil {
 			t.Fatalf("caller %d: %v", i, err)
@@ -98,18 +88,9 @@ func TestConcurrentDuplicatesGetOneID(t *testing.T) {
 			}, func(c *config.Config) { c.Tools.Sessions.Visibility = "all" })
 			ids := make([]string, n)
 			errs := make([]error, n)
-			start := make(chan struct{})
-			var wg sync.WaitGroup
-			for i := range n {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					<-start
-					ids[i], errs[i] = tc.call(h)
-				}()
-			}
-			close(start)
-			wg.Wait()
+			atOnce(n, func(i int) {
+				ids[i], errs[i] = tc.call(h)
+			})
 			for i := range n {
 				if errs[i] != nil {
 					t.Fatalf("caller %d: %v", i, errs[i])

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/switchboard-go/switchboard/internal/api"
@@ -36,18 +35,9 @@ func TestLabelStaysUniqueUnderConcurrentSetters(t *testing.T) {
 			h := newHarness(t, nil, nil)
 			const label = "shared"
 			errs := make([]error, n)
-			start := make(chan struct{})
-			var wg sync.WaitGroup
-			for i := range errs {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					<-start
-					errs[i] = tc.set(h, fmt.Sprintf("agent:main:s%d", i), label)
-				}()
-			}
-			close(start)
-			wg.Wait()
+			atOnce(len(errs), func(i int) {
+				errs[i] = tc.set(h, fmt.Sprintf("agent:main:s%d", i), label)
+			})
 			won := 0
 			for i, err := range errs {
 				switch {

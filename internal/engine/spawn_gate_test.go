@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/switchboard-go/switchboard/internal/api"
@@ -37,15 +36,9 @@ func TestSpawnLimitsHoldUnderConcurrentCalls(t *testing.T) {
 				c.Agents.Defaults.Subagents.MaxConcurrent = tc.concurrent
 			})
 			outs := make([]ToolOutcome, len(tc.requesters))
-			var wg sync.WaitGroup
-			for i, key := range tc.requesters {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					outs[i] = h.call(Requester{SessionKey: key}, api.ToolSessionsSpawn, fmt.Sprintf(`{"task":"child %d"}`, i))
-				}()
-			}
-			wg.Wait()
+			atOnce(len(outs), func(i int) {
+				outs[i] = h.call(Requester{SessionKey: tc.requesters[i]}, api.ToolSessionsSpawn, fmt.Sprintf(`{"task":"child %d"}`, i))
+			})
 			spawned := 0
 			for i, out := range outs {
 				if !out.IsError {
@@ -71,15 +64,9 @@ func TestSpawnRetryAtTheLimitAnswersTheFirstChild(t *testing.T) {
 		c.Agents.Defaults.Subagents.MaxChildrenPerAgent = 1
 	})
 	outs := make([]ToolOutcome, 6)
-	var wg sync.WaitGroup
-	for i := range outs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			outs[i] = h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"once","idempotencyKey":"k1"}`)
-		}()
-	}
-	wg.Wait()
+	atOnce(len(outs), func(i int) {
+		outs[i] = h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"once","idempotencyKey":"k1"}`)
+	})
 	first := spawnResult(t, outs[0])
 	for i, out := range outs[1:] {
 		if got := spawnResult(t, out); got.RunID != first.RunID || got.ChildSessionKey != first.ChildSessionKey {

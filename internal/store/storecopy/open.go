@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/store/bulk"
 	"github.com/switchboard-go/switchboard/internal/store/postgres"
 	"github.com/switchboard-go/switchboard/internal/store/sqlite"
@@ -59,27 +60,10 @@ func checkPostgresURL(s string) error {
 	if err != nil {
 		return fmt.Errorf("%q is not a postgres URL: %w", redactURL(s), err)
 	}
-	q := u.Query()
-	host := u.Hostname() != "" || q.Get("host") != ""
-	db := strings.Trim(u.Path, "/") != "" || q.Get("dbname") != ""
-	if missing := missingParts(host, db); missing != "" {
+	if missing := config.MissingPostgresURLParts(u); missing != "" {
 		return fmt.Errorf("postgres URL %q needs %s (postgres://user@host/db)", redactURL(s), missing)
 	}
 	return nil
-}
-
-// missingParts names what a postgres URL lacks, so the error points at
-// the part to add ("postgres://h:5432" has a host; it needs a database).
-func missingParts(host, db bool) string {
-	switch {
-	case !host && !db:
-		return "a host and a database"
-	case !host:
-		return "a host"
-	case !db:
-		return "a database"
-	}
-	return ""
 }
 
 // CheckTarget refuses a SQLite target whose directory does not exist:
