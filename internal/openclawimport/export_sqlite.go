@@ -1,0 +1,232 @@
+package openclawimport
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/transcript"
+)
+
+// agentSchemaSQL is the schema of an agent database of version
+// AgentSchemaVersion, as `sqlite3 FILE .schema` prints it for a file
+// OpenClaw 2026.9.6 wrote (testdata/openclaw-2026.9.6/README.md). OpenClaw
+// checks an agent database's tables, columns, indexes and triggers against
+// its own schema when it opens one, so an exported database carries the
+// same schema, triggers included: those mark every exported row for
+// OpenClaw's own validation on first open.
+//
+//go:embed agentschema_v23.sql
+var agentSchemaSQL string
+
+// transcriptVersion is the session-header version OpenClaw 2026.9.6
+// writes in transcript_events.
+const transcriptVersion = 4
+
+// agentSQLite writes agent's sessions into a new
+// agents/<agent>/agent/openclaw-agent.sqlite.
+func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (err error) {
+	dir := filepath.Join(w.root, "agents", agent, "agent")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	path := filepath.Join(dir, AgentDBName)
+	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?_pragma=foreign_keys(1)&_pragma=synchronous(OFF)&_pragma=journal_mode(OFF)")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := db.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("%s: %w", path, cerr)
+		}
+	}()
+	db.SetMaxOpenConns(1)
+	ctx := w.ctx
+	if _, err := db.ExecContext(ctx, agentSchemaSQL); err != nil {
+		return fmt.Errorf("%s: create schema: %w", path, err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	now := w.opts.Now().UnixMilli()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_meta (meta_key, role, schema_version, agent_id, app_version, created_at, updated_at)
+		VALUES ('primary', 'agent', ?, ?, ?, ?, ?)`, AgentSchemaVersion, agent, AgentSchemaApp, now, now); err != nil {
+		return fmt.Errorf("%s: schema_meta: %w", path, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO session_key_contract (id, main_key, canonical_ready, updated_at) VALUES (1, 'main', NULL, 0)`); err != nil {
+		return fmt.Errorf("%s: session_key_contract: %w", path, err)
+	}
+	ins, err := prepareInserts(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	defer ins.close()
+	var buf bytes.Buffer
+	for i := range sessions {
+		s := &sessions[i]
+		msgs, err := w.messages(s)
+		if err != nil {
+			return err
+		}
+		if err := ins.session(ctx, s, msgs, w.final, now, &buf); err != nil {
+			return fmt.Errorf("%s: session %s: %w", path, s.Key, err)
+		}
+		w.sum.Sessions++
+		w.sum.Messages += len(msgs)
+		w.done++
+		if w.done%DefaultBatchSize == 0 {
+			w.progress()
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := db.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", AgentSchemaVersion)); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	w.progress()
+	return nil
+}
+
+// inserts are the prepared statements of one agent database's export.
+type inserts struct {
+	node, window, event, identity *sql.Stmt
+}
+
+func prepareInserts(ctx context.Context, tx *sql.Tx) (*inserts, error) {
+	var ins inserts
+	for _, p := range []struct {
+		dst **sql.Stmt
+		sql string
+	}{
+		{&ins.node, `INSERT INTO session_nodes (session_key, current_session_id, entry_json, updated_at, status, created_at,
+			spawned_by, label, display_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&ins.window, `INSERT INTO session_windows (session_id, session_key, created_at, updated_at, transcript_updated_at,
+			session_entry_provenance, started_at, ended_at, status, chat_type, channel, account_id, model_provider, model,
+			spawned_by, display_name) VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&ins.event, `INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_utf8_bytes) VALUES (?, ?, ?, ?, ?)`},
+		{&ins.identity, `INSERT INTO transcript_event_identities (session_id, event_id, seq, event_type, parent_id, created_at)
+			VALUES (?, ?, ?, ?, ?, ?)`},
+	} {
+		st, err := tx.PrepareContext(ctx, p.sql)
+		if err != nil {
+			ins.close()
+			return nil, err
+		}
+		*p.dst = st
+	}
+	return &ins, nil
+}
+
+func (ins *inserts) close() {
+	for _, st := range []*sql.Stmt{ins.node, ins.window, ins.event, ins.identity} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// statuses and chat types OpenClaw's columns accept; anything else is
+// left to entry_json.
+var (
+	windowStatuses  = map[string]bool{"running": true, "done": true, "failed": true, "killed": true, "timeout": true}
+	windowChatTypes = map[string]bool{"direct": true, "group": true, "channel": true}
+)
+
+// session writes s's row, its window and its transcript's events: the
+// session header at seq 0, then one message event per message, each the
+// JSON line the JSONL layout holds.
+func (ins *inserts) session(ctx context.Context, s *domain.Session, msgs []domain.Message, cwd string, now int64, buf *bytes.Buffer) error {
+	e := exportEntry(s)
+	ej, err := marshalEntry(&e)
+	if err != nil {
+		return err
+	}
+	created := s.CreatedAt
+	if created <= 0 {
+		created = s.UpdatedAt
+	}
+	if created <= 0 {
+		created = now
+	}
+	updated := max(s.UpdatedAt, created)
+	status := nullIf(s.Status, windowStatuses[s.Status])
+	if _, err := ins.node.ExecContext(ctx, s.Key, s.SessionID, ej, updated, status, created,
+		nullIf(s.SpawnedBy, true), nullIf(s.Label, true), nullIf(s.DisplayName, true)); err != nil {
+		return fmt.Errorf("session_nodes: %w", err)
+	}
+	account := ""
+	if s.Delivery != nil {
+		account = s.Delivery.AccountID
+	}
+	if account == "" {
+		account = s.LastAccount
+	}
+	var trUpdated any
+	if len(msgs) > 0 {
+		trUpdated = max(msgs[len(msgs)-1].Timestamp, created)
+	}
+	if _, err := ins.window.ExecContext(ctx, s.SessionID, s.Key, created, updated, trUpdated,
+		nullInt(s.StartedAt), nullInt(s.EndedAt), status, nullIf(s.ChatType, windowChatTypes[s.ChatType]),
+		nullIf(s.Channel, true), nullIf(account, true), nullIf(s.ModelProvider, true), nullIf(s.Model, true),
+		nullIf(s.SpawnedBy, true), nullIf(s.DisplayName, true)); err != nil {
+		return fmt.Errorf("session_windows: %w", err)
+	}
+	h := transcript.Header{Version: transcriptVersion, ID: s.SessionID, Cwd: cwd, Timestamp: transcript.FormatTime(msTime(created))}
+	data, err := transcript.Encode(h, msgs)
+	if err != nil {
+		return err
+	}
+	buf.Reset()
+	buf.Write(data)
+	lines := bytes.Split(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), []byte{'\n'})
+	if len(lines) != len(msgs)+1 {
+		return fmt.Errorf("internal error: %d transcript lines for %d messages", len(lines), len(msgs))
+	}
+	for seq, line := range lines {
+		at := created
+		typ, id, parent := transcript.TypeSession, s.SessionID, any(nil)
+		if seq > 0 {
+			m := &msgs[seq-1]
+			at = max(m.Timestamp, created)
+			typ, id = transcript.TypeMessage, m.ID
+			if m.ParentID != "" {
+				parent = m.ParentID
+			}
+		}
+		if len(line) > maxEventBytes {
+			return fmt.Errorf("event %d is %d bytes, more than OpenClaw's limit of %d", seq, len(line), maxEventBytes)
+		}
+		if _, err := ins.event.ExecContext(ctx, s.SessionID, seq, string(line), at, len(line)); err != nil {
+			return fmt.Errorf("transcript_events: %w", err)
+		}
+		if id == "" {
+			continue
+		}
+		if _, err := ins.identity.ExecContext(ctx, s.SessionID, id, seq, typ, parent, at); err != nil {
+			return fmt.Errorf("transcript_event_identities: %w", err)
+		}
+	}
+	return nil
+}
+
+func nullIf(s string, ok bool) any {
+	if s == "" || !ok {
+		return nil
+	}
+	return s
+}
+
+func nullInt(n int64) any {
+	if n <= 0 {
+		return nil
+	}
+	return n
+}
