@@ -842,7 +842,6 @@ CREATE TABLE session_pending_inputs (
   FOREIGN KEY (session_key) REFERENCES session_nodes(session_key) ON DELETE CASCADE,
   FOREIGN KEY (session_id) REFERENCES session_windows(session_id) ON DELETE CASCADE
 ) STRICT;
-CREATE TABLE sqlite_sequence(name,seq);
 CREATE INDEX idx_agent_session_pending_inputs_session
   ON session_pending_inputs(session_key, session_id, seq DESC);
 CREATE TABLE session_input_completions (

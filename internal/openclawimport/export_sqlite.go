@@ -85,6 +85,16 @@ func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (err
 			w.progress()
 		}
 	}
+	// The schema's triggers mark each inserted row unvalidated
+	// (entry_valid 0), and OpenClaw refuses to read such a row until its
+	// doctor repaired it. Every row here was written whole, with
+	// updated_at and the lineage columns equal to its entry's, which is
+	// what OpenClaw's own writer certifies before it sets entry_valid 1;
+	// the rows stay queued in session_canonical_validation_pending for
+	// OpenClaw to check again.
+	if _, err := tx.ExecContext(ctx, "UPDATE session_nodes SET entry_valid = 1"); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -107,7 +117,7 @@ func prepareInserts(ctx context.Context, tx *sql.Tx) (*inserts, error) {
 		sql string
 	}{
 		{&ins.node, `INSERT INTO session_nodes (session_key, current_session_id, entry_json, updated_at, status, created_at,
-			spawned_by, label, display_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+			spawned_by, parent_session_key, label, display_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&ins.window, `INSERT INTO session_windows (session_id, session_key, created_at, updated_at, transcript_updated_at,
 			session_entry_provenance, started_at, ended_at, status, chat_type, channel, account_id, model_provider, model,
 			spawned_by, display_name) VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
@@ -144,22 +154,25 @@ var (
 // session header at seq 0, then one message event per message, each the
 // JSON line the JSONL layout holds.
 func (ins *inserts) session(ctx context.Context, s *domain.Session, msgs []domain.Message, cwd string, now int64, buf *bytes.Buffer) error {
+	updated := s.UpdatedAt
+	if updated <= 0 {
+		updated = now
+	}
+	created := s.CreatedAt
+	if created <= 0 || created > updated {
+		created = updated
+	}
+	// OpenClaw takes a row whose updated_at differs from its entry's
+	// updatedAt for a damaged one.
 	e := exportEntry(s)
+	e.UpdatedAt = flexInt(updated)
 	ej, err := marshalEntry(&e)
 	if err != nil {
 		return err
 	}
-	created := s.CreatedAt
-	if created <= 0 {
-		created = s.UpdatedAt
-	}
-	if created <= 0 {
-		created = now
-	}
-	updated := max(s.UpdatedAt, created)
 	status := nullIf(s.Status, windowStatuses[s.Status])
-	if _, err := ins.node.ExecContext(ctx, s.Key, s.SessionID, ej, updated, status, created,
-		nullIf(s.SpawnedBy, true), nullIf(s.Label, true), nullIf(s.DisplayName, true)); err != nil {
+	if _, err := ins.node.ExecContext(ctx, s.Key, s.SessionID, string(ej), updated, status, created,
+		nullIf(s.SpawnedBy, true), nullIf(s.SpawnedBy, true), nullIf(s.Label, true), nullIf(s.DisplayName, true)); err != nil {
 		return fmt.Errorf("session_nodes: %w", err)
 	}
 	account := ""
