@@ -31,7 +31,7 @@ func exportCommand() *command {
 			},
 			define: func(e *env, fs *flag.FlagSet) func([]string) error {
 				to := fs.String("to", "", "write the OpenClaw state into `DIR` (must not exist or be empty)")
-				layout := fs.String("layout", openclawimport.LayoutSQLite, "`LAYOUT` to write: "+strings.Join(openclawimport.Layouts, " or "))
+				layout := fs.String("layout", openclawimport.LayoutSQLite, "`LAYOUT` to write: "+strings.Join(openclawimport.Layouts, " or ")+" (default sqlite)")
 				return func(pos []string) error {
 					if err := e.wantArgs(pos, 0, 0, ""); err != nil {
 						return err
