@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/transcript"
@@ -36,7 +37,7 @@ func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (err
 		return err
 	}
 	path := filepath.Join(dir, AgentDBName)
-	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?_pragma=foreign_keys(1)&_pragma=synchronous(OFF)&_pragma=journal_mode(OFF)")
+	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?_pragma=synchronous(OFF)&_pragma=journal_mode(OFF)")
 	if err != nil {
 		return err
 	}
@@ -95,6 +96,9 @@ func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (err
 	if _, err := tx.ExecContext(ctx, "UPDATE session_nodes SET entry_valid = 1"); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	if err := ins.flush(ctx); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -108,6 +112,78 @@ func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (err
 // inserts are the prepared statements of one agent database's export.
 type inserts struct {
 	node, window, event, identity *sql.Stmt
+	// events and identities insert rowsPerInsert rows at once; rows
+	// queue in their args until a statement's worth is there.
+	events, identities      *sql.Stmt
+	eventArgs, identityArgs []any
+}
+
+// rowsPerInsert is how many rows one multi-row INSERT of events or
+// identities writes: one statement per row was most of an export's time.
+const rowsPerInsert = 64
+
+// multiRow repeats a row's placeholders n times.
+func multiRow(row string, n int) string {
+	return strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
+}
+
+const (
+	eventInsert    = `INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_utf8_bytes) VALUES `
+	eventRow       = `(?, ?, ?, ?, ?)`
+	identityInsert = `INSERT INTO transcript_event_identities (session_id, event_id, seq, event_type, parent_id, created_at) VALUES `
+	identityRow    = `(?, ?, ?, ?, ?, ?)`
+)
+
+// addEvent queues one transcript_events row and its identity (when id is
+// set), writing a full batch.
+func (ins *inserts) addEvent(ctx context.Context, ev, id []any) error {
+	ins.eventArgs = append(ins.eventArgs, ev...)
+	if id != nil {
+		ins.identityArgs = append(ins.identityArgs, id...)
+	}
+	if len(ins.eventArgs) == rowsPerInsert*5 {
+		if _, err := ins.events.ExecContext(ctx, ins.eventArgs...); err != nil {
+			return fmt.Errorf("transcript_events: %w", err)
+		}
+		ins.eventArgs = ins.eventArgs[:0]
+	}
+	if len(ins.identityArgs) == rowsPerInsert*6 {
+		// Identities reference their events: write the queued events
+		// first.
+		if err := ins.flushEvents(ctx); err != nil {
+			return err
+		}
+		if _, err := ins.identities.ExecContext(ctx, ins.identityArgs...); err != nil {
+			return fmt.Errorf("transcript_event_identities: %w", err)
+		}
+		ins.identityArgs = ins.identityArgs[:0]
+	}
+	return nil
+}
+
+// flushEvents writes the queued events one by one.
+func (ins *inserts) flushEvents(ctx context.Context) error {
+	for a := ins.eventArgs; len(a) > 0; a = a[5:] {
+		if _, err := ins.event.ExecContext(ctx, a[:5]...); err != nil {
+			return fmt.Errorf("transcript_events: %w", err)
+		}
+	}
+	ins.eventArgs = ins.eventArgs[:0]
+	return nil
+}
+
+// flush writes every queued row.
+func (ins *inserts) flush(ctx context.Context) error {
+	if err := ins.flushEvents(ctx); err != nil {
+		return err
+	}
+	for a := ins.identityArgs; len(a) > 0; a = a[6:] {
+		if _, err := ins.identity.ExecContext(ctx, a[:6]...); err != nil {
+			return fmt.Errorf("transcript_event_identities: %w", err)
+		}
+	}
+	ins.identityArgs = ins.identityArgs[:0]
+	return nil
 }
 
 func prepareInserts(ctx context.Context, tx *sql.Tx) (*inserts, error) {
@@ -121,9 +197,10 @@ func prepareInserts(ctx context.Context, tx *sql.Tx) (*inserts, error) {
 		{&ins.window, `INSERT INTO session_windows (session_id, session_key, created_at, updated_at, transcript_updated_at,
 			session_entry_provenance, started_at, ended_at, status, chat_type, channel, account_id, model_provider, model,
 			spawned_by, display_name) VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
-		{&ins.event, `INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_utf8_bytes) VALUES (?, ?, ?, ?, ?)`},
-		{&ins.identity, `INSERT INTO transcript_event_identities (session_id, event_id, seq, event_type, parent_id, created_at)
-			VALUES (?, ?, ?, ?, ?, ?)`},
+		{&ins.event, eventInsert + eventRow},
+		{&ins.identity, identityInsert + identityRow},
+		{&ins.events, eventInsert + multiRow(eventRow, rowsPerInsert)},
+		{&ins.identities, identityInsert + multiRow(identityRow, rowsPerInsert)},
 	} {
 		st, err := tx.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -136,7 +213,7 @@ func prepareInserts(ctx context.Context, tx *sql.Tx) (*inserts, error) {
 }
 
 func (ins *inserts) close() {
-	for _, st := range []*sql.Stmt{ins.node, ins.window, ins.event, ins.identity} {
+	for _, st := range []*sql.Stmt{ins.node, ins.window, ins.event, ins.identity, ins.events, ins.identities} {
 		if st != nil {
 			st.Close()
 		}
@@ -175,13 +252,9 @@ func (ins *inserts) session(ctx context.Context, s *domain.Session, msgs []domai
 		nullIf(s.SpawnedBy, true), nullIf(s.SpawnedBy, true), nullIf(s.Label, true), nullIf(s.DisplayName, true)); err != nil {
 		return fmt.Errorf("session_nodes: %w", err)
 	}
-	account := ""
-	if s.Delivery != nil {
-		account = s.Delivery.AccountID
-	}
-	if account == "" {
-		account = s.LastAccount
-	}
+	// The window's account is the row's last account (the import reads
+	// it back as lastAccountId); the delivery context keeps its own.
+	account := s.LastAccount
 	var trUpdated any
 	if len(msgs) > 0 {
 		trUpdated = max(msgs[len(msgs)-1].Timestamp, created)
@@ -217,14 +290,12 @@ func (ins *inserts) session(ctx context.Context, s *domain.Session, msgs []domai
 		if len(line) > maxEventBytes {
 			return fmt.Errorf("event %d is %d bytes, more than OpenClaw's limit of %d", seq, len(line), maxEventBytes)
 		}
-		if _, err := ins.event.ExecContext(ctx, s.SessionID, seq, string(line), at, len(line)); err != nil {
-			return fmt.Errorf("transcript_events: %w", err)
+		var ida []any
+		if id != "" {
+			ida = []any{s.SessionID, id, seq, typ, parent, at}
 		}
-		if id == "" {
-			continue
-		}
-		if _, err := ins.identity.ExecContext(ctx, s.SessionID, id, seq, typ, parent, at); err != nil {
-			return fmt.Errorf("transcript_event_identities: %w", err)
+		if err := ins.addEvent(ctx, []any{s.SessionID, seq, string(line), at, len(line)}, ida); err != nil {
+			return err
 		}
 	}
 	return nil

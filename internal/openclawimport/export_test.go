@@ -53,7 +53,13 @@ var notKept = cmp.Options{
 // both sides keep, for both layouts, from both fixtures (the state
 // OpenClaw 2026.9.6 wrote and the JSONL one with branches and subagents).
 func TestExportRoundTrip(t *testing.T) {
-	for _, src := range []string{realState, filepath.Join("testdata", "openclaw")} {
+	// Generated sessions longer than one multi-row insert of the SQLite
+	// layout.
+	long := filepath.Join(t.TempDir(), "long")
+	if err := Generate(long, 3, 2*rowsPerInsert+7, 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{realState, filepath.Join("testdata", "openclaw"), long} {
 		for _, layout := range Layouts {
 			t.Run(filepath.Base(src)+"/"+layout, func(t *testing.T) {
 				ctx := context.Background()
