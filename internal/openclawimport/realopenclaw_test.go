@@ -66,6 +66,12 @@ func (oc *realOpenClaw) home(stateDir string) string {
 
 // run runs `openclaw ARGS…` with HOME home and returns its stdout.
 func (oc *realOpenClaw) run(home string, args ...string) string {
+	stdout, _ := oc.run2(home, args...)
+	return stdout
+}
+
+// run2 is run returning stderr too.
+func (oc *realOpenClaw) run2(home string, args ...string) (string, string) {
 	oc.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
@@ -76,7 +82,7 @@ func (oc *realOpenClaw) run(home string, args ...string) string {
 	if err := cmd.Run(); err != nil {
 		oc.t.Fatalf("openclaw %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, stdout.String(), lastBytes(stderr.String(), 4000))
 	}
-	return stdout.String()
+	return stdout.String(), stderr.String()
 }
 
 func lastBytes(s string, n int) string {
@@ -238,5 +244,49 @@ func TestRealOpenClawRoundTrip(t *testing.T) {
 	}
 	if got := strings.Join(brief(msgs), "|"); got != "user: hi|assistant: reply number 1|user: continued after export|assistant: reply number 2" {
 		t.Fatalf("transcript after the second import = %s", got)
+	}
+}
+
+// TestRealOpenClawMigratesJSONExport: OpenClaw 2026.9.6 reads the JSON
+// layout only through its legacy migration (`openclaw doctor --fix`),
+// which must take every exported session and transcript event into its
+// agent database; it then lists them.
+func TestRealOpenClawMigratesJSONExport(t *testing.T) {
+	oc := newRealOpenClaw(t)
+	ctx := context.Background()
+	st := openStore(t)
+	if _, err := Import(ctx, st, copyState(t, realState), testOptions()); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), ".openclaw")
+	sum, err := Export(ctx, st, out, ExportOptions{Layout: LayoutJSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := oc.home(out)
+	stdout, stderr := oc.run2(home, "doctor", "--fix", "--non-interactive")
+	doctor := stdout + stderr
+	// One header event per transcript plus one per message.
+	want := fmt.Sprintf("Transcript events: imported=%d", sum.Sessions+sum.Messages)
+	if !strings.Contains(doctor, fmt.Sprintf("Legacy entries: %d", sum.Sessions)) || !strings.Contains(doctor, want) {
+		t.Fatalf("openclaw doctor --fix did not migrate the export (want %q):\n%s", want, doctor)
+	}
+	listed := oc.run(home, "sessions", "--json", "--all-agents")
+	var list struct {
+		Sessions []struct {
+			Key string `json:"key"`
+		} `json:"sessions"`
+	}
+	if i := strings.Index(listed, "{"); i < 0 || json.Unmarshal([]byte(listed[i:]), &list) != nil {
+		t.Fatalf("openclaw sessions --json: %s", listed)
+	}
+	keys := map[string]bool{}
+	for _, s := range list.Sessions {
+		keys[s.Key] = true
+	}
+	for _, k := range []string{telegramKey, "agent:main:main", "agent:main:cron:daily-report"} {
+		if !keys[k] {
+			t.Errorf("OpenClaw does not list %s after migrating the export: %v", k, keys)
+		}
 	}
 }
