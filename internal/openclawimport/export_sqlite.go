@@ -48,7 +48,8 @@ func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (err
 	}()
 	db.SetMaxOpenConns(1)
 	ctx := w.ctx
-	if _, err := db.ExecContext(ctx, agentSchemaSQL); err != nil {
+	tables, indexes := splitSchema(agentSchemaSQL)
+	if _, err := db.ExecContext(ctx, tables); err != nil {
 		return fmt.Errorf("%s: create schema: %w", path, err)
 	}
 	tx, err := db.BeginTx(ctx, nil)
@@ -102,11 +103,44 @@ func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (err
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	if _, err := db.ExecContext(ctx, indexes); err != nil {
+		return fmt.Errorf("%s: create indexes: %w", path, err)
+	}
 	if _, err := db.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", AgentSchemaVersion)); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	w.progress()
 	return nil
+}
+
+// deferredIndexTables are the tables whose indexes are built after their
+// rows are in: one sorted build per index instead of a B-tree insert per
+// row and index.
+var deferredIndexTables = []string{"transcript_events", "transcript_event_identities", "session_nodes", "session_windows"}
+
+// splitSchema splits schema (one statement per "CREATE" at the start of a
+// line, as `.schema` prints it) into everything but the indexes of
+// deferredIndexTables, and those indexes.
+func splitSchema(schema string) (tables, indexes string) {
+	var t, ix strings.Builder
+	for i, stmt := range strings.Split(schema, "\nCREATE ") {
+		if i > 0 {
+			stmt = "CREATE " + stmt
+		}
+		stmt = strings.TrimSpace(stmt)
+		dst := &t
+		if strings.HasPrefix(stmt, "CREATE INDEX") || strings.HasPrefix(stmt, "CREATE UNIQUE INDEX") {
+			for _, tb := range deferredIndexTables {
+				if strings.Contains(stmt, "ON "+tb+"(") {
+					dst = &ix
+					break
+				}
+			}
+		}
+		dst.WriteString(stmt)
+		dst.WriteString("\n")
+	}
+	return t.String(), ix.String()
 }
 
 // inserts are the prepared statements of one agent database's export.

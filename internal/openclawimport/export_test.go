@@ -114,3 +114,19 @@ func TestExportRefusesNonEmptyTarget(t *testing.T) {
 		t.Fatalf("export with a bad layout: %v", err)
 	}
 }
+
+// TestSplitSchemaKeepsEveryStatement: the schema written in two parts is
+// the schema: same objects, same text (OpenClaw compares both).
+func TestSplitSchemaKeepsEveryStatement(t *testing.T) {
+	tables, indexes := splitSchema(agentSchemaSQL)
+	if !strings.Contains(indexes, "CREATE INDEX idx_agent_transcript_event_parent\n  ON transcript_event_identities(session_id, parent_id)\n  WHERE parent_id IS NOT NULL;") {
+		t.Errorf("deferred indexes:\n%s", indexes)
+	}
+	if strings.Contains(tables, "ON transcript_events(") || strings.Contains(tables, "ON session_nodes(") {
+		t.Error("an index of a bulk-loaded table is built before its rows")
+	}
+	count := func(s string) int { return strings.Count(s, "\nCREATE ") + strings.Count(s[:min(len(s), 7)], "CREATE ") }
+	if got, want := count(tables)+count(indexes), count(agentSchemaSQL); got != want {
+		t.Errorf("%d statements after the split, %d before", got, want)
+	}
+}
