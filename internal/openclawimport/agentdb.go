@@ -189,6 +189,24 @@ type eventReader struct {
 // read appends the events of sessionID, in seq order, one line each, to
 // a buffer it returns (valid until the next read).
 func (er *eventReader) read(ctx context.Context, a *agentDB, sessionID string) ([]byte, error) {
+	// Most transcripts hold no compressed event: SQLite joins their
+	// lines in one value, which saves a database/sql row per event.
+	var (
+		joined       []byte
+		total, plain int64
+	)
+	err := a.db.QueryRowContext(ctx, `SELECT group_concat(event_json, char(10) ORDER BY seq), count(*), count(event_json)
+		FROM transcript_events WHERE session_id = ?`, sessionID).Scan(&joined, &total, &plain)
+	if err != nil {
+		return nil, a.explain(err)
+	}
+	if total == plain {
+		er.buf = append(er.buf[:0], joined...)
+		if len(er.buf) > 0 {
+			er.buf = append(er.buf, '\n')
+		}
+		return er.buf, nil
+	}
 	rows, err := a.db.QueryContext(ctx, "SELECT seq, event_json, event_zstd FROM transcript_events WHERE session_id = ? ORDER BY seq", sessionID)
 	if err != nil {
 		return nil, a.explain(err)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
@@ -201,4 +203,63 @@ func TestImportSQLiteRefusesLockedFile(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	assertNothingImported(t, st)
+}
+
+// TestImportSQLiteCompressedEvents: OpenClaw stores large events
+// zstd-compressed (event_zstd, event_json NULL); they read as the same
+// transcript.
+func TestImportSQLiteCompressedEvents(t *testing.T) {
+	dir := copyState(t, realState)
+	path := agentDBFile(dir)
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer enc.Close()
+	rows, err := db.Query("SELECT session_id, seq, event_json FROM transcript_events WHERE event_json LIKE '%\"type\":\"message\"%'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type ev struct {
+		sid  string
+		seq  int
+		json string
+	}
+	var evs []ev
+	for rows.Next() {
+		var e ev
+		if err := rows.Scan(&e.sid, &e.seq, &e.json); err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, e)
+	}
+	rows.Close()
+	if len(evs) != 8 {
+		t.Fatalf("%d message events in the fixture", len(evs))
+	}
+	const nav = `{"version":1,"report":{"kind":"canonical"},"navigation":{},"reset":{},"model":{},"modelBytes":0,"modelWithoutCheckpointBytes":0,"withoutCustomDataBytes":0}`
+	for _, e := range evs[:5] {
+		z := enc.EncodeAll([]byte(e.json), nil)
+		if _, err := db.Exec("UPDATE transcript_events SET event_json = NULL, event_zstd = ?, event_utf8_bytes = ?, navigation_json = ? WHERE session_id = ? AND seq = ?",
+			z, len(e.json), nav, e.sid, e.seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := openStore(t)
+	sum, err := Import(context.Background(), st, dir, testOptions())
+	if err != nil || sum.Messages != 8 {
+		t.Fatalf("import: %+v, %v", sum, err)
+	}
+	msgs, err := st.ReadMessages(context.Background(), telegramKey, domain.MessageQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(brief(msgs), "|"); got != "user: hi|assistant: reply number 1|user: second message|assistant: reply number 2|user: after compaction|assistant: reply number 4" {
+		t.Fatalf("transcript = %s", got)
+	}
 }

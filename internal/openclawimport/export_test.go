@@ -125,7 +125,9 @@ func TestSplitSchemaKeepsEveryStatement(t *testing.T) {
 	if strings.Contains(tables, "ON transcript_events(") || strings.Contains(tables, "ON session_nodes(") {
 		t.Error("an index of a bulk-loaded table is built before its rows")
 	}
-	count := func(s string) int { return strings.Count(s, "\nCREATE ") + strings.Count(s[:min(len(s), 7)], "CREATE ") }
+	count := func(s string) int {
+		return strings.Count(s, "\nCREATE ") + strings.Count(s[:min(len(s), 7)], "CREATE ")
+	}
 	if got, want := count(tables)+count(indexes), count(agentSchemaSQL); got != want {
 		t.Errorf("%d statements after the split, %d before", got, want)
 	}
