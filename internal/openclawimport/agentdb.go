@@ -51,7 +51,7 @@ type agentDB struct {
 
 // ErrNewerSchema is wrapped by the error refusing a database written by a
 // newer OpenClaw than this package knows.
-var ErrNewerSchema = errors.New("written by a newer OpenClaw")
+var ErrNewerSchema = errors.New("schema newer than this switchboard reads")
 
 // openAgentDB opens path read-only and checks that it is an OpenClaw agent
 // database this package can read: not locked by a writer for longer than
@@ -91,7 +91,7 @@ func openAgentDB(ctx context.Context, path string, lockWait time.Duration) (_ *a
 		return nil, fmt.Errorf("%s: schema_meta role is %q, want \"agent\"", path, role.String)
 	}
 	if v := max(a.version, userVersion); v > AgentSchemaVersion {
-		return nil, fmt.Errorf("%s: agent database schema version %d (OpenClaw %s) is %w than this switchboard reads: it knows versions up to %d (OpenClaw %s); upgrade switchboard",
+		return nil, fmt.Errorf("%s: agent database schema version %d (OpenClaw %s): %w, which knows versions up to %d (OpenClaw %s); upgrade switchboard",
 			path, v, orUnknown(a.app), ErrNewerSchema, AgentSchemaVersion, AgentSchemaApp)
 	}
 	// A corrupt page anywhere would stop the import halfway; check the
