@@ -82,7 +82,9 @@ func (oc *realOpenClaw) run2(home string, args ...string) (string, string) {
 // try runs `openclaw ARGS…` and returns its output and exit error.
 func (oc *realOpenClaw) try(home string, args ...string) (string, string, error) {
 	oc.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	// A run answers in seconds on an idle machine; on a loaded one
+	// OpenClaw's own start-up and maintenance took minutes.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, oc.node, append([]string{oc.cli}, args...)...)
 	cmd.Env = append(os.Environ(), "HOME="+home, "OPENCLAW_STATE_DIR="+filepath.Join(home, ".openclaw"), "NO_COLOR=1")
