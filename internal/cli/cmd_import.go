@@ -26,10 +26,13 @@ func importCommand() *command {
 		subs: []*command{{
 			name:    "openclaw",
 			args:    "DIR",
-			summary: "import an OpenClaw state dir (sessions.json + JSONL transcripts)",
-			help: "Reads DIR/agents/<agentId>/sessions/sessions.json and the transcripts next to it into this\n" +
-				"state dir's store (and its JSONL mirror). Running it again imports only what changed. The\n" +
-				"gateway must not be running on this state dir.",
+			summary: "import an OpenClaw state dir (agent databases, or sessions.json + JSONL transcripts)",
+			help: "Reads DIR/agents/<agentId>/agent/openclaw-agent.sqlite (OpenClaw 2026.7 and later, opened\n" +
+				"read-only; schema up to 23, OpenClaw 2026.9.6) or, for agents without one,\n" +
+				"DIR/agents/<agentId>/sessions/sessions.json and the transcripts next to it into this state dir's\n" +
+				"store (and its JSONL mirror). A database that is locked, corrupt or from a newer OpenClaw, or a\n" +
+				"garbled sessions.json, is refused before anything is written. Running it again imports only\n" +
+				"what changed. The gateway must not be running on this state dir, nor OpenClaw on DIR.",
 			example: []string{
 				"switchboard import openclaw ~/.openclaw",
 				"switchboard import openclaw ~/.openclaw --state-dir ./sb --json",

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-go/switchboard/internal/engine"
+	"github.com/switchboard-go/switchboard/internal/openclawimport"
 )
 
 func TestImportOpenClaw(t *testing.T) {
@@ -120,4 +121,41 @@ func TestImportMirrorOff(t *testing.T) {
 			t.Errorf("mirror %v: read back %d messages of %d imported", mirror, read, sum.Messages)
 		}
 	}
+}
+
+func TestExportOpenClaw(t *testing.T) {
+	c := newCLI(t)
+	src := filepath.Join("..", "openclawimport", "testdata", "openclaw-2026.9.6")
+	c.ok("import", "openclaw", src)
+	for _, layout := range []string{"sqlite", "json"} {
+		to := filepath.Join(c.dir, "oc-"+layout)
+		r := c.ok("export", "openclaw", "--to", to, "--layout", layout, "--json")
+		var sum openclawimport.ExportSummary
+		if err := json.Unmarshal([]byte(r.stdout), &sum); err != nil {
+			t.Fatalf("export --json: %v\n%s", err, r.stdout)
+		}
+		if sum.Layout != layout || sum.Agents != 1 || sum.Sessions != 3 || sum.Messages != 8 {
+			t.Fatalf("export %s: %+v", layout, sum)
+		}
+		// The export imports back into a fresh state dir.
+		back := newCLI(t)
+		mustContain(t, "import of the export", back.ok("import", "openclaw", to).stdout, "imported 3 sessions and 8 messages")
+
+		r = c.run("export", "openclaw", "--to", to)
+		if r.code != exitError || !strings.Contains(r.stderr, "target directory is not empty") {
+			t.Errorf("export onto the same dir: exit %d, stderr %q", r.code, r.stderr)
+		}
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"export", "openclaw"}, "--to is required"},
+		{[]string{"export", "openclaw", "--to", filepath.Join(c.dir, "x"), "--layout", "xml"}, `--layout "xml": want json or sqlite`},
+	} {
+		if r := c.run(tt.args...); r.code != exitUsage || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", tt.args, r.code, r.stderr, tt.want)
+		}
+	}
+	mustContain(t, "export --help", c.ok("export", "openclaw", "--help").stdout, "--layout", "--to", "not kept")
 }

@@ -11,58 +11,59 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
-// entry is one value of sessions.json. Only the fields switchboard keeps
-// are decoded; unknown fields are ignored.
+// entry is one value of sessions.json (and the entry_json of an agent
+// database's session row). Only the fields switchboard keeps are decoded;
+// unknown fields are ignored. Export writes the same fields back.
 type entry struct {
 	SessionID   string  `json:"sessionId"`
 	UpdatedAt   flexInt `json:"updatedAt"`
-	SessionFile string  `json:"sessionFile"`
+	SessionFile string  `json:"sessionFile,omitempty"`
 
-	Channel         string           `json:"channel"`
-	LastChannel     string           `json:"lastChannel"`
-	LastTo          flexString       `json:"lastTo"`
-	LastAccountID   flexString       `json:"lastAccountId"`
-	DeliveryContext *deliveryContext `json:"deliveryContext"`
-	Origin          *origin          `json:"origin"`
-	ChatType        string           `json:"chatType"`
-	Label           string           `json:"label"`
-	DisplayName     string           `json:"displayName"`
+	Channel         string           `json:"channel,omitempty"`
+	LastChannel     string           `json:"lastChannel,omitempty"`
+	LastTo          flexString       `json:"lastTo,omitempty"`
+	LastAccountID   flexString       `json:"lastAccountId,omitempty"`
+	DeliveryContext *deliveryContext `json:"deliveryContext,omitempty"`
+	Origin          *origin          `json:"origin,omitempty"`
+	ChatType        string           `json:"chatType,omitempty"`
+	Label           string           `json:"label,omitempty"`
+	DisplayName     string           `json:"displayName,omitempty"`
 
-	Model         string `json:"model"`
-	ModelProvider string `json:"modelProvider"`
+	Model         string `json:"model,omitempty"`
+	ModelProvider string `json:"modelProvider,omitempty"`
 
-	InputTokens      flexInt   `json:"inputTokens"`
-	OutputTokens     flexInt   `json:"outputTokens"`
-	TotalTokens      flexInt   `json:"totalTokens"`
-	ContextTokens    flexInt   `json:"contextTokens"`
-	EstimatedCostUSD flexFloat `json:"estimatedCostUsd"`
+	InputTokens      flexInt   `json:"inputTokens,omitempty"`
+	OutputTokens     flexInt   `json:"outputTokens,omitempty"`
+	TotalTokens      flexInt   `json:"totalTokens,omitempty"`
+	ContextTokens    flexInt   `json:"contextTokens,omitempty"`
+	EstimatedCostUSD flexFloat `json:"estimatedCostUsd,omitempty"`
 
-	SpawnedBy        string  `json:"spawnedBy"`
-	ParentSessionKey string  `json:"parentSessionKey"`
-	SpawnDepth       flexInt `json:"spawnDepth"`
-	ForkedFromParent bool    `json:"forkedFromParent"`
+	SpawnedBy        string  `json:"spawnedBy,omitempty"`
+	ParentSessionKey string  `json:"parentSessionKey,omitempty"`
+	SpawnDepth       flexInt `json:"spawnDepth,omitempty"`
+	ForkedFromParent bool    `json:"forkedFromParent,omitempty"`
 
-	ThinkingLevel  string `json:"thinkingLevel"`
-	VerboseLevel   string `json:"verboseLevel"`
-	SendPolicy     string `json:"sendPolicy"`
-	SystemSent     bool   `json:"systemSent"`
-	AbortedLastRun bool   `json:"abortedLastRun"`
+	ThinkingLevel  string `json:"thinkingLevel,omitempty"`
+	VerboseLevel   string `json:"verboseLevel,omitempty"`
+	SendPolicy     string `json:"sendPolicy,omitempty"`
+	SystemSent     bool   `json:"systemSent,omitempty"`
+	AbortedLastRun bool   `json:"abortedLastRun,omitempty"`
 
-	Status    string  `json:"status"`
-	StartedAt flexInt `json:"startedAt"`
-	EndedAt   flexInt `json:"endedAt"`
+	Status    string  `json:"status,omitempty"`
+	StartedAt flexInt `json:"startedAt,omitempty"`
+	EndedAt   flexInt `json:"endedAt,omitempty"`
 }
 
 type deliveryContext struct {
-	Channel   string     `json:"channel"`
-	To        flexString `json:"to"`
-	AccountID flexString `json:"accountId"`
-	ThreadID  flexString `json:"threadId"`
+	Channel   string     `json:"channel,omitempty"`
+	To        flexString `json:"to,omitempty"`
+	AccountID flexString `json:"accountId,omitempty"`
+	ThreadID  flexString `json:"threadId,omitempty"`
 }
 
 type origin struct {
-	Provider  string     `json:"provider"`
-	AccountID flexString `json:"accountId"`
+	Provider  string     `json:"provider,omitempty"`
+	AccountID flexString `json:"accountId,omitempty"`
 }
 
 // session returns base with the entry's fields written over it: a new row

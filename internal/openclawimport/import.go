@@ -32,10 +32,12 @@ func Import(ctx context.Context, st domain.Store, dir string, opts Options) (Sum
 	if err != nil {
 		return sum, err
 	}
-	cands, err := loadIndexes(dir, opts, &sum)
+	src, err := loadIndexes(ctx, dir, opts, &sum)
 	if err != nil {
 		return sum, err
 	}
+	defer src.close()
+	cands := src.cands
 	rows, err := st.ListSessions(ctx, domain.SessionQuery{IncludeArchived: true})
 	if err != nil {
 		return sum, fmt.Errorf("openclawimport: list existing sessions: %w", err)
@@ -118,6 +120,7 @@ func (im *importer) run(ctx context.Context, cands []candidate) error {
 	for range min(planWorkers(runtime.GOMAXPROCS(0)), len(cands)) {
 		wg.Go(func() {
 			tr := newTranscriptReader()
+			defer tr.close()
 			for {
 				if msgs.wait(ctx) != nil {
 					return
@@ -210,7 +213,7 @@ func (im *importer) plan(ctx context.Context, c *candidate, tr *transcriptReader
 		p.err = err
 		return p
 	}
-	msgs := im.readTranscript(c, &p, tr)
+	msgs := im.readTranscript(ctx, c, &p, tr)
 	p.branchLen = len(msgs)
 	now := im.opts.Now().UnixMilli()
 	kind := im.opts.Kind(c.key)
@@ -279,10 +282,24 @@ func (im *importer) storedCount(ctx context.Context, key, sessionID string, want
 
 // readTranscript returns the messages of c's active branch and records
 // problems on p.
-func (im *importer) readTranscript(c *candidate, p *plan, tr *transcriptReader) []domain.Message {
+func (im *importer) readTranscript(ctx context.Context, c *candidate, p *plan, tr *transcriptReader) []domain.Message {
 	var lastErr error
-	for _, path := range transcriptPaths(c) {
-		h, entries, stats, err := tr.read(path)
+	paths := transcriptPaths(c)
+	if c.db != nil {
+		paths = []string{fmt.Sprintf("%s (events of session %s)", c.db.path, c.e.SessionID)}
+	}
+	for _, path := range paths {
+		var (
+			h       transcript.Header
+			entries []transcript.Entry
+			stats   transcript.Stats
+			err     error
+		)
+		if c.db != nil {
+			h, entries, stats, err = tr.readEvents(ctx, c.db, c.e.SessionID)
+		} else {
+			h, entries, stats, err = tr.read(path)
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -311,7 +328,7 @@ func (im *importer) readTranscript(c *candidate, p *plan, tr *transcriptReader) 
 		return nil
 	}
 	p.counted = append(p.counted, reasonNoTranscript)
-	p.transcriptWarnings = append(p.transcriptWarnings, fmt.Sprintf("session %s: no transcript %s; imported without messages", c.key, transcriptPaths(c)[0]))
+	p.transcriptWarnings = append(p.transcriptWarnings, fmt.Sprintf("session %s: no transcript %s; imported without messages", c.key, paths[0]))
 	return nil
 }
 

@@ -236,7 +236,7 @@ func TestImportErrors(t *testing.T) {
 		opts              Options
 	}{
 		{"no agents dir", empty, "is not an OpenClaw state directory", Options{}},
-		{"no sessions.json", noIndex, "no agents/<agentId>/sessions/sessions.json", Options{}},
+		{"no sessions.json", noIndex, "no agents/<agentId>/agent/openclaw-agent.sqlite or agents/<agentId>/sessions/sessions.json", Options{}},
 		{"not an object", notObject, "invalid JSON at line 2, column 1 (byte 2): want an object", Options{}},
 		{"negative batch", notObject, "BatchSize is -1", Options{BatchSize: -1}},
 	}

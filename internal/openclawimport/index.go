@@ -2,6 +2,7 @@ package openclawimport
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,14 +24,40 @@ type candidate struct {
 	agentID     string // of the canonical key
 	spawnedBy   string // canonical parent key, "" when none
 	e           entry
+	// db is the agent database holding the transcript (SQLite layout
+	// since 2026.8); nil when it is a JSONL file in sessionsDir.
+	db *agentDB
 }
 
-// loadIndexes reads every agents/<id>/sessions/sessions.json under dir.
-// Any file that is not valid JSON fails the whole import before anything
-// is written; bad entries inside a valid file are skipped and counted.
+// source is what loadIndexes found: the candidates and the agent
+// databases they read from, to be closed after the import.
+type source struct {
+	cands []candidate
+	dbs   []*agentDB
+}
+
+func (s *source) close() {
+	for _, a := range s.dbs {
+		a.db.Close()
+	}
+}
+
+// loadIndexes reads the session rows of every agent under dir: its
+// agents/<id>/agent/openclaw-agent.sqlite when there is one (OpenClaw
+// since 2026.7; a sessions.json beside it is only OpenClaw's legacy
+// migration input and is ignored), else agents/<id>/sessions/sessions.json.
+// Any file that is not valid JSON, or a database that is locked, corrupt
+// or from a newer OpenClaw, fails the whole import before anything is
+// written; bad entries inside a valid file are skipped and counted.
 // Its errors are about the user's files and name them (the os errors name
 // the path), so they carry no package prefix: the CLI prints them as is.
-func loadIndexes(dir string, opts Options, sum *Summary) ([]candidate, error) {
+func loadIndexes(ctx context.Context, dir string, opts Options, sum *Summary) (_ *source, err error) {
+	src := &source{}
+	defer func() {
+		if err != nil {
+			src.close()
+		}
+	}()
 	agentsDir := filepath.Join(dir, "agents")
 	dirents, err := os.ReadDir(agentsDir)
 	if err != nil {
@@ -45,6 +72,23 @@ func loadIndexes(dir string, opts Options, sum *Summary) ([]candidate, error) {
 			continue
 		}
 		sessionsDir := filepath.Join(agentsDir, de.Name(), "sessions")
+		dbPath := agentDBPath(dir, de.Name())
+		if _, err := os.Stat(dbPath); err == nil {
+			a, err := openAgentDB(ctx, dbPath, opts.LockWait)
+			if err != nil {
+				return nil, err
+			}
+			src.dbs = append(src.dbs, a)
+			cands, err := parseAgentDB(ctx, a, de.Name(), sessionsDir, opts, sum)
+			if err != nil {
+				return nil, err
+			}
+			sum.Agents++
+			all = append(all, cands...)
+			continue
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
 		file := filepath.Join(sessionsDir, "sessions.json")
 		data, err := os.ReadFile(file)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -61,9 +105,10 @@ func loadIndexes(dir string, opts Options, sum *Summary) ([]candidate, error) {
 		all = append(all, cands...)
 	}
 	if sum.Agents == 0 {
-		return nil, fmt.Errorf("no agents/<agentId>/sessions/sessions.json under %s", dir)
+		return nil, fmt.Errorf("no agents/<agentId>/agent/%s or agents/<agentId>/sessions/sessions.json under %s", AgentDBName, dir)
 	}
-	return dedupe(all, sum), nil
+	src.cands = dedupe(all, sum)
+	return src, nil
 }
 
 // parseIndex decodes one sessions.json: an object of sessionKey → entry.

@@ -15,6 +15,8 @@ const (
 	// batchMessages caps the messages of one Update; a session with more
 	// goes in an Update of its own, never split.
 	batchMessages = 4096
+	// DefaultLockWait is Options.LockWait's default.
+	DefaultLockWait = 5 * time.Second
 	// maxWarnings bounds Summary.Warnings; later ones are only counted.
 	maxWarnings = 50
 )
@@ -43,6 +45,11 @@ type Options struct {
 	// is called on a goroutine of the import's own, in commit order.
 	Mirror Mirror
 
+	// LockWait is how long to wait for an OpenClaw agent database that
+	// another process holds locked before refusing it (default
+	// DefaultLockWait).
+	LockWait time.Duration
+
 	// planBudget overrides planBudgetMessages (tests).
 	planBudget int
 }
@@ -67,6 +74,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.LockWait <= 0 {
+		o.LockWait = DefaultLockWait
 	}
 	if o.planBudget == 0 {
 		o.planBudget = planBudgetMessages

@@ -2,7 +2,10 @@ package openclawimport
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"github.com/switchboard-go/switchboard/internal/transcript"
@@ -18,6 +21,8 @@ const transcriptBufSize = 64 << 10
 type transcriptReader struct {
 	rd *bufio.Reader
 	sc transcript.Scratch
+	ev eventReader
+	br bytes.Reader
 }
 
 func newTranscriptReader() *transcriptReader {
@@ -41,3 +46,26 @@ func (tr *transcriptReader) read(path string) (transcript.Header, []transcript.E
 	}
 	return h, entries, st, nil
 }
+
+// readEvents parses the transcript of sessionID kept in a's
+// transcript_events, as read does a file. A session without events (its
+// window was created, no turn stored yet) reads as no transcript.
+func (tr *transcriptReader) readEvents(ctx context.Context, a *agentDB, sessionID string) (transcript.Header, []transcript.Entry, transcript.Stats, error) {
+	buf, err := tr.ev.read(ctx, a, sessionID)
+	if err != nil {
+		return transcript.Header{}, nil, transcript.Stats{}, err
+	}
+	if len(buf) == 0 {
+		return transcript.Header{}, nil, transcript.Stats{}, fs.ErrNotExist
+	}
+	tr.br.Reset(buf)
+	tr.rd.Reset(&tr.br)
+	defer tr.rd.Reset(nil)
+	h, entries, st, err := transcript.ReadScratch(tr.rd, &tr.sc)
+	if err != nil {
+		return h, entries, st, fmt.Errorf("transcript of session %s in %s: %w", sessionID, a.path, err)
+	}
+	return h, entries, st, nil
+}
+
+func (tr *transcriptReader) close() { tr.ev.close() }

@@ -1,0 +1,209 @@
+package openclawimport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// Layouts of an exported state directory.
+const (
+	// LayoutJSON is OpenClaw's file layout up to 2026.6:
+	// agents/<id>/sessions/sessions.json and one <sessionId>.jsonl
+	// transcript per session. OpenClaw 2026.7 and later migrate it into
+	// their agent databases.
+	LayoutJSON = "json"
+	// LayoutSQLite is OpenClaw's layout since 2026.8: session rows and
+	// transcripts in agents/<id>/agent/openclaw-agent.sqlite.
+	LayoutSQLite = "sqlite"
+)
+
+// Layouts lists the layouts Export writes.
+var Layouts = []string{LayoutJSON, LayoutSQLite}
+
+// ExportOptions tune Export.
+type ExportOptions struct {
+	// Layout is LayoutJSON or LayoutSQLite (default LayoutSQLite, what
+	// today's OpenClaw reads).
+	Layout string
+	// Progress, when set, is called after each agent's sessions with the
+	// number of sessions written so far and the total.
+	Progress func(done, total int)
+	// Now stamps what the layout needs a time for and the store has
+	// none; nil means time.Now.
+	Now func() time.Time
+}
+
+// ExportSummary says what Export wrote.
+type ExportSummary struct {
+	Layout   string `json:"layout"`
+	Agents   int    `json:"agents"`
+	Sessions int    `json:"sessions"`
+	Messages int    `json:"messages"`
+}
+
+// ErrTargetNotEmpty is wrapped by Export's error when the target
+// directory already holds files.
+var ErrTargetNotEmpty = errors.New("target directory is not empty")
+
+// Export writes every session of st (archived ones too) and the messages
+// of its current transcript into dir as an OpenClaw state directory.
+//
+// dir must not exist or be empty. Everything is written into a sibling
+// directory first and renamed into place at the end, so a failed export
+// leaves no partial state where OpenClaw would find it.
+func Export(ctx context.Context, st domain.Store, dir string, opts ExportOptions) (ExportSummary, error) {
+	if opts.Layout == "" {
+		opts.Layout = LayoutSQLite
+	}
+	if !slices.Contains(Layouts, opts.Layout) {
+		return ExportSummary{}, fmt.Errorf("layout %q: want one of %v", opts.Layout, Layouts)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	sum := ExportSummary{Layout: opts.Layout}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return sum, err
+	}
+	if err := checkTarget(abs); err != nil {
+		return sum, err
+	}
+	rows, err := st.ListSessions(ctx, domain.SessionQuery{IncludeArchived: true})
+	if err != nil {
+		return sum, fmt.Errorf("list sessions: %w", err)
+	}
+	byAgent := map[string][]domain.Session{}
+	for _, r := range rows {
+		byAgent[r.AgentID] = append(byAgent[r.AgentID], r)
+	}
+	agents := make([]string, 0, len(byAgent))
+	for a := range byAgent {
+		agents = append(agents, a)
+	}
+	slices.Sort(agents)
+
+	tmp, err := os.MkdirTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".export-")
+	if err != nil {
+		return sum, err
+	}
+	defer os.RemoveAll(tmp) // a no-op once renamed
+	w := exportWriter{ctx: ctx, st: st, root: tmp, final: abs, opts: opts, total: len(rows), sum: &sum}
+	for _, a := range agents {
+		var err error
+		switch opts.Layout {
+		case LayoutJSON:
+			err = w.agentJSON(a, byAgent[a])
+		case LayoutSQLite:
+			err = w.agentSQLite(a, byAgent[a])
+		}
+		if err != nil {
+			return sum, err
+		}
+		sum.Agents++
+	}
+	if err := os.Chmod(tmp, 0o700); err != nil {
+		return sum, err
+	}
+	// An empty target was checked above; it goes so the rename can land.
+	if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return sum, err
+	}
+	if err := os.Rename(tmp, abs); err != nil {
+		return sum, err
+	}
+	return sum, nil
+}
+
+// checkTarget refuses a target that exists and is not an empty directory.
+func checkTarget(dir string) error {
+	st, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(filepath.Dir(dir)); err != nil {
+			return fmt.Errorf("parent of %s: %w", dir, err)
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s exists and is not a directory", dir)
+	}
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if len(des) > 0 {
+		return fmt.Errorf("%s: %w (it has %d entries, for example %s); export writes a new OpenClaw state directory only", dir, ErrTargetNotEmpty, len(des), des[0].Name())
+	}
+	return nil
+}
+
+// exportWriter holds what writing one agent after another shares.
+type exportWriter struct {
+	ctx         context.Context
+	st          domain.Store
+	root, final string // the directory being written, where it will be
+	opts        ExportOptions
+	done, total int
+	sum         *ExportSummary
+}
+
+func (w *exportWriter) progress() {
+	if w.opts.Progress != nil {
+		w.opts.Progress(w.done, w.total)
+	}
+}
+
+// messages reads the current transcript of s.
+func (w *exportWriter) messages(s *domain.Session) ([]domain.Message, error) {
+	msgs, err := w.st.ReadMessages(w.ctx, s.Key, domain.MessageQuery{SessionID: s.SessionID})
+	if err != nil {
+		return nil, fmt.Errorf("read messages of %s: %w", s.Key, err)
+	}
+	return msgs, nil
+}
+
+// exportEntry is the session entry OpenClaw keeps for s: the fields the
+// import reads, written back.
+func exportEntry(s *domain.Session) entry {
+	e := entry{
+		SessionID: s.SessionID, UpdatedAt: flexInt(s.UpdatedAt),
+		Channel: s.Channel, LastChannel: s.LastChannel, LastTo: flexString(s.LastTo), LastAccountID: flexString(s.LastAccount),
+		ChatType: s.ChatType, Label: s.Label, DisplayName: s.DisplayName,
+		Model: s.Model, ModelProvider: s.ModelProvider,
+		InputTokens: flexInt(s.InputTokens), OutputTokens: flexInt(s.OutputTokens),
+		TotalTokens: flexInt(s.TotalTokens), ContextTokens: flexInt(s.ContextTokens),
+		EstimatedCostUSD: flexFloat(s.EstimatedCostUSD),
+		SpawnedBy:        s.SpawnedBy, SpawnDepth: flexInt(s.SpawnDepth), ForkedFromParent: s.ForkedFromParent,
+		ThinkingLevel: s.ThinkingLevel, VerboseLevel: s.VerboseLevel, SendPolicy: s.SendPolicy,
+		SystemSent: s.SystemSent, AbortedLastRun: s.AbortedLastRun,
+		Status: s.Status, StartedAt: flexInt(s.StartedAt), EndedAt: flexInt(s.EndedAt),
+	}
+	if d := s.Delivery; d != nil {
+		e.DeliveryContext = &deliveryContext{Channel: d.Channel, To: flexString(d.To), AccountID: flexString(d.AccountID), ThreadID: flexString(d.ThreadID)}
+	}
+	if o := s.Origin; o != nil {
+		e.Origin = &origin{Provider: o.Provider, AccountID: flexString(o.AccountID)}
+	}
+	return e
+}
+
+// marshalEntry encodes e without HTML escaping, as OpenClaw writes JSON.
+func marshalEntry(e *entry) ([]byte, error) {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return nil, fmt.Errorf("session %s: %w", e.SessionID, err)
+	}
+	return b, nil
+}

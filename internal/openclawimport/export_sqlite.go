@@ -1,0 +1,350 @@
+package openclawimport
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/transcript"
+)
+
+// agentSchemaSQL is the schema of an agent database of version
+// AgentSchemaVersion, as `sqlite3 FILE .schema` prints it for a file
+// OpenClaw 2026.9.6 wrote (testdata/openclaw-2026.9.6/README.md). OpenClaw
+// checks an agent database's tables, columns, indexes and triggers against
+// its own schema when it opens one, so an exported database carries the
+// same schema, triggers included: those mark every exported row for
+// OpenClaw's own validation on first open.
+//
+//go:embed agentschema_v23.sql
+var agentSchemaSQL string
+
+// transcriptVersion is the session-header version OpenClaw 2026.9.6
+// writes in transcript_events.
+const transcriptVersion = 4
+
+// agentSQLite writes agent's sessions into a new
+// agents/<agent>/agent/openclaw-agent.sqlite.
+func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (err error) {
+	dir := filepath.Join(w.root, "agents", agent, "agent")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	path := filepath.Join(dir, AgentDBName)
+	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?_pragma=synchronous(OFF)&_pragma=journal_mode(OFF)")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := db.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("%s: %w", path, cerr)
+		}
+	}()
+	db.SetMaxOpenConns(1)
+	ctx := w.ctx
+	tables, indexes := splitSchema(agentSchemaSQL)
+	if _, err := db.ExecContext(ctx, tables); err != nil {
+		return fmt.Errorf("%s: create schema: %w", path, err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	now := w.opts.Now().UnixMilli()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_meta (meta_key, role, schema_version, agent_id, app_version, created_at, updated_at)
+		VALUES ('primary', 'agent', ?, ?, ?, ?, ?)`, AgentSchemaVersion, agent, AgentSchemaApp, now, now); err != nil {
+		return fmt.Errorf("%s: schema_meta: %w", path, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO session_key_contract (id, main_key, canonical_ready, updated_at) VALUES (1, 'main', NULL, 0)`); err != nil {
+		return fmt.Errorf("%s: session_key_contract: %w", path, err)
+	}
+	ins, err := prepareInserts(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	defer ins.close()
+	var buf bytes.Buffer
+	for i := range sessions {
+		s := &sessions[i]
+		msgs, err := w.messages(s)
+		if err != nil {
+			return err
+		}
+		if err := ins.session(ctx, s, msgs, w.final, now, &buf); err != nil {
+			return fmt.Errorf("%s: session %s: %w", path, s.Key, err)
+		}
+		w.sum.Sessions++
+		w.sum.Messages += len(msgs)
+		w.done++
+		if w.done%DefaultBatchSize == 0 {
+			w.progress()
+		}
+	}
+	// The schema's triggers mark each inserted row unvalidated
+	// (entry_valid 0), and OpenClaw refuses to read such a row until its
+	// doctor repaired it. Every row here was written whole, with
+	// updated_at and the lineage columns equal to its entry's, which is
+	// what OpenClaw's own writer certifies before it sets entry_valid 1;
+	// the rows stay queued in session_canonical_validation_pending for
+	// OpenClaw to check again.
+	if _, err := tx.ExecContext(ctx, "UPDATE session_nodes SET entry_valid = 1"); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := ins.flush(ctx); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := db.ExecContext(ctx, indexes); err != nil {
+		return fmt.Errorf("%s: create indexes: %w", path, err)
+	}
+	if _, err := db.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", AgentSchemaVersion)); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	w.progress()
+	return nil
+}
+
+// deferredIndexTables are the tables whose indexes are built after their
+// rows are in: one sorted build per index instead of a B-tree insert per
+// row and index.
+var deferredIndexTables = []string{"transcript_events", "transcript_event_identities", "session_nodes", "session_windows"}
+
+// splitSchema splits schema (one statement per "CREATE" at the start of a
+// line, as `.schema` prints it) into everything but the indexes of
+// deferredIndexTables, and those indexes.
+func splitSchema(schema string) (tables, indexes string) {
+	var t, ix strings.Builder
+	for i, stmt := range strings.Split(schema, "\nCREATE ") {
+		if i > 0 {
+			stmt = "CREATE " + stmt
+		}
+		stmt = strings.TrimSpace(stmt)
+		dst := &t
+		if strings.HasPrefix(stmt, "CREATE INDEX") || strings.HasPrefix(stmt, "CREATE UNIQUE INDEX") {
+			for _, tb := range deferredIndexTables {
+				if strings.Contains(stmt, "ON "+tb+"(") {
+					dst = &ix
+					break
+				}
+			}
+		}
+		dst.WriteString(stmt)
+		dst.WriteString("\n")
+	}
+	return t.String(), ix.String()
+}
+
+// inserts are the prepared statements of one agent database's export.
+type inserts struct {
+	node, window, event, identity *sql.Stmt
+	// events and identities insert rowsPerInsert rows at once; rows
+	// queue in their args until a statement's worth is there.
+	events, identities      *sql.Stmt
+	eventArgs, identityArgs []any
+}
+
+// rowsPerInsert is how many rows one multi-row INSERT of events or
+// identities writes: one statement per row was most of an export's time.
+const rowsPerInsert = 64
+
+// multiRow repeats a row's placeholders n times.
+func multiRow(row string, n int) string {
+	return strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
+}
+
+const (
+	eventInsert    = `INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_utf8_bytes) VALUES `
+	eventRow       = `(?, ?, ?, ?, ?)`
+	identityInsert = `INSERT INTO transcript_event_identities (session_id, event_id, seq, event_type, parent_id, created_at) VALUES `
+	identityRow    = `(?, ?, ?, ?, ?, ?)`
+)
+
+// addEvent queues one transcript_events row and its identity (when id is
+// set), writing a full batch.
+func (ins *inserts) addEvent(ctx context.Context, ev, id []any) error {
+	ins.eventArgs = append(ins.eventArgs, ev...)
+	if id != nil {
+		ins.identityArgs = append(ins.identityArgs, id...)
+	}
+	if len(ins.eventArgs) == rowsPerInsert*5 {
+		if _, err := ins.events.ExecContext(ctx, ins.eventArgs...); err != nil {
+			return fmt.Errorf("transcript_events: %w", err)
+		}
+		ins.eventArgs = ins.eventArgs[:0]
+	}
+	if len(ins.identityArgs) == rowsPerInsert*6 {
+		// Identities reference their events: write the queued events
+		// first.
+		if err := ins.flushEvents(ctx); err != nil {
+			return err
+		}
+		if _, err := ins.identities.ExecContext(ctx, ins.identityArgs...); err != nil {
+			return fmt.Errorf("transcript_event_identities: %w", err)
+		}
+		ins.identityArgs = ins.identityArgs[:0]
+	}
+	return nil
+}
+
+// flushEvents writes the queued events one by one.
+func (ins *inserts) flushEvents(ctx context.Context) error {
+	for a := ins.eventArgs; len(a) > 0; a = a[5:] {
+		if _, err := ins.event.ExecContext(ctx, a[:5]...); err != nil {
+			return fmt.Errorf("transcript_events: %w", err)
+		}
+	}
+	ins.eventArgs = ins.eventArgs[:0]
+	return nil
+}
+
+// flush writes every queued row.
+func (ins *inserts) flush(ctx context.Context) error {
+	if err := ins.flushEvents(ctx); err != nil {
+		return err
+	}
+	for a := ins.identityArgs; len(a) > 0; a = a[6:] {
+		if _, err := ins.identity.ExecContext(ctx, a[:6]...); err != nil {
+			return fmt.Errorf("transcript_event_identities: %w", err)
+		}
+	}
+	ins.identityArgs = ins.identityArgs[:0]
+	return nil
+}
+
+func prepareInserts(ctx context.Context, tx *sql.Tx) (*inserts, error) {
+	var ins inserts
+	for _, p := range []struct {
+		dst **sql.Stmt
+		sql string
+	}{
+		{&ins.node, `INSERT INTO session_nodes (session_key, current_session_id, entry_json, updated_at, status, created_at,
+			spawned_by, parent_session_key, label, display_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&ins.window, `INSERT INTO session_windows (session_id, session_key, created_at, updated_at, transcript_updated_at,
+			session_entry_provenance, started_at, ended_at, status, chat_type, channel, account_id, model_provider, model,
+			spawned_by, display_name) VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&ins.event, eventInsert + eventRow},
+		{&ins.identity, identityInsert + identityRow},
+		{&ins.events, eventInsert + multiRow(eventRow, rowsPerInsert)},
+		{&ins.identities, identityInsert + multiRow(identityRow, rowsPerInsert)},
+	} {
+		st, err := tx.PrepareContext(ctx, p.sql)
+		if err != nil {
+			ins.close()
+			return nil, err
+		}
+		*p.dst = st
+	}
+	return &ins, nil
+}
+
+func (ins *inserts) close() {
+	for _, st := range []*sql.Stmt{ins.node, ins.window, ins.event, ins.identity, ins.events, ins.identities} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// statuses and chat types OpenClaw's columns accept; anything else is
+// left to entry_json.
+var (
+	windowStatuses  = map[string]bool{"running": true, "done": true, "failed": true, "killed": true, "timeout": true}
+	windowChatTypes = map[string]bool{"direct": true, "group": true, "channel": true}
+)
+
+// session writes s's row, its window and its transcript's events: the
+// session header at seq 0, then one message event per message, each the
+// JSON line the JSONL layout holds.
+func (ins *inserts) session(ctx context.Context, s *domain.Session, msgs []domain.Message, cwd string, now int64, buf *bytes.Buffer) error {
+	updated := s.UpdatedAt
+	if updated <= 0 {
+		updated = now
+	}
+	created := s.CreatedAt
+	if created <= 0 || created > updated {
+		created = updated
+	}
+	// OpenClaw takes a row whose updated_at differs from its entry's
+	// updatedAt for a damaged one.
+	e := exportEntry(s)
+	e.UpdatedAt = flexInt(updated)
+	ej, err := marshalEntry(&e)
+	if err != nil {
+		return err
+	}
+	status := nullIf(s.Status, windowStatuses[s.Status])
+	if _, err := ins.node.ExecContext(ctx, s.Key, s.SessionID, string(ej), updated, status, created,
+		nullIf(s.SpawnedBy, true), nullIf(s.SpawnedBy, true), nullIf(s.Label, true), nullIf(s.DisplayName, true)); err != nil {
+		return fmt.Errorf("session_nodes: %w", err)
+	}
+	// The window's account is the row's last account (the import reads
+	// it back as lastAccountId); the delivery context keeps its own.
+	account := s.LastAccount
+	var trUpdated any
+	if len(msgs) > 0 {
+		trUpdated = max(msgs[len(msgs)-1].Timestamp, created)
+	}
+	if _, err := ins.window.ExecContext(ctx, s.SessionID, s.Key, created, updated, trUpdated,
+		nullInt(s.StartedAt), nullInt(s.EndedAt), status, nullIf(s.ChatType, windowChatTypes[s.ChatType]),
+		nullIf(s.Channel, true), nullIf(account, true), nullIf(s.ModelProvider, true), nullIf(s.Model, true),
+		nullIf(s.SpawnedBy, true), nullIf(s.DisplayName, true)); err != nil {
+		return fmt.Errorf("session_windows: %w", err)
+	}
+	h := transcript.Header{Version: transcriptVersion, ID: s.SessionID, Cwd: cwd, Timestamp: transcript.FormatTime(msTime(created))}
+	data, err := transcript.Encode(h, msgs)
+	if err != nil {
+		return err
+	}
+	buf.Reset()
+	buf.Write(data)
+	lines := bytes.Split(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), []byte{'\n'})
+	if len(lines) != len(msgs)+1 {
+		return fmt.Errorf("internal error: %d transcript lines for %d messages", len(lines), len(msgs))
+	}
+	for seq, line := range lines {
+		at := created
+		typ, id, parent := transcript.TypeSession, s.SessionID, any(nil)
+		if seq > 0 {
+			m := &msgs[seq-1]
+			at = max(m.Timestamp, created)
+			typ, id = transcript.TypeMessage, m.ID
+			if m.ParentID != "" {
+				parent = m.ParentID
+			}
+		}
+		if len(line) > maxEventBytes {
+			return fmt.Errorf("event %d is %d bytes, more than OpenClaw's limit of %d", seq, len(line), maxEventBytes)
+		}
+		var ida []any
+		if id != "" {
+			ida = []any{s.SessionID, id, seq, typ, parent, at}
+		}
+		if err := ins.addEvent(ctx, []any{s.SessionID, seq, string(line), at, len(line)}, ida); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func nullIf(s string, ok bool) any {
+	if s == "" || !ok {
+		return nil
+	}
+	return s
+}
+
+func nullInt(n int64) any {
+	if n <= 0 {
+		return nil
+	}
+	return n
+}

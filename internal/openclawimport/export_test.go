@@ -1,0 +1,134 @@
+package openclawimport
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// storeSnapshot is what a store holds of every session: rows and their
+// current transcripts.
+type storeSnapshot struct {
+	Rows map[string]domain.Session
+	Msgs map[string][]domain.Message
+}
+
+func takeStoreSnapshot(t *testing.T, st domain.Store) storeSnapshot {
+	t.Helper()
+	ctx := context.Background()
+	rows, err := st.ListSessions(ctx, domain.SessionQuery{IncludeArchived: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := storeSnapshot{Rows: map[string]domain.Session{}, Msgs: map[string][]domain.Message{}}
+	for _, r := range rows {
+		s.Rows[r.Key] = r
+		msgs, err := st.ReadMessages(ctx, r.Key, domain.MessageQuery{SessionID: r.SessionID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Msgs[r.Key] = msgs
+	}
+	return s
+}
+
+// notKept are the fields an OpenClaw state does not carry back
+// (docs/openclaw-import.md, "What export does not keep"): the store's own
+// message ids and sequence numbers.
+var notKept = cmp.Options{
+	cmpopts.IgnoreFields(domain.Message{}, "Seq", "ID", "ParentID"),
+	cmpopts.EquateEmpty(),
+	cmp.AllowUnexported(domain.Content{}),
+}
+
+// TestExportRoundTrip: import → export → import is the identity on what
+// both sides keep, for both layouts, from both fixtures (the state
+// OpenClaw 2026.9.6 wrote and the JSONL one with branches and subagents).
+func TestExportRoundTrip(t *testing.T) {
+	// Generated sessions longer than one multi-row insert of the SQLite
+	// layout.
+	long := filepath.Join(t.TempDir(), "long")
+	if err := Generate(long, 3, 2*rowsPerInsert+7, 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{realState, filepath.Join("testdata", "openclaw"), long} {
+		for _, layout := range Layouts {
+			t.Run(filepath.Base(src)+"/"+layout, func(t *testing.T) {
+				ctx := context.Background()
+				first := openStore(t)
+				if _, err := Import(ctx, first, copyState(t, src), testOptions()); err != nil {
+					t.Fatal(err)
+				}
+				out := filepath.Join(t.TempDir(), "exported")
+				sum, err := Export(ctx, first, out, ExportOptions{Layout: layout, Now: testOptions().Now})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := takeStoreSnapshot(t, first)
+				if sum.Sessions != len(want.Rows) || sum.Layout != layout {
+					t.Fatalf("export summary %+v, store has %d sessions", sum, len(want.Rows))
+				}
+				second := openStore(t)
+				if _, err := Import(ctx, second, out, testOptions()); err != nil {
+					t.Fatal(err)
+				}
+				got := takeStoreSnapshot(t, second)
+				if d := cmp.Diff(want, got, notKept); d != "" {
+					t.Fatalf("import → export → import changed (-first +second):\n%s", d)
+				}
+				if layout == LayoutSQLite {
+					if _, err := os.Stat(agentDBPath(out, "main")); err != nil {
+						t.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestExportRefusesNonEmptyTarget(t *testing.T) {
+	st := openStore(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Export(context.Background(), st, dir, ExportOptions{})
+	if !errors.Is(err, ErrTargetNotEmpty) || !strings.Contains(err.Error(), "keep.txt") {
+		t.Fatalf("err = %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "keep.txt")); err != nil || string(b) != "mine" {
+		t.Fatalf("the target's file was touched: %q, %v", b, err)
+	}
+	if _, err := Export(context.Background(), st, filepath.Join(dir, "keep.txt"), ExportOptions{}); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Fatalf("export onto a file: %v", err)
+	}
+	if _, err := Export(context.Background(), st, t.TempDir(), ExportOptions{Layout: "xml"}); err == nil || !strings.Contains(err.Error(), `layout "xml"`) {
+		t.Fatalf("export with a bad layout: %v", err)
+	}
+}
+
+// TestSplitSchemaKeepsEveryStatement: the schema written in two parts is
+// the schema: same objects, same text (OpenClaw compares both).
+func TestSplitSchemaKeepsEveryStatement(t *testing.T) {
+	tables, indexes := splitSchema(agentSchemaSQL)
+	if !strings.Contains(indexes, "CREATE INDEX idx_agent_transcript_event_parent\n  ON transcript_event_identities(session_id, parent_id)\n  WHERE parent_id IS NOT NULL;") {
+		t.Errorf("deferred indexes:\n%s", indexes)
+	}
+	if strings.Contains(tables, "ON transcript_events(") || strings.Contains(tables, "ON session_nodes(") {
+		t.Error("an index of a bulk-loaded table is built before its rows")
+	}
+	count := func(s string) int {
+		return strings.Count(s, "\nCREATE ") + strings.Count(s[:min(len(s), 7)], "CREATE ")
+	}
+	if got, want := count(tables)+count(indexes), count(agentSchemaSQL); got != want {
+		t.Errorf("%d statements after the split, %d before", got, want)
+	}
+}
