@@ -21,7 +21,7 @@ var errNotQueued = errors.New("run is not queued")
 // It ends cancelled, as it would have without the crash: run again it
 // would answer in a transcript that does not hold its message (and
 // storing the message again would store it twice, once in the archived
-// transcript). docs/decisions.md, "Crash rule after a reset".
+// transcript). docs/design.md#the-crash-rule.
 var errResetSinceFirstAttempt = errors.New("the session was reset after the run's first attempt began")
 
 // resetCancelText is the error of a run ended by errResetSinceFirstAttempt.

@@ -6,8 +6,8 @@
 //   - plain JSON: every row written before compression, and any message
 //     that compression does not make smaller;
 //   - FormatS2 and an S2 block over the dictionary's content: messages
-//     shorter than zstdMin, most of them, where zstd's entropy stage costs
-//     7× the CPU for about 15% fewer bytes (docs/decisions.md);
+//     shorter than zstdMin, most of them, where zstd's fixed cost per frame
+//     outweighs its smaller output (docs/decisions.md#narrow-message-rows-and-compressed-bodies);
 //   - FormatZstd and a zstd frame with the dictionary, its 4-byte magic
 //     number left out: longer messages, where zstd's Huffman-coded
 //     literals pay.
