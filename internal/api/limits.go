@@ -44,7 +44,7 @@ var (
 	HistoryLimit      = Limit{Name: "limit", Min: 1, Max: 1000, Default: 50, Clamp: true}
 	// ChatHistoryLimit is the gateway's chat.history: OpenClaw's range and
 	// default (200; openclaw-notes §6.3), so its clients get what they expect
-	// without a limit. sessions_history keeps DESIGN's default of 50.
+	// without a limit. sessions_history keeps the tool's default of 50 (docs/design.md#limits).
 	ChatHistoryLimit = Limit{Name: "limit", Min: 1, Max: 1000, Default: 200, Clamp: true}
 	// ChatHistoryMaxChars caps each text field of chat.history's messages
 	// (OpenClaw's maxChars: 1..500000, default 12000; openclaw-notes §6.3).

@@ -13,7 +13,7 @@ import (
 // the row, a twentieth of the gateway's CPU per round trip.
 //
 // The answer is the one a read would give: an ended run's row never
-// changes again (runs are not deleted, DESIGN §3), the entry was what the
+// changes again (runs are never deleted, docs/design.md#runs-lanes-and-waits), the entry was what the
 // engine's wait returned to this same connection's principal, and the
 // `agent` call already told the client all of it. OpenClaw's agent.wait
 // answers from its cache of ended runs the same way.

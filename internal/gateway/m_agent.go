@@ -97,7 +97,7 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 		return map[string]any{"runId": "", "status": "ok", "summary": "completed",
 			"result": map[string]any{"payloads": []map[string]any{{"text": res.Reply}}, "meta": map[string]any{"command": res.Command}}}, nil
 	}
-	// The connection gets the events of the run it started (DESIGN §3b).
+	// The connection gets the events of the run it started (docs/design.md#events-and-subscriptions).
 	if !domain.RunTerminal(res.Run.Status) {
 		s.fan.claimRun(cl.c.sub, res.Run.ID)
 	}

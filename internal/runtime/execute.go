@@ -230,7 +230,7 @@ func (rt *Runtime) carryOut(ctx context.Context, c claimed) {
 
 // announcer returns the function that publishes c's start once: the run
 // start event, its inbound messages, its progress record. For a deferred
-// claim it first waits until the claim is durable (DESIGN §3: nothing is
+// claim it first waits until the claim is durable (docs/design.md#durability: nothing is
 // shown before it is committed).
 func (rt *Runtime) announcer(c claimed) func() {
 	run, inbound, durable := c.run, c.inbound, c.durable

@@ -308,7 +308,7 @@ func (rt *Runtime) drainLane(key string, l *lane) {
 // child (sessions_send, a yield) wakes when the child ends, and were the
 // child cancelled first, the parent could get one more model reply in and
 // end ok before its own cancel landed — recording a reply after the cancel
-// was asked for (DESIGN §3). Its context is cancelled first, so the
+// was asked for (docs/design.md#runs-lanes-and-waits). Its context is cancelled first, so the
 // child's end finds it cancelled.
 func (rt *Runtime) Cancel(ctx context.Context, runID string) (domain.Run, error) {
 	r, err := rt.opts.Store.GetRun(ctx, runID)

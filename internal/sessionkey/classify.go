@@ -20,7 +20,7 @@ const (
 	ChatTypeDirect  = "direct"
 )
 
-// Kind classifies a canonical key (DESIGN §2.3), first match wins:
+// Kind classifies a canonical key (docs/design.md#session-keys-and-resolution), first match wins:
 // agent:<id>:<mainKey> → main; a rest starting with cron: → cron, hook: →
 // hook, node- or node: → node; a rest with a "group" or "channel" segment
 // followed by an id → group; everything else, sub-agents included, → other.
