@@ -17,7 +17,7 @@ func (rt *Runtime) Submit(ctx context.Context, r domain.Run, prepare func(tx dom
 // SubmitSpec is Submit for a caller that has the runtime's part of r.Spec
 // at hand (it built r.Spec from it): spec must be what r.Spec decodes to.
 // A run that starts at once then skips decoding it again (the engine's
-// chat: ~8 µs a turn). sess, when set, is r's session row as the caller
+// chat does, on every turn). sess, when set, is r's session row as the caller
 // read it from the store just before; a quick turn (quick.go) starts from
 // it instead of reading it again, and checks at its commit that it has not
 // changed since.

@@ -172,8 +172,8 @@ func (c *Codec) Decode(dst, body []byte) ([]byte, error) {
 		}
 		if n >= zstdMin {
 			// Encode gives S2 only what is shorter than zstdMin, so a
-			// longer claim is corrupt: refuse it before allocating it
-			// (a 5-byte row claiming 200 MB cost a reader 77 ms).
+			// longer claim is corrupt: refuse it before allocating it,
+			// so a tiny corrupt row cannot make a reader allocate much.
 			return dst, fmt.Errorf("%w: S2 body decodes to %d bytes, S2 holds fewer than %d", ErrCorrupt, n, zstdMin)
 		}
 		start := len(dst)
