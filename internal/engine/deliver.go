@@ -35,7 +35,7 @@ func (e *Engine) queueDelivery(ctx context.Context, req DeliverRequest) (domain.
 		return domain.OutboxItem{}, domain.Invalid("message required")
 	}
 	if strings.TrimSpace(req.To) == "" {
-		// OpenClaw's `send` requires its recipient (openclaw-notes §6.3).
+		// OpenClaw's `send` requires its recipient (OpenClaw's gateway methods).
 		return domain.OutboxItem{}, domain.Invalid("to required (the recipient on the channel)")
 	}
 	for _, c := range []struct {

@@ -87,7 +87,7 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 		Kind: domain.RunKindAgent, ExtraSystem: p.ExtraSystemPrompt, Label: strings.TrimSpace(p.Label)})
 	if errors.Is(err, api.ErrRunRequest) {
 		// OpenClaw's run-request validation: `invalid agent params: unknown
-		// channel: <c>`, `… unknown agent id "<x>"` (openclaw-notes §6.3).
+		// channel: <c>`, `… unknown agent id "<x>"` (OpenClaw's gateway methods).
 		return nil, invalidParams(cl.method, "%s", domain.ErrorMessage(err))
 	}
 	if err != nil {
