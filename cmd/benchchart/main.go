@@ -1,6 +1,6 @@
 // Command benchchart turns the side-by-side store benchmark's JSON results
 // (docs/bench/openclaw/openclaw-nN.json and switchboard-nN.json, written by
-// ../shared/bench/openclaw/run.sh) into the Markdown table of
+// test/openclawbench/run.sh) into the Markdown table of
 // docs/benchmarks.md (on stdout) and a chart of the speed-up per operation
 // and store size (an SVG or PNG, by the -out extension).
 //

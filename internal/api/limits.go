@@ -43,11 +43,11 @@ var (
 	ListKinds         = Limit{Name: "kinds", Min: 0, Max: 16, Unit: "items"}
 	HistoryLimit      = Limit{Name: "limit", Min: 1, Max: 1000, Default: 50, Clamp: true}
 	// ChatHistoryLimit is the gateway's chat.history: OpenClaw's range and
-	// default (200; openclaw-notes §6.3), so its clients get what they expect
-	// without a limit. sessions_history keeps DESIGN's default of 50.
+	// default (200; OpenClaw's gateway methods), so its clients get what they expect
+	// without a limit. sessions_history keeps the tool's default of 50 (docs/design.md#limits).
 	ChatHistoryLimit = Limit{Name: "limit", Min: 1, Max: 1000, Default: 200, Clamp: true}
 	// ChatHistoryMaxChars caps each text field of chat.history's messages
-	// (OpenClaw's maxChars: 1..500000, default 12000; openclaw-notes §6.3).
+	// (OpenClaw's maxChars: 1..500000, default 12000; OpenClaw's gateway methods).
 	ChatHistoryMaxChars = Limit{Name: "maxChars", Min: 1, Max: 500_000, Default: 12_000, Clamp: true, Unit: "characters"}
 	SendTimeout         = Limit{Name: "timeoutSeconds", Min: 0, Max: 3600, Default: 30, Clamp: true, Unit: "seconds"}
 	SpawnRunTimeout     = Limit{Name: "runTimeoutSeconds", Min: 0, Max: config.MaxRunTimeoutSeconds, Unit: "seconds"}
@@ -85,8 +85,8 @@ var (
 	SearchCursorChars  = Limit{Name: "cursor", Min: 1, Max: 128, Unit: "characters"}
 	ListOffset         = Limit{Name: "offset", Min: 0, Max: 1_000_000}
 	// ListSearchChars bounds sessions.list's substring search (WS, HTTP
-	// ?search=, CLI --search). OpenClaw states no bound (openclaw-notes
-	// §6.3); sessions_search's query bound is reused so no caller can hand
+	// ?search=, CLI --search). OpenClaw states no bound; sessions_search's
+	// query bound is reused so no caller can hand
 	// the store a pattern of megabytes, and Text refuses U+0000, which
 	// PostgreSQL cannot compare.
 	ListSearchChars = Limit{Name: "search", Min: 0, Max: 500, Unit: "characters", Text: true}

@@ -16,7 +16,7 @@ func TestDemo(t *testing.T) {
 		"[inter-session ← agent:main:main · sessions_send]",
 		"research says: On lane scheduling",
 		"Thanks! Where is that written down?",
-		"In switchboard's DESIGN, section 1",
+		"In docs/design.md, under 'Runs, lanes and waits': one lane per session.",
 		"REPLY_SKIP (silent)",
 		"Research note:",
 		"outbox: announce to agent:main:research (channel unknown): delivered",

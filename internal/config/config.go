@@ -58,7 +58,7 @@ type StoreConfig struct {
 }
 
 // TranscriptsConfig is `transcripts.*`: the append-only JSONL mirror of
-// every transcript (DESIGN §4).
+// every transcript (docs/design.md#durability).
 type TranscriptsConfig struct {
 	// Mirror turns the mirror off when false (default true); list rows then
 	// carry no transcriptPath.
@@ -276,7 +276,7 @@ type ProviderConfig struct {
 	Rules []ScriptRule `json:"rules,omitempty"`
 }
 
-// ScriptRule is one rule of the built-in script model (DESIGN §5).
+// ScriptRule is one rule of the built-in script model (docs/design.md#the-script-model).
 type ScriptRule struct {
 	When     ScriptWhen      `json:"when"`
 	Reply    *string         `json:"reply,omitempty"`

@@ -2,7 +2,7 @@ package config
 
 import "strings"
 
-// Default values of keys that have one (DESIGN §2.1, the reference).
+// Default values of keys that have one (docs/design.md#state-config-and-defaults).
 const (
 	DefaultScope                  = ScopePerSender
 	DefaultMainKey                = "main"
@@ -114,7 +114,7 @@ func (c *Config) fillDefaults() {
 		}
 	}
 	// The reference documents maxPingPongTurns as clamped to 0..5 (as
-	// OpenClaw does), and DESIGN §3 clamps documented clamps rather than
+	// OpenClaw does), and docs/design.md#parameters-and-errors clamps documented clamps rather than
 	// refusing them: a config written for OpenClaw with 10 runs 5 turns.
 	// Below 0 stays a problem (Validate), as negatives are everywhere.
 	s.AgentToAgent.MaxPingPongTurns = min(s.AgentToAgent.MaxPingPongTurns, MaxPingPongTurns)

@@ -1,7 +1,7 @@
 package domain
 
 // Headers of the system contexts switchboard injects into the steps of an
-// agent-to-agent exchange (DESIGN §2.3). Each step's context starts with
+// agent-to-agent exchange (docs/design.md#the-reply-back-loop-and-the-announce-step). Each step's context starts with
 // its own header, on its own line, and never contains another step's, so
 // people and the script model can tell the steps apart.
 const (

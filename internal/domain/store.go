@@ -24,7 +24,7 @@ type SessionQuery struct {
 	OnlyArchived bool
 	// ExcludeCronRuns drops the sessions of cron runs, whose keys are
 	// agent:<id>:cron:<job>:run:<run> (or legacy cron:<job>:run:<run>), as
-	// OpenClaw's sessions.list does (openclaw-notes §6.3, filter 1).
+	// OpenClaw's sessions.list does (OpenClaw's gateway methods, filter 1).
 	ExcludeCronRuns bool
 	// After is a cursor: rows strictly after (UpdatedAt, Key) in list order.
 	AfterUpdatedAt int64

@@ -12,7 +12,7 @@ import (
 )
 
 // TestAnnouncesReachTheirConversation: a sessions_send announce is posted to
-// the target's recipient on the target's channel (openclaw-notes §3.3), and
+// the target's recipient on the target's channel (OpenClaw's announce step), and
 // the requester's answer to a sub-agent's announce is delivered to the
 // requester's external channel and recipient when it has both.
 func TestAnnouncesReachTheirConversation(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 )
 
 // budgetRules drive a spawn tree with the script model, whose usage is
-// deterministic (DESIGN §5): "spawn LABEL TASK" spawns a child with that
+// deterministic (docs/design.md#the-script-model): "spawn LABEL TASK" spawns a child with that
 // label and task; "spawnb LABEL TASK" does the same asking for a budget
 // of 600 tokens; "loop" calls agents_list, and a session labelled loop
 // calls it again after every tool result, until something stops it.

@@ -28,7 +28,7 @@ const channelLast = "last"
 // "last" the session's last channel (webchat when it has none), and any
 // other name must be a built-in channel or one configured under
 // `channels`. An unknown name is refused with OpenClaw's `unknown channel:
-// <c>` (openclaw-notes §6.3, the `agent` method's run-request validation),
+// <c>` (OpenClaw's gateway methods, the `agent` method's run-request validation),
 // marked api.ErrRunRequest so the `agent` method can prefix its params
 // error.
 func (e *Engine) inboundChannel(ctx context.Context, key, requested string) (string, error) {

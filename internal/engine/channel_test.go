@@ -91,7 +91,7 @@ func TestThinkingLevelIsNormalized(t *testing.T) {
 }
 
 // "/new <text>" (and "/reset <text>") starts a fresh sessionId and runs the
-// text in it (openclaw-notes §6.3 `agent`; OpenClaw passes the remainder
+// text in it (OpenClaw's gateway methods `agent`; OpenClaw passes the remainder
 // through); a retry with the same idempotency key answers the first run and
 // resets nothing.
 func TestResetTriggerPassesTheRemainderThrough(t *testing.T) {

@@ -77,7 +77,7 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 	kind := orDefault(req.Kind, domain.RunKindChat)
 	idem := ""
 	if req.IdempotencyKey != "" {
-		// Every chat surface is one operation (DESIGN §3b, Idempotency):
+		// Every chat surface is one operation (docs/design.md#principals-scopes-and-the-gate):
 		// a key used on WS `agent` names the same work on `chat.send`, HTTP
 		// chat and the CLI, whatever kind the run records.
 		idem = string(domain.RunKindChat) + ":" + req.IdempotencyKey

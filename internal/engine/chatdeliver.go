@@ -104,7 +104,7 @@ func deliverable(channel string) bool {
 var deliverKey = []byte(`"deliver":`)
 
 // chatDelivered queues the delivery of a chat run's reply, in the
-// transaction that records the run's end (DESIGN §3: deliveries go through
+// transaction that records the run's end (docs/design.md#durability: deliveries go through
 // the outbox). A failed run, or a silent or empty reply, delivers nothing.
 func (e *Engine) chatDelivered(tx domain.Tx, run domain.Run) error {
 	if run.Status != domain.RunOK || exchange.Silent(run.Reply) || !bytes.Contains(run.Spec, deliverKey) {

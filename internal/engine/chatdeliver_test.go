@@ -12,9 +12,9 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
-// TestChatDeliver checks OpenClaw's `agent {deliver: true}` (openclaw-notes
-// §6.3, DESIGN §3): the reply of the run is queued in the outbox, in the
-// transaction that ends the run, for the channel and recipient the request
+// TestChatDeliver checks OpenClaw's `agent {deliver: true}`
+// (docs/design.md#durability): the reply of the run is queued in the
+// outbox, in the transaction that ends the run, for the channel and recipient the request
 // names (else the session's last ones); with no external channel the
 // request is refused before anything runs, unless best effort.
 func TestChatDeliver(t *testing.T) {

@@ -88,7 +88,7 @@ func (e *Engine) isOwner(channel, sender string) bool {
 // resetRemainder reports whether msg is a reset trigger followed by text
 // ("/new <text>", "/reset <text>") and returns the text: OpenClaw starts a
 // fresh session id and passes the remainder of the message through
-// (openclaw-notes §6.3, `agent`: "A leading /new or /reset in message
+// (OpenClaw's gateway methods, `agent`: "A leading /new or /reset in message
 // resets the session first").
 func resetRemainder(msg string) (string, bool) {
 	text := strings.TrimSpace(msg)

@@ -232,7 +232,7 @@ func TestCrashAtRandomPoints(t *testing.T) {
 type crashOutcome struct{ runs, running, queued int }
 
 // checkCrashRule reads the store a killed "runs" child left, restarts an
-// engine on it and checks what the crash rule (DESIGN §3) predicts for
+// engine on it and checks what the crash rule (docs/design.md#the-crash-rule) predicts for
 // runs that execute no tool call: every run left running is queued again
 // once (attempt 2) and none is aborted; queued runs resume; every run —
 // each acknowledged one, and any committed but not yet acknowledged —

@@ -35,7 +35,7 @@ func (e *Engine) queueDelivery(ctx context.Context, req DeliverRequest) (domain.
 		return domain.OutboxItem{}, domain.Invalid("message required")
 	}
 	if strings.TrimSpace(req.To) == "" {
-		// OpenClaw's `send` requires its recipient (openclaw-notes §6.3).
+		// OpenClaw's `send` requires its recipient (OpenClaw's gateway methods).
 		return domain.OutboxItem{}, domain.Invalid("to required (the recipient on the channel)")
 	}
 	for _, c := range []struct {
@@ -66,7 +66,7 @@ func (e *Engine) queueDelivery(ctx context.Context, req DeliverRequest) (domain.
 	now := e.nowMs()
 	// The message is mirrored into the session's transcript as an assistant
 	// message (OpenClaw's delivery mirror), in the transaction that queues
-	// it: DESIGN §3 — a delivery to a channel with no external service is
+	// it (docs/design.md#durability): a delivery to a channel with no external service is
 	// "in the transcript", and readers of any channel's transcript see what
 	// the session said on it. A retry with the same idempotency key finds
 	// its first row and writes nothing.

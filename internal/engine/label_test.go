@@ -81,7 +81,7 @@ func TestLabelsWithControlOrBidiCharactersAreRefused(t *testing.T) {
 }
 
 // TestPatchLabelStates checks the three states of sessions.patch's label
-// (openclaw-notes §6.3: each value may be null to clear; parseSessionLabel
+// (OpenClaw's gateway methods: each value may be null to clear; parseSessionLabel
 // trims and refuses blank with `invalid label: empty`): null clears it,
 // absent leaves it, and "" or blanks are refused and change nothing.
 func TestPatchLabelStates(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 // TestPatchSettings: every sessions.patch setting keeps OpenClaw's three
 // states — absent leaves it, null clears it, a value must be valid for its
 // field ("" and blanks included: they are refused, never read as "clear";
-// openclaw-notes §6.3, "each value may be null to clear").
+// OpenClaw's gateway methods, "each value may be null to clear").
 func TestPatchSettings(t *testing.T) {
 	type setting struct {
 		name   string

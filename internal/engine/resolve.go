@@ -31,7 +31,7 @@ func (e *Engine) canonical(input, requesterAgent string) (string, error) {
 
 // resolveRef resolves a session reference — a key, `main`, `current` or a
 // sessionId — to a canonical key, by one rule for every surface
-// (docs/decisions.md, "Session keys and references"):
+// (docs/design.md#session-keys-and-resolution):
 //
 //   - `current` is the requester;
 //   - a reference shaped like a UUID or its start (hex with dashes) is a

@@ -136,7 +136,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 		targetChannel = "unknown"
 	}
 	// The announce is posted where the target's conversation lives: its
-	// recipient on its channel (openclaw-notes §3.3, the announce's `send
+	// recipient on its channel (OpenClaw's announce step, the announce's `send
 	// {to, channel}`).
 	targetTo := ""
 	if targetRow != nil {

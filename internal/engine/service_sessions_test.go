@@ -140,7 +140,7 @@ func TestDeliverIsOperatorOnlyAndScopesItsKey(t *testing.T) {
 	}
 }
 
-// TestDeliverMirrorsIntoTranscriptOnce checks DESIGN §3: a gateway `send`
+// TestDeliverMirrorsIntoTranscriptOnce checks docs/design.md#durability: a gateway `send`
 // to a channel with no external service is in the session's transcript
 // (an assistant message marked as the delivery mirror, zero usage), and a
 // retry with the same idempotency key writes no second copy.

@@ -16,7 +16,7 @@ import (
 // The store's transaction has no run count, and a spawn is rare next to a
 // chat turn, so one gate for every spawn, held for one commit, is the
 // simple, sufficient bound. It is the store's, so it holds across replicas
-// on PostgreSQL too (docs/decisions.md, "Gates across replicas").
+// on PostgreSQL too (docs/decisions.md#store-gates).
 const spawnGateName = "spawn-limits"
 
 // admitSpawn counts the active children (of requesterKey, and of everyone)

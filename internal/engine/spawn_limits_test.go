@@ -85,8 +85,8 @@ func TestSpawnSandboxRules(t *testing.T) {
 // TestSpawnDepthTwoAllowsGrandchildrenAndTreeIsTransitive proves that with
 // maxSpawnDepth=2 a child may spawn (depth 2) but a grandchild may not
 // (depth 3), and that the root requester's tree visibility reaches the
-// grandchild: it is listed and its history readable (docs/decisions.md,
-// "Visibility": tree is transitive).
+// grandchild: it is listed and its history readable (docs/design.md#visibility:
+// tree is transitive).
 func TestSpawnDepthTwoAllowsGrandchildrenAndTreeIsTransitive(t *testing.T) {
 	h := newHarness(t, nil, func(c *config.Config) { c.Agents.Defaults.Subagents.MaxSpawnDepth = 2 })
 	child := spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"child task"}`))

@@ -51,7 +51,7 @@ func AnnounceContext(s State) string {
 }
 
 // StepProvenance marks a step prompt switchboard wrote into an exchange
-// (DESIGN §3b): kind a2a_step, never the sender's inter_session
+// (docs/design.md#the-reply-back-loop-and-the-announce-step): kind a2a_step, never the sender's inter_session
 // provenance. source is the other side of the exchange; prevRun the run
 // whose end started the step.
 func StepProvenance(step, source, sourceChannel, prevRun string) *domain.Provenance {

@@ -1,5 +1,5 @@
 // Package exchange owns the agent-to-agent exchange that follows a
-// sessions_send (DESIGN §2.3): what happens after each run of the exchange
+// sessions_send (docs/design.md#the-reply-back-loop-and-the-announce-step): what happens after each run of the exchange
 // ends — reply-back turns alternating between requester and target, up to
 // session.agentToAgent.maxPingPongTurns, then the announce step on the
 // target, whose reply is posted to the target's channel — the silence

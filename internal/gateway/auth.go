@@ -29,7 +29,7 @@ func allScopes() []string {
 }
 
 // boundDefaultScopes is what a token bound to a session holds when its
-// binding lists no scopes (DESIGN §3b): it reads and writes as that
+// binding lists no scopes (docs/design.md#principals-scopes-and-the-gate): it reads and writes as that
 // session, but does not administer sessions.
 func boundDefaultScopes() []string { return []string{ScopeRead, ScopeWrite} }
 
@@ -93,7 +93,7 @@ func (g grant) principal(as string) api.Principal {
 
 // toolPrincipal is the principal a tool call runs as: the requester as
 // when one is named, else the credential's own rights — the operator's
-// within its scopes for an unbound credential (DESIGN §3b), its session
+// within its scopes for an unbound credential (docs/design.md#principals-scopes-and-the-gate), its session
 // for a bound one. The same rule as every other call.
 func (g grant) toolPrincipal(as string) api.Principal {
 	return g.principal(as)

@@ -3,9 +3,9 @@ package gateway
 // Bounds of the fan-out's backlog of unclaimed runs: the last backlogRuns
 // runs, at most backlogEvents events each (past it only a run's end is
 // kept), and at most backlogBytes of payloads in all (the oldest runs go
-// first: events carry whole messages, up to 400 KB each, and runs started
-// over HTTP are never claimed, so the counts alone let a caller pin
-// hundreds of MB). Deltas are never kept: each carries the text so far,
+// first: events carry whole messages, and runs started over HTTP are
+// never claimed, so the counts alone would let a caller pin memory
+// without bound). Deltas are never kept: each carries the text so far,
 // so the next one makes up for those missed. The window only has to cover
 // the moment between Chat returning a run id and the claim.
 const (

@@ -28,8 +28,7 @@ const (
 	// fanoutBuffer is the fan-out's own subscription to the engine's
 	// events. One goroutine maps and encodes every event, so a burst
 	// (thousands of runs streaming at once) queues here; the engine drops
-	// what does not fit, for every client, so it is deep (~120 bytes an
-	// event: 2 MB).
+	// what does not fit, for every client, so it is deep.
 	fanoutBuffer = 16384
 )
 
@@ -302,9 +301,9 @@ func (c *conn) shutdown(reason string) {
 // client until the connection ends.
 func (c *conn) pump(events <-chan wireEvent, stop func()) {
 	defer stop()
-	// Ticks come from this goroutine too: one goroutine fewer per
-	// connection is ~8 KiB of stack each, which 10,000 idle connections
-	// feel.
+	// Ticks come from this goroutine too: a goroutine fewer per
+	// connection is a stack fewer, which a gateway of idle connections
+	// holds thousands of.
 	t := time.NewTicker(c.s.opts.TickInterval)
 	defer t.Stop()
 	for {

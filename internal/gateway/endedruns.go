@@ -10,10 +10,10 @@ import (
 // end, so its `agent.wait` for one of them (the usual `agent` then
 // `agent.wait` round trip) is answered without reading the run back from
 // the store: by then the run's executor is done and the wait would read
-// the row, a twentieth of the gateway's CPU per round trip.
+// the row back on every round trip.
 //
 // The answer is the one a read would give: an ended run's row never
-// changes again (runs are not deleted, DESIGN §3), the entry was what the
+// changes again (runs are never deleted, docs/design.md#runs-lanes-and-waits), the entry was what the
 // engine's wait returned to this same connection's principal, and the
 // `agent` call already told the client all of it. OpenClaw's agent.wait
 // answers from its cache of ended runs the same way.

@@ -45,7 +45,7 @@ func (s *Server) routes() http.Handler {
 
 	mux.Handle("GET /api/sessions", s.api(api.OpSessionsList, s.apiListSessions))
 	mux.Handle("GET /api/sessions/{key}/history", s.api(api.OpSessionsHistory, s.apiHistory))
-	// OpenClaw's own history route (openclaw-notes §6.3), for its clients.
+	// OpenClaw's own history route (OpenClaw's gateway methods), for its clients.
 	mux.Handle("GET /sessions/{key}/history", s.api(api.OpSessionsHistory, s.openclawHistory))
 	mux.Handle("POST /api/sessions/{key}/send", s.api(api.OpSessionsSend, s.apiSend))
 	mux.Handle("POST /api/sessions/{key}/chat", s.api(api.OpChat, s.apiChat))

@@ -180,7 +180,7 @@ func TestSessionsListRowCounts(t *testing.T) {
 }
 
 // TestOpenClawHistoryRoute checks OpenClaw's `GET /sessions/{key}/history`
-// (openclaw-notes §6.3): the history of an existing session with paging by
+// (OpenClaw's gateway methods): the history of an existing session with paging by
 // cursor, and 404 {ok:false, error:{type:"not_found"}} for a session that
 // does not exist or that the token may not see; no token is 401.
 func TestOpenClawHistoryRoute(t *testing.T) {

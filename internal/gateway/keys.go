@@ -7,7 +7,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/api"
 )
 
-// Key printing (DESIGN §3b): gateway-native methods and the HTTP API show
+// Key printing (docs/design.md#principals-scopes-and-the-gate): gateway-native methods and the HTTP API show
 // canonical keys (`agent:main:main`); tool results (tools.invoke,
 // /api/tools, /mcp) keep the reference's `main` for the requester's own
 // main session. The engine answers in the tools' spelling; canonical

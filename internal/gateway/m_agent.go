@@ -87,7 +87,7 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 		Kind: domain.RunKindAgent, ExtraSystem: p.ExtraSystemPrompt, Label: strings.TrimSpace(p.Label)})
 	if errors.Is(err, api.ErrRunRequest) {
 		// OpenClaw's run-request validation: `invalid agent params: unknown
-		// channel: <c>`, `… unknown agent id "<x>"` (openclaw-notes §6.3).
+		// channel: <c>`, `… unknown agent id "<x>"` (OpenClaw's gateway methods).
 		return nil, invalidParams(cl.method, "%s", domain.ErrorMessage(err))
 	}
 	if err != nil {
@@ -97,7 +97,7 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 		return map[string]any{"runId": "", "status": "ok", "summary": "completed",
 			"result": map[string]any{"payloads": []map[string]any{{"text": res.Reply}}, "meta": map[string]any{"command": res.Command}}}, nil
 	}
-	// The connection gets the events of the run it started (DESIGN §3b).
+	// The connection gets the events of the run it started (docs/design.md#events-and-subscriptions).
 	if !domain.RunTerminal(res.Run.Status) {
 		s.fan.claimRun(cl.c.sub, res.Run.ID)
 	}

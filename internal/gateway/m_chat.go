@@ -120,7 +120,7 @@ func (s *Server) mChatSend(ctx context.Context, cl *call) (any, error) {
 	if res.Command != "" {
 		return map[string]any{"runId": "", "status": "ok", "command": res.Command, "reply": res.Reply, "sessionKey": res.SessionKey}, nil
 	}
-	// The connection gets the events of the run it started (DESIGN §3b).
+	// The connection gets the events of the run it started (docs/design.md#events-and-subscriptions).
 	if !domain.RunTerminal(res.Run.Status) {
 		s.fan.claimRun(cl.c.sub, res.Run.ID)
 	}

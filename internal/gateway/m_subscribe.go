@@ -17,7 +17,7 @@ func (p subscribeKeyParams) key() string { return strings.TrimSpace(orDefault(p.
 
 // mSessionsSubscribe is sessions.subscribe (no params): the connection
 // gets sessions.changed for the sessions it may see, and leaves the
-// broadcast (DESIGN §3b).
+// broadcast (docs/design.md#events-and-subscriptions).
 func (s *Server) mSessionsSubscribe(_ context.Context, cl *call) (any, error) {
 	if err := decodeParams(cl.method, cl.params, &struct{}{}); err != nil {
 		return nil, err

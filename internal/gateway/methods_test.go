@@ -445,7 +445,7 @@ func TestDeliveryHintsAreRecorded(t *testing.T) {
 }
 
 // chat.history without a limit returns OpenClaw's default of 200 messages
-// (openclaw-notes §6.3), not sessions_history's 50.
+// (OpenClaw's gateway methods), not sessions_history's 50.
 func TestChatHistoryDefaultLimit(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	w, _ := e.connect(t, nil)
@@ -470,7 +470,7 @@ func TestChatHistoryDefaultLimit(t *testing.T) {
 	}
 }
 
-// chat.history's maxChars (openclaw-notes §6.3: 1..500000, default 12000)
+// chat.history's maxChars (OpenClaw's gateway methods: 1..500000, default 12000)
 // cuts each text field; it was accepted and ignored.
 func TestChatHistoryMaxChars(t *testing.T) {
 	e := newEnv(t, envOptions{})

@@ -11,8 +11,8 @@ import (
 
 // sessions_search on the native surfaces: `GET /api/search` and the WS
 // method `sessions.search`. Both carry the tool's parameters into one
-// api.SearchRequest and answer its result with canonical keys (DESIGN
-// §3b); the engine validates every parameter.
+// api.SearchRequest and answer its result with canonical keys
+// (docs/design.md#principals-scopes-and-the-gate); the engine validates every parameter.
 
 // apiSearch is GET /api/search?query=…&kinds=…&agent=…&sinceMinutes=…&limit=…&cursor=…
 // (`q` is accepted for query).

@@ -11,8 +11,7 @@ import (
 // sessionModels keeps the model of recently updated sessions as the
 // runtime announced them, so the final `res` of an `agent` call can name
 // its session's model (agentMeta.model/provider) without reading the
-// session and its usage accounts back from the store: that read was a
-// twelfth of the gateway's CPU per round trip.
+// session and its usage accounts back from the store on every round trip.
 //
 // The runtime commits a run's end and the session row it wrote in one
 // transaction, then publishes the run's end and that row (a

@@ -84,7 +84,7 @@ func TestShutdownWithRunsInFlight(t *testing.T) {
 			t.Fatal(err)
 		}
 		aborted := r.Status == domain.RunError && r.Error == runtime.AbortedError
-		// A graceful stop follows the crash rule (DESIGN §3b): a run none
+		// A graceful stop follows the crash rule (docs/design.md#the-crash-rule): a run none
 		// of whose tool calls ran is re-queued once, for the next start.
 		requeued := r.Status == domain.RunQueued && r.Attempt == 2
 		if r.Status != domain.RunOK && !aborted && !requeued {

@@ -38,7 +38,7 @@ const (
 )
 
 // deltaEvents are the protocol events of one streamed piece (OpenClaw's
-// shapes, openclaw-notes §6): a text piece is an `agent` assistant event
+// shapes, OpenClaw's gateway protocol): a text piece is an `agent` assistant event
 // with the step's text so far and the piece, and a `chat` delta whose
 // message holds the text so far (so a client that missed a delta renders
 // no gap); a tool-call piece is an `agent` tool event with phase "delta".

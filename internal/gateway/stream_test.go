@@ -192,7 +192,7 @@ func TestStreamedToolCall(t *testing.T) {
 }
 
 // The `agent` and `chat` events of a run carry OpenClaw's payload `seq`
-// (openclaw-notes §6.1: agent {runId, seq, stream, ts, data}; chat {runId,
+// (OpenClaw's gateway events: agent {runId, seq, stream, ts, data}; chat {runId,
 // sessionKey, seq, state, …}): 1, 2, … per run, in the order sent.
 func TestRunEventsCarrySeq(t *testing.T) {
 	e := newEnv(t, envOptions{})

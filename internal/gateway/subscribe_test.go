@@ -47,7 +47,7 @@ func seen(t *testing.T, w *wsClient) map[string]map[string]int {
 	return out
 }
 
-// TestSubscriptions: who gets which events (DESIGN §3b). Events of one
+// TestSubscriptions: who gets which events (docs/design.md#events-and-subscriptions). Events of one
 // connection arrive in publish order, so once a later event arrived an
 // earlier one it should not get would have arrived too.
 func TestSubscriptions(t *testing.T) {
@@ -148,7 +148,7 @@ func TestSubscribeGate(t *testing.T) {
 		{"read-only token unsubscribes", reader, "sessions.messages.unsubscribe", map[string]any{"key": "agent:work:main"}, ""},
 		{"missing key", reader, "sessions.messages.subscribe", map[string]any{}, "key"},
 		// A key the principal could see once its session exists may be
-		// subscribed to before (DESIGN §3a: any client may subscribe; the
+		// subscribed to before (docs/design.md#events-and-subscriptions: any client may subscribe; the
 		// events it then gets are still those it may see) …
 		{"a key with no session yet", reader, "sessions.messages.subscribe", map[string]any{"key": "agent:main:nope"}, ""},
 		// … while one it could not see answers as before, existing or not,

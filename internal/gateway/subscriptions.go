@@ -12,7 +12,7 @@ import (
 //   - one that subscribed gets sessions.changed if it called
 //     sessions.subscribe, the chat/agent/session.message events of each
 //     session it passed to sessions.messages.subscribe, and the events of
-//     the runs it started itself (DESIGN §3b).
+//     the runs it started itself (docs/design.md#events-and-subscriptions).
 //
 // A connection that falls behind never slows the others: its queue
 // (eventBuffer) holds what it has not been sent yet. Streamed deltas take

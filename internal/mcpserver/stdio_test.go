@@ -119,7 +119,7 @@ func TestStdioContextEnds(t *testing.T) {
 	}
 }
 
-// TestStdioRefusals is DESIGN §3b's rule for MCP over stdio: a line that
+// TestStdioRefusals is the rule of docs/design.md#parameters-and-errors for MCP over stdio: a line that
 // is not JSON gets -32700, a request before initialize gets a JSON-RPC
 // error with a standard negative code, and the server keeps serving the
 // lines after them.

@@ -28,7 +28,7 @@ const batchesEndVersion = "2025-06-18"
 
 // admission decides, line by line, which input reaches the SDK. The SDK
 // ends the whole connection on a line it cannot decode, and answers a
-// request before initialize with error code 0; DESIGN §3b wants a
+// request before initialize with error code 0; docs/design.md#parameters-and-errors wants a
 // JSON-RPC error with a standard code and a server that keeps serving.
 // It is owned by the reading side of a gate.
 type admission struct {

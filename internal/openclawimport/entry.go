@@ -99,7 +99,7 @@ func (e *entry) session(base domain.Session, key, agentID, kind, spawnedBy strin
 	if o := e.Origin; o != nil && *o != (origin{}) {
 		s.Origin = &domain.Origin{Provider: o.Provider, AccountID: string(o.AccountID)}
 	}
-	// Group keys name their channel and chat type (DESIGN §2.3); older
+	// Group keys name their channel and chat type (docs/design.md#session-keys-and-resolution); older
 	// entries may not carry them.
 	if rest, ok := strings.CutPrefix(key, "agent:"+agentID+":"); ok {
 		segs := strings.Split(rest, ":")

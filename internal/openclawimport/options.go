@@ -112,7 +112,7 @@ func DefaultCanonical(key, agentID string) (string, error) {
 	return "agent:" + agent + ":" + k, nil
 }
 
-// DefaultKind is the built-in Options.Kind, following DESIGN §2.3 with the
+// DefaultKind is the built-in Options.Kind, following docs/design.md#session-keys-and-resolution with the
 // main key "main".
 func DefaultKind(key string) string {
 	rest := key

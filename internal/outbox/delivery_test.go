@@ -67,7 +67,7 @@ func (h *hook) seen() []hookCall {
 
 // TestWebhookRetrySchedule runs the started worker (real store, webhook
 // channel) in a synctest bubble: a receiver answering 429 and 5xx is
-// retried after 1 s, 2 s, 4 s … 64 s (docs/decisions.md), each attempt a
+// retried after 1 s, 2 s, 4 s … 64 s (docs/design.md#durability), each attempt a
 // JSON POST with the same Idempotency-Key; after the 8th failed attempt
 // the item is failed with the last error, and never tried again. A
 // receiver that recovers gets the message once, then no more attempts.

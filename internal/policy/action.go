@@ -30,7 +30,7 @@ func (a Action) String() string {
 // a2aWords returns the noun and object of agent-to-agent refusals:
 // "Agent-to-agent <noun> is disabled. … allow cross-agent <object>."
 // OpenClaw's objects are access|sends|visibility: status, like history,
-// allows cross-agent "access" (openclaw-notes §5.2).
+// allows cross-agent "access" (OpenClaw's policy wording).
 func (a Action) a2aWords() (noun, object string) {
 	switch a {
 	case ActionHistory:

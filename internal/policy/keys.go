@@ -6,7 +6,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/config"
 )
 
-// defaultAgentID is the agent of the implicit configuration (DESIGN §2.1).
+// defaultAgentID is the agent of the implicit configuration (docs/design.md#state-config-and-defaults).
 const defaultAgentID = "main"
 
 // agentIDFromKey returns the <id> of a canonical key agent:<id>:<rest>, or

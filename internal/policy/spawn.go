@@ -10,7 +10,7 @@ import (
 )
 
 // defaultModel is the model of agents when neither the agent nor
-// agents.defaults names one (DESIGN §2.1).
+// agents.defaults names one (docs/design.md#state-config-and-defaults).
 const defaultModel = "script"
 
 // SpawnAllowed returns nil when an agent of requesterAgent may spawn a

@@ -59,7 +59,7 @@ type TargetFacts struct {
 // Visibility is the session-tool visibility of one requester session: which
 // other sessions its list, history, send and status calls may reach.
 //
-// Decisions (DESIGN leaves them open; OpenClaw differs where noted):
+// Decisions (docs/design.md#visibility; OpenClaw differs where noted):
 //   - Modes nest: self ⊂ tree ⊂ agent ⊂ all. The requester's own session is
 //     always visible.
 //   - tree is the requester plus every session spawned from it

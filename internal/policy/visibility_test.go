@@ -261,7 +261,7 @@ func TestZeroVisibilityRefuses(t *testing.T) {
 }
 
 // TestCrossAgentWording spells out every cross-agent refusal literally, as
-// openclaw-notes §5.2 words them, for each action.
+// OpenClaw words them, for each action.
 func TestCrossAgentWording(t *testing.T) {
 	restricted := cfgWith("agent", "")
 	disabled := cfgWith("all", "")

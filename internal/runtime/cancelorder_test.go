@@ -41,7 +41,7 @@ func (f ctxModels) Resolve(string) (domain.Provider, string, error) { return f.m
 // A cancel reaches the parent before the runs it started: were the child
 // cancelled first, a parent waiting on it (sessions_send) would wake at the
 // child's end and could record one more model reply before its own cancel
-// (DESIGN §3: a cancelled run records no reply after the cancel).
+// (docs/design.md#runs-lanes-and-waits: a cancelled run records no reply after the cancel).
 func TestCancelReachesParentBeforeChildren(t *testing.T) {
 	const parentKey, childKey = "agent:main:p", "agent:main:c"
 	m := &ctxModel{ctxs: map[string]context.Context{}, started: make(chan string, 4)}

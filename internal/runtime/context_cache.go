@@ -37,8 +37,8 @@ type contextCache struct {
 	stale map[string]bool
 	// lent holds the sizes of the contexts runs have taken, so the put
 	// that hands one back, grown by the run's messages, sizes only those
-	// (sizing every message of every context on each put was 3% of a
-	// `bench chat` turn's CPU). It keeps ids, not the messages.
+	// (sizing every message of every context on each put would cost
+	// every turn in proportion to its context). It keeps ids, not the messages.
 	lent map[string]lentSizes
 }
 
@@ -103,7 +103,7 @@ func (c *contextCache) take(key, sessionID string) ([]domain.Message, bool) {
 
 // sizes returns the cost of each of msgs: those of the context key lent
 // out when msgs starts with it (same first and last ids at its length),
-// measured for the rest.
+// estimated for the rest.
 func (c *contextCache) sizes(key, sessionID string, msgs []domain.Message) []int32 {
 	c.mu.Lock()
 	l, ok := c.lent[key]

@@ -21,7 +21,7 @@ var errNotQueued = errors.New("run is not queued")
 // It ends cancelled, as it would have without the crash: run again it
 // would answer in a transcript that does not hold its message (and
 // storing the message again would store it twice, once in the archived
-// transcript). docs/decisions.md, "Crash rule after a reset".
+// transcript). docs/design.md#the-crash-rule.
 var errResetSinceFirstAttempt = errors.New("the session was reset after the run's first attempt began")
 
 // resetCancelText is the error of a run ended by errResetSinceFirstAttempt.
@@ -230,7 +230,7 @@ func (rt *Runtime) carryOut(ctx context.Context, c claimed) {
 
 // announcer returns the function that publishes c's start once: the run
 // start event, its inbound messages, its progress record. For a deferred
-// claim it first waits until the claim is durable (DESIGN §3: nothing is
+// claim it first waits until the claim is durable (docs/design.md#durability: nothing is
 // shown before it is committed).
 func (rt *Runtime) announcer(c claimed) func() {
 	run, inbound, durable := c.run, c.inbound, c.durable

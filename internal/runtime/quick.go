@@ -23,9 +23,9 @@ import (
 // the grace passes, a tool call, a steer, an error, a check that fails —
 // commits the claim the ordinary way first, then publishes what was held
 // and goes on as an ordinary run. Nothing is shown, acknowledged or
-// mirrored before a commit (DESIGN §3); a crash before the commit loses a
+// mirrored before a commit (docs/design.md#durability); a crash before the commit loses a
 // turn nobody was told of, as a crash before the claim's commit always
-// did. docs/decisions.md, "One transaction per quick turn".
+// did. docs/decisions.md#one-transaction-per-quick-turn.
 
 // quickGrace is how long Submit waits for a quick turn's final answer
 // before it commits the claim the ordinary way. The acknowledgement of

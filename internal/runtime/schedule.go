@@ -17,7 +17,7 @@ func (rt *Runtime) Submit(ctx context.Context, r domain.Run, prepare func(tx dom
 // SubmitSpec is Submit for a caller that has the runtime's part of r.Spec
 // at hand (it built r.Spec from it): spec must be what r.Spec decodes to.
 // A run that starts at once then skips decoding it again (the engine's
-// chat: ~8 µs a turn). sess, when set, is r's session row as the caller
+// chat does, on every turn). sess, when set, is r's session row as the caller
 // read it from the store just before; a quick turn (quick.go) starts from
 // it instead of reading it again, and checks at its commit that it has not
 // changed since.
@@ -308,7 +308,7 @@ func (rt *Runtime) drainLane(key string, l *lane) {
 // child (sessions_send, a yield) wakes when the child ends, and were the
 // child cancelled first, the parent could get one more model reply in and
 // end ok before its own cancel landed — recording a reply after the cancel
-// was asked for (DESIGN §3). Its context is cancelled first, so the
+// was asked for (docs/design.md#runs-lanes-and-waits). Its context is cancelled first, so the
 // child's end finds it cancelled.
 func (rt *Runtime) Cancel(ctx context.Context, runID string) (domain.Run, error) {
 	r, err := rt.opts.Store.GetRun(ctx, runID)

@@ -101,8 +101,7 @@ func (rt *Runtime) addWaiter(runID string) (*waiter, bool, *domain.Run) {
 
 // recentRuns and recentBytes bound recentEnds: the waits that come right
 // after a turn's submission (a quick turn has ended by then, its executor
-// has usually exited) are answered without reading the run's row (~25 µs a
-// turn). The bytes bound keeps long messages and replies from holding
+// has usually exited) are answered without reading the run's row. The bytes bound keeps long messages and replies from holding
 // much memory (a run's message may be 100,000 characters, its reply more).
 const (
 	recentRuns  = 1024

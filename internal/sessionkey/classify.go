@@ -20,7 +20,7 @@ const (
 	ChatTypeDirect  = "direct"
 )
 
-// Kind classifies a canonical key (DESIGN §2.3), first match wins:
+// Kind classifies a canonical key (docs/design.md#session-keys-and-resolution), first match wins:
 // agent:<id>:<mainKey> → main; a rest starting with cron: → cron, hook: →
 // hook, node- or node: → node; a rest with a "group" or "channel" segment
 // followed by an id → group; everything else, sub-agents included, → other.
@@ -111,7 +111,7 @@ func DeriveChannel(kind, entryChannel, originProvider, deliveryChannel, lastChan
 // sessionId: it is a UUID of any version, in any case, or it is not
 // key-shaped. Key-shaped means "main", "global", "unknown" or "current", a
 // prefix agent:, cron:, hook:, node- or node:, or a :group: or :channel:
-// part (openclaw-notes §2.7). The empty string is neither.
+// part (OpenClaw's session keys). The empty string is neither.
 func LooksLikeSessionID(s string) bool {
 	s = strings.TrimSpace(s)
 	if s == "" {

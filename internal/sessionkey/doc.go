@@ -1,6 +1,6 @@
 // Package sessionkey parses, canonicalizes and classifies session keys.
 //
-// A canonical key is lowercase `agent:<agentId>:<rest>` (DESIGN §2.3). Users
+// A canonical key is lowercase `agent:<agentId>:<rest>` (docs/design.md#session-keys-and-resolution). Users
 // and models may also write the literal `main` (the requester agent's main
 // session), the configured main key, `global` when session.scope is global,
 // or legacy unprefixed keys such as `cron:<job>`, `hook:<uuid>`,

@@ -1,5 +1,5 @@
 // Package subagent owns the pure parts of the sub-agent lifecycle that
-// sessions_spawn starts (DESIGN §2.4): the spawn spec stored with the
+// sessions_spawn starts (docs/design.md#spawn): the spawn spec stored with the
 // child's run, the outbox payload that carries a finished child to its
 // announce, the child session's status, the announce text (Status from the
 // runtime outcome, the Result fenced as untrusted data, Notes, a stats

@@ -43,7 +43,7 @@ type spawnArgs struct {
 	IdempotencyKey    string          `json:"idempotencyKey,omitempty" jsonschema:"Makes a retried call safe."`
 	Context           string          `json:"context,omitempty" jsonschema:"isolated (default): the sub-agent gets only its task; fork: it also gets a copy of this session's recent conversation (tool results left out)."`
 	Budget            *budgetArg      `json:"budget,omitempty" jsonschema:"What the sub-agent and everything it spawns may spend; it stops before the model call that would go past. Capped by what this session's own budget has left; absent fields use the configured default."`
-	// Runtime and LightContext are OpenClaw's (openclaw-notes §2.4), accepted
+	// Runtime and LightContext are OpenClaw's sessions_spawn's, accepted
 	// so its callers work: the only runtime is "subagent" (no ACP), and a
 	// child's context is always light (no workspace bootstrap files), so
 	// neither changes the request.

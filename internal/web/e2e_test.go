@@ -148,7 +148,8 @@ func repoRoot(t *testing.T) string {
 }
 
 // startGateway opens a state dir and serves the gateway with the web UI on
-// a loopback port. Everything stops when the test ends.
+// a loopback port. A negative bulk seeds nothing: a state with no session.
+// Everything stops when the test ends.
 func startGateway(t *testing.T, token string, bulk int) string {
 	t.Helper()
 	ctx := context.Background()
@@ -161,8 +162,10 @@ func startGateway(t *testing.T, token string, bulk int) string {
 	if err != nil {
 		t.Fatalf("open state dir: %v", err)
 	}
-	if err := seedSessions(ctx, a.Store, time.Now(), bulk); err != nil {
-		t.Fatalf("seed sessions: %v", err)
+	if bulk >= 0 {
+		if err := seedSessions(ctx, a.Store, time.Now(), bulk); err != nil {
+			t.Fatalf("seed sessions: %v", err)
+		}
 	}
 	srv, err := gateway.New(gateway.Options{Engine: a.Engine, Config: a.Config, Token: token, Web: web.Handler(),
 		Version: "e2e", TickInterval: 5 * time.Second})
@@ -246,6 +249,38 @@ func TestBrowserE2E(t *testing.T) {
 			t.Fatalf("update screenshots: %v", err)
 		}
 		t.Logf("screenshots copied to %s", dst)
+	}
+}
+
+// TestBrowserFirstScreen opens the UI on a state with no session: the
+// sessions view says what to do next instead of speaking of filters, a
+// filter that matches nothing still says so, and the help's chat link
+// starts the first session.
+func TestBrowserFirstScreen(t *testing.T) {
+	if os.Getenv(browserEnv) != "1" {
+		t.Skipf("browser test: set %s=1 (needs chromium and npm ci in internal/web/e2e)", browserEnv)
+	}
+	node, chromium, e2eDir := browserTools(t)
+	const token = "e2e-token-0f3b9a51"
+	url := startGateway(t, token, -1)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "scenario.mjs", url, token, t.TempDir(), "empty")
+	cmd.Dir = e2eDir
+	cmd.Env = append(os.Environ(), "SWITCHBOARD_CHROMIUM="+chromium)
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("first-screen scenario failed: %v\n%s", err, out)
+	}
+	for _, step := range []string{
+		"first screen says what to do next",
+		"a filter that matches nothing says so",
+		"the first screen starts a chat",
+	} {
+		if !strings.Contains(string(out), "ok - "+step) {
+			t.Errorf("scenario did not report step %q:\n%s", step, out)
+		}
 	}
 }
 

@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// The announce step's user message (DESIGN §2.3) and what the built-in
-// model wrote for it before issue 10.
+// The announce step's user message (docs/design.md#the-reply-back-loop-and-the-announce-step) and what the built-in
+// model wrote for it before its announce default was silence.
 const (
 	announcePrompt = "Agent-to-agent announce step."
 	echoedAnnounce = "echo: " + announcePrompt

@@ -320,7 +320,7 @@ func keyRows(_ *world) []row {
 				na(sMCPStdio, "see the tools row"), na(sMCPHTTP, "see the tools row"),
 				na(sCLI, "see the CLI row"), na(sCLIGW, "see the CLI row"),
 			}},
-		// DESIGN §3b names canonical keys for human CLI output and leaves
+		// docs/design.md#principals-scopes-and-the-gate names canonical keys for human CLI output and leaves
 		// --json to "the same JSON with and without a gateway": the row asks
 		// for beta's session, printed the same way on both.
 		{finding: "10", name: "as agent:beta:main, the CLI reads beta's main and prints it the same with and without a gateway",

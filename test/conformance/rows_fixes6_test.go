@@ -6,8 +6,7 @@ import (
 	"testing"
 )
 
-// Rows of session 6's fixes (helper fixes6): sessions.patch's label keeps
-// OpenClaw's three states, and a chat delivery needs a recipient.
+// Rows of sessions.patch's label, which keeps OpenClaw's three states, and a chat delivery needs a recipient.
 
 // patchLabelRows: null clears the label, an absent label leaves it, and ""
 // or blanks are `invalid label: empty` (OpenClaw's parseSessionLabel trims)
@@ -15,7 +14,7 @@ import (
 func patchLabelRows(_ *world) []row {
 	noMCP := []cell{na(sMCPStdio, noMCPNative), na(sMCPHTTP, noMCPNative)}
 	empty := outcome{Code: "invalid", Msg: "invalid label: empty"}
-	// Since session 7 the CLI refuses an empty --label itself (exit 2,
+	// The CLI refuses an empty --label itself (exit 2,
 	// naming the flag): patchEmptyFlagRows.
 	cliEmptyFlag := "the CLI refuses an empty --label itself, naming the flag (exit 2): patchEmptyFlagRows"
 	key := func(s surface, what string) string { return "agent:main:label-" + what + "-" + string(s) }

@@ -108,7 +108,7 @@ func idempotencyRows(_ *world) []row {
 		return w.mcpStdioOutcome(t, "", "sessions_send", args("other words"))
 	})
 	skips := []cell{na(sCLI, noCLIIdemKey), na(sCLIGW, noCLIIdemKey)}
-	// Every chat surface is one operation (DESIGN §3b): a key first used
+	// Every chat surface is one operation (docs/design.md#principals-scopes-and-the-gate): a key first used
 	// on WS `agent` names the same run on chat.send and on HTTP chat.
 	agentThen := func(via string, again func(t *testing.T, w *world, key string) outcome) func(t *testing.T, w *world) outcome {
 		return func(t *testing.T, w *world) outcome {

@@ -6,8 +6,8 @@ import (
 )
 
 // listSearchRows: sessions.list's substring search is bounded like
-// sessions_search's query (api.ListSearchChars). The sec9 probe had a
-// 20 MB search accepted (docs/sec9-notes.md).
+// sessions_search's query (api.ListSearchChars), so a huge search is
+// refused rather than carried (docs/reliability.md, "Hostile callers").
 func listSearchRows(_ *world) []row {
 	long := strings.Repeat("s", 501)
 	noSearch := "the sessions_list tool has no search parameter (an operator filter of the CLI, HTTP and WS listings)"

@@ -11,7 +11,7 @@ import (
 // states, as the label does (patchLabelRows): an absent field leaves the
 // setting, null clears it, a valid value sets it, and "" or blanks are a
 // value the field refuses — no surface reads "" as "clear"
-// (openclaw-notes §6.3). The CLI refuses an empty flag value itself, as a
+// (OpenClaw's gateway methods). The CLI refuses an empty flag value itself, as a
 // usage error naming the flag (patchEmptyFlagRows).
 func patchSettingRows(_ *world) []row {
 	noMCP := []cell{na(sMCPStdio, noMCPNative), na(sMCPHTTP, noMCPNative)}

@@ -2,7 +2,7 @@ package conformance
 
 import "net/http"
 
-// Rows of the sec9 probe (docs/sec9-notes.md): a text parameter holding
+// nulTextRows (docs/reliability.md, "Hostile callers"): a text parameter holding
 // U+0000 is refused as invalid on every surface, with OpenClaw's chat.send
 // words. PostgreSQL cannot store it, so it used to pass on SQLite and be a
 // 500 `internal error` there.

@@ -2,7 +2,7 @@
 // meets: SIGKILL at random points under mixed load (TestKillUnderLoad), a
 // full file system (TestFullDisk) and hours of traffic (TestSoak, behind
 // SWITCHBOARD_SOAK_MINUTES). After each it checks the invariants of
-// DESIGN.md §3: every acknowledged message is stored exactly once, every
+// docs/design.md#durability: every acknowledged message is stored exactly once, every
 // announce is delivered exactly once, no run is left running, the JSONL
 // mirror equals the store, and no attachment directory is orphaned.
 //

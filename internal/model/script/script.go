@@ -1,4 +1,4 @@
-// Package script is switchboard's built-in offline model (DESIGN §5): a
+// Package script is switchboard's built-in offline model (docs/design.md#the-script-model): a
 // deterministic provider driven by an ordered list of rules from config, for
 // first runs, demos and tests. It speaks through the same domain.Provider
 // interface as the real model APIs.
@@ -143,7 +143,7 @@ func wait(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// defaultReply is the answer when no rule matches (DESIGN §5): silence in
+// defaultReply is the answer when no rule matches (docs/design.md#the-script-model): silence in
 // the steps of an agent-to-agent exchange (REPLY_SKIP in a reply-back
 // turn, ANNOUNCE_SKIP in an announce step), else a tool result's text
 // handed back, else an echo of the message.

@@ -54,7 +54,7 @@ func TestConditions(t *testing.T) {
 		Messages:   []domain.Message{user("first"), user("ping 42")},
 	}
 	// base is a reply-back turn: with no matching rule, the default is
-	// REPLY_SKIP (DESIGN §5).
+	// REPLY_SKIP (docs/design.md#the-script-model).
 	const miss = domain.ReplySkip
 	tests := []struct {
 		name string

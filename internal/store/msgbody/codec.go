@@ -6,8 +6,8 @@
 //   - plain JSON: every row written before compression, and any message
 //     that compression does not make smaller;
 //   - FormatS2 and an S2 block over the dictionary's content: messages
-//     shorter than zstdMin, most of them, where zstd's entropy stage costs
-//     7× the CPU for about 15% fewer bytes (docs/decisions.md);
+//     shorter than zstdMin, most of them, where zstd's fixed cost per frame
+//     outweighs its smaller output (docs/decisions.md#narrow-message-rows-and-compressed-bodies);
 //   - FormatZstd and a zstd frame with the dictionary, its 4-byte magic
 //     number left out: longer messages, where zstd's Huffman-coded
 //     literals pay.
@@ -172,8 +172,8 @@ func (c *Codec) Decode(dst, body []byte) ([]byte, error) {
 		}
 		if n >= zstdMin {
 			// Encode gives S2 only what is shorter than zstdMin, so a
-			// longer claim is corrupt: refuse it before allocating it
-			// (a 5-byte row claiming 200 MB cost a reader 77 ms).
+			// longer claim is corrupt: refuse it before allocating it,
+			// so a tiny corrupt row cannot make a reader allocate much.
 			return dst, fmt.Errorf("%w: S2 body decodes to %d bytes, S2 holds fewer than %d", ErrCorrupt, n, zstdMin)
 		}
 		start := len(dst)

@@ -17,8 +17,8 @@ import (
 // Deferred commits (domain.DeferredStore). A chat turn is two write
 // transactions: the one that records the message and starts the run, and
 // the one that stores the reply and ends it. Each durable commit waits for
-// the server to flush its log (fdatasync, about 1 ms on the test machine),
-// and that wait was half of a turn's latency. The first transaction can
+// the server to flush its log (an fdatasync),
+// and that wait is a large share of a turn's latency. The first transaction can
 // instead commit asynchronously (synchronous_commit off for it alone):
 // PostgreSQL's log is one sequence, so the second transaction's durable
 // commit flushes the first one too. The caller acknowledges nothing and

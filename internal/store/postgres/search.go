@@ -111,7 +111,7 @@ func (s *Store) SearchMessages(ctx context.Context, q domain.MessageSearch) ([]d
 	// takes the GIN index for rare ones. Scoped to sessions (keys, a
 	// tree), the JOIN stays: the planner starts from those sessions'
 	// messages, where the subquery made it AND them with the GIN scan of
-	// a common word (5× slower).
+	// a common word, which is slower.
 	scoped := len(q.Keys) > 0 || q.TreeRoot != ""
 	b.WriteString(`SELECT m.session_key, m.session_id, m.id, m.seq, m.role, m.timestamp, m.body, m.pos
 FROM messages m`)
@@ -149,8 +149,8 @@ WHERE m.tsv @@ plainto_tsquery('simple', ` + a.add(strings.Join(q.Words, " ")) +
 ORDER BY m.pos DESC LIMIT ` + a.add(q.Limit))
 	var out []domain.SearchHit
 	// Read-only, and without parallel workers: the newest-first walk is a
-	// few hundred rows, and starting workers for it took 300 ms on a busy
-	// machine.
+	// few hundred rows, and starting workers for it costs more than the
+	// walk, most of all on a busy machine.
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SET LOCAL max_parallel_workers_per_gather = 0`); err != nil {
 			return err

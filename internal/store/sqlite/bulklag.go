@@ -9,9 +9,9 @@ package sqlite
 // crisis merge whenever 16 pile up on a level). Messages appended through
 // AppendPrepared (the OpenClaw import's path) come in Updates of
 // thousands, so while the latest appends are such messages the writer
-// waits for bulkIndexLagMax messages instead: 7% less CPU per imported
-// message (docs/benchmarks.md, "Import, session 8"). A search during an
-// import indexes up to that many first (tens of milliseconds); the
+// waits for bulkIndexLagMax messages instead: fewer, larger segments cost
+// less CPU per imported message. A search during an import indexes up to
+// that many first; the
 // importer indexes what is left when it ends (IndexPending); the writer's
 // memory of index texts is bounded by the same number.
 //
@@ -19,8 +19,7 @@ package sqlite
 // chat turn's) brings the bound back to indexLagMax, and the next
 // catch-up indexes the whole tail. Batches that append nothing leave it.
 //
-// 8,192 measured better than 16,384 and 32,768 (BenchmarkImport, CPU per
-// message 15.8 against 16.1–16.2 and 16.4–16.6 µs).
+// Larger lags were tried and cost more CPU per message (BenchmarkImport).
 const bulkIndexLagMax = 8192
 
 // noteLag records the lag the appends of t, a fn that succeeded, allow

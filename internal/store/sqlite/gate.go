@@ -8,7 +8,7 @@ import (
 )
 
 // Gate holds the named lock until release. A SQLite store is opened by one
-// engine only (the state dir is never shared by two: DESIGN §3b), so a lock
+// engine only (the state dir is never shared by two: docs/design.md#state-config-and-defaults), so a lock
 // in this process excludes every other holder there can be.
 func (s *Store) Gate(ctx context.Context, name string) (release func(), err error) {
 	if s.closed.Load() {

@@ -10,8 +10,8 @@ import (
 
 // A bulk writer (the OpenClaw import) prepares messages off the writer
 // goroutine: the body column (the message JSON, compressed) and the
-// search index text depend on the message alone, and they were about a
-// third of the writer's CPU per imported message. AppendPrepared then
+// search index text depend on the message alone, and computing them on
+// the single writer would make it the bottleneck. AppendPrepared then
 // assigns seq and ids and runs the INSERTs, as AppendMessages does.
 // TestAppendPreparedMatchesAppendMessages holds the two paths together
 // (rows, bodies and index rows).

@@ -62,8 +62,8 @@ const maxCachedRuns = 4096
 
 // maxCachedRunBytes bounds the writer's run rows by size as well: a run
 // holds its message, reply and spec (twice: decoded and as a column
-// value), up to a few MB for maximal messages, so the count alone let a
-// caller pin gigabytes. A run larger than the whole budget is not cached.
+// value), large for maximal messages, so the count alone would let a
+// caller pin memory without bound. A run larger than the whole budget is not cached.
 const maxCachedRunBytes = 64 << 20
 
 // cachedRun is a run row as stored, with its column values (runArgs) and

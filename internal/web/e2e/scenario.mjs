@@ -1,7 +1,10 @@
 // End-to-end scenario of switchboard's web UI in a real headless Chromium.
 // Run by internal/web/e2e_test.go against a real gateway:
 //
-//   node scenario.mjs <gateway url> <token> <screenshots dir>
+//   node scenario.mjs <gateway url> <token> <screenshots dir> [empty]
+//
+// With "empty" it runs the first-screen steps instead, against a gateway
+// whose state holds no session.
 //
 // The test passes a temp dir as <screenshots dir> and copies the pictures
 // into docs/screenshots only when SWITCHBOARD_UPDATE_SCREENSHOTS=1.
@@ -15,7 +18,7 @@ import {mkdtemp, rm, stat} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 
-const [url, token, shots] = process.argv.slice(2);
+const [url, token, shots, mode] = process.argv.slice(2);
 if (!url || !token || !shots) {
   console.error('usage: node scenario.mjs <gateway url> <token> <screenshots dir>');
   process.exit(2);
@@ -85,6 +88,47 @@ async function send(text) {
   const input = page.locator('#chat-input');
   await input.fill(text);
   await input.press('Enter');
+}
+
+if (mode === 'empty') {
+  await step('first screen says what to do next', async () => {
+    await page.goto(url);
+    await page.locator('#token-input').fill(token);
+    await page.locator('#token-input').press('Enter');
+    await page.locator('h1', {hasText: 'Sessions'}).waitFor();
+    const start = page.locator('.empty-start');
+    await start.waitFor();
+    const text = await start.innerText();
+    for (const want of ['No sessions yet', 'Start a chat with main', 'switchboard demo', 'channel']) {
+      if (!text.includes(want)) fail(`the first screen lacks ${JSON.stringify(want)}:\n${text}`);
+    }
+    if (text.includes('match these filters')) fail(`the first screen speaks of filters with none set:\n${text}`);
+  });
+  await step('a filter that matches nothing says so', async () => {
+    await page.locator('#f-search').fill('no-such-session');
+    await page.locator('td.empty', {hasText: 'No sessions match these filters.'}).waitFor();
+    if (await page.locator('.empty-start').count()) fail('the first-screen help shows with a filter set');
+    await page.locator('#f-search').fill('');
+    await page.locator('.empty-start').waitFor();
+  });
+  await step('the first screen starts a chat', async () => {
+    await page.getByRole('link', {name: 'Start a chat with main'}).click();
+    await page.locator('#chat-input').waitFor();
+    await send('hello');
+    await page.locator('.msg-assistant', {hasText: 'Hello! I am the main agent'}).waitFor();
+    await go('#/sessions');
+    await page.locator('table.vtable tbody tr.row', {hasText: 'main'}).waitFor();
+    if (await page.locator('.empty-start').count()) fail('the first-screen help still shows beside a session');
+  });
+  const real = problems.filter((p) => !/WebSocket/.test(p));
+  if (real.length) {
+    console.log(`not ok - browser problems:\n${real.join('\n')}`);
+    await context.close();
+    process.exit(1);
+  }
+  await context.close();
+  await rm(userDataDir, {recursive: true, force: true}).catch(() => {});
+  process.exit(0);
 }
 
 await step('token prompt hides everything', async () => {

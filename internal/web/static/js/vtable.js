@@ -88,7 +88,8 @@ export class VirtualTable {
     const top = Math.max(0, this.el.scrollTop - headH);
     const frag = document.createDocumentFragment();
     if (n === 0) {
-      frag.append(h('tr', {}, h('td', {class: 'empty', colspan: String(this.columns.length), text: this.emptyText})));
+      // emptyText is a string or a node (a richer first screen).
+      frag.append(h('tr', {}, h('td', {class: 'empty', colspan: String(this.columns.length)}, this.emptyText)));
       this.tbody.replaceChildren(frag);
       return;
     }

@@ -106,7 +106,7 @@ export function mountSessions(ctx, root) {
     caption: 'Sessions',
     rowHeight: ROW_HEIGHT,
     rowKey: (r) => r.key,
-    emptyText: 'No sessions match these filters.',
+    emptyText: 'Loading sessions…',
     onSort: (id) => {
       const dir = state.sort.id === id && state.sort.dir === 'desc' ? 'asc' : 'desc';
       state.sort = {id, dir: id === 'name' && state.sort.id !== id ? 'asc' : dir};
@@ -155,6 +155,7 @@ export function mountSessions(ctx, root) {
       });
     }
     table.setSort(id, dir);
+    table.emptyText = emptyState();
     table.setRows(rows);
     const n = state.rows.length;
     summary.textContent = state.loading && n === 0 ? 'Loading…'
@@ -163,6 +164,24 @@ export function mountSessions(ctx, root) {
     moreBtn.hidden = !state.more;
     errorBox.hidden = !state.error;
     errorBox.textContent = state.error;
+  }
+
+  // emptyState is what the table says when it has no row: while loading,
+  // that it is loading; with a filter set, that nothing matches; on a
+  // state with no session at all, what to do next.
+  function emptyState() {
+    if (state.loading) return 'Loading sessions…';
+    if (state.error) return 'Sessions could not be loaded.';
+    if (state.search || state.kinds.size || state.activeMinutes || state.agent) return 'No sessions match these filters.';
+    return h('div', {class: 'empty-start'},
+      h('p', {}, h('strong', {text: 'No sessions yet.'}), ' A session starts with its first message. To begin:'),
+      h('ul', {},
+        h('li', {}, h('a', {href: sessionHref('main'), text: 'Start a chat with main'}),
+          ' — type a message; the reply appears as the model writes it.'),
+        h('li', {}, 'Run ', h('code', {text: 'switchboard demo'}),
+          ' in a terminal for a scripted tour: a chat, a sessions_send with its reply-back exchange and announce, and a spawned sub-agent (on a temporary state dir, printed as it happens).'),
+        h('li', {}, 'Connect a chat channel under ', h('code', {text: 'channels'}),
+          ' in the gateway\'s config: each conversation on it becomes a session here.')));
   }
 
   async function load() {
