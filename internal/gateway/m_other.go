@@ -91,12 +91,12 @@ func (s *Server) mRunsCancel(ctx context.Context, cl *call) (any, error) {
 }
 
 type toolsInvokeParams struct {
-	Tool       string          `json:"tool"`
+	Tool       string          `json:"name"` // OpenClaw's name of the field
 	Args       json.RawMessage `json:"args"`
 	SessionKey string          `json:"sessionKey"`
 }
 
-// mToolsInvoke calls a session tool as the requester session sessionKey
+// mToolsInvoke is tools.invoke {name, args, sessionKey?}: it calls a session tool as the requester session sessionKey
 // (default: the default agent's main session, or the bound session).
 // Each tool needs the scope of what it does; refusals are error results.
 func (s *Server) mToolsInvoke(ctx context.Context, cl *call) (any, error) {
@@ -104,7 +104,7 @@ func (s *Server) mToolsInvoke(ctx context.Context, cl *call) (any, error) {
 	if err := decodeParams(cl.method, cl.params, &p); err != nil {
 		return nil, err
 	}
-	if err := requireString(cl.method, "tool", p.Tool); err != nil {
+	if err := requireString(cl.method, "name", p.Tool); err != nil {
 		return nil, err
 	}
 	out := s.eng.CallTool(ctx, cl.c.grant.toolPrincipal(p.SessionKey), p.Tool, p.Args)
