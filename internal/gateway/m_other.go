@@ -33,9 +33,14 @@ func (s *Server) mSend(ctx context.Context, cl *call) (any, error) {
 
 // agentsListRow is one agent of agents.list.
 type agentsListRow struct {
-	ID    string `json:"id"`
-	Name  string `json:"name,omitempty"`
-	Model string `json:"model"`
+	ID    string          `json:"id"`
+	Name  string          `json:"name,omitempty"`
+	Model agentsListModel `json:"model"`
+}
+
+// agentsListModel is OpenClaw's model of an agent: its primary model.
+type agentsListModel struct {
+	Primary string `json:"primary,omitempty"`
 }
 
 // mAgentsList lists agents in OpenClaw's shape: the configured agents the
@@ -55,11 +60,12 @@ func (s *Server) mAgentsList(ctx context.Context, cl *call) (any, error) {
 	agents := []agentsListRow{}
 	for _, a := range list.Agents {
 		if a.Configured {
-			agents = append(agents, agentsListRow{ID: a.ID, Name: a.Name, Model: a.Model})
+			agents = append(agents, agentsListRow{ID: a.ID, Name: a.Name, Model: agentsListModel{Primary: a.Model}})
 		}
 	}
-	// remotes: the remote A2A agents (a2a.remotes), beside OpenClaw's keys.
-	return map[string]any{"defaultId": d.DefaultAgentID, "mainKey": d.MainKey, "scope": d.Scope, "agents": agents, "remotes": list.Remotes}, nil
+	// OpenClaw's result is closed: the remote A2A agents (a2a.remotes) are
+	// in the agents_list tool's answer and GET /api/agents, not here.
+	return map[string]any{"defaultId": d.DefaultAgentID, "mainKey": d.MainKey, "scope": d.Scope, "agents": agents}, nil
 }
 
 type runIDParams struct {

@@ -268,10 +268,14 @@ func TestOtherMethods(t *testing.T) {
 		DefaultID string `json:"defaultId"`
 		MainKey   string `json:"mainKey"`
 		Scope     string `json:"scope"`
-		Agents    []struct{ ID, Name, Model string }
+		Agents    []struct {
+			ID, Name string
+			Model    struct{ Primary string }
+		}
 	}
 	w.ok("agents.list", nil, &agents)
-	if agents.DefaultID != "main" || agents.MainKey != "main" || agents.Scope != "per-sender" || len(agents.Agents) != 2 || agents.Agents[0].Name != "Main" {
+	if agents.DefaultID != "main" || agents.MainKey != "main" || agents.Scope != "per-sender" || len(agents.Agents) != 2 || agents.Agents[0].Name != "Main" ||
+		agents.Agents[0].Model.Primary == "" {
 		t.Fatalf("agents.list = %+v", agents)
 	}
 

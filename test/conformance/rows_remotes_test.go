@@ -46,7 +46,7 @@ func remoteRows(_ *world) []row {
 				cliC(sCLIGW, "agents", "list", "--json"),
 				httpC(operatorToken, http.MethodGet, "/api/agents", nil),
 				httpToolC(operatorToken, "", "agents_list", m{}),
-				wsC(operatorToken, "agents.list", m{}),
+				na(sWS, "agents.list has OpenClaw's closed result (no remotes); tools.invoke agents_list is the WS cell"),
 				wsToolC(operatorToken, "", "agents_list", m{}),
 				na(sMCPStdio, stdioRequester),
 				mcpHTTPC(operatorToken, "agents_list", m{}),
