@@ -31,7 +31,17 @@ type cell struct {
 	via string // how: a method, path or command
 	// skip, when set, says why the surface does not carry this cell.
 	skip string
-	run  func(t *testing.T, w *world) outcome
+	// msg, when set, is the message this cell answers instead of the
+	// row's: a WS refusal in OpenClaw's words (its schema checks the
+	// params before switchboard reads them, docs/gateway.md).
+	msg string
+	run func(t *testing.T, w *world) outcome
+}
+
+// openclawWords is c answering msg, OpenClaw's words for the refusal.
+func openclawWords(c cell, msg string) cell {
+	c.msg = msg
+	return c
 }
 
 // na is a cell a surface does not have, with the reason.
@@ -102,7 +112,11 @@ func runRow(t *testing.T, w *world, r row) {
 			mu.Lock()
 			got[name] = o
 			mu.Unlock()
-			if d := diff(r.want, o); d != "" {
+			want := r.want
+			if c.msg != "" {
+				want.Msg = c.msg
+			}
+			if d := diff(want, o); d != "" {
 				t.Errorf("%s %s", name, d)
 			}
 		})
