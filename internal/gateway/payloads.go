@@ -101,12 +101,12 @@ type assistantDelta struct {
 // no ts; a delta carries the text so far both as deltaText (with replace:
 // the client replaces what it shows) and as the message.
 type chatPayload struct {
+	DeltaText  string        `json:"deltaText,omitempty"`
 	Message    chatMessage   `json:"message"`
+	Replace    bool          `json:"replace,omitempty"`
 	RunID      string        `json:"runId"`
 	SessionKey string        `json:"sessionKey"`
 	State      string        `json:"state"`
-	DeltaText  string        `json:"deltaText,omitempty"`
-	Replace    bool          `json:"replace,omitempty"`
 	Usage      *domain.Usage `json:"usage,omitempty"`
 }
 
