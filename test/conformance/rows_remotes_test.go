@@ -59,7 +59,7 @@ func remoteRows(_ *world) []row {
 				cliC(sCLIGW, "agents", "list", "--as", requester, "--json"),
 				httpC(boundToken, http.MethodGet, "/api/agents", nil),
 				httpToolC(operatorToken, requester, "agents_list", m{}),
-				wsC(boundToken, "agents.list", m{}),
+				na(sWS, "agents.list has OpenClaw's closed result (no remotes); tools.invoke agents_list is the WS cell"),
 				wsToolC(operatorToken, requester, "agents_list", m{}),
 				stdioC(requester, "agents_list", m{}),
 				mcpHTTPC(boundToken, "agents_list", m{}),
