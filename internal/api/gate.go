@@ -15,7 +15,7 @@ import (
 func Authorize(p Principal, op Op) error {
 	r := RuleFor(op)
 	if !p.Scopes.Has(r.Scope) {
-		return domain.Errorf(domain.CodeForbidden, "missing scope: %s (%s needs %s)", r.Scope, op, r.Scope)
+		return MissingScope(r.Scope)
 	}
 	if p.Session != "" && p.As != "" && !sameKey(p.Session, p.As) {
 		return domain.Errorf(domain.CodeForbidden, "this credential acts as session %s; requester %s is not allowed", p.Session, p.As)

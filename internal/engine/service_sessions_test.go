@@ -45,7 +45,7 @@ func TestResolveAnswersHiddenAsUnknown(t *testing.T) {
 		{"bound, unknown key", beta, api.ResolveRequest{Key: "agent:beta:nope"}, "", "No session found: agent:beta:nope"},
 		{"bound, hidden label", beta, api.ResolveRequest{Label: "notes"}, "", "No session found with label: notes"},
 		{"bound, unknown label", beta, api.ResolveRequest{Label: "elsewhere"}, "", "No session found with label: elsewhere"},
-		{"no scope", api.Principal{Name: "none"}, api.ResolveRequest{Key: "main"}, "", "missing scope: read (sessions.resolve needs read)"},
+		{"no scope", api.Principal{Name: "none"}, api.ResolveRequest{Key: "main"}, "", "missing scope: operator.read"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

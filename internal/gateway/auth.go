@@ -10,7 +10,6 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/config"
-	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
 // Operator scopes of the gateway protocol.
@@ -97,11 +96,6 @@ func (g grant) principal(as string) api.Principal {
 // for a bound one. The same rule as every other call.
 func (g grant) toolPrincipal(as string) api.Principal {
 	return g.principal(as)
-}
-
-// missingScope is the error of a call above the caller's scopes.
-func missingScope(need string) error {
-	return domain.Errorf(domain.CodeForbidden, "missing scope: %s", need)
 }
 
 // credential is one accepted token, kept as a digest so comparisons take

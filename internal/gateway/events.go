@@ -64,12 +64,12 @@ func (s *Server) runEndEvents(r domain.Run, ts int64) []outEvent {
 		return []outEvent{
 			{"agent", agentEventPayload{RunID: r.ID, SessionKey: r.SessionKey, Stream: "lifecycle", TS: ts,
 				Data: lifecycleEnd{EndedAt: r.EndedAt, Phase: "end", StartedAt: r.StartedAt, Status: r.Status}}},
-			{"chat", chatPayload{RunID: r.ID, SessionKey: r.SessionKey, State: "final", TS: ts, Usage: &r.Usage,
+			{"chat", chatPayload{RunID: r.ID, SessionKey: r.SessionKey, State: "final", Usage: &r.Usage,
 				Message: chatMessage{Role: domain.RoleAssistant, Content: []domain.Block{domain.TextBlock(r.Reply)}, Timestamp: r.EndedAt}}},
 		}
 	}
 	data := map[string]any{"phase": "end", "startedAt": r.StartedAt, "endedAt": r.EndedAt, "status": r.Status}
-	chat := map[string]any{"runId": r.ID, "sessionKey": r.SessionKey, "ts": ts}
+	chat := map[string]any{"runId": r.ID, "sessionKey": r.SessionKey}
 	switch r.Status {
 	case domain.RunOK:
 		chat["state"] = "final"

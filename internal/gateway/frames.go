@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
@@ -15,6 +16,8 @@ const (
 	CodeUnavailable    = "UNAVAILABLE"
 	CodeAgentTimeout   = "AGENT_TIMEOUT"
 	CodeNotPaired      = "NOT_PAIRED"
+	// CodeForbidden answers a call above the connection's scopes.
+	CodeForbidden = "FORBIDDEN"
 	// CodeConflict answers a reused idempotency key with other
 	// parameters (HTTP 409).
 	CodeConflict = "CONFLICT"
@@ -72,6 +75,13 @@ func toWireError(err error) *wireError {
 	var pe *payloadError
 	if errors.As(err, &pe) {
 		return &wireError{Code: pe.code, Message: pe.message}
+	}
+	// OpenClaw's refusal for want of a scope: FORBIDDEN, with the scope
+	// named in its details as well as in the message.
+	if need, ok := api.AsMissingScope(err); ok {
+		return &wireError{Code: CodeForbidden, Message: domain.ErrorMessage(err), Details: map[string]any{
+			"code": "MISSING_SCOPE", "missingScope": need.OperatorName(), "requiredScopes": []string{need.OperatorName()},
+		}}
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return &wireError{Code: CodeUnavailable, Message: "request cancelled"}

@@ -69,7 +69,7 @@ func FuzzWSFrame(f *testing.F) {
 		{`{"type":"req","id":"c1","method":"connect","params":{"minProtocol":9,"maxProtocol":9}}`, `{"type":"req","id":"2","method":"chat.send","params":{"sessionKey":"main","message":"hi","idempotencyKey":"k"}}`},
 		{`{}`, `{"type":"req","id":2,"method":"agents.list"}`},
 		{``, `not json`},
-		{`[1,2,3]`, `{"type":"req","id":"3","method":"tools.invoke","params":{"tool":"sessions_list","args":{"limit":-1}}}`},
+		{`[1,2,3]`, `{"type":"req","id":"3","method":"tools.invoke","params":{"name":"sessions_list","args":{"limit":-1}}}`},
 		{`{"type":"req","id":"x","method":"connect","params":null}`, `{"type":"req","id":"4","method":"sessions.patch","params":{"key":"main","label":"\u0000"}}`},
 		{"\xff\xfe", `{"type":"req","id":"5","method":"agent","params":{"message":"slow x","idempotencyKey":"a"}}`},
 		{`{"type":"req","id":"c","method":"connect","params":{"minProtocol":3,"maxProtocol":4,"auth":{"token":1}}}`, `{"type":"req","id":"6","method":"sessions.spawn","params":{"task":"t","attachments":[{"name":"../x","content":"y"}]}}`},

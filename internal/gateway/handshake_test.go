@@ -257,14 +257,18 @@ func TestFrames(t *testing.T) {
 			params any
 			want   string
 		}{
-			{"chat.history", []int{1}, "invalid chat.history params: params must be an object"},
-			{"chat.history", map[string]any{"sessionKey": "main", "limit": -1}, "invalid chat.history params: limit must be at least 1"},
-			{"chat.history", map[string]any{"sessionKey": 7}, "invalid chat.history params: sessionKey must be a string"},
-			{"chat.history", map[string]any{"sessionKey": "main", "limit": "ten"}, "invalid chat.history params: limit must be a number (got a string)"},
-			{"sessions.list", map[string]any{"limit": true}, "invalid sessions.list params: limit must be a number (got a boolean)"},
-			{"chat.send", map[string]any{"sessionKey": "main", "message": []any{"x"}}, "invalid chat.send params: message must be a string (got an array)"},
-			{"agent.wait", map[string]any{"runId": "x", "timeoutMs": 1.5}, "invalid agent.wait params: timeoutMs must be a whole number"},
-			{"agent.wait", map[string]any{"runId": "x", "timeoutMs": -1}, "timeoutMs must be at least 0"},
+			{"chat.history", []int{1}, "invalid chat.history params: must be object"},
+			{"chat.history", map[string]any{"sessionKey": "main", "limit": -1}, "invalid chat.history params: at /limit: must be >= 1"},
+			{"chat.history", map[string]any{"sessionKey": 7}, "invalid chat.history params: at /sessionKey: must be string"},
+			{"chat.history", map[string]any{"sessionKey": "main", "limit": "ten"}, "invalid chat.history params: at /limit: must be integer"},
+			{"sessions.list", map[string]any{"limit": true}, "invalid sessions.list params: at /limit: must be integer"},
+			{"chat.send", map[string]any{"sessionKey": "main", "message": []any{"x"}}, "invalid chat.send params: at /message: must be string"},
+			{"chat.send", map[string]any{"sessionKey": "main", "message": "x", "idempotencyKey": noIdemKey}, "invalid chat.send params: must have required property 'idempotencyKey'"},
+			{"agent", map[string]any{"message": "x", "idempotencyKey": noIdemKey}, "invalid agent params: must have required property 'idempotencyKey'"},
+			{"chat.history", map[string]any{"sessionKey": "main", "limit": 5000}, "invalid chat.history params: at /limit: must be <= 1000"},
+			{"chat.history", map[string]any{"sessionKey": "main", "bogus": 1}, "invalid chat.history params: at root: unexpected property 'bogus'"},
+			{"agent.wait", map[string]any{"runId": "x", "timeoutMs": 1.5}, "invalid agent.wait params: at /timeoutMs: must be integer"},
+			{"agent.wait", map[string]any{"runId": "x", "timeoutMs": -1}, "invalid agent.wait params: at /timeoutMs: must be >= 0"},
 			{"agent", map[string]any{"message": " "}, "invalid agent params: message required"},
 			{"agent", map[string]any{"message": "hi", "agentId": "ghost"}, `invalid agent params: unknown agent id "ghost"`},
 			{"agent", map[string]any{"message": "hi", "channel": "bogusnet"}, "invalid agent params: unknown channel: bogusnet"},
@@ -273,15 +277,15 @@ func TestFrames(t *testing.T) {
 			{"chat.send", map[string]any{"sessionKey": "main", "message": "x", "attachments": []any{map[string]any{"fileName": "a.png"}}}, "invalid chat.send params: attachments[0].content required"},
 			{"agent", map[string]any{"message": "x", "attachments": []any{map[string]any{"content": "aGk="}, map[string]any{"mimeType": "image/png"}}}, "invalid agent params: attachments[1].content required"},
 			{"agent", map[string]any{"message": "x", "attachments": []any{map[string]any{"content": "aGk="}}}, "invalid agent params: attachments are not supported"},
-			{"agent", map[string]any{"message": "x", "idempotencyKey": ""}, "invalid agent params: idempotencyKey must not be empty"},
+			{"agent", map[string]any{"message": "x", "idempotencyKey": ""}, "invalid agent params: at /idempotencyKey: must not have fewer than 1 characters"},
 			{"chat.send", map[string]any{"sessionKey": "main", "message": "x", "idempotencyKey": "  "}, "invalid chat.send params: idempotencyKey must not be empty"},
 			{"agent", map[string]any{"message": "hi", "agentId": "work", "sessionKey": "agent:main:x"}, `invalid agent params: agent "work" does not match session key agent "main"`},
 			{"sessions.patch", map[string]any{"key": "main", "fastMode": true}, "invalid sessions.patch params: fastMode is not supported"},
-			{"sessions.patch", map[string]any{"key": "main", "sendPolicy": "maybe"}, `invalid sendPolicy (use "allow"|"deny")`},
-			{"sessions.patch", map[string]any{"key": "main", "label": 3}, "invalid sessions.patch params: label must be a string or null"},
-			{"sessions.reset", map[string]any{"key": "main", "reason": "bogus"}, `invalid sessions.reset params: reason must be one of new|reset (got "bogus")`},
-			{"sessions.list", map[string]any{"limit": -1}, "invalid sessions.list params: limit must be at least 1"},
-			{"sessions.list", map[string]any{"activeMinutes": -5}, "invalid sessions.list params: activeMinutes must be at least 1"},
+			{"sessions.patch", map[string]any{"key": "main", "sendPolicy": "maybe"}, "invalid sessions.patch params: at /sendPolicy: must be equal to constant; at /sendPolicy: must be null; at /sendPolicy: must match a schema in anyOf"},
+			{"sessions.patch", map[string]any{"key": "main", "label": 3}, "invalid sessions.patch params: at /label: must be string; at /label: must be null; at /label: must match a schema in anyOf"},
+			{"sessions.reset", map[string]any{"key": "main", "reason": "bogus"}, "invalid sessions.reset params: at /reason: must be equal to constant; at /reason: must match a schema in anyOf"},
+			{"sessions.list", map[string]any{"limit": -1}, "invalid sessions.list params: at /limit: must be >= 1"},
+			{"sessions.list", map[string]any{"activeMinutes": -5}, "invalid sessions.list params: at /activeMinutes: must be >= 1"},
 			{"chat.send", map[string]any{"sessionKey": "main", "message": "x", "timeoutMs": 604_801_000}, "timeoutMs: timeoutSeconds must be at most 604800 seconds"},
 		} {
 			res := w.call(tc.method, tc.params)
@@ -306,12 +310,12 @@ func TestScopes(t *testing.T) {
 		want   string // "" = allowed
 	}{
 		{"read token reads", "reader-token", nil, "sessions.list", map[string]any{}, ""},
-		{"read token cannot write", "reader-token", nil, "chat.send", map[string]any{"sessionKey": "main", "message": "x"}, "missing scope: write (chat needs write)"},
-		{"read token asking for admin gets nothing more", "reader-token", []string{gateway.ScopeAdmin}, "sessions.list", map[string]any{}, "missing scope: read (sessions_list needs read)"},
+		{"read token cannot write", "reader-token", nil, "chat.send", map[string]any{"sessionKey": "main", "message": "x"}, "missing scope: operator.write"},
+		{"read token asking for admin gets nothing more", "reader-token", []string{gateway.ScopeAdmin}, "sessions.list", map[string]any{}, "missing scope: operator.read"},
 		{"write token reads too", "writer-token", nil, "agents.list", nil, ""},
-		{"write token cannot patch", "writer-token", nil, "sessions.patch", map[string]any{"key": "main", "label": "x"}, "missing scope: admin (sessions.patch needs admin)"},
-		{"write token cannot /reset", "writer-token", nil, "chat.send", map[string]any{"sessionKey": "main", "message": "/reset"}, "missing scope: admin (chat.command needs admin)"},
-		{"main token narrowed by request", "main-token", []string{gateway.ScopeRead}, "agent", map[string]any{"message": "hi"}, "missing scope: write (chat needs write)"},
+		{"write token cannot patch", "writer-token", nil, "sessions.patch", map[string]any{"key": "main", "label": "x"}, "missing scope: operator.admin"},
+		{"write token cannot /reset", "writer-token", nil, "chat.send", map[string]any{"sessionKey": "main", "message": "/reset"}, "missing scope: operator.admin"},
+		{"main token narrowed by request", "main-token", []string{gateway.ScopeRead}, "agent", map[string]any{"message": "hi"}, "missing scope: operator.write"},
 		{"main token admin", "main-token", []string{gateway.ScopeAdmin}, "sessions.patch", map[string]any{"key": "main", "label": "admin-set"}, ""},
 	}
 	for _, tt := range tests {
@@ -328,7 +332,7 @@ func TestScopes(t *testing.T) {
 				}
 				return
 			}
-			if res.OK || res.Error.Code != gateway.CodeInvalidRequest || res.Error.Message != tt.want {
+			if res.OK || res.Error.Code != gateway.CodeForbidden || res.Error.Message != tt.want {
 				t.Fatalf("response = %s, want %q", res, tt.want)
 			}
 		})

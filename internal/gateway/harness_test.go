@@ -274,11 +274,36 @@ func (e *env) connect(t testing.TB, params map[string]any) (*wsClient, map[strin
 	return w, hello
 }
 
-// send writes a request and returns its id.
+// noIdemKey in a test's params of agent, chat.send or send asks send to
+// leave idempotencyKey out (the request OpenClaw's schema refuses).
+const noIdemKey = "-"
+
+// send writes a request and returns its id. agent, chat.send and send
+// get a fresh idempotencyKey when params do not name one, as OpenClaw's
+// schema requires and its clients do.
 func (w *wsClient) send(method string, params any) string {
 	w.t.Helper()
 	w.next++
 	id := fmt.Sprintf("%d:%s", w.next, method)
+	if p, ok := params.(map[string]any); ok && (method == "agent" || method == "chat.send" || method == "send") {
+		switch k, has := p["idempotencyKey"]; {
+		case !has:
+			q := make(map[string]any, len(p)+1)
+			for name, v := range p {
+				q[name] = v
+			}
+			q["idempotencyKey"] = fmt.Sprintf("test-%p-%s", w, id)
+			params = q
+		case k == noIdemKey:
+			q := make(map[string]any, len(p))
+			for name, v := range p {
+				if name != "idempotencyKey" {
+					q[name] = v
+				}
+			}
+			params = q
+		}
+	}
 	w.write(map[string]any{"type": "req", "id": id, "method": method, "params": params})
 	return id
 }

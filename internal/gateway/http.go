@@ -32,7 +32,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.Handle("GET /metrics", s.withAuth(func(w http.ResponseWriter, r *http.Request, g grant) {
 		if !g.has(ScopeRead) {
-			writeError(w, missingScope(ScopeRead))
+			writeError(w, api.MissingScope(api.ScopeRead))
 			return
 		}
 		s.metrics.handler().ServeHTTP(w, r)

@@ -33,9 +33,14 @@ func (s *Server) mSend(ctx context.Context, cl *call) (any, error) {
 
 // agentsListRow is one agent of agents.list.
 type agentsListRow struct {
-	ID    string `json:"id"`
-	Name  string `json:"name,omitempty"`
-	Model string `json:"model"`
+	ID    string          `json:"id"`
+	Name  string          `json:"name,omitempty"`
+	Model agentsListModel `json:"model"`
+}
+
+// agentsListModel is OpenClaw's model of an agent: its primary model.
+type agentsListModel struct {
+	Primary string `json:"primary,omitempty"`
 }
 
 // mAgentsList lists agents in OpenClaw's shape: the configured agents the
@@ -55,11 +60,12 @@ func (s *Server) mAgentsList(ctx context.Context, cl *call) (any, error) {
 	agents := []agentsListRow{}
 	for _, a := range list.Agents {
 		if a.Configured {
-			agents = append(agents, agentsListRow{ID: a.ID, Name: a.Name, Model: a.Model})
+			agents = append(agents, agentsListRow{ID: a.ID, Name: a.Name, Model: agentsListModel{Primary: a.Model}})
 		}
 	}
-	// remotes: the remote A2A agents (a2a.remotes), beside OpenClaw's keys.
-	return map[string]any{"defaultId": d.DefaultAgentID, "mainKey": d.MainKey, "scope": d.Scope, "agents": agents, "remotes": list.Remotes}, nil
+	// OpenClaw's result is closed: the remote A2A agents (a2a.remotes) are
+	// in the agents_list tool's answer and GET /api/agents, not here.
+	return map[string]any{"defaultId": d.DefaultAgentID, "mainKey": d.MainKey, "scope": d.Scope, "agents": agents}, nil
 }
 
 type runIDParams struct {
@@ -91,12 +97,12 @@ func (s *Server) mRunsCancel(ctx context.Context, cl *call) (any, error) {
 }
 
 type toolsInvokeParams struct {
-	Tool       string          `json:"tool"`
+	Tool       string          `json:"name"` // OpenClaw's name of the field
 	Args       json.RawMessage `json:"args"`
 	SessionKey string          `json:"sessionKey"`
 }
 
-// mToolsInvoke calls a session tool as the requester session sessionKey
+// mToolsInvoke is tools.invoke {name, args, sessionKey?}: it calls a session tool as the requester session sessionKey
 // (default: the default agent's main session, or the bound session).
 // Each tool needs the scope of what it does; refusals are error results.
 func (s *Server) mToolsInvoke(ctx context.Context, cl *call) (any, error) {
@@ -104,7 +110,7 @@ func (s *Server) mToolsInvoke(ctx context.Context, cl *call) (any, error) {
 	if err := decodeParams(cl.method, cl.params, &p); err != nil {
 		return nil, err
 	}
-	if err := requireString(cl.method, "tool", p.Tool); err != nil {
+	if err := requireString(cl.method, "name", p.Tool); err != nil {
 		return nil, err
 	}
 	out := s.eng.CallTool(ctx, cl.c.grant.toolPrincipal(p.SessionKey), p.Tool, p.Args)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/sessionkey"
 )
 
 type sessionsListParams struct {
@@ -123,7 +124,12 @@ func (s *Server) mSessionsResolve(ctx context.Context, cl *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"ok": true, "key": res.Key}, nil
+	// OpenClaw's answer names the session's agent too.
+	out := map[string]any{"ok": true, "key": res.Key}
+	if k, err := sessionkey.Parse(res.Key); err == nil {
+		out["agentId"] = k.AgentID
+	}
+	return out, nil
 }
 
 // entryRow is the row of a session the caller just changed, read back

@@ -9,11 +9,10 @@ import (
 )
 
 type subscribeKeyParams struct {
-	Key        string `json:"key"`
-	SessionKey string `json:"sessionKey"` // accepted as an alias of key
+	Key string `json:"key"`
 }
 
-func (p subscribeKeyParams) key() string { return strings.TrimSpace(orDefault(p.Key, p.SessionKey)) }
+func (p subscribeKeyParams) key() string { return strings.TrimSpace(p.Key) }
 
 // mSessionsSubscribe is sessions.subscribe (no params): the connection
 // gets sessions.changed for the sessions it may see, and leaves the

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
@@ -19,7 +20,8 @@ func TestErrorMappings(t *testing.T) {
 	}{
 		{domain.Invalid("bad %s", "thing"), CodeInvalidRequest, 400, "bad thing"},
 		{domain.Errorf(domain.CodeNotFound, "run not found: x"), CodeInvalidRequest, 404, "run not found: x"},
-		{domain.Errorf(domain.CodeForbidden, "missing scope: operator.admin"), CodeInvalidRequest, 403, "missing scope: operator.admin"},
+		{domain.Errorf(domain.CodeForbidden, "this credential acts as session x"), CodeInvalidRequest, 403, "this credential acts as session x"},
+		{api.MissingScope(api.ScopeAdmin), CodeForbidden, 403, "missing scope: operator.admin"},
 		{domain.Errorf(domain.CodeConflict, "busy"), CodeConflict, 409, "busy"},
 		{domain.Errorf(domain.CodeUnavailable, "shutting down"), CodeUnavailable, 503, "shutting down"},
 		{domain.Errorf(domain.CodeTimeout, "too slow"), CodeAgentTimeout, 504, "too slow"},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/gateway/wireschema"
 )
 
 // call is one request being handled.
@@ -90,6 +91,13 @@ func (c *conn) dispatch(f reqFrame) {
 			_ = c.respondErr(f.ID, err)
 			return
 		}
+	}
+	// OpenClaw's own schema of the params, where it has one: what its
+	// gateway refuses, this one refuses in the same words.
+	if msg := wireschema.Check(f.Method, f.Params); msg != "" {
+		s.metrics.request(f.Method, CodeInvalidRequest)
+		_ = c.respondErr(f.ID, domain.Invalid("invalid %s params: %s", f.Method, msg))
+		return
 	}
 	payload, err := m.fn(c.ctx, &call{c: c, id: f.ID, method: f.Method, params: f.Params})
 	if c.ctx.Err() != nil {

@@ -48,7 +48,7 @@ type waitResult struct {
 func TestAgentTwoResponsesThenWait(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	w, _ := e.connect(t, map[string]any{"scopes": []string{gateway.ScopeWrite}})
-	id := w.send("agent", map[string]any{"message": "hello there", "sessionKey": "main", "idempotencyKey": "k1", "someFutureField": 1})
+	id := w.send("agent", map[string]any{"message": "hello there", "sessionKey": "main", "idempotencyKey": "k1"})
 	ack := w.response(id)
 	var accepted struct {
 		RunID      string `json:"runId"`
@@ -268,10 +268,14 @@ func TestOtherMethods(t *testing.T) {
 		DefaultID string `json:"defaultId"`
 		MainKey   string `json:"mainKey"`
 		Scope     string `json:"scope"`
-		Agents    []struct{ ID, Name, Model string }
+		Agents    []struct {
+			ID, Name string
+			Model    struct{ Primary string }
+		}
 	}
 	w.ok("agents.list", nil, &agents)
-	if agents.DefaultID != "main" || agents.MainKey != "main" || agents.Scope != "per-sender" || len(agents.Agents) != 2 || agents.Agents[0].Name != "Main" {
+	if agents.DefaultID != "main" || agents.MainKey != "main" || agents.Scope != "per-sender" || len(agents.Agents) != 2 || agents.Agents[0].Name != "Main" ||
+		agents.Agents[0].Model.Primary == "" {
 		t.Fatalf("agents.list = %+v", agents)
 	}
 
@@ -362,11 +366,11 @@ func TestOtherMethods(t *testing.T) {
 		OK     bool            `json:"ok"`
 		Result json.RawMessage `json:"result"`
 	}
-	w.ok("tools.invoke", map[string]any{"tool": "sessions_list", "args": map[string]any{"limit": 5}, "sessionKey": "main"}, &inv)
+	w.ok("tools.invoke", map[string]any{"name": "sessions_list", "args": map[string]any{"limit": 5}, "sessionKey": "main"}, &inv)
 	if !inv.OK || !strings.Contains(string(inv.Result), `"sessions"`) {
 		t.Fatalf("tools.invoke = %+v %s", inv, inv.Result)
 	}
-	w.ok("tools.invoke", map[string]any{"tool": "no_such_tool", "args": map[string]any{}}, &inv)
+	w.ok("tools.invoke", map[string]any{"name": "no_such_tool", "args": map[string]any{}}, &inv)
 	if inv.OK || !strings.Contains(string(inv.Result), "tool not available") {
 		t.Fatalf("tools.invoke unknown = %+v %s", inv, inv.Result)
 	}
@@ -395,14 +399,14 @@ func (e *env) session(t testing.TB, key string) domain.Session {
 }
 
 // TestDeliveryHintsAreRecorded checks that the delivery hints of `agent`
-// (to, accountId, threadId as a number) and chat.send (originating*)
+// (to, accountId, threadId) and chat.send (originating*)
 // become the session's deliveryContext, lastChannel/lastTo/lastAccountId
 // and origin, as the reference's list row promises.
 func TestDeliveryHintsAreRecorded(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	w, _ := e.connect(t, nil)
 	id := w.send("agent", map[string]any{"message": "hi", "sessionKey": "agent:main:telegram:group:5", "channel": "telegram",
-		"to": "group:5", "accountId": "bot1", "threadId": 77, "idempotencyKey": "d1"})
+		"to": "group:5", "accountId": "bot1", "threadId": "77", "idempotencyKey": "d1"})
 	w.response(id)
 	w.response(id)
 	w.ok("chat.send", map[string]any{"sessionKey": "agent:main:direct:alice", "message": "hey", "idempotencyKey": "d2",
@@ -439,7 +443,7 @@ func TestDeliveryHintsAreRecorded(t *testing.T) {
 		t.Errorf("agent with an unknown sessionId = %s, want refused", res)
 	}
 	if res := w.call("agent", map[string]any{"message": "x", "sessionKey": "main", "threadId": true, "idempotencyKey": "d3"}); res.OK ||
-		!strings.Contains(res.Error.Message, "threadId must be a string or a number") {
+		!strings.Contains(res.Error.Message, "at /threadId: must be string") {
 		t.Errorf("threadId true = %s", res)
 	}
 }
@@ -489,11 +493,12 @@ func TestChatHistoryMaxChars(t *testing.T) {
 	}{
 		{"default 12000", map[string]any{}, 12_000 + len("\n…(truncated)…"), ""},
 		{"maxChars 10", map[string]any{"maxChars": 10}, 10 + len("\n…(truncated)…"), ""},
-		{"maxChars 0 is clamped to 1", map[string]any{"maxChars": 0}, 1 + len("\n…(truncated)…"), ""},
+		{"maxChars 1", map[string]any{"maxChars": 1}, 1 + len("\n…(truncated)…"), ""},
+		{"maxChars 0 is refused, as by OpenClaw", map[string]any{"maxChars": 0}, 0, "at /maxChars: must be >= 1"},
 		{"maxChars above the text keeps it", map[string]any{"maxChars": 500_000}, 13_000, ""},
-		{"maxChars above the limit is clamped", map[string]any{"maxChars": 9_000_000}, 13_000, ""},
-		{"negative maxChars", map[string]any{"maxChars": -5}, 0, "maxChars must be at least 1"},
-		{"maxChars of the wrong type", map[string]any{"maxChars": "ten"}, 0, "maxChars must be"},
+		{"maxChars above the limit is refused", map[string]any{"maxChars": 9_000_000}, 0, "at /maxChars: must be <= 500000"},
+		{"negative maxChars", map[string]any{"maxChars": -5}, 0, "at /maxChars: must be >= 1"},
+		{"maxChars of the wrong type", map[string]any{"maxChars": "ten"}, 0, "at /maxChars: must be integer"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -97,13 +97,16 @@ type assistantDelta struct {
 }
 
 // chatPayload is a `chat` event: a streamed delta (no usage) or the final
-// message of a run that ended ok.
+// message of a run that ended ok. As in OpenClaw's ChatEventSchema it has
+// no ts; a delta carries the text so far both as deltaText (with replace:
+// the client replaces what it shows) and as the message.
 type chatPayload struct {
+	DeltaText  string        `json:"deltaText,omitempty"`
 	Message    chatMessage   `json:"message"`
+	Replace    bool          `json:"replace,omitempty"`
 	RunID      string        `json:"runId"`
 	SessionKey string        `json:"sessionKey"`
 	State      string        `json:"state"`
-	TS         int64         `json:"ts"`
 	Usage      *domain.Usage `json:"usage,omitempty"`
 }
 

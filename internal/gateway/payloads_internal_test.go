@@ -13,7 +13,7 @@ import (
 
 func legacyRunEndEvents(r domain.Run, ts int64) []outEvent {
 	data := map[string]any{"phase": "end", "startedAt": r.StartedAt, "endedAt": r.EndedAt, "status": r.Status}
-	chat := map[string]any{"runId": r.ID, "sessionKey": r.SessionKey, "ts": ts}
+	chat := map[string]any{"runId": r.ID, "sessionKey": r.SessionKey}
 	switch r.Status {
 	case domain.RunOK:
 		chat["state"] = "final"
@@ -81,7 +81,7 @@ func legacyDeltaEvents(key string, d domain.RunDelta, ts int64) []outEvent {
 	return []outEvent{
 		{"agent", map[string]any{"runId": d.RunID, "sessionKey": key, "stream": "assistant", "ts": ts,
 			"data": map[string]any{"text": d.Accumulated, "delta": d.Delta.Text}}},
-		{chatName, map[string]any{"runId": d.RunID, "sessionKey": key, "state": "delta", "ts": ts,
+		{chatName, map[string]any{"runId": d.RunID, "sessionKey": key, "state": "delta", "deltaText": d.Accumulated, "replace": true,
 			"message": map[string]any{
 				"role":      domain.RoleAssistant,
 				"content":   []domain.Block{domain.TextBlock(d.Accumulated)},

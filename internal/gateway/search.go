@@ -79,7 +79,26 @@ func (s *Server) mSessionsSearch(ctx context.Context, cl *call) (any, error) {
 		return nil, err
 	}
 	s.printer(ctx, pr).hits(res.Results)
-	return res, nil
+	out := wsSearchResult{Results: make([]wsSearchHit, len(res.Results)), NextCursor: res.NextCursor}
+	for i, h := range res.Results {
+		out.Results[i] = wsSearchHit{SearchHit: h, Score: 1}
+	}
+	return out, nil
+}
+
+// wsSearchResult is sessions.search's answer in OpenClaw's shape
+// (SessionsSearchResultSchema: results, each with a score), plus
+// switchboard's paging cursor.
+type wsSearchResult struct {
+	Results    []wsSearchHit `json:"results"`
+	NextCursor string        `json:"nextCursor,omitempty"`
+}
+
+// wsSearchHit is a hit with OpenClaw's score. Every hit holds every word
+// of the query and hits come newest first, so all score the same.
+type wsSearchHit struct {
+	api.SearchHit
+	Score float64 `json:"score"`
 }
 
 // hits rewrites the keys of search results in place.

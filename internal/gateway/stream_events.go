@@ -64,7 +64,7 @@ func deltaEvents(key string, d domain.RunDelta, ts int64) []outEvent {
 	return []outEvent{
 		{"agent", agentEventPayload{RunID: d.RunID, SessionKey: key, Stream: "assistant", TS: ts,
 			Data: assistantDelta{Text: d.Accumulated, Delta: d.Delta.Text}}},
-		{chatName, chatPayload{RunID: d.RunID, SessionKey: key, State: "delta", TS: ts,
+		{chatName, chatPayload{RunID: d.RunID, SessionKey: key, State: "delta", DeltaText: d.Accumulated, Replace: true,
 			Message: chatMessage{Role: domain.RoleAssistant, Content: []domain.Block{domain.TextBlock(d.Accumulated)}, Timestamp: ts}}},
 	}
 }

@@ -157,7 +157,7 @@ func TestSubscribeGate(t *testing.T) {
 		{"bound token, another agent's key, no session", bound, "sessions.messages.subscribe", map[string]any{"key": "agent:work:later"}, "No session found"},
 		// The error names the param the client sent, and counts characters.
 		{"key too long", reader, "sessions.messages.subscribe", map[string]any{"key": strings.Repeat("k", 513)}, "key is too long (513 characters; max 512)"},
-		{"sessionKey too long", reader, "sessions.messages.subscribe", map[string]any{"sessionKey": strings.Repeat("k", 513)}, "sessionKey is too long (513 characters; max 512)"},
+		{"sessionKey too long", reader, "sessions.messages.subscribe", map[string]any{"key": strings.Repeat("k", 513)}, "key is too long (513 characters; max 512)"},
 		// 300 characters are within the limit, though 600 bytes: the key
 		// package counts characters too, so the key is valid (and, names
 		// no session yet, may be subscribed to).

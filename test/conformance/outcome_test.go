@@ -152,8 +152,9 @@ func httpCode(status int) string {
 }
 
 // fromWS normalises a WS response: ok, or the protocol's error code
-// (INVALID_REQUEST covers every refusal; a details.code, when the gateway
-// gives one, says which).
+// (INVALID_REQUEST covers every refusal but a missing scope, which is
+// FORBIDDEN as in OpenClaw; a details.code, when the gateway gives one,
+// says which).
 func fromWS(f wsFrame) outcome {
 	o := outcome{OK: f.OK, Payload: string(f.Payload)}
 	if f.OK {
@@ -171,6 +172,9 @@ func fromWS(f wsFrame) outcome {
 	}
 	_ = json.Unmarshal(f.Error.Details, &details)
 	switch {
+	case f.Error.Code == "FORBIDDEN":
+		// OpenClaw's missing-scope refusal (details.code MISSING_SCOPE).
+		o.Code = "forbidden"
 	case details.Code != "":
 		o.Code = details.Code
 	case f.Error.Code == "INVALID_REQUEST":

@@ -82,7 +82,7 @@ func patchLabelRows(_ *world) []row {
 		{finding: "fixes6", name: "sessions patch refuses an empty label",
 			want: empty,
 			cells: append([]cell{
-				wsC(operatorToken, "sessions.patch", m{"key": key(sWS, "empty"), "label": ""}),
+				openclawWords(wsC(operatorToken, "sessions.patch", m{"key": key(sWS, "empty"), "label": ""}), anyOfRefusal("label", "must not have fewer than 1 characters")),
 				httpC(operatorToken, http.MethodPost, "/api/sessions/"+esc(key(sHTTP, "empty"))+"/patch", m{"label": ""}),
 				na(sCLI, cliEmptyFlag), na(sCLIGW, cliEmptyFlag),
 			}, noMCP...)},

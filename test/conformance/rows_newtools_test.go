@@ -66,7 +66,7 @@ func newToolsRows(_ *world) []row {
 				mcpHTTPC(operatorToken, "session_status", badModel),
 			}},
 		{finding: "15", name: "session_status model switch needs admin, as sessions.patch",
-			want: outcome{Code: "forbidden", Msg: "missing scope: admin"},
+			want: outcome{Code: "forbidden", Msg: "missing scope: operator.admin"},
 			cells: append([]cell{
 				httpToolC(writeToken, "", "session_status", m{"model": "script"}),
 				wsToolC(writeToken, "", "session_status", m{"model": "script"}),
@@ -90,7 +90,7 @@ func newToolsRows(_ *world) []row {
 				mcpHTTPC(operatorToken, "sessions_yield", yield),
 			}, noCLI...)},
 		{finding: "15", name: "sessions_yield needs write",
-			want: outcome{Code: "forbidden", Msg: "missing scope: write"},
+			want: outcome{Code: "forbidden", Msg: "missing scope: operator.write"},
 			cells: append([]cell{
 				httpToolC(readToken, "", "sessions_yield", yield),
 				wsToolC(readToken, "", "sessions_yield", yield),

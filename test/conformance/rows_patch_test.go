@@ -118,7 +118,7 @@ func patchSettingRows(_ *world) []row {
 			rows = append(rows, row{finding: "patch", name: "sessions patch refuses " + article + what + " " + st.field + " on the wire",
 				want: outcome{Code: "invalid", Msg: refusals[st.field]},
 				cells: append([]cell{
-					wsC(operatorToken, "sessions.patch", m{"key": key(sWS, what), st.field: v}),
+					openclawWords(wsC(operatorToken, "sessions.patch", m{"key": key(sWS, what), st.field: v}), patchWireWords(st.field, v)),
 					httpC(operatorToken, http.MethodPost, "/api/sessions/"+esc(key(sHTTP, what))+"/patch", m{st.field: v}),
 					na(sCLI, cliFlagRow), na(sCLIGW, cliFlagRow),
 				}, noMCP...)})
@@ -129,7 +129,7 @@ func patchSettingRows(_ *world) []row {
 		row{finding: "patch", name: `sessions patch refuses sendPolicy "inherit" on the wire (null clears)`,
 			want: outcome{Code: "invalid", Msg: `invalid sendPolicy (use "allow"|"deny")`},
 			cells: append([]cell{
-				wsC(operatorToken, "sessions.patch", m{"key": key(sWS, "inherit"), "sendPolicy": "inherit"}),
+				openclawWords(wsC(operatorToken, "sessions.patch", m{"key": key(sWS, "inherit"), "sendPolicy": "inherit"}), anyOfRefusal("sendPolicy", "must be equal to constant")),
 				httpC(operatorToken, http.MethodPost, "/api/sessions/"+esc(key(sHTTP, "inherit"))+"/patch", m{"sendPolicy": "inherit"}),
 				na(sCLI, inheritCLI), na(sCLIGW, inheritCLI),
 			}, noMCP...)},
@@ -169,4 +169,25 @@ func patchEmptyFlagRows(_ *world) []row {
 		}
 	}
 	return rows
+}
+
+// anyOfRefusal is OpenClaw's words for a sessions.patch field of
+// anyOf(<a string rule>, null) whose string rule fails with first.
+func anyOfRefusal(field, first string) string {
+	return fmt.Sprintf("invalid sessions.patch params: at /%s: %s; at /%s: must be null; at /%s: must match a schema in anyOf", field, first, field, field)
+}
+
+// patchWireWords is the WS refusal of an empty or blank patch value:
+// OpenClaw's schema refuses "" for every field (minLength 1) and any
+// string but allow/deny for sendPolicy; a blank string of a level or the
+// model passes it and meets switchboard's own check ("" = the row's
+// message).
+func patchWireWords(field, v string) string {
+	switch {
+	case field == "sendPolicy":
+		return anyOfRefusal(field, "must be equal to constant")
+	case v == "":
+		return anyOfRefusal(field, "must not have fewer than 1 characters")
+	}
+	return ""
 }

@@ -30,8 +30,12 @@ func searchFields(p []byte) map[string]string {
 		ids = ids && r.MessageID != ""
 	}
 	count := ""
-	if v.Count != nil {
+	switch {
+	case v.Count != nil:
 		count = fmt.Sprint(*v.Count > 0)
+	case v.Results != nil:
+		// WS sessions.search has OpenClaw's result: no count.
+		count = fmt.Sprint(len(v.Results) > 0)
 	}
 	return map[string]string{
 		"found any":           count,
@@ -110,7 +114,7 @@ func searchRows(_ *world) []row {
 				cliC(sCLIGW, "sessions", "search", " "),
 				httpC(operatorToken, http.MethodGet, "/api/search?query=", nil),
 				httpToolC(operatorToken, "", "sessions_search", m{"query": ""}),
-				wsC(operatorToken, "sessions.search", m{}),
+				openclawWords(wsC(operatorToken, "sessions.search", m{}), "invalid sessions.search params: must have required property 'query'"),
 				wsToolC(operatorToken, "", "sessions_search", m{}),
 				stdioC("", "sessions_search", m{"query": " "}),
 				mcpHTTPC(operatorToken, "sessions_search", m{}),
@@ -208,7 +212,7 @@ func pagingRows(_ *world) []row {
 				cliC(sCLIGW, "sessions", "list", "--offset", "-1"),
 				httpC(operatorToken, http.MethodGet, "/api/sessions?offset=-1", nil),
 				httpToolC(operatorToken, "", "sessions_list", m{"offset": -1}),
-				wsC(operatorToken, "sessions.list", m{"offset": -1}),
+				openclawWords(wsC(operatorToken, "sessions.list", m{"offset": -1}), "invalid sessions.list params: at /offset: must be >= 0"),
 				wsToolC(operatorToken, "", "sessions_list", m{"offset": -1}),
 				stdioC("", "sessions_list", m{"offset": -1}),
 				mcpHTTPC(operatorToken, "sessions_list", m{"offset": -1}),

@@ -61,7 +61,7 @@ func patchResetRows(_ *world) []row {
 				cliC(sCLIGW, "sessions", "reset", "reset-me"),
 			}, reset(operatorToken, "reset-me")...), noMCP...)},
 		{finding: "1", name: "write token and bound token: patch and reset refused for missing scope admin",
-			want: outcome{Code: "forbidden", Msg: "missing scope: admin"},
+			want: outcome{Code: "forbidden", Msg: "missing scope: operator.admin"},
 			cells: append(append(append(append(append(patch(writeToken, "agent:main:patched"), reset(writeToken, "agent:main:reset-me")...),
 				patch(boundToken, boundKey)...), reset(boundToken, boundKey)...), noCLI...), noMCP...)},
 		{finding: "2", name: "bound admin token: patch and reset of its own session allowed",
@@ -147,7 +147,7 @@ func deleteRows(_ *world) []row {
 				}),
 			}, noMCP...)},
 		{finding: "1", name: "write token: sessions delete refused for missing scope admin",
-			want: outcome{Code: "forbidden", Msg: "missing scope: admin"},
+			want: outcome{Code: "forbidden", Msg: "missing scope: operator.admin"},
 			cells: append([]cell{
 				httpC(writeToken, http.MethodDelete, "/api/sessions/"+esc(foreignKey), nil),
 				wsC(writeToken, "sessions.delete", m{"key": foreignKey}),

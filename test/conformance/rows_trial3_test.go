@@ -187,7 +187,7 @@ func chatDeliverRows(_ *world) []row {
 		{finding: "trial3", name: "chat.history refuses a negative maxChars, naming it",
 			want: outcome{Code: "invalid", Msg: "maxChars must be at least 1"},
 			cells: []cell{
-				wsC(operatorToken, "chat.history", m{"sessionKey": "main", "maxChars": -1}),
+				openclawWords(wsC(operatorToken, "chat.history", m{"sessionKey": "main", "maxChars": -1}), "invalid chat.history params: at /maxChars: must be >= 1"),
 				na(sHTTP, noMaxChars), na(sCLI, noMaxChars), na(sCLIGW, noMaxChars),
 				na(sMCPStdio, noMaxChars), na(sMCPHTTP, noMaxChars),
 			}},
@@ -203,7 +203,7 @@ func chatDeliverRows(_ *world) []row {
 			want: outcome{Code: "invalid", Msg: "to required"},
 			cells: []cell{
 				httpC(operatorToken, http.MethodPost, "/api/send", m{"message": "to nobody", "sessionKey": "agent:main:deliver-no-to"}),
-				wsC(operatorToken, "send", m{"message": "to nobody", "sessionKey": "agent:main:deliver-no-to"}),
+				openclawWords(wsC(operatorToken, "send", m{"message": "to nobody", "sessionKey": "agent:main:deliver-no-to"}), "invalid send params: must have required property 'to'"),
 				na(sCLI, noCLIDeliver), na(sCLIGW, noCLIDeliver), na(sMCPStdio, noMCPOutbox), na(sMCPHTTP, noMCPOutbox),
 			}},
 	}

@@ -140,8 +140,10 @@ func trial4Rows(_ *world) []row {
 		{finding: "trial4", name: "an empty idempotencyKey on a chat surface is refused",
 			want: outcome{Code: "invalid", Msg: "idempotencyKey must not be empty"},
 			cells: []cell{
-				wsC(operatorToken, "agent", m{"sessionKey": "agent:main:idem-empty", "message": "x", "idempotencyKey": ""}),
-				wsC(operatorToken, "chat.send", m{"sessionKey": "agent:main:idem-empty", "message": "x", "idempotencyKey": ""}),
+				openclawWords(wsC(operatorToken, "agent", m{"sessionKey": "agent:main:idem-empty", "message": "x", "idempotencyKey": ""}),
+					"invalid agent params: at /idempotencyKey: must not have fewer than 1 characters"),
+				openclawWords(wsC(operatorToken, "chat.send", m{"sessionKey": "agent:main:idem-empty", "message": "x", "idempotencyKey": ""}),
+					"invalid chat.send params: at /idempotencyKey: must not have fewer than 1 characters"),
 				httpC(operatorToken, http.MethodPost, "/api/sessions/agent:main:idem-empty/chat", m{"message": "x", "idempotencyKey": ""}),
 				na(sCLI, noCLIIdemKey), na(sCLIGW, noCLIIdemKey), na(sMCPStdio, noMCPChat), na(sMCPHTTP, noMCPChat),
 			}},
@@ -266,7 +268,7 @@ func trial4Rows(_ *world) []row {
 			cells: []cell{
 				na(sCLI, "the CLI reads flags, not JSON"), na(sCLIGW, "the CLI reads flags, not JSON"),
 				httpToolC(operatorToken, "", "sessions_list", m{"limit": "ten"}),
-				wsC(operatorToken, "sessions.list", m{"limit": "ten"}),
+				openclawWords(wsC(operatorToken, "sessions.list", m{"limit": "ten"}), "invalid sessions.list params: at /limit: must be integer"),
 				wsToolC(operatorToken, "", "sessions_list", m{"limit": "ten"}),
 				stdioC("", "sessions_list", m{"limit": "ten"}),
 				mcpHTTPC(operatorToken, "sessions_list", m{"limit": "ten"}),

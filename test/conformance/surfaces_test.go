@@ -194,7 +194,7 @@ func (w *world) wsOutcome(t *testing.T, token, method string, params any) outcom
 // outcome.
 func (w *world) wsTool(t *testing.T, token, sessionKey, tool string, args any) outcome {
 	t.Helper()
-	params := map[string]any{"tool": tool, "args": args}
+	params := map[string]any{"name": tool, "args": args}
 	if sessionKey != "" {
 		params["sessionKey"] = sessionKey
 	}

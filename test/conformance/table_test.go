@@ -31,7 +31,17 @@ type cell struct {
 	via string // how: a method, path or command
 	// skip, when set, says why the surface does not carry this cell.
 	skip string
-	run  func(t *testing.T, w *world) outcome
+	// msg, when set, is the message this cell answers instead of the
+	// row's: a WS refusal in OpenClaw's words (its schema checks the
+	// params before switchboard reads them, docs/gateway.md).
+	msg string
+	run func(t *testing.T, w *world) outcome
+}
+
+// openclawWords is c answering msg, OpenClaw's words for the refusal.
+func openclawWords(c cell, msg string) cell {
+	c.msg = msg
+	return c
 }
 
 // na is a cell a surface does not have, with the reason.
@@ -68,12 +78,17 @@ func TestConformance(t *testing.T) {
 	} {
 		rows = append(rows, group...)
 	}
-	for _, r := range rows {
-		t.Run(fmt.Sprintf("F%s/%s", r.finding, r.name), func(t *testing.T) {
-			t.Parallel()
-			runRow(t, w, r)
-		})
-	}
+	// The rows run in parallel inside one group, so the sweep below sees
+	// every frame they exchanged.
+	t.Run("rows", func(t *testing.T) {
+		for _, r := range rows {
+			t.Run(fmt.Sprintf("F%s/%s", r.finding, r.name), func(t *testing.T) {
+				t.Parallel()
+				runRow(t, w, r)
+			})
+		}
+	})
+	t.Run("openclaw-wire", func(t *testing.T) { checkOpenClawWire(t, w) })
 }
 
 // runRow runs every cell of a row and compares each with the row's want,
@@ -97,7 +112,11 @@ func runRow(t *testing.T, w *world, r row) {
 			mu.Lock()
 			got[name] = o
 			mu.Unlock()
-			if d := diff(r.want, o); d != "" {
+			want := r.want
+			if c.msg != "" {
+				want.Msg = c.msg
+			}
+			if d := diff(want, o); d != "" {
 				t.Errorf("%s %s", name, d)
 			}
 		})

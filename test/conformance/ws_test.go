@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/coder/websocket"
 	"github.com/coder/websocket/wsjson"
@@ -26,6 +27,8 @@ type wsFrame struct {
 		Details json.RawMessage `json:"details,omitempty"`
 	} `json:"error,omitempty"`
 	Event string `json:"event,omitempty"`
+	// raw is the frame as it arrived.
+	raw json.RawMessage
 }
 
 // wsClient is a connected, authenticated gateway client. One goroutine
@@ -55,17 +58,18 @@ func dialWS(ctx context.Context, base, token string) (*wsClient, error) {
 	}
 	conn.SetReadLimit(64 << 20)
 	var challenge wsFrame
-	if err := wsjson.Read(ctx, conn, &challenge); err != nil {
+	if err := readFrame(ctx, conn, &challenge); err != nil {
 		conn.CloseNow()
 		return nil, fmt.Errorf("read connect.challenge: %w", err)
 	}
+	wire.event(challenge.raw)
 	if challenge.Event != "connect.challenge" {
 		conn.CloseNow()
 		return nil, fmt.Errorf("first frame is %q, want the connect.challenge event", challenge.Event)
 	}
 	connect := map[string]any{"type": "req", "id": "connect", "method": "connect", "params": map[string]any{
 		"minProtocol": 3, "maxProtocol": 4, "role": "operator",
-		"client": map[string]any{"id": "conformance", "version": "1", "platform": "linux", "mode": "cli"},
+		"client": map[string]any{"id": "test", "version": "1", "platform": "linux", "mode": "test"},
 		"auth":   map[string]any{"token": token},
 	}}
 	if err := wsjson.Write(ctx, conn, connect); err != nil {
@@ -73,10 +77,11 @@ func dialWS(ctx context.Context, base, token string) (*wsClient, error) {
 		return nil, fmt.Errorf("write connect: %w", err)
 	}
 	var hello wsFrame
-	if err := wsjson.Read(ctx, conn, &hello); err != nil {
+	if err := readFrame(ctx, conn, &hello); err != nil {
 		conn.CloseNow()
 		return nil, fmt.Errorf("read hello-ok: %w", err)
 	}
+	wire.request("connect", connect["params"], hello.raw)
 	if !hello.OK || !bytes.Contains(hello.Payload, []byte(`"hello-ok"`)) {
 		conn.CloseNow()
 		return nil, fmt.Errorf("connect refused: %s %+v", hello.Payload, hello.Error)
@@ -92,7 +97,7 @@ func (c *wsClient) read(ctx context.Context) {
 	defer close(c.done)
 	for {
 		var f wsFrame
-		err := wsjson.Read(ctx, c.conn, &f)
+		err := readFrame(ctx, c.conn, &f)
 		c.mu.Lock()
 		if err != nil {
 			c.err = err
@@ -115,6 +120,7 @@ func (c *wsClient) read(ctx context.Context) {
 				}
 			}
 		case "event":
+			wire.event(f.raw)
 			c.events = append(c.events, f)
 			close(c.notify)
 			c.notify = make(chan struct{})
@@ -143,6 +149,7 @@ func (c *wsClient) call(ctx context.Context, method string, params any) (wsFrame
 	if params == nil {
 		params = map[string]any{}
 	}
+	params = withIdempotencyKey(method, id, params)
 	if err := wsjson.Write(ctx, c.conn, map[string]any{"type": "req", "id": id, "method": method, "params": params}); err != nil {
 		return wsFrame{}, fmt.Errorf("write %s: %w", method, err)
 	}
@@ -151,6 +158,7 @@ func (c *wsClient) call(ctx context.Context, method string, params any) (wsFrame
 		if !ok {
 			return wsFrame{}, errors.New("connection closed before the response")
 		}
+		wire.request(method, params, f.raw)
 		return f, nil
 	case <-ctx.Done():
 		return wsFrame{}, fmt.Errorf("%s: no response: %w", method, ctx.Err())
@@ -199,6 +207,42 @@ func (c *wsClient) close() {
 	c.conn.Close(websocket.StatusNormalClosure, "")
 	c.cancel()
 	<-c.done
+}
+
+// idemSeq numbers the idempotency keys withIdempotencyKey makes.
+var idemSeq atomic.Int64
+
+// withIdempotencyKey gives agent, chat.send and send a fresh
+// idempotencyKey when params name none: OpenClaw's schema requires one
+// (its clients always send it), and a row about something else should not
+// trip over that.
+func withIdempotencyKey(method, id string, params any) any {
+	p, ok := params.(map[string]any)
+	if !ok || (method != "agent" && method != "chat.send" && method != "send") {
+		return params
+	}
+	if _, has := p["idempotencyKey"]; has {
+		return params
+	}
+	q := make(map[string]any, len(p)+1)
+	for k, v := range p {
+		q[k] = v
+	}
+	q["idempotencyKey"] = fmt.Sprintf("conformance-%d-%s", idemSeq.Add(1), id)
+	return q
+}
+
+// readFrame reads one JSON frame into f, keeping its bytes.
+func readFrame(ctx context.Context, conn *websocket.Conn, f *wsFrame) error {
+	_, data, err := conn.Read(ctx)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, f); err != nil {
+		return fmt.Errorf("frame %.200s: %w", data, err)
+	}
+	f.raw = data
+	return nil
 }
 
 // eventSession returns the sessionKey an event payload names.
