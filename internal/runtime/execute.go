@@ -331,7 +331,7 @@ func (rt *Runtime) claimTx(tx domain.Tx, id string) (claimed, error) {
 	if cur.Status != domain.RunQueued {
 		return claimed{}, errNotQueued
 	}
-	c, _, err := rt.startTx(tx, cur, false, nil)
+	c, _, err := rt.startTx(tx, cur, nil)
 	return c, err
 }
 
@@ -341,7 +341,7 @@ func (rt *Runtime) claimTx(tx domain.Tx, id string) (claimed, error) {
 // idempotency key names an earlier run, which is returned unchanged.
 // spec is r.Spec decoded (by the caller, off the store's writer).
 func (rt *Runtime) createStartedTx(tx domain.Tx, r domain.Run, spec *Spec) (c claimed, created bool, err error) {
-	return rt.startTx(tx, r, true, spec)
+	return rt.startTx(tx, unstored(r), spec)
 }
 
 // decodeRunSpec reads the part of a run's spec the runtime uses.
@@ -355,10 +355,10 @@ func decodeRunSpec(r domain.Run) (Spec, error) {
 	return spec, nil
 }
 
-// startTx records cur as running (created with that status when create),
-// appends its inbound messages, and reads the budgets above it. decoded,
-// when set, is cur.Spec already decoded; nil decodes it here.
-func (rt *Runtime) startTx(tx domain.Tx, cur domain.Run, create bool, decoded *Spec) (claimed, bool, error) {
+// startTx records cur as running (created with that status when it is
+// new), appends its inbound messages, and reads the budgets above it.
+// decoded, when set, is cur.Spec already decoded; nil decodes it here.
+func (rt *Runtime) startTx(tx domain.Tx, cur domain.Run, decoded *Spec) (claimed, bool, error) {
 	now := rt.now()
 	var spec Spec
 	if decoded != nil {
@@ -376,17 +376,10 @@ func (rt *Runtime) startTx(tx domain.Tx, cur domain.Run, create bool, decoded *S
 	if cur.Attempt >= 2 && cur.SessionID != "" && cur.SessionID != s.SessionID {
 		return claimed{}, false, errResetSinceFirstAttempt
 	}
-	cur.Status = domain.RunRunning
-	cur.StartedAt = now
-	cur.UpdatedAt = now
 	cur.SessionID = s.SessionID
-	if create {
-		stored, created, err := tx.CreateRun(cur)
-		if err != nil || !created {
-			return claimed{run: stored}, false, err
-		}
-	} else if err := tx.PutRun(cur); err != nil {
-		return claimed{}, false, err
+	cur, created, err := transition(tx, cur, domain.RunRunning, now)
+	if err != nil || !created {
+		return claimed{run: cur}, false, err
 	}
 	var inbound []domain.Message
 	// A retried run's first claim stored its inbound message already.

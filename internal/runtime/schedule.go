@@ -89,7 +89,7 @@ func (rt *Runtime) submit(ctx context.Context, r domain.Run, spec *Spec, sess *d
 			stored = c.run
 			return err
 		}
-		stored, created, err = tx.CreateRun(r)
+		stored, created, err = transition(tx, r, domain.RunQueued, r.CreatedAt)
 		if err != nil || !created || fast == nil {
 			return err
 		}
@@ -222,7 +222,7 @@ func (rt *Runtime) fill(r domain.Run) domain.Run {
 	if r.ID == "" {
 		r.ID = rt.opts.NewID()
 	}
-	r.Status = domain.RunQueued
+	r = unstored(r)
 	if r.Attempt == 0 {
 		r.Attempt = 1
 	}
