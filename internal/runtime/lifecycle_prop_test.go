@@ -267,8 +267,8 @@ func reachable(from, to domain.RunStatus) bool {
 	return seen[to]
 }
 
-// settle lets every model call answer and waits for every acknowledged
-// run to end; then each ended run has exactly one end record, and each
+// settle lets every model call answer, waits for every acknowledged run
+// to end and stops the runtime; then each ended run has exactly one end record, and each
 // that ended ok stored its message exactly once.
 func (lc *lifecycle) settle() {
 	close(lc.model.done)
@@ -278,6 +278,10 @@ func (lc *lifecycle) settle() {
 			lc.t.Fatalf("run %s did not end: %q %v", id, r.Status, err)
 		}
 	}
+	// A waiter wakes as soon as the end is committed, before its event
+	// goes out: the runtime's stop waits for every executor to be done.
+	lc.stop()
+	lc.rt = nil
 	lc.check()
 	msgs := lc.userMessages()
 	lc.mu.Lock()
@@ -326,7 +330,11 @@ func TestRunLifecycleProperty(t *testing.T) {
 			lc.gens[k] = []string{k + "-gen0"}
 		}
 		lc.start()
-		defer func() { lc.stop() }()
+		defer func() {
+			if lc.rt != nil {
+				lc.stop()
+			}
+		}()
 		key := func(t *rapid.T) string { return rapid.SampledFrom(lifeKeys).Draw(t, "key") }
 		t.Repeat(map[string]func(*rapid.T){
 			"submit": func(t *rapid.T) {
