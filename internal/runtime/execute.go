@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/replica"
 )
 
 var errNotQueued = errors.New("run is not queued")
@@ -126,17 +127,17 @@ func (rt *Runtime) execute(r domain.Run) {
 		}
 		var err error
 		c, err = rt.claim(r)
-		if errors.Is(err, errNotQueued) || errors.Is(err, ErrRunTaken) {
+		if errors.Is(err, errNotQueued) || errors.Is(err, replica.ErrRunTaken) {
 			return
 		}
 		if errors.Is(err, errResetSinceFirstAttempt) {
 			err = rt.finishIf(r, domain.RunQueued, runOutcome{status: domain.RunCancelled, err: resetCancelText})
-			if err == nil || errors.Is(err, errNotQueued) || errors.Is(err, ErrClaimLost) {
+			if err == nil || errors.Is(err, errNotQueued) || errors.Is(err, replica.ErrClaimLost) {
 				rt.log.Info("re-queued run ended cancelled: its session was reset since its first attempt", "run", r.ID)
 				return
 			}
 		}
-		if busy := (*LaneBusyError)(nil); errors.As(err, &busy) {
+		if busy := (*replica.LaneBusyError)(nil); errors.As(err, &busy) {
 			rt.laneBusy(busy)
 			return
 		}
@@ -285,7 +286,7 @@ func (rt *Runtime) finishDurably(r domain.Run, written []domain.Message, out run
 		if err == nil {
 			return
 		}
-		if errors.Is(err, ErrClaimLost) {
+		if errors.Is(err, replica.ErrClaimLost) {
 			rt.log.Error("run end not recorded: another replica took the run over", "run", r.ID)
 			return
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/replica"
 )
 
 // Submit creates a run and schedules it. prepare, when set, runs first in
@@ -272,7 +273,7 @@ func (rt *Runtime) cancelOne(ctx context.Context, r domain.Run) {
 			rt.log.Error("cancel: record the cancel of a run on another replica", "run", r.ID, "err", err)
 		}
 		if status != domain.RunQueued {
-			rt.cluster.Signal(Signal{Kind: SignalCancel, SessionKey: r.SessionKey, RunID: r.ID})
+			rt.cluster.Signal(replica.Signal{Kind: replica.SignalCancel, SessionKey: r.SessionKey, RunID: r.ID})
 			return
 		}
 		// Re-queued (taken over) since it was read: cancel it queued.
@@ -291,7 +292,7 @@ func (rt *Runtime) cancelOne(ctx context.Context, r domain.Run) {
 		if cancel != nil {
 			cancel(errCancelled)
 		} else if rt.shared() {
-			rt.cluster.Signal(Signal{Kind: SignalCancel, SessionKey: r.SessionKey, RunID: r.ID})
+			rt.cluster.Signal(replica.Signal{Kind: replica.SignalCancel, SessionKey: r.SessionKey, RunID: r.ID})
 		}
 	}
 }
