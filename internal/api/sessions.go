@@ -27,9 +27,12 @@ type ListRequest struct {
 
 // SessionRow is one row of sessions_list, in the reference's row shape.
 type SessionRow struct {
-	Key         string `json:"key"`
-	Kind        string `json:"kind"`
-	Channel     string `json:"channel"`
+	Key     string `json:"key"`
+	Kind    string `json:"kind"`
+	Channel string `json:"channel"`
+	// ChatType is direct, group or channel: the session's stored one,
+	// else the one its key implies.
+	ChatType    string `json:"chatType,omitempty"`
 	AgentID     string `json:"agentId,omitempty"`
 	Label       string `json:"label,omitempty"`
 	DisplayName string `json:"displayName,omitempty"`

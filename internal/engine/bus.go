@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/replica"
 	"github.com/switchboard-go/switchboard/internal/runtime"
 )
 
@@ -12,17 +13,17 @@ import (
 // the truth.
 //
 // With replicas, this process's own events are also told to the others
-// (by ids; see runtime.Cluster), and the events of runs executed on
+// (by ids; see replica.Cluster), and the events of runs executed on
 // another replica arrive here read back from the store (ev.Replica set),
 // so a client sees the same events whichever replica it is connected to.
 type bus struct {
 	mu      sync.Mutex
 	next    int
 	subs    map[int]chan domain.Event
-	cluster runtime.Cluster // nil when alone on the store
+	cluster replica.Cluster // nil when alone on the store
 }
 
-func newBus(c runtime.Cluster) *bus {
+func newBus(c replica.Cluster) *bus {
 	if c != nil && !c.Shared() {
 		c = nil
 	}

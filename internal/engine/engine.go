@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/switchboard-go/switchboard/internal/a2a/remote"
+	"github.com/switchboard-go/switchboard/internal/replica"
 	"log/slog"
 	"net/http"
 	"sync/atomic"
@@ -78,7 +79,7 @@ type Options struct {
 	// Cluster coordinates this engine with the other replicas on its
 	// store (nil: alone on it). When it also claims outbox items
 	// (outbox.Claimer), every item is delivered by one replica.
-	Cluster runtime.Cluster
+	Cluster replica.Cluster
 	// A2AHTTPClient carries requests to the remote A2A agents of
 	// a2a.remotes (default: a client without a timeout; each send's run
 	// bounds its call).

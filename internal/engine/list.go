@@ -282,63 +282,20 @@ const (
 // (the read pool has more connections than this).
 const attachWorkers = 4
 
-// row builds the sessions_list row of s as seen by req.
+// row builds the sessions_list row of s as seen by req: the one mapping
+// (api.RowOf) with req's view of the keys, the agent's default model and
+// the transcript's path.
 func (e *Engine) row(s domain.Session, req Requester) SessionRow {
 	agent := req.agent(e)
-	r := SessionRow{
-		Key:              e.keys.Display(s.Key, agent),
-		Kind:             s.Kind,
-		Channel:          e.channelOf(s),
-		AgentID:          s.AgentID,
-		Label:            s.Label,
-		DisplayName:      s.DisplayName,
-		Origin:           s.Origin,
-		DeliveryContext:  s.Delivery,
-		UpdatedAt:        s.UpdatedAt,
-		SessionID:        s.SessionID,
-		Model:            s.Model,
-		ModelProvider:    s.ModelProvider,
-		ContextTokens:    s.ContextTokens,
-		InputTokens:      s.InputTokens,
-		OutputTokens:     s.OutputTokens,
-		TotalTokens:      s.TotalTokens,
-		SpawnDepth:       s.SpawnDepth,
-		ForkedFromParent: s.ForkedFromParent,
-		EstimatedCostUSD: s.EstimatedCostUSD,
-		Status:           s.Status,
-		StartedAt:        s.StartedAt,
-		EndedAt:          s.EndedAt,
-		ThinkingLevel:    s.ThinkingLevel,
-		VerboseLevel:     s.VerboseLevel,
-		SystemSent:       s.SystemSent,
-		AbortedLastRun:   s.AbortedLastRun,
-		SendPolicy:       s.SendPolicy,
-		LastChannel:      s.LastChannel,
-		LastTo:           s.LastTo,
-		LastAccountID:    s.LastAccount,
-		TranscriptPath:   e.TranscriptPath(s),
-		ArchivedAt:       s.ArchivedAt,
-	}
+	r := api.RowOf(s)
+	r.Key = e.keys.Display(s.Key, agent)
+	r.TranscriptPath = e.TranscriptPath(s)
 	if r.Model == "" {
 		r.Model = e.modelFor(s)
 	}
 	if s.SpawnedBy != "" {
 		r.SpawnedBy = e.keys.Display(s.SpawnedBy, agent)
 		r.ParentSessionKey = r.SpawnedBy
-	}
-	if s.StartedAt > 0 && s.EndedAt >= s.StartedAt {
-		r.RuntimeMs = s.EndedAt - s.StartedAt
-	}
-	if s.Delivery != nil {
-		if s.Delivery.Channel != "" {
-			r.LastChannel = s.Delivery.Channel
-		}
-		if s.Delivery.To != "" {
-			r.LastTo = s.Delivery.To
-		}
-		if s.Delivery.AccountID != "" {
-			r.LastAccountID = s.Delivery.AccountID
-		}
 	}
 	return r
 }

@@ -53,79 +53,11 @@ type SessionRow struct {
 }
 
 // sessionRow builds the gateway row of a session as an event carries it
-// (sessions.changed). Its model is the one the session last ran on or is
-// set to; answers to a caller use GetSession's row (listRow), which also
-// knows the agent's default.
-func sessionRow(x domain.Session) SessionRow {
-	r := SessionRow{
-		Key:              x.Key,
-		Kind:             "direct",
-		Label:            x.Label,
-		DisplayName:      x.DisplayName,
-		Channel:          channelOf(x),
-		ChatType:         x.ChatType,
-		Origin:           x.Origin,
-		UpdatedAt:        x.UpdatedAt,
-		SessionID:        x.SessionID,
-		SpawnedBy:        x.SpawnedBy,
-		SpawnDepth:       x.SpawnDepth,
-		SystemSent:       x.SystemSent,
-		AbortedLastRun:   x.AbortedLastRun,
-		ThinkingLevel:    x.ThinkingLevel,
-		VerboseLevel:     x.VerboseLevel,
-		SendPolicy:       x.SendPolicy,
-		InputTokens:      x.InputTokens,
-		OutputTokens:     x.OutputTokens,
-		TotalTokens:      x.TotalTokens,
-		EstimatedCostUSD: x.EstimatedCostUSD,
-		Status:           x.Status,
-		StartedAt:        x.StartedAt,
-		EndedAt:          x.EndedAt,
-		ModelProvider:    x.ModelProvider,
-		Model:            x.Model,
-		ContextTokens:    x.ContextTokens,
-		DeliveryContext:  x.Delivery,
-		LastChannel:      x.LastChannel,
-		LastTo:           x.LastTo,
-		LastAccountID:    x.LastAccount,
-	}
-	if x.ChatType == sessionkey.ChatTypeGroup || x.ChatType == sessionkey.ChatTypeChannel {
-		r.Kind = "group"
-	}
-	if r.Model == "" {
-		r.Model = x.ModelOverride
-	}
-	if r.ModelProvider == "" {
-		r.ModelProvider = providerOf(r.Model)
-	}
-	if x.StartedAt > 0 && x.EndedAt >= x.StartedAt {
-		r.RuntimeMs = x.EndedAt - x.StartedAt
-	}
-	if d := x.Delivery; d != nil {
-		if d.Channel != "" {
-			r.LastChannel = d.Channel
-		}
-		if d.To != "" {
-			r.LastTo = d.To
-		}
-		if d.AccountID != "" {
-			r.LastAccountID = d.AccountID
-		}
-	}
-	return r
-}
-
-// channelOf derives a session's channel the way the session tools do.
-func channelOf(x domain.Session) string {
-	var origin, delivery string
-	if x.Origin != nil {
-		origin = x.Origin.Provider
-	}
-	if x.Delivery != nil {
-		delivery = x.Delivery.Channel
-	}
-	return sessionkey.DeriveChannel(x.Kind, x.Channel, origin, delivery, x.LastChannel, x.Key)
-}
+// (sessions.changed): the one mapping of a session (api.RowOf), canonical
+// keys, the model the session last ran on or is set to. Answers to a
+// caller use the engine's row of it (listRow), which also knows the
+// agent's default model.
+func sessionRow(x domain.Session) SessionRow { return listRow(api.RowOf(x)) }
 
 // providerOf is the provider part of a model reference ("openai" of
 // "openai/gpt-4.1-mini"; "script" of "script").
@@ -147,7 +79,7 @@ func listRow(x api.SessionRow) SessionRow {
 		DerivedTitle:       x.DerivedTitle,
 		LastMessagePreview: x.LastMessagePreview,
 		Channel:            x.Channel,
-		ChatType:           sessionkey.ChatTypeFromKey(x.Key),
+		ChatType:           x.ChatType,
 		Origin:             x.Origin,
 		UpdatedAt:          x.UpdatedAt,
 		SessionID:          x.SessionID,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/replica"
 )
 
 // fakeCluster is a Cluster whose claims the test decides and whose peers'
@@ -17,14 +18,14 @@ type fakeCluster struct {
 	claim func(id string) error
 	next  func() []domain.Run // Next's answer (nil: nothing)
 	every time.Duration       // LeaseInterval (default an hour)
-	sent  []Signal
-	in    chan Signal
+	sent  []replica.Signal
+	in    chan replica.Signal
 }
 
-var _ Cluster = (*fakeCluster)(nil)
+var _ replica.Cluster = (*fakeCluster)(nil)
 
 func newFakeCluster(claim func(string) error) *fakeCluster {
-	return &fakeCluster{claim: claim, in: make(chan Signal, 16)}
+	return &fakeCluster{claim: claim, in: make(chan replica.Signal, 16)}
 }
 
 func (f *fakeCluster) Shared() bool    { return true }
@@ -50,13 +51,13 @@ func (f *fakeCluster) LeaseInterval() time.Duration {
 	}
 	return f.every
 }
-func (f *fakeCluster) Signal(s Signal) {
+func (f *fakeCluster) Signal(s replica.Signal) {
 	f.mu.Lock()
 	f.sent = append(f.sent, s)
 	f.mu.Unlock()
 }
-func (f *fakeCluster) Signals() <-chan Signal      { return f.in }
-func (f *fakeCluster) Leave(context.Context) error { return nil }
+func (f *fakeCluster) Signals() <-chan replica.Signal { return f.in }
+func (f *fakeCluster) Leave(context.Context) error    { return nil }
 func (f *fakeCluster) RequestCancel(context.Context, string) (domain.RunStatus, error) {
 	return domain.RunRunning, nil
 }
@@ -80,8 +81,8 @@ func (f *fakeCluster) sentKinds() []string {
 // stays queued, and the peers are told it waits.
 func TestClusterRefusedClaims(t *testing.T) {
 	for name, refuse := range map[string]error{
-		"taken":     ErrRunTaken,
-		"lane busy": &LaneBusyError{SessionKey: "agent:main:x"},
+		"taken":     replica.ErrRunTaken,
+		"lane busy": &replica.LaneBusyError{SessionKey: "agent:main:x"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			fc := newFakeCluster(func(string) error { return refuse })
@@ -97,8 +98,8 @@ func TestClusterRefusedClaims(t *testing.T) {
 				t.Fatalf("the model was called (%q) for a run this replica did not claim", text)
 			default:
 			}
-			if kinds := fc.sentKinds(); len(kinds) == 0 || kinds[0] != SignalQueued {
-				t.Fatalf("signals sent: %v, want %s first", kinds, SignalQueued)
+			if kinds := fc.sentKinds(); len(kinds) == 0 || kinds[0] != replica.SignalQueued {
+				t.Fatalf("signals sent: %v, want %s first", kinds, replica.SignalQueued)
 			}
 		})
 	}
@@ -109,7 +110,7 @@ func TestClusterRefusedClaims(t *testing.T) {
 // and the event, read back from the store, reaches this replica's
 // listeners marked as a peer's.
 func TestClusterPeerEndWakesWait(t *testing.T) {
-	fc := newFakeCluster(func(string) error { return ErrRunTaken })
+	fc := newFakeCluster(func(string) error { return replica.ErrRunTaken })
 	e := newEnv(t, func(o *Options) { o.Cluster = fc })
 	r := e.submit("agent:main:w", "hello", nil)
 	type result struct {
@@ -133,7 +134,7 @@ func TestClusterPeerEndWakesWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fc.in <- Signal{Kind: domain.EventRunEnd, Replica: "there", SessionKey: r.SessionKey, RunID: r.ID}
+	fc.in <- replica.Signal{Kind: domain.EventRunEnd, Replica: "there", SessionKey: r.SessionKey, RunID: r.ID}
 	select {
 	case res := <-done:
 		if res.err != nil || res.run.Status != domain.RunOK || res.run.Reply != "done there" {
@@ -171,7 +172,7 @@ func waitUntil(t *testing.T, cond func() bool) {
 // and whose signal never came still returns the ended run (it re-reads
 // the run every waitRecheck), long before its timeout.
 func TestClusterWaitRereads(t *testing.T) {
-	fc := newFakeCluster(func(string) error { return ErrRunTaken })
+	fc := newFakeCluster(func(string) error { return replica.ErrRunTaken })
 	e := newEnv(t, func(o *Options) { o.Cluster = fc })
 	r := e.submit("agent:main:quiet", "hello", nil)
 	err := e.st.Update(context.Background(), func(tx domain.Tx) error {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/replica"
 )
 
 var errNotQueued = errors.New("run is not queued")
@@ -126,17 +127,17 @@ func (rt *Runtime) execute(r domain.Run) {
 		}
 		var err error
 		c, err = rt.claim(r)
-		if errors.Is(err, errNotQueued) || errors.Is(err, ErrRunTaken) {
+		if errors.Is(err, errNotQueued) || errors.Is(err, replica.ErrRunTaken) {
 			return
 		}
 		if errors.Is(err, errResetSinceFirstAttempt) {
 			err = rt.finishIf(r, domain.RunQueued, runOutcome{status: domain.RunCancelled, err: resetCancelText})
-			if err == nil || errors.Is(err, errNotQueued) || errors.Is(err, ErrClaimLost) {
+			if err == nil || errors.Is(err, errNotQueued) || errors.Is(err, replica.ErrClaimLost) {
 				rt.log.Info("re-queued run ended cancelled: its session was reset since its first attempt", "run", r.ID)
 				return
 			}
 		}
-		if busy := (*LaneBusyError)(nil); errors.As(err, &busy) {
+		if busy := (*replica.LaneBusyError)(nil); errors.As(err, &busy) {
 			rt.laneBusy(busy)
 			return
 		}
@@ -285,7 +286,7 @@ func (rt *Runtime) finishDurably(r domain.Run, written []domain.Message, out run
 		if err == nil {
 			return
 		}
-		if errors.Is(err, ErrClaimLost) {
+		if errors.Is(err, replica.ErrClaimLost) {
 			rt.log.Error("run end not recorded: another replica took the run over", "run", r.ID)
 			return
 		}
@@ -331,7 +332,7 @@ func (rt *Runtime) claimTx(tx domain.Tx, id string) (claimed, error) {
 	if cur.Status != domain.RunQueued {
 		return claimed{}, errNotQueued
 	}
-	c, _, err := rt.startTx(tx, cur, false, nil)
+	c, _, err := rt.startTx(tx, cur, nil)
 	return c, err
 }
 
@@ -341,7 +342,7 @@ func (rt *Runtime) claimTx(tx domain.Tx, id string) (claimed, error) {
 // idempotency key names an earlier run, which is returned unchanged.
 // spec is r.Spec decoded (by the caller, off the store's writer).
 func (rt *Runtime) createStartedTx(tx domain.Tx, r domain.Run, spec *Spec) (c claimed, created bool, err error) {
-	return rt.startTx(tx, r, true, spec)
+	return rt.startTx(tx, unstored(r), spec)
 }
 
 // decodeRunSpec reads the part of a run's spec the runtime uses.
@@ -355,10 +356,10 @@ func decodeRunSpec(r domain.Run) (Spec, error) {
 	return spec, nil
 }
 
-// startTx records cur as running (created with that status when create),
-// appends its inbound messages, and reads the budgets above it. decoded,
-// when set, is cur.Spec already decoded; nil decodes it here.
-func (rt *Runtime) startTx(tx domain.Tx, cur domain.Run, create bool, decoded *Spec) (claimed, bool, error) {
+// startTx records cur as running (created with that status when it is
+// new), appends its inbound messages, and reads the budgets above it.
+// decoded, when set, is cur.Spec already decoded; nil decodes it here.
+func (rt *Runtime) startTx(tx domain.Tx, cur domain.Run, decoded *Spec) (claimed, bool, error) {
 	now := rt.now()
 	var spec Spec
 	if decoded != nil {
@@ -376,17 +377,10 @@ func (rt *Runtime) startTx(tx domain.Tx, cur domain.Run, create bool, decoded *S
 	if cur.Attempt >= 2 && cur.SessionID != "" && cur.SessionID != s.SessionID {
 		return claimed{}, false, errResetSinceFirstAttempt
 	}
-	cur.Status = domain.RunRunning
-	cur.StartedAt = now
-	cur.UpdatedAt = now
 	cur.SessionID = s.SessionID
-	if create {
-		stored, created, err := tx.CreateRun(cur)
-		if err != nil || !created {
-			return claimed{run: stored}, false, err
-		}
-	} else if err := tx.PutRun(cur); err != nil {
-		return claimed{}, false, err
+	cur, created, err := transition(tx, cur, domain.RunRunning, now)
+	if err != nil || !created {
+		return claimed{run: cur}, false, err
 	}
 	var inbound []domain.Message
 	// A retried run's first claim stored its inbound message already.

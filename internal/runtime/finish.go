@@ -45,45 +45,12 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 			ended = cur
 			return nil
 		}
-		started := cur.StartedAt != 0 // only runs that ran count in the rollups
-		endRun(&cur, out, now)
-		if err := tx.PutRun(cur); err != nil {
-			return err
+		var stored []domain.Message
+		ended, stored, sess, err = rt.endTx(tx, cur, nil, out, now, &next)
+		if len(stored) > 0 {
+			final = stored[0]
 		}
-		if s, err := tx.GetSession(cur.SessionKey); err == nil {
-			s.UpdatedAt = now
-			if out.aborted {
-				s.AbortedLastRun = true
-			}
-			if out.final != nil {
-				stored, err := tx.AppendMessages(cur.SessionKey, cur.SessionID, []domain.Message{*out.final})
-				if err != nil {
-					return err
-				}
-				final = stored[0]
-				applyUsage(&s, out.finalUsage, out.model, out.final.Provider)
-			}
-			// The last step's usage and the run itself go to the session's
-			// account and its ancestors' rollups in this transaction.
-			if started {
-				var fu *domain.Usage
-				if out.final != nil {
-					fu = out.finalUsage
-				}
-				if _, err := rt.chargeTx(tx, cur, s, fu, out.model, true); err != nil {
-					return err
-				}
-			}
-			if err := tx.PutSession(s); err != nil {
-				return err
-			}
-			sess = s
-		}
-		ended = cur
-		if out.joinedTo != "" {
-			return nil // a steer that joined another run has no follow-ups of its own (steer.go)
-		}
-		return rt.opts.Hooks.Finished(tx, cur, rt.followUps(tx, cur, &next))
+		return err
 	})
 	if err != nil {
 		unlockOrder()
@@ -109,20 +76,69 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 	return nil
 }
 
-// endRun sets on cur the end out describes, at now.
-func endRun(cur *domain.Run, out runOutcome, now int64) {
-	cur.Status = out.status
-	cur.Reply = out.reply
-	cur.Error = out.err
-	cur.Usage = out.usage
-	cur.EndedAt = now
-	cur.UpdatedAt = now
-	if cur.StartedAt == 0 && out.status != domain.RunCancelled {
-		cur.StartedAt = now
-	}
+// endTx records the end of cur inside tx: the one end-of-run transaction,
+// whatever the commit strategy. cur is the run as read in tx, or a quick
+// turn's run not stored yet (status domain.RunNew: it is created ended,
+// with its inbound messages). It appends the final answer, updates the
+// session row, charges the usage, and lets the engine write follow-ups
+// (collected in next). stored is what it appended: inbound, then the final
+// answer.
+func (rt *Runtime) endTx(tx domain.Tx, cur domain.Run, inbound []domain.Message, out runOutcome, now int64, next *[]domain.Run) (ended domain.Run, stored []domain.Message, sess domain.Session, err error) {
+	*next = (*next)[:0]
+	created := cur.Status == domain.RunNew
 	if out.joinedTo != "" {
 		cur.Spec = markJoined(cur.Spec, out.joinedTo)
 	}
+	cur.Reply, cur.Error, cur.Usage = out.reply, out.err, out.usage
+	started := cur.StartedAt != 0 // only runs that ran count in the rollups
+	ended, fresh, err := transition(tx, cur, out.status, now)
+	if err != nil {
+		return domain.Run{}, nil, domain.Session{}, err
+	}
+	if !fresh {
+		return domain.Run{}, nil, domain.Session{}, errQuickStale // the idempotency key names another run now
+	}
+	s, err := tx.GetSession(ended.SessionKey)
+	if err == nil {
+		s.UpdatedAt = now
+		if out.aborted {
+			s.AbortedLastRun = true
+		}
+		if created {
+			s.AbortedLastRun = false // as its claim would have
+		}
+		msgs := inbound
+		if out.final != nil {
+			msgs = append(msgs[:len(msgs):len(msgs)], *out.final)
+		}
+		if len(msgs) > 0 {
+			if stored, err = tx.AppendMessages(ended.SessionKey, ended.SessionID, msgs); err != nil {
+				return domain.Run{}, nil, domain.Session{}, err
+			}
+		}
+		var fu *domain.Usage
+		if out.final != nil {
+			applyUsage(&s, out.finalUsage, out.model, out.final.Provider)
+			fu = out.finalUsage
+		}
+		// The last step's usage and the run itself go to the session's
+		// account and its ancestors' rollups in this transaction.
+		if started {
+			if _, err := rt.chargeTx(tx, ended, s, fu, out.model, true); err != nil {
+				return domain.Run{}, nil, domain.Session{}, err
+			}
+		}
+		if err := tx.PutSession(s); err != nil {
+			return domain.Run{}, nil, domain.Session{}, err
+		}
+		sess = s
+	} else if created {
+		return domain.Run{}, nil, domain.Session{}, err
+	}
+	if out.joinedTo != "" {
+		return ended, stored, sess, nil // a steer that joined another run has no follow-ups of its own (steer.go)
+	}
+	return ended, stored, sess, rt.opts.Hooks.Finished(tx, ended, rt.followUps(tx, ended, next))
 }
 
 // followUps is the next of Hooks.Finished for the end of cur in tx: it
@@ -137,7 +153,7 @@ func (rt *Runtime) followUps(tx domain.Tx, cur domain.Run, next *[]domain.Run) f
 		if followUp {
 			rt.claimFollowUp(n.ID)
 		}
-		stored, created, err := tx.CreateRun(n)
+		stored, created, err := transition(tx, n, domain.RunQueued, n.CreatedAt)
 		if err != nil {
 			return domain.Run{}, err
 		}

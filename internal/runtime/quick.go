@@ -141,9 +141,7 @@ func (rt *Runtime) submitQuick(ctx context.Context, r domain.Run, spec *Spec, re
 		return domain.Run{}, false, false, nil
 	}
 	now := rt.now()
-	run := r
-	run.Status = domain.RunRunning
-	run.StartedAt, run.UpdatedAt = now, now
+	run := moved(r, domain.RunRunning, now) // as its claim would write it
 	run.SessionID = snap.SessionID
 	user := *spec.UserMessage
 	user.RunID = run.ID
@@ -426,7 +424,6 @@ func (rt *Runtime) fold(q *quickTurn, prior []domain.Message, msg domain.Message
 	var next []domain.Run
 	unlockOrder := rt.mirror.orderLock(key)
 	err := rt.opts.Store.Update(q.ctx, func(tx domain.Tx) error {
-		next = next[:0]
 		if !q.unchanged(tx) {
 			return errQuickStale
 		}
@@ -435,32 +432,9 @@ func (rt *Runtime) fold(q *quickTurn, prior []domain.Message, msg domain.Message
 				return err
 			}
 		}
-		s, err := tx.GetSession(key)
-		if err != nil {
-			return err
-		}
-		cur := q.run
-		endRun(&cur, out, now)
-		if _, created, err := tx.CreateRun(cur); err != nil || !created {
-			if err == nil {
-				err = errQuickStale // the idempotency key names another run now
-			}
-			return err
-		}
-		if stored, err = tx.AppendMessages(key, s.SessionID, []domain.Message{q.user, msg}); err != nil {
-			return err
-		}
-		s.UpdatedAt = now
-		s.AbortedLastRun = false
-		applyUsage(&s, usage, out.model, msg.Provider)
-		if _, err := rt.chargeTx(tx, cur, s, usage, out.model, true); err != nil {
-			return err
-		}
-		if err := tx.PutSession(s); err != nil {
-			return err
-		}
-		ended, sess = cur, s
-		return rt.opts.Hooks.Finished(tx, cur, rt.followUps(tx, cur, &next))
+		var err error
+		ended, stored, sess, err = rt.endTx(tx, unstored(q.run), []domain.Message{q.user}, out, now, &next)
+		return err
 	})
 	if err != nil {
 		unlockOrder()

@@ -185,10 +185,8 @@ func (rt *Runtime) requeue(r domain.Run) error {
 		if err := rt.cluster.ReleaseTx(tx, r.ID); err != nil {
 			return err
 		}
-		cur.Status = domain.RunQueued
-		cur.Attempt = max(cur.Attempt, 1) + 1
-		cur.UpdatedAt = now
-		return tx.PutRun(cur)
+		_, _, err = transition(tx, cur, domain.RunQueued, now)
+		return err
 	})
 	if err == nil {
 		rt.signalQueued(r) // any replica may take it now

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/replica"
 )
 
 // What a runtime does when it shares its store with other replicas (see
@@ -87,7 +88,7 @@ func (rt *Runtime) signalLoop(ctx context.Context) {
 // replicas whose lease expired, and picks up queued runs nobody claimed.
 func (rt *Runtime) maintain(ctx context.Context) {
 	if err := rt.cluster.Renew(ctx); err != nil {
-		if errors.Is(err, ErrLeaseLost) {
+		if errors.Is(err, replica.ErrLeaseLost) {
 			rt.log.Error("replica lease was taken over; cancelling the runs it held (another replica resolves them)")
 			rt.leaseLost()
 		} else if ctx.Err() == nil {
@@ -246,7 +247,7 @@ func (rt *Runtime) hereLocked(r domain.Run) bool {
 // free: the run stays queued in the store for the replica that holds the
 // lane (it pulls the next run when its own ends), and a run queued ahead
 // is brought here to go first.
-func (rt *Runtime) laneBusy(busy *LaneBusyError) {
+func (rt *Runtime) laneBusy(busy *replica.LaneBusyError) {
 	if busy.Ahead == "" {
 		return
 	}
@@ -256,17 +257,17 @@ func (rt *Runtime) laneBusy(busy *LaneBusyError) {
 // signalQueued tells the other replicas that run r waits for a claim.
 func (rt *Runtime) signalQueued(r domain.Run) {
 	if rt.shared() {
-		rt.cluster.Signal(Signal{Kind: SignalQueued, SessionKey: r.SessionKey, RunID: r.ID})
+		rt.cluster.Signal(replica.Signal{Kind: replica.SignalQueued, SessionKey: r.SessionKey, RunID: r.ID})
 	}
 }
 
 // onSignal handles one peer's signal.
-func (rt *Runtime) onSignal(ctx context.Context, s Signal) {
+func (rt *Runtime) onSignal(ctx context.Context, s replica.Signal) {
 	switch s.Kind {
-	case SignalQueued:
+	case replica.SignalQueued:
 		rt.pull(ctx, s.SessionKey)
 		return
-	case SignalCancel:
+	case replica.SignalCancel:
 		rt.mu.Lock()
 		cancel := rt.active[s.RunID]
 		rt.mu.Unlock()
@@ -291,22 +292,22 @@ func (rt *Runtime) onSignal(ctx context.Context, s Signal) {
 
 // SignalOf is the signal that tells the other replicas about event ev,
 // by ids; ok is false for events that do not cross replicas.
-func SignalOf(ev domain.Event) (Signal, bool) {
-	s := Signal{Kind: ev.Kind, SessionKey: ev.SessionKey, Reason: ev.Reason, TS: ev.TS}
+func SignalOf(ev domain.Event) (replica.Signal, bool) {
+	s := replica.Signal{Kind: ev.Kind, SessionKey: ev.SessionKey, Reason: ev.Reason, TS: ev.TS}
 	switch ev.Kind {
 	case domain.EventRunStart, domain.EventRunEnd:
 		if ev.Run == nil {
-			return Signal{}, false
+			return replica.Signal{}, false
 		}
 		s.RunID, s.SessionKey = ev.Run.ID, ev.Run.SessionKey
 	case domain.EventMessage:
 		if ev.Message == nil || ev.Message.Seq == 0 {
-			return Signal{}, false
+			return replica.Signal{}, false
 		}
 		s.RunID, s.SessionID, s.Seq = ev.Message.RunID, ev.Message.SessionID, ev.Message.Seq
 	case domain.EventSession:
 	default:
-		return Signal{}, false
+		return replica.Signal{}, false
 	}
 	return s, true
 }
@@ -314,7 +315,7 @@ func SignalOf(ev domain.Event) (Signal, bool) {
 // ResolveSignal rebuilds the event a peer's signal names from the store
 // (ok false when what it names is gone). The event carries the peer's
 // replica name, so it is not told back to the peers.
-func (rt *Runtime) ResolveSignal(ctx context.Context, s Signal) (domain.Event, bool, error) {
+func (rt *Runtime) ResolveSignal(ctx context.Context, s replica.Signal) (domain.Event, bool, error) {
 	ev := domain.Event{Kind: s.Kind, SessionKey: s.SessionKey, Reason: s.Reason, TS: s.TS, Replica: s.Replica}
 	if ev.Replica == "" {
 		ev.Replica = "peer"
@@ -359,6 +360,6 @@ func (rt *Runtime) ResolveSignal(ctx context.Context, s Signal) (domain.Event, b
 // claimRefused reports a claim another replica stands in the way of: the
 // session's lane is not free, or the run is being claimed there.
 func claimRefused(err error) bool {
-	var busy *LaneBusyError
-	return errors.As(err, &busy) || errors.Is(err, ErrRunTaken)
+	var busy *replica.LaneBusyError
+	return errors.As(err, &busy) || errors.Is(err, replica.ErrRunTaken)
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/replica"
 )
 
 // Causes of a run context's end, told apart when the run is recorded.
@@ -139,7 +140,7 @@ type Options struct {
 	OwnWorkOnly bool
 	// Cluster coordinates this runtime with the others on the same store
 	// (replicas on PostgreSQL); nil means Local (alone on the store).
-	Cluster Cluster
+	Cluster replica.Cluster
 }
 
 // Runtime schedules and executes runs. Start it with Start and stop it with
@@ -147,7 +148,7 @@ type Options struct {
 type Runtime struct {
 	opts    Options
 	log     *slog.Logger
-	cluster Cluster
+	cluster replica.Cluster
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -222,7 +223,7 @@ func New(opts Options) (*Runtime, error) {
 		opts.Emit = func(domain.Event) {}
 	}
 	if opts.Cluster == nil {
-		opts.Cluster = Local{}
+		opts.Cluster = replica.Local{}
 	}
 	if opts.MaxSteps <= 0 {
 		opts.MaxSteps = 25

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/replica"
 )
 
 // Submit creates a run and schedules it. prepare, when set, runs first in
@@ -41,128 +42,29 @@ func (rt *Runtime) submit(ctx context.Context, r domain.Run, spec *Spec, sess *d
 			return domain.Run{}, false, err
 		}
 	}
-	// When the session's lane is idle and a slot is free, the run is
-	// claimed in the transaction that creates it: one commit fewer, and it
-	// starts at once.
-	var fast *reservation
-	if own {
-		fast = rt.reserveIdleLane(r)
-	}
-	var runCtx context.Context
-	var done func()
-	if fast != nil {
-		if spec == nil {
-			// Decoded here rather than in the transaction, which runs on
-			// the store's single writer goroutine (every turn's writes
-			// queue on it).
-			decoded, err := decodeRunSpec(r)
-			if err != nil {
-				rt.releaseLane(fast)
-				rt.disown(r.ID)
-				return domain.Run{}, false, err
-			}
-			spec = &decoded
-		}
-		runCtx, done = rt.activate(r.ID)
-		if rt.quickEligible(r, spec) {
-			stored, created, handled, err := rt.submitQuick(ctx, r, spec, sess, prepare, fast, runCtx, done)
-			if handled {
-				return stored, created, err
-			}
-		}
-	}
+	// When the session's lane is idle here and a slot is free, the run is
+	// claimed at submission (one commit fewer, and it starts at once);
+	// else it is created queued for its lane's drainer to claim.
 	var stored domain.Run
-	var created, busy bool
-	var c claimed
-	fn := func(tx domain.Tx) error {
-		busy = false
-		if prepare != nil {
-			if err := prepare(tx); err != nil {
-				return err
-			}
-		}
-		var err error
-		if fast != nil && !rt.shared() {
-			// Alone on the store, the lane reserved: nothing can refuse
-			// the claim, so the run is created running.
-			c, created, err = rt.createStartedTx(tx, r, spec)
-			stored = c.run
-			return err
-		}
-		stored, created, err = tx.CreateRun(r)
-		if err != nil || !created || fast == nil {
-			return err
-		}
-		c, err = rt.claimTx(tx, stored.ID)
-		if claimRefused(err) {
-			// Another replica holds the session's lane (or the run):
-			// the run is created queued and waits for its turn.
-			busy = true
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		stored = c.run
-		return nil
-	}
-	// A run claimed at submission starts before its commit is durable
-	// where the store can say later when it is (domain.DeferredStore): its model
-	// call overlaps the flush, and its end's durable commit usually
-	// carries the submission too. Nothing is acknowledged or published
-	// before it is durable.
-	var durable domain.Durable
+	var created, started bool
 	var err error
-	if ds, ok := rt.opts.Store.(domain.DeferredStore); ok && fast != nil {
-		durable, err = ds.UpdateDeferred(ctx, fn)
+	var res *reservation
+	if own {
+		res = rt.reserveIdleLane(r)
+	}
+	if res != nil {
+		stored, created, started, err = rt.submitClaimed(ctx, r, spec, sess, prepare, res)
 	} else {
-		err = rt.opts.Store.Update(ctx, fn)
+		stored, created, err = rt.createQueued(ctx, r, prepare)
 	}
-	if fast != nil && busy {
-		done()
-		rt.releaseLane(fast)
-		fast = nil
-	}
-	starts := fast != nil && err == nil && created
-	if durable != nil && !starts {
-		// Nothing runs meanwhile: wait here, before anything is shown.
-		if werr := durable.Wait(ctx); werr != nil {
-			err = werr
-		}
-		durable = nil
-	}
-	if fast != nil {
-		if err != nil || !created {
-			done()
-			rt.releaseLane(fast)
-		} else {
-			c.durable = durable
-			c.announce = rt.announcer(c)
-			go func() {
-				defer rt.wg.Done()
-				rt.carryOut(runCtx, c)
-				done()
-				<-fast.sem
-				rt.drainLane(fast.key, fast.lane)
-			}()
-			if durable != nil {
-				if err := durable.Wait(ctx); err != nil {
-					// The run goes on (its end is recorded as usual);
-					// the caller is not told of it, as it may not last.
-					return domain.Run{}, false, err
-				}
-				c.announce()
-			}
-		}
-	}
-	if err != nil || !created {
+	if (err != nil || !created) && !started {
 		rt.disown(r.ID)
 	}
 	if err != nil {
 		return domain.Run{}, false, err
 	}
 	switch {
-	case created && fast == nil && own:
+	case created && !started && own:
 		rt.enqueue(stored)
 		rt.signalQueued(stored)
 	case !created && own:
@@ -222,7 +124,7 @@ func (rt *Runtime) fill(r domain.Run) domain.Run {
 	if r.ID == "" {
 		r.ID = rt.opts.NewID()
 	}
-	r.Status = domain.RunQueued
+	r = unstored(r)
 	if r.Attempt == 0 {
 		r.Attempt = 1
 	}
@@ -371,7 +273,7 @@ func (rt *Runtime) cancelOne(ctx context.Context, r domain.Run) {
 			rt.log.Error("cancel: record the cancel of a run on another replica", "run", r.ID, "err", err)
 		}
 		if status != domain.RunQueued {
-			rt.cluster.Signal(Signal{Kind: SignalCancel, SessionKey: r.SessionKey, RunID: r.ID})
+			rt.cluster.Signal(replica.Signal{Kind: replica.SignalCancel, SessionKey: r.SessionKey, RunID: r.ID})
 			return
 		}
 		// Re-queued (taken over) since it was read: cancel it queued.
@@ -390,7 +292,7 @@ func (rt *Runtime) cancelOne(ctx context.Context, r domain.Run) {
 		if cancel != nil {
 			cancel(errCancelled)
 		} else if rt.shared() {
-			rt.cluster.Signal(Signal{Kind: SignalCancel, SessionKey: r.SessionKey, RunID: r.ID})
+			rt.cluster.Signal(replica.Signal{Kind: replica.SignalCancel, SessionKey: r.SessionKey, RunID: r.ID})
 		}
 	}
 }

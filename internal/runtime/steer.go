@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/replica"
 )
 
 // Steering (sessions_send mode "steer"). A steer is an ordinary queued run
@@ -75,7 +76,7 @@ func (rt *Runtime) takeSteers(ctx context.Context, host domain.Run, history, wri
 			c, err = rt.claimTx(tx, r.ID)
 			return err
 		})
-		if errors.Is(err, errNotQueued) || errors.Is(err, ErrRunTaken) {
+		if errors.Is(err, errNotQueued) || errors.Is(err, replica.ErrRunTaken) {
 			continue // cancelled, or taken by another replica, meanwhile
 		}
 		if err != nil {

@@ -193,3 +193,12 @@ func IsUUID(s string) bool {
 func isHex(c byte) bool {
 	return ('0' <= c && c <= '9') || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')
 }
+
+// ChatTypeOf is a session's chat type: the one stored with it (OpenClaw's
+// sessions.json entry carries one), else the one its key implies.
+func ChatTypeOf(stored, key string) string {
+	if stored != "" {
+		return stored
+	}
+	return ChatTypeFromKey(key)
+}

@@ -8,8 +8,8 @@ package bulk
 type Generations struct {
 	// salt is nil for a legacy generation.
 	salt map[[2]string]*uint32
-	// EntryID and EntrySalt are the stores' scheme (sqlite.EntryID,
-	// sqlite.EntrySalt), passed in so this package depends on no store.
+	// EntryID and EntrySalt are the stores' scheme (rowcodec.EntryID,
+	// rowcodec.EntrySalt), passed in so this package depends on no store.
 	EntryID   func(seq int64, salt uint32) string
 	EntrySalt func(id string, seq int64) (uint32, bool)
 }

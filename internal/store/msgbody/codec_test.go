@@ -10,7 +10,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// samples are bodies as the stores write them (sqlite.AppendMessageJSON).
+// samples are bodies as the stores write them (rowcodec.AppendMessageJSON).
 var samples = []string{
 	`{"role":"user","content":"What is the weather?","timestamp":1775037601000}`,
 	`{"role":"user","content":[{"type":"text","text":"please look at the failing build and tell me which test broke"}],"timestamp":1795618510294}`,

@@ -9,7 +9,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/store/bulk"
-	"github.com/switchboard-go/switchboard/internal/store/sqlite"
+	"github.com/switchboard-go/switchboard/internal/store/rowcodec"
 )
 
 var _ bulk.Store = (*Store)(nil)
@@ -129,7 +129,7 @@ func (s *Store) Import(ctx context.Context, b bulk.Batch) error {
 			for i := range b.Messages {
 				m := &b.Messages[i]
 				var err error
-				if buf, err = sqlite.AppendMessageJSON(buf[:0], &m.Message); err != nil {
+				if buf, err = rowcodec.AppendMessageJSON(buf[:0], &m.Message); err != nil {
 					return fmt.Errorf("import message %q seq %d: %w", m.SessionKey, m.Seq, err)
 				}
 				rows[i] = []any{m.SessionKey, m.Seq, m.SessionID, m.ID, m.ParentID, pgText(m.Role), m.RunID, m.Timestamp, string(buf)}

@@ -8,19 +8,19 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/runtime"
+	"github.com/switchboard-go/switchboard/internal/replica"
 )
 
 // ClaimTx claims queued run id for this replica inside t, the transaction
 // that moves it to running:
 //  1. the run's row is locked with FOR UPDATE SKIP LOCKED: when another
 //     replica's transaction holds it (it is claiming it too), or the run
-//     is not queued, runtime.ErrRunTaken;
+//     is not queued, replica.ErrRunTaken;
 //  2. the session's key lock is taken (the store's per-key advisory lock,
 //     which every write to the session takes too), so lane decisions on
 //     one session are serial across replicas;
 //  3. the lane must be free: no run of the session running, none queued
-//     before it (insert order), else a *runtime.LaneBusyError;
+//     before it (insert order), else a *replica.LaneBusyError;
 //  4. this replica's lease must be live (fencing: see below);
 //  5. the claim is recorded under this replica's name (run_claims).
 //
@@ -34,7 +34,7 @@ func (c *Cluster) ClaimTx(dt domain.Tx, id string) error {
 	var order int64
 	err = t.queryRow(`SELECT session_key, insert_order FROM runs WHERE id = $1 AND status = 'queued' FOR UPDATE SKIP LOCKED`, id).Scan(&key, &order)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return runtime.ErrRunTaken
+		return replica.ErrRunTaken
 	}
 	if err != nil {
 		return fmt.Errorf("claim run %s: %w", id, err)
@@ -46,7 +46,7 @@ func (c *Cluster) ClaimTx(dt domain.Tx, id string) error {
 	var live bool
 	err = t.queryRow(`SELECT expires_at > now() FROM replica_leases WHERE replica = $1 FOR SHARE`, c.replica).Scan(&live)
 	if errors.Is(err, pgx.ErrNoRows) || (err == nil && !live) {
-		return runtime.ErrRunTaken
+		return replica.ErrRunTaken
 	}
 	if err != nil {
 		return fmt.Errorf("claim run %s: lease: %w", id, err)
@@ -61,9 +61,9 @@ func (c *Cluster) ClaimTx(dt domain.Tx, id string) error {
 		ORDER BY status = 'running' DESC, insert_order LIMIT 1`, key, id, order).Scan(&other, &running)
 	switch {
 	case err == nil && running:
-		return &runtime.LaneBusyError{SessionKey: key}
+		return &replica.LaneBusyError{SessionKey: key}
 	case err == nil:
-		return &runtime.LaneBusyError{SessionKey: key, Ahead: other}
+		return &replica.LaneBusyError{SessionKey: key, Ahead: other}
 	case !errors.Is(err, pgx.ErrNoRows):
 		return fmt.Errorf("claim run %s: lane of %s: %w", id, key, err)
 	}
@@ -77,7 +77,7 @@ func (c *Cluster) ClaimTx(dt domain.Tx, id string) error {
 
 // ReleaseTx drops this replica's claim of run id inside t (whose GetRun
 // has locked the run's row). A run nobody claims (queued, or ended) is
-// released trivially; a run another replica claims is runtime.ErrClaimLost:
+// released trivially; a run another replica claims is replica.ErrClaimLost:
 // this replica's lease expired and that one took the run over.
 func (c *Cluster) ReleaseTx(dt domain.Tx, id string) error {
 	t, err := pgTx(dt)
@@ -93,7 +93,7 @@ func (c *Cluster) ReleaseTx(dt domain.Tx, id string) error {
 		return fmt.Errorf("release run %s: %w", id, err)
 	}
 	if holder != c.replica {
-		return runtime.ErrClaimLost // (the DELETE rolls back with the transaction)
+		return replica.ErrClaimLost // (the DELETE rolls back with the transaction)
 	}
 	return nil
 }

@@ -12,11 +12,11 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/runtime"
+	"github.com/switchboard-go/switchboard/internal/replica"
 )
 
 // Cluster coordinates the gateway replicas that share this store (it is
-// the PostgreSQL runtime.Cluster): claims of runs (claims.go), replica
+// the PostgreSQL replica.Cluster): claims of runs (claims.go), replica
 // leases and the take-over of a dead replica's runs (leases.go), signals
 // between replicas over LISTEN/NOTIFY (notify.go) and claims of outbox
 // items (outboxclaim.go). Its tables are PostgreSQL's only (the SQLite
@@ -30,8 +30,8 @@ type Cluster struct {
 	log     *slog.Logger
 
 	// out queues signals for the sender; in delivers peers' signals.
-	out chan runtime.Signal
-	in  chan runtime.Signal
+	out chan replica.Signal
+	in  chan replica.Signal
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -44,7 +44,7 @@ type Cluster struct {
 	renewConn *pgx.Conn
 }
 
-var _ runtime.Cluster = (*Cluster)(nil)
+var _ replica.Cluster = (*Cluster)(nil)
 
 // ClusterOptions tune a Cluster.
 type ClusterOptions struct {
@@ -83,8 +83,8 @@ func NewCluster(ctx context.Context, s *Store, opts ClusterOptions) (*Cluster, e
 	host, _ := os.Hostname()
 	c := &Cluster{
 		s: s, replica: opts.Replica, host: host, lease: opts.Lease, log: opts.Logger,
-		out: make(chan runtime.Signal, signalBuffer),
-		in:  make(chan runtime.Signal, signalBuffer),
+		out: make(chan replica.Signal, signalBuffer),
+		in:  make(chan replica.Signal, signalBuffer),
 	}
 	if err := c.ensureSchema(ctx); err != nil {
 		return nil, err

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/runtime"
+	"github.com/switchboard-go/switchboard/internal/replica"
 )
 
 // joinTwo opens two stores on one fresh database, each with its Cluster
@@ -90,7 +90,7 @@ func TestClusterClaimsOneLanePerSession(t *testing.T) {
 	queue(t, s1, "agent:main:b", "b1")
 
 	// a2 is behind a1: refused, naming a1.
-	var busy *runtime.LaneBusyError
+	var busy *replica.LaneBusyError
 	if err := claim(s2, c2, "a2"); !errors.As(err, &busy) || busy.Ahead != "a1" {
 		t.Fatalf("claim of a2 before a1: %v, want the lane busy with a1 ahead", err)
 	}
@@ -98,7 +98,7 @@ func TestClusterClaimsOneLanePerSession(t *testing.T) {
 		t.Fatalf("claim a1: %v", err)
 	}
 	// Claimed once: the other replica is told it is taken.
-	if err := claim(s2, c2, "a1"); !errors.Is(err, runtime.ErrRunTaken) {
+	if err := claim(s2, c2, "a1"); !errors.Is(err, replica.ErrRunTaken) {
 		t.Fatalf("second claim of a1: %v, want ErrRunTaken", err)
 	}
 	// a1 runs: a2 waits for the lane, b1 (another session) does not.
@@ -110,7 +110,7 @@ func TestClusterClaimsOneLanePerSession(t *testing.T) {
 		t.Fatalf("Next while a1 runs: %v %v, want b1 only", ids(next), err)
 	}
 	// Only the claimer ends it.
-	if err := end(s2, c2, "a1"); !errors.Is(err, runtime.ErrClaimLost) {
+	if err := end(s2, c2, "a1"); !errors.Is(err, replica.ErrClaimLost) {
 		t.Fatalf("end of a1 by the replica that does not hold it: %v, want ErrClaimLost", err)
 	}
 	if err := end(s1, c1, "a1"); err != nil {
@@ -209,10 +209,10 @@ func TestClusterTakeOver(t *testing.T) {
 		t.Fatalf("taken over: %v, want t1", ids(taken))
 	}
 	// The first replica's late end is refused; it learns its lease is gone.
-	if err := end(s1, c1, "t1"); !errors.Is(err, runtime.ErrClaimLost) {
+	if err := end(s1, c1, "t1"); !errors.Is(err, replica.ErrClaimLost) {
 		t.Fatalf("late end by the expired replica: %v, want ErrClaimLost", err)
 	}
-	if err := c1.Renew(t.Context()); !errors.Is(err, runtime.ErrLeaseLost) {
+	if err := c1.Renew(t.Context()); !errors.Is(err, replica.ErrLeaseLost) {
 		t.Fatalf("renewal of the expired lease: %v, want ErrLeaseLost", err)
 	}
 	if again, err := c2.TakeOver(t.Context()); err != nil || len(again) != 0 {
@@ -253,7 +253,7 @@ func TestClusterClaimsOutboxOnce(t *testing.T) {
 // itself.
 func TestClusterSignals(t *testing.T) {
 	_, c1, _, c2 := joinTwo(t, 5*time.Second)
-	c1.Signal(runtime.Signal{Kind: domain.EventRunEnd, RunID: "r1", SessionKey: "agent:main:s"})
+	c1.Signal(replica.Signal{Kind: domain.EventRunEnd, RunID: "r1", SessionKey: "agent:main:s"})
 	select {
 	case s := <-c2.Signals():
 		if s.RunID != "r1" || s.Replica != "one" {

@@ -7,7 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/runtime"
+	"github.com/switchboard-go/switchboard/internal/replica"
 )
 
 // Leases use the database's clock (now()), so replicas on machines whose
@@ -26,7 +26,7 @@ func (c *Cluster) join(ctx context.Context) error {
 
 // Renew extends this replica's lease by the lease duration. When the row
 // is gone (the lease expired and another replica took its claims over) a
-// new lease is taken and runtime.ErrLeaseLost returned.
+// new lease is taken and replica.ErrLeaseLost returned.
 //
 // The renewal has a connection of its own, apart from the pool: runs may
 // hold every pooled connection, and a renewal must not queue behind them.
@@ -55,7 +55,7 @@ func (c *Cluster) Renew(ctx context.Context) error {
 	if err := c.join(ctx); err != nil {
 		return err
 	}
-	return runtime.ErrLeaseLost
+	return replica.ErrLeaseLost
 }
 
 // TakeOver ends the leases that expired and moves to this replica the

@@ -14,10 +14,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/store/sqlite"
+	"github.com/switchboard-go/switchboard/internal/store/rowcodec"
 )
 
-// Entry ids follow the SQLite store's scheme (sqlite.EntryID): the id of
+// Entry ids follow the SQLite store's scheme (rowcodec.EntryID): the id of
 // the message at seq is a bijection of seq XOR a salt drawn when the
 // generation starts, so ids are unique in a generation without an index,
 // and the salt is recovered from the parent's id. Generations copied from
@@ -50,7 +50,7 @@ func (t *tx) AppendMessages(key, sessionID string, msgs []domain.Message) ([]dom
 	bodies := make([]string, len(msgs))
 	for i := range msgs {
 		var err error
-		if t.encBuf, err = sqlite.AppendMessageJSON(t.encBuf[:0], &msgs[i]); err != nil {
+		if t.encBuf, err = rowcodec.AppendMessageJSON(t.encBuf[:0], &msgs[i]); err != nil {
 			return nil, domain.Invalid("append messages to %q: messages[%d]: %v", key, i, err)
 		}
 		bodies[i] = string(t.encBuf)
@@ -89,7 +89,7 @@ func (t *tx) AppendMessages(key, sessionID string, msgs []domain.Message) ([]dom
 			return nil, fmt.Errorf("append messages to %q: legacy ids: %w", key, err)
 		}
 	}
-	salt, ok := sqlite.EntrySalt(parent, parentSeq)
+	salt, ok := rowcodec.EntrySalt(parent, parentSeq)
 	if !ok || parent == "" {
 		salt = randomSalt()
 	}
@@ -104,7 +104,7 @@ func (t *tx) AppendMessages(key, sessionID string, msgs []domain.Message) ([]dom
 				return nil, fmt.Errorf("append messages to %q: messages[%d]: %w", key, i, err)
 			}
 		} else {
-			m.ID = sqlite.EntryID(seq, salt)
+			m.ID = rowcodec.EntryID(seq, salt)
 		}
 		out[i] = m
 		parent = m.ID

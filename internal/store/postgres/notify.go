@@ -7,10 +7,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/switchboard-go/switchboard/internal/runtime"
+	"github.com/switchboard-go/switchboard/internal/replica"
 )
 
-// Signals travel on one NOTIFY channel as JSON arrays of runtime.Signal
+// Signals travel on one NOTIFY channel as JSON arrays of replica.Signal
 // (ids only: the receivers read the rows). NOTIFY is transactional and
 // delivered in commit order per sending session, to every listener,
 // including the sender (which drops its own).
@@ -23,7 +23,7 @@ const maxPayload = 7000
 
 // Signal queues s for the other replicas; it never blocks (a full queue
 // drops the signal, logged: peers still see the rows, later).
-func (c *Cluster) Signal(s runtime.Signal) {
+func (c *Cluster) Signal(s replica.Signal) {
 	s.Replica = c.replica
 	select {
 	case c.out <- s:
@@ -33,13 +33,13 @@ func (c *Cluster) Signal(s runtime.Signal) {
 }
 
 // Signals delivers the other replicas' signals, in the order they sent them.
-func (c *Cluster) Signals() <-chan runtime.Signal { return c.in }
+func (c *Cluster) Signals() <-chan replica.Signal { return c.in }
 
 // send batches queued signals into NOTIFYs until ctx ends: whatever is
 // queued when a NOTIFY is due goes in it, so a lone signal leaves at once
 // and a burst costs few round trips.
 func (c *Cluster) send(ctx context.Context) {
-	var batch []runtime.Signal
+	var batch []replica.Signal
 	for {
 		select {
 		case <-ctx.Done():
@@ -71,7 +71,7 @@ func (c *Cluster) send(ctx context.Context) {
 // flush sends the signals still queued when the cluster closes (a clean
 // stop's last words: the runs it queued again), within a short deadline.
 func (c *Cluster) flush() {
-	var batch []runtime.Signal
+	var batch []replica.Signal
 	for {
 		select {
 		case s := <-c.out:
@@ -96,7 +96,7 @@ func (c *Cluster) flush() {
 
 // encodeSignals packs signals into JSON array payloads under maxPayload
 // (a signal too large alone is dropped).
-func encodeSignals(batch []runtime.Signal) []string {
+func encodeSignals(batch []replica.Signal) []string {
 	var out []string
 	buf := []byte{'['}
 	for _, s := range batch {
@@ -169,7 +169,7 @@ func (c *Cluster) receive(ctx context.Context, conn *pgx.Conn) error {
 		if err != nil {
 			return err
 		}
-		var batch []runtime.Signal
+		var batch []replica.Signal
 		if err := json.Unmarshal([]byte(n.Payload), &batch); err != nil {
 			c.log.Warn("replicas: undecodable signal", "err", err)
 			continue

@@ -11,7 +11,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	masking "github.com/switchboard-go/switchboard/internal/redact"
-	"github.com/switchboard-go/switchboard/internal/store/sqlite"
+	"github.com/switchboard-go/switchboard/internal/store/rowcodec"
 )
 
 // Schema version 2 is the search index of sessions_search (the SQLite
@@ -184,7 +184,7 @@ func (s *Store) scanHits(ctx context.Context, tx pgx.Tx, query string, vals []an
 		if err := json.Unmarshal(body, &m); err != nil {
 			return nil, fmt.Errorf("message %s of %q: %w", h.MessageID, h.SessionKey, err)
 		}
-		h.Snippet = sqlite.Snippet(red.SearchText(m), words)
+		h.Snippet = rowcodec.Snippet(red.SearchText(m), words)
 		out = append(out, h)
 	}
 	return out, rows.Err()

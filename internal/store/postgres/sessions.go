@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/store/sqlite"
+	"github.com/switchboard-go/switchboard/internal/store/rowcodec"
 )
 
 // sessionColumns are the columns of sessionArgs: what SQL filters, orders
@@ -30,7 +30,7 @@ ON CONFLICT (key) DO UPDATE SET agent_id = EXCLUDED.agent_id, session_id = EXCLU
 func sessionArgs(s *domain.Session) []any {
 	return []any{
 		s.Key, s.AgentID, s.SessionID, s.Kind, s.SpawnedBy, pgText(s.Label), s.UpdatedAt, s.ArchivedAt,
-		pgText(sqlite.SessionSearchText(s)), sqlite.EncodeSessionRow(nil, s),
+		pgText(rowcodec.SessionSearchText(s)), rowcodec.EncodeSessionRow(nil, s),
 	}
 }
 
@@ -45,7 +45,7 @@ func getSession(row pgx.Row, key string) (domain.Session, error) {
 		return domain.Session{}, fmt.Errorf("get session %q: %w", key, err)
 	}
 	var s domain.Session
-	if err := sqlite.DecodeSessionRow(string(data), &s); err != nil {
+	if err := rowcodec.DecodeSessionRow(string(data), &s); err != nil {
 		return domain.Session{}, fmt.Errorf("get session %q: %w", key, err)
 	}
 	return s, nil
@@ -123,7 +123,7 @@ func (s *Store) ListSessions(ctx context.Context, q domain.SessionQuery) ([]doma
 		// A listing of (nearly) every row: the server scans the table in
 		// storage order instead of walking the list-order index with a
 		// random heap fetch per entry, and Go sorts the decoded rows.
-		sqlite.SortSessions(rows)
+		rowcodec.SortSessions(rows)
 		// Without a limit the rows are sorted here, so the offset applies here.
 		rows = rows[min(q.Offset, len(rows)):]
 	}
@@ -168,7 +168,7 @@ func (s *Store) querySessions(ctx context.Context, op, query string, args ...any
 			return nil, s.readErr(op, err)
 		}
 		out = append(out, domain.Session{})
-		if err := sqlite.DecodeSessionRow(string(data), &out[len(out)-1]); err != nil {
+		if err := rowcodec.DecodeSessionRow(string(data), &out[len(out)-1]); err != nil {
 			return nil, fmt.Errorf("%s: %w", op, err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/store/rowcodec"
 )
 
 // TestBodiesCompressedAndOldRowsRead: new rows store a compressed BLOB
@@ -72,7 +73,7 @@ func TestBodiesCompressedAndOldRowsRead(t *testing.T) {
 		if err := rows.Scan(&typ, &n, &seq); err != nil {
 			t.Fatal(err)
 		}
-		js, err := AppendMessageJSON(nil, &want[seq-1])
+		js, err := rowcodec.AppendMessageJSON(nil, &want[seq-1])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +101,7 @@ func TestBodiesCompressedAndOldRowsRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range want[:2] {
-		js, _ := AppendMessageJSON(nil, &m)
+		js, _ := rowcodec.AppendMessageJSON(nil, &m)
 		if _, err := db.ExecContext(ctx, `UPDATE messages SET body = ? WHERE session_key = ? AND seq = ?`, string(js), key, m.Seq); err != nil {
 			t.Fatal(err)
 		}

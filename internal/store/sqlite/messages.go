@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/store/rowcodec"
 )
 
 // AppendMessages appends msgs to the transcript of (key, sessionID). Each
@@ -142,7 +143,7 @@ func (t *tx) insertMessages(key string, msgs []domain.Message) (int64, error) {
 			if err != nil {
 				return 0, fmt.Errorf("messages[%d]: %w", start+i, err)
 			}
-			if buf, err = appendMessageJSON(buf[:0], m); err != nil {
+			if buf, err = rowcodec.AppendMessageJSON(buf[:0], m); err != nil {
 				return 0, fmt.Errorf("messages[%d]: %w", start+i, err)
 			}
 			args, arena = appendRowArgs(args, arena, gen, m, bodyArg(t.s.codec, buf))
@@ -228,19 +229,19 @@ func (t *tx) idSource(key, sid, parent string, parentSeq int64) (idSource, error
 			return src, fmt.Errorf("legacy ids: %w", err)
 		}
 	}
-	if salt, ok := saltOf(parent, parentSeq); ok && parent != "" {
+	if salt, ok := rowcodec.EntrySalt(parent, parentSeq); ok && parent != "" {
 		src.salt = salt
 		return src, nil
 	}
 	// A new generation (or a parent id not of this scheme, which only a
 	// legacy generation has): a fresh salt.
-	src.salt, _ = parseHex32(t.s.newID())
+	src.salt, _ = rowcodec.ParseHex32(t.s.newID())
 	return src, nil
 }
 
 func (src *idSource) next(t *tx, seq int64) (string, error) {
 	if !src.legacy {
-		return entryID(seq, src.salt), nil
+		return rowcodec.EntryID(seq, src.salt), nil
 	}
 	id := t.s.newID()
 	_, err := t.exec(`INSERT INTO legacy_entry_ids (session_key, session_id, id) VALUES (?, ?, ?)`, src.key, src.sid, id)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/store/rowcodec"
 )
 
 // seqOfID returns the seq of the message with entry id in the generation
@@ -36,9 +37,9 @@ func (s *Store) seqOfID(ctx context.Context, key, sid, id string) (int64, error)
 	if err != nil {
 		return 0, s.readErr("read messages", err)
 	}
-	if salt, ok := saltOf(lastID, lastSeq); ok {
-		if v, ok := parseHex32(id); ok {
-			seq := int64(unmix32(v ^ salt))
+	if salt, ok := rowcodec.EntrySalt(lastID, lastSeq); ok {
+		if v, ok := rowcodec.ParseHex32(id); ok {
+			seq := int64(rowcodec.Unmix32(v ^ salt))
 			var gotID string
 			err := s.queryRowR(ctx, `SELECT m.id FROM message_gens AS g JOIN messages AS m ON m.gen = g.gen
 				WHERE g.session_key = ? AND g.session_id = ? AND m.seq = ?`, key, sid, seq).Scan(textCol{&gotID})

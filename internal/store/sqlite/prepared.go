@@ -6,6 +6,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/store/msgbody"
+	"github.com/switchboard-go/switchboard/internal/store/rowcodec"
 )
 
 // A bulk writer (the OpenClaw import) prepares messages off the writer
@@ -57,7 +58,7 @@ func (s *Store) PrepareMessages(msgs []domain.Message) (domain.PreparedMessages,
 			return nil, domain.Invalid("prepare messages: messages[%d].role is required", i)
 		}
 		var err error
-		if js, err = appendMessageJSON(js[:0], m); err != nil {
+		if js, err = rowcodec.AppendMessageJSON(js[:0], m); err != nil {
 			return nil, fmt.Errorf("prepare messages: messages[%d]: %w", i, err)
 		}
 		// bodyArg's value, compressed into scratch and copied to the

@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/redact"
 	"github.com/switchboard-go/switchboard/internal/store/msgbody"
+	"github.com/switchboard-go/switchboard/internal/store/rowcodec"
 )
 
 // Schema version 4 adds the full-text index of sessions_search.
@@ -136,7 +137,7 @@ func (s *Store) SearchMessages(ctx context.Context, q domain.MessageSearch) ([]d
 		if scratch, err = decodeBody(s.codec, scratch, body, &m); err != nil {
 			return nil, fmt.Errorf("search messages: message %s of %q: %w", h.MessageID, h.SessionKey, err)
 		}
-		h.Snippet = snippet(s.searchRedactor.SearchText(m), q.Words)
+		h.Snippet = rowcodec.Snippet(s.searchRedactor.SearchText(m), q.Words)
 		out = append(out, h)
 	}
 	if err := rows.Err(); err != nil {

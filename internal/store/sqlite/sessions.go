@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/store/rowcodec"
 )
 
 // sessionColumns lists the columns of sessionArgs: what SQL filters,
@@ -99,20 +100,11 @@ func sameArg(a, b any) bool {
 	return a == b
 }
 
-// searchSep joins the searchable fields so a match cannot span two of them.
-const searchSep = "\x1f"
-
-// searchText is what SessionQuery.Search matches. Go lower-cases it, so
-// the match is case-insensitive beyond ASCII (SQLite's lower() is not).
-func searchText(s *domain.Session) string {
-	return strings.ToLower(s.Key + searchSep + s.Label + searchSep + s.DisplayName)
-}
-
 // sessionArgs returns the column values of s in sessionColumns order.
 func sessionArgs(s *domain.Session) []any {
 	return []any{
 		s.Key, s.AgentID, s.SessionID, s.Kind, s.SpawnedBy, s.Label, s.UpdatedAt, s.ArchivedAt,
-		searchText(s), appendSessionRow(nil, s),
+		rowcodec.SessionSearchText(s), rowcodec.EncodeSessionRow(nil, s),
 	}
 }
 
@@ -127,7 +119,7 @@ func getSession(row *sql.Row, key string) (domain.Session, error) {
 		return domain.Session{}, fmt.Errorf("get session %q: %w", key, err)
 	}
 	var s domain.Session
-	if err := decodeSessionRow(data, &s); err != nil {
+	if err := rowcodec.DecodeSessionRow(data, &s); err != nil {
 		return domain.Session{}, fmt.Errorf("get session %q: %w", key, err)
 	}
 	return s, nil
@@ -243,7 +235,7 @@ func (s *Store) querySessions(ctx context.Context, op string, sortInGo bool, hin
 		}
 		out = append(out, domain.Session{})
 		// The row's strings are all substrings of data: one allocation.
-		if err := decodeSessionRow(data, &out[len(out)-1]); err != nil {
+		if err := rowcodec.DecodeSessionRow(data, &out[len(out)-1]); err != nil {
 			return nil, fmt.Errorf("%s: %w", op, err)
 		}
 	}
@@ -251,7 +243,7 @@ func (s *Store) querySessions(ctx context.Context, op string, sortInGo bool, hin
 		return nil, s.readErr(op, err)
 	}
 	if sortInGo {
-		sortSessions(out)
+		rowcodec.SortSessions(out)
 	}
 	return out, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/store/rowcodec"
 )
 
 var (
@@ -94,9 +95,9 @@ func (s *Store) queryTails(ctx context.Context, cols string, gens []domain.Gener
 			arg = append(arg, ',')
 		}
 		arg = append(arg, '[')
-		arg = appendJSONString(arg, g.Key)
+		arg = rowcodec.AppendJSONString(arg, g.Key)
 		arg = append(arg, ',')
-		arg = appendJSONString(arg, g.SessionID)
+		arg = rowcodec.AppendJSONString(arg, g.SessionID)
 		arg = append(arg, ']')
 	}
 	arg = append(arg, ']')
@@ -233,9 +234,9 @@ func (c rawCol) Scan(src any) error {
 func appendIDCol(b []byte, v any) (_ []byte, id string, hexLen int, _ error) {
 	switch v := v.(type) {
 	case string:
-		return appendJSONString(b, v), v, 0, nil
+		return rowcodec.AppendJSONString(b, v), v, 0, nil
 	case nil:
-		return appendJSONString(b, ""), "", 0, nil
+		return rowcodec.AppendJSONString(b, ""), "", 0, nil
 	case []byte:
 		if len(v) != 4 && len(v) != 16 {
 			return b, "", 0, fmt.Errorf("corrupt packed id: %d bytes", len(v))

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/store/rowcodec"
 )
 
 // TestReadTailsMatchesReadMessages: for every generation, limit and role
@@ -168,7 +169,7 @@ func TestReadTailsJSONPlainBodies(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range want[:2] {
-		js, err := AppendMessageJSON(nil, &m)
+		js, err := rowcodec.AppendMessageJSON(nil, &m)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,8 @@ package sqlite
 import (
 	"strings"
 	"testing"
+
+	"github.com/switchboard-go/switchboard/internal/store/rowcodec"
 )
 
 // TestAppendIDColMatchesTextCol holds the listing's direct id encoding to
@@ -18,7 +20,7 @@ func TestAppendIDColMatchesTextCol(t *testing.T) {
 		if n > 0 {
 			got = string(b[len(b)-1-n : len(b)-1])
 		}
-		if err != nil || got != want || got != id || string(b) != "x"+string(appendJSONString(nil, id)) {
+		if err != nil || got != want || got != id || string(b) != "x"+string(rowcodec.AppendJSONString(nil, id)) {
 			t.Errorf("%q: got %q, %s, %v", id, got, b, err)
 		}
 	}

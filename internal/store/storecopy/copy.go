@@ -19,7 +19,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/store/bulk"
-	"github.com/switchboard-go/switchboard/internal/store/sqlite"
+	"github.com/switchboard-go/switchboard/internal/store/rowcodec"
 )
 
 // DefaultBatch is the number of rows one batch (one target transaction)
@@ -96,7 +96,7 @@ func Copy(ctx context.Context, src Source, dst bulk.Store, opts Options) (Summar
 		return alreadyCopied(ctx, src, dst, total, have, opts, start)
 	}
 	c := &copier{ctx: ctx, src: src, dst: dst, opts: opts, total: rows(total),
-		gens: bulk.Generations{EntryID: sqlite.EntryID, EntrySalt: sqlite.EntrySalt}}
+		gens: bulk.Generations{EntryID: rowcodec.EntryID, EntrySalt: rowcodec.EntrySalt}}
 	if err := c.run(); err != nil {
 		return c.sum, err
 	}
@@ -450,7 +450,7 @@ func (e *encoder) frame(b []byte) int64 {
 }
 
 func (e *encoder) session(s *domain.Session) int64 {
-	e.buf = sqlite.EncodeSessionRow(e.buf[:0], s)
+	e.buf = rowcodec.EncodeSessionRow(e.buf[:0], s)
 	return e.frame(e.buf)
 }
 
@@ -463,7 +463,7 @@ func (e *encoder) message(m *bulk.Message) (int64, error) {
 		e.buf = append(e.buf, s...)
 		e.buf = append(e.buf, 0)
 	}
-	if e.buf, err = sqlite.AppendMessageJSON(e.buf, &m.Message); err != nil {
+	if e.buf, err = rowcodec.AppendMessageJSON(e.buf, &m.Message); err != nil {
 		return 0, fmt.Errorf("message %q seq %d: %w", m.SessionKey, m.Seq, err)
 	}
 	return e.frame(e.buf), nil

@@ -6,7 +6,7 @@
 // stores (user text, assistant replies with usage and cost, thinking and
 // tool calls, tool results with details, inter-session provenance,
 // errors), each encoded exactly as the stores encode a body
-// (sqlite.AppendMessageJSON).
+// (rowcodec.AppendMessageJSON).
 //
 // The dictionary's raw content is one example of each shape, the most
 // frequent last (cheapest offsets); zstd.BuildDict then fits the entropy
@@ -37,7 +37,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/store/sqlite"
+	"github.com/switchboard-go/switchboard/internal/store/rowcodec"
 )
 
 func main() {
@@ -121,7 +121,7 @@ func transcripts(dir string) ([][]byte, error) {
 			if json.Unmarshal(sc.Bytes(), &line) != nil || line.Type != "message" || line.Message == nil {
 				continue
 			}
-			b, err := sqlite.AppendMessageJSON(nil, line.Message)
+			b, err := rowcodec.AppendMessageJSON(nil, line.Message)
 			if err != nil {
 				continue
 			}
@@ -139,7 +139,7 @@ type gen struct {
 	ts int64
 }
 
-func (g *gen) body(m domain.Message) ([]byte, error) { return sqlite.AppendMessageJSON(nil, &m) }
+func (g *gen) body(m domain.Message) ([]byte, error) { return rowcodec.AppendMessageJSON(nil, &m) }
 
 var words = strings.Fields(`the be to of and a in that have I it for not on with he as you do at
 this but his by from they we say her she or an will my one all would there their what so up out

@@ -1,4 +1,8 @@
-package runtime
+// Package replica is how a runtime shares its store with other runtimes:
+// the Cluster interface both stores may implement (PostgreSQL does, for
+// gateway replicas), the signals replicas tell each other, the errors of a
+// claim, and Local, the cluster of a runtime alone on its store.
+package replica
 
 import (
 	"context"
@@ -22,7 +26,7 @@ import (
 //     strictly serial whichever replica runs them;
 //   - each claim is held under this replica's lease (Renew); when a
 //     replica's lease expires, another takes its claims over (TakeOver)
-//     and applies the crash rule to them (recover.go);
+//     and applies the crash rule to them (the runtime's recover.go);
 //   - what happens on one replica reaches the others as signals carrying
 //     ids (Signal, Signals): waits wake, live clients get the events (the
 //     rows are read from the store), and idle replicas look for work.
