@@ -428,7 +428,7 @@ func TestTelegramRetryAfter(t *testing.T) {
 	target, _ := url.Parse(m.Endpoints.APIRoot)
 	p := &rateLimiter{target: target, retryAft: 2}
 	srv := httptest.NewServer(p)
-	defer srv.Close()
+	t.Cleanup(srv.Close) // after the gateway stops (cleanups run last first)
 	proxied := m
 	proxied.Endpoints.APIRoot = srv.URL
 	startChannelGateway(t, t.TempDir(), telegramConfig(proxied, `dmPolicy: "open", allowFrom: ["*"]`))
@@ -456,7 +456,7 @@ func TestTelegramKillBeforeDelivery(t *testing.T) {
 	p := &rateLimiter{target: target, held: make(chan struct{}, 1)}
 	p.hold.Store(true)
 	srv := httptest.NewServer(p)
-	defer srv.Close()
+	t.Cleanup(srv.Close) // after the gateway stops (cleanups run last first)
 	proxied := m
 	proxied.Endpoints.APIRoot = srv.URL
 	dir := t.TempDir()
