@@ -448,39 +448,6 @@ func TestTelegramRetryAfter(t *testing.T) {
 	}
 }
 
-// A gateway killed between a run's end and its delivery delivers the
-// reply once after the restart.
-func TestTelegramKillBeforeDelivery(t *testing.T) {
-	m := crabline(t)
-	target, _ := url.Parse(m.Endpoints.APIRoot)
-	p := &rateLimiter{target: target, held: make(chan struct{}, 1)}
-	p.hold.Store(true)
-	srv := httptest.NewServer(p)
-	t.Cleanup(srv.Close) // after the gateway stops (cleanups run last first)
-	proxied := m
-	proxied.Endpoints.APIRoot = srv.URL
-	dir := t.TempDir()
-	cfg := telegramConfig(proxied, `dmPolicy: "open", allowFrom: ["*"]`)
-	g := startChannelGateway(t, dir, cfg)
-	m.inject(t, map[string]any{"chatId": 4242, "fromId": 4242, "text": "survive the kill"})
-	select {
-	case <-p.held: // the run ended and its delivery is in flight
-	case <-time.After(30 * time.Second):
-		t.Fatal("no delivery attempt")
-	}
-	g.kill(t)
-	p.hold.Store(false)
-	startChannelGateway(t, dir, cfg)
-	m.waitSend(t, "survive the kill")
-	// Give a duplicate every chance to show: a later message's reply is
-	// delivered after any retry of the first.
-	m.inject(t, map[string]any{"chatId": 4242, "fromId": 4242, "text": "after restart"})
-	m.waitSend(t, "after restart")
-	if n := m.countSends(t, "survive the kill"); n != 1 {
-		t.Errorf("the reply was delivered %d times, want 1", n)
-	}
-}
-
 // An OpenClaw state dir with a Telegram group session, imported, then a
 // new message in that group continues the same session: one row, the
 // imported history followed by the new turn.
