@@ -34,7 +34,8 @@ func commands() *command {
 			"otherwise run the engine in-process.",
 		subs: []*command{
 			chatCommand(), sendCommand(), spawnCommand(), sessionsCommand(), agentsCommand(), runsCommand(),
-			outboxCommand(), gatewayCommand(), mcpCommand(), demoCommand(), configCommand(), importCommand(), exportCommand(),
+			outboxCommand(), channelsCommand(), pairingCommand(), gatewayCommand(), mcpCommand(), demoCommand(), configCommand(),
+			importCommand(), exportCommand(),
 			benchCommand(), migrateCommand(), usageCommand(), versionCommand(),
 		},
 	}
