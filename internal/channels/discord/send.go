@@ -35,6 +35,10 @@ type Sender struct {
 // NewSender builds a sender for a bot token. apiRoot is the API root
 // without the version ("" is Discord's); hc may be nil.
 func NewSender(token, apiRoot string, hc *http.Client, logger *slog.Logger) *Sender {
+	return newSender(token, apiRoot, hc, logger, newRateLimiter(nil, nil))
+}
+
+func newSender(token, apiRoot string, hc *http.Client, logger *slog.Logger, l *rateLimiter) *Sender {
 	if apiRoot == "" {
 		apiRoot = DefaultAPIRoot
 	}
@@ -49,7 +53,6 @@ func NewSender(token, apiRoot string, hc *http.Client, logger *slog.Logger) *Sen
 	if hc != nil {
 		opts = append(opts, rest.WithHTTPClient(hc))
 	}
-	l := newRateLimiter(nil, nil)
 	opts = append(opts, rest.WithRateLimiter(l))
 	return &Sender{client: rest.NewClient(token, opts...), limiter: l, dms: map[string]string{}}
 }
@@ -178,7 +181,7 @@ func Permanent(err error) bool {
 	if errors.Is(err, ErrBadTarget) {
 		return true
 	}
-	var re *rest.Error
+	var re rest.Error // disgo returns it as a value
 	if errors.As(err, &re) && re.Response != nil {
 		c := re.Response.StatusCode
 		return c >= 400 && c < 500 && c != http.StatusTooManyRequests && c != http.StatusRequestTimeout

@@ -22,9 +22,9 @@ const maxFenceLang = 32
 // next chunk reopens it, so each message renders on its own. Markdown is
 // otherwise left as it is: Discord renders it.
 func splitText(text string, limit int) []string {
-	if limit < 16 {
-		limit = 16
-	}
+	// A reopened block's fence line (up to 4+maxFenceLang units) and the
+	// closing fence must leave room for text.
+	limit = max(limit, 64)
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return nil
