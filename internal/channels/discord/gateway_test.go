@@ -32,7 +32,9 @@ func newFakeGateway(t *testing.T, scripts ...func(ctx context.Context, c *websoc
 	return g
 }
 
-func (g *fakeGateway) url(path string) string { return "ws" + strings.TrimPrefix(g.srv.URL, "http") + path }
+func (g *fakeGateway) url(path string) string {
+	return "ws" + strings.TrimPrefix(g.srv.URL, "http") + path
+}
 
 func (g *fakeGateway) serve(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Query().Get("v") != "10" || r.URL.Query().Get("encoding") != "json" {
