@@ -2,9 +2,6 @@ package discord
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -16,6 +13,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/channels"
+	"github.com/switchboard-go/switchboard/internal/channels/crabline"
 )
 
 // echoSink answers every message at once through the adapter, as the
@@ -48,31 +46,13 @@ func (s *echoSink) inbound(text string) (channels.Inbound, bool) {
 	return channels.Inbound{}, false
 }
 
-// directChannelID is crabline's id of the DM channel between two users.
-func directChannelID(a, b string) string {
-	if a > b {
-		a, b = b, a
-	}
-	sum := sha256.Sum256([]byte(a + ":" + b))
-	n, _ := new(big.Int).SetString(hex.EncodeToString(sum[:8]), 16)
-	n.Mod(n, big.NewInt(900000000000000000))
-	return n.Add(n, big.NewInt(100000000000000000)).String()
-}
-
-func hasPost(c *crabline, t *testing.T, channelID, content string) func() bool {
-	return func() bool {
-		for _, p := range c.posts(t, channelID) {
-			if p.Body["content"] == content {
-				return true
-			}
-		}
-		return false
-	}
+func hasPost(c *crabline.Server, t *testing.T, channelID, content string) func() bool {
+	return func() bool { return c.DiscordPosted(t, channelID, content) }
 }
 
 func TestAdapterAgainstCrabline(t *testing.T) {
-	c := startCrabline(t)
-	gwProxy := newCutProxy(t, hostOf(c.BaseURL))
+	c := crabline.Start(t, "discord")
+	gwProxy := crabline.NewCutProxy(t, crabline.Host(c.BaseURL))
 	// The REST proxy refuses the first post of "limit me" with a 429.
 	target, _ := url.Parse(c.BaseURL)
 	var limited, limitedSeen atomic.Int32
@@ -103,7 +83,7 @@ func TestAdapterAgainstCrabline(t *testing.T) {
 	)
 	block := map[string]any{
 		"token":   map[string]any{"source": "env", "provider": "default", "id": "CRAB_DISCORD_TOKEN"},
-		"apiRoot": restProxy.URL + "/api", "gatewayUrl": "ws://" + gwProxy.addr() + "/gateway",
+		"apiRoot": restProxy.URL + "/api", "gatewayUrl": "ws://" + gwProxy.Addr() + "/gateway",
 		"dmPolicy": "allowlist", "allowFrom": []any{allowedUser},
 		"guilds": map[string]any{c.Fixture.GuildID: map[string]any{"requireMention": false, "channels": map[string]any{
 			c.Fixture.ChannelID: map[string]any{}, gatedChan: map[string]any{"requireMention": true}}}},
@@ -129,20 +109,20 @@ func TestAdapterAgainstCrabline(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	waitFor(t, "the gateway to be ready", func() bool { return a.Status()[0].Connected })
+	crabline.WaitFor(t, "the gateway to be ready", func() bool { return a.Status()[0].Connected })
 	guildMsg := func(channelID, sender, content string) map[string]any {
 		return map[string]any{"channelId": channelID, "guildId": c.Fixture.GuildID, "senderId": sender, "senderName": "ada", "content": content}
 	}
 
 	t.Run("guild message answered in its channel", func(t *testing.T) {
-		c.inject(t, guildMsg(c.Fixture.ChannelID, otherUser, "hello guild"))
-		waitFor(t, "the reply", hasPost(c, t, c.Fixture.ChannelID, "echo: hello guild"))
+		c.Inject(t, guildMsg(c.Fixture.ChannelID, otherUser, "hello guild"))
+		crabline.WaitFor(t, "the reply", hasPost(c, t, c.Fixture.ChannelID, "echo: hello guild"))
 		in, _ := sink.inbound("hello guild")
 		if in.ChatType != channels.ChatChannel || in.ChatID != c.Fixture.ChannelID || in.To != "channel:"+c.Fixture.ChannelID ||
 			!strings.HasSuffix(in.ChatTitle, "#crabline-channel") {
 			t.Errorf("inbound %+v", in)
 		}
-		for _, p := range c.posts(t, c.Fixture.ChannelID) {
+		for _, p := range c.DiscordPosts(t, c.Fixture.ChannelID) {
 			if p.Body["enforce_nonce"] != true || p.Body["nonce"] == nil {
 				t.Errorf("post without an enforced nonce: %v", p.Body)
 			}
@@ -154,26 +134,26 @@ func TestAdapterAgainstCrabline(t *testing.T) {
 	t.Run("thread message keeps its parent and thread", func(t *testing.T) {
 		m := guildMsg(thread, otherUser, "in a thread")
 		m["parentChannelId"] = c.Fixture.ChannelID
-		c.inject(t, m)
-		waitFor(t, "the reply in the thread", hasPost(c, t, thread, "echo: in a thread"))
+		c.Inject(t, m)
+		crabline.WaitFor(t, "the reply in the thread", hasPost(c, t, thread, "echo: in a thread"))
 		in, _ := sink.inbound("in a thread")
 		if in.ChatID != c.Fixture.ChannelID || in.ThreadID != thread {
 			t.Errorf("inbound %+v", in)
 		}
 	})
 	t.Run("requireMention gates", func(t *testing.T) {
-		c.inject(t, guildMsg(gatedChan, otherUser, "nobody called me"))
-		c.inject(t, guildMsg(gatedChan, otherUser, "<@"+c.BotUserID+"> called me"))
-		waitFor(t, "the mentioned reply", hasPost(c, t, gatedChan, "echo: called me"))
+		c.Inject(t, guildMsg(gatedChan, otherUser, "nobody called me"))
+		c.Inject(t, guildMsg(gatedChan, otherUser, "<@"+c.BotUserID+"> called me"))
+		crabline.WaitFor(t, "the mentioned reply", hasPost(c, t, gatedChan, "echo: called me"))
 		if hasPost(c, t, gatedChan, "echo: nobody called me")() {
 			t.Error("an unmentioned message was answered")
 		}
 	})
 	t.Run("direct messages and the allowlist", func(t *testing.T) {
-		c.inject(t, map[string]any{"channelId": directChannelID(c.BotUserID, otherUser), "senderId": otherUser, "content": "let me in"})
-		dm := directChannelID(c.BotUserID, allowedUser)
-		c.inject(t, map[string]any{"channelId": dm, "senderId": allowedUser, "content": "hello dm"})
-		waitFor(t, "the DM reply", hasPost(c, t, dm, "echo: hello dm"))
+		c.Inject(t, map[string]any{"channelId": crabline.DiscordDirectChannelID(c.BotUserID, otherUser), "senderId": otherUser, "content": "let me in"})
+		dm := crabline.DiscordDirectChannelID(c.BotUserID, allowedUser)
+		c.Inject(t, map[string]any{"channelId": dm, "senderId": allowedUser, "content": "hello dm"})
+		crabline.WaitFor(t, "the DM reply", hasPost(c, t, dm, "echo: hello dm"))
 		if _, ok := sink.inbound("let me in"); ok {
 			t.Error("a sender outside allowFrom reached the sink")
 		}
@@ -183,10 +163,10 @@ func TestAdapterAgainstCrabline(t *testing.T) {
 		}
 	})
 	t.Run("a long reply is split", func(t *testing.T) {
-		c.inject(t, guildMsg(c.Fixture.ChannelID, otherUser, "long"))
-		waitFor(t, "three posts", func() bool {
+		c.Inject(t, guildMsg(c.Fixture.ChannelID, otherUser, "long"))
+		crabline.WaitFor(t, "three posts", func() bool {
 			n := 0
-			for _, p := range c.posts(t, c.Fixture.ChannelID) {
+			for _, p := range c.DiscordPosts(t, c.Fixture.ChannelID) {
 				if s, _ := p.Body["content"].(string); strings.HasPrefix(s, "lorem") || strings.HasPrefix(s, "ipsum") {
 					n++
 				}
@@ -195,23 +175,23 @@ func TestAdapterAgainstCrabline(t *testing.T) {
 		})
 	})
 	t.Run("a cut gateway connection resumes", func(t *testing.T) {
-		before := len(c.calls(t, func(r recorded) bool { return r.Method == "WS" && r.Body["op"] == float64(opResume) }))
-		gwProxy.cut()
-		waitFor(t, "a RESUME", func() bool {
-			return len(c.calls(t, func(r recorded) bool { return r.Method == "WS" && r.Body["op"] == float64(opResume) })) > before
+		before := len(c.Calls(t, func(r crabline.Call) bool { return r.Method == "WS" && r.Body["op"] == float64(opResume) }))
+		gwProxy.Cut()
+		crabline.WaitFor(t, "a RESUME", func() bool {
+			return len(c.Calls(t, func(r crabline.Call) bool { return r.Method == "WS" && r.Body["op"] == float64(opResume) })) > before
 		})
-		waitFor(t, "ready again", func() bool { return a.Status()[0].Connected })
-		c.inject(t, guildMsg(c.Fixture.ChannelID, otherUser, "after the cut"))
-		waitFor(t, "the reply after the cut", hasPost(c, t, c.Fixture.ChannelID, "echo: after the cut"))
-		if n := len(c.calls(t, func(r recorded) bool { return r.Method == "WS" && r.Body["op"] == float64(opIdentify) })); n != 1 {
+		crabline.WaitFor(t, "ready again", func() bool { return a.Status()[0].Connected })
+		c.Inject(t, guildMsg(c.Fixture.ChannelID, otherUser, "after the cut"))
+		crabline.WaitFor(t, "the reply after the cut", hasPost(c, t, c.Fixture.ChannelID, "echo: after the cut"))
+		if n := len(c.Calls(t, func(r crabline.Call) bool { return r.Method == "WS" && r.Body["op"] == float64(opIdentify) })); n != 1 {
 			t.Errorf("%d IDENTIFYs, want 1 (the session resumed)", n)
 		}
 	})
 	t.Run("a 429 is honoured and the message posted once", func(t *testing.T) {
-		c.inject(t, guildMsg(c.Fixture.ChannelID, otherUser, "limit me"))
-		waitFor(t, "the limited reply", hasPost(c, t, c.Fixture.ChannelID, "echo: limit me"))
+		c.Inject(t, guildMsg(c.Fixture.ChannelID, otherUser, "limit me"))
+		crabline.WaitFor(t, "the limited reply", hasPost(c, t, c.Fixture.ChannelID, "echo: limit me"))
 		n := 0
-		for _, p := range c.posts(t, c.Fixture.ChannelID) {
+		for _, p := range c.DiscordPosts(t, c.Fixture.ChannelID) {
 			if p.Body["content"] == "echo: limit me" {
 				n++
 			}
