@@ -35,8 +35,9 @@ const (
 const helloTimeout = 30 * time.Second
 
 // DispatchFunc receives one gateway dispatch (op 0) in the order Discord
-// sent it. It runs on the connection's read loop, so the next dispatch
-// waits until it returns.
+// sent it, from one goroutine: the next dispatch waits until it returns.
+// The read loop hands dispatches over through a queue, so a slow handler
+// does not hold up heartbeat acknowledgements.
 type DispatchFunc func(ctx context.Context, event string, d json.RawMessage)
 
 // GatewayConfig configures a Gateway. URL, Token and Dispatch are
@@ -147,10 +148,28 @@ var fatalCloses = map[websocket.StatusCode]string{
 // refuses it for good (a *FatalError).
 func (g *Gateway) Run(ctx context.Context) error {
 	defer g.setState(StateStopped, "")
+	// One dispatcher for the whole run keeps the order across reconnects.
+	events := make(chan dispatch, dispatchQueue)
+	dctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-dctx.Done():
+				return
+			case e := <-events:
+				g.cfg.Dispatch(dctx, e.event, e.d)
+			}
+		}
+	})
+	defer func() {
+		stop()
+		wg.Wait()
+	}()
 	failures := 0
 	for {
 		g.setState(StateConnecting, "")
-		ready, err := g.session(ctx)
+		ready, err := g.session(ctx, events)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -196,12 +215,21 @@ func (g *Gateway) setState(s GatewayState, lastErr string) {
 	}
 }
 
+// dispatchQueue is how many dispatches may wait for the handler before
+// the read loop waits too.
+const dispatchQueue = 256
+
+type dispatch struct {
+	event string
+	d     json.RawMessage
+}
+
 // errReconnect is Discord's op 7: reconnect and resume.
 var errReconnect = errors.New("discord asked to reconnect")
 
 // session runs one websocket connection to its end. ready reports whether
 // it reached READY or RESUMED (the backoff starts over).
-func (g *Gateway) session(ctx context.Context) (ready bool, err error) {
+func (g *Gateway) session(ctx context.Context, events chan<- dispatch) (ready bool, err error) {
 	g.mu.Lock()
 	url, resuming := g.cfg.URL, g.sessionID != "" && g.hasSeq
 	if resuming && g.resumeURL != "" {
@@ -282,7 +310,10 @@ func (g *Gateway) session(ctx context.Context) (ready bool, err error) {
 				g.state, ready = StateReady, true
 			}
 			g.mu.Unlock()
-			g.cfg.Dispatch(sctx, f.T, f.D)
+			select {
+			case events <- dispatch{f.T, f.D}:
+			case <-sctx.Done():
+			}
 		case opHeartbeat:
 			if err := g.sendHeartbeat(sctx, c); err != nil {
 				return ready, fmt.Errorf("discord gateway: heartbeat: %w", err)
