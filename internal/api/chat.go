@@ -21,6 +21,11 @@ type ChatRequest struct {
 	To        string
 	AccountID string
 	ThreadID  string
+	// ChatType ("direct", "group", "channel") and DisplayName (a group's
+	// title) describe the chat a channel message came from; they are
+	// recorded on the session row.
+	ChatType    string
+	DisplayName string
 	// Deliver asks for the run's reply to be delivered to the session's
 	// channel through the outbox (OpenClaw's `agent {deliver: true}`).
 	// The target is ReplyChannel, else the request's Channel, else the

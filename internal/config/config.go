@@ -6,13 +6,16 @@ package config
 // Config is the whole configuration file. JSON names follow the reference
 // (OpenClaw's config keys) where it names them.
 type Config struct {
-	Session  SessionConfig            `json:"session"`
-	Tools    ToolsConfig              `json:"tools"`
-	Agents   AgentsConfig             `json:"agents"`
-	Models   ModelsConfig             `json:"models"`
-	Gateway  GatewayConfig            `json:"gateway"`
-	Runtime  RuntimeConfig            `json:"runtime"`
-	Channels map[string]ChannelConfig `json:"channels,omitempty"`
+	Session  SessionConfig  `json:"session"`
+	Tools    ToolsConfig    `json:"tools"`
+	Agents   AgentsConfig   `json:"agents"`
+	Models   ModelsConfig   `json:"models"`
+	Gateway  GatewayConfig  `json:"gateway"`
+	Runtime  RuntimeConfig  `json:"runtime"`
+	Channels ChannelsConfig `json:"channels"`
+	// Bindings choose the agent that answers a channel's chats
+	// (OpenClaw's `bindings`; see Binding).
+	Bindings []Binding `json:"bindings,omitempty"`
 	// Store selects the database (docs/deployment.md).
 	Store StoreConfig `json:"store"`
 	// Transcripts configures the JSONL transcript mirror.
@@ -82,6 +85,13 @@ type SessionConfig struct {
 	// Owners are sender ids allowed to use owner-only commands (/send).
 	// The local webchat user is always an owner.
 	Owners []string `json:"owners,omitempty"`
+	// DMScope routes direct chats from channels: "main" (default, the
+	// agent's main session), "per-peer", "per-channel-peer" or
+	// "per-account-channel-peer" (docs/channels.md).
+	DMScope string `json:"dmScope,omitempty"`
+	// GroupScope routes group chats: "per-group" (default, one session per
+	// chat) or "main".
+	GroupScope string `json:"groupScope,omitempty"`
 }
 
 // SendPolicyConfig is `session.sendPolicy`.
@@ -374,11 +384,4 @@ type LaneLimits struct {
 	Main     int `json:"main"`     // default 64
 	Nested   int `json:"nested"`   // default 64
 	Subagent int `json:"subagent"` // default 64
-}
-
-// ChannelConfig configures an outbound channel. Channels without an
-// external service (webchat, internal) need none.
-type ChannelConfig struct {
-	// WebhookURL receives deliveries as JSON POSTs.
-	WebhookURL string `json:"webhookUrl,omitempty"`
 }

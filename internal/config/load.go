@@ -83,9 +83,10 @@ func parse(data []byte, getenv func(string) string) (*Config, error) {
 	cfg := base()
 	var problems []Problem
 	if raw != nil {
+		problems = legacyChannelProblems(raw.(map[string]any))
 		d := &tree{getenv: getenv}
 		clean := d.value("", raw, reflect.TypeFor[Config]())
-		problems = d.problems
+		problems = append(problems, d.problems...)
 		b, err := reencode(clean)
 		if err != nil {
 			return nil, err

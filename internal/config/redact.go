@@ -27,10 +27,12 @@ func (c *Config) Redacted() *Config {
 		out.A2A.Remotes[i].Token = mask(out.A2A.Remotes[i].Token)
 		out.A2A.Remotes[i].URL = redactURL(out.A2A.Remotes[i].URL)
 	}
-	for name, ch := range out.Channels {
-		ch.WebhookURL = redactURL(ch.WebhookURL)
-		out.Channels[name] = ch
+	for name, ch := range out.Channels.Webhook {
+		ch.URL = redactURL(ch.URL)
+		out.Channels.Webhook[name] = ch
 	}
+	maskSecrets(out.Channels.Telegram)
+	maskSecrets(out.Channels.Discord)
 	return out
 }
 
@@ -120,4 +122,27 @@ func (c *Config) MarshalIndent() ([]byte, error) {
 		return nil, fmt.Errorf("config: marshal: %w", err)
 	}
 	return append(b, '\n'), nil
+}
+
+// secretKeys are the provider config keys that hold credentials.
+var secretKeys = map[string]bool{"botToken": true, "token": true, "webhookSecret": true, "signingSecret": true,
+	"appToken": true, "userToken": true, "password": true, "apiKey": true}
+
+// maskSecrets masks every credential of a provider block in place (a
+// secret reference {source, provider, id} names no secret and stays).
+func maskSecrets(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if s, ok := e.(string); ok && secretKeys[k] {
+				x[k] = mask(s)
+				continue
+			}
+			maskSecrets(e)
+		}
+	case []any:
+		for _, e := range x {
+			maskSecrets(e)
+		}
+	}
 }

@@ -58,7 +58,7 @@ func TestRedacted(t *testing.T) {
 		{red.Gateway.Auth.Tokens[0].Token, "***"},
 		{red.Gateway.Auth.Tokens[1].Token, "***0004"},
 		{red.Models.Providers["local"].BaseURL, "http://user:%2A%2A%2A@127.0.0.1:11434/v1"},
-		{red.Channels["discord"].WebhookURL, cfg.Channels["discord"].WebhookURL},
+		{red.Channels.Webhook["ops"].URL, cfg.Channels.Webhook["ops"].URL},
 		{red.A2A.Remotes[0].Token, "***0005"},
 	}
 	for i, c := range checks {
@@ -120,5 +120,27 @@ func TestMarshalIndentRoundTrips(t *testing.T) {
 	}
 	if again, err := Parse(def, nil); err != nil || !cmp.Equal(Default(), again) {
 		t.Errorf("Default round trip: %v", err)
+	}
+}
+
+// A provider block's credentials are masked; a secret reference stays.
+func TestRedactedChannelSecrets(t *testing.T) {
+	cfg, err := Parse([]byte(`{channels: {telegram: {botToken: "123:SECRET-telegram-0006",
+		accounts: {b: {botToken: "456:SECRET-telegram-0007", webhookSecret: "SECRET-hook-0008"}}}}}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cfg.Redacted().MarshalIndent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), "SECRET") {
+		t.Errorf("redacted config shows a secret:\n%s", out)
+	}
+	if !strings.Contains(string(out), "***0006") || !strings.Contains(string(out), "***0008") {
+		t.Errorf("masks missing:\n%s", out)
+	}
+	if cfg.Channels.Telegram["botToken"] != "123:SECRET-telegram-0006" {
+		t.Error("Redacted changed the original")
 	}
 }

@@ -536,20 +536,6 @@ func (c *Config) checkRuntime(v *checker) {
 	v.atLeast("runtime.lanes.subagent", int64(r.Lanes.Subagent), 1)
 }
 
-func (c *Config) checkChannels(v *checker) {
-	for _, name := range sortedKeys(c.Channels) {
-		path := joinKey("channels", name)
-		if !sessionkey.ValidAgentID(name) || name != strings.ToLower(name) {
-			// Channel names appear as key segments (agent:<id>:<channel>:group:<x>).
-			v.add(path, "channel name must match ^[a-z0-9][a-z0-9_-]{0,63}$")
-			continue
-		}
-		if u := c.Channels[name].WebhookURL; u != "" {
-			checkURL(v, path+".webhookUrl", u)
-		}
-	}
-}
-
 // printable reports whether s is non-empty and has no whitespace or
 // control characters.
 func printable(s string) bool {

@@ -127,8 +127,14 @@ func TestValidationRules(t *testing.T) {
 		{"lane nested", `{runtime: {lanes: {nested: -1}}}`, "runtime.lanes.nested", "-1 is out of range (>= 1)"},
 		{"lane subagent", `{runtime: {lanes: {subagent: 0}}}`, "runtime.lanes.subagent", "0 is out of range (>= 1)"},
 		// channels
-		{"channel name", `{channels: {"Dis cord": {}}}`, `channels["Dis cord"]`, "channel name must match"},
-		{"channel webhook", `{channels: {discord: {webhookUrl: "hooks.example.com"}}}`, "channels.discord.webhookUrl", "is not an http(s) URL"},
+		{"channel name", `{channels: {webhook: {"Dis cord": {url: "https://h.example.com"}}}}`, `channels.webhook["Dis cord"]`, "channel name must match"},
+		{"channel webhook", `{channels: {webhook: {ops: {url: "hooks.example.com"}}}}`, "channels.webhook.ops.url", "is not an http(s) URL"},
+		{"channel webhook, old form", `{channels: {ops: {webhookUrl: "https://hooks.example.com"}}}`, "channels.ops.webhookUrl", "moved: write it as channels.webhook.ops.url"},
+		{"telegram key outside the schema", `{channels: {telegram: {botTokn: "x"}}}`, "channels.telegram.botTokn", "unknown key"},
+		{"telegram dmPolicy", `{channels: {telegram: {dmPolicy: "everyone"}}}`, "channels.telegram.dmPolicy", "want one of"},
+		{"telegram group key", `{channels: {telegram: {groups: {"-100": {requireMentoin: true}}}}}`, "channels.telegram.groups.-100.requireMentoin", "unknown key"},
+		{"session dmScope", `{session: {dmScope: "per-room"}}`, "session.dmScope", "want"},
+		{"binding agent", `{bindings: [{agentId: "nobody", match: {channel: "telegram"}}]}`, "bindings[0].agentId", "unknown agent"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -44,7 +44,7 @@ func (e *Engine) inboundChannel(ctx context.Context, key, requested string) (str
 	case slices.Contains(builtinChannels, c):
 		return c, nil
 	}
-	if _, ok := e.conf().Channels[c]; ok {
+	if e.conf().Channels.Has(c) {
 		return c, nil
 	}
 	return "", runRequestError(domain.Invalid("unknown channel: %s", clipChannel(requested)))

@@ -17,7 +17,7 @@ import (
 // anything is written, marked so the `agent` method can prefix it.
 func TestChatChannelIsValidated(t *testing.T) {
 	h := newHarness(t, nil, func(c *config.Config) {
-		c.Channels = map[string]config.ChannelConfig{"ops": {WebhookURL: "http://127.0.0.1:1/hook"}}
+		c.Channels.Webhook = map[string]config.WebhookChannel{"ops": {URL: "http://127.0.0.1:1/hook"}}
 	})
 	ctx := context.Background()
 	op := api.Operator()

@@ -167,6 +167,14 @@ func recordDelivery(s *domain.Session, channel string, req ChatRequest) bool {
 		s.LastChannel = channel
 		changed = true
 	}
+	if t := strings.TrimSpace(req.ChatType); t != "" && s.ChatType != t {
+		s.ChatType = t
+		changed = true
+	}
+	if n := strings.TrimSpace(req.DisplayName); n != "" && s.DisplayName != n {
+		s.DisplayName = n
+		changed = true
+	}
 	to, account, thread := strings.TrimSpace(req.To), strings.TrimSpace(req.AccountID), strings.TrimSpace(req.ThreadID)
 	if to == "" && account == "" && thread == "" {
 		return changed

@@ -83,6 +83,14 @@ type Options struct {
 	// a2a.remotes (default: a client without a timeout; each send's run
 	// bounds its call).
 	A2AHTTPClient *http.Client
+	// Channels delivers outbox items of provider channels (telegram,
+	// discord): the gateway's channels.Registry. Nil: none.
+	Channels ChannelDeliverers
+}
+
+// ChannelDeliverers hands out the outbox deliverer of a provider channel.
+type ChannelDeliverers interface {
+	Deliverer(channel string) (outbox.Deliverer, bool)
 }
 
 // Engine is switchboard's core. Build it with New, then Start; Close stops
@@ -102,6 +110,7 @@ type Engine struct {
 	bus        *bus
 	deliveries *outbox.Worker
 	remotes    *remote.Client // A2A client of a2a.remotes (remote.go)
+	channels   ChannelDeliverers
 
 	started bool
 	hold    bool
@@ -145,12 +154,13 @@ func New(opts Options) (*Engine, error) {
 			DefaultAgentID: cfg.DefaultAgentID(),
 			GlobalScope:    cfg.Session.Scope == "global",
 		},
-		log:   opts.Logger,
-		now:   opts.Now,
-		newID: opts.NewID,
-		dir:   opts.StateDir,
-		bus:   newBus(opts.Cluster),
-		hold:  opts.HoldDeliveries || opts.HoldRuns,
+		log:      opts.Logger,
+		now:      opts.Now,
+		newID:    opts.NewID,
+		dir:      opts.StateDir,
+		bus:      newBus(opts.Cluster),
+		hold:     opts.HoldDeliveries || opts.HoldRuns,
+		channels: opts.Channels,
 	}
 	claimer, _ := opts.Cluster.(outbox.Claimer)
 	e.remotes = remote.New(remote.Options{HTTP: opts.A2AHTTPClient})

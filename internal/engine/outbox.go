@@ -13,16 +13,17 @@ import (
 )
 
 // newOutbox builds the outbox worker with one deliverer per item kind:
-// channel messages by channel kind (webhook or local), a sub-agent's
+// channel messages by channel kind (provider adapter, webhook or local), a sub-agent's
 // announce into its requester session, and archives.
 func (e *Engine) newOutbox(hc *http.Client, interval time.Duration, claimer outbox.Claimer) (*outbox.Worker, error) {
 	webhooks := map[string]string{}
-	for name, ch := range e.cfg.Channels {
-		if ch.WebhookURL != "" {
-			webhooks[name] = ch.WebhookURL
-		}
+	for name, ch := range e.cfg.Channels.Webhook {
+		webhooks[name] = ch.URL
 	}
 	channels := outbox.Channels{Check: e.checkSendPolicy, Webhooks: webhooks, Client: hc}
+	if e.channels != nil {
+		channels.External = e.channels.Deliverer
+	}
 	return outbox.New(outbox.Config{
 		Store: e.store,
 		Deliverers: map[domain.OutboxKind]outbox.Deliverer{

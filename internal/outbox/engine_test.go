@@ -39,7 +39,7 @@ func TestEngineRechecksSendPolicy(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
 	cfg := config.Default()
-	cfg.Channels = map[string]config.ChannelConfig{"hook": {WebhookURL: srv.URL}}
+	cfg.Channels.Webhook = map[string]config.WebhookChannel{"hook": {URL: srv.URL}}
 	models, err := model.NewRegistry(cfg, nil, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -60,12 +60,16 @@ func (w Webhook) Deliver(ctx context.Context, it domain.OutboxItem) error {
 }
 
 // Channels delivers channel messages (announce replies, gateway `send`)
-// with one deliverer per channel kind: Webhook for a channel that has a
-// webhook URL, Local for the rest.
+// with one deliverer per channel kind: the provider adapter of a chat
+// channel (External), Webhook for a channel that has a webhook URL, Local
+// for the rest.
 type Channels struct {
 	// Check may refuse an item before delivery (the session's send
 	// policy); its error is returned as is. Nil allows every item.
 	Check func(ctx context.Context, it domain.OutboxItem) error
+	// External returns the deliverer of a provider channel (telegram,
+	// discord), false for a channel with none. Nil: no provider channels.
+	External func(channel string) (Deliverer, bool)
 	// Webhooks maps a channel name to its webhook URL.
 	Webhooks map[string]string
 	// Client posts to webhooks.
@@ -74,6 +78,11 @@ type Channels struct {
 
 // For returns the deliverer of a channel.
 func (c Channels) For(channel string) Deliverer {
+	if c.External != nil {
+		if d, ok := c.External(channel); ok {
+			return d
+		}
+	}
 	if url := c.Webhooks[channel]; url != "" {
 		return Webhook{URL: url, Client: c.Client}
 	}

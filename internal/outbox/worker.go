@@ -287,6 +287,12 @@ func (w *Worker) attempt(ctx context.Context, it domain.OutboxItem) domain.Outbo
 		log.Error("outbox: delivery failed for good", "id", it.ID, "kind", it.Kind, "session", it.SessionKey, "attempts", it.Attempts, "err", err)
 	default:
 		backoff := Backoff(it.Attempts)
+		var ra retryAfter
+		if errors.As(err, &ra) {
+			// The provider said when (Telegram retry_after, Discord
+			// Retry-After): sooner would be refused again.
+			backoff = max(ra.RetryAfter(), 0)
+		}
 		it.NextAttemptAt = now + backoff.Milliseconds()
 		it.LastError = err.Error()
 		log.Warn("outbox: delivery failed, will retry", "id", it.ID, "kind", it.Kind, "in", backoff, "err", err)
@@ -305,6 +311,13 @@ func (w *Worker) deliver(ctx context.Context, it domain.OutboxItem) error {
 		return fmt.Errorf("%w: unknown outbox kind %q", ErrPermanent, it.Kind)
 	}
 	return d.Deliver(ctx, it)
+}
+
+// retryAfter is an error that carries the provider's own wait before a
+// retry (channels.RetryAfterError).
+type retryAfter interface {
+	error
+	RetryAfter() time.Duration
 }
 
 // Backoff is the wait before the next attempt after attempts failed

@@ -1,0 +1,137 @@
+package channels
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// Gate is what the Router needs of the engine's one gate (api.Service).
+type Gate interface {
+	Chat(ctx context.Context, p api.Principal, req api.ChatRequest) (api.ChatResult, error)
+	Deliver(ctx context.Context, p api.Principal, req api.DeliverRequest) (api.DeliverResult, error)
+}
+
+// RouterOptions configure a Router. Gate and Config are required.
+type RouterOptions struct {
+	Gate Gate
+	// Config returns the live config (routing reads session.dmScope,
+	// session.groupScope, bindings).
+	Config func() *config.Config
+	// Sessions finds rows of a route's alternate keys (nil: none tried).
+	Sessions SessionReader
+	Logger   *slog.Logger
+}
+
+// Router is the Sink of a gateway's adapters: it routes each inbound
+// message to its session and submits it through the gate as a chat turn
+// whose reply is delivered, through the outbox, to the chat it came from.
+type Router struct {
+	o RouterOptions
+}
+
+// NewRouter builds a Router.
+func NewRouter(o RouterOptions) *Router {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Router{o: o}
+}
+
+// Principal is who a channel message acts as on the gate: a sender the
+// adapter let through (allowlists, pairing, mention gating) chats like
+// the local user; owner-only commands still check session.owners
+// against the sender id.
+func Principal(channel string) api.Principal {
+	return api.Principal{Name: "channel:" + channel, Scopes: api.AllScopes}
+}
+
+// Handle routes m and submits it. The turn's idempotency key is the
+// channel, account and EventID, so a redelivered event finds its first
+// turn (Outcome.Duplicate) instead of starting another.
+func (r *Router) Handle(ctx context.Context, m Inbound) (Outcome, error) {
+	if strings.TrimSpace(m.Text) == "" {
+		return Outcome{}, nil
+	}
+	route := Resolve(r.o.Config(), m)
+	key := route.SessionKey
+	if r.o.Sessions != nil {
+		for _, alt := range route.Alternates {
+			if _, err := r.o.Sessions.GetSession(ctx, alt); err == nil {
+				key = alt
+				break
+			} else if !errors.Is(err, domain.ErrNotFound) {
+				return Outcome{}, err
+			}
+		}
+	}
+	idem := ""
+	if m.EventID != "" {
+		idem = m.Channel + ":" + normAccount(m.AccountID) + ":" + m.EventID
+	}
+	req := api.ChatRequest{SessionKey: key, Message: Envelope(m), Channel: m.Channel, SenderID: m.SenderID,
+		To: m.To, AccountID: normAccount(m.AccountID), ThreadID: m.ThreadID, ChatType: chatTypeOf(m),
+		DisplayName: m.ChatTitle, Deliver: true, ReplyChannel: m.Channel, ReplyTo: m.To,
+		IdempotencyKey: idem, ExtraSystem: m.SystemPrompt}
+	p := Principal(m.Channel)
+	res, err := r.o.Gate.Chat(ctx, p, req)
+	if err != nil {
+		return Outcome{SessionKey: key}, err
+	}
+	out := Outcome{SessionKey: res.SessionKey, RunID: res.Run.ID, Command: res.Command}
+	if out.SessionKey == "" {
+		out.SessionKey = key
+	}
+	if res.Command != "" {
+		if strings.TrimSpace(res.Reply) != "" && m.To != "" {
+			// The command's answer goes back to the chat like a reply.
+			dr := api.DeliverRequest{SessionKey: out.SessionKey, Channel: m.Channel, To: m.To, Message: res.Reply}
+			if idem != "" {
+				dr.IdempotencyKey = "command:" + idem
+			}
+			if _, err := r.o.Gate.Deliver(ctx, p, dr); err != nil {
+				r.o.Logger.Warn("channel command answer not queued", "channel", m.Channel, "session", out.SessionKey, "err", err)
+			}
+		}
+		return out, nil
+	}
+	out.Duplicate = !res.Created && res.Run.ID != ""
+	return out, nil
+}
+
+// chatTypeOf is the session chatType of m.
+func chatTypeOf(m Inbound) string {
+	if m.ChatType == "" {
+		return ChatDirect
+	}
+	return m.ChatType
+}
+
+// Envelope is the text a channel message enters the transcript with: a
+// group message is prefixed with its sender, so the model can tell the
+// members apart; a direct message and a chat command are the text as is.
+func Envelope(m Inbound) string {
+	text := strings.TrimSpace(m.Text)
+	if m.ChatType == ChatDirect || m.ChatType == "" || strings.HasPrefix(text, "/") {
+		return text
+	}
+	who := strings.TrimSpace(m.SenderName)
+	if m.SenderUsername != "" {
+		if who != "" {
+			who += " "
+		}
+		who += "(@" + m.SenderUsername + ")"
+	}
+	if who == "" {
+		who = m.SenderID
+	}
+	if who == "" {
+		return text
+	}
+	return who + ": " + text
+}

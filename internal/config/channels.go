@@ -1,0 +1,212 @@
+package config
+
+import (
+	_ "embed"
+	"encoding/json"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/sessionkey"
+)
+
+// ChannelsConfig is `channels.*`: the chat providers switchboard speaks
+// (docs/channels.md) and the generic webhook deliverer.
+type ChannelsConfig struct {
+	// Webhook maps a channel name to a webhook that receives its
+	// deliveries as JSON POSTs (`channels.webhook.<name>.url`).
+	Webhook map[string]WebhookChannel `json:"webhook,omitempty"`
+	// Telegram is OpenClaw's `channels.telegram` block, checked key for
+	// key against OpenClaw's own schema (schema/telegram.json); the
+	// telegram channel package reads it (TelegramConfig there).
+	Telegram map[string]any `json:"telegram,omitempty"`
+	// Discord is OpenClaw's `channels.discord` block (the discord channel
+	// package reads it).
+	Discord map[string]any `json:"discord,omitempty"`
+}
+
+// WebhookChannel is `channels.webhook.<name>`.
+type WebhookChannel struct {
+	// URL receives the channel's deliveries as JSON POSTs.
+	URL string `json:"url"`
+}
+
+// Names returns every channel name the config defines (webhook names and
+// the configured providers), sorted.
+func (c ChannelsConfig) Names() []string {
+	var out []string
+	for n := range c.Webhook {
+		out = append(out, n)
+	}
+	if c.Telegram != nil {
+		out = append(out, "telegram")
+	}
+	if c.Discord != nil {
+		out = append(out, "discord")
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// Has reports whether the config defines channel name.
+func (c ChannelsConfig) Has(name string) bool { return slices.Contains(c.Names(), name) }
+
+// Binding is one of OpenClaw's `bindings`: messages matching Match are
+// answered by AgentID.
+type Binding struct {
+	// Type is "route" (default); "acp" bindings are accepted and ignored.
+	Type    string          `json:"type,omitempty"`
+	AgentID string          `json:"agentId"`
+	Comment string          `json:"comment,omitempty"`
+	Match   BindingMatch    `json:"match"`
+	Session *BindingSession `json:"session,omitempty"`
+	// ACP is an acp binding's settings (no effect here).
+	ACP any `json:"acp,omitempty"`
+}
+
+// BindingMatch is `bindings[].match`.
+type BindingMatch struct {
+	Channel string `json:"channel"`
+	// AccountID: empty matches the default account, "*" every account.
+	AccountID string       `json:"accountId,omitempty"`
+	Peer      *BindingPeer `json:"peer,omitempty"`
+	GuildID   string       `json:"guildId,omitempty"`
+	TeamID    string       `json:"teamId,omitempty"`
+	Roles     []string     `json:"roles,omitempty"`
+}
+
+// BindingPeer is `bindings[].match.peer`.
+type BindingPeer struct {
+	Kind string `json:"kind"` // direct|group|channel
+	ID   string `json:"id"`
+}
+
+// BindingSession is `bindings[].session`: scope overrides for the
+// conversations the binding matches.
+type BindingSession struct {
+	DMScope    string `json:"dmScope,omitempty"`
+	GroupScope string `json:"groupScope,omitempty"`
+}
+
+//go:embed schema/telegram.json
+var telegramSchemaDoc []byte
+
+var telegramSchema schemaCache
+
+// legacyChannelProblems finds the retired `channels.<name>.webhookUrl`
+// form of the webhook deliverer in a raw config and removes it (so it is
+// reported once, with the key that replaces it).
+func legacyChannelProblems(raw map[string]any) []Problem {
+	chs, ok := raw["channels"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	var out []Problem
+	for _, name := range sortedKeys(chs) {
+		switch name {
+		case "webhook", "telegram", "discord":
+			continue
+		}
+		m, ok := chs[name].(map[string]any)
+		if !ok {
+			continue
+		}
+		if _, ok := m["webhookUrl"]; ok {
+			out = append(out, Problem{Path: joinKey(joinKey("channels", name), "webhookUrl"),
+				Message: "moved: write it as channels.webhook." + name + ".url"})
+			delete(chs, name)
+		}
+	}
+	return out
+}
+
+func (c *Config) checkChannels(v *checker) {
+	for _, name := range sortedKeys(c.Channels.Webhook) {
+		path := joinKey("channels.webhook", name)
+		if !sessionkey.ValidAgentID(name) || name != strings.ToLower(name) {
+			// Channel names appear as key segments (agent:<id>:<channel>:group:<x>).
+			v.add(path, "channel name must match ^[a-z0-9][a-z0-9_-]{0,63}$")
+			continue
+		}
+		if name == "telegram" || name == "discord" {
+			v.add(path, "is a provider channel (configure channels.%s)", name)
+			continue
+		}
+		u := c.Channels.Webhook[name].URL
+		if u == "" {
+			v.add(path+".url", "required")
+			continue
+		}
+		checkURL(v, path+".url", u)
+	}
+	if c.Channels.Telegram != nil {
+		checkSchema(v, "channels.telegram", &telegramSchema, telegramSchemaDoc, c.Channels.Telegram)
+	}
+	for i, b := range c.Bindings {
+		path := "bindings[" + itoa(i) + "]"
+		if b.Type != "" && b.Type != "route" && b.Type != "acp" {
+			v.add(path+".type", `want "route" or "acp"`)
+		}
+		if strings.TrimSpace(b.AgentID) == "" {
+			v.add(path+".agentId", "required")
+		} else if _, ok := c.Agent(b.AgentID); !ok {
+			v.add(path+".agentId", "unknown agent %q", b.AgentID)
+		}
+		if strings.TrimSpace(b.Match.Channel) == "" {
+			v.add(path+".match.channel", "required")
+		}
+		if p := b.Match.Peer; p != nil {
+			switch p.Kind {
+			case "direct", "group", "channel":
+			default:
+				v.add(path+".match.peer.kind", `want "direct", "group" or "channel"`)
+			}
+		}
+		if s := b.Session; s != nil {
+			checkScopes(v, path+".session", s.DMScope, s.GroupScope)
+		}
+	}
+	checkScopes(v, "session", c.Session.DMScope, c.Session.GroupScope)
+}
+
+// checkScopes checks a dmScope and a groupScope.
+func checkScopes(v *checker, path, dm, group string) {
+	switch dm {
+	case "", "main", "per-peer", "per-channel-peer", "per-account-channel-peer":
+	default:
+		v.add(path+".dmScope", `want "main", "per-peer", "per-channel-peer" or "per-account-channel-peer"`)
+	}
+	switch group {
+	case "", "main", "per-group":
+	default:
+		v.add(path+".groupScope", `want "main" or "per-group"`)
+	}
+}
+
+// checkSchema validates a provider block against OpenClaw's schema of it.
+func checkSchema(v *checker, path string, cache *schemaCache, doc []byte, block map[string]any) {
+	s, err := cache.get(doc)
+	if err != nil {
+		v.add(path, "internal: schema: %s", err)
+		return
+	}
+	// The block went through the strict walk already; round-trip it so
+	// numbers are float64 as the schema check expects.
+	var generic any
+	b, err := json.Marshal(block)
+	if err == nil {
+		err = json.Unmarshal(b, &generic)
+	}
+	if err != nil {
+		v.add(path, "%s", err)
+		return
+	}
+	for _, p := range s.check(path, generic) {
+		v.add(p.Path, "%s", p.Message)
+	}
+}
+
+func itoa(i int) string {
+	b, _ := json.Marshal(i)
+	return string(b)
+}
