@@ -253,4 +253,3 @@ func (p *CutProxy) Addr() string { return p.ln.Addr().String() }
 func DiscordDirectChannelID(a, b string) string {
 	return discordDirect(a, b)
 }
-
