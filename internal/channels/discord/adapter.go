@@ -35,6 +35,11 @@ type Options struct {
 	Now func() time.Time
 	// Backoff overrides the gateway's reconnect backoff (tests).
 	Backoff func(n int) time.Duration
+	// Paired reports a direct-message sender approved by pairing; Pair
+	// asks for a pairing code for an unknown one (nil: pairing answers
+	// nothing).
+	Paired func(account, sender string) bool
+	Pair   func(ctx context.Context, account, sender, name string) (code string, fresh bool, err error)
 }
 
 // Adapter is the Discord channel: one gateway session and one REST
@@ -77,7 +82,7 @@ func New(opts Options) (*Adapter, error) {
 	for _, id := range cfg.AccountIDs() {
 		ac, err := cfg.AccountConfig(id)
 		acc := &account{id: id, conf: ac, log: opts.Logger.With("channel", ChannelName, "account", id),
-			now: opts.Now, channels: map[string]channelInfo{}, guilds: map[string]string{}}
+			now: opts.Now, paired: opts.Paired, pair: opts.Pair, channels: map[string]channelInfo{}, guilds: map[string]string{}}
 		acc.enabled = err == nil && (ac.Enabled == nil || *ac.Enabled)
 		if err == nil {
 			acc.token, err = ac.ResolveToken(id, opts.Getenv)
@@ -261,6 +266,8 @@ type account struct {
 	sender  *Sender
 	gw      *Gateway
 	sink    channels.Sink
+	paired  func(account, sender string) bool
+	pair    func(ctx context.Context, account, sender, name string) (string, bool, error)
 
 	mu       sync.Mutex
 	err      string
@@ -373,6 +380,9 @@ func (acc *account) message(ctx context.Context, m Message) {
 		}
 	}
 	dec := acc.conf.decide(m, w, botID)
+	if dec.Verdict == Pair && acc.paired != nil && acc.paired(acc.id, m.AuthorID) {
+		dec.Verdict = Admit
+	}
 	if dec.Verdict == Drop {
 		acc.log.Debug("discord: message not answered", "reason", dec.Reason, "channel", m.ChannelID, "sender", m.AuthorID)
 		return
@@ -387,7 +397,7 @@ func (acc *account) message(ctx context.Context, m Message) {
 		in.ChatTitle = acc.title(m.GuildID, info)
 	}
 	if dec.Verdict == Pair {
-		acc.log.Info("discord: direct message from a sender outside allowFrom (dmPolicy pairing)", "sender", m.AuthorID)
+		acc.pairing(ctx, m)
 		return
 	}
 	acc.received.Add(1)
@@ -408,6 +418,27 @@ func (acc *account) message(ctx context.Context, m Message) {
 	}
 	if err != nil {
 		acc.log.Error("discord: message lost: its turn could not be recorded", "message", m.ID, "channel", m.ChannelID, "err", err)
+	}
+}
+
+// pairing answers an unknown direct sender with a pairing code (once per
+// code, not on every message).
+func (acc *account) pairing(ctx context.Context, m Message) {
+	if acc.pair == nil {
+		return
+	}
+	code, fresh, err := acc.pair(ctx, acc.id, m.AuthorID, m.AuthorName)
+	if err != nil {
+		acc.log.Info("discord pairing refused", "sender", m.AuthorID, "err", err)
+		return
+	}
+	if !fresh {
+		return
+	}
+	text := "switchboard: access not configured.\n\nYour Discord user id: " + m.AuthorID +
+		"\n\nPairing code: " + code + "\n\nAsk the bot owner to approve with:\nswitchboard pairing approve discord " + code
+	if _, err := acc.sender.Send(ctx, "user:"+m.AuthorID, text, "pairing:"+acc.id+":"+m.ID); err != nil {
+		acc.log.Warn("discord pairing code not sent", "err", err)
 	}
 }
 

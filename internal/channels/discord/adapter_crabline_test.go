@@ -204,3 +204,42 @@ func TestAdapterAgainstCrabline(t *testing.T) {
 		t.Errorf("status %+v", st)
 	}
 }
+
+func TestAdapterPairingAgainstCrabline(t *testing.T) {
+	c := crabline.Start(t, "discord")
+	const user = "135000000000000203"
+	var approved atomic.Bool
+	var asked atomic.Int32
+	a, err := New(Options{Block: map[string]any{"token": c.BotToken, "apiRoot": c.Endpoints.APIRoot, "gatewayUrl": c.Endpoints.GatewayURL},
+		Paired: func(account, sender string) bool { return approved.Load() && account == "default" && sender == user },
+		Pair: func(_ context.Context, _, sender, _ string) (string, bool, error) {
+			return "ABCD2345", asked.Add(1) == 1, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &echoSink{a: a}
+	if err := a.Start(context.Background(), sink); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = a.Stop(context.Background()) }()
+	crabline.WaitFor(t, "the gateway to be ready", func() bool { return a.Status()[0].Connected })
+	dm := crabline.DiscordDirectChannelID(c.BotUserID, user)
+	c.Inject(t, map[string]any{"channelId": dm, "senderId": user, "content": "hi"})
+	c.Inject(t, map[string]any{"channelId": dm, "senderId": user, "content": "hi again"})
+	crabline.WaitFor(t, "the pairing code", func() bool {
+		for _, p := range c.DiscordPosts(t, dm) {
+			if s, _ := p.Body["content"].(string); strings.Contains(s, "switchboard pairing approve discord ABCD2345") {
+				return true
+			}
+		}
+		return false
+	})
+	crabline.WaitFor(t, "the second request", func() bool { return asked.Load() == 2 })
+	if n := len(c.DiscordPosts(t, dm)); n != 1 {
+		t.Errorf("%d posts before approval, want the one pairing code", n)
+	}
+	approved.Store(true)
+	c.Inject(t, map[string]any{"channelId": dm, "senderId": user, "content": "approved now"})
+	crabline.WaitFor(t, "the answer after approval", hasPost(c, t, dm, "echo: approved now"))
+}
