@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/channels"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/engine"
@@ -52,6 +53,10 @@ type App struct {
 	Engine   *engine.Engine
 	Store    domain.Store
 	StateDir string
+	// Channels holds the provider adapters (telegram, discord): their
+	// deliveries go through it, and the gateway starts their receiving
+	// (StartChannels).
+	Channels *channels.Registry
 	lock     *Lock
 	// closeCluster stops the replica coordination (after the engine).
 	closeCluster func()
@@ -79,7 +84,9 @@ func Open(ctx context.Context, opts Options) (*App, error) { return open(ctx, op
 // Close stops the engine (in-flight runs are recorded as aborted, queued
 // work stays for the next start), closes the store and releases the lock.
 func (a *App) Close(ctx context.Context) error {
-	err := a.Engine.Close(ctx)
+	// Receiving stops first: no new turn arrives while the engine stops.
+	err := a.Channels.Stop(ctx)
+	err = errors.Join(err, a.Engine.Close(ctx))
 	if a.closeCluster != nil {
 		a.closeCluster()
 	}
@@ -152,10 +159,14 @@ func open(ctx context.Context, opts Options, readOnly bool) (_ *App, err error) 
 		return nil, err
 	}
 	undo = append(undo, closeCluster)
+	chans, err := newChannels(cfg, opts.Getenv, opts.StateDir, opts.Logger, st)
+	if err != nil {
+		return nil, err
+	}
 	e, err := engine.New(engine.Options{
 		Config: cfg, Store: st, Models: models, Mirror: NewMirror(cfg, opts.StateDir),
 		StateDir: opts.StateDir, Logger: opts.Logger, MaintenanceInterval: opts.MaintenanceInterval,
-		HoldRuns: opts.Hold || readOnly, OwnWorkOnly: opts.OwnWorkOnly, Cluster: cluster,
+		HoldRuns: opts.Hold || readOnly, OwnWorkOnly: opts.OwnWorkOnly, Cluster: cluster, Channels: chans,
 	})
 	if err != nil {
 		return nil, err
@@ -165,5 +176,5 @@ func open(ctx context.Context, opts Options, readOnly bool) (_ *App, err error) 
 			return nil, err
 		}
 	}
-	return &App{Config: cfg, Engine: e, Store: st, StateDir: opts.StateDir, lock: lock, closeCluster: closeCluster}, nil
+	return &App{Config: cfg, Engine: e, Store: st, StateDir: opts.StateDir, Channels: chans, lock: lock, closeCluster: closeCluster}, nil
 }

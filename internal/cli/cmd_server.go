@@ -141,6 +141,9 @@ func runGateway(e *env, listen strFlag) (err error) {
 	log.Info("switchboard started", "addr", host, "url", info.URL, "stateDir", dir, "store", app.StoreName(a.Config, dir),
 		"config", cfgPath, "version", version, "pid", info.PID, "auth", authMode(srv.TokenRequired()))
 	fmt.Fprintf(e.stdout, "switchboard gateway listening on %s (web UI, WebSocket, /mcp, /api, /a2a)\n", info.URL)
+	if err := a.StartChannels(e.ctx, log); err != nil {
+		return err
+	}
 	rep := a.Engine.StartReport()
 	log.Info("recovery", "runsRequeued", rep.Requeued, "runsAborted", rep.Aborted, "runsResumed", rep.Resumed,
 		"mirrorFilesRepaired", rep.MirrorRepaired, "attachmentDirsRemoved", rep.AttachmentsRemoved)

@@ -1,0 +1,42 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/switchboard-go/switchboard/internal/channels"
+	"github.com/switchboard-go/switchboard/internal/channels/telegram"
+	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// newChannels builds the provider adapters the config enables, in one
+// registry: every process delivers their outbox items through it, and
+// the gateway also starts their receiving (StartChannels).
+func newChannels(cfg *config.Config, getenv func(string) string, stateDir string, log *slog.Logger, st domain.Store) (*channels.Registry, error) {
+	reg := channels.NewRegistry(log, st)
+	if cfg.Channels.Telegram != nil {
+		pairs := channels.NewPairing(filepath.Join(stateDir, "channels", "pairing.json"))
+		a, err := telegram.New(telegram.Options{Raw: cfg.Channels.Telegram, Getenv: getenv, StateDir: stateDir, Logger: log,
+			Paired: func(account, sender string) bool { return pairs.Approved(telegram.Channel, account, sender) },
+			Pair: func(ctx context.Context, account, sender, name string) (string, bool, error) {
+				return pairs.Request(telegram.Channel, account, sender, name)
+			}})
+		if err != nil {
+			return nil, err
+		}
+		if err := reg.Register(a); err != nil {
+			return nil, err
+		}
+	}
+	return reg, nil
+}
+
+// StartChannels starts receiving on every configured channel: each
+// inbound message becomes a chat turn through the engine's gate. The
+// gateway calls it once it serves; Close stops the channels first.
+func (a *App) StartChannels(ctx context.Context, log *slog.Logger) error {
+	router := channels.NewRouter(channels.RouterOptions{Gate: a.Engine, Config: a.Engine.Config, Sessions: a.Store, Logger: log})
+	return a.Channels.Start(ctx, router)
+}

