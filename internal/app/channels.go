@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/switchboard-go/switchboard/internal/channels"
+	"github.com/switchboard-go/switchboard/internal/channels/discord"
 	"github.com/switchboard-go/switchboard/internal/channels/telegram"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -16,12 +17,25 @@ import (
 // the gateway also starts their receiving (StartChannels).
 func newChannels(cfg *config.Config, getenv func(string) string, stateDir string, log *slog.Logger, st domain.Store) (*channels.Registry, error) {
 	reg := channels.NewRegistry(log, st)
+	pairs := channels.NewPairing(filepath.Join(stateDir, "channels", "pairing.json"))
 	if cfg.Channels.Telegram != nil {
-		pairs := channels.NewPairing(filepath.Join(stateDir, "channels", "pairing.json"))
 		a, err := telegram.New(telegram.Options{Raw: cfg.Channels.Telegram, Getenv: getenv, StateDir: stateDir, Logger: log,
 			Paired: func(account, sender string) bool { return pairs.Approved(telegram.Channel, account, sender) },
 			Pair: func(ctx context.Context, account, sender, name string) (string, bool, error) {
 				return pairs.Request(telegram.Channel, account, sender, name)
+			}})
+		if err != nil {
+			return nil, err
+		}
+		if err := reg.Register(a); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Channels.Discord != nil {
+		a, err := discord.New(discord.Options{Block: cfg.Channels.Discord, Getenv: getenv, Logger: log,
+			Paired: func(account, sender string) bool { return pairs.Approved(discord.ChannelName, account, sender) },
+			Pair: func(ctx context.Context, account, sender, name string) (string, bool, error) {
+				return pairs.Request(discord.ChannelName, account, sender, name)
 			}})
 		if err != nil {
 			return nil, err
