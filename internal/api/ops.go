@@ -35,6 +35,10 @@ const (
 	OpOutboxList      Op = "outbox.list"
 	OpDeliver         Op = "outbox.deliver"
 	OpUsageReport     Op = "usage.report"
+	// OpChannelsStatus reads the chat channels' state (channels.status);
+	// OpChannelsPairing lists, approves and dismisses pairing requests.
+	OpChannelsStatus  Op = "channels.status"
+	OpChannelsPairing Op = "channels.pairing"
 )
 
 // Acting says whose rights a call is decided with.
@@ -87,6 +91,8 @@ var rules = map[Op]Rule{
 	OpOutboxList:      {Scope: ScopeRead, Acting: OperatorOnly, Reads: true},
 	OpDeliver:         {Scope: ScopeWrite, Acting: OperatorOnly},
 	OpUsageReport:     {Scope: ScopeRead, Acting: OperatorOnly, Reads: true},
+	OpChannelsStatus:  {Scope: ScopeRead, Acting: OperatorOnly, Reads: true},
+	OpChannelsPairing: {Scope: ScopeAdmin, Acting: OperatorOnly},
 }
 
 // RuleFor returns the rule of op. An operation missing from the table is

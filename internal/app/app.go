@@ -57,7 +57,9 @@ type App struct {
 	// deliveries go through it, and the gateway starts their receiving
 	// (StartChannels).
 	Channels *channels.Registry
-	lock     *Lock
+	// Pairing holds dmPolicy "pairing" requests and approvals.
+	Pairing *channels.Pairing
+	lock    *Lock
 	// closeCluster stops the replica coordination (after the engine).
 	closeCluster func()
 }
@@ -159,7 +161,8 @@ func open(ctx context.Context, opts Options, readOnly bool) (_ *App, err error) 
 		return nil, err
 	}
 	undo = append(undo, closeCluster)
-	chans, err := newChannels(cfg, opts.Getenv, opts.StateDir, opts.Logger, st)
+	pairs := channels.NewPairing(PairingPath(opts.StateDir))
+	chans, err := newChannels(cfg, opts.Getenv, opts.StateDir, opts.Logger, st, pairs)
 	if err != nil {
 		return nil, err
 	}
@@ -176,5 +179,5 @@ func open(ctx context.Context, opts Options, readOnly bool) (_ *App, err error) 
 			return nil, err
 		}
 	}
-	return &App{Config: cfg, Engine: e, Store: st, StateDir: opts.StateDir, Channels: chans, lock: lock, closeCluster: closeCluster}, nil
+	return &App{Config: cfg, Engine: e, Store: st, StateDir: opts.StateDir, Channels: chans, Pairing: pairs, lock: lock, closeCluster: closeCluster}, nil
 }

@@ -15,9 +15,8 @@ import (
 // newChannels builds the provider adapters the config enables, in one
 // registry: every process delivers their outbox items through it, and
 // the gateway also starts their receiving (StartChannels).
-func newChannels(cfg *config.Config, getenv func(string) string, stateDir string, log *slog.Logger, st domain.Store) (*channels.Registry, error) {
+func newChannels(cfg *config.Config, getenv func(string) string, stateDir string, log *slog.Logger, st domain.Store, pairs *channels.Pairing) (*channels.Registry, error) {
 	reg := channels.NewRegistry(log, st)
-	pairs := channels.NewPairing(filepath.Join(stateDir, "channels", "pairing.json"))
 	if cfg.Channels.Telegram != nil {
 		a, err := telegram.New(telegram.Options{Raw: cfg.Channels.Telegram, Getenv: getenv, StateDir: stateDir, Logger: log,
 			Paired: func(account, sender string) bool { return pairs.Approved(telegram.Channel, account, sender) },
@@ -54,3 +53,7 @@ func (a *App) StartChannels(ctx context.Context, log *slog.Logger) error {
 	router := channels.NewRouter(channels.RouterOptions{Gate: a.Engine, Config: a.Engine.Config, Sessions: a.Store, Logger: log})
 	return a.Channels.Start(ctx, router)
 }
+
+// PairingPath is the pairing file of a state dir (requests and approved
+// senders of dmPolicy "pairing").
+func PairingPath(stateDir string) string { return filepath.Join(stateDir, "channels", "pairing.json") }

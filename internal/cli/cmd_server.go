@@ -118,10 +118,12 @@ func runGateway(e *env, listen strFlag) (err error) {
 			}
 			return p, nil
 		}),
-		A2A:     a2aHandler(a.Engine, cfg, log, version),
-		Web:     web.Handler(),
-		Logger:  log,
-		Version: version,
+		A2A:      a2aHandler(a.Engine, cfg, log, version),
+		Channels: a.Channels,
+		Pairing:  a.Pairing,
+		Web:      web.Handler(),
+		Logger:   log,
+		Version:  version,
 	})
 	if err != nil {
 		return err

@@ -34,7 +34,7 @@ func commands() *command {
 			"otherwise run the engine in-process.",
 		subs: []*command{
 			chatCommand(), sendCommand(), spawnCommand(), sessionsCommand(), agentsCommand(), runsCommand(),
-			outboxCommand(), gatewayCommand(), mcpCommand(), demoCommand(), configCommand(), importCommand(),
+			outboxCommand(), channelsCommand(), pairingCommand(), gatewayCommand(), mcpCommand(), demoCommand(), configCommand(), importCommand(),
 			benchCommand(), migrateCommand(), usageCommand(), versionCommand(),
 		},
 	}

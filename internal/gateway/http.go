@@ -64,6 +64,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /api/agents", s.api(api.OpAgentsList, s.apiAgents))
 	mux.Handle("GET /api/search", s.api(api.OpSessionsSearch, s.apiSearch))
 	mux.Handle("GET /api/usage", s.api(api.OpUsageReport, s.apiUsage))
+	mux.Handle("GET /api/channels/status", s.api(api.OpChannelsStatus, s.apiChannelsStatus))
 	mux.Handle("POST /api/tools/{name}", s.api("", s.apiTool))
 	mux.Handle("/api/", s.api("", func(r *http.Request, _ grant) (any, error) {
 		return nil, domain.Errorf(domain.CodeNotFound, "no API route %s %s", r.Method, r.URL.Path)
@@ -104,7 +105,11 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 		writeError(w, domain.Errorf(domain.CodeUnavailable, "gateway is shutting down"))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+	body := map[string]any{"ok": true}
+	if ch := s.channelHealth(); ch != nil {
+		body["channels"] = ch
+	}
+	writeJSON(w, http.StatusOK, body)
 }
 
 // serveMCP passes the request to the MCP handler with the caller's

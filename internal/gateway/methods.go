@@ -65,6 +65,11 @@ func (s *Server) methodTable() map[string]method {
 		"runs.cancel":      {api.OpRunsCancel, s.mRunsCancel},
 		"tools.invoke":     {"", s.mToolsInvoke},
 		"usage.report":     {api.OpUsageReport, s.mUsageReport},
+
+		"channels.status":          {api.OpChannelsStatus, s.mChannelsStatus},
+		"channels.pairing.list":    {api.OpChannelsPairing, s.mPairingList},
+		"channels.pairing.approve": {api.OpChannelsPairing, s.mPairingApprove},
+		"channels.pairing.dismiss": {api.OpChannelsPairing, s.mPairingDismiss},
 	}
 }
 

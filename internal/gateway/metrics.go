@@ -45,7 +45,7 @@ func newMetrics(s *Server) *metrics {
 	}
 	// The Go and process collectors (go_goroutines, process_resident_memory_bytes…)
 	// let operators and the soak test watch for leaks.
-	m.reg.MustRegister(m.wsConnections, m.wsTotal, m.requests, m.runsFinished, m.storeLatency, newStateCollector(m),
+	m.reg.MustRegister(m.wsConnections, m.wsTotal, m.requests, m.runsFinished, m.storeLatency, newStateCollector(m), newChannelCollector(s),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

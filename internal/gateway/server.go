@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/channels"
 	"log/slog"
 	"net"
 	"net/http"
@@ -48,10 +49,14 @@ type Options struct {
 	A2A http.Handler
 	// Web serves GET requests that are not WebSocket upgrades or API
 	// routes (nil serves a small placeholder page).
-	Web     http.Handler
-	Logger  *slog.Logger
-	Version string
-	Now     func() time.Time
+	Web http.Handler
+	// Channels reports the chat channels (channels.status, /healthz,
+	// metrics); Pairing answers channels.pairing.* (nil: not available).
+	Channels *channels.Registry
+	Pairing  *channels.Pairing
+	Logger   *slog.Logger
+	Version  string
+	Now      func() time.Time
 
 	// Limits are gateway.limits (connections, timeouts, payload and
 	// buffered bytes); zero fields take the defaults. When Limits is zero
