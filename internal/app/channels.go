@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/switchboard-go/switchboard/internal/channels"
+	"github.com/switchboard-go/switchboard/internal/channels/discord"
 	"github.com/switchboard-go/switchboard/internal/channels/telegram"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -21,6 +22,19 @@ func newChannels(cfg *config.Config, getenv func(string) string, stateDir string
 			Paired: func(account, sender string) bool { return pairs.Approved(telegram.Channel, account, sender) },
 			Pair: func(ctx context.Context, account, sender, name string) (string, bool, error) {
 				return pairs.Request(telegram.Channel, account, sender, name)
+			}})
+		if err != nil {
+			return nil, err
+		}
+		if err := reg.Register(a); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Channels.Discord != nil {
+		a, err := discord.New(discord.Options{Block: cfg.Channels.Discord, Getenv: getenv, Logger: log,
+			Paired: func(account, sender string) bool { return pairs.Approved(discord.ChannelName, account, sender) },
+			Pair: func(ctx context.Context, account, sender, name string) (string, bool, error) {
+				return pairs.Request(discord.ChannelName, account, sender, name)
 			}})
 		if err != nil {
 			return nil, err

@@ -142,6 +142,9 @@ func (c *Config) checkChannels(v *checker) {
 	if c.Channels.Telegram != nil {
 		checkSchema(v, "channels.telegram", &telegramSchema, telegramSchemaDoc, c.Channels.Telegram)
 	}
+	if c.Channels.Discord != nil {
+		checkSchema(v, "channels.discord", &discordSchema, discordSchemaDoc, c.Channels.Discord)
+	}
 	for i, b := range c.Bindings {
 		path := "bindings[" + itoa(i) + "]"
 		if b.Type != "" && b.Type != "route" && b.Type != "acp" {
