@@ -3,6 +3,7 @@ package a2a
 import (
 	"encoding/json"
 	"net/http"
+	"net/netip"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/a2a/wire"
@@ -31,10 +32,29 @@ func (s *Server) baseURL(r *http.Request) string {
 		return u
 	}
 	scheme := "http"
-	if r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
+	if r.TLS != nil || (fromTrustedProxy(r, s.opts.TrustedProxies) && strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")) {
 		scheme = "https"
 	}
 	return scheme + "://" + r.Host
+}
+
+// fromTrustedProxy reports whether r's peer is one of the proxies whose
+// forwarding headers are believed (gateway.trustedProxies).
+func fromTrustedProxy(r *http.Request, proxies []netip.Prefix) bool {
+	if len(proxies) == 0 {
+		return false
+	}
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return false
+	}
+	ip := ap.Addr().Unmap()
+	for _, p := range proxies {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
 }
 
 // EndpointURL is the JSON-RPC URL of agent id under base.

@@ -38,6 +38,7 @@ func BenchmarkSessionsSendToRemoteSwitchboard(b *testing.B) {
 	cfg := testConfig()
 	cfg.Tools.Sessions.Visibility = "all"
 	cfg.Tools.AgentToAgent.Enabled = true
+	cfg.A2A.SSRFPolicy.DangerouslyAllowPrivateNetwork = true
 	cfg.A2A.Remotes = []config.A2ARemote{{ID: "peer", URL: srv.URL + AgentsPrefix + "main" + "/.well-known/agent-card.json", Token: token}}
 	sender := openSender(b, cfg)
 

@@ -48,7 +48,7 @@ func TestRemoteClientAgainstThisServer(t *testing.T) {
 		{srv.URL + "/legacy-card.json", wire.LegacyVersion, "ctx-three"},
 	} {
 		chain := []string{"agent:elsewhere:main", "agent:peer:" + tc.ctxID}
-		res, err := c.Send(context.Background(), remote.Remote{ID: "peer", CardURL: tc.card, Token: token},
+		res, err := c.Send(context.Background(), remote.Remote{AllowPrivateNetwork: true, ID: "peer", CardURL: tc.card, Token: token},
 			remote.Message{ContextID: tc.ctxID, Text: "hello " + tc.version, Chain: chain})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.version, err)
@@ -69,7 +69,7 @@ func TestRemoteClientAgainstThisServer(t *testing.T) {
 	}
 
 	// A wrong token is the client's unauthorized error, naming the remote.
-	_, err := c.Send(context.Background(), remote.Remote{ID: "peer", CardURL: srv.URL + AgentsPrefix + "main" + wire.CardPath, Token: "wrong"},
+	_, err := c.Send(context.Background(), remote.Remote{AllowPrivateNetwork: true, ID: "peer", CardURL: srv.URL + AgentsPrefix + "main" + wire.CardPath, Token: "wrong"},
 		remote.Message{ContextID: "x", Text: "hi"})
 	if err == nil || !errors.Is(err, remote.ErrUnauthorized) {
 		t.Fatalf("wrong token: %v", err)

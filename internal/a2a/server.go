@@ -3,6 +3,7 @@ package a2a
 import (
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/a2a/wire"
@@ -38,6 +39,10 @@ type Options struct {
 	// PublicURL is the base URL clients reach the gateway at (a2a.publicUrl);
 	// empty derives it from each card request.
 	PublicURL string
+	// TrustedProxies are the addresses (gateway.trustedProxies) whose
+	// X-Forwarded-Proto is believed when deriving the base URL; from any
+	// other client the header is ignored.
+	TrustedProxies []netip.Prefix
 	// Version is the software version shown as each card's version.
 	Version string
 	Logger  *slog.Logger

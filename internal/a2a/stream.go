@@ -3,6 +3,7 @@ package a2a
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -192,6 +193,12 @@ func (s *Server) follow(ctx context.Context, p api.Principal, out *sse, run doma
 	for {
 		select {
 		case <-ctx.Done():
+			// A request ended for a reason the client should read (its
+			// credential revoked) says so as the stream's last event.
+			var de *domain.Error
+			if errors.As(context.Cause(ctx), &de) {
+				out.fail(toRPCError(de))
+			}
 			return
 		case ev, ok := <-events:
 			if !ok {

@@ -24,8 +24,10 @@ func a2aHandler(eng *engine.Engine, cfg *config.Config, log *slog.Logger, versio
 		Agents:    func() []a2a.Agent { return A2AAgents(eng.Config()) },
 		Principal: gateway.PrincipalOf,
 		PublicURL: cfg.A2A.PublicURL,
-		Version:   version,
-		Logger:    log,
+		// Validated by config: every entry parses.
+		TrustedProxies: cfg.Gateway.TrustedProxyPrefixes(),
+		Version:        version,
+		Logger:         log,
 	})
 }
 

@@ -19,6 +19,11 @@ type A2ARemote struct {
 	// URL is the remote agent's card (…/.well-known/agent-card.json, or
 	// any URL that answers with the card).
 	URL string `json:"url"`
+	// Endpoint, when set, is the JSON-RPC endpoint the gateway calls,
+	// whatever the card names: for a remote whose card names an endpoint
+	// on another origin. Without it the card's endpoint must share the
+	// card URL's origin when a token is set (the token goes nowhere else).
+	Endpoint string `json:"endpoint,omitempty"`
 	// Token, when set, is sent as `Authorization: Bearer <token>` on every
 	// request to the remote (usually "${ENV_VAR}").
 	Token string `json:"token,omitempty"`
@@ -68,6 +73,9 @@ func (c *Config) checkA2ARemotes(v *checker) {
 			v.add(path+".url", "must not be empty (the remote's agent card URL)")
 		} else {
 			checkURL(v, path+".url", r.URL)
+		}
+		if r.Endpoint != "" {
+			checkURL(v, path+".endpoint", r.Endpoint)
 		}
 		if r.Token != "" && !printable(r.Token) {
 			v.add(path+".token", "must not contain whitespace or control characters")

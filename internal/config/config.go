@@ -40,6 +40,18 @@ type A2AConfig struct {
 	// Remotes are A2A agents elsewhere that sessions_send reaches as
 	// `agent:<id>:<rest>` (see A2ARemote).
 	Remotes []A2ARemote `json:"remotes,omitempty"`
+	// SSRFPolicy governs the gateway's outbound A2A requests (remote
+	// agent cards and endpoints).
+	SSRFPolicy SSRFPolicy `json:"ssrfPolicy"`
+}
+
+// SSRFPolicy is `a2a.ssrfPolicy` (OpenClaw's name for the same policy of
+// its browser tool): which targets outbound requests may reach.
+type SSRFPolicy struct {
+	// DangerouslyAllowPrivateNetwork admits loopback, private and
+	// link-local targets (default false: only public addresses). Set it
+	// for remotes on the gateway's own network, and in tests.
+	DangerouslyAllowPrivateNetwork bool `json:"dangerouslyAllowPrivateNetwork,omitempty"`
 }
 
 // Store drivers.
@@ -326,6 +338,10 @@ type GatewayConfig struct {
 	AllowedOrigins []string `json:"allowedOrigins,omitempty"`
 	// Limits bound connections, timeouts and buffered bytes.
 	Limits GatewayLimits `json:"limits"`
+	// TrustedProxies are the addresses or CIDR ranges of reverse proxies
+	// whose X-Forwarded-* headers are believed (OpenClaw's key); from
+	// any other client those headers are ignored.
+	TrustedProxies []string `json:"trustedProxies,omitempty"`
 }
 
 // GatewayLimits is `gateway.limits`. Zero means the gateway's default.
@@ -351,6 +367,20 @@ type GatewayLimits struct {
 	// has read but not yet answered (default 50 MiB); past it a request
 	// gets a retryable UNAVAILABLE.
 	MaxBufferedBytes int64 `json:"maxBufferedBytes,omitempty"`
+	// RateLimit bounds the requests of each token of gateway.auth.tokens.
+	RateLimit RateLimitConfig `json:"rateLimit"`
+}
+
+// RateLimitConfig is `gateway.limits.rateLimit`: a token bucket per
+// credential of gateway.auth.tokens (the main token, the operator's own,
+// is not limited). Every HTTP request, A2A call and WebSocket request
+// takes one; past the bucket a request is refused, retryable.
+type RateLimitConfig struct {
+	// RequestsPerSecond is each token's sustained rate (default 100; a
+	// negative value turns the limit off).
+	RequestsPerSecond float64 `json:"requestsPerSecond,omitempty"`
+	// Burst is how many requests a token may make at once (default 400).
+	Burst int `json:"burst,omitempty"`
 }
 
 // GatewayAuthConfig is `gateway.auth`.

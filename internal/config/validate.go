@@ -486,6 +486,11 @@ func (c *Config) checkGateway(v *checker) {
 			v.add(fmt.Sprintf("gateway.allowedOrigins[%d]", i), "%q %s", clip(o), msg)
 		}
 	}
+	for i, p := range g.TrustedProxies {
+		if _, ok := proxyPrefix(p); !ok {
+			v.add(fmt.Sprintf("gateway.trustedProxies[%d]", i), "%q is not an IP address or CIDR range", clip(p))
+		}
+	}
 	c.checkGatewayLimits(v)
 }
 

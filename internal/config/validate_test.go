@@ -103,6 +103,8 @@ func TestValidationRules(t *testing.T) {
 		{"allowedOrigins path", `{gateway: {allowedOrigins: ["https://ui.example.com/app"]}}`, "gateway.allowedOrigins[0]", "must be an origin"},
 		{"allowedOrigins scheme", `{gateway: {allowedOrigins: ["https://a.example", "ui.example.com"]}}`, "gateway.allowedOrigins[1]", "must start with http:// or https://"},
 		{"allowedOrigins wildcard", `{gateway: {allowedOrigins: ["*"]}}`, "gateway.allowedOrigins[0]", "must start with http:// or https://"},
+		{"trustedProxies not an address", `{gateway: {trustedProxies: ["10.0.0.1", "proxy.example"]}}`, "gateway.trustedProxies[1]", "is not an IP address or CIDR range"},
+		{"a2a remote endpoint not http", `{a2a: {remotes: [{id: "p", url: "https://x.example/c", endpoint: "ftp://x.example/rpc"}]}}`, "a2a.remotes[0].endpoint", "is not an http(s) URL"},
 		{"a2a expose unknown", `{a2a: {expose: ["ghost"]}}`, "a2a.expose[0]", `"ghost" is not a configured agent`},
 		{"a2a expose repeat", `{a2a: {expose: ["main", "MAIN"]}}`, "a2a.expose[1]", "repeats a2a.expose[0]"},
 		{"a2a publicUrl", `{a2a: {publicUrl: "ftp://x"}}`, "a2a.publicUrl", "is not an http(s) URL"},

@@ -38,7 +38,8 @@ func (e *Engine) remoteOf(id string) (remote.Remote, bool) {
 	if !ok {
 		return remote.Remote{}, false
 	}
-	return remote.Remote{ID: strings.ToLower(r.ID), CardURL: r.URL, Token: r.Token}, true
+	return remote.Remote{ID: strings.ToLower(r.ID), CardURL: r.URL, Endpoint: r.Endpoint, Token: r.Token,
+		AllowPrivateNetwork: e.cfg.A2A.SSRFPolicy.DangerouslyAllowPrivateNetwork}, true
 }
 
 // isRemote reports whether agent id names a remote A2A agent.

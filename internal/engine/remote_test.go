@@ -26,6 +26,7 @@ func remoteHarness(t *testing.T, rules []config.ScriptRule, mutate func(*config.
 		c.Tools.Sessions.Visibility = "all"
 		c.Tools.AgentToAgent.Enabled = true
 		c.A2A.Remotes = []config.A2ARemote{{ID: "planner", URL: f.CardURL()}}
+		c.A2A.SSRFPolicy.DangerouslyAllowPrivateNetwork = true // the fake remote serves on loopback
 		if mutate != nil {
 			mutate(c)
 		}

@@ -38,6 +38,9 @@ type grant struct {
 	name    string
 	scopes  []string
 	session string
+	// limited: the grant's requests count against its token's rate limit
+	// (every token of gateway.auth.tokens; not the main token).
+	limited bool
 }
 
 // operatorGrant is the grant of the main token and of a gateway without
@@ -133,7 +136,7 @@ func bindingGrant(i int, b config.TokenBinding) grant {
 		name = fmt.Sprintf("tokens[%d]", i)
 	}
 	session := strings.TrimSpace(b.Session)
-	return grant{name: name, scopes: bindingScopes(b.Scopes, session != ""), session: session}
+	return grant{name: name, scopes: bindingScopes(b.Scopes, session != ""), session: session, limited: true}
 }
 
 // bindingScopes maps a token binding's read|write|admin list to operator

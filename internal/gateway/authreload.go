@@ -23,10 +23,14 @@ func (l *liveAuth) required() bool { return l.p.Load().required() }
 
 // SetAuth replaces the accepted tokens (the main token and
 // gateway.auth.tokens) for every request and connection handshake from
-// now on; connections already open keep the grant they were given. The
-// caller checks that the listener stays allowed (CheckListenAddr) when
-// the new set is empty.
+// now on. Connections, requests and SSE streams already open whose token
+// is gone, re-bound, or lost a scope they hold are ended: WebSocket
+// connections with close code 1008 "credential revoked", HTTP requests
+// and A2A streams with a forbidden error of the same words. The caller
+// checks that the listener stays allowed (CheckListenAddr) when the new
+// set is empty.
 func (s *Server) SetAuth(token string, tokens []config.TokenBinding) {
 	a := newAuthenticator(token, tokens)
 	s.auth.p.Store(&a)
+	s.revokeStale(a)
 }

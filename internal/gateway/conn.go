@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -58,6 +59,9 @@ type conn struct {
 	// principal acting as itself, built once (every request needs it).
 	grant grant
 	self  api.Principal
+	// held is what the handshake admitted (nil before it); a config
+	// reload reads it from another goroutine (revokeStale).
+	held atomic.Pointer[heldCred]
 	// filtered is set for a non-operator principal (a token bound to a
 	// session): it gets only events of sessions it may see. visible caches
 	// that answer per session key; only the event pump touches it.

@@ -110,6 +110,14 @@ func (c *conn) handshake() bool {
 	}
 	c.protocol = int(hi)
 	c.grant = g.narrow(p.Scopes)
+	held := holdCred(p.Auth.Token, p.Scopes, c.grant)
+	c.held.Store(&held)
+	// A reload between the check above and the store would have missed
+	// this connection: check once more against the tokens now in force.
+	if !c.s.auth.p.Load().stillGranted(held) {
+		c.close(websocket.StatusPolicyViolation, revokedReason)
+		return false
+	}
 	c.self = c.grant.principal("")
 	c.filtered = !c.self.IsOperator()
 	c.visible = map[string]bool{}

@@ -168,8 +168,16 @@ func (s *Server) serveA2A(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	stop := context.AfterFunc(s.base, cancel)
 	defer stop()
-	if g, ok := s.auth.check(bearer(r.Header.Get("Authorization"))); ok {
+	token := bearer(r.Header.Get("Authorization"))
+	if g, ok := s.auth.check(token); ok {
 		recordPrincipal(w, g.name)
+		if ex := s.allow(g); ex != nil {
+			writeRateLimited(w, ex)
+			return
+		}
+		var release func()
+		ctx, release = s.held.hold(ctx, holdCred(token, nil, g))
+		defer release()
 		ctx = context.WithValue(ctx, principalKey{}, g.principal(""))
 	}
 	s.opts.A2A.ServeHTTP(w, r.WithContext(ctx))
@@ -192,7 +200,13 @@ func (s *Server) withAuth(h func(http.ResponseWriter, *http.Request, grant)) htt
 			writeJSON(w, http.StatusUnauthorized, errorBody("unauthorized", msg, requestIDOf(w)))
 			return
 		}
-		h(w, r, g)
+		if ex := s.allow(g); ex != nil {
+			writeRateLimited(w, ex)
+			return
+		}
+		ctx, release := s.held.hold(r.Context(), holdCred(token, nil, g))
+		defer release()
+		h(w, r.WithContext(ctx), g)
 	})
 }
 
@@ -217,6 +231,9 @@ func (s *Server) api(op api.Op, fn apiFunc) http.Handler {
 		defer stop()
 		v, err := fn(r.WithContext(ctx), g)
 		if err != nil {
+			if errors.Is(context.Cause(ctx), errRevoked) {
+				err = errRevoked
+			}
 			// A 5xx is logged with its cause by outerware.
 			writeError(w, err)
 			return

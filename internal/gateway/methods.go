@@ -82,6 +82,11 @@ func (c *conn) dispatch(f reqFrame) {
 		_ = c.respondErr(f.ID, domain.Invalid("already connected: connect is only valid as the first request"))
 		return
 	}
+	if ex := s.allow(c.grant); ex != nil {
+		s.metrics.request(f.Method, CodeUnavailable)
+		_ = c.respondErr(f.ID, limitedError(ex))
+		return
+	}
 	m, ok := s.methods[f.Method]
 	if !ok {
 		s.metrics.request(f.Method, CodeInvalidRequest)

@@ -20,6 +20,7 @@ type metrics struct {
 	wsConnections prometheus.Gauge
 	wsTotal       prometheus.Counter
 	requests      *prometheus.CounterVec
+	rateLimited   prometheus.Counter
 	runsFinished  *prometheus.CounterVec
 	storeLatency  *prometheus.HistogramVec
 }
@@ -35,6 +36,8 @@ func newMetrics(s *Server) *metrics {
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "switchboard_gateway_requests_total", Help: "Gateway protocol requests by method and result code."},
 			[]string{"method", "code"}),
+		rateLimited: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "switchboard_rate_limited_total", Help: "Requests refused by a token's rate limit (gateway.limits.rateLimit)."}),
 		runsFinished: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "switchboard_runs_finished_total", Help: "Runs that ended since the gateway started, by final status."},
 			[]string{"status"}),
@@ -45,7 +48,7 @@ func newMetrics(s *Server) *metrics {
 	}
 	// The Go and process collectors (go_goroutines, process_resident_memory_bytes…)
 	// let operators and the soak test watch for leaks.
-	m.reg.MustRegister(m.wsConnections, m.wsTotal, m.requests, m.runsFinished, m.storeLatency, newStateCollector(m), newChannelCollector(s),
+	m.reg.MustRegister(m.wsConnections, m.wsTotal, m.requests, m.rateLimited, m.runsFinished, m.storeLatency, newStateCollector(m), newChannelCollector(s),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

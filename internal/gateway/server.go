@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/ratelimit"
 )
 
 // Defaults of the protocol policy (OpenClaw's values).
@@ -103,11 +104,15 @@ type Server struct {
 	base       context.Context
 	cancelBase context.CancelFunc
 
-	mu       sync.Mutex
-	http     *http.Server
-	serving  bool
-	closing  bool
-	conns    map[*conn]struct{}
+	mu      sync.Mutex
+	http    *http.Server
+	serving bool
+	closing bool
+	conns   map[*conn]struct{}
+	// limiter holds each token's request bucket (ratelimit.go).
+	limiter *ratelimit.Limiter
+	// held are the authenticated HTTP requests in progress (revoke.go).
+	held     heldRequests
 	connWG   sync.WaitGroup // one per WebSocket handler
 	bgWG     sync.WaitGroup // background goroutines (metrics pump)
 	stopBG   context.CancelFunc
@@ -167,6 +172,7 @@ func New(opts Options) (*Server, error) {
 		auth:     newLiveAuth(newAuthenticator(opts.Token, opts.Tokens)),
 		policy:   newBrowserPolicy(opts.AllowedOrigins),
 		limits:   resolveLimits(opts.Limits),
+		limiter:  ratelimit.New(map[ratelimit.Scope]ratelimit.Limit{ratelimit.ScopeToken: tokenLimit(opts.Limits.RateLimit)}, opts.Now),
 		conns:    map[*conn]struct{}{},
 		shutDone: make(chan struct{}),
 		started:  opts.Now(),

@@ -56,6 +56,9 @@ func (s *Server) HTTPHandler(resolve func(r *http.Request) (api.Principal, error
 		}
 		r = r.Clone(context.WithValue(r.Context(), principalCtx{}, p))
 		if r.Method == http.MethodPost {
+			if refuseBatch(w, r) {
+				return
+			}
 			lenientPOST(r)
 		}
 		protected.ServeHTTP(w, r)

@@ -126,7 +126,7 @@ func gatewayConfig(self, peerID, peerAgent string, peerPort int, tokenEnv string
 	return fmt.Sprintf(`{
   agents: { list: [{ id: %[1]q, default: true }] },
   tools: { sessions: { visibility: "all" }, agentToAgent: { enabled: true } },
-  a2a: { remotes: [{ id: %[2]q, url: "http://127.0.0.1:%[4]d/a2a/agents/%[3]s/.well-known/agent-card.json", token: "${%[5]s}" }] },
+  a2a: { ssrfPolicy: { dangerouslyAllowPrivateNetwork: true }, remotes: [{ id: %[2]q, url: "http://127.0.0.1:%[4]d/a2a/agents/%[3]s/.well-known/agent-card.json", token: "${%[5]s}" }] },
   models: { providers: { script: { rules: [
     { when: { role: "user", message: "^loop$" }, toolCall: { name: "sessions_send", arguments: { sessionKey: "agent:%[2]s:main", message: "loop" } } },
     { when: { role: "user", message: "^ask (.*)$" }, toolCall: { name: "sessions_send", arguments: { sessionKey: "agent:%[2]s:main", message: "$1" } } },

@@ -88,7 +88,7 @@ func TestJSSDKAgentAsRemote(t *testing.T) {
 	config := fmt.Sprintf(`{
   agents: { list: [{ id: "main", default: true }] },
   tools: { sessions: { visibility: "all" }, agentToAgent: { enabled: true } },
-  a2a: { remotes: [
+  a2a: { ssrfPolicy: { dangerouslyAllowPrivateNetwork: true }, remotes: [
     { id: "planner", url: %q, token: "${PLANNER_TOKEN}" },
     { id: "wrongtoken", url: %q, token: "not-the-token" },
   ] },
@@ -145,7 +145,7 @@ func TestJSSDKAgentAsRemote03(t *testing.T) {
 	dir := t.TempDir()
 	const tok = "gateway-token"
 	config := fmt.Sprintf(`{
-  a2a: { remotes: [{ id: "old", url: "http://127.0.0.1:%d/.well-known/agent-card.json" }] },
+  a2a: { ssrfPolicy: { dangerouslyAllowPrivateNetwork: true }, remotes: [{ id: "old", url: "http://127.0.0.1:%d/.well-known/agent-card.json" }] },
 }`, port)
 	startGateway(t, dir, fmt.Sprintf("127.0.0.1:%d", freePort(t)), config, tok)
 	out := cli(t, dir, tok, "send", "agent:old:main", "hello 0.3")

@@ -75,6 +75,7 @@ func TestConformance(t *testing.T) {
 		patchLabelRows(w), deliverRecipientRows(w), patchSettingRows(w), patchEmptyFlagRows(w),
 		trial4Rows(w),
 		nulTextRows(w), listSearchRows(w),
+		batchRows(w),
 	} {
 		rows = append(rows, group...)
 	}

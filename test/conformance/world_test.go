@@ -59,7 +59,7 @@ const testConfig = `{
     { when: { session: "announce-to-", system: "Agent-to-agent announce step:" }, reply: "announced" },
   ] } } },
   // A remote A2A agent nothing answers for (rows_remotes_test.go).
-  a2a: { remotes: [{ id: "planner", url: "` + plannerCard + `" }] },
+  a2a: { ssrfPolicy: { dangerouslyAllowPrivateNetwork: true }, remotes: [{ id: "planner", url: "` + plannerCard + `" }] },
   gateway: {
     auth: {
       token: "` + operatorToken + `",
@@ -70,6 +70,9 @@ const testConfig = `{
         { name: "bound-admin", token: "` + boundAdminToken + `", scopes: ["read", "write", "admin"], session: "` + boundKey + `" },
       ],
     },
+    // Rows run in parallel with a few shared tokens: the per-token rate
+    // limit is a load rule, not what they check.
+    limits: { rateLimit: { requestsPerSecond: 100000, burst: 100000 } },
   },
 }
 `

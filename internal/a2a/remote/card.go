@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/a2a/wire"
+	"github.com/switchboard-go/switchboard/internal/urlguard"
 )
 
 // Endpoint is where and how a remote agent is called, as its card says.
@@ -65,6 +66,10 @@ func (c *Client) forget(r Remote) {
 // fetchCard GETs r's card, asking for the 1.0 card (a server that also
 // speaks 0.3 answers a request without A2A-Version with its 0.3 card).
 func (c *Client) fetchCard(ctx context.Context, r Remote) (Endpoint, error) {
+	cardURL, err := r.guard().CheckURL(r.CardURL)
+	if err != nil {
+		return Endpoint{}, fmt.Errorf("agent card URL: %w", err)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.CardURL, nil)
 	if err != nil {
 		return Endpoint{}, fmt.Errorf("agent card URL %q: %w", r.CardURL, err)
@@ -74,7 +79,7 @@ func (c *Client) fetchCard(ctx context.Context, r Remote) (Endpoint, error) {
 	if r.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+r.Token)
 	}
-	resp, err := c.hc.Do(req)
+	resp, err := c.client(r).Do(req)
 	if err != nil {
 		return Endpoint{}, unreachable(ctx, err)
 	}
@@ -93,7 +98,30 @@ func (c *Client) fetchCard(ctx context.Context, r Remote) (Endpoint, error) {
 	if err := json.Unmarshal(body, &card); err != nil {
 		return Endpoint{}, fmt.Errorf("%w: agent card is not JSON: %v", ErrBadCard, err)
 	}
-	return pickEndpoint(card, r.CardURL)
+	ep, err := pickEndpoint(card, r.CardURL)
+	if err != nil {
+		return Endpoint{}, err
+	}
+	return pinEndpoint(r, cardURL, ep)
+}
+
+// pinEndpoint decides where the calls go: the endpoint config pins, else
+// the card's — which, when a token is configured, must be on the card
+// URL's own origin, so a card cannot send the token elsewhere.
+func pinEndpoint(r Remote, cardURL *url.URL, ep Endpoint) (Endpoint, error) {
+	if r.Endpoint != "" {
+		ep.URL = r.Endpoint
+		return ep, nil
+	}
+	u, err := url.Parse(ep.URL)
+	if err != nil {
+		return Endpoint{}, fmt.Errorf("%w: endpoint: %v", ErrBadCard, err)
+	}
+	if r.Token != "" && !urlguard.SameOrigin(u, cardURL) {
+		return Endpoint{}, fmt.Errorf("%w: the card names an endpoint on another origin (%s://%s) than the card's; "+
+			"the token is sent only to the card's origin: pin the endpoint in a2a.remotes[].endpoint to trust it", ErrBadCard, u.Scheme, u.Host)
+	}
+	return ep, nil
 }
 
 // pickEndpoint chooses the JSON-RPC interface of protocol 1.0 when the card

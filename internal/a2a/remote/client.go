@@ -15,19 +15,33 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/a2a/wire"
+	"github.com/switchboard-go/switchboard/internal/urlguard"
 )
 
 // Remote is one configured remote agent (a2a.remotes[]).
 type Remote struct {
 	ID      string
 	CardURL string
-	Token   string
+	// Endpoint, when set, is the JSON-RPC endpoint called instead of the
+	// one the card names (a2a.remotes[].endpoint).
+	Endpoint string
+	Token    string
+	// AllowPrivateNetwork admits loopback, private and link-local targets
+	// (a2a.ssrfPolicy.dangerouslyAllowPrivateNetwork).
+	AllowPrivateNetwork bool
+}
+
+// guard is the outbound URL policy of r.
+func (r Remote) guard() *urlguard.Guard {
+	return urlguard.New(urlguard.Policy{AllowPrivateNetwork: r.AllowPrivateNetwork})
 }
 
 // Options configure a Client; every field is optional.
 type Options struct {
-	// HTTP carries every request (default: a client without a timeout;
-	// the caller's context bounds each call).
+	// HTTP carries every request (default: a client of the remote's
+	// urlguard policy, which also checks the address it dials; the
+	// caller's context bounds each call). Redirects are refused either
+	// way.
 	HTTP *http.Client
 	// CardTTL is how long a fetched card is used before it is read again
 	// (default 5 minutes). A failed call drops it at once.
@@ -42,7 +56,9 @@ type Options struct {
 // Client calls remote A2A agents. It is safe for concurrent use; its only
 // state is the card cache.
 type Client struct {
-	hc        *http.Client
+	hc        *http.Client // nil: the guard's own client per policy
+	strict    *http.Client
+	private   *http.Client
 	cardTTL   time.Duration
 	now       func() time.Time
 	pollFirst time.Duration
@@ -54,9 +70,13 @@ type Client struct {
 
 // New returns a Client.
 func New(o Options) *Client {
-	c := &Client{hc: o.HTTP, cardTTL: o.CardTTL, now: o.Now, pollFirst: o.PollFirst, pollMax: o.PollMax, cards: map[string]cached{}}
-	if c.hc == nil {
-		c.hc = &http.Client{}
+	c := &Client{cardTTL: o.CardTTL, now: o.Now, pollFirst: o.PollFirst, pollMax: o.PollMax, cards: map[string]cached{},
+		strict:  urlguard.New(urlguard.Policy{}).Client(0),
+		private: urlguard.New(urlguard.Policy{AllowPrivateNetwork: true}).Client(0)}
+	if o.HTTP != nil {
+		hc := *o.HTTP
+		hc.CheckRedirect = urlguard.NoRedirects
+		c.hc = &hc
 	}
 	if c.cardTTL <= 0 {
 		c.cardTTL = 5 * time.Minute
@@ -221,6 +241,9 @@ func (c *Client) call(ctx context.Context, r Remote, ep Endpoint, method string,
 	if err != nil {
 		return fmt.Errorf("%s request: %w", method, err)
 	}
+	if _, err := r.guard().CheckURL(ep.URL); err != nil {
+		return fmt.Errorf("%w: endpoint: %w", ErrBadCard, err)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("%w: endpoint %q: %v", ErrBadCard, ep.URL, err)
@@ -233,7 +256,7 @@ func (c *Client) call(ctx context.Context, r Remote, ep Endpoint, method string,
 	if r.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+r.Token)
 	}
-	resp, err := c.hc.Do(req)
+	resp, err := c.client(r).Do(req)
 	if err != nil {
 		return unreachable(ctx, err)
 	}
@@ -253,7 +276,7 @@ func (c *Client) call(ctx context.Context, r Remote, ep Endpoint, method string,
 		return fmt.Errorf("%w: %s answer is not JSON-RPC: %v", ErrUnreachable, method, err)
 	}
 	if rpc.Error != nil {
-		return fmt.Errorf("%w: %s: %d %s", ErrProtocol, method, rpc.Error.Code, rpc.Error.Message)
+		return fmt.Errorf("%w: %s answered JSON-RPC error %d%s", ErrProtocol, method, rpc.Error.Code, remoteSays(rpc.Error.Message))
 	}
 	if len(rpc.Result) == 0 || string(rpc.Result) == "null" {
 		return fmt.Errorf("%w: %s answered without a result", ErrProtocol, method)
@@ -262,6 +285,18 @@ func (c *Client) call(ctx context.Context, r Remote, ep Endpoint, method string,
 		return fmt.Errorf("%w: %s result: %v", ErrProtocol, method, err)
 	}
 	return nil
+}
+
+// client is the HTTP client of r's requests.
+func (c *Client) client(r Remote) *http.Client {
+	switch {
+	case c.hc != nil:
+		return c.hc
+	case r.AllowPrivateNetwork:
+		return c.private
+	default:
+		return c.strict
+	}
 }
 
 // partsText joins the text parts of a message or artifact.

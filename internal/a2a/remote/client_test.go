@@ -33,7 +33,7 @@ func TestSendBothVersions(t *testing.T) {
 					return remotetest.Answer{Reply: "got " + r.Text, Polls: polls, AsMessage: asMessage}
 				}
 				c := remote.New(remote.Options{PollFirst: time.Millisecond})
-				r := remote.Remote{ID: "planner", CardURL: f.CardURL(), Token: "s3cret"}
+				r := remote.Remote{AllowPrivateNetwork: true, ID: "planner", CardURL: f.CardURL(), Token: "s3cret"}
 				res, err := c.Send(context.Background(), r, remote.Message{ContextID: "main", Text: "hello", Chain: []string{"agent:main:main", "agent:planner:main"}})
 				if err != nil {
 					t.Fatalf("legacy=%v polls=%d message=%v: %v", legacy, polls, asMessage, err)
@@ -77,34 +77,34 @@ func TestSendErrorsNameTheRemote(t *testing.T) {
 		text  string
 	}{
 		{"unreachable", func(f *remotetest.Server) remote.Remote {
-			return remote.Remote{ID: "planner", CardURL: closed}
+			return remote.Remote{AllowPrivateNetwork: true, ID: "planner", CardURL: closed}
 		}, remote.ErrUnreachable, "remote planner: unreachable"},
 		{"401", func(f *remotetest.Server) remote.Remote {
 			f.Token = "right"
-			return remote.Remote{ID: "planner", CardURL: f.CardURL(), Token: "wrong"}
+			return remote.Remote{AllowPrivateNetwork: true, ID: "planner", CardURL: f.CardURL(), Token: "wrong"}
 		}, remote.ErrUnauthorized, "401"},
 		{"card not JSON", func(f *remotetest.Server) remote.Remote {
 			f.Card = []byte(`<html>`)
-			return remote.Remote{ID: "planner", CardURL: f.CardURL()}
+			return remote.Remote{AllowPrivateNetwork: true, ID: "planner", CardURL: f.CardURL()}
 		}, remote.ErrBadCard, "not JSON"},
 		{"card without endpoint", func(f *remotetest.Server) remote.Remote {
 			f.Card = []byte(`{"name":"x","supportedInterfaces":[{"url":"http://x/rpc","protocolBinding":"GRPC","protocolVersion":"1.0"}]}`)
-			return remote.Remote{ID: "planner", CardURL: f.CardURL()}
+			return remote.Remote{AllowPrivateNetwork: true, ID: "planner", CardURL: f.CardURL()}
 		}, remote.ErrBadCard, "no JSON-RPC interface"},
 		{"card 404", func(f *remotetest.Server) remote.Remote {
-			return remote.Remote{ID: "planner", CardURL: f.URL + "/nope"}
+			return remote.Remote{AllowPrivateNetwork: true, ID: "planner", CardURL: f.URL + "/nope"}
 		}, remote.ErrBadCard, "404"},
 		{"task failed", func(f *remotetest.Server) remote.Remote {
 			f.Answer = func(remotetest.Received) remotetest.Answer {
 				return remotetest.Answer{State: wire.TaskStateFailed, Reply: "out of coffee", Polls: 1}
 			}
-			return remote.Remote{ID: "planner", CardURL: f.CardURL()}
+			return remote.Remote{AllowPrivateNetwork: true, ID: "planner", CardURL: f.CardURL()}
 		}, remote.ErrTaskFailed, "TASK_STATE_FAILED: out of coffee"},
 		{"input required", func(f *remotetest.Server) remote.Remote {
 			f.Answer = func(remotetest.Received) remotetest.Answer {
 				return remotetest.Answer{State: wire.TaskStateInputRequired, Reply: "which one?"}
 			}
-			return remote.Remote{ID: "planner", CardURL: f.CardURL()}
+			return remote.Remote{AllowPrivateNetwork: true, ID: "planner", CardURL: f.CardURL()}
 		}, remote.ErrTaskFailed, "TASK_STATE_INPUT_REQUIRED"},
 	}
 	for _, tc := range cases {
@@ -127,7 +127,7 @@ func TestSendStopsAtTheDeadlineAndCancelsTheTask(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := c.Send(ctx, remote.Remote{ID: "planner", CardURL: f.CardURL()}, remote.Message{ContextID: "main", Text: "hi"})
+	_, err := c.Send(ctx, remote.Remote{AllowPrivateNetwork: true, ID: "planner", CardURL: f.CardURL()}, remote.Message{ContextID: "main", Text: "hi"})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want the deadline", err)
 	}
@@ -153,7 +153,7 @@ func TestCardIsCachedAndDroppedOnFailure(t *testing.T) {
 		inner.ServeHTTP(w, r)
 	})
 	c := remote.New(remote.Options{})
-	r := remote.Remote{ID: "planner", CardURL: f.CardURL()}
+	r := remote.Remote{AllowPrivateNetwork: true, ID: "planner", CardURL: f.CardURL()}
 	for range 3 {
 		if _, err := c.Send(context.Background(), r, remote.Message{ContextID: "c", Text: "x"}); err != nil {
 			t.Fatal(err)

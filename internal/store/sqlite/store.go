@@ -223,6 +223,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err := checkHeader(abs, opts.Transcripts); err != nil {
 		return nil, err
 	}
+	if err := createPrivate(abs); err != nil {
+		return nil, err
+	}
 
 	s := &Store{
 		path:           abs,
