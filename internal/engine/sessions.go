@@ -202,7 +202,7 @@ func (e *Engine) newSession(key string) (domain.Session, error) {
 		Kind:      e.keys.Kind(key),
 		ChatType:  sessionkey.ChatTypeFromKey(key),
 		Channel:   sessionkey.ChannelFromKey(key),
-		Sandboxed: e.cfg.AgentSandboxed(k.AgentID),
+		Sandboxed: e.conf().AgentSandboxed(k.AgentID),
 		CreatedAt: now,
 		UpdatedAt: now,
 	}

@@ -125,8 +125,9 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 	}
 
 	// Sandbox inheritance.
-	childSandboxed := e.cfg.AgentSandboxed(agent)
-	if requester.Sandboxed && !childSandboxed {
+	childSandboxed := e.conf().AgentSandboxed(agent)
+	requesterSandboxed := e.sandboxed(requester)
+	if requesterSandboxed && !childSandboxed {
 		return SpawnResult{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn refused: this session is sandboxed and agent %q would run unsandboxed", agent)
 	}
 	if p.Sandbox == "require" && !childSandboxed {
@@ -209,7 +210,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 			_, _, err := e.ensureSession(tx, childKey, func(s *domain.Session) {
 				s.SpawnedBy = requesterKey
 				s.SpawnDepth = depth + 1
-				s.Sandboxed = childSandboxed || requester.Sandboxed
+				s.Sandboxed = childSandboxed || requesterSandboxed
 				s.Label = p.Label
 				s.ModelOverride = model
 				s.ThinkingLevel = p.Thinking
