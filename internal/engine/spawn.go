@@ -119,7 +119,9 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 	}
 
 	// Budget: asked, or the agent's default, capped by what is left above.
-	budget, err := e.spawnBudget(ctx, p, req.RunID != "", requesterKey, requesterAgent, model)
+	payer := e.payerFor(ctx, req, requesterKey)
+	firstPrompt := estimateTokens(p.Task, subagent.Context(requesterKey, "", p.Label))
+	budget, err := e.spawnBudget(ctx, p, req.RunID != "", requesterKey, payer, requesterAgent, model, firstPrompt)
 	if err != nil {
 		return SpawnResult{}, err
 	}
@@ -186,6 +188,11 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		Thinking:    p.Thinking,
 		Spawn:       &ss,
 		Fingerprint: fingerprint,
+	}
+	if payer != requesterKey {
+		// The child's tree is outside the payer's: its first run draws on
+		// the payer's chain explicitly.
+		spec.Payer = payer
 	}
 	rawSpec, err := encodeSpec(spec)
 	if err != nil {

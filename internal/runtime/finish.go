@@ -46,10 +46,7 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 			return nil
 		}
 		started := cur.StartedAt != 0 // only runs that ran count in the rollups
-		endRun(&cur, out, now)
-		if err := tx.PutRun(cur); err != nil {
-			return err
-		}
+		end := out
 		if s, err := tx.GetSession(cur.SessionKey); err == nil {
 			s.UpdatedAt = now
 			if out.aborted {
@@ -70,14 +67,24 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 				if out.final != nil {
 					fu = out.finalUsage
 				}
-				if _, err := rt.chargeTx(tx, cur, s, fu, out.model, true); err != nil {
+				st, err := rt.chargeTx(tx, cur, s, fu, out.model, true)
+				if err != nil {
 					return err
+				}
+				// A run whose budgets above it ended overspent does not end
+				// ok, whatever its last step said.
+				if st.overspent != nil && end.status == domain.RunOK {
+					end.status, end.err = domain.RunError, st.overspent.Error()
 				}
 			}
 			if err := tx.PutSession(s); err != nil {
 				return err
 			}
 			sess = s
+		}
+		endRun(&cur, end, now)
+		if err := tx.PutRun(cur); err != nil {
+			return err
 		}
 		ended = cur
 		if out.joinedTo != "" {
