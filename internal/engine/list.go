@@ -323,11 +323,13 @@ func (e *Engine) row(s domain.Session, req Requester) SessionRow {
 		LastChannel:      s.LastChannel,
 		LastTo:           s.LastTo,
 		LastAccountID:    s.LastAccount,
-		TranscriptPath:   e.TranscriptPath(s),
 		ArchivedAt:       s.ArchivedAt,
 	}
 	if r.Model == "" {
 		r.Model = e.modelFor(s)
+	}
+	if req.serverPaths {
+		r.TranscriptPath = e.TranscriptPath(s)
 	}
 	if s.SpawnedBy != "" {
 		r.SpawnedBy = e.keys.Display(s.SpawnedBy, agent)

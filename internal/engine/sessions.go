@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"strings"
+	"path/filepath"
 	"context"
 	"errors"
 
@@ -253,6 +255,22 @@ func (e *Engine) TranscriptPath(s domain.Session) string {
 		return ""
 	}
 	return e.mirror.Path(s.AgentID, s.SessionID)
+}
+
+// relTranscriptPath is the session's transcript mirror path below the
+// mirror's root (agents/<agentId>/sessions/<sessionId>.jsonl): what text a
+// session can read (an announce) may name, without the server's directories.
+func (e *Engine) relTranscriptPath(s domain.Session) string {
+	path := e.TranscriptPath(s)
+	if path == "" {
+		return ""
+	}
+	root := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(path))))
+	rel, err := filepath.Rel(root, path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }
 
 // channelOf is a session's channel as the session tools report it.
