@@ -328,7 +328,7 @@ func (e *Engine) row(s domain.Session, req Requester) SessionRow {
 	if r.Model == "" {
 		r.Model = e.modelFor(s)
 	}
-	if req.serverPaths {
+	if req.Operator {
 		r.TranscriptPath = e.TranscriptPath(s)
 	}
 	if s.SpawnedBy != "" {

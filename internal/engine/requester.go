@@ -19,12 +19,6 @@ type Requester struct {
 	// IdempotencyKey makes a state-changing call safe to repeat.
 	IdempotencyKey string
 
-	// serverPaths: the caller's credential is not bound to a session (the
-	// operator's, acting as a session or not), so answers may name absolute
-	// paths on the server (transcriptPath); bound tokens and agents inside
-	// runs never see them.
-	serverPaths bool
-
 	resolved string
 	// caller names the principal (name and bound session) that scopes
 	// idempotency keys; scoped marks a key already scoped.

@@ -12,9 +12,9 @@ import (
 
 // TestServerPathsOnlyToOperators: absolute paths on the server — a row's
 // transcriptPath, the defaults' transcriptPath, the announce's stats line —
-// reach only unbound (operator) credentials; a bound token and an agent in
-// a run get none, and the announce names the transcript relative to the
-// mirror's root.
+// reach only the operator; a bound token, a caller acting as a session and
+// an agent in a run get none, and the announce names the transcript
+// relative to the mirror's root.
 func TestServerPathsOnlyToOperators(t *testing.T) {
 	h := newHarness(t, []config.ScriptRule{rule(config.ScriptWhen{Session: ":subagent:"}, "child done")}, nil)
 	ctx := context.Background()
@@ -30,8 +30,10 @@ func TestServerPathsOnlyToOperators(t *testing.T) {
 			t.Errorf("bound listing row %s has transcriptPath %q", r.Key, r.TranscriptPath)
 		}
 	}
-	if d, err := h.e.Defaults(ctx, bound); err != nil || d.TranscriptPath != "" {
-		t.Errorf("bound defaults = %+v, %v; want no transcriptPath", d, err)
+	for _, p := range []api.Principal{bound, api.Operator().ActingAs("agent:main:main")} {
+		if d, err := h.e.Defaults(ctx, p); err != nil || d.TranscriptPath != "" {
+			t.Errorf("defaults for %s = %+v, %v; want no transcriptPath", p.Name, d, err)
+		}
 	}
 	op, err := h.e.ListSessions(ctx, api.Operator(), api.ListRequest{})
 	if err != nil || len(op.Sessions) == 0 || !filepath.IsAbs(op.Sessions[0].TranscriptPath) {

@@ -25,7 +25,7 @@ func (e *Engine) enter(p api.Principal, op api.Op) (Requester, error) {
 	if err := api.Authorize(p, op); err != nil {
 		return Requester{}, err
 	}
-	req := Requester{RunID: p.RunID, ToolCallID: p.ToolCallID, caller: p.Name + "\x00" + p.Session, serverPaths: p.Session == ""}
+	req := Requester{RunID: p.RunID, ToolCallID: p.ToolCallID, caller: p.Name + "\x00" + p.Session}
 	key := p.Requester()
 	if key == "" {
 		req.Operator = true

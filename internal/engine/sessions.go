@@ -1,10 +1,10 @@
 package engine
 
 import (
-	"strings"
-	"path/filepath"
 	"context"
 	"errors"
+	"path/filepath"
+	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
