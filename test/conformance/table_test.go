@@ -65,6 +65,7 @@ func TestConformance(t *testing.T) {
 		patchLabelRows(w), deliverRecipientRows(w), patchSettingRows(w), patchEmptyFlagRows(w),
 		trial4Rows(w),
 		nulTextRows(w), listSearchRows(w),
+		probeRows(w),
 	} {
 		rows = append(rows, group...)
 	}
