@@ -36,7 +36,7 @@ func capToBudget(req *domain.ModelRequest, tight budgetLeft, modelRef string, pr
 		return nil
 	}
 	prompt := estimatePrompt(*req)
-	limit := int64(math.MaxInt32)
+	limit := int64(math.MaxInt64)
 	if tight.hasTokens {
 		if prompt >= tight.tokens {
 			a := tight.tokensOf
@@ -54,15 +54,23 @@ func capToBudget(req *domain.ModelRequest, tight budgetLeft, modelRef string, pr
 				Limit: a.Budget.CostUSD, PromptTokens: prompt}
 		}
 		if perOut > 0 {
-			limit = min(limit, int64((tight.cost-in)/perOut))
+			limit = min(limit, int64(min((tight.cost-in)/perOut, math.MaxInt32)))
 		}
 		if limit < 1 {
 			return &domain.BudgetExceeded{SessionKey: a.SessionKey, What: "costUsd", Spent: a.Usage.Tree.CostUSD,
 				Limit: a.Budget.CostUSD, PromptTokens: prompt}
 		}
 	}
-	if req.MaxTokens <= 0 || int64(req.MaxTokens) > limit {
+	// A cap above what any model answers by default is left out: providers
+	// refuse a maxTokens past the model's own limit, which a large budget
+	// would otherwise ask for. An answer longer than the budget left then
+	// ends its run error (finish), never ok.
+	if limit < maxBudgetCap && (req.MaxTokens <= 0 || int64(req.MaxTokens) > limit) {
 		req.MaxTokens = int(limit)
 	}
 	return nil
 }
+
+// maxBudgetCap is the largest output cap a budget sets: Anthropic's
+// default maxTokens, below every current model's output limit.
+const maxBudgetCap = 4096
