@@ -14,13 +14,13 @@ import (
 )
 
 // sinkRules add to budgetRules a send to any session ("sendto KEY MSG",
-// without waiting) and a session agent:main:sink that answers "talk…"
+// without waiting) and sessions agent:main:sink… that answer "talk…"
 // with a long reply (about 1,000 tokens).
 func sinkRules() []config.ScriptRule {
 	return append(budgetRules(),
 		toolCall(config.ScriptWhen{Role: "user", Message: `^sendto (\S+) (.*)$`}, api.ToolSessionsSend,
 			map[string]any{"sessionKey": "$1", "message": "$2", "timeoutSeconds": 0}),
-		config.ScriptRule{When: config.ScriptWhen{Session: "^agent:main:sink$", Message: "talk"}, Reply: str(strings.Repeat("many words ", 400))},
+		config.ScriptRule{When: config.ScriptWhen{Session: "^agent:main:sink", Message: "talk"}, Reply: str(strings.Repeat("many words ", 400))},
 	)
 }
 

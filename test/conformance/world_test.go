@@ -34,7 +34,7 @@ const (
 	// latebox's sessions predate its sandbox (newWorld).
 	lateboxKey   = "agent:latebox:main"
 	lateboxOther = "agent:latebox:other"
-	betaMain   = "agent:beta:main"
+	betaMain     = "agent:beta:main"
 )
 
 // testConfig is the config of both state dirs: four agents (sandy runs
