@@ -18,6 +18,7 @@ require (
 	go.uber.org/goleak v1.3.0
 	gonum.org/v1/plot v0.17.0
 	modernc.org/sqlite v1.60.1
+	pgregory.net/rapid v1.3.0
 )
 
 require (

@@ -234,8 +234,9 @@ type AgentsListResult struct {
 // requester may send to it (the cross-agent rules: tools.sessions.visibility
 // "all" and tools.agentToAgent).
 type RemoteAgentInfo struct {
-	ID      string `json:"id"`
-	URL     string `json:"url"`
+	ID string `json:"id"`
+	// URL is the card URL, credentials masked; only the operator sees it.
+	URL     string `json:"url,omitempty"`
 	Allowed bool   `json:"allowed"`
 }
 

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -83,6 +84,28 @@ func (c *Config) checkA2ARemotes(v *checker) {
 	}
 }
 
-// ShownURL is the card URL as results may show it (a password in it
-// masked).
-func (r A2ARemote) ShownURL() string { return redactURL(r.URL) }
+// ShownURL is the card URL as the operator's results may show it: its
+// user info and the value of every query parameter masked ("***"), since
+// either may carry a credential (https://user:pw@host/…, ?apikey=…).
+func (r A2ARemote) ShownURL() string { return maskURL(r.URL) }
+
+// maskURL masks raw's user info and query values; a URL that does not
+// parse is shown as "***".
+func maskURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "***"
+	}
+	if u.User != nil {
+		u.User = url.User("***")
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			q[k] = []string{"***"}
+		}
+		u.RawQuery = q.Encode()
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return strings.ReplaceAll(u.String(), "%2A%2A%2A", "***")
+}

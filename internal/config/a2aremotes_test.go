@@ -52,3 +52,16 @@ func TestA2ARemotesTokenFromEnvAndRedacted(t *testing.T) {
 		t.Fatalf("unset token variable: %v", err)
 	}
 }
+
+func TestShownURLMasksCredentials(t *testing.T) {
+	for _, tc := range []struct{ url, want string }{
+		{"https://agents.example.com/.well-known/agent-card.json", "https://agents.example.com/.well-known/agent-card.json"},
+		{"https://agents.example.com/card.json?apikey=s3cret&v=1", "https://agents.example.com/card.json?apikey=***&v=***"},
+		{"https://bob:hunter2@agents.example.com/card.json", "https://***@agents.example.com/card.json"},
+		{"https://tok@agents.example.com/card.json#frag", "https://***@agents.example.com/card.json"},
+	} {
+		if got := (A2ARemote{URL: tc.url}).ShownURL(); got != tc.want {
+			t.Errorf("ShownURL(%q) = %q, want %q", tc.url, got, tc.want)
+		}
+	}
+}

@@ -64,10 +64,20 @@ type BudgetExceeded struct {
 	What       string // tokens | costUsd | seconds
 	Spent      float64
 	Limit      float64
+	// PromptTokens, when set, is the estimated prompt of a model call
+	// refused because it alone would exceed what is left.
+	PromptTokens int64
 }
 
-// Error is the run's error text: "budget exceeded: tokens 50,000 of 50,000".
-func (b *BudgetExceeded) Error() string { return "budget exceeded: " + b.Amounts() }
+// Error is the run's error text: "budget exceeded: tokens 50,000 of 50,000",
+// and for a refused call "budget exceeded: tokens 4 of 5 (the next model
+// call's prompt alone is about 37 tokens)".
+func (b *BudgetExceeded) Error() string {
+	if b.PromptTokens > 0 {
+		return fmt.Sprintf("budget exceeded: %s (the next model call's prompt alone is about %s tokens)", b.Amounts(), groupThousands(b.PromptTokens))
+	}
+	return "budget exceeded: " + b.Amounts()
+}
 
 // Amounts is "<what> <spent> of <budget>" ("tokens 50,000 of 50,000").
 func (b *BudgetExceeded) Amounts() string {
@@ -90,6 +100,21 @@ func (a Account) Check(now int64) *BudgetExceeded {
 			spent = (now - a.StartedAt) / 1000
 		}
 		return &BudgetExceeded{SessionKey: a.SessionKey, What: "seconds", Spent: float64(spent), Limit: float64(b.Seconds)}
+	}
+	return nil
+}
+
+// Overspent reports the first bound of a's budget its tree has spent more
+// than (spent > budget: tokens or costUsd), or nil. A run whose chain is
+// overspent when it ends does not end ok.
+func (a Account) Overspent() *BudgetExceeded {
+	b := a.Budget
+	t := a.Usage.Tree
+	switch {
+	case b.Tokens > 0 && t.Tokens() > b.Tokens:
+		return &BudgetExceeded{SessionKey: a.SessionKey, What: "tokens", Spent: float64(t.Tokens()), Limit: float64(b.Tokens)}
+	case b.CostUSD > 0 && t.CostUSD > b.CostUSD:
+		return &BudgetExceeded{SessionKey: a.SessionKey, What: "costUsd", Spent: t.CostUSD, Limit: b.CostUSD}
 	}
 	return nil
 }
@@ -135,6 +160,10 @@ func formatAmount(what string, v float64) string {
 	}
 	return groupThousands(int64(v))
 }
+
+// GroupThousands writes n with comma separators (50000 → "50,000"), as
+// budget errors show amounts.
+func GroupThousands(n int64) string { return groupThousands(n) }
 
 // groupThousands writes n with comma separators (50000 → "50,000").
 func groupThousands(n int64) string {

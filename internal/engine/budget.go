@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -42,10 +43,27 @@ func (e *Engine) chainRemaining(ctx context.Context, key string) (domain.Budget,
 // by what the requester's chain has left and, inside a run, by the
 // run's remaining time. A costUsd bound needs a price for the child's
 // model.
-func (e *Engine) spawnBudget(ctx context.Context, p SpawnParams, inRun bool, requesterKey, requesterAgent, model string) (domain.Budget, error) {
+//
+// A spawn whose requester's chain (or the chain of its run's payer) has
+// nothing left is refused, and so is one whose effective token budget
+// cannot pay for firstPrompt (the estimate of the child's first prompt):
+// the child could make no model call.
+func (e *Engine) spawnBudget(ctx context.Context, p SpawnParams, inRun bool, requesterKey, payer, requesterAgent, model string, firstPrompt int64) (domain.Budget, error) {
 	asked, err := p.Budget.Budget()
 	if err != nil {
 		return domain.Budget{}, err
+	}
+	for _, key := range []string{requesterKey, payer} {
+		if key == "" {
+			continue
+		}
+		x, err := e.exhausted(ctx, key)
+		if err != nil {
+			return domain.Budget{}, err
+		}
+		if x != nil {
+			return domain.Budget{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn refused: nothing left to give the child (%s)", x.Error())
+		}
 	}
 	def := e.conf().SubagentBudget(requesterAgent)
 	want := domain.Tighter(asked, domain.Budget{})
@@ -62,12 +80,23 @@ func (e *Engine) spawnBudget(ctx context.Context, p SpawnParams, inRun bool, req
 	if err != nil {
 		return domain.Budget{}, err
 	}
+	if payer != "" && payer != requesterKey {
+		paying, err := e.chainRemaining(ctx, payer)
+		if err != nil {
+			return domain.Budget{}, err
+		}
+		left = domain.Tighter(left, paying)
+	}
 	eff := domain.Tighter(want, left)
 	// A tool call's context ends at its run's deadline (runTimeoutSeconds
 	// or a seconds budget above it): the child may not outlive it.
 	if d, ok := ctx.Deadline(); ok && inRun {
 		secs := max(int64((time.Until(d)+time.Second-1)/time.Second), 1)
 		eff.Seconds = domain.Tighter(eff, domain.Budget{Seconds: secs}).Seconds
+	}
+	if eff.Tokens > 0 && eff.Tokens <= firstPrompt {
+		return domain.Budget{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn refused: nothing left to give the child (budget tokens left %s; its first prompt alone is about %s tokens)",
+			domain.GroupThousands(eff.Tokens), domain.GroupThousands(firstPrompt))
 	}
 	if eff.CostUSD > 0 {
 		if _, ok := e.conf().Pricing(model); !ok {
@@ -208,4 +237,51 @@ func (e *Engine) UsageStatus(ctx context.Context, key string) (api.UsageStatus, 
 		return api.UsageStatus{}, err
 	}
 	return st, nil
+}
+
+// payerFor is the session whose spawn-chain budgets pay for the runs a
+// call made inside a run causes (a send's target run and the exchange's
+// reply-back turns and announce step): the requester when it is a spawned
+// session (its chain may be budgeted), else the payer of the calling run
+// itself. Calls from outside a run cause nothing a budget bounds.
+func (e *Engine) payerFor(ctx context.Context, req Requester, requesterKey string) string {
+	if req.RunID == "" {
+		return ""
+	}
+	if s, err := e.store.GetSession(ctx, requesterKey); err == nil && s.SpawnedBy != "" {
+		return requesterKey
+	}
+	if r, err := e.store.GetRun(ctx, req.RunID); err == nil {
+		if spec, err := decodeSpec(r); err == nil {
+			return spec.Payer
+		}
+	}
+	return ""
+}
+
+// exhausted reports the first budget of key's spawn chain that is spent
+// (spent >= budget, or its deadline passed), or nil.
+func (e *Engine) exhausted(ctx context.Context, key string) (*domain.BudgetExceeded, error) {
+	now := e.nowMs()
+	for depth := 0; key != "" && depth < maxChain; depth++ {
+		m, err := e.store.GetAccounts(ctx, []string{key})
+		if err != nil {
+			return nil, err
+		}
+		if x := m[key].Check(now); x != nil {
+			return x, nil
+		}
+		key = m[key].SpawnedBy
+	}
+	return nil, nil
+}
+
+// estimateTokens is the prompt estimate of texts: a token per four
+// characters (the runtime's estimate before a model call).
+func estimateTokens(texts ...string) int64 {
+	n := 0
+	for _, s := range texts {
+		n += utf8.RuneCountInString(s)
+	}
+	return int64((n + 3) / 4)
 }

@@ -124,3 +124,42 @@ func (e *Engine) chatDelivered(tx domain.Tx, run domain.Run) error {
 		Payload: payload, Status: domain.OutboxPending, NextAttemptAt: now, CreatedAt: now})
 	return err
 }
+
+// ownRecipient refuses a non-operator's chat that names a recipient (to or
+// replyTo) other than session key's own on the channel the reply would go
+// to: a delivered reply (deliver: true) to a recipient the caller chose is
+// a direct send, which is operator-only, and a recipient recorded as the
+// session's delivery context would receive its later announces.
+func (e *Engine) ownRecipient(ctx context.Context, key string, req ChatRequest) error {
+	to, replyTo := strings.TrimSpace(req.To), strings.TrimSpace(req.ReplyTo)
+	if to == "" && replyTo == "" {
+		return nil
+	}
+	var s domain.Session
+	if row, err := e.store.GetSession(ctx, key); err == nil {
+		s = row
+	}
+	channel, err := e.inboundChannel(ctx, key, req.Channel)
+	if err != nil {
+		return err
+	}
+	if to != "" && to != recipientOn(s, channel) {
+		return notOwnRecipient(to, channel)
+	}
+	if replyTo != "" {
+		target := channel
+		if rc := strings.TrimSpace(req.ReplyChannel); rc != "" && !strings.EqualFold(rc, channelLast) {
+			if target, err = e.inboundChannel(ctx, key, rc); err != nil {
+				return err
+			}
+		}
+		if replyTo != recipientOn(s, target) {
+			return notOwnRecipient(replyTo, target)
+		}
+	}
+	return nil
+}
+
+func notOwnRecipient(to, channel string) error {
+	return domain.Errorf(domain.CodeForbidden, "recipient %q on %s is not this session's own: delivering to another recipient needs operator rights", clip(to, 128), channel)
+}

@@ -143,3 +143,51 @@ func TestChatDeliver(t *testing.T) {
 		})
 	}
 }
+
+// TestChatDeliverToAnotherRecipientNeedsOperator: a write token bound to a
+// session may have its reply delivered to the session's own recipient,
+// but naming anyone else (to or replyTo, deliver or not) is a direct send,
+// which needs operator rights; the operator still may.
+func TestChatDeliverToAnotherRecipientNeedsOperator(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	ctx := context.Background()
+	const key = "agent:main:deliver"
+	h.chat(key, "warm up")
+	if _, err := h.e.Chat(ctx, api.Operator(), api.ChatRequest{SessionKey: key, Message: "from the user", Channel: "telegram", To: "42"}); err != nil {
+		t.Fatal(err)
+	}
+	h.e.Idle(ctx)
+	bound := api.Principal{Name: "bound", Scopes: api.ScopeRead | api.ScopeWrite, Session: key}
+	for _, r := range []api.ChatRequest{
+		{Message: "hi", Channel: "telegram", To: "victim", Deliver: true},
+		{Message: "hi", Channel: "telegram", ReplyTo: "victim", Deliver: true},
+		{Message: "hi", ReplyChannel: "discord", ReplyTo: "chan-9", Deliver: true},
+		{Message: "hi", Channel: "telegram", To: "victim"},
+	} {
+		r.SessionKey = key
+		_, err := h.e.Chat(ctx, bound, r)
+		if domain.ErrorCode(err) != domain.CodeForbidden || !strings.Contains(err.Error(), "needs operator rights") {
+			t.Errorf("bound chat %+v = %v, want forbidden", r, err)
+		}
+	}
+	items, err := h.st.ListOutbox(ctx, domain.OutboxQuery{SessionKey: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 0 {
+		t.Fatalf("refused chats queued deliveries: %+v", items)
+	}
+	// The session's own recipient, named or not, is fine for the bound token.
+	for _, r := range []api.ChatRequest{
+		{Message: "own", Channel: "telegram", Deliver: true},
+		{Message: "own named", Channel: "telegram", To: "42", Deliver: true},
+	} {
+		r.SessionKey = key
+		if _, err := h.e.Chat(ctx, bound, r); err != nil {
+			t.Errorf("bound chat to its own recipient %+v: %v", r, err)
+		}
+	}
+	if _, err := h.e.Chat(ctx, api.Operator(), api.ChatRequest{SessionKey: key, Message: "op", Channel: "telegram", To: "someone", Deliver: true}); err != nil {
+		t.Errorf("operator chat to another recipient: %v", err)
+	}
+}

@@ -7,13 +7,14 @@ import (
 
 // exchangeFollowUp writes what follows a run of an agent-to-agent exchange
 // (exchange.Next decides): the next step's run, or the announce's outbox
-// item, in the transaction that records the run's end.
+// item, in the transaction that records the run's end. The steps draw on
+// the budgets the exchange's first run drew on (its payer).
 func (e *Engine) exchangeFollowUp(tx domain.Tx, run domain.Run, spec runSpec, next func(domain.Run) (domain.Run, error)) error {
 	steps := exchange.Next(*spec.A2A, spec.Chain, run)
 	for _, f := range steps.Runs {
 		state := f.State
 		msg := f.Message
-		raw, err := encodeSpec(runSpec{UserMessage: &msg, System: f.System, Chain: f.Chain, A2A: &state})
+		raw, err := encodeSpec(runSpec{UserMessage: &msg, System: f.System, Chain: f.Chain, A2A: &state, Payer: spec.Payer})
 		if err != nil {
 			return err
 		}

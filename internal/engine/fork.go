@@ -28,7 +28,9 @@ func spawnContext(c string) (string, error) {
 // usage and details dropped), without tool results and without tool calls
 // (the child gets the conversation, not calls it cannot answer), within
 // the budget of api.ForkMessages and api.ForkChars (oldest dropped
-// first). Each is marked with provenance {kind: "fork", sourceSessionKey}.
+// first). Each of the parent's own is marked with provenance {kind: "fork",
+// sourceSessionKey}; one that came from elsewhere keeps its provenance
+// (forkProvenance).
 // A requester without a transcript yet gives nothing.
 func (e *Engine) forkMessages(ctx context.Context, requesterKey string) ([]domain.Message, error) {
 	s, err := e.store.GetSession(ctx, requesterKey)
@@ -80,8 +82,22 @@ func (e *Engine) forkMessages(ctx context.Context, requesterKey string) ([]domai
 		out = append(out, domain.Message{
 			Role: m.Role, Content: m.Content, Timestamp: m.Timestamp,
 			API: m.API, Provider: m.Provider, Model: m.Model, StopReason: m.StopReason,
-			Provenance: &domain.Provenance{Kind: domain.ProvenanceFork, SourceSessionKey: requesterKey},
+			Provenance: forkProvenance(m.Provenance, requesterKey),
 		})
 	}
 	return out, nil
+}
+
+// forkProvenance is the provenance of a message copied into a forked
+// child: {kind: "fork", sourceSessionKey: parent} for the parent's own
+// conversation (its user's words, its answers), but the original one for a
+// message that came from elsewhere (another session's send, a sub-agent's
+// announce, an exchange step, switchboard's own text): re-stamped, it would
+// read as the parent's words.
+func forkProvenance(orig *domain.Provenance, parent string) *domain.Provenance {
+	if orig != nil && orig.Kind != "" && orig.Kind != domain.ProvenanceExternalUser {
+		p := *orig
+		return &p
+	}
+	return &domain.Provenance{Kind: domain.ProvenanceFork, SourceSessionKey: parent}
 }

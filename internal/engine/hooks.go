@@ -84,7 +84,7 @@ func (h hooks) Prepare(ctx context.Context, run domain.Run, sess domain.Session)
 		Tools:    tools.Specs(e.toolsFor(sess)...),
 		ToolContext: domain.ToolCallContext{
 			SessionKey: sess.Key, AgentID: sess.AgentID, ParentRunID: run.ParentRunID,
-			Sandboxed: sess.Sandboxed, SpawnDepth: sess.SpawnDepth, Channel: e.channelOf(sess),
+			Sandboxed: e.sandboxed(sess), SpawnDepth: sess.SpawnDepth, Channel: e.channelOf(sess),
 		},
 	}, nil
 }

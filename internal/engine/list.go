@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/api"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/redact"
 )
 
 type SessionRow = api.SessionRow
@@ -151,6 +153,11 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 		if err := attachMessages(ctx, e.store, out.Sessions, rows, p.MessageLimit); err != nil {
 			return ListResult{}, err
 		}
+		if !req.Operator {
+			if err := maskListMessages(out.Sessions); err != nil {
+				return ListResult{}, err
+			}
+		}
 	}
 	if p.IncludeLastMessage || p.IncludeDerivedTitles {
 		if err := e.attachTitles(ctx, out.Sessions, rows, p.IncludeLastMessage, p.IncludeDerivedTitles); err != nil {
@@ -289,9 +296,11 @@ func (e *Engine) row(s domain.Session, req Requester) SessionRow {
 	agent := req.agent(e)
 	r := api.RowOf(s)
 	r.Key = e.keys.Display(s.Key, agent)
-	r.TranscriptPath = e.TranscriptPath(s)
 	if r.Model == "" {
 		r.Model = e.modelFor(s)
+	}
+	if req.Operator {
+		r.TranscriptPath = e.TranscriptPath(s)
 	}
 	if s.SpawnedBy != "" {
 		r.SpawnedBy = e.keys.Display(s.SpawnedBy, agent)
@@ -306,4 +315,39 @@ func (e *Engine) modelFor(s domain.Session) string {
 		return s.ModelOverride
 	}
 	return e.conf().AgentModel(s.AgentID)
+}
+
+// maskListMessages sanitizes the messageLimit messages of rows as
+// sessions_history does for a requester without operator rights: secrets
+// masked, long texts cut, bulky fields dropped (what history, search and
+// fork hand a model must not come raw through a listing).
+func maskListMessages(rows []SessionRow) error {
+	for i := range rows {
+		lms := rows[i].Messages
+		if len(lms) == 0 {
+			continue
+		}
+		msgs := make([]domain.Message, len(lms))
+		for j, lm := range lms {
+			m, err := lm.Message()
+			if err != nil {
+				return err
+			}
+			msgs[j] = m
+		}
+		clean := redact.History(msgs, redact.HistoryOptions{MaxBytes: math.MaxInt32}).Messages
+		if len(clean) != len(msgs) {
+			return fmt.Errorf("sessions_list messages of %s: sanitizing kept %d of %d", rows[i].Key, len(clean), len(msgs))
+		}
+		out := make([]api.ListMessage, len(clean))
+		for j, m := range clean {
+			m.ID = msgs[j].ID
+			var err error
+			if out[j], err = api.ListMessageOf(m); err != nil {
+				return err
+			}
+		}
+		rows[i].Messages = out
+	}
+	return nil
 }

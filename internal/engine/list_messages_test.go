@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/switchboard-go/switchboard/internal/api"
@@ -14,8 +15,8 @@ import (
 // plainStore hides the store's tail readers: the per-row path.
 type plainStore struct{ domain.Store }
 
-// TestListMessagesAreHistoryMessages: each message of a sessions_list row
-// is, byte for byte, what sessions_history (raw) shows for it — its id
+// TestListMessagesAreHistoryMessages: for an operator, each message of a
+// sessions_list row is, byte for byte, what sessions_history (raw) shows for it — its id
 // first, the stored message passed through, <, > and & escaped as
 // encoding/json escapes them — with tool results left out; and a store
 // without a tails reader lists the same bytes.
@@ -29,7 +30,7 @@ func TestListMessagesAreHistoryMessages(t *testing.T) {
 	h.chat("agent:main:other", "markup")
 
 	for _, limit := range []int{1, 3, 20} {
-		res := listResult(t, h.call(Requester{}, api.ToolSessionsList, fmt.Sprintf(`{"messageLimit":%d}`, limit)))
+		res := listResult(t, h.call(Requester{Operator: true}, api.ToolSessionsList, fmt.Sprintf(`{"messageLimit":%d}`, limit)))
 		var row *SessionRow
 		for i := range res.Sessions {
 			if res.Sessions[i].Key == "main" {
@@ -98,4 +99,37 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestListMessagesMaskedForNonOperators: a requester without operator
+// rights gets a listing's messageLimit messages sanitized as
+// sessions_history gives them — secrets masked — while the operator's
+// listing keeps them as stored.
+func TestListMessagesMaskedForNonOperators(t *testing.T) {
+	const secret = "sk-abcdefghijklmnopqrstuvwxyz123456"
+	h := newHarness(t, nil, agentVisibility)
+	h.chat("agent:main:other", "my key is "+secret)
+	listed := func(req Requester) string {
+		res := listResult(t, h.call(req, api.ToolSessionsList, `{"messageLimit":5}`))
+		for _, r := range res.Sessions {
+			if strings.HasSuffix(r.Key, "other") {
+				return string(mustJSON(t, r.Messages))
+			}
+		}
+		t.Fatalf("no row of agent:main:other in %v", keysOf(res))
+		return ""
+	}
+	if got := listed(Requester{}); strings.Contains(got, secret) || !strings.Contains(got, "my key is sk-abc") {
+		t.Errorf("a session's listing shows %s, want the secret masked", got)
+	}
+	hist, err := h.e.history(t.Context(), Requester{}, HistoryParams{SessionKey: "agent:main:other", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(mustJSON(t, hist.Messages)); strings.Contains(got, secret) {
+		t.Fatalf("history shows the secret: %s", got)
+	}
+	if got := listed(Requester{Operator: true}); !strings.Contains(got, secret) {
+		t.Errorf("the operator's listing %s lacks the stored text", got)
+	}
 }

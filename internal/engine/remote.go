@@ -111,7 +111,13 @@ func (e *Engine) remotesList(ctx context.Context, req Requester) []api.RemoteAge
 		id := strings.ToLower(r.ID)
 		key := "agent:" + id + ":" + e.cfg.MainKey()
 		allowed := g.check(ctx, key, policy.ActionSend) == nil
-		out = append(out, api.RemoteAgentInfo{ID: id, URL: r.ShownURL(), Allowed: allowed})
+		info := api.RemoteAgentInfo{ID: id, Allowed: allowed}
+		if req.Operator {
+			// Where a remote lives is the operator's to know: a session
+			// (an agent, a bound token) sees its id and whether it may use it.
+			info.URL = r.ShownURL()
+		}
+		out = append(out, info)
 	}
 	return out
 }

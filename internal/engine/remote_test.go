@@ -181,8 +181,14 @@ func TestAgentsListRemotes(t *testing.T) {
 	if !ok {
 		t.Fatalf("payload = %#v", out.Payload)
 	}
-	if len(list.Remotes) != 1 || list.Remotes[0] != (api.RemoteAgentInfo{ID: "planner", URL: f.CardURL(), Allowed: true}) {
+	// A session sees the remote's id, not where it lives; the operator
+	// sees its card URL.
+	if len(list.Remotes) != 1 || list.Remotes[0] != (api.RemoteAgentInfo{ID: "planner", Allowed: true}) {
 		t.Fatalf("remotes = %+v", list.Remotes)
+	}
+	op, err := h.e.AgentsList(t.Context(), api.Operator())
+	if err != nil || len(op.Remotes) != 1 || op.Remotes[0] != (api.RemoteAgentInfo{ID: "planner", URL: f.CardURL(), Allowed: true}) {
+		t.Fatalf("operator's remotes = %+v, %v", op.Remotes, err)
 	}
 	for _, a := range list.Agents {
 		if a.ID == "planner" {

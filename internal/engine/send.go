@@ -156,6 +156,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 			TargetChannel: targetChannel, TargetTo: targetTo, InRun: req.RunID != "", MaxTurns: maxTurns, Original: p.Message},
 		Fingerprint: fingerprint,
 		Steer:       mode == api.SendSteer,
+		Payer:       e.payerFor(ctx, req, requesterKey),
 	}
 	var timeoutMs int64
 	if e.isRemote(targetAgent) {

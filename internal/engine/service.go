@@ -162,6 +162,9 @@ func (e *Engine) Chat(ctx context.Context, p api.Principal, r api.ChatRequest) (
 		if err := e.target(ctx, req, key, policy.ActionSend); err != nil {
 			return api.ChatResult{}, err
 		}
+		if err := e.ownRecipient(ctx, key, r); err != nil {
+			return api.ChatResult{}, err
+		}
 		r.SessionKey = key
 	}
 	r.IdempotencyKey = req.scopeKey(api.OpChat, r.IdempotencyKey)

@@ -180,7 +180,7 @@ func (e *Engine) Defaults(_ context.Context, p api.Principal) (api.Defaults, err
 		Scope:          scope,
 		Model:          e.conf().AgentModel(agent),
 	}
-	if path := e.TranscriptPath(domain.Session{AgentID: "{agentId}", SessionID: "x"}); path != "" {
+	if path := e.TranscriptPath(domain.Session{AgentID: "{agentId}", SessionID: "x"}); path != "" && req.Operator {
 		d.TranscriptPath = filepath.Dir(path)
 	}
 	return d, nil

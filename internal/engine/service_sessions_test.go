@@ -110,7 +110,7 @@ func TestDefaultsAreTheRequesters(t *testing.T) {
 		{api.Operator().ActingAs("agent:beta:work"), "agent:beta:main"},
 	} {
 		d, err := h.e.Defaults(ctx, tt.p)
-		if err != nil || d.MainSessionKey != tt.wantMain || d.DefaultAgentID != "main" || d.MainKey != "main" || d.Scope != "per-sender" || d.Model != "script" || d.TranscriptPath == "" {
+		if err != nil || d.MainSessionKey != tt.wantMain || d.DefaultAgentID != "main" || d.MainKey != "main" || d.Scope != "per-sender" || d.Model != "script" || (d.TranscriptPath == "") != (tt.p.Requester() != "") {
 			t.Fatalf("defaults for %q = %+v, %v", tt.p.Requester(), d, err)
 		}
 	}

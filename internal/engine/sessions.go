@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"path/filepath"
+	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -202,7 +204,7 @@ func (e *Engine) newSession(key string) (domain.Session, error) {
 		Kind:      e.keys.Kind(key),
 		ChatType:  sessionkey.ChatTypeFromKey(key),
 		Channel:   sessionkey.ChannelFromKey(key),
-		Sandboxed: e.cfg.AgentSandboxed(k.AgentID),
+		Sandboxed: e.conf().AgentSandboxed(k.AgentID),
 		CreatedAt: now,
 		UpdatedAt: now,
 	}
@@ -253,6 +255,22 @@ func (e *Engine) TranscriptPath(s domain.Session) string {
 		return ""
 	}
 	return e.mirror.Path(s.AgentID, s.SessionID)
+}
+
+// relTranscriptPath is the session's transcript mirror path below the
+// mirror's root (agents/<agentId>/sessions/<sessionId>.jsonl): what text a
+// session can read (an announce) may name, without the server's directories.
+func (e *Engine) relTranscriptPath(s domain.Session) string {
+	path := e.TranscriptPath(s)
+	if path == "" {
+		return ""
+	}
+	root := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(path))))
+	rel, err := filepath.Rel(root, path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }
 
 // channelOf is a session's channel as the session tools report it.

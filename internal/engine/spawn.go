@@ -119,14 +119,17 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 	}
 
 	// Budget: asked, or the agent's default, capped by what is left above.
-	budget, err := e.spawnBudget(ctx, p, req.RunID != "", requesterKey, requesterAgent, model)
+	payer := e.payerFor(ctx, req, requesterKey)
+	firstPrompt := estimateTokens(p.Task, subagent.Context(requesterKey, "", p.Label))
+	budget, err := e.spawnBudget(ctx, p, req.RunID != "", requesterKey, payer, requesterAgent, model, firstPrompt)
 	if err != nil {
 		return SpawnResult{}, err
 	}
 
 	// Sandbox inheritance.
-	childSandboxed := e.cfg.AgentSandboxed(agent)
-	if requester.Sandboxed && !childSandboxed {
+	childSandboxed := e.conf().AgentSandboxed(agent)
+	requesterSandboxed := e.sandboxed(requester)
+	if requesterSandboxed && !childSandboxed {
 		return SpawnResult{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn refused: this session is sandboxed and agent %q would run unsandboxed", agent)
 	}
 	if p.Sandbox == "require" && !childSandboxed {
@@ -186,6 +189,11 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		Spawn:       &ss,
 		Fingerprint: fingerprint,
 	}
+	if payer != requesterKey {
+		// The child's tree is outside the payer's: its first run draws on
+		// the payer's chain explicitly.
+		spec.Payer = payer
+	}
 	rawSpec, err := encodeSpec(spec)
 	if err != nil {
 		return SpawnResult{}, err
@@ -209,7 +217,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 			_, _, err := e.ensureSession(tx, childKey, func(s *domain.Session) {
 				s.SpawnedBy = requesterKey
 				s.SpawnDepth = depth + 1
-				s.Sandboxed = childSandboxed || requester.Sandboxed
+				s.Sandboxed = childSandboxed || requesterSandboxed
 				s.Label = p.Label
 				s.ModelOverride = model
 				s.ThinkingLevel = p.Thinking

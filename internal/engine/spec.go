@@ -21,6 +21,9 @@ type runSpec struct {
 	// JoinedRunID is set by the runtime on a steer that joined a running
 	// run (the run's id): it has no reply-back loop or announce.
 	JoinedRunID string `json:"joinedRunId,omitempty"`
+	// Payer is read by the runtime too: the session of the budgeted run
+	// that caused this one, whose chain's budgets it draws on (budget.go).
+	Payer string `json:"payer,omitempty"`
 	// System is injected after the agent's system prompt.
 	System   string `json:"system,omitempty"`
 	Model    string `json:"model,omitempty"`
@@ -55,7 +58,7 @@ func encodeSpec(s runSpec) (json.RawMessage, error) {
 // runtimeSpec is the runtime's part of s (runtime.Spec), as decoding
 // encodeSpec(s) gives it.
 func (s runSpec) runtimeSpec() runtime.Spec {
-	return runtime.Spec{UserMessage: s.UserMessage, Prelude: s.Prelude, Steer: s.Steer, JoinedRunID: s.JoinedRunID}
+	return runtime.Spec{UserMessage: s.UserMessage, Prelude: s.Prelude, Steer: s.Steer, JoinedRunID: s.JoinedRunID, Payer: s.Payer}
 }
 
 // decodeSpec reads the spec stored on r. A spec that does not decode is

@@ -116,7 +116,7 @@ func (e *Engine) deliverSubagentAnnounce(ctx context.Context, item domain.Outbox
 			a.Account = &acct
 		}
 		if child.Key != "" {
-			a.TranscriptPath = e.TranscriptPath(child)
+			a.TranscriptPath = e.relTranscriptPath(child)
 		}
 		text := a.Text()
 		msg := subagent.Message(text, p.ChildKey, run.ID)

@@ -19,10 +19,11 @@ type guard struct {
 func (e *Engine) guardFor(ctx context.Context, req Requester) guard {
 	key := req.key(e)
 	agent := req.agent(e)
-	sandboxed := e.cfg.AgentSandboxed(agent)
+	row := false
 	if s, err := e.store.GetSession(ctx, key); err == nil {
-		sandboxed = s.Sandboxed
+		row = s.Sandboxed
 	}
+	sandboxed := policy.Sandboxed(e.conf(), agent, row)
 	return guard{e: e, operator: req.Operator, vis: policy.NewVisibility(e.conf(), key, agent, sandboxed), key: key}
 }
 
@@ -88,4 +89,10 @@ func (g guard) allowRow(ctx context.Context, s domain.Session) bool {
 		return s.Key == g.key
 	}
 	return g.check(ctx, s.Key, policy.ActionList) == nil
+}
+
+// sandboxed reports whether session s runs sandboxed now: the current
+// configuration wins when it is stricter than the row's creation-time flag.
+func (e *Engine) sandboxed(s domain.Session) bool {
+	return policy.Sandboxed(e.conf(), s.AgentID, s.Sandboxed)
 }

@@ -401,7 +401,7 @@ func (rt *Runtime) startTx(tx domain.Tx, cur domain.Run, decoded *Spec) (claimed
 	if err := tx.PutSession(s); err != nil {
 		return claimed{}, false, err
 	}
-	budget, err := budgetsTx(tx, s, now)
+	budget, err := budgetsTx(tx, s, spec.Payer, now)
 	if err != nil {
 		return claimed{}, false, err
 	}
@@ -470,11 +470,17 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			// Steer messages sent to this session join the run here (steer.go).
 			history, written = rt.takeSteers(ctx, run, history, written, announce)
 			// Budgets are checked before every model call, the first included.
-			if exceeded := rt.checkBudget(ctx, sess, step, budget); exceeded != nil {
+			if exceeded := rt.checkBudget(ctx, run, sess, step, budget); exceeded != nil {
+				return runOutcome{status: domain.RunError, err: exceeded.Error(), usage: usage, model: plan.ModelRef}, written
+			}
+			req := plan.request(run, modelID, history, rt.deltaFunc(run, step, announce))
+			// The call's output is capped at what the budgets leave after
+			// its estimated prompt; a prompt that alone exceeds it is not sent.
+			if exceeded := capToBudget(&req, budget.tight, plan.ModelRef, rt.opts.Price); exceeded != nil {
 				return runOutcome{status: domain.RunError, err: exceeded.Error(), usage: usage, model: plan.ModelRef}, written
 			}
 			rt.progress.update(run.ID, func(p *domain.Progress) { p.Step, p.Phase = step+1, "model" })
-			resp, err = provider.Complete(ctx, plan.request(run, modelID, history, rt.deltaFunc(run, step, announce)))
+			resp, err = provider.Complete(ctx, req)
 		}
 		if err == nil && ctx.Err() != nil {
 			err = ctx.Err()
@@ -618,7 +624,7 @@ func (rt *Runtime) append(run domain.Run, m domain.Message, usage *domain.Usage,
 	})
 	if err == nil && budget != nil && usage != nil {
 		budget.bounded = budget.bounded || after.bounded
-		budget.exceeded = after.exceeded
+		budget.exceeded, budget.tight = after.exceeded, after.tight
 	}
 	if err == nil {
 		announce()

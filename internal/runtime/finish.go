@@ -89,16 +89,8 @@ func (rt *Runtime) endTx(tx domain.Tx, cur domain.Run, inbound []domain.Message,
 	if out.joinedTo != "" {
 		cur.Spec = markJoined(cur.Spec, out.joinedTo)
 	}
-	cur.Reply, cur.Error, cur.Usage = out.reply, out.err, out.usage
 	started := cur.StartedAt != 0 // only runs that ran count in the rollups
-	ended, fresh, err := transition(tx, cur, out.status, now)
-	if err != nil {
-		return domain.Run{}, nil, domain.Session{}, err
-	}
-	if !fresh {
-		return domain.Run{}, nil, domain.Session{}, errQuickStale // the idempotency key names another run now
-	}
-	s, err := tx.GetSession(ended.SessionKey)
+	s, err := tx.GetSession(cur.SessionKey)
 	if err == nil {
 		s.UpdatedAt = now
 		if out.aborted {
@@ -112,7 +104,7 @@ func (rt *Runtime) endTx(tx domain.Tx, cur domain.Run, inbound []domain.Message,
 			msgs = append(msgs[:len(msgs):len(msgs)], *out.final)
 		}
 		if len(msgs) > 0 {
-			if stored, err = tx.AppendMessages(ended.SessionKey, ended.SessionID, msgs); err != nil {
+			if stored, err = tx.AppendMessages(cur.SessionKey, cur.SessionID, msgs); err != nil {
 				return domain.Run{}, nil, domain.Session{}, err
 			}
 		}
@@ -122,10 +114,16 @@ func (rt *Runtime) endTx(tx domain.Tx, cur domain.Run, inbound []domain.Message,
 			fu = out.finalUsage
 		}
 		// The last step's usage and the run itself go to the session's
-		// account and its ancestors' rollups in this transaction.
+		// account and its ancestors' rollups in this transaction, before the
+		// run's status is written: a run whose budgets above it ended
+		// overspent does not end ok, whatever its last step said.
 		if started {
-			if _, err := rt.chargeTx(tx, ended, s, fu, out.model, true); err != nil {
+			st, err := rt.chargeTx(tx, cur, s, fu, out.model, true)
+			if err != nil {
 				return domain.Run{}, nil, domain.Session{}, err
+			}
+			if st.overspent != nil && out.status == domain.RunOK {
+				out.status, out.err = domain.RunError, st.overspent.Error()
 			}
 		}
 		if err := tx.PutSession(s); err != nil {
@@ -134,6 +132,14 @@ func (rt *Runtime) endTx(tx domain.Tx, cur domain.Run, inbound []domain.Message,
 		sess = s
 	} else if created {
 		return domain.Run{}, nil, domain.Session{}, err
+	}
+	cur.Reply, cur.Error, cur.Usage = out.reply, out.err, out.usage
+	ended, fresh, err := transition(tx, cur, out.status, now)
+	if err != nil {
+		return domain.Run{}, nil, domain.Session{}, err
+	}
+	if !fresh {
+		return domain.Run{}, nil, domain.Session{}, errQuickStale // the idempotency key names another run now
 	}
 	if out.joinedTo != "" {
 		return ended, stored, sess, nil // a steer that joined another run has no follow-ups of its own (steer.go)

@@ -121,7 +121,7 @@ func (rt *Runtime) quickEligible(r domain.Run, spec *Spec) bool {
 	if r.Kind != domain.RunKindChat && r.Kind != domain.RunKindAgent {
 		return false
 	}
-	return r.ParentRunID == "" && r.Attempt == 1 && spec.UserMessage != nil && len(spec.Prelude) == 0 && !spec.Steer
+	return r.ParentRunID == "" && r.Attempt == 1 && spec.UserMessage != nil && len(spec.Prelude) == 0 && !spec.Steer && spec.Payer == ""
 }
 
 // submitQuick carries out Submit for a quick turn: r is filled, its lane

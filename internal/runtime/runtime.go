@@ -102,6 +102,10 @@ type Spec struct {
 	// JoinedRunID is written by the runtime when a steer joined a running
 	// run: the id of that run.
 	JoinedRunID string `json:"joinedRunId,omitempty"`
+	// Payer is the session of the budgeted run that caused this one (a
+	// send's target run, a reply-back turn, an announce step): the run
+	// draws on that session's spawn-chain budgets as well as its own.
+	Payer string `json:"payer,omitempty"`
 }
 
 // Options configure a Runtime. Store, Models and Hooks are required.

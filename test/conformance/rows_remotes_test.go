@@ -51,8 +51,8 @@ func remoteRows(_ *world) []row {
 				na(sMCPStdio, stdioRequester),
 				mcpHTTPC(operatorToken, "agents_list", m{}),
 			}},
-		{finding: "17", name: "requester without cross-agent rights: agents list has the remotes, not allowed",
-			want:   outcome{OK: true, Fields: map[string]string{"remotes": "planner " + plannerCard + " allowed=false"}},
+		{finding: "17", name: "requester without cross-agent rights: agents list has the remotes, not allowed, without their URLs",
+			want:   outcome{OK: true, Fields: map[string]string{"remotes": "planner  allowed=false"}},
 			fields: remotes,
 			cells: []cell{
 				cliC(sCLI, "agents", "list", "--as", requester, "--json"),

@@ -76,6 +76,7 @@ func TestConformance(t *testing.T) {
 		trial4Rows(w),
 		nulTextRows(w), listSearchRows(w),
 		batchRows(w),
+		probeRows(w),
 	} {
 		rows = append(rows, group...)
 	}

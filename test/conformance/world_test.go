@@ -31,7 +31,10 @@ const (
 	boundKey   = "agent:guest:bound"       // the bound tokens' session
 	foreignKey = "agent:main:other-secret" // a session the bound tokens may not see
 	sandboxKey = "agent:sandy:main"        // the sandboxed requester
-	betaMain   = "agent:beta:main"
+	// latebox's sessions predate its sandbox (newWorld).
+	lateboxKey   = "agent:latebox:main"
+	lateboxOther = "agent:latebox:other"
+	betaMain     = "agent:beta:main"
 )
 
 // testConfig is the config of both state dirs: four agents (sandy runs
@@ -50,6 +53,8 @@ const testConfig = `{
       { id: "beta" },
       { id: "sandy", sandbox: { mode: "all" } },
       { id: "guest" },
+      // latebox's sessions were made before its sandbox was turned on (newWorld).
+      { id: "latebox", sandbox: { mode: "all" } },
     ],
   },
   tools: { sessions: { visibility: "agent" } },
@@ -115,7 +120,18 @@ func newWorld(t *testing.T) *world {
 		mcpStdio: map[string]*mcp.ClientSession{},
 		stdioErr: map[string]error{},
 	}
+	// latebox's main and another of its sessions exist before its sandbox
+	// is turned on: the config in effect must still sandbox them.
+	unboxed := strings.Replace(testConfig, `{ id: "latebox", sandbox: { mode: "all" } }`, `{ id: "latebox" }`, 1)
 	for _, d := range []string{w.inproc, w.served} {
+		if err := os.WriteFile(filepath.Join(d, "switchboard.json5"), []byte(unboxed), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, key := range []string{lateboxKey, lateboxOther} {
+			if r := w.cli(t, d, "chat", key, "made before the sandbox"); !r.ok {
+				t.Fatalf("seed %s: %s", key, r.msg)
+			}
+		}
 		if err := os.WriteFile(filepath.Join(d, "switchboard.json5"), []byte(testConfig), 0o600); err != nil {
 			t.Fatal(err)
 		}

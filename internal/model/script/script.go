@@ -108,6 +108,13 @@ func (m *Model) Complete(ctx context.Context, req domain.ModelRequest) (domain.M
 		stop = domain.StopReasonToolUse
 	}
 
+	// A text answer stops at maxTokens (stop reason "length"), as a real
+	// model's does; a tool call is never cut.
+	if block.Type == domain.BlockText && req.MaxTokens > 0 && ceilDiv4(outChars) > int64(req.MaxTokens) {
+		block.Text = firstRunes(block.Text, 4*req.MaxTokens)
+		outChars, stop = runeLen(block.Text), domain.StopReasonLength
+	}
+
 	if r != nil && r.chunk > 0 && req.OnDelta != nil {
 		if err := r.stream(ctx, block, req.OnDelta); err != nil {
 			return domain.ModelResponse{}, err
@@ -176,4 +183,15 @@ func newCallID() (string, error) {
 		return "", fmt.Errorf("script: tool call id: %w", err)
 	}
 	return "call_" + hex.EncodeToString(b[:]), nil
+}
+
+// firstRunes is s cut to at most n runes.
+func firstRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
 }

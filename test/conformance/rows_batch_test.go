@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Rows of the second attacker probe (issue 28).
+// Rows on JSON-RPC batches.
 
 // batchRows: a JSON-RPC batch is refused whole on both JSON-RPC
 // endpoints over HTTP (/mcp and A2A), for any token, before any call in
