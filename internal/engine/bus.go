@@ -5,7 +5,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/replica"
-	"github.com/switchboard-go/switchboard/internal/runtime"
+	"github.com/switchboard-go/switchboard/internal/runs"
 )
 
 // bus fans events out to subscribers. A slow subscriber loses events
@@ -32,7 +32,7 @@ func newBus(c replica.Cluster) *bus {
 
 func (b *bus) publish(ev domain.Event) {
 	if b.cluster != nil && ev.Replica == "" {
-		if s, ok := runtime.SignalOf(ev); ok {
+		if s, ok := runs.SignalOf(ev); ok {
 			b.cluster.Signal(s)
 		}
 	}

@@ -28,20 +28,20 @@ import (
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/outbox"
-	"github.com/switchboard-go/switchboard/internal/runtime"
+	"github.com/switchboard-go/switchboard/internal/runs"
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
 )
 
 // Models is what the engine needs of the model registry.
 type Models interface {
-	runtime.ModelResolver
+	runs.ModelResolver
 	// ValidateThinking errors when the model does not accept the level.
 	ValidateThinking(ref, level string) error
 }
 
 // Mirror is the append-only JSONL transcript mirror.
 type Mirror interface {
-	runtime.Mirror
+	runs.Mirror
 	Path(agentID, sessionID string) string
 	Remove(agentID, sessionID string) error
 	Archive(agentID, sessionID string, ts time.Time) error
@@ -72,7 +72,7 @@ type Options struct {
 	HoldRuns bool
 	// OwnWorkOnly carries out only this process's runs, their follow-ups
 	// and the runs queued ahead of them on their sessions; other queued
-	// runs wait for a process that serves (runtime.Options.OwnWorkOnly).
+	// runs wait for a process that serves (runs.Options.OwnWorkOnly).
 	// In-process commands that write use it; Idle then waits for that
 	// work only.
 	OwnWorkOnly bool
@@ -103,7 +103,7 @@ type Engine struct {
 	models     Models
 	mirror     Mirror
 	keys       sessionkey.Resolver
-	rt         *runtime.Runtime
+	rt         *runs.Runtime
 	log        *slog.Logger
 	now        func() time.Time
 	newID      func() string
@@ -170,11 +170,11 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e.deliveries = ob
-	var mirror runtime.Mirror
+	var mirror runs.Mirror
 	if opts.Mirror != nil {
 		mirror = opts.Mirror
 	}
-	rt, err := runtime.New(runtime.Options{
+	rt, err := runs.New(runs.Options{
 		Store:    opts.Store,
 		Models:   opts.Models,
 		Hooks:    hooks{e},

@@ -11,14 +11,14 @@ import (
 	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/policy"
-	"github.com/switchboard-go/switchboard/internal/runtime"
+	"github.com/switchboard-go/switchboard/internal/runs"
 	"github.com/switchboard-go/switchboard/internal/tools"
 )
 
-// hooks adapts the engine to runtime.Hooks.
+// hooks adapts the engine to runs.Hooks.
 type hooks struct{ e *Engine }
 
-var _ runtime.Hooks = hooks{}
+var _ runs.Hooks = hooks{}
 
 // agentTools are the tools a top-level agent session gets.
 var agentTools = []string{api.ToolSessionsList, api.ToolSessionsHistory, api.ToolSessionsSend, api.ToolSessionsSpawn, api.ToolAgentsList, api.ToolSubagents,
@@ -46,11 +46,11 @@ func (e *Engine) toolsFor(s domain.Session) []string {
 	return names
 }
 
-func (h hooks) Prepare(ctx context.Context, run domain.Run, sess domain.Session) (runtime.Plan, error) {
+func (h hooks) Prepare(ctx context.Context, run domain.Run, sess domain.Session) (runs.Plan, error) {
 	e := h.e
 	spec, err := decodePlanSpec(run)
 	if err != nil {
-		return runtime.Plan{}, err
+		return runs.Plan{}, err
 	}
 	if r, ok := e.remoteOf(sess.AgentID); ok {
 		return e.remotePlan(r, run, sess, spec.Chain), nil
@@ -77,7 +77,7 @@ func (h hooks) Prepare(ctx context.Context, run domain.Run, sess domain.Session)
 	if thinking == "" {
 		thinking = sess.ThinkingLevel
 	}
-	return runtime.Plan{
+	return runs.Plan{
 		System:   strings.Join(system, "\n\n"),
 		ModelRef: model,
 		Thinking: thinking,

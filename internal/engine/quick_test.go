@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/runtime"
+	"github.com/switchboard-go/switchboard/internal/runs"
 )
 
 // TestChatQuickTurns: a chat turn on an existing session is written in one
@@ -19,17 +19,17 @@ func TestChatQuickTurns(t *testing.T) {
 	// may still be on its way out when its waiter returns.
 	idle := func() { h.waitFor("the session's lane idle", func() bool { return h.e.rt.LaneIdle(key) }) }
 	h.chat(key, "one") // creates the session: the ordinary way
-	if q := h.e.rt.QuickTurns(); q != (runtime.QuickStats{}) {
+	if q := h.e.rt.QuickTurns(); q != (runs.QuickStats{}) {
 		t.Fatalf("quick turns after the session's first = %+v, want none", q)
 	}
 	idle()
 	two := h.chat(key, "two")
-	if q := h.e.rt.QuickTurns(); q != (runtime.QuickStats{Folded: 1}) {
+	if q := h.e.rt.QuickTurns(); q != (runs.QuickStats{Folded: 1}) {
 		t.Fatalf("quick turns = %+v, want one folded", q)
 	}
 	idle()
 	three := h.chat(key, "/reset three")
-	if q := h.e.rt.QuickTurns(); q != (runtime.QuickStats{Folded: 2}) {
+	if q := h.e.rt.QuickTurns(); q != (runs.QuickStats{Folded: 2}) {
 		t.Fatalf("quick turns after /reset = %+v, want two folded, none thrown away", q)
 	}
 	if two.Status != domain.RunOK || three.Status != domain.RunOK || three.SessionID == two.SessionID {

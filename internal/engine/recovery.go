@@ -10,7 +10,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/runtime"
+	"github.com/switchboard-go/switchboard/internal/runs"
 )
 
 // StartReport says what Start recovered from the previous process: runs
@@ -18,7 +18,7 @@ import (
 // mirror files repaired from the store. The process logs it as its
 // recovery summary.
 type StartReport struct {
-	runtime.StartReport
+	runs.StartReport
 	// AttachmentsRemoved counts attachment folders of spawns whose run was
 	// never committed (removed at start).
 	AttachmentsRemoved int

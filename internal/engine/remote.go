@@ -11,7 +11,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/exchange"
 	"github.com/switchboard-go/switchboard/internal/policy"
-	"github.com/switchboard-go/switchboard/internal/runtime"
+	"github.com/switchboard-go/switchboard/internal/runs"
 )
 
 // Remote A2A agents (a2a.remotes, docs/a2a.md "Calling remote agents").
@@ -51,8 +51,8 @@ func (e *Engine) isRemote(id string) bool {
 // remotePlan is the plan of a run in a remote agent's session: no tools,
 // no system prompt (neither crosses the wire), and the A2A exchange as its
 // model.
-func (e *Engine) remotePlan(r remote.Remote, run domain.Run, sess domain.Session, chain []string) runtime.Plan {
-	return runtime.Plan{
+func (e *Engine) remotePlan(r remote.Remote, run domain.Run, sess domain.Session, chain []string) runs.Plan {
+	return runs.Plan{
 		ModelRef: "a2a/" + r.ID,
 		Provider: remoteProvider{client: e.remotes, remote: r, key: sess.Key, chain: chain, messageID: run.ID},
 		ToolContext: domain.ToolCallContext{

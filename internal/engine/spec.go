@@ -6,16 +6,16 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/exchange"
-	"github.com/switchboard-go/switchboard/internal/runtime"
+	"github.com/switchboard-go/switchboard/internal/runs"
 	"github.com/switchboard-go/switchboard/internal/subagent"
 )
 
 // runSpec is what the engine keeps on a run so the run, and the work that
 // follows it, can be carried out after a restart.
 type runSpec struct {
-	// UserMessage is read by the runtime (runtime.Spec).
+	// UserMessage is read by the runtime (runs.Spec).
 	UserMessage *domain.Message `json:"userMessage,omitempty"`
-	// Prelude and Steer are read by the runtime too (runtime.Spec).
+	// Prelude and Steer are read by the runtime too (runs.Spec).
 	Prelude []domain.Message `json:"prelude,omitempty"`
 	Steer   bool             `json:"steer,omitempty"`
 	// JoinedRunID is set by the runtime on a steer that joined a running
@@ -55,10 +55,10 @@ func encodeSpec(s runSpec) (json.RawMessage, error) {
 	return b, nil
 }
 
-// runtimeSpec is the runtime's part of s (runtime.Spec), as decoding
+// runtimeSpec is the runtime's part of s (runs.Spec), as decoding
 // encodeSpec(s) gives it.
-func (s runSpec) runtimeSpec() runtime.Spec {
-	return runtime.Spec{UserMessage: s.UserMessage, Prelude: s.Prelude, Steer: s.Steer, JoinedRunID: s.JoinedRunID, Payer: s.Payer}
+func (s runSpec) runtimeSpec() runs.Spec {
+	return runs.Spec{UserMessage: s.UserMessage, Prelude: s.Prelude, Steer: s.Steer, JoinedRunID: s.JoinedRunID, Payer: s.Payer}
 }
 
 // decodeSpec reads the spec stored on r. A spec that does not decode is

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/runtime"
+	"github.com/switchboard-go/switchboard/internal/runs"
 )
 
 // A stored run spec that does not decode ends the run visibly (status
@@ -69,7 +69,7 @@ func TestRuntimeSpecMatchesTheStoredSpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var decoded runtime.Spec
+	var decoded runs.Spec
 	if err := json.Unmarshal(raw, &decoded); err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/outbox"
-	"github.com/switchboard-go/switchboard/internal/runtime"
+	"github.com/switchboard-go/switchboard/internal/runs"
 	"github.com/switchboard-go/switchboard/internal/subagent"
 )
 
@@ -126,7 +126,7 @@ func (e *Engine) deliverSubagentAnnounce(ctx context.Context, item domain.Outbox
 			return err
 		}
 		// The announce turn is a follow-up of the child's run.
-		_, _, err = e.rt.Submit(runtime.FollowUpOf(ctx, run.ID), domain.Run{SessionKey: p.Spawn.RequesterKey, AgentID: e.keys.AgentOf(p.Spawn.RequesterKey),
+		_, _, err = e.rt.Submit(runs.FollowUpOf(ctx, run.ID), domain.Run{SessionKey: p.Spawn.RequesterKey, AgentID: e.keys.AgentOf(p.Spawn.RequesterKey),
 			Kind: domain.RunKindInbound, Lane: domain.LaneMain, RequesterKey: p.ChildKey,
 			IdempotencyKey: "subagent-announce:" + run.ID, Message: text, Spec: raw},
 			func(tx domain.Tx) error {

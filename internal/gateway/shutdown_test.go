@@ -10,7 +10,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/runtime"
+	"github.com/switchboard-go/switchboard/internal/runs"
 )
 
 // TestShutdownWithRunsInFlight starts 100 slow runs over the gateway,
@@ -29,7 +29,7 @@ func TestShutdownWithRunsInFlight(t *testing.T) {
 		ids[i] = w.send("agent", map[string]any{"message": fmt.Sprintf("slow %d", i), "sessionKey": fmt.Sprintf("agent:main:load-%d", i),
 			"idempotencyKey": fmt.Sprintf("load-%d", i)})
 	}
-	runs := map[string]bool{}
+	inFlight := map[string]bool{}
 	for _, id := range ids {
 		var acc struct {
 			RunID, Status string
@@ -38,7 +38,7 @@ func TestShutdownWithRunsInFlight(t *testing.T) {
 		if acc.Status != "accepted" {
 			t.Fatalf("ack = %+v", acc)
 		}
-		runs[acc.RunID] = true
+		inFlight[acc.RunID] = true
 	}
 	// Wait until every run is executing (its lifecycle start event).
 	started := map[string]bool{}
@@ -50,7 +50,7 @@ func TestShutdownWithRunsInFlight(t *testing.T) {
 			Data   map[string]any `json:"data"`
 		}
 		f.decode(t, &p)
-		if p.Stream == "lifecycle" && p.Data["phase"] == "start" && runs[p.RunID] {
+		if p.Stream == "lifecycle" && p.Data["phase"] == "start" && inFlight[p.RunID] {
 			started[p.RunID] = true
 		}
 	}
@@ -78,12 +78,12 @@ func TestShutdownWithRunsInFlight(t *testing.T) {
 	}
 
 	e.stopEngine()
-	for id := range runs {
+	for id := range inFlight {
 		r, err := e.store.GetRun(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		aborted := r.Status == domain.RunError && r.Error == runtime.AbortedError
+		aborted := r.Status == domain.RunError && r.Error == runs.AbortedError
 		// A graceful stop follows the crash rule (docs/design.md#the-crash-rule): a run none
 		// of whose tool calls ran is re-queued once, for the next start.
 		requeued := r.Status == domain.RunQueued && r.Attempt == 2

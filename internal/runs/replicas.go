@@ -1,0 +1,365 @@
+package runs
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/replica"
+)
+
+// What a runtime does when it shares its store with other replicas (see
+// Cluster). Nothing here runs for a Local cluster.
+
+// errLeaseLost is the cause of runs cancelled because this replica's
+// lease was taken over: another replica owns them now.
+var errLeaseLost = errors.New("replica lease lost")
+
+// shared reports whether other replicas may share the store.
+func (rt *Runtime) shared() bool { return rt.cluster.Shared() }
+
+// leftRunning returns the runs a stopped process left running, which the
+// crash rule resolves at Start: every running run when the runtime is
+// alone on its store; with replicas only those whose replica's lease
+// expired (the others are running somewhere now).
+func (rt *Runtime) leftRunning(ctx context.Context) ([]domain.Run, error) {
+	if rt.shared() {
+		return rt.cluster.TakeOver(ctx)
+	}
+	return rt.opts.Store.ListRuns(ctx, domain.RunQuery{Statuses: []domain.RunStatus{domain.RunRunning}})
+}
+
+// startCluster starts the loop that renews the lease, takes over expired
+// replicas' runs, looks for unclaimed work and handles peers' signals.
+func (rt *Runtime) startCluster() {
+	if !rt.shared() {
+		return
+	}
+	// Two loops: a busy stream of signals must never delay the lease's
+	// renewal.
+	rt.wg.Add(2)
+	go func() {
+		defer rt.wg.Done()
+		rt.leaseLoop(rt.ctx)
+	}()
+	go func() {
+		defer rt.wg.Done()
+		rt.signalLoop(rt.ctx)
+	}()
+}
+
+// leaseLoop renews the lease and looks for expired replicas and
+// unclaimed runs every LeaseInterval.
+func (rt *Runtime) leaseLoop(ctx context.Context) {
+	every := rt.cluster.LeaseInterval()
+	if every <= 0 {
+		every = 5 * time.Second
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			rt.maintain(ctx)
+		}
+	}
+}
+
+// signalLoop handles the other replicas' signals.
+func (rt *Runtime) signalLoop(ctx context.Context) {
+	signals := rt.cluster.Signals()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case s, ok := <-signals:
+			if !ok {
+				return
+			}
+			rt.onSignal(ctx, s)
+		}
+	}
+}
+
+// maintain renews the lease, applies the crash rule to the runs of
+// replicas whose lease expired, and picks up queued runs nobody claimed.
+func (rt *Runtime) maintain(ctx context.Context) {
+	if err := rt.cluster.Renew(ctx); err != nil {
+		if errors.Is(err, replica.ErrLeaseLost) {
+			rt.log.Error("replica lease was taken over; cancelling the runs it held (another replica resolves them)")
+			rt.leaseLost()
+		} else if ctx.Err() == nil {
+			rt.log.Warn("replica lease renewal failed", "err", err)
+		}
+	}
+	runs, err := rt.cluster.TakeOver(ctx)
+	if err != nil && ctx.Err() == nil {
+		rt.log.Warn("taking over expired replicas' runs failed", "err", err)
+	}
+	rt.recoverTaken(ctx, runs)
+	rt.honourCancels(ctx)
+	rt.pull(ctx, "")
+}
+
+// honourCancels cancels the runs executing here whose cancel another
+// replica wrote down (its signal may have been lost).
+func (rt *Runtime) honourCancels(ctx context.Context) {
+	marked, err := rt.cluster.CancelsRequested(ctx, rt.activeIDs())
+	if err != nil {
+		if ctx.Err() == nil {
+			rt.log.Warn("looking for requested cancels failed", "err", err)
+		}
+		return
+	}
+	rt.cancelRuns(marked, errCancelled)
+}
+
+// recoverTaken applies the crash rule to runs taken over from a replica
+// whose lease expired, and schedules the re-queued ones here.
+func (rt *Runtime) recoverTaken(ctx context.Context, runs []domain.Run) {
+	requeued, aborted := 0, 0
+	for _, r := range runs {
+		again, err := rt.recoverRun(ctx, r)
+		if err != nil {
+			rt.log.Error("crash rule on a taken-over run failed", "run", r.ID, "err", err)
+			continue
+		}
+		if again {
+			requeued++
+		} else {
+			aborted++
+		}
+		rt.pull(ctx, r.SessionKey)
+	}
+	if len(runs) > 0 {
+		rt.log.Warn("took over runs of a replica whose lease expired", "requeued", requeued, "aborted", aborted)
+	}
+}
+
+// leaseEpochs tells the runs claimed under a lease that was lost (taken
+// over: another replica resolves them) from those claimed under the lease
+// Renew took next, which a lost lease must not cancel.
+type leaseEpochs struct {
+	epoch uint64
+	of    map[string]uint64 // run id → epoch it was claimed in
+}
+
+// claimedHere notes that run id was claimed under the current lease.
+func (rt *Runtime) claimedHere(id string) {
+	if !rt.shared() {
+		return
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.leases.of == nil {
+		rt.leases.of = map[string]uint64{}
+	}
+	rt.leases.of[id] = rt.leases.epoch
+}
+
+// leaseLost cancels the runs claimed under the lease that was taken over
+// and starts a new generation for the claims under the next one.
+func (rt *Runtime) leaseLost() {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	for id, e := range rt.leases.of {
+		if e == rt.leases.epoch {
+			if cancel := rt.active[id]; cancel != nil {
+				cancel(errLeaseLost)
+			}
+		}
+	}
+	rt.leases.epoch++
+}
+
+// activeIDs lists the runs executing here.
+func (rt *Runtime) activeIDs() []string {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	ids := make([]string, 0, len(rt.active))
+	for id := range rt.active {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// cancelRuns cancels the runs ids still executing here with cause.
+func (rt *Runtime) cancelRuns(ids []string, cause error) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	for _, id := range ids {
+		if cancel := rt.active[id]; cancel != nil {
+			cancel(cause)
+		}
+	}
+}
+
+// pullBatch bounds how many unclaimed runs one look brings into the lanes.
+const pullBatch = 64
+
+// pull brings the runs that could be claimed now (of session key, or of
+// any session when key is "") into this runtime's lanes, unless they are
+// there already. A claim decides who runs them.
+func (rt *Runtime) pull(ctx context.Context, key string) {
+	if !rt.shared() || rt.opts.Hold || rt.scoped() {
+		return
+	}
+	limit := pullBatch
+	if key != "" {
+		limit = 1
+	}
+	runs, err := rt.cluster.Next(ctx, key, limit)
+	if err != nil {
+		if ctx.Err() == nil {
+			rt.log.Warn("looking for unclaimed runs failed", "session", key, "err", err)
+		}
+		return
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	for _, r := range runs {
+		if !rt.hereLocked(r) {
+			rt.enqueueLocked(r)
+		}
+	}
+}
+
+// hereLocked reports whether run r is in a lane of this runtime or
+// executing here.
+func (rt *Runtime) hereLocked(r domain.Run) bool {
+	if rt.active[r.ID] != nil {
+		return true
+	}
+	if l := rt.lanes[r.SessionKey]; l != nil {
+		for _, q := range l.queue {
+			if q.ID == r.ID {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// laneBusy handles a claim refused because the session's lane is not
+// free: the run stays queued in the store for the replica that holds the
+// lane (it pulls the next run when its own ends), and a run queued ahead
+// is brought here to go first.
+func (rt *Runtime) laneBusy(busy *replica.LaneBusyError) {
+	if busy.Ahead == "" {
+		return
+	}
+	rt.pull(rt.ctx, busy.SessionKey)
+}
+
+// signalQueued tells the other replicas that run r waits for a claim.
+func (rt *Runtime) signalQueued(r domain.Run) {
+	if rt.shared() {
+		rt.cluster.Signal(replica.Signal{Kind: replica.SignalQueued, SessionKey: r.SessionKey, RunID: r.ID})
+	}
+}
+
+// onSignal handles one peer's signal.
+func (rt *Runtime) onSignal(ctx context.Context, s replica.Signal) {
+	switch s.Kind {
+	case replica.SignalQueued:
+		rt.pull(ctx, s.SessionKey)
+		return
+	case replica.SignalCancel:
+		rt.mu.Lock()
+		cancel := rt.active[s.RunID]
+		rt.mu.Unlock()
+		if cancel != nil {
+			cancel(errCancelled)
+		}
+		return
+	case domain.EventRunEnd:
+		rt.wake(s.RunID, nil)
+	}
+	ev, ok, err := rt.ResolveSignal(ctx, s)
+	if err != nil {
+		if ctx.Err() == nil {
+			rt.log.Warn("reading a peer's event from the store failed", "kind", s.Kind, "session", s.SessionKey, "err", err)
+		}
+		return
+	}
+	if ok {
+		rt.opts.Emit(ev)
+	}
+}
+
+// SignalOf is the signal that tells the other replicas about event ev,
+// by ids; ok is false for events that do not cross replicas.
+func SignalOf(ev domain.Event) (replica.Signal, bool) {
+	s := replica.Signal{Kind: ev.Kind, SessionKey: ev.SessionKey, Reason: ev.Reason, TS: ev.TS}
+	switch ev.Kind {
+	case domain.EventRunStart, domain.EventRunEnd:
+		if ev.Run == nil {
+			return replica.Signal{}, false
+		}
+		s.RunID, s.SessionKey = ev.Run.ID, ev.Run.SessionKey
+	case domain.EventMessage:
+		if ev.Message == nil || ev.Message.Seq == 0 {
+			return replica.Signal{}, false
+		}
+		s.RunID, s.SessionID, s.Seq = ev.Message.RunID, ev.Message.SessionID, ev.Message.Seq
+	case domain.EventSession:
+	default:
+		return replica.Signal{}, false
+	}
+	return s, true
+}
+
+// ResolveSignal rebuilds the event a peer's signal names from the store
+// (ok false when what it names is gone). The event carries the peer's
+// replica name, so it is not told back to the peers.
+func (rt *Runtime) ResolveSignal(ctx context.Context, s replica.Signal) (domain.Event, bool, error) {
+	ev := domain.Event{Kind: s.Kind, SessionKey: s.SessionKey, Reason: s.Reason, TS: s.TS, Replica: s.Replica}
+	if ev.Replica == "" {
+		ev.Replica = "peer"
+	}
+	st := rt.opts.Store
+	switch s.Kind {
+	case domain.EventRunStart, domain.EventRunEnd:
+		r, err := st.GetRun(ctx, s.RunID)
+		if errors.Is(err, domain.ErrNotFound) {
+			return ev, false, nil
+		}
+		if err != nil {
+			return ev, false, err
+		}
+		ev.Run = &r
+	case domain.EventMessage:
+		msgs, err := st.ReadMessages(ctx, s.SessionKey, domain.MessageQuery{SessionID: s.SessionID, BeforeSeq: s.Seq + 1, Limit: 1})
+		if errors.Is(err, domain.ErrNotFound) {
+			return ev, false, nil
+		}
+		if err != nil {
+			return ev, false, err
+		}
+		if len(msgs) == 0 || msgs[0].Seq != s.Seq {
+			return ev, false, nil
+		}
+		ev.Message = &msgs[0]
+	case domain.EventSession:
+		sess, err := st.GetSession(ctx, s.SessionKey)
+		switch {
+		case err == nil:
+			ev.Session = &sess
+		case !errors.Is(err, domain.ErrNotFound):
+			return ev, false, err
+		}
+	default:
+		return ev, false, nil
+	}
+	return ev, true, nil
+}
+
+// claimRefused reports a claim another replica stands in the way of: the
+// session's lane is not free, or the run is being claimed there.
+func claimRefused(err error) bool {
+	var busy *replica.LaneBusyError
+	return errors.As(err, &busy) || errors.Is(err, replica.ErrRunTaken)
+}
