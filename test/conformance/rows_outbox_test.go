@@ -68,7 +68,7 @@ func deliverRows(_ *world) []row {
 	}
 	refused := func(s surface, via, token, as string) cell {
 		return custom(s, via, func(t *testing.T, w *world) outcome {
-			return deliverCall(t, w, s, token, as, m{"message": "not for you", "idempotencyKey": "deliver-refused-" + via})
+			return deliverCall(t, w, s, token, as, m{"to": "ops", "message": "not for you", "idempotencyKey": "deliver-refused-" + via})
 		})
 	}
 	return []row{

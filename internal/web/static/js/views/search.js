@@ -5,7 +5,7 @@
 
 import {h, clear, fmtRelative, fmtISO, errorText, sessionHref} from '../dom.js';
 
-const PAGE = 50;
+const PAGE = 25; // sessions.search takes at most 25 per call (OpenClaw's limit)
 
 export function mountSearch(ctx, root, initial) {
   const {gw} = ctx;
