@@ -60,7 +60,7 @@ const testConfig = `{
   tools: { sessions: { visibility: "agent" } },
   models: { providers: { script: { rules: [
     { when: { message: "^conformance progress slow$" }, reply: "slow done", delayMs: 600000 },
-    // The announce step of targets named announce-to-* speaks (rows_trial4_test.go).
+    // The announce step of targets named announce-to-* speaks (rows_params_lookup_test.go).
     { when: { session: "announce-to-", system: "Agent-to-agent announce step:" }, reply: "announced" },
   ] } } },
   // A remote A2A agent nothing answers for (rows_remotes_test.go).
