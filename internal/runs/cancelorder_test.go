@@ -61,16 +61,16 @@ func TestCancelReachesParentBeforeChildren(t *testing.T) {
 	// cancelled already (checked in the cancelling goroutine, so the
 	// answer does not depend on scheduling).
 	parentFirst := make(chan bool, 1)
-	e.rt.mu.Lock()
-	cancelChild := e.rt.active[child.ID]
-	e.rt.active[child.ID] = func(cause error) {
+	e.rt.exec.mu.Lock()
+	cancelChild := e.rt.exec.active[child.ID]
+	e.rt.exec.active[child.ID] = func(cause error) {
 		select {
 		case parentFirst <- m.ctx(parentKey).Err() != nil:
 		default:
 		}
 		cancelChild(cause)
 	}
-	e.rt.mu.Unlock()
+	e.rt.exec.mu.Unlock()
 	if cancelChild == nil {
 		t.Fatal("the child run is not active")
 	}

@@ -83,22 +83,13 @@ type firstStep struct {
 // returns its context and the function that unregisters it.
 func (rt *Runtime) activate(id string) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(rt.ctx)
-	rt.mu.Lock()
-	rt.active[id] = cancel
-	rt.mu.Unlock()
+	rt.exec.add(id, cancel)
+	rt.waits.begin(id)
 	return ctx, func() {
-		rt.mu.Lock()
-		delete(rt.active, id)
-		delete(rt.leases.of, id)
-		if ended := rt.endedHere[id]; ended != nil {
-			rt.recent.add(id, ended)
-			delete(rt.endedHere, id)
-		}
+		rt.exec.remove(id)
 		// Waiters that came after its end (or while it waited for its
 		// lane) skipped reading it (Wait): they read it now.
-		set := rt.waiters[id]
-		delete(rt.waiters, id)
-		rt.mu.Unlock()
+		set := rt.waits.exit(id)
 		cancel(nil)
 		for w := range set {
 			close(w.done)
@@ -111,7 +102,7 @@ func (rt *Runtime) activate(id string) (context.Context, func()) {
 // write: full disk, I/O error) is tried again until it commits or the
 // runtime stops (the run then stays queued for the next start).
 func (rt *Runtime) execute(r domain.Run) {
-	if rt.parentCancelling(r) {
+	if rt.cancels.parentCancelling(r) {
 		err := rt.finishIf(r, domain.RunQueued, runOutcome{status: domain.RunCancelled, err: "cancelled before it started"})
 		if err != nil && !errors.Is(err, errNotQueued) {
 			rt.log.Error("cancel queued run of a cancelled parent", "run", r.ID, "err", err)
@@ -142,7 +133,7 @@ func (rt *Runtime) execute(r domain.Run) {
 			return
 		}
 		if err == nil {
-			rt.claimedHere(r.ID)
+			rt.underLease(r.ID)
 			break
 		}
 		if !transient(err) {
@@ -156,17 +147,6 @@ func (rt *Runtime) execute(r domain.Run) {
 		}
 	}
 	rt.carryOut(ctx, c)
-}
-
-// parentCancelling reports whether r's parent run is being cancelled, with
-// its children (cancelTree).
-func (rt *Runtime) parentCancelling(r domain.Run) bool {
-	if r.ParentRunID == "" {
-		return false
-	}
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return rt.cancelling[r.ParentRunID] > 0
 }
 
 // carryOut runs a claimed run's model loop and records its end. A run the

@@ -62,8 +62,8 @@ func (rt *Runtime) Inject(ctx context.Context, key string, msgs []domain.Message
 	if err != nil {
 		return nil, err
 	}
-	rt.mu.Lock()
-	busy := rt.lanes[key] != nil
+	rt.sched.mu.Lock()
+	busy := rt.sched.lanes[key] != nil
 	late := false
 	if busy {
 		rt.cache.markStale(key)
@@ -78,7 +78,7 @@ func (rt *Runtime) Inject(ctx context.Context, key string, msgs []domain.Message
 			rt.mirror.append(sess.AgentID, key, sess.SessionID, stored, lastSeq(stored))
 		}
 	}
-	rt.mu.Unlock()
+	rt.sched.mu.Unlock()
 	if late {
 		// A run that ended between this commit and the lock above had its
 		// later messages written already: no coming append carries these.

@@ -24,13 +24,14 @@ import (
 // already holds. Every reconcile is bounded to its run's messages, so it
 // never writes a later run's messages whose append is still queued.
 type mirrorWriter struct {
-	m     Mirror
-	store domain.StoreReader
-	log   *slog.Logger
-	jobs  chan mirrorJob
-	wg    sync.WaitGroup
-	mu    sync.Mutex
-	done  bool
+	m       Mirror
+	store   domain.StoreReader
+	log     *slog.Logger
+	jobs    chan mirrorJob
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	started bool
+	done    bool
 
 	dirtyMu sync.Mutex
 	// dirty maps the sessions whose file may lack messages to the highest
@@ -86,12 +87,23 @@ type mirrorJob struct {
 	upTo int64
 }
 
+// newMirrorWriter builds the mirror writer; its goroutine starts with
+// Start.
 func newMirrorWriter(m Mirror, store domain.StoreReader, log *slog.Logger) *mirrorWriter {
-	w := &mirrorWriter{m: m, store: store, log: log, jobs: make(chan mirrorJob, 4096), dirty: map[mirrorSession]int64{},
+	return &mirrorWriter{m: m, store: store, log: log, jobs: make(chan mirrorJob, 4096), dirty: map[mirrorSession]int64{},
 		written: map[mirrorSession]int64{}, unordered: map[mirrorSession]bool{}}
+}
+
+// Start starts the goroutine that writes the queued jobs, once.
+func (w *mirrorWriter) Start() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.started || w.done {
+		return
+	}
+	w.started = true
 	w.wg.Add(1)
 	go w.loop()
-	return w
 }
 
 func (w *mirrorWriter) loop() {
@@ -272,15 +284,22 @@ func (w *mirrorWriter) queue(j mirrorJob) {
 	}
 }
 
-// close stops accepting jobs and waits until the queued ones are written.
-func (w *mirrorWriter) close() {
+// Stop stops accepting jobs and waits until the queued ones are written.
+func (w *mirrorWriter) Stop() {
 	w.mu.Lock()
 	if !w.done {
 		w.done = true
 		close(w.jobs)
 	}
+	started := w.started
 	w.mu.Unlock()
 	w.wg.Wait()
+	if !started {
+		// Never started: what was queued is written here.
+		for j := range w.jobs {
+			w.write(j)
+		}
+	}
 	w.retry(true)
 	// The mirror may keep files open for appends; release them.
 	if c, ok := w.m.(interface{ Close() error }); ok {

@@ -83,8 +83,9 @@ func TestMirrorWriterOrder(t *testing.T) {
 			m := commitEach(t, st, key, "m1", "m2", "m3")
 			mirror := transcript.New(dir, nil)
 			w := newMirrorWriter(mirror, st, slog.New(slog.DiscardHandler))
+			w.Start()
 			tc.run(w, mirrorSession{"main", key, "sid-" + key}, m)
-			w.close()
+			w.Stop()
 			requireMirrorEqualsStore(t, st, mirror, key, "main", "sid-"+key)
 		})
 	}
@@ -158,10 +159,11 @@ func TestBehindDuringReconcileIsKept(t *testing.T) {
 	s := mirrorSession{"main", key, "sid-" + key}
 	mirror := &hookedMirror{Mirror: transcript.New(dir, nil)}
 	w := newMirrorWriter(mirror, st, slog.New(slog.DiscardHandler))
+	w.Start()
 	mirror.during = func() { w.behind(s.agentID, s.key, s.sessionID, m[3].Seq, m[3].Seq) }
 	w.behind(s.agentID, s.key, s.sessionID, m[0].Seq, m[0].Seq)
 	w.append(s.agentID, s.key, s.sessionID, m[1:2], m[1].Seq)
 	w.append(s.agentID, s.key, s.sessionID, []domain.Message{m[2], m[4]}, m[4].Seq)
-	w.close()
+	w.Stop()
 	requireMirrorEqualsStore(t, st, mirror.Mirror, key, "main", "sid-"+key)
 }

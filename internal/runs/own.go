@@ -44,7 +44,7 @@ func followUpOf(ctx context.Context) string {
 }
 
 // scoped reports whether the runtime carries out only its own work.
-func (rt *Runtime) scoped() bool { return rt.owned != nil }
+func (rt *Runtime) scoped() bool { return rt.sched.owned != nil }
 
 // claimNew decides whether r, about to be created, is this runtime's work,
 // and if so records it as such. An unscoped runtime owns everything.
@@ -56,12 +56,12 @@ func (rt *Runtime) claimNew(ctx context.Context, r domain.Run) bool {
 	if link == "" {
 		link = followUpOf(ctx)
 	}
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	if link != "" && !rt.owned[link] {
+	rt.sched.mu.Lock()
+	defer rt.sched.mu.Unlock()
+	if link != "" && !rt.sched.owned[link] {
 		return false
 	}
-	rt.owned[r.ID] = true
+	rt.sched.owned[r.ID] = true
 	return true
 }
 
@@ -70,9 +70,9 @@ func (rt *Runtime) owns(id string) bool {
 	if !rt.scoped() {
 		return true
 	}
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return rt.owned[id]
+	rt.sched.mu.Lock()
+	defer rt.sched.mu.Unlock()
+	return rt.sched.owned[id]
 }
 
 // disown forgets a run recorded by claimNew that was not created (the
@@ -81,9 +81,9 @@ func (rt *Runtime) disown(id string) {
 	if !rt.scoped() {
 		return
 	}
-	rt.mu.Lock()
-	delete(rt.owned, id)
-	rt.mu.Unlock()
+	rt.sched.mu.Lock()
+	delete(rt.sched.owned, id)
+	rt.sched.mu.Unlock()
 }
 
 // adoptAhead makes the queued runs of session key that come before run id
@@ -99,16 +99,16 @@ func (rt *Runtime) adoptAhead(ctx context.Context, key, id string) error {
 		return fmt.Errorf("runtime: runs queued on %s: %w", key, err)
 	}
 	slices.Reverse(queued) // the store lists the newest first
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
+	rt.sched.mu.Lock()
+	defer rt.sched.mu.Unlock()
 	for _, r := range queued {
 		if r.ID == id {
 			break
 		}
-		if rt.owned[r.ID] {
+		if rt.sched.owned[r.ID] {
 			continue // already scheduled here
 		}
-		rt.owned[r.ID] = true
+		rt.sched.owned[r.ID] = true
 		rt.enqueueLocked(r)
 	}
 	return nil
@@ -124,10 +124,10 @@ func (rt *Runtime) adoptExisting(ctx context.Context, r domain.Run) error {
 	if err := rt.adoptAhead(ctx, r.SessionKey, r.ID); err != nil {
 		return err
 	}
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	if !rt.owned[r.ID] {
-		rt.owned[r.ID] = true
+	rt.sched.mu.Lock()
+	defer rt.sched.mu.Unlock()
+	if !rt.sched.owned[r.ID] {
+		rt.sched.owned[r.ID] = true
 		rt.enqueueLocked(r)
 	}
 	return nil
@@ -149,9 +149,7 @@ func (rt *Runtime) Busy(ctx context.Context) (bool, error) {
 		}
 		return rt.ActiveRuns() > 0 || rt.QueueDepth() > 0, nil
 	}
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return len(rt.active) > 0 || len(rt.lanes) > 0, nil
+	return rt.exec.count() > 0 || rt.sched.busy(), nil
 }
 
 // claimFollowUp records run id, created as a follow-up of this runtime's
@@ -160,7 +158,7 @@ func (rt *Runtime) claimFollowUp(id string) {
 	if !rt.scoped() {
 		return
 	}
-	rt.mu.Lock()
-	rt.owned[id] = true
-	rt.mu.Unlock()
+	rt.sched.mu.Lock()
+	rt.sched.owned[id] = true
+	rt.sched.mu.Unlock()
 }

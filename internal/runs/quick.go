@@ -161,7 +161,7 @@ func (rt *Runtime) submitQuick(ctx context.Context, r domain.Run, spec *Spec, re
 		return rt.createStartedTx(tx, r, spec)
 	}
 	go func() {
-		defer rt.wg.Done()
+		defer rt.sched.wg.Done()
 		rt.carryOutQuick(mctx, q)
 		stop(nil)
 		done()
@@ -376,10 +376,10 @@ func (rt *Runtime) quickCall(ctx context.Context, q *quickTurn) (first *firstSte
 		}
 	}
 	first = &firstStep{prior: prior}
-	rt.mu.Lock()
-	l := rt.lanes[run.SessionKey]
+	rt.sched.mu.Lock()
+	l := rt.sched.lanes[run.SessionKey]
 	steers := l != nil && l.steers > 0
-	rt.mu.Unlock()
+	rt.sched.mu.Unlock()
 	if steers {
 		return first, nil // they join the ordinary run's first step
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/transcript"
@@ -103,21 +104,29 @@ func (rt *Runtime) Start(ctx context.Context) error {
 		rt.log.Info("resumed queued runs", "count", len(queued))
 	}
 	rt.setReport(rep)
-	rt.startCluster()
+	rt.leases.Start(rt.ctx)
 	return nil
 }
 
 // Report returns what Start recovered.
 func (rt *Runtime) Report() StartReport {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return rt.report
+	rt.recovery.mu.Lock()
+	defer rt.recovery.mu.Unlock()
+	return rt.recovery.report
 }
 
 func (rt *Runtime) setReport(rep StartReport) {
-	rt.mu.Lock()
-	rt.report = rep
-	rt.mu.Unlock()
+	rt.recovery.mu.Lock()
+	rt.recovery.report = rep
+	rt.recovery.mu.Unlock()
+}
+
+// recovery is what the crash rule found at Start; the crash rule itself
+// runs at Start, and with replicas on every renewal of the lease for the
+// runs of replicas whose lease expired (maintain).
+type recovery struct {
+	mu     sync.Mutex
+	report StartReport
 }
 
 // recoverRun applies the crash rule to a run a stopped process left

@@ -3,7 +3,6 @@ package runs
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/replica"
@@ -30,71 +29,10 @@ func (rt *Runtime) leftRunning(ctx context.Context) ([]domain.Run, error) {
 	return rt.opts.Store.ListRuns(ctx, domain.RunQuery{Statuses: []domain.RunStatus{domain.RunRunning}})
 }
 
-// startCluster starts the loop that renews the lease, takes over expired
-// replicas' runs, looks for unclaimed work and handles peers' signals.
-func (rt *Runtime) startCluster() {
-	if !rt.shared() {
-		return
-	}
-	// Two loops: a busy stream of signals must never delay the lease's
-	// renewal.
-	rt.wg.Add(2)
-	go func() {
-		defer rt.wg.Done()
-		rt.leaseLoop(rt.ctx)
-	}()
-	go func() {
-		defer rt.wg.Done()
-		rt.signalLoop(rt.ctx)
-	}()
-}
-
-// leaseLoop renews the lease and looks for expired replicas and
-// unclaimed runs every LeaseInterval.
-func (rt *Runtime) leaseLoop(ctx context.Context) {
-	every := rt.cluster.LeaseInterval()
-	if every <= 0 {
-		every = 5 * time.Second
-	}
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			rt.maintain(ctx)
-		}
-	}
-}
-
-// signalLoop handles the other replicas' signals.
-func (rt *Runtime) signalLoop(ctx context.Context) {
-	signals := rt.cluster.Signals()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case s, ok := <-signals:
-			if !ok {
-				return
-			}
-			rt.onSignal(ctx, s)
-		}
-	}
-}
-
-// maintain renews the lease, applies the crash rule to the runs of
-// replicas whose lease expired, and picks up queued runs nobody claimed.
+// maintain is what rides on each renewal of the lease: the crash rule on
+// the runs of replicas whose lease expired, the cancels peers wrote down,
+// and the queued runs nobody claimed.
 func (rt *Runtime) maintain(ctx context.Context) {
-	if err := rt.cluster.Renew(ctx); err != nil {
-		if errors.Is(err, replica.ErrLeaseLost) {
-			rt.log.Error("replica lease was taken over; cancelling the runs it held (another replica resolves them)")
-			rt.leaseLost()
-		} else if ctx.Err() == nil {
-			rt.log.Warn("replica lease renewal failed", "err", err)
-		}
-	}
 	runs, err := rt.cluster.TakeOver(ctx)
 	if err != nil && ctx.Err() == nil {
 		rt.log.Warn("taking over expired replicas' runs failed", "err", err)
@@ -104,17 +42,25 @@ func (rt *Runtime) maintain(ctx context.Context) {
 	rt.pull(ctx, "")
 }
 
+// leaseLost cancels the runs claimed under the lease that was taken over
+// (another replica resolves them) and starts a new generation for the
+// claims under the next one.
+func (rt *Runtime) leaseLost() {
+	rt.log.Error("replica lease was taken over; cancelling the runs it held (another replica resolves them)")
+	rt.exec.loseLease(errLeaseLost)
+}
+
 // honourCancels cancels the runs executing here whose cancel another
 // replica wrote down (its signal may have been lost).
 func (rt *Runtime) honourCancels(ctx context.Context) {
-	marked, err := rt.cluster.CancelsRequested(ctx, rt.activeIDs())
+	marked, err := rt.cluster.CancelsRequested(ctx, rt.exec.ids())
 	if err != nil {
 		if ctx.Err() == nil {
 			rt.log.Warn("looking for requested cancels failed", "err", err)
 		}
 		return
 	}
-	rt.cancelRuns(marked, errCancelled)
+	rt.exec.cancelAll(marked, errCancelled)
 }
 
 // recoverTaken applies the crash rule to runs taken over from a replica
@@ -139,61 +85,10 @@ func (rt *Runtime) recoverTaken(ctx context.Context, runs []domain.Run) {
 	}
 }
 
-// leaseEpochs tells the runs claimed under a lease that was lost (taken
-// over: another replica resolves them) from those claimed under the lease
-// Renew took next, which a lost lease must not cancel.
-type leaseEpochs struct {
-	epoch uint64
-	of    map[string]uint64 // run id → epoch it was claimed in
-}
-
-// claimedHere notes that run id was claimed under the current lease.
-func (rt *Runtime) claimedHere(id string) {
-	if !rt.shared() {
-		return
-	}
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	if rt.leases.of == nil {
-		rt.leases.of = map[string]uint64{}
-	}
-	rt.leases.of[id] = rt.leases.epoch
-}
-
-// leaseLost cancels the runs claimed under the lease that was taken over
-// and starts a new generation for the claims under the next one.
-func (rt *Runtime) leaseLost() {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	for id, e := range rt.leases.of {
-		if e == rt.leases.epoch {
-			if cancel := rt.active[id]; cancel != nil {
-				cancel(errLeaseLost)
-			}
-		}
-	}
-	rt.leases.epoch++
-}
-
-// activeIDs lists the runs executing here.
-func (rt *Runtime) activeIDs() []string {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	ids := make([]string, 0, len(rt.active))
-	for id := range rt.active {
-		ids = append(ids, id)
-	}
-	return ids
-}
-
-// cancelRuns cancels the runs ids still executing here with cause.
-func (rt *Runtime) cancelRuns(ids []string, cause error) {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	for _, id := range ids {
-		if cancel := rt.active[id]; cancel != nil {
-			cancel(cause)
-		}
+// underLease notes that run id was claimed under the current lease.
+func (rt *Runtime) underLease(id string) {
+	if rt.shared() {
+		rt.exec.underLease(id)
 	}
 }
 
@@ -218,22 +113,22 @@ func (rt *Runtime) pull(ctx context.Context, key string) {
 		}
 		return
 	}
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
 	for _, r := range runs {
-		if !rt.hereLocked(r) {
+		if rt.exec.has(r.ID) {
+			continue // executing here
+		}
+		rt.sched.mu.Lock()
+		if !rt.queuedLocked(r) {
 			rt.enqueueLocked(r)
 		}
+		rt.sched.mu.Unlock()
 	}
 }
 
-// hereLocked reports whether run r is in a lane of this runtime or
-// executing here.
-func (rt *Runtime) hereLocked(r domain.Run) bool {
-	if rt.active[r.ID] != nil {
-		return true
-	}
-	if l := rt.lanes[r.SessionKey]; l != nil {
+// queuedLocked reports whether run r is in a lane of this runtime; the
+// caller holds rt.sched.mu.
+func (rt *Runtime) queuedLocked(r domain.Run) bool {
+	if l := rt.sched.lanes[r.SessionKey]; l != nil {
 		for _, q := range l.queue {
 			if q.ID == r.ID {
 				return true
@@ -268,12 +163,7 @@ func (rt *Runtime) onSignal(ctx context.Context, s replica.Signal) {
 		rt.pull(ctx, s.SessionKey)
 		return
 	case replica.SignalCancel:
-		rt.mu.Lock()
-		cancel := rt.active[s.RunID]
-		rt.mu.Unlock()
-		if cancel != nil {
-			cancel(errCancelled)
-		}
+		rt.exec.cancel(s.RunID, errCancelled)
 		return
 	case domain.EventRunEnd:
 		rt.wake(s.RunID, nil)

@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -149,57 +148,44 @@ type Options struct {
 
 // Runtime schedules and executes runs. Start it with Start and stop it with
 // Close; it owns every goroutine it starts.
+//
+// It is composed of services, each owning its state under its own lock
+// (no lock is taken while another of them is held, except the scheduler's,
+// under which the context cache and the mirror take theirs):
+//   - the scheduler: the session lanes, their slots and drainers (lanes.go);
+//   - the executor: the runs executing here, the steers they took in and
+//     the lease each was claimed under (executing.go, execute.go);
+//   - the wait board: the waiters of runs and the ends of runs that ended
+//     here (wait.go);
+//   - the canceller: the cancels cascading now (cancel.go);
+//   - recovery: the crash rule at Start and on takeover (recover.go);
+//   - the lease keeper: with replicas, the lease and the peers' signals
+//     (lease.go, replicas.go);
+//   - the transcript mirror writer (mirror.go).
 type Runtime struct {
 	opts    Options
 	log     *slog.Logger
 	cluster replica.Cluster
 
+	// ctx is the parent of every run's context; Close cancels it.
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	wg     sync.WaitGroup
 
-	mu      sync.Mutex
-	closing bool
-	lanes   map[string]*lane
-	active  map[string]context.CancelCauseFunc
-	waiters map[string]map[*waiter]struct{}
-	sems    map[domain.Lane]chan struct{}
-	mirror  *mirrorWriter
-	cache   *contextCache
+	sched    *scheduler
+	exec     *executing
+	waits    *waitBoard
+	cancels  *canceller
+	recovery *recovery
+	leases   *leaseKeeper
+	mirror   *mirrorWriter
+	cache    *contextCache
 	// progress holds the progress records of the runs executing here.
 	progress *progressBoard
-	// owned holds the runs that are this process's work; nil unless
-	// OwnWorkOnly (every run is then).
-	owned map[string]bool
-	// report is what Start recovered.
-	report StartReport
-	// leases holds, with replicas, the lease generation each executing
-	// run was claimed under (replicas.go).
-	leases leaseEpochs
-	// joined maps a running run to the steer runs it took in (steer.go).
-	joined map[string][]domain.Run
-	// cancelling counts, per run, the cancels cascading from it now
-	// (cancelTree): a queued child of such a run does not start.
-	cancelling map[string]int
-	// endedHere holds the end of each run that ended here while its
-	// executor has not exited yet (wait.go).
-	endedHere map[string]*domain.Run
-	// recent holds the ends of the runs that ended here last, after
-	// their executors exited (wait.go).
-	recent recentEnds
 	// quickGrace is how long a quick turn waits for its model's final
 	// answer before its claim is committed (quick.go); 0 turns quick
 	// turns off.
 	quickGrace time.Duration
 	quick      quickCounters
-}
-
-type lane struct {
-	queue   []domain.Run
-	running bool
-	// steers counts the steer runs enqueued since the lane's running run
-	// last looked (steer.go); 0 spares it the scan.
-	steers int
 }
 
 type waiter struct {
@@ -235,18 +221,13 @@ func New(opts Options) (*Runtime, error) {
 	if opts.ContextMessages <= 0 {
 		opts.ContextMessages = 400
 	}
-	sems := map[domain.Lane]chan struct{}{}
-	for _, name := range []domain.Lane{domain.LaneMain, domain.LaneNested, domain.LaneSubagent} {
-		n := opts.Lanes[name]
-		if n <= 0 {
-			n = 64
-		}
-		sems[name] = make(chan struct{}, n)
-	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	var mw *mirrorWriter
 	if opts.Mirror != nil {
 		mw = newMirrorWriter(opts.Mirror, opts.Store, opts.Logger)
+		// Started at once: a transcript write may come before Start
+		// (Inject).
+		mw.Start()
 	}
 	var cache *contextCache
 	switch {
@@ -255,12 +236,7 @@ func New(opts Options) (*Runtime, error) {
 	case opts.ContextCacheBytes > 0:
 		cache = newContextCache(opts.ContextCacheBytes)
 	}
-	var owned map[string]bool
-	if opts.OwnWorkOnly {
-		owned = map[string]bool{}
-	}
-	return &Runtime{
-		owned:    owned,
+	rt := &Runtime{
 		cache:    cache,
 		progress: newProgressBoard(opts.Now, opts.Emit),
 		mirror:   mw,
@@ -269,16 +245,22 @@ func New(opts Options) (*Runtime, error) {
 		log:      opts.Logger,
 		ctx:      ctx,
 		cancel:   cancel,
-		lanes:    map[string]*lane{},
-		active:   map[string]context.CancelCauseFunc{},
-		waiters:  map[string]map[*waiter]struct{}{},
-		sems:     sems,
-		joined:   map[string][]domain.Run{},
+		sched:    newScheduler(schedulerConfig{Lanes: opts.Lanes, Hold: opts.Hold, OwnWorkOnly: opts.OwnWorkOnly}),
+		exec:     newExecuting(),
+		waits:    newWaitBoard(),
+		cancels:  newCanceller(),
+		recovery: &recovery{},
 
-		cancelling: map[string]int{},
-		endedHere:  map[string]*domain.Run{},
 		quickGrace: quickGrace,
-	}, nil
+	}
+	rt.leases = newLeaseKeeper(leaseKeeperConfig{
+		Cluster:    opts.Cluster,
+		Logger:     opts.Logger,
+		OnLost:     rt.leaseLost,
+		AfterRenew: rt.maintain,
+		OnSignal:   rt.onSignal,
+	})
+	return rt, nil
 }
 
 func (rt *Runtime) now() int64 { return rt.opts.Now().UnixMilli() }
@@ -287,15 +269,14 @@ func (rt *Runtime) now() int64 { return rt.opts.Now().UnixMilli() }
 // aborted) and waits for every goroutine, or until ctx is done. Queued runs
 // stay queued in the store for the next start.
 func (rt *Runtime) Close(ctx context.Context) error {
-	rt.mu.Lock()
-	rt.closing = true
-	rt.mu.Unlock()
+	rt.sched.Stop()
 	rt.cancel(errShutdown)
 	done := make(chan struct{})
 	go func() {
-		rt.wg.Wait()
+		rt.sched.Wait()
+		rt.leases.Stop()
 		if rt.mirror != nil {
-			rt.mirror.close()
+			rt.mirror.Stop()
 		}
 		// Every run here has ended or was queued again: peers need not
 		// wait for the lease to expire.
@@ -313,28 +294,12 @@ func (rt *Runtime) Close(ctx context.Context) error {
 }
 
 // QueueDepth returns how many runs wait in session lanes (for metrics).
-func (rt *Runtime) QueueDepth() int {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	n := 0
-	for _, l := range rt.lanes {
-		n += len(l.queue)
-	}
-	return n
-}
+func (rt *Runtime) QueueDepth() int { return rt.sched.queueDepth() }
 
 // LaneIdle reports whether the lane of session key is free here: no run
 // of it queued or executing, and its last executor gone. Only then is a
 // chat turn submitted to it a quick turn (quick.go).
-func (rt *Runtime) LaneIdle(key string) bool {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return rt.lanes[key] == nil
-}
+func (rt *Runtime) LaneIdle(key string) bool { return rt.sched.idle(key) }
 
 // ActiveRuns returns how many runs are executing now.
-func (rt *Runtime) ActiveRuns() int {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return len(rt.active)
-}
+func (rt *Runtime) ActiveRuns() int { return rt.exec.count() }

@@ -49,8 +49,8 @@ func (rt *Runtime) takeSteers(ctx context.Context, host domain.Run, history, wri
 	if ctx.Err() != nil || !takesSteers(host.Kind) {
 		return history, written // queued steers stay followups
 	}
-	rt.mu.Lock()
-	l := rt.lanes[host.SessionKey]
+	rt.sched.mu.Lock()
+	l := rt.sched.lanes[host.SessionKey]
 	var steers []domain.Run
 	if l != nil && l.steers > 0 && slices.ContainsFunc(l.queue, isSteer) {
 		// Some may have run as followups meanwhile: take what is queued.
@@ -68,7 +68,7 @@ func (rt *Runtime) takeSteers(ctx context.Context, host domain.Run, history, wri
 	if l != nil && len(steers) == 0 {
 		l.steers = 0 // the steers counted ran as followups already
 	}
-	rt.mu.Unlock()
+	rt.sched.mu.Unlock()
 	for i, r := range steers {
 		var c claimed
 		err := rt.opts.Store.Update(context.Background(), func(tx domain.Tx) error {
@@ -82,8 +82,8 @@ func (rt *Runtime) takeSteers(ctx context.Context, host domain.Run, history, wri
 		if err != nil {
 			// It stays a followup: back to the front of the lane, in order.
 			rt.log.Warn("steer: claim failed; it runs as a followup", "run", r.ID, "err", err)
-			rt.mu.Lock()
-			if l := rt.lanes[host.SessionKey]; l != nil {
+			rt.sched.mu.Lock()
+			if l := rt.sched.lanes[host.SessionKey]; l != nil {
 				l.queue = append(slices.Clone(steers[i:]), l.queue...)
 				l.steers += len(steers) - i
 			} else {
@@ -91,17 +91,13 @@ func (rt *Runtime) takeSteers(ctx context.Context, host domain.Run, history, wri
 					rt.enqueueLocked(s)
 				}
 			}
-			rt.mu.Unlock()
+			rt.sched.mu.Unlock()
 			break
 		}
-		rt.mu.Lock()
-		rt.joined[host.ID] = append(rt.joined[host.ID], c.run)
-		if cancel := rt.active[host.ID]; cancel != nil {
-			// Cancelling the steer cancels the run it joined: its message
-			// is part of that run now.
-			rt.active[c.run.ID] = cancel
-		}
-		rt.mu.Unlock()
+		// Cancelling the steer cancels the run it joined: its message is
+		// part of that run now. Its waiters are woken by its end.
+		rt.exec.join(host.ID, c.run)
+		rt.waits.begin(c.run.ID)
 		announce() // the host's start goes first
 		rt.opts.Emit(domain.Event{Kind: domain.EventRunStart, SessionKey: c.run.SessionKey, Run: &c.run, TS: rt.now()})
 		for i := range c.inbound {
@@ -117,13 +113,10 @@ func (rt *Runtime) takeSteers(ctx context.Context, host domain.Run, history, wri
 // the stop interrupted host, they stay running in the store and the next
 // start resolves them by the crash rule (re-queued: they run as followups).
 func (rt *Runtime) finishJoined(host domain.Run, out runOutcome) {
-	rt.mu.Lock()
-	joined := rt.joined[host.ID]
-	delete(rt.joined, host.ID)
+	joined := rt.exec.takeJoined(host.ID)
 	for _, j := range joined {
-		delete(rt.active, j.ID)
+		rt.waits.forget(j.ID)
 	}
-	rt.mu.Unlock()
 	if out.aborted {
 		return
 	}

@@ -16,13 +16,13 @@ import (
 // steer. BenchmarkTakeSteersScan200 is the scan a lane pays once after a
 // steer was enqueued.
 func BenchmarkTakeSteersQueue200(b *testing.B) {
-	rt := &Runtime{lanes: map[string]*lane{}, joined: map[string][]domain.Run{}, active: map[string]context.CancelCauseFunc{}}
+	rt := &Runtime{sched: newScheduler(schedulerConfig{}), exec: newExecuting(), waits: newWaitBoard()}
 	spec, _ := json.Marshal(Spec{UserMessage: &domain.Message{Role: "user", Content: domain.TextContent(strings.Repeat("announce text ", 40))}})
 	l := &lane{running: true}
 	for i := range 200 {
 		l.queue = append(l.queue, domain.Run{ID: fmt.Sprint(i), SessionKey: "k", Spec: spec})
 	}
-	rt.lanes["k"] = l
+	rt.sched.lanes["k"] = l
 	host := domain.Run{ID: "host", SessionKey: "k"}
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -35,13 +35,13 @@ func BenchmarkTakeSteersQueue200(b *testing.B) {
 }
 
 func BenchmarkTakeSteersScan200(b *testing.B) {
-	rt := &Runtime{lanes: map[string]*lane{}, joined: map[string][]domain.Run{}, active: map[string]context.CancelCauseFunc{}}
+	rt := &Runtime{sched: newScheduler(schedulerConfig{}), exec: newExecuting(), waits: newWaitBoard()}
 	spec, _ := json.Marshal(Spec{UserMessage: &domain.Message{Role: "user", Content: domain.TextContent(strings.Repeat("announce text ", 40))}})
 	l := &lane{running: true}
 	for i := range 200 {
 		l.queue = append(l.queue, domain.Run{ID: fmt.Sprint(i), SessionKey: "k", Spec: spec})
 	}
-	rt.lanes["k"] = l
+	rt.sched.lanes["k"] = l
 	host := domain.Run{ID: "host", SessionKey: "k"}
 	ctx := context.Background()
 	b.ReportAllocs()

@@ -104,7 +104,7 @@ func (rt *Runtime) submitClaimed(ctx context.Context, r domain.Run, spec *Spec, 
 	c.durable = durable
 	c.announce = rt.announcer(c)
 	go func() {
-		defer rt.wg.Done()
+		defer rt.sched.wg.Done()
 		rt.carryOut(runCtx, c)
 		done()
 		<-res.sem

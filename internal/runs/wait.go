@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -78,23 +79,73 @@ func (rt *Runtime) Wait(ctx context.Context, runID string, timeout time.Duration
 	}
 }
 
+// waitBoard holds the waits of this process: the waiters of each run, the
+// runs executing here with their end once committed, and the ends of the
+// runs that ended here last. One lock guards the three: a waiter that
+// registers while its run ends here must see the end or be woken by it.
+type waitBoard struct {
+	mu      sync.Mutex
+	waiters map[string]map[*waiter]struct{}
+	// here maps each run executing here (or a steer it took in) to its end
+	// once committed here, nil until then; it is forgotten when its
+	// executor exits.
+	here map[string]*domain.Run
+	// recent holds the ends of the runs that ended here last, after
+	// their executors exited.
+	recent recentEnds
+}
+
+func newWaitBoard() *waitBoard {
+	return &waitBoard{waiters: map[string]map[*waiter]struct{}{}, here: map[string]*domain.Run{}}
+}
+
+// begin notes that run id executes here: its waiters are woken by its end.
+func (b *waitBoard) begin(id string) {
+	b.mu.Lock()
+	b.here[id] = nil
+	b.mu.Unlock()
+}
+
+// forget drops run id from the runs executing here without waking anyone
+// (a joined steer, whose end wakes its waiters).
+func (b *waitBoard) forget(id string) {
+	b.mu.Lock()
+	delete(b.here, id)
+	b.mu.Unlock()
+}
+
+// exit notes that the executor of run id exited: its end (when it ended
+// here) moves to the recent ends, and the waiters that came after its end
+// (or while it waited for its lane) are returned to be woken.
+func (b *waitBoard) exit(id string) map[*waiter]struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if ended := b.here[id]; ended != nil {
+		b.recent.add(id, ended)
+	}
+	delete(b.here, id)
+	set := b.waiters[id]
+	delete(b.waiters, id)
+	return set
+}
+
 // addWaiter registers a waiter of runID and reports whether the run is
 // executing here now, and its end when it ended here and its executor has
 // not exited yet.
 func (rt *Runtime) addWaiter(runID string) (*waiter, bool, *domain.Run) {
 	w := &waiter{done: make(chan struct{})}
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	set := rt.waiters[runID]
+	b := rt.waits
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	set := b.waiters[runID]
 	if set == nil {
 		set = map[*waiter]struct{}{}
-		rt.waiters[runID] = set
+		b.waiters[runID] = set
 	}
 	set[w] = struct{}{}
-	_, executing := rt.active[runID]
-	ended := rt.endedHere[runID]
+	ended, executing := b.here[runID]
 	if ended == nil {
-		ended = rt.recent.byID[runID]
+		ended = b.recent.byID[runID]
 	}
 	return w, executing, ended
 }
@@ -111,7 +162,7 @@ const (
 // recentEnds holds the ends of the last runs that ended here, oldest first
 // out. An ended run's row does not change (only a deletion of its session
 // removes it; a wait then still reports how it ended). Guarded by the
-// runtime's mu.
+// wait board's mu.
 type recentEnds struct {
 	order []string // ids, oldest first from head
 	head  int
@@ -158,12 +209,13 @@ func (r *recentEnds) add(id string, ended *domain.Run) {
 }
 
 func (rt *Runtime) removeWaiter(runID string, w *waiter) {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	if set := rt.waiters[runID]; set != nil {
+	b := rt.waits
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if set := b.waiters[runID]; set != nil {
 		delete(set, w)
 		if len(set) == 0 {
-			delete(rt.waiters, runID)
+			delete(b.waiters, runID)
 		}
 	}
 }
@@ -176,14 +228,15 @@ const waitRecheck = time.Second
 // as committed here, handed to the waiters instead of a read of the store;
 // nil (a signal from another replica) makes them read it.
 func (rt *Runtime) wake(runID string, ended *domain.Run) {
-	rt.mu.Lock()
-	set := rt.waiters[runID]
-	delete(rt.waiters, runID)
-	if _, executing := rt.active[runID]; executing && ended != nil {
+	b := rt.waits
+	b.mu.Lock()
+	set := b.waiters[runID]
+	delete(b.waiters, runID)
+	if _, executing := b.here[runID]; executing && ended != nil {
 		// Until its executor exits, later waiters get the end from here.
-		rt.endedHere[runID] = ended
+		b.here[runID] = ended
 	}
-	rt.mu.Unlock()
+	b.mu.Unlock()
 	for w := range set {
 		w.ended = ended
 		close(w.done)
