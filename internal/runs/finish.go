@@ -24,13 +24,17 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 	var next []domain.Run
 	var sess domain.Session
 	var final domain.Message
+	// endedBefore: another hand recorded the run's end first (a replica
+	// that took it over after this one's lease expired): that end was
+	// published where it was recorded, so it is not published again.
+	var endedBefore bool
 	// The commit and the queueing of the run's mirror job are one step
 	// for the session's mirror order (orderLock).
 	unlockOrder := rt.mirror.orderLock(r.SessionKey)
 	// The record of a run's end must land even while the runtime shuts
 	// down, so it does not use the runtime's context.
 	err := rt.opts.Store.Update(context.Background(), func(tx domain.Tx) error {
-		next = next[:0]
+		next, endedBefore = next[:0], false
 		cur, err := tx.GetRun(r.ID)
 		if err != nil {
 			return err
@@ -42,7 +46,7 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 			return err
 		}
 		if domain.RunTerminal(cur.Status) {
-			ended = cur
+			ended, endedBefore = cur, true
 			return nil
 		}
 		var stored []domain.Message
@@ -72,6 +76,11 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 		}
 	}
 	unlockOrder()
+	if endedBefore {
+		woken := ended
+		rt.wake(ended.ID, &woken)
+		return nil
+	}
 	rt.published(ended, final, sess, next, out.announce, now)
 	return nil
 }
