@@ -16,9 +16,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/store/sqlite"
+	"github.com/jackc/pgx/v5"
 	"pgregory.net/rapid"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/store/postgres"
+	"github.com/switchboard-go/switchboard/internal/store/sqlite"
 )
 
 // lifeModel answers "now…" at once, holds "wait…" until the test lets one
@@ -84,11 +87,14 @@ func (h *illegalLog) WithGroup(string) slog.Handler      { return h }
 
 // lifecycle is the state of one interleaving: a store that outlives the
 // runtimes started on it (a restart is the crash rule's way in), and what
-// the test saw.
+// the test saw. On PostgreSQL two replicas share the store, each a runtime
+// with its own store handle and cluster; on SQLite one runtime is alone.
 type lifecycle struct {
 	t       *rapid.T
-	st      *sqlite.Store
-	rt      *Runtime
+	st      domain.Store // the test's own handle, for reading and resets
+	pgURL   string       // "" for SQLite
+	reps    []*lifeReplica
+	joined  int // replicas started so far, to name the next one
 	model   *lifeModel
 	illegal *illegalLog
 
@@ -101,40 +107,114 @@ type lifecycle struct {
 	texts int
 }
 
+// lifeReplica is one runtime on the store; on PostgreSQL with its own store
+// handle and cluster.
+type lifeReplica struct {
+	rt      *Runtime
+	name    string
+	st      *postgres.Store
+	cluster *postgres.Cluster
+}
+
 var lifeKeys = []string{"agent:main:a", "agent:main:b"}
 
+// lifeLease is long enough that no replica renews on its own during an
+// interleaving: the test renews (and loses) leases itself.
+const lifeLease = time.Hour
+
+// start starts one more runtime on the store.
 func (lc *lifecycle) start() {
-	rt, err := New(Options{Store: lc.st, Models: lifeModels{lc.model}, Hooks: &hooks{}, MaxSteps: 5,
+	rep := &lifeReplica{}
+	opts := Options{Store: lc.st, Models: lifeModels{lc.model}, Hooks: &hooks{}, MaxSteps: 5,
 		Logger: slog.New(lc.illegal), Emit: func(ev domain.Event) {
-			if ev.Kind == domain.EventRunEnd && ev.Run != nil {
+			// A peer's end, told here by its signal, is not another end.
+			if ev.Kind == domain.EventRunEnd && ev.Run != nil && ev.Replica == "" {
 				lc.mu.Lock()
 				lc.ends[ev.Run.ID]++
 				lc.mu.Unlock()
 			}
-		}})
+		}}
+	if lc.pgURL != "" {
+		lc.joined++
+		rep.name = fmt.Sprintf("r%d", lc.joined)
+		st, err := postgres.Open(context.Background(), lc.pgURL, postgres.Options{})
+		if err != nil {
+			lc.t.Fatal(err)
+		}
+		c, err := postgres.NewCluster(context.Background(), st, postgres.ClusterOptions{Lease: lifeLease, Replica: rep.name})
+		if err != nil {
+			st.Close()
+			lc.t.Fatal(err)
+		}
+		rep.st, rep.cluster = st, c
+		opts.Store, opts.Cluster = st, c
+	}
+	rt, err := New(opts)
 	if err != nil {
 		lc.t.Fatal(err)
 	}
 	if err := rt.Start(context.Background()); err != nil {
 		lc.t.Fatal(err)
 	}
-	lc.rt = rt
+	rep.rt = rt
+	lc.reps = append(lc.reps, rep)
 }
 
-func (lc *lifecycle) stop() {
+// stop stops replica i (its runtime, then its cluster and store handle).
+func (lc *lifecycle) stop(i int) {
+	rep := lc.reps[i]
+	lc.reps = slices.Delete(lc.reps, i, i+1)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := lc.rt.Close(ctx); err != nil {
+	if err := rep.rt.Close(ctx); err != nil {
 		lc.t.Fatal(err)
+	}
+	if rep.cluster != nil {
+		rep.cluster.Close()
+		rep.st.Close()
 	}
 }
 
-func (lc *lifecycle) submit(key, text string, steer bool, idem string) {
+func (lc *lifecycle) stopAll() {
+	for len(lc.reps) > 0 {
+		lc.stop(len(lc.reps) - 1)
+	}
+}
+
+// rt returns the runtime of a replica the interleaving picks.
+func (lc *lifecycle) rt(t *rapid.T) *Runtime {
+	return lc.reps[rapid.IntRange(0, len(lc.reps)-1).Draw(t, "replica")].rt
+}
+
+// loseLease makes replica i lose its lease mid-run: the lease expires,
+// another replica takes its runs over (the crash rule: queued again or
+// aborted), and replica i's next renewal finds the lease gone and cancels
+// the runs it held.
+func (lc *lifecycle) loseLease(i int) {
+	ctx := context.Background()
+	lost, other := lc.reps[i], lc.reps[1-i]
+	conn, err := pgx.Connect(ctx, lc.pgURL)
+	if err != nil {
+		lc.t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `UPDATE replica_leases SET expires_at = now() - interval '1 second' WHERE replica = $1`, lost.name); err != nil {
+		lc.t.Fatal(err)
+	}
+	if other.rt.leases.runOnce(ctx) {
+		lc.t.Fatalf("replica %s lost a lease nobody took", other.name)
+	}
+	if !lost.rt.leases.runOnce(ctx) {
+		lc.t.Fatalf("replica %s kept a lease another replica took over", lost.name)
+	}
+}
+
+func (lc *lifecycle) submit(rt *Runtime, key, text string, steer bool, idem string) {
 	lc.texts++
 	text = fmt.Sprintf("%s-%d", text, lc.texts)
 	spec, _ := json.Marshal(Spec{UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(text)}, Steer: steer})
 	r := domain.Run{SessionKey: key, AgentID: "main", Kind: domain.RunKindChat, Spec: spec, Message: text, IdempotencyKey: idem}
-	run, created, err := lc.rt.Submit(context.Background(), r, func(tx domain.Tx) error {
+	run, created, err := rt.Submit(context.Background(), r, func(tx domain.Tx) error {
 		if _, err := tx.GetSession(key); err == nil {
 			return nil
 		}
@@ -152,14 +232,14 @@ func (lc *lifecycle) submit(key, text string, steer bool, idem string) {
 
 // reset does what a session reset does: the session's queued and
 // running runs are cancelled, then its transcript starts a new generation.
-func (lc *lifecycle) reset(key string) {
+func (lc *lifecycle) reset(rt *Runtime, key string) {
 	ctx := context.Background()
 	runs, err := lc.st.ListRuns(ctx, domain.RunQuery{SessionKey: key, Statuses: []domain.RunStatus{domain.RunQueued, domain.RunRunning}})
 	if err != nil {
 		lc.t.Fatal(err)
 	}
 	for _, r := range runs {
-		if _, err := lc.rt.Cancel(ctx, r.ID); err != nil {
+		if _, err := rt.Cancel(ctx, r.ID); err != nil {
 			lc.t.Fatal(err)
 		}
 	}
@@ -273,15 +353,14 @@ func reachable(from, to domain.RunStatus) bool {
 func (lc *lifecycle) settle() {
 	close(lc.model.done)
 	for id := range lc.acked {
-		r, err := lc.rt.Wait(context.Background(), id, 20*time.Second)
+		r, err := lc.reps[0].rt.Wait(context.Background(), id, 20*time.Second)
 		if err != nil || !domain.RunTerminal(r.Status) {
 			lc.t.Fatalf("run %s did not end: %q %v", id, r.Status, err)
 		}
 	}
 	// A waiter wakes as soon as the end is committed, before its event
 	// goes out: the runtime's stop waits for every executor to be done.
-	lc.stop()
-	lc.rt = nil
+	lc.stopAll()
 	lc.check()
 	msgs := lc.userMessages()
 	lc.mu.Lock()
@@ -297,76 +376,117 @@ func (lc *lifecycle) settle() {
 }
 
 // Random interleavings of submit (idempotent repeats included), steer,
-// cancel, restart (the crash rule), reset and model answers keep every
-// run on the state machine, every acknowledged message stored once and
-// every ended run recorded once.
+// cancel, restart (the crash rule), reset, lease loss (PostgreSQL) and model
+// answers keep every run on the state machine, every acknowledged message
+// stored once and every ended run recorded once, on both stores.
 func TestRunLifecycleProperty(t *testing.T) {
-	// Each interleaving opens a store and starts runtimes: fewer of them
-	// than rapid's default unless -rapid.checks says otherwise.
+	t.Run("sqlite", func(t *testing.T) {
+		withChecks(t, 25)
+		rapid.Check(t, func(t *rapid.T) {
+			dir, err := os.MkdirTemp("", "lifecycle")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.RemoveAll(dir)
+			st, err := sqlite.Open(context.Background(), filepath.Join(dir, "db"), sqlite.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			runLifecycle(t, st, "", 1)
+		})
+	})
+	t.Run("postgres", func(t *testing.T) {
+		cluster := pg.Cluster(t) // skips with the reason when PostgreSQL is missing (never in CI)
+		withChecks(t, 6)
+		rapid.Check(t, func(t *rapid.T) {
+			url, err := cluster.CreateDatabase(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := postgres.Open(context.Background(), url, postgres.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			runLifecycle(t, st, url, 2)
+		})
+	})
+}
+
+// withChecks runs n interleavings unless -rapid.checks says otherwise: each
+// opens a store and starts runtimes, so fewer than rapid's default.
+func withChecks(t *testing.T, n int) {
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "rapid.checks" })
 	if f := flag.Lookup("rapid.checks"); f != nil && !set {
 		old := f.Value.String()
-		if err := f.Value.Set("25"); err != nil {
+		if err := f.Value.Set(fmt.Sprint(n)); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = f.Value.Set(old) })
 	}
-	rapid.Check(t, func(t *rapid.T) {
-		dir, err := os.MkdirTemp("", "lifecycle")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer os.RemoveAll(dir)
-		st, err := sqlite.Open(context.Background(), filepath.Join(dir, "db"), sqlite.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		lc := &lifecycle{t: t, st: st, model: &lifeModel{step: make(chan struct{}), done: make(chan struct{})},
-			illegal: &illegalLog{}, ends: map[string]int{}, seen: map[string]domain.RunStatus{},
-			acked: map[string]domain.Run{}, gens: map[string][]string{}}
-		for _, k := range lifeKeys {
-			lc.gens[k] = []string{k + "-gen0"}
-		}
+}
+
+// runLifecycle drives one interleaving on st with replicas runtimes.
+func runLifecycle(t *rapid.T, st domain.Store, pgURL string, replicas int) {
+	lc := &lifecycle{t: t, st: st, pgURL: pgURL, model: &lifeModel{step: make(chan struct{}), done: make(chan struct{})},
+		illegal: &illegalLog{}, ends: map[string]int{}, seen: map[string]domain.RunStatus{},
+		acked: map[string]domain.Run{}, gens: map[string][]string{}}
+	for _, k := range lifeKeys {
+		lc.gens[k] = []string{k + "-gen0"}
+	}
+	for range replicas {
 		lc.start()
-		defer func() {
-			if lc.rt != nil {
-				lc.stop()
+	}
+	defer func() {
+		select {
+		case <-lc.model.done:
+		default:
+			close(lc.model.done) // let a failed interleaving's runs end
+		}
+		lc.stopAll()
+	}()
+	key := func(t *rapid.T) string { return rapid.SampledFrom(lifeKeys).Draw(t, "key") }
+	t.Repeat(map[string]func(*rapid.T){
+		"submit": func(t *rapid.T) {
+			text := rapid.SampledFrom([]string{"now", "wait", "tool"}).Draw(t, "text")
+			idem := rapid.SampledFrom([]string{"", "", "k1", "k2"}).Draw(t, "idem")
+			lc.submit(lc.rt(t), key(t), text, false, idem)
+		},
+		"steer": func(t *rapid.T) { lc.submit(lc.rt(t), key(t), "now", true, "") },
+		"cancel": func(t *rapid.T) {
+			if len(lc.acked) == 0 {
+				t.Skip("nothing to cancel")
 			}
-		}()
-		key := func(t *rapid.T) string { return rapid.SampledFrom(lifeKeys).Draw(t, "key") }
-		t.Repeat(map[string]func(*rapid.T){
-			"submit": func(t *rapid.T) {
-				text := rapid.SampledFrom([]string{"now", "wait", "tool"}).Draw(t, "text")
-				idem := rapid.SampledFrom([]string{"", "", "k1", "k2"}).Draw(t, "idem")
-				lc.submit(key(t), text, false, idem)
-			},
-			"steer": func(t *rapid.T) { lc.submit(key(t), "now", true, "") },
-			"cancel": func(t *rapid.T) {
-				if len(lc.acked) == 0 {
-					t.Skip("nothing to cancel")
-				}
-				ids := make([]string, 0, len(lc.acked))
-				for id := range lc.acked {
-					ids = append(ids, id)
-				}
-				slices.Sort(ids)
-				id := rapid.SampledFrom(ids).Draw(t, "run")
-				if _, err := lc.rt.Cancel(context.Background(), id); err != nil {
-					t.Fatal(err)
-				}
-			},
-			"restart": func(t *rapid.T) { lc.stop(); lc.start() },
-			"reset":   func(t *rapid.T) { lc.reset(key(t)) },
-			"answer": func(t *rapid.T) {
-				select {
-				case lc.model.step <- struct{}{}:
-				case <-time.After(10 * time.Millisecond):
-				}
-			},
-			"": func(t *rapid.T) { lc.check() },
-		})
-		lc.settle()
+			ids := make([]string, 0, len(lc.acked))
+			for id := range lc.acked {
+				ids = append(ids, id)
+			}
+			slices.Sort(ids)
+			id := rapid.SampledFrom(ids).Draw(t, "run")
+			if _, err := lc.rt(t).Cancel(context.Background(), id); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"restart": func(t *rapid.T) {
+			lc.stop(rapid.IntRange(0, len(lc.reps)-1).Draw(t, "replica"))
+			lc.start()
+		},
+		"reset": func(t *rapid.T) { lc.reset(lc.rt(t), key(t)) },
+		"leaseLoss": func(t *rapid.T) {
+			if len(lc.reps) < 2 {
+				t.Skip("one runtime alone on its store holds no lease")
+			}
+			lc.loseLease(rapid.IntRange(0, 1).Draw(t, "replica"))
+		},
+		"answer": func(t *rapid.T) {
+			select {
+			case lc.model.step <- struct{}{}:
+			case <-time.After(10 * time.Millisecond):
+			}
+		},
+		"": func(t *rapid.T) { lc.check() },
 	})
+	lc.settle()
 }

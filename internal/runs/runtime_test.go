@@ -11,11 +11,21 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/store/pgtest"
 	"github.com/switchboard-go/switchboard/internal/store/sqlite"
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// pg is the PostgreSQL cluster of the tests that run on both stores.
+var pg pgtest.Shared
+
+// TestMain stops the PostgreSQL cluster, if one started, before looking
+// for leaked goroutines.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(pgRun{m}) }
+
+type pgRun struct{ m *testing.M }
+
+func (r pgRun) Run() int { return pg.Main(r.m) }
 
 // fakeModel answers "echo: <last text>", blocks on "block" until released
 // or cancelled, and calls a tool forever on "loop".
