@@ -1,7 +1,7 @@
 // Package replica is how a runtime shares its store with other runtimes:
 // the Cluster interface both stores may implement (PostgreSQL does, for
-// gateway replicas), the signals replicas tell each other, the errors of a
-// claim, and Local, the cluster of a runtime alone on its store.
+// gateway replicas), the signals replicas tell each other, the errors of
+// claims and leases, and Local, the cluster of a runtime alone on its store.
 package replica
 
 import (
@@ -24,9 +24,10 @@ import (
 //     one replica gets it) and takes its session's lane (no other run of
 //     the session running, none queued ahead), so a session's runs stay
 //     strictly serial whichever replica runs them;
-//   - each claim is held under this replica's lease (Renew); when a
-//     replica's lease expires, another takes its claims over (TakeOver)
-//     and applies the crash rule to them (the runtime's recover.go);
+//   - the replica that claimed a run holds it under its lease (Renew)
+//     until the run ends or is re-queued; when a replica's lease expires,
+//     another takes its runs over (TakeOver) and applies the crash rule
+//     to them (the run package's recover.go);
 //   - what happens on one replica reaches the others as signals carrying
 //     ids (Signal, Signals): waits wake, live clients get the events (the
 //     rows are read from the store), and idle replicas look for work.
@@ -39,12 +40,12 @@ type Cluster interface {
 	// queued to running. It locks the run, skipping it when another
 	// transaction holds it (ErrRunTaken), takes the lane of its session
 	// (a *LaneBusyError when the lane is held elsewhere or a run is queued
-	// ahead) and records the claim under this replica's lease. It must
+	// ahead) and holds the run under this replica's lease. It must
 	// leave the transaction usable when it refuses.
 	ClaimTx(tx domain.Tx, id string) error
 	// ReleaseTx runs first in a transaction that changes a run that may be
-	// claimed (its end, its re-queue, a cancel): it locks the run and drops
-	// this replica's claim. ErrClaimLost means another replica took the
+	// running (its end, its re-queue, a cancel): it locks the run and lets
+	// go of this replica's hold on it. ErrTakenOver means another replica took the
 	// run over (this one's lease had expired): the change must not land.
 	ReleaseTx(tx domain.Tx, id string) error
 	// Next lists runs that could be claimed now (queued, first of their
@@ -52,10 +53,10 @@ type Cluster interface {
 	// sessionKey "" means any session.
 	Next(ctx context.Context, sessionKey string, limit int) ([]domain.Run, error)
 	// Renew extends this replica's lease. ErrLeaseLost means it had
-	// expired and its claims were taken over; Renew starts a new lease.
+	// expired and its runs were taken over; Renew starts a new lease.
 	Renew(ctx context.Context) error
-	// TakeOver ends the leases that expired and moves their claims to this
-	// replica; it returns the runs those replicas left running.
+	// TakeOver ends the leases that expired and moves the runs held under
+	// them to this replica; it returns the runs those replicas left running.
 	TakeOver(ctx context.Context) ([]domain.Run, error)
 	// LeaseInterval is how often the runtime renews its lease and looks
 	// for expired ones and unclaimed work.
@@ -108,8 +109,9 @@ const (
 var (
 	// ErrRunTaken: the run is not queued, or another replica is claiming it.
 	ErrRunTaken = errors.New("run taken by another replica")
-	// ErrClaimLost: this replica no longer holds the run's claim.
-	ErrClaimLost = errors.New("claim lost: another replica took the run over after this replica's lease expired")
+	// ErrTakenOver: this replica no longer holds the run: another took it
+	// over after this replica's lease expired.
+	ErrTakenOver = errors.New("run taken over: another replica took the run over after this replica's lease expired")
 	// ErrLeaseLost: this replica's lease had expired and was taken over.
 	ErrLeaseLost = errors.New("replica lease expired and was taken over")
 )

@@ -43,9 +43,9 @@ type runOutcome struct {
 	// joinedTo marks the end of a steer run that joined the run with this
 	// id: it shares that run's outcome and starts no follow-ups.
 	joinedTo string
-	// announce, when set, publishes the run's start (once) before the
+	// showStart, when set, publishes the run's start (once) before the
 	// events of its end.
-	announce func()
+	showStart func()
 }
 
 // claimed is a run moved to running, with the session row and the
@@ -58,9 +58,9 @@ type claimed struct {
 	// durable, when set, is the deferred commit of the claim (Submit):
 	// nothing of the run is published before it is durable.
 	durable domain.Durable
-	// announce publishes the run's start once the claim is durable; set
+	// showStart publishes the run's start once the claim is durable; set
 	// by carryOut (or, for a deferred claim, by Submit).
-	announce func()
+	showStart func()
 	// first, when set, is what a quick turn did before its claim was
 	// committed (quick.go): the run goes on from there.
 	first *firstStep
@@ -123,7 +123,7 @@ func (rt *Runtime) execute(r domain.Run) {
 		}
 		if errors.Is(err, errResetSinceFirstAttempt) {
 			err = rt.finishIf(r, domain.RunQueued, runOutcome{status: domain.RunCancelled, err: resetCancelText})
-			if err == nil || errors.Is(err, errNotQueued) || errors.Is(err, replica.ErrClaimLost) {
+			if err == nil || errors.Is(err, errNotQueued) || errors.Is(err, replica.ErrTakenOver) {
 				rt.log.Info("re-queued run ended cancelled: its session was reset since its first attempt", "run", r.ID)
 				return
 			}
@@ -161,14 +161,14 @@ func (rt *Runtime) carryOut(ctx context.Context, c claimed) {
 		// store instead of appending (finish).
 		rt.cache.drop(run.SessionKey)
 	}
-	announce := c.announce
-	if announce == nil {
-		announce = rt.announcer(c)
+	showStart := c.showStart
+	if showStart == nil {
+		showStart = rt.starter(c)
 	}
 	if c.durable == nil {
-		announce()
+		showStart()
 	}
-	// (A deferred claim is announced by Submit once durable, or here
+	// (A deferred claim is shown by Submit once durable, or here
 	// before the run's first event: a delta, a tool call, its end.)
 	// Runs the tools submit are follow-ups of this one.
 	runCtx := FollowUpOf(ctx, run.ID)
@@ -186,7 +186,7 @@ func (rt *Runtime) carryOut(ctx context.Context, c claimed) {
 	}
 	toolsStarted := false
 	budget := c.budget
-	out, msgs := rt.loop(runCtx, run, sess, inbound, &toolsStarted, &budget, announce, c.first)
+	out, msgs := rt.loop(runCtx, run, sess, inbound, &toolsStarted, &budget, showStart, c.first)
 	// The record goes before the end is written: a reader that sees the
 	// run ended never sees it still in progress.
 	rt.progress.end(run.ID)
@@ -205,15 +205,15 @@ func (rt *Runtime) carryOut(ctx context.Context, c claimed) {
 			rt.log.Warn("re-queue of an interrupted run failed; recording it as aborted", "run", run.ID, "err", err)
 		}
 	}
-	out.announce = announce
+	out.showStart = showStart
 	rt.finishDurably(run, written, out)
 }
 
-// announcer returns the function that publishes c's start once: the run
+// starter returns the function that publishes c's start once: the run
 // start event, its inbound messages, its progress record. For a deferred
 // claim it first waits until the claim is durable (docs/design.md#durability: nothing is
 // shown before it is committed).
-func (rt *Runtime) announcer(c claimed) func() {
+func (rt *Runtime) starter(c claimed) func() {
 	run, inbound, durable := c.run, c.inbound, c.durable
 	return sync.OnceFunc(func() {
 		if durable != nil {
@@ -266,13 +266,13 @@ func (rt *Runtime) finishDurably(r domain.Run, written []domain.Message, out run
 		if err == nil {
 			return
 		}
-		if errors.Is(err, replica.ErrClaimLost) {
+		if errors.Is(err, replica.ErrTakenOver) {
 			rt.log.Error("run end not recorded: another replica took the run over", "run", r.ID)
 			return
 		}
 		if !transient(err) {
 			rt.log.Error("run finish failed; recording the failure as the run's end", "run", r.ID, "err", err)
-			out = runOutcome{status: domain.RunError, err: "recording the end of the run failed: " + errorText(err), usage: out.usage, model: out.model, announce: out.announce}
+			out = runOutcome{status: domain.RunError, err: "recording the end of the run failed: " + errorText(err), usage: out.usage, model: out.model, showStart: out.showStart}
 			// The final answer could not be stored; the messages written
 			// before it still go to the mirror.
 		} else {
@@ -390,10 +390,10 @@ func (rt *Runtime) startTx(tx domain.Tx, cur domain.Run, decoded *Spec) (claimed
 
 // loop calls the model and its tools until a final answer.
 // toolsStarted is set once a tool call is about to execute.
-// announce publishes the run's start (once) before its first event.
+// showStart publishes the run's start (once) before its first event.
 // first, when set, is the context a quick turn read and maybe the answer
 // of its first model call (quick.go).
-func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session, inbound []domain.Message, toolsStarted *bool, budget *budgetState, announce func(), first *firstStep) (runOutcome, []domain.Message) {
+func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session, inbound []domain.Message, toolsStarted *bool, budget *budgetState, showStart func(), first *firstStep) (runOutcome, []domain.Message) {
 	var written []domain.Message
 	var history []domain.Message
 	cached := false
@@ -448,12 +448,12 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			resp, err = first.resp, first.err
 		} else {
 			// Steer messages sent to this session join the run here (steer.go).
-			history, written = rt.takeSteers(ctx, run, history, written, announce)
+			history, written = rt.takeSteers(ctx, run, history, written, showStart)
 			// Budgets are checked before every model call, the first included.
 			if exceeded := rt.checkBudget(ctx, run, sess, step, budget); exceeded != nil {
 				return runOutcome{status: domain.RunError, err: exceeded.Error(), usage: usage, model: plan.ModelRef}, written
 			}
-			req := plan.request(run, modelID, history, rt.deltaFunc(run, step, announce))
+			req := plan.request(run, modelID, history, rt.deltaFunc(run, step, showStart))
 			// The call's output is capped at what the budgets leave after
 			// its estimated prompt; a prompt that alone exceeds it is not sent.
 			if exceeded := capToBudget(&req, budget.tight, plan.ModelRef, rt.opts.Price); exceeded != nil {
@@ -501,7 +501,7 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			return out, written
 		}
 		persisted := redactCalls(msg, rt.opts.Hooks)
-		stored, err := rt.append(run, persisted, msg.Usage, plan.ModelRef, budget, announce)
+		stored, err := rt.append(run, persisted, msg.Usage, plan.ModelRef, budget, showStart)
 		if err != nil {
 			cached = false
 			return fail(err)
@@ -539,7 +539,7 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 				RunID:      run.ID,
 				Timestamp:  rt.now(),
 			}
-			stored, err := rt.append(run, tr, nil, "", nil, announce)
+			stored, err := rt.append(run, tr, nil, "", nil, showStart)
 			if err != nil {
 				cached = false
 				return fail(err)
@@ -578,8 +578,8 @@ func redactCalls(msg domain.Message, h Hooks) domain.Message {
 // A model step's usage is charged to the session's account and its
 // ancestors' rollups in the same transaction; budget receives the budgets
 // of the chain after the charge.
-// announce publishes the run's start (once) before the message's event.
-func (rt *Runtime) append(run domain.Run, m domain.Message, usage *domain.Usage, modelRef string, budget *budgetState, announce func()) (domain.Message, error) {
+// showStart publishes the run's start (once) before the message's event.
+func (rt *Runtime) append(run domain.Run, m domain.Message, usage *domain.Usage, modelRef string, budget *budgetState, showStart func()) (domain.Message, error) {
 	var stored domain.Message
 	now := rt.now()
 	var after budgetState
@@ -607,7 +607,7 @@ func (rt *Runtime) append(run domain.Run, m domain.Message, usage *domain.Usage,
 		budget.exceeded, budget.tight = after.exceeded, after.tight
 	}
 	if err == nil {
-		announce()
+		showStart()
 		rt.opts.Emit(domain.Event{Kind: domain.EventMessage, SessionKey: run.SessionKey, Message: &stored, TS: now})
 	}
 	return stored, err

@@ -81,7 +81,7 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 		rt.wake(ended.ID, &woken)
 		return nil
 	}
-	rt.published(ended, final, sess, next, out.announce, now)
+	rt.published(ended, final, sess, next, out.showStart, now)
 	return nil
 }
 
@@ -166,7 +166,7 @@ func (rt *Runtime) followUps(tx domain.Tx, cur domain.Run, next *[]domain.Run) f
 		// scoped runtime leaves the others queued).
 		followUp := rt.owns(cur.ID)
 		if followUp {
-			rt.claimFollowUp(n.ID)
+			rt.ownFollowUp(n.ID)
 		}
 		stored, created, err := transition(tx, n, domain.RunQueued, n.CreatedAt)
 		if err != nil {
@@ -182,12 +182,12 @@ func (rt *Runtime) followUps(tx domain.Tx, cur domain.Run, next *[]domain.Run) f
 }
 
 // published does what follows the commit of a run's end (and its mirror
-// job): announce (the run's start, once, when set), the events of its final
+// job): showStart (the run's start, once, when set), the events of its final
 // message, its end and its session, the waiters' wake-up, the scheduling
 // of its follow-ups, and the engine's AfterFinish.
-func (rt *Runtime) published(ended domain.Run, final domain.Message, sess domain.Session, next []domain.Run, announce func(), now int64) {
-	if announce != nil {
-		announce()
+func (rt *Runtime) published(ended domain.Run, final domain.Message, sess domain.Session, next []domain.Run, showStart func(), now int64) {
+	if showStart != nil {
+		showStart()
 	}
 	if final.Seq != 0 {
 		rt.opts.Emit(domain.Event{Kind: domain.EventMessage, SessionKey: ended.SessionKey, Message: &final, TS: now})

@@ -286,7 +286,7 @@ func (lc *lifecycle) userMessages() map[string]int {
 
 // check asserts what holds at every instant: each run is in a legal
 // status reached from the one last read along legal edges, no message is
-// stored twice, no run ended twice or announced an end not yet stored, and
+// stored twice, no run ended twice or published an end not yet stored, and
 // nothing was refused as an illegal transition.
 func (lc *lifecycle) check() {
 	// The ends are read before the rows: an end is published after its

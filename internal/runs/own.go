@@ -46,9 +46,9 @@ func followUpOf(ctx context.Context) string {
 // scoped reports whether the runtime carries out only its own work.
 func (rt *Runtime) scoped() bool { return rt.sched.owned != nil }
 
-// claimNew decides whether r, about to be created, is this runtime's work,
+// ownNew decides whether r, about to be created, is this runtime's work,
 // and if so records it as such. An unscoped runtime owns everything.
-func (rt *Runtime) claimNew(ctx context.Context, r domain.Run) bool {
+func (rt *Runtime) ownNew(ctx context.Context, r domain.Run) bool {
 	if !rt.scoped() {
 		return true
 	}
@@ -75,7 +75,7 @@ func (rt *Runtime) owns(id string) bool {
 	return rt.sched.owned[id]
 }
 
-// disown forgets a run recorded by claimNew that was not created (the
+// disown forgets a run recorded by ownNew that was not created (the
 // idempotency key named an existing run).
 func (rt *Runtime) disown(id string) {
 	if !rt.scoped() {
@@ -152,9 +152,9 @@ func (rt *Runtime) Busy(ctx context.Context) (bool, error) {
 	return rt.exec.count() > 0 || rt.sched.busy(), nil
 }
 
-// claimFollowUp records run id, created as a follow-up of this runtime's
+// ownFollowUp records run id, created as a follow-up of this runtime's
 // work, as its work.
-func (rt *Runtime) claimFollowUp(id string) {
+func (rt *Runtime) ownFollowUp(id string) {
 	if !rt.scoped() {
 		return
 	}

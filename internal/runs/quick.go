@@ -257,8 +257,8 @@ func (q *quickTurn) commitClaim() {
 		return
 	}
 	rt.quick.claimed.Add(1)
-	c.announce = rt.announcer(c)
-	c.announce()
+	c.showStart = rt.starter(c)
+	c.showStart()
 	if !q.stale {
 		for _, ev := range q.held {
 			rt.opts.Emit(ev)
@@ -450,8 +450,8 @@ func (rt *Runtime) fold(q *quickTurn, prior []domain.Message, msg domain.Message
 	rt.cache.put(key, sess.SessionID, append(prior, stored...), rt.opts.ContextMessages)
 	rt.quick.folded.Add(1)
 	c := claimed{run: q.run, inbound: stored[:1]}
-	announce := func() {
-		rt.announcer(c)()
+	showStart := func() {
+		rt.starter(c)()
 		q.mu.Lock()
 		for _, ev := range q.held {
 			rt.opts.Emit(ev)
@@ -460,7 +460,7 @@ func (rt *Runtime) fold(q *quickTurn, prior []domain.Message, msg domain.Message
 		q.mu.Unlock()
 		rt.progress.end(q.run.ID)
 	}
-	rt.published(ended, stored[1], sess, next, announce, now)
+	rt.published(ended, stored[1], sess, next, showStart, now)
 	q.mu.Lock()
 	q.state = quickFolded
 	q.mu.Unlock()

@@ -29,7 +29,7 @@ func (rt *Runtime) submit(ctx context.Context, r domain.Run, spec *Spec, sess *d
 		return domain.Run{}, false, domain.Errorf(domain.CodeUnavailable, "switchboard is shutting down")
 	}
 	r = rt.fill(r)
-	own := rt.claimNew(ctx, r)
+	own := rt.ownNew(ctx, r)
 	if own {
 		// A scoped runtime first takes the runs queued ahead on the lane.
 		if err := rt.adoptAhead(ctx, r.SessionKey, r.ID); err != nil {

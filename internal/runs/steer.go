@@ -42,10 +42,10 @@ func isSteer(r domain.Run) bool {
 
 // takeSteers claims the steer runs queued on host's session and returns
 // the context and written messages with their user messages appended.
-// announce publishes the host's start (once) before a steer's events. It
+// showStart publishes the host's start (once) before a steer's events. It
 // runs after the step limit is checked and only while the run goes on, so
 // a steer never joins a run that cannot call its model again.
-func (rt *Runtime) takeSteers(ctx context.Context, host domain.Run, history, written []domain.Message, announce func()) ([]domain.Message, []domain.Message) {
+func (rt *Runtime) takeSteers(ctx context.Context, host domain.Run, history, written []domain.Message, showStart func()) ([]domain.Message, []domain.Message) {
 	if ctx.Err() != nil || !takesSteers(host.Kind) {
 		return history, written // queued steers stay followups
 	}
@@ -98,7 +98,7 @@ func (rt *Runtime) takeSteers(ctx context.Context, host domain.Run, history, wri
 		// part of that run now. Its waiters are woken by its end.
 		rt.exec.join(host.ID, c.run)
 		rt.waits.begin(c.run.ID)
-		announce() // the host's start goes first
+		showStart() // the host's start goes first
 		rt.opts.Emit(domain.Event{Kind: domain.EventRunStart, SessionKey: c.run.SessionKey, Run: &c.run, TS: rt.now()})
 		for i := range c.inbound {
 			rt.opts.Emit(domain.Event{Kind: domain.EventMessage, SessionKey: c.run.SessionKey, Message: &c.inbound[i], TS: rt.now()})

@@ -11,14 +11,14 @@ import (
 // step's text so far. Reasoning pieces are not published (they are
 // stored with the message like any thinking block). Nothing is stored
 // here: the message is stored once, whole, when the call returns.
-// announce publishes the run's start (once) before its first delta.
-func (rt *Runtime) deltaFunc(run domain.Run, step int, announce func()) domain.DeltaFunc {
+// showStart publishes the run's start (once) before its first delta.
+func (rt *Runtime) deltaFunc(run domain.Run, step int, showStart func()) domain.DeltaFunc {
 	var text strings.Builder
 	return func(d domain.ModelDelta) {
 		if d.Text == "" && d.ToolCall == nil {
 			return
 		}
-		announce()
+		showStart()
 		text.WriteString(d.Text)
 		rt.opts.Emit(domain.Event{Kind: domain.EventDelta, SessionKey: run.SessionKey, TS: rt.now(),
 			Delta: &domain.RunDelta{RunID: run.ID, Step: step, Delta: d, Accumulated: text.String()}})

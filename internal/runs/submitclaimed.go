@@ -102,7 +102,7 @@ func (rt *Runtime) submitClaimed(ctx context.Context, r domain.Run, spec *Spec, 
 		return stored, created, false, err
 	}
 	c.durable = durable
-	c.announce = rt.announcer(c)
+	c.showStart = rt.starter(c)
 	go func() {
 		defer rt.sched.wg.Done()
 		rt.carryOut(runCtx, c)
@@ -116,7 +116,7 @@ func (rt *Runtime) submitClaimed(ctx context.Context, r domain.Run, spec *Spec, 
 			// is not told of it, as it may not last.
 			return domain.Run{}, false, true, err
 		}
-		c.announce()
+		c.showStart()
 	}
 	return stored, true, true, nil
 }

@@ -22,7 +22,8 @@ import (
 //  3. the lane must be free: no run of the session running, none queued
 //     before it (insert order), else a *replica.LaneBusyError;
 //  4. this replica's lease must be live (fencing: see below);
-//  5. the claim is recorded under this replica's name (run_claims).
+//  5. the run is held under this replica's lease: its row in run_claims
+//     names this replica.
 //
 // Every refusal is a Go error with the transaction still usable.
 func (c *Cluster) ClaimTx(dt domain.Tx, id string) error {
@@ -42,7 +43,7 @@ func (c *Cluster) ClaimTx(dt domain.Tx, id string) error {
 	// Fencing: a claim is made only under this replica's live lease. The
 	// row is locked FOR SHARE, so a take-over (which deletes the lease)
 	// waits for this claim and moves it too. A replica that stalled past
-	// its lease claims nothing until its renewal takes a new lease.
+	// its lease claims no run until its renewal takes a new lease.
 	var live bool
 	err = t.queryRow(`SELECT expires_at > now() FROM replica_leases WHERE replica = $1 FOR SHARE`, c.replica).Scan(&live)
 	if errors.Is(err, pgx.ErrNoRows) || (err == nil && !live) {
@@ -75,10 +76,11 @@ func (c *Cluster) ClaimTx(dt domain.Tx, id string) error {
 	return nil
 }
 
-// ReleaseTx drops this replica's claim of run id inside t (whose GetRun
-// has locked the run's row). A run nobody claims (queued, or ended) is
-// released trivially; a run another replica claims is replica.ErrClaimLost:
-// this replica's lease expired and that one took the run over.
+// ReleaseTx lets go of this replica's hold on run id inside t (whose
+// GetRun has locked the run's row). A run nobody holds (queued, or ended)
+// is released trivially; a run another replica holds is
+// replica.ErrTakenOver: this replica's lease expired and that one took the
+// run over.
 func (c *Cluster) ReleaseTx(dt domain.Tx, id string) error {
 	t, err := pgTx(dt)
 	if err != nil {
@@ -93,7 +95,7 @@ func (c *Cluster) ReleaseTx(dt domain.Tx, id string) error {
 		return fmt.Errorf("release run %s: %w", id, err)
 	}
 	if holder != c.replica {
-		return replica.ErrClaimLost // (the DELETE rolls back with the transaction)
+		return replica.ErrTakenOver // (the DELETE rolls back with the transaction)
 	}
 	return nil
 }

@@ -17,7 +17,8 @@ import (
 
 // Cluster coordinates the gateway replicas that share this store (it is
 // the PostgreSQL replica.Cluster): claims of runs (claims.go), replica
-// leases and the take-over of a dead replica's runs (leases.go), signals
+// leases, under which each replica holds its runs, and the take-over of a
+// dead replica's runs (leases.go), signals
 // between replicas over LISTEN/NOTIFY (notify.go) and claims of outbox
 // items (outboxclaim.go). Its tables are PostgreSQL's only (the SQLite
 // store has one process and needs none); they are created, if missing,
@@ -48,7 +49,7 @@ var _ replica.Cluster = (*Cluster)(nil)
 
 // ClusterOptions tune a Cluster.
 type ClusterOptions struct {
-	// Lease is how long a replica's claims outlive its last renewal
+	// Lease is how long a replica holds its runs after its last renewal
 	// (default 15 s). It is renewed every Lease/3; a replica that stops
 	// renewing loses its runs to another replica after Lease.
 	Lease time.Duration
@@ -144,7 +145,8 @@ const lockObjCluster = 2
 
 // clusterSchema creates the coordination tables and indexes if missing.
 //   - replica_leases: one row per live replica, expiring unless renewed.
-//   - run_claims: which replica executes each running run.
+//   - run_claims: which replica holds each running run under its lease
+//     (the name is the schema's; it records leases of runs).
 //   - run_cancels: runs whose cancel was requested and not yet honoured
 //     (cancels.go).
 //   - runs_one_running: at most one running run per session, whatever

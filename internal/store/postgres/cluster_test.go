@@ -110,8 +110,8 @@ func TestClusterClaimsOneLanePerSession(t *testing.T) {
 		t.Fatalf("Next while a1 runs: %v %v, want b1 only", ids(next), err)
 	}
 	// Only the claimer ends it.
-	if err := end(s2, c2, "a1"); !errors.Is(err, replica.ErrClaimLost) {
-		t.Fatalf("end of a1 by the replica that does not hold it: %v, want ErrClaimLost", err)
+	if err := end(s2, c2, "a1"); !errors.Is(err, replica.ErrTakenOver) {
+		t.Fatalf("end of a1 by the replica that does not hold it: %v, want ErrTakenOver", err)
 	}
 	if err := end(s1, c1, "a1"); err != nil {
 		t.Fatalf("end a1: %v", err)
@@ -209,8 +209,8 @@ func TestClusterTakeOver(t *testing.T) {
 		t.Fatalf("taken over: %v, want t1", ids(taken))
 	}
 	// The first replica's late end is refused; it learns its lease is gone.
-	if err := end(s1, c1, "t1"); !errors.Is(err, replica.ErrClaimLost) {
-		t.Fatalf("late end by the expired replica: %v, want ErrClaimLost", err)
+	if err := end(s1, c1, "t1"); !errors.Is(err, replica.ErrTakenOver) {
+		t.Fatalf("late end by the expired replica: %v, want ErrTakenOver", err)
 	}
 	if err := c1.Renew(t.Context()); !errors.Is(err, replica.ErrLeaseLost) {
 		t.Fatalf("renewal of the expired lease: %v, want ErrLeaseLost", err)

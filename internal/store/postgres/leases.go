@@ -25,7 +25,7 @@ func (c *Cluster) join(ctx context.Context) error {
 }
 
 // Renew extends this replica's lease by the lease duration. When the row
-// is gone (the lease expired and another replica took its claims over) a
+// is gone (the lease expired and another replica took its runs over) a
 // new lease is taken and replica.ErrLeaseLost returned.
 //
 // The renewal has a connection of its own, apart from the pool: runs may
@@ -59,9 +59,9 @@ func (c *Cluster) Renew(ctx context.Context) error {
 }
 
 // TakeOver ends the leases that expired and moves to this replica the
-// claims of every replica without a lease (expired just now, or gone
-// without giving its claims back). One transaction: the row locks make
-// exactly one replica take each claim. It returns the taken runs that are
+// runs held under every lease that is gone (expired just now, or its
+// replica left without giving its runs back). One transaction: the row
+// locks make exactly one replica take each run. It returns the taken runs that are
 // still running, for the crash rule.
 func (c *Cluster) TakeOver(ctx context.Context) ([]domain.Run, error) {
 	tx, err := c.s.pool.Begin(ctx)
@@ -105,7 +105,7 @@ func (c *Cluster) TakeOver(ctx context.Context) ([]domain.Run, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("replicas: take over claims: %w", err)
 	}
-	// Runs left running with no claim at all (copied from a store of one
+	// Runs left running held by no replica at all (copied from a store of one
 	// process, say): nobody executes them.
 	rows, err = tx.Query(ctx, `INSERT INTO run_claims (run_id, replica)
 		SELECT r.id, $1 FROM runs r WHERE r.status = 'running'
