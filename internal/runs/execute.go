@@ -82,7 +82,7 @@ type firstStep struct {
 // activate registers a run as executing here, so Cancel can reach it, and
 // returns its context and the function that unregisters it.
 func (rt *Runtime) activate(id string) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(rt.ctx)
+	ctx, cancel := context.WithCancelCause(rt.exec.ctx)
 	rt.exec.add(id, cancel)
 	rt.waits.begin(id)
 	return ctx, func() {
@@ -113,7 +113,7 @@ func (rt *Runtime) execute(r domain.Run) {
 	defer done()
 	var c claimed
 	for delay := retryFirst; ; delay = nextDelay(delay) {
-		if rt.ctx.Err() != nil {
+		if rt.exec.ctx.Err() != nil {
 			return // shutting down: the run stays queued for the next start
 		}
 		var err error
@@ -217,7 +217,7 @@ func (rt *Runtime) starter(c claimed) func() {
 	run, inbound, durable := c.run, c.inbound, c.durable
 	return sync.OnceFunc(func() {
 		if durable != nil {
-			if err := durable.Wait(rt.ctx); err != nil {
+			if err := durable.Wait(rt.exec.ctx); err != nil {
 				rt.log.Warn("run start: waiting for the claim to be durable failed", "run", run.ID, "err", err)
 			}
 		}
@@ -246,7 +246,7 @@ func (rt *Runtime) sleep(ctx context.Context, d time.Duration) bool {
 		return true
 	case <-ctx.Done():
 		return false
-	case <-rt.ctx.Done():
+	case <-rt.exec.ctx.Done():
 		return false
 	}
 }
@@ -288,7 +288,7 @@ func (rt *Runtime) finishDurably(r domain.Run, written []domain.Message, out run
 // claim moves a queued run to running in its own transaction.
 func (rt *Runtime) claim(r domain.Run) (claimed, error) {
 	var c claimed
-	// Not rt.ctx: a claim that committed must not be reported as failed
+	// Not the runs' context: a claim that committed must not be reported as failed
 	// because shutdown began meanwhile.
 	err := rt.opts.Store.Update(context.Background(), func(tx domain.Tx) error {
 		var err error

@@ -7,12 +7,19 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
-// executing is the executor's registry of the runs executing in this
-// process: how to cancel each, the steer runs each took in (steer.go), and
-// the lease generation each was claimed under (lease.go). One lock guards
-// the three because a lost lease must cancel exactly the runs claimed
+// executing is the executor's state: the context every run's context
+// derives from, and the registry of the runs executing in this process:
+// how to cancel each, the steer runs each took in (steer.go), and the
+// lease generation each was claimed under (lease.go). One lock guards the
+// three maps because a lost lease must cancel exactly the runs claimed
 // under it, never one claimed again here under the next lease meanwhile.
+// Stop cancels every run executing here; the scheduler's goroutines carry
+// them out, so the scheduler's Wait is what waits for them.
 type executing struct {
+	// ctx is the parent of every run's context; Stop cancels it.
+	ctx  context.Context
+	stop context.CancelCauseFunc
+
 	mu     sync.Mutex
 	active map[string]context.CancelCauseFunc
 	joined map[string][]domain.Run
@@ -20,8 +27,13 @@ type executing struct {
 }
 
 func newExecuting() *executing {
-	return &executing{active: map[string]context.CancelCauseFunc{}, joined: map[string][]domain.Run{}}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	return &executing{ctx: ctx, stop: cancel, active: map[string]context.CancelCauseFunc{}, joined: map[string][]domain.Run{}}
 }
+
+// Stop cancels every run executing here, and every run started later, as
+// interrupted by the stop of the process (errShutdown).
+func (x *executing) Stop() { x.stop(errShutdown) }
 
 // leaseEpochs tells the runs claimed under a lease that was lost (taken
 // over: another replica resolves them) from those claimed under the lease

@@ -211,7 +211,7 @@ func (rt *Runtime) published(ended domain.Run, final domain.Message, sess domain
 	rt.opts.Hooks.AfterFinish(ended)
 	// With replicas, the session's next run may have been queued on
 	// another one: the lane's holder takes it.
-	rt.pull(rt.ctx, ended.SessionKey)
+	rt.pull(rt.exec.ctx, ended.SessionKey)
 }
 
 // lastSeq is the highest Seq among msgs.

@@ -203,7 +203,7 @@ func (rt *Runtime) drainLane(key string, l *lane) {
 		sem := rt.sched.semFor(r.Lane)
 		select {
 		case sem <- struct{}{}:
-		case <-rt.ctx.Done():
+		case <-rt.exec.ctx.Done():
 			continue // closing: the loop exits, the run stays queued
 		}
 		rt.execute(r)

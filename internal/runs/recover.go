@@ -104,7 +104,7 @@ func (rt *Runtime) Start(ctx context.Context) error {
 		rt.log.Info("resumed queued runs", "count", len(queued))
 	}
 	rt.setReport(rep)
-	rt.leases.Start(rt.ctx)
+	rt.leases.Start(rt.exec.ctx)
 	return nil
 }
 

@@ -146,7 +146,7 @@ func (rt *Runtime) laneBusy(busy *replica.LaneBusyError) {
 	if busy.Ahead == "" {
 		return
 	}
-	rt.pull(rt.ctx, busy.SessionKey)
+	rt.pull(rt.exec.ctx, busy.SessionKey)
 }
 
 // signalQueued tells the other replicas that run r waits for a claim.

@@ -167,10 +167,6 @@ type Runtime struct {
 	log     *slog.Logger
 	cluster replica.Cluster
 
-	// ctx is the parent of every run's context; Close cancels it.
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-
 	sched    *scheduler
 	exec     *executing
 	waits    *waitBoard
@@ -221,7 +217,6 @@ func New(opts Options) (*Runtime, error) {
 	if opts.ContextMessages <= 0 {
 		opts.ContextMessages = 400
 	}
-	ctx, cancel := context.WithCancelCause(context.Background())
 	var mw *mirrorWriter
 	if opts.Mirror != nil {
 		mw = newMirrorWriter(opts.Mirror, opts.Store, opts.Logger)
@@ -243,8 +238,6 @@ func New(opts Options) (*Runtime, error) {
 		opts:     opts,
 		cluster:  opts.Cluster,
 		log:      opts.Logger,
-		ctx:      ctx,
-		cancel:   cancel,
 		sched:    newScheduler(schedulerConfig{Lanes: opts.Lanes, Hold: opts.Hold, OwnWorkOnly: opts.OwnWorkOnly}),
 		exec:     newExecuting(),
 		waits:    newWaitBoard(),
@@ -270,7 +263,7 @@ func (rt *Runtime) now() int64 { return rt.opts.Now().UnixMilli() }
 // stay queued in the store for the next start.
 func (rt *Runtime) Close(ctx context.Context) error {
 	rt.sched.Stop()
-	rt.cancel(errShutdown)
+	rt.exec.Stop()
 	done := make(chan struct{})
 	go func() {
 		rt.sched.Wait()
