@@ -3,21 +3,39 @@ package runs
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/replica"
 )
 
-// canceller is the state of the cancels in progress here: per run, how
-// many cancels cascade from it now (cancelTree). A queued child of such a
-// run does not start (execute).
+// canceller cancels runs and the runs they started. Its state is the
+// cancels in progress here: per run, how many cancels cascade from it now
+// (cancelTree); a queued child of such a run does not start (execute). It
+// starts no goroutine.
 type canceller struct {
+	cfg cancellerConfig
+
 	mu         sync.Mutex
 	cancelling map[string]int
 }
 
-func newCanceller() *canceller { return &canceller{cancelling: map[string]int{}} }
+// cancellerConfig configures a canceller; every field is required.
+type cancellerConfig struct {
+	Store   domain.StoreReader
+	Cluster replica.Cluster
+	Logger  *slog.Logger
+	// Exec reaches the runs executing here.
+	Exec *executing
+	// EndQueued records run r cancelled if it is still queued (else
+	// errNotQueued).
+	EndQueued func(r domain.Run, out runOutcome) error
+}
+
+func newCanceller(cfg cancellerConfig) *canceller {
+	return &canceller{cfg: cfg, cancelling: map[string]int{}}
+}
 
 func (c *canceller) enter(id string) {
 	c.mu.Lock()
@@ -54,15 +72,20 @@ func (c *canceller) parentCancelling(r domain.Run) bool {
 // was asked for (docs/design.md#runs-lanes-and-waits). Its context is cancelled first, so the
 // child's end finds it cancelled.
 func (rt *Runtime) Cancel(ctx context.Context, runID string) (domain.Run, error) {
-	r, err := rt.opts.Store.GetRun(ctx, runID)
+	return rt.cancels.Cancel(ctx, runID)
+}
+
+// Cancel is Runtime.Cancel.
+func (c *canceller) Cancel(ctx context.Context, runID string) (domain.Run, error) {
+	r, err := c.cfg.Store.GetRun(ctx, runID)
 	if err != nil {
 		return domain.Run{}, err
 	}
-	rt.cancelTree(ctx, r, map[string]bool{})
-	return rt.opts.Store.GetRun(ctx, runID)
+	c.cancelTree(ctx, r, map[string]bool{})
+	return c.cfg.Store.GetRun(ctx, runID)
 }
 
-func (rt *Runtime) cancelTree(ctx context.Context, r domain.Run, seen map[string]bool) {
+func (c *canceller) cancelTree(ctx context.Context, r domain.Run, seen map[string]bool) {
 	if seen[r.ID] {
 		return
 	}
@@ -70,53 +93,53 @@ func (rt *Runtime) cancelTree(ctx context.Context, r domain.Run, seen map[string
 	// While its children are looked up, a child that was queued behind it
 	// on its lane and would start as it ends is cancelled instead
 	// (execute): else it could run and end before the list below has it.
-	rt.cancels.enter(r.ID)
-	defer rt.cancels.leave(r.ID)
-	rt.cancelOne(ctx, r)
+	c.enter(r.ID)
+	defer c.leave(r.ID)
+	c.cancelOne(ctx, r)
 	// The children are listed after the parent's cancel: one it started
 	// until then is in the list.
-	children, err := rt.opts.Store.ListRuns(ctx, domain.RunQuery{ParentRunID: r.ID})
+	children, err := c.cfg.Store.ListRuns(ctx, domain.RunQuery{ParentRunID: r.ID})
 	if err != nil {
-		rt.log.Error("cancel: list child runs", "run", r.ID, "err", err)
+		c.cfg.Logger.Error("cancel: list child runs", "run", r.ID, "err", err)
 	}
-	for _, c := range children {
-		rt.cancelTree(ctx, c, seen)
+	for _, child := range children {
+		c.cancelTree(ctx, child, seen)
 	}
 }
 
 // cancelOne cancels r alone: a running one through its context (here or
 // on the replica executing it), a queued one by recording it cancelled.
-func (rt *Runtime) cancelOne(ctx context.Context, r domain.Run) {
+func (c *canceller) cancelOne(ctx context.Context, r domain.Run) {
 	if domain.RunTerminal(r.Status) {
 		return
 	}
-	if rt.exec.cancel(r.ID, errCancelled) {
+	if c.cfg.Exec.cancel(r.ID, errCancelled) {
 		return
 	}
-	if rt.shared() && r.Status == domain.RunRunning {
+	if c.cfg.Cluster.Shared() && r.Status == domain.RunRunning {
 		// Executing on another replica: it cancels it there. The cancel is
 		// written down first, as that replica may be dead: whoever takes
 		// the run over ends it cancelled (recoverRun).
-		status, err := rt.cluster.RequestCancel(ctx, r.ID)
+		status, err := c.cfg.Cluster.RequestCancel(ctx, r.ID)
 		if err != nil {
-			rt.log.Error("cancel: record the cancel of a run on another replica", "run", r.ID, "err", err)
+			c.cfg.Logger.Error("cancel: record the cancel of a run on another replica", "run", r.ID, "err", err)
 		}
 		if status != domain.RunQueued {
-			rt.cluster.Signal(replica.Signal{Kind: replica.SignalCancel, SessionKey: r.SessionKey, RunID: r.ID})
+			c.cfg.Cluster.Signal(replica.Signal{Kind: replica.SignalCancel, SessionKey: r.SessionKey, RunID: r.ID})
 			return
 		}
 		// Re-queued (taken over) since it was read: cancel it queued.
 	}
 	// Not executing here: it is queued (or about to start). Record it as
 	// cancelled if it still is queued; execute skips runs that are not.
-	err := rt.finishIf(r, domain.RunQueued, runOutcome{status: domain.RunCancelled, err: "cancelled before it started"})
+	err := c.cfg.EndQueued(r, runOutcome{status: domain.RunCancelled, err: "cancelled before it started"})
 	if err != nil && !errors.Is(err, errNotQueued) {
-		rt.log.Error("cancel queued run", "run", r.ID, "err", err)
+		c.cfg.Logger.Error("cancel queued run", "run", r.ID, "err", err)
 	}
 	if errors.Is(err, errNotQueued) {
 		// It started between our read and the write: cancel it running.
-		if !rt.exec.cancel(r.ID, errCancelled) && rt.shared() {
-			rt.cluster.Signal(replica.Signal{Kind: replica.SignalCancel, SessionKey: r.SessionKey, RunID: r.ID})
+		if !c.cfg.Exec.cancel(r.ID, errCancelled) && c.cfg.Cluster.Shared() {
+			c.cfg.Cluster.Signal(replica.Signal{Kind: replica.SignalCancel, SessionKey: r.SessionKey, RunID: r.ID})
 		}
 	}
 }

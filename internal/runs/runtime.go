@@ -241,11 +241,19 @@ func New(opts Options) (*Runtime, error) {
 		sched:    newScheduler(schedulerConfig{Lanes: opts.Lanes, Hold: opts.Hold, OwnWorkOnly: opts.OwnWorkOnly}),
 		exec:     newExecuting(),
 		waits:    newWaitBoard(),
-		cancels:  newCanceller(),
 		recovery: &recovery{},
 
 		quickGrace: quickGrace,
 	}
+	rt.cancels = newCanceller(cancellerConfig{
+		Store:   opts.Store,
+		Cluster: opts.Cluster,
+		Logger:  opts.Logger,
+		Exec:    rt.exec,
+		EndQueued: func(r domain.Run, out runOutcome) error {
+			return rt.finishIf(r, domain.RunQueued, out)
+		},
+	})
 	rt.leases = newLeaseKeeper(leaseKeeperConfig{
 		Cluster:    opts.Cluster,
 		Logger:     opts.Logger,
