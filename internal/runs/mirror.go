@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -138,7 +139,12 @@ func (w *mirrorWriter) write(j mirrorJob) {
 	if j.reconcile {
 		_, err = w.reconcileNow(j.s, j.upTo)
 	} else {
-		if err = w.m.Append(j.s.agentID, j.s.sessionID, j.msgs); err == nil {
+		err = w.m.Append(j.s.agentID, j.s.sessionID, j.msgs)
+		if errors.Is(err, transcript.ErrNoFile) {
+			// The file went away while the gateway ran: the store, which
+			// holds everything up to these messages, rebuilds it.
+			_, err = w.reconcileNow(j.s, lastSeq(j.msgs))
+		} else if err == nil {
 			w.wrote(j.s, lastSeq(j.msgs))
 			w.dirtyMu.Lock()
 			d, now := w.dirty[j.s]

@@ -78,6 +78,14 @@ func tailIDs(f *os.File) (ids map[string]bool, last string, err error) {
 	return ids, last, nil
 }
 
+// ErrNoFile is Append's answer when a shared directory has no file for a
+// session whose earlier messages it should hold (the file was removed
+// while the gateway ran): appending alone would leave a file of the
+// latest messages whose tail matches the store, which no repair would
+// ever complete. The caller rebuilds the file from the store instead
+// (Reconcile).
+var ErrNoFile = errors.New("transcript file missing: rebuild it from the store")
+
 // appendShared is Append for a shared directory: under the file's flock,
 // the messages already in its tail (a peer's repair wrote them) are
 // skipped.
@@ -87,6 +95,9 @@ func (m *Mirror) appendShared(path, agentID, sessionID string, msgs []domain.Mes
 		return fmt.Errorf("transcript append: %w", err)
 	}
 	defer unlock()
+	if fi, err := f.Stat(); err == nil && fi.Size() == 0 && msgs[0].Seq > 1 {
+		return fmt.Errorf("transcript append %s: %w", path, ErrNoFile)
+	}
 	ids, _, err := tailIDs(f)
 	if err != nil {
 		return fmt.Errorf("transcript append %s: %w", path, err)
