@@ -372,8 +372,9 @@ type rateLimiter struct {
 	limited  atomic.Bool
 	mu       sync.Mutex
 	sendsAt  []time.Time
-	hold     atomic.Bool // hold sendMessage calls without answering
-	held     chan struct{}
+	hold     atomic.Bool   // hold sendMessage calls without answering
+	held     chan struct{} // a call is being held
+	release  chan struct{} // closed: held calls end unanswered
 	retryAft int
 }
 
@@ -383,11 +384,18 @@ func (p *rateLimiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.sendsAt = append(p.sendsAt, time.Now())
 		p.mu.Unlock()
 		if p.hold.Load() {
+			// The body is read first: the server notices the client's
+			// connection closing (the gateway killed) only once it has.
+			_, _ = io.Copy(io.Discard, r.Body)
 			select {
 			case p.held <- struct{}{}:
 			default:
 			}
-			<-r.Context().Done()
+			select {
+			case <-r.Context().Done():
+			case <-p.release:
+			}
+			http.Error(w, "held", http.StatusBadGateway)
 			return
 		}
 		if p.retryAft > 0 && p.limited.CompareAndSwap(false, true) {
@@ -445,6 +453,40 @@ func TestTelegramRetryAfter(t *testing.T) {
 	}
 	if n := m.countSends(t, "rate me"); n != 1 {
 		t.Errorf("the reply was delivered %d times", n)
+	}
+}
+
+// A gateway killed between a run's end and its delivery delivers the
+// reply once after the restart.
+func TestTelegramKillBeforeDelivery(t *testing.T) {
+	m := crabline(t)
+	target, _ := url.Parse(m.Endpoints.APIRoot)
+	p := &rateLimiter{target: target, held: make(chan struct{}, 1), release: make(chan struct{})}
+	p.hold.Store(true)
+	srv := httptest.NewServer(p)
+	t.Cleanup(srv.Close) // after the gateway stops (cleanups run last first)
+	t.Cleanup(func() { close(p.release) })
+	proxied := m
+	proxied.Endpoints.APIRoot = srv.URL
+	dir := t.TempDir()
+	cfg := telegramConfig(proxied, `dmPolicy: "open", allowFrom: ["*"]`)
+	g := startChannelGateway(t, dir, cfg)
+	m.inject(t, map[string]any{"chatId": 4242, "fromId": 4242, "text": "survive the kill"})
+	select {
+	case <-p.held: // the run ended and its delivery is in flight
+	case <-time.After(30 * time.Second):
+		t.Fatal("no delivery attempt")
+	}
+	g.kill(t)
+	p.hold.Store(false)
+	startChannelGateway(t, dir, cfg)
+	m.waitSend(t, "survive the kill")
+	// Give a duplicate every chance to show: a later message's reply is
+	// delivered after any retry of the first.
+	m.inject(t, map[string]any{"chatId": 4242, "fromId": 4242, "text": "after restart"})
+	m.waitSend(t, "after restart")
+	if n := m.countSends(t, "survive the kill"); n != 1 {
+		t.Errorf("the reply was delivered %d times, want 1", n)
 	}
 }
 
