@@ -80,6 +80,13 @@ func (r *Router) Handle(ctx context.Context, m Inbound) (Outcome, error) {
 		IdempotencyKey: idem, ExtraSystem: m.SystemPrompt}
 	p := Principal(m.Channel)
 	res, err := r.o.Gate.Chat(ctx, p, req)
+	if refused(err) {
+		// The gate said no for good (the session's send policy denies it,
+		// a command the sender may not use): offering the message again
+		// would be refused again and hold up the chats behind it.
+		r.o.Logger.Info("channel message refused", "channel", m.Channel, "session", key, "event", m.EventID, "err", err)
+		return Outcome{SessionKey: key}, nil
+	}
 	if err != nil {
 		return Outcome{SessionKey: key}, err
 	}
@@ -102,6 +109,15 @@ func (r *Router) Handle(ctx context.Context, m Inbound) (Outcome, error) {
 	}
 	out.Duplicate = !res.Created && res.Run.ID != ""
 	return out, nil
+}
+
+// refused reports a gate error that repeating the request cannot change.
+func refused(err error) bool {
+	switch domain.ErrorCode(err) {
+	case domain.CodeInvalid, domain.CodeForbidden:
+		return true
+	}
+	return false
 }
 
 // chatTypeOf is the session chatType of m.
