@@ -77,7 +77,9 @@ func channelRows(_ *world) []row {
 		return w.wsOutcome(t, operatorToken, "channels.pairing.list", m{"channel": "telegram"})
 	}
 	cliList := func(s surface) func(t *testing.T, w *world, _ string) outcome {
-		return func(t *testing.T, w *world, _ string) outcome { return w.cliOutcome(t, s, "pairing", "list", "telegram") }
+		return func(t *testing.T, w *world, _ string) outcome {
+			return w.cliOutcome(t, s, "pairing", "list", "telegram")
+		}
 	}
 	sendTo := func(s surface, via string, n int) cell {
 		return custom(s, via, func(t *testing.T, w *world) outcome {
