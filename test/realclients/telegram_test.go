@@ -495,25 +495,11 @@ func TestTelegramKillBeforeDelivery(t *testing.T) {
 // imported history followed by the new turn.
 func TestTelegramImportThenContinue(t *testing.T) {
 	m := crabline(t)
-	oc := t.TempDir()
-	sessions := filepath.Join(oc, "agents", "main", "sessions")
-	if err := os.MkdirAll(sessions, 0o700); err != nil {
-		t.Fatal(err)
-	}
 	const sid = "0b0e8a41-6c1d-4c57-9a52-2b1f3f7f0101"
 	key := "agent:main:telegram:group:-1001"
-	index := fmt.Sprintf(`{%q: {"sessionId": %q, "updatedAt": 1775037500000, "chatType": "group", "channel": "telegram",
-	  "lastChannel": "telegram", "lastTo": "telegram:-1001", "displayName": "Ops", "origin": {"provider": "telegram"}}}`, key, sid)
-	transcript := `{"type":"session","version":3,"id":"` + sid + `","timestamp":"2026-04-01T09:58:00.000Z","cwd":"/w"}
-{"type":"message","id":"d0000001","parentId":null,"timestamp":"2026-04-01T09:58:10.000Z","message":{"role":"user","content":"imported question","timestamp":1775037490000}}
-{"type":"message","id":"d0000002","parentId":"d0000001","timestamp":"2026-04-01T09:58:20.000Z","message":{"role":"assistant","content":[{"type":"text","text":"imported answer"}],"stopReason":"stop","timestamp":1775037500000}}
-`
-	if err := os.WriteFile(filepath.Join(sessions, "sessions.json"), []byte(index), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(sessions, sid+".jsonl"), []byte(transcript), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	oc := openclawState(t, ocSession{key: key, id: sid, question: "imported question", answer: "imported answer",
+		entry: map[string]any{"chatType": "group", "channel": "telegram", "lastChannel": "telegram", "lastTo": "telegram:-1001",
+			"displayName": "Ops", "origin": map[string]any{"provider": "telegram"}}})
 	state := t.TempDir()
 	cfg := telegramConfig(m, `groupPolicy: "open", groups: { "*": { requireMention: false } }`)
 	if err := os.WriteFile(filepath.Join(state, "switchboard.json5"), []byte(cfg), 0o600); err != nil {
@@ -529,15 +515,7 @@ func TestTelegramImportThenContinue(t *testing.T) {
 	if row == nil || row["sessionId"] != sid {
 		t.Fatalf("the group's row after the new message: %v (want sessionId %s)", row, sid)
 	}
-	hist := exec.Command(binary, "sessions", "history", "--json", "--state-dir", state, key)
-	hist.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
-	out, err := hist.CombinedOutput()
-	if err != nil {
-		t.Fatalf("history: %v\n%s", err, out)
-	}
-	s := string(out)
-	iq, ia, nq := strings.Index(s, "imported question"), strings.Index(s, "imported answer"), strings.Index(s, "a new question")
-	if iq < 0 || ia < 0 || nq < 0 || !(iq < ia && ia < nq) {
-		t.Errorf("history is not the imported turns then the new one:\n%s", s)
+	if h := history(t, state, key); !inOrder(h, "imported question", "imported answer", "a new question") {
+		t.Errorf("history is not the imported turns then the new one:\n%s", h)
 	}
 }
