@@ -23,6 +23,10 @@ func (g *fakeGate) Chat(_ context.Context, _ api.Principal, req api.ChatRequest)
 	return g.res, g.err
 }
 
+func (g *fakeGate) WaitRun(context.Context, api.Principal, api.WaitRequest) (domain.Run, error) {
+	return domain.Run{Status: domain.RunOK}, nil
+}
+
 func (g *fakeGate) Deliver(context.Context, api.Principal, api.DeliverRequest) (api.DeliverResult, error) {
 	return api.DeliverResult{}, nil
 }

@@ -172,3 +172,43 @@ func TestTelegramOutbound(t *testing.T) {
 		t.Errorf("chat -1002 got %d messages after ANNOUNCE_SKIP", n-before)
 	}
 }
+
+// The typing action is shown in the chat while the run runs: crabline
+// records a sendChatAction to the chat before the reply's sendMessage.
+func TestTelegramTyping(t *testing.T) {
+	m := crabline(t)
+	startChannelGateway(t, t.TempDir(), fmt.Sprintf(`{
+  agents: { defaults: { model: "script" } },
+  models: { providers: { script: { rules: [ { when: { message: "think slowly" }, reply: "thought it over", delayMs: 1500 } ] } } },
+  channels: { telegram: { botToken: %q, apiRoot: %q, dmPolicy: "open", allowFrom: ["*"] } },
+}`, m.BotToken, m.Endpoints.APIRoot))
+	m.inject(t, map[string]any{"chatId": 4242, "fromId": 4242, "text": "think slowly"})
+	m.waitSend(t, "thought it over")
+	b, err := os.ReadFile(m.RecorderPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	typing, reply := -1, -1
+	for i, line := range strings.Split(string(b), "\n") {
+		var rec struct {
+			Type string         `json:"type"`
+			Path string         `json:"path"`
+			Body map[string]any `json:"body"`
+		}
+		if json.Unmarshal([]byte(line), &rec) != nil || rec.Type != "api" {
+			continue
+		}
+		switch {
+		case strings.HasSuffix(rec.Path, "/sendChatAction") && typing < 0:
+			if fmt.Sprint(rec.Body["chat_id"]) != "4242" || rec.Body["action"] != "typing" {
+				t.Errorf("sendChatAction %v", rec.Body)
+			}
+			typing = i
+		case strings.HasSuffix(rec.Path, "/sendMessage") && strings.Contains(fmt.Sprint(rec.Body["text"]), "thought it over"):
+			reply = i
+		}
+	}
+	if typing < 0 || typing > reply {
+		t.Errorf("typing action at line %d, reply at line %d: want the typing first", typing, reply)
+	}
+}

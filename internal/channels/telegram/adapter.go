@@ -57,7 +57,10 @@ type Adapter struct {
 
 	mu     sync.Mutex
 	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	// base is Start's context, which Stop ends: the typing actions, which
+	// outlive the handling of their update, run under it.
+	base context.Context
+	wg   sync.WaitGroup
 }
 
 // acct is one bot account at run time.
@@ -140,7 +143,7 @@ func (a *Adapter) Start(ctx context.Context, sink channels.Sink) error {
 		return errors.New("telegram: already started")
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	a.cancel = cancel
+	a.cancel, a.base = cancel, ctx
 	for _, x := range a.accounts {
 		if !x.enabled() {
 			continue
@@ -338,8 +341,33 @@ func (a *Adapter) handle(ctx context.Context, x *acct, sink channels.Sink, u mod
 	x.inAt.Store(time.Now().UnixMilli())
 	if !out.Duplicate {
 		x.received.Add(1)
+		if out.RunID != "" {
+			a.typing(x, sink, in.To, out.RunID)
+		}
 	}
 	return nil
+}
+
+// typing shows the typing action in the chat while the turn's run runs.
+func (a *Adapter) typing(x *acct, sink channels.Sink, to, runID string) {
+	chatID, thread, err := parseTo(to)
+	a.mu.Lock()
+	base := a.base
+	a.mu.Unlock()
+	if err != nil || base == nil || base.Err() != nil {
+		return
+	}
+	a.wg.Go(func() {
+		channels.KeepTyping(base, sink, runID, channels.TypingEvery, func(ctx context.Context) error {
+			cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			_, err := x.bot.SendChatAction(cctx, &bot.SendChatActionParams{ChatID: chatID, MessageThreadID: thread, Action: models.ChatActionTyping})
+			if err != nil && ctx.Err() == nil {
+				a.log.Debug("telegram typing action", "account", x.id, "err", err)
+			}
+			return err
+		})
+	})
 }
 
 // pairing answers an unknown direct sender with a pairing code.
