@@ -82,7 +82,7 @@ func New(opts Options) (*Adapter, error) {
 	for _, id := range cfg.AccountIDs() {
 		ac, err := cfg.AccountConfig(id)
 		acc := &account{id: id, conf: ac, log: opts.Logger.With("channel", ChannelName, "account", id),
-			now: opts.Now, paired: opts.Paired, pair: opts.Pair, channels: map[string]channelInfo{}, guilds: map[string]string{}}
+			now: opts.Now, bg: &a.wg, paired: opts.Paired, pair: opts.Pair, channels: map[string]channelInfo{}, guilds: map[string]string{}}
 		acc.enabled = err == nil && (ac.Enabled == nil || *ac.Enabled)
 		if err == nil {
 			acc.token, err = ac.ResolveToken(id, opts.Getenv)
@@ -266,8 +266,11 @@ type account struct {
 	sender  *Sender
 	gw      *Gateway
 	sink    channels.Sink
-	paired  func(account, sender string) bool
-	pair    func(ctx context.Context, account, sender, name string) (string, bool, error)
+	// bg owns the typing indicators, which outlive their message's
+	// handling (the Adapter's WaitGroup: Stop waits for them).
+	bg     *sync.WaitGroup
+	paired func(account, sender string) bool
+	pair   func(ctx context.Context, account, sender, name string) (string, bool, error)
 
 	mu       sync.Mutex
 	err      string
@@ -404,9 +407,12 @@ func (acc *account) message(ctx context.Context, m Message) {
 	acc.lastInbound.Store(acc.now().UnixMilli())
 	// Discord does not redeliver: a failed hand-over is retried here a few
 	// times before the message is given up (and logged).
-	var err error
+	var (
+		out channels.Outcome
+		err error
+	)
 	for attempt := range 3 {
-		if _, err = acc.sink.Handle(ctx, in); err == nil || ctx.Err() != nil {
+		if out, err = acc.sink.Handle(ctx, in); err == nil || ctx.Err() != nil {
 			break
 		}
 		t := time.NewTimer(time.Duration(100<<(2*attempt)) * time.Millisecond)
@@ -418,6 +424,19 @@ func (acc *account) message(ctx context.Context, m Message) {
 	}
 	if err != nil {
 		acc.log.Error("discord: message lost: its turn could not be recorded", "message", m.ID, "channel", m.ChannelID, "err", err)
+		return
+	}
+	if out.RunID != "" && !out.Duplicate && acc.sender != nil {
+		sink, channelID := acc.sink, m.ChannelID
+		acc.bg.Go(func() {
+			channels.KeepTyping(ctx, sink, out.RunID, channels.TypingEvery, func(ctx context.Context) error {
+				err := acc.sender.Typing(ctx, channelID)
+				if err != nil && ctx.Err() == nil {
+					acc.log.Debug("discord: typing indicator", "channel", channelID, "err", err)
+				}
+				return err
+			})
+		})
 	}
 }
 
