@@ -78,11 +78,8 @@ type acct struct {
 	running   atomic.Bool
 	connected atomic.Bool
 	webhook   *http.Server
-	startAt   atomic.Int64
-	inAt      atomic.Int64
-	outAt     atomic.Int64
 
-	received, delivered, retried, failed atomic.Uint64
+	count channels.Counters
 }
 
 // New builds the adapter of a `channels.telegram` block; it reaches no
@@ -152,7 +149,7 @@ func (a *Adapter) Start(ctx context.Context, sink channels.Sink) error {
 			a.log.Error("telegram account not started", "account", x.id, "err", x.lastError)
 			continue
 		}
-		x.startAt.Store(time.Now().UnixMilli())
+		x.count.Started(time.Now())
 		if x.cfg.WebhookURL != "" {
 			if err := a.startWebhook(ctx, x, sink); err != nil {
 				x.setError(err)
@@ -338,9 +335,8 @@ func (a *Adapter) handle(ctx context.Context, x *acct, sink channels.Sink, u mod
 	if err != nil {
 		return err
 	}
-	x.inAt.Store(time.Now().UnixMilli())
 	if !out.Duplicate {
-		x.received.Add(1)
+		x.count.Received(time.Now())
 		if out.RunID != "" {
 			a.typing(x, sink, in.To, out.RunID)
 		}
@@ -401,17 +397,7 @@ func (a *Adapter) Send(ctx context.Context, msg channels.Outbound) error {
 	if x.bot == nil {
 		return fmt.Errorf("telegram account %s: %s", x.id, x.lastError)
 	}
-	err := a.sendText(ctx, x, msg.To, msg.Text, true)
-	switch {
-	case err == nil:
-		x.delivered.Add(1)
-		x.outAt.Store(time.Now().UnixMilli())
-	case errors.Is(err, outbox.ErrPermanent):
-		x.failed.Add(1)
-	default:
-		x.retried.Add(1)
-	}
-	return err
+	return x.count.Sent(a.sendText(ctx, x, msg.To, msg.Text, true), time.Now())
 }
 
 // account returns the account with id (the default when id is empty or
@@ -474,7 +460,7 @@ func (a *Adapter) sendPiece(ctx context.Context, x *acct, p *bot.SendMessagePara
 			return nil
 		case errors.As(err, &tmr):
 			wait := time.Duration(max(tmr.RetryAfter, 1)) * time.Second
-			x.retried.Add(1)
+			x.count.Retry()
 			if wait > maxInlineWait || attempt >= 3 {
 				return &channels.RetryAfterError{After: wait, Err: err}
 			}
@@ -531,11 +517,11 @@ func (a *Adapter) Status() []channels.AccountStatus {
 		if x.cfg.WebhookURL != "" {
 			mode = "webhook"
 		}
-		out = append(out, channels.AccountStatus{AccountID: x.id, Name: x.cfg.Name, Enabled: x.enabled(),
+		st := channels.AccountStatus{AccountID: x.id, Name: x.cfg.Name, Enabled: x.enabled(),
 			Configured: x.token != "", Running: x.running.Load(), Connected: x.connected.Load(), Mode: mode,
-			BotUsername: me.Username, LastError: lastErr, LastStartAt: x.startAt.Load(),
-			LastInboundAt: x.inAt.Load(), LastOutboundAt: x.outAt.Load(),
-			Received: x.received.Load(), Delivered: x.delivered.Load(), Retried: x.retried.Load(), Failed: x.failed.Load()})
+			BotUsername: me.Username, LastError: lastErr}
+		x.count.Fill(&st)
+		out = append(out, st)
 	}
 	return out
 }
