@@ -15,6 +15,7 @@ import (
 type Gate interface {
 	Chat(ctx context.Context, p api.Principal, req api.ChatRequest) (api.ChatResult, error)
 	Deliver(ctx context.Context, p api.Principal, req api.DeliverRequest) (api.DeliverResult, error)
+	WaitRun(ctx context.Context, p api.Principal, req api.WaitRequest) (domain.Run, error)
 }
 
 // RouterOptions configure a Router. Gate and Config are required.
@@ -80,6 +81,13 @@ func (r *Router) Handle(ctx context.Context, m Inbound) (Outcome, error) {
 		IdempotencyKey: idem, ExtraSystem: m.SystemPrompt}
 	p := Principal(m.Channel)
 	res, err := r.o.Gate.Chat(ctx, p, req)
+	if refused(err) {
+		// The gate said no for good (the session's send policy denies it,
+		// a command the sender may not use): offering the message again
+		// would be refused again and hold up the chats behind it.
+		r.o.Logger.Info("channel message refused", "channel", m.Channel, "session", key, "event", m.EventID, "err", err)
+		return Outcome{SessionKey: key}, nil
+	}
 	if err != nil {
 		return Outcome{SessionKey: key}, err
 	}
@@ -102,6 +110,32 @@ func (r *Router) Handle(ctx context.Context, m Inbound) (Outcome, error) {
 	}
 	out.Duplicate = !res.Created && res.Run.ID != ""
 	return out, nil
+}
+
+// WaitRun returns when a turn's run has ended (or ctx has): the typing
+// action lasts that long.
+func (r *Router) WaitRun(ctx context.Context, runID string) error {
+	for ctx.Err() == nil {
+		run, err := r.o.Gate.WaitRun(ctx, Principal("channel"), api.WaitRequest{RunID: runID, Timeout: TypingMax})
+		if err != nil {
+			return err
+		}
+		if domain.RunTerminal(run.Status) {
+			return nil
+		}
+	}
+	return ctx.Err()
+}
+
+var _ RunWaiter = (*Router)(nil)
+
+// refused reports a gate error that repeating the request cannot change.
+func refused(err error) bool {
+	switch domain.ErrorCode(err) {
+	case domain.CodeInvalid, domain.CodeForbidden:
+		return true
+	}
+	return false
 }
 
 // chatTypeOf is the session chatType of m.

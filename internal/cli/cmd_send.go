@@ -11,25 +11,38 @@ import (
 func sendCommand() *command {
 	return &command{
 		name:    "send",
-		args:    "KEY MESSAGE",
-		summary: "send an inter-session message (sessions_send) and print the result",
+		args:    "KEY MESSAGE | --channel CHANNEL --to RECIPIENT MESSAGE",
+		summary: "send an inter-session message (sessions_send), or a message straight to a chat, and print the result",
 		help: "Like the sessions_send tool: the message is written into KEY's session with inter-session\n" +
 			"provenance, its agent answers, and the announce step runs afterwards. Sent from the CLI (outside\n" +
 			"any agent run) there are no reply-back turns. --timeout 0 returns at once with status accepted.\n" +
-			"Exit status 1 when the result's status is error, forbidden or timeout.",
+			"Exit status 1 when the result's status is error, forbidden or timeout.\n\n" +
+			"With --to, MESSAGE goes to RECIPIENT on --channel (the gateway's `send`, POST /api/send): queued\n" +
+			"in the outbox and delivered once, mirrored into --session's transcript (default main); the\n" +
+			"session's send policy applies. Operator only.",
 		example: []string{
 			"switchboard send agent:main:research \"find three papers on lane scheduling\"",
 			"switchboard send agent:main:research \"status?\" --timeout 60 --json",
 			"switchboard send main \"hi\" --as agent:main:research   # as that session (visibility applies)",
 			"switchboard send agent:main:research \"also check X\" --mode steer   # into its running run",
 			"switchboard send agent:main:research \"FYI: deploy done\" --mode notify   # into its transcript, no run",
+			"switchboard send --channel telegram --to telegram:-1001 \"deploy done\"   # straight to a Telegram group",
 		},
 		define: func(e *env, fs *flag.FlagSet) func([]string) error {
 			var timeout intFlag
 			fs.Var(&timeout, "timeout", "wait up to `SECONDS` for the reply ("+api.SendTimeout.Describe()+"; 0 = do not wait)")
 			as := fs.String("as", "", "send as session `KEY` (default: the default agent's main session, operator)")
+			channel := fs.String("channel", "", "with --to: the `CHANNEL` to deliver on (telegram, discord, a channels.webhook name; default the session's)")
+			to := fs.String("to", "", "deliver MESSAGE to `RECIPIENT` on --channel (telegram:<chatId>, discord:<channelId>) instead of into a session")
+			session := fs.String("session", "", "with --to: the session `KEY` whose transcript records the message (default main)")
 			mode := fs.String("mode", "", "`MODE`: followup (default: after the target's current run), steer (into its running run at the next step) or notify (into its transcript, no run)")
 			return func(pos []string) error {
+				if *to != "" {
+					return deliverTo(e, api.DeliverRequest{SessionKey: *session, Channel: *channel, To: *to, Message: strings.Join(pos, " ")}, pos, *as)
+				}
+				if *channel != "" || *session != "" {
+					return e.usagef("--channel and --session go with --to")
+				}
 				if err := e.wantArgs(pos, 2, -1, "KEY", "MESSAGE"); err != nil {
 					return err
 				}
@@ -72,6 +85,29 @@ func sendCommand() *command {
 			}
 		},
 	}
+}
+
+// deliverTo queues a message straight to a chat (`send --to`).
+func deliverTo(e *env, req api.DeliverRequest, pos []string, as string) error {
+	if err := e.wantArgs(pos, 1, -1, "MESSAGE"); err != nil {
+		return err
+	}
+	return e.withService(writes, func(s *service) error {
+		res, err := s.Deliver(e.ctx, principal(as), req)
+		if err != nil {
+			return err
+		}
+		res.SessionKey = s.canonical(res.SessionKey, as)
+		if e.json {
+			return printJSON(e.stdout, res)
+		}
+		t := newTable(e.stdout, "status:", res.Status)
+		t.row("messageId:", res.MessageID)
+		t.row("channel:", res.Channel)
+		t.row("to:", res.To)
+		t.row("session:", res.SessionKey)
+		return t.flush()
+	})
 }
 
 // writeSend prints a send's result.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/app"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/engine"
@@ -223,6 +224,27 @@ func TestSendSettlesAnnounce(t *testing.T) {
 	}
 	if r := c.run("send", "agent:main:x", "hi", "--as", "agent::"); r.code != exitError || !strings.Contains(r.stderr, `requester session "agent::"`) {
 		t.Fatalf("send --as malformed: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// send --to queues a message straight to a recipient: one outbox row on
+// the channel asked for, mirrored into the session named by --session.
+func TestSendToRecipient(t *testing.T) {
+	c := newCLI(t)
+	res := jsonOf[api.DeliverResult](c, "send", "--channel", "webchat", "--to", "someone", "hello", "there", "--json")
+	if res.Status != "queued" || res.Channel != "webchat" || res.To != "someone" || res.MessageID == "" || res.SessionKey != "agent:main:main" {
+		t.Fatalf("send --to = %+v", res)
+	}
+	items := jsonOf[struct {
+		Items []domain.OutboxItem `json:"items"`
+	}](c, "outbox", "list", "--json")
+	if len(items.Items) != 1 || items.Items[0].Kind != domain.OutboxDelivery || items.Items[0].To != "someone" {
+		t.Fatalf("outbox after send --to = %+v", items)
+	}
+	for _, bad := range [][]string{{"send", "--to", "someone"}, {"send", "--channel", "webchat", "main", "hi"}} {
+		if r := c.run(bad...); r.code != exitUsage {
+			t.Errorf("%v: exit %d, stderr %q", bad, r.code, r.stderr)
+		}
 	}
 }
 

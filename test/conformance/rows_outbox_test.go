@@ -14,7 +14,7 @@ import (
 
 // Reasons the rows of this file share.
 const (
-	noCLIDeliver = "no CLI command queues a direct delivery"
+	noCLIDeliver = "the CLI's send --to acts as the operator (or --as); its cells are in the send-with-a-channel row (rows_channels_test.go)"
 	noWSOutbox   = "the WS protocol has no outbox method"
 	noMCPOutbox  = "no tool lists the outbox or queues a delivery"
 )

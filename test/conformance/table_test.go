@@ -77,6 +77,7 @@ func TestConformance(t *testing.T) {
 		nulTextRows(w), listSearchRows(w),
 		batchRows(w),
 		probeRows(w),
+		channelRows(w),
 	} {
 		rows = append(rows, group...)
 	}

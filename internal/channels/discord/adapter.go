@@ -82,7 +82,7 @@ func New(opts Options) (*Adapter, error) {
 	for _, id := range cfg.AccountIDs() {
 		ac, err := cfg.AccountConfig(id)
 		acc := &account{id: id, conf: ac, log: opts.Logger.With("channel", ChannelName, "account", id),
-			now: opts.Now, paired: opts.Paired, pair: opts.Pair, channels: map[string]channelInfo{}, guilds: map[string]string{}}
+			now: opts.Now, bg: &a.wg, paired: opts.Paired, pair: opts.Pair, channels: map[string]channelInfo{}, guilds: map[string]string{}}
 		acc.enabled = err == nil && (ac.Enabled == nil || *ac.Enabled)
 		if err == nil {
 			acc.token, err = ac.ResolveToken(id, opts.Getenv)
@@ -148,7 +148,7 @@ func (a *Adapter) Start(ctx context.Context, sink channels.Sink) error {
 			continue
 		}
 		acc.sink = sink
-		acc.startedAt.Store(a.now().UnixMilli())
+		acc.count.Started(a.now())
 		acc.running.Store(true)
 		a.wg.Go(func() {
 			defer acc.running.Store(false)
@@ -199,18 +199,12 @@ func (a *Adapter) Send(ctx context.Context, msg channels.Outbound) error {
 	var ra *RetryAfterError
 	switch {
 	case err == nil:
-		acc.delivered.Add(1)
-		acc.lastOutbound.Store(a.now().UnixMilli())
-		return nil
 	case Permanent(err):
-		acc.failed.Add(1)
-		return outbox.Permanent(err)
+		err = outbox.Permanent(err)
 	case errors.As(err, &ra):
-		acc.retried.Add(1)
-		return &channels.RetryAfterError{After: ra.After, Err: err}
+		err = &channels.RetryAfterError{After: ra.After, Err: err}
 	}
-	acc.retried.Add(1)
-	return err
+	return acc.count.Sent(err, a.now())
 }
 
 // account returns the account named id, else the default one, else the
@@ -237,9 +231,8 @@ func (a *Adapter) Status() []channels.AccountStatus {
 	out := make([]channels.AccountStatus, 0, len(a.accounts))
 	for _, acc := range a.accounts {
 		st := channels.AccountStatus{AccountID: acc.id, Enabled: acc.enabled, Configured: acc.token != "",
-			Running: acc.running.Load(), Mode: "gateway", LastError: acc.lastErr(),
-			LastStartAt: acc.startedAt.Load(), LastInboundAt: acc.lastInbound.Load(), LastOutboundAt: acc.lastOutbound.Load(),
-			Received: acc.received.Load(), Delivered: acc.delivered.Load(), Retried: acc.retried.Load(), Failed: acc.failed.Load()}
+			Running: acc.running.Load(), Mode: "gateway", LastError: acc.lastErr()}
+		acc.count.Fill(&st)
 		if acc.gw != nil {
 			gs := acc.gw.Status()
 			st.Connected = gs.State == StateReady
@@ -266,8 +259,11 @@ type account struct {
 	sender  *Sender
 	gw      *Gateway
 	sink    channels.Sink
-	paired  func(account, sender string) bool
-	pair    func(ctx context.Context, account, sender, name string) (string, bool, error)
+	// bg owns the typing indicators, which outlive their message's
+	// handling (the Adapter's WaitGroup: Stop waits for them).
+	bg     *sync.WaitGroup
+	paired func(account, sender string) bool
+	pair   func(ctx context.Context, account, sender, name string) (string, bool, error)
 
 	mu       sync.Mutex
 	err      string
@@ -275,9 +271,8 @@ type account struct {
 	channels map[string]channelInfo
 	guilds   map[string]string
 
-	running                              atomic.Bool
-	startedAt, lastInbound, lastOutbound atomic.Int64
-	received, delivered, retried, failed atomic.Uint64
+	running atomic.Bool
+	count   channels.Counters
 }
 
 func (acc *account) setErr(err error) {
@@ -400,13 +395,15 @@ func (acc *account) message(ctx context.Context, m Message) {
 		acc.pairing(ctx, m)
 		return
 	}
-	acc.received.Add(1)
-	acc.lastInbound.Store(acc.now().UnixMilli())
+	acc.count.Received(acc.now())
 	// Discord does not redeliver: a failed hand-over is retried here a few
 	// times before the message is given up (and logged).
-	var err error
+	var (
+		out channels.Outcome
+		err error
+	)
 	for attempt := range 3 {
-		if _, err = acc.sink.Handle(ctx, in); err == nil || ctx.Err() != nil {
+		if out, err = acc.sink.Handle(ctx, in); err == nil || ctx.Err() != nil {
 			break
 		}
 		t := time.NewTimer(time.Duration(100<<(2*attempt)) * time.Millisecond)
@@ -418,6 +415,19 @@ func (acc *account) message(ctx context.Context, m Message) {
 	}
 	if err != nil {
 		acc.log.Error("discord: message lost: its turn could not be recorded", "message", m.ID, "channel", m.ChannelID, "err", err)
+		return
+	}
+	if out.RunID != "" && !out.Duplicate && acc.sender != nil {
+		sink, channelID := acc.sink, m.ChannelID
+		acc.bg.Go(func() {
+			channels.KeepTyping(ctx, sink, out.RunID, channels.TypingEvery, func(ctx context.Context) error {
+				err := acc.sender.Typing(ctx, channelID)
+				if err != nil && ctx.Err() == nil {
+					acc.log.Debug("discord: typing indicator", "channel", channelID, "err", err)
+				}
+				return err
+			})
+		})
 	}
 }
 

@@ -57,6 +57,16 @@ func newSender(token, apiRoot string, hc *http.Client, logger *slog.Logger, l *r
 	return &Sender{client: rest.NewClient(token, opts...), limiter: l, dms: map[string]string{}}
 }
 
+// Typing shows the typing indicator in a channel (Discord keeps it ten
+// seconds, or until the bot posts).
+func (s *Sender) Typing(ctx context.Context, channelID string) error {
+	id, err := snowflake.Parse(channelID)
+	if err != nil {
+		return fmt.Errorf("discord: channel id %q: %w", channelID, err)
+	}
+	return s.client.Do(rest.SendTyping.Compile(nil, id), nil, nil, rest.WithCtx(ctx))
+}
+
 // Close releases idle connections.
 func (s *Sender) Close(ctx context.Context) { s.client.Close(ctx) }
 

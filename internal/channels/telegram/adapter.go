@@ -57,7 +57,10 @@ type Adapter struct {
 
 	mu     sync.Mutex
 	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	// base is Start's context, which Stop ends: the typing actions, which
+	// outlive the handling of their update, run under it.
+	base context.Context
+	wg   sync.WaitGroup
 }
 
 // acct is one bot account at run time.
@@ -75,11 +78,8 @@ type acct struct {
 	running   atomic.Bool
 	connected atomic.Bool
 	webhook   *http.Server
-	startAt   atomic.Int64
-	inAt      atomic.Int64
-	outAt     atomic.Int64
 
-	received, delivered, retried, failed atomic.Uint64
+	count channels.Counters
 }
 
 // New builds the adapter of a `channels.telegram` block; it reaches no
@@ -140,7 +140,7 @@ func (a *Adapter) Start(ctx context.Context, sink channels.Sink) error {
 		return errors.New("telegram: already started")
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	a.cancel = cancel
+	a.cancel, a.base = cancel, ctx
 	for _, x := range a.accounts {
 		if !x.enabled() {
 			continue
@@ -149,7 +149,7 @@ func (a *Adapter) Start(ctx context.Context, sink channels.Sink) error {
 			a.log.Error("telegram account not started", "account", x.id, "err", x.lastError)
 			continue
 		}
-		x.startAt.Store(time.Now().UnixMilli())
+		x.count.Started(time.Now())
 		if x.cfg.WebhookURL != "" {
 			if err := a.startWebhook(ctx, x, sink); err != nil {
 				x.setError(err)
@@ -335,11 +335,35 @@ func (a *Adapter) handle(ctx context.Context, x *acct, sink channels.Sink, u mod
 	if err != nil {
 		return err
 	}
-	x.inAt.Store(time.Now().UnixMilli())
 	if !out.Duplicate {
-		x.received.Add(1)
+		x.count.Received(time.Now())
+		if out.RunID != "" {
+			a.typing(x, sink, in.To, out.RunID)
+		}
 	}
 	return nil
+}
+
+// typing shows the typing action in the chat while the turn's run runs.
+func (a *Adapter) typing(x *acct, sink channels.Sink, to, runID string) {
+	chatID, thread, err := parseTo(to)
+	a.mu.Lock()
+	base := a.base
+	a.mu.Unlock()
+	if err != nil || base == nil || base.Err() != nil {
+		return
+	}
+	a.wg.Go(func() {
+		channels.KeepTyping(base, sink, runID, channels.TypingEvery, func(ctx context.Context) error {
+			cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			_, err := x.bot.SendChatAction(cctx, &bot.SendChatActionParams{ChatID: chatID, MessageThreadID: thread, Action: models.ChatActionTyping})
+			if err != nil && ctx.Err() == nil {
+				a.log.Debug("telegram typing action", "account", x.id, "err", err)
+			}
+			return err
+		})
+	})
 }
 
 // pairing answers an unknown direct sender with a pairing code.
@@ -373,17 +397,7 @@ func (a *Adapter) Send(ctx context.Context, msg channels.Outbound) error {
 	if x.bot == nil {
 		return fmt.Errorf("telegram account %s: %s", x.id, x.lastError)
 	}
-	err := a.sendText(ctx, x, msg.To, msg.Text, true)
-	switch {
-	case err == nil:
-		x.delivered.Add(1)
-		x.outAt.Store(time.Now().UnixMilli())
-	case errors.Is(err, outbox.ErrPermanent):
-		x.failed.Add(1)
-	default:
-		x.retried.Add(1)
-	}
-	return err
+	return x.count.Sent(a.sendText(ctx, x, msg.To, msg.Text, true), time.Now())
 }
 
 // account returns the account with id (the default when id is empty or
@@ -446,7 +460,7 @@ func (a *Adapter) sendPiece(ctx context.Context, x *acct, p *bot.SendMessagePara
 			return nil
 		case errors.As(err, &tmr):
 			wait := time.Duration(max(tmr.RetryAfter, 1)) * time.Second
-			x.retried.Add(1)
+			x.count.Retry()
 			if wait > maxInlineWait || attempt >= 3 {
 				return &channels.RetryAfterError{After: wait, Err: err}
 			}
@@ -503,11 +517,11 @@ func (a *Adapter) Status() []channels.AccountStatus {
 		if x.cfg.WebhookURL != "" {
 			mode = "webhook"
 		}
-		out = append(out, channels.AccountStatus{AccountID: x.id, Name: x.cfg.Name, Enabled: x.enabled(),
+		st := channels.AccountStatus{AccountID: x.id, Name: x.cfg.Name, Enabled: x.enabled(),
 			Configured: x.token != "", Running: x.running.Load(), Connected: x.connected.Load(), Mode: mode,
-			BotUsername: me.Username, LastError: lastErr, LastStartAt: x.startAt.Load(),
-			LastInboundAt: x.inAt.Load(), LastOutboundAt: x.outAt.Load(),
-			Received: x.received.Load(), Delivered: x.delivered.Load(), Retried: x.retried.Load(), Failed: x.failed.Load()})
+			BotUsername: me.Username, LastError: lastErr}
+		x.count.Fill(&st)
+		out = append(out, st)
 	}
 	return out
 }
