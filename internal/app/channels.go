@@ -7,6 +7,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/channels"
 	"github.com/switchboard-go/switchboard/internal/channels/discord"
+	"github.com/switchboard-go/switchboard/internal/channels/signal"
 	"github.com/switchboard-go/switchboard/internal/channels/telegram"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -43,7 +44,29 @@ func newChannels(cfg *config.Config, getenv func(string) string, stateDir string
 			return nil, err
 		}
 	}
+	if cfg.Channels.Signal != nil {
+		a, err := signal.New(signal.Options{Raw: cfg.Channels.Signal, Getenv: getenv, Logger: log,
+			Paired: pairedFn(pairs, signal.Channel), Pair: pairFn(pairs, signal.Channel)})
+		if err != nil {
+			return nil, err
+		}
+		if err := reg.Register(a); err != nil {
+			return nil, err
+		}
+	}
 	return reg, nil
+}
+
+// pairedFn reports senders approved by pairing on a channel.
+func pairedFn(pairs *channels.Pairing, channel string) func(account, sender string) bool {
+	return func(account, sender string) bool { return pairs.Approved(channel, account, sender) }
+}
+
+// pairFn asks for a pairing code for an unknown sender on a channel.
+func pairFn(pairs *channels.Pairing, channel string) func(ctx context.Context, account, sender, name string) (string, bool, error) {
+	return func(ctx context.Context, account, sender, name string) (string, bool, error) {
+		return pairs.Request(channel, account, sender, name)
+	}
 }
 
 // StartChannels starts receiving on every configured channel: each
