@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/channels/discord"
 	"github.com/switchboard-go/switchboard/internal/channels/signal"
 	"github.com/switchboard-go/switchboard/internal/channels/telegram"
+	"github.com/switchboard-go/switchboard/internal/channels/whatsapp"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
@@ -47,6 +48,16 @@ func newChannels(cfg *config.Config, getenv func(string) string, stateDir string
 	if cfg.Channels.Signal != nil {
 		a, err := signal.New(signal.Options{Raw: cfg.Channels.Signal, Getenv: getenv, Logger: log,
 			Paired: pairedFn(pairs, signal.Channel), Pair: pairFn(pairs, signal.Channel)})
+		if err != nil {
+			return nil, err
+		}
+		if err := reg.Register(a); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Channels.WhatsApp != nil {
+		a, err := whatsapp.New(whatsapp.Options{Raw: cfg.Channels.WhatsApp, Getenv: getenv, Logger: log,
+			Paired: pairedFn(pairs, whatsapp.Channel), Pair: pairFn(pairs, whatsapp.Channel)})
 		if err != nil {
 			return nil, err
 		}
