@@ -145,7 +145,7 @@ func TestAdapterAgainstCrabline(t *testing.T) {
 		verifyT = "verify-me"
 	)
 	block := map[string]any{
-		"accessToken": map[string]any{"source": "env", "provider": "default", "id": "WA_TOKEN"},
+		"accessToken":   map[string]any{"source": "env", "provider": "default", "id": "WA_TOKEN"},
 		"phoneNumberId": c.PhoneNumberID, "appSecret": appSecret, "verifyToken": verifyT,
 		"apiRoot": proxy.URL + "/" + c.GraphVersion, "webhookPort": 0,
 		"dmPolicy": "allowlist", "allowFrom": []any{"+" + ada},
