@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/switchboard-go/switchboard/internal/channels"
+	"github.com/switchboard-go/switchboard/internal/channels/bluebubbles"
 	"github.com/switchboard-go/switchboard/internal/channels/discord"
 	"github.com/switchboard-go/switchboard/internal/channels/signal"
 	"github.com/switchboard-go/switchboard/internal/channels/telegram"
@@ -58,6 +59,16 @@ func newChannels(cfg *config.Config, getenv func(string) string, stateDir string
 	if cfg.Channels.WhatsApp != nil {
 		a, err := whatsapp.New(whatsapp.Options{Raw: cfg.Channels.WhatsApp, Getenv: getenv, Logger: log,
 			Paired: pairedFn(pairs, whatsapp.Channel), Pair: pairFn(pairs, whatsapp.Channel)})
+		if err != nil {
+			return nil, err
+		}
+		if err := reg.Register(a); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Channels.BlueBubbles != nil {
+		a, err := bluebubbles.New(bluebubbles.Options{Raw: cfg.Channels.BlueBubbles, Getenv: getenv, Logger: log,
+			Paired: pairedFn(pairs, bluebubbles.Channel), Pair: pairFn(pairs, bluebubbles.Channel)})
 		if err != nil {
 			return nil, err
 		}
