@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/channels"
+	"github.com/switchboard-go/switchboard/internal/channels/bluebubbles/bbtest"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/outbox"
 )
@@ -63,12 +64,10 @@ func deliver(t *testing.T, hook, password string, body []byte) int {
 	return resp.StatusCode
 }
 
-// withText returns a testdata delivery with another guid and text.
-func withText(t *testing.T, file, guid, text string) []byte {
-	b := testdata(t, file)
-	b = bytes.Replace(b, []byte(`"hello"`), []byte(`"`+text+`"`), 1)
-	b = bytes.Replace(b, []byte(`"hi all"`), []byte(`"`+text+`"`), 1)
-	return bytes.Replace(b, []byte("C0FFEE00-0000-4000-8000-00000000000"), []byte(guid+"-"), 1)
+// withText returns the direct testdata delivery with another guid and
+// text.
+func withText(t *testing.T, guid, text string) []byte {
+	return bbtest.Delivery(t, "new-message-direct.json", guid, text, "")
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -84,7 +83,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 func TestAdapterAgainstFakeServer(t *testing.T) {
 	const password = "bb-password"
-	srv := newFakeServer(t, password)
+	srv := bbtest.New(t, password)
 	const (
 		ada       = "+15551234567"
 		adaChat   = "iMessage;-;+15551234567"
@@ -126,10 +125,10 @@ func TestAdapterAgainstFakeServer(t *testing.T) {
 	waitFor(t, "the ping", func() bool { return a.Status()[0].Connected })
 
 	t.Run("direct message answered in the direct chat", func(t *testing.T) {
-		if st := deliver(t, hook, password, testdata(t, "new-message-direct.json")); st != http.StatusOK {
+		if st := deliver(t, hook, password, bbtest.File(t, "new-message-direct.json")); st != http.StatusOK {
 			t.Fatalf("webhook answered %d", st)
 		}
-		if srv.sent(adaChat, "echo: hello") != 1 {
+		if srv.Sent(adaChat, "echo: hello") != 1 {
 			t.Fatal("no reply in the direct chat")
 		}
 		in := sink.last()
@@ -139,10 +138,10 @@ func TestAdapterAgainstFakeServer(t *testing.T) {
 		}
 	})
 	t.Run("group message answered in the group", func(t *testing.T) {
-		if st := deliver(t, hook, password, testdata(t, "new-message-group.json")); st != http.StatusOK {
+		if st := deliver(t, hook, password, bbtest.File(t, "new-message-group.json")); st != http.StatusOK {
 			t.Fatalf("webhook answered %d", st)
 		}
-		if srv.sent(groupChat, "echo: hi all") != 1 {
+		if srv.Sent(groupChat, "echo: hi all") != 1 {
 			t.Fatal("no reply in the group")
 		}
 		in := sink.last()
@@ -153,32 +152,32 @@ func TestAdapterAgainstFakeServer(t *testing.T) {
 	})
 	t.Run("a wrong password is refused with 401 and changes nothing", func(t *testing.T) {
 		before := sink.count()
-		if st := deliver(t, hook, "guess", withText(t, "new-message-direct.json", "A1", "forged")); st != http.StatusUnauthorized {
+		if st := deliver(t, hook, "guess", withText(t, "A1", "forged")); st != http.StatusUnauthorized {
 			t.Fatalf("webhook answered %d, want 401", st)
 		}
-		if sink.count() != before || srv.sent(adaChat, "echo: forged") != 0 {
+		if sink.count() != before || srv.Sent(adaChat, "echo: forged") != 0 {
 			t.Fatal("a forged delivery got through")
 		}
 	})
 	t.Run("a replayed delivery answers once", func(t *testing.T) {
-		body := withText(t, "new-message-direct.json", "A2", "once")
+		body := withText(t, "A2", "once")
 		for range 2 {
 			if st := deliver(t, hook, password, body); st != http.StatusOK {
 				t.Fatalf("webhook answered %d", st)
 			}
 		}
-		if n := srv.sent(adaChat, "echo: once"); n != 1 {
+		if n := srv.Sent(adaChat, "echo: once"); n != 1 {
 			t.Fatalf("%d replies, want 1", n)
 		}
 	})
 	t.Run("an unknown sender gets one pairing code", func(t *testing.T) {
 		for i, text := range []string{"let me in", "please"} {
-			b := bytes.ReplaceAll(withText(t, "new-message-direct.json", "P"+string(rune('0'+i)), text), []byte(ada), []byte(stranger))
+			b := bbtest.Delivery(t, "new-message-direct.json", "P"+string(rune('0'+i)), text, stranger)
 			if st := deliver(t, hook, password, b); st != http.StatusOK {
 				t.Fatalf("webhook answered %d", st)
 			}
 		}
-		if n := srv.sent("iMessage;-;"+stranger, ""); n != 1 {
+		if n := srv.Sent("iMessage;-;"+stranger, ""); n != 1 {
 			t.Fatalf("%d answers to the stranger, want 1 (the pairing code)", n)
 		}
 		if list, _ := pairs.List(Channel); len(list) != 1 || list[0].SenderID != stranger {
@@ -186,16 +185,16 @@ func TestAdapterAgainstFakeServer(t *testing.T) {
 		}
 	})
 	t.Run("the server down, then back: retried by the outbox, sent once", func(t *testing.T) {
-		srv.down.Store(true)
+		srv.Down.Store(true)
 		out := channels.Outbound{To: "bluebubbles:chat_guid:" + adaChat, Text: "echo: later", IdempotencyKey: "d1"}
 		if err := a.Send(context.Background(), out); err == nil || errors.Is(err, outbox.ErrPermanent) {
 			t.Fatalf("send to a server that is down: %v", err)
 		}
-		srv.down.Store(false)
+		srv.Down.Store(false)
 		if err := a.Send(context.Background(), out); err != nil {
 			t.Fatal(err)
 		}
-		if n := srv.sent(adaChat, "echo: later"); n != 1 {
+		if n := srv.Sent(adaChat, "echo: later"); n != 1 {
 			t.Fatalf("%d sends, want 1", n)
 		}
 	})
@@ -204,9 +203,8 @@ func TestAdapterAgainstFakeServer(t *testing.T) {
 		if err := a.Send(context.Background(), channels.Outbound{To: "imessage:" + ada, Text: long, IdempotencyKey: "l1"}); err != nil {
 			t.Fatal(err)
 		}
-		srv.mu.Lock()
-		defer srv.mu.Unlock()
-		last := srv.sends[len(srv.sends)-2:]
+		sends := srv.Sends()
+		last := sends[len(sends)-2:]
 		if first := last[0]["message"].(string); !strings.HasPrefix(first, "bold word") || len([]rune(first)) > DefaultTextLimit {
 			t.Fatalf("first piece starts %q", first[:12])
 		}
@@ -221,7 +219,7 @@ func TestAdapterAgainstFakeServer(t *testing.T) {
 }
 
 func TestWrongServerPasswordShowsInStatus(t *testing.T) {
-	srv := newFakeServer(t, "right")
+	srv := bbtest.New(t, "right")
 	a, err := New(Options{Raw: map[string]any{"serverUrl": srv.URL, "password": "wrong", "webhookPort": 0}})
 	if err != nil {
 		t.Fatal(err)
