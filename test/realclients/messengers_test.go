@@ -1,0 +1,238 @@
+package realclients
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/channels/bluebubbles/bbtest"
+	crab "github.com/switchboard-go/switchboard/internal/channels/crabline"
+	"github.com/switchboard-go/switchboard/internal/channels/whatsapp"
+)
+
+// openclawSession is one imported session: its key and transcript.
+type openclawSession struct {
+	key, sid, channel, chatType, lastTo, question string
+}
+
+// writeOpenClawState writes an OpenClaw state dir holding sessions, each
+// with one imported question and answer.
+func writeOpenClawState(t *testing.T, sessions []openclawSession) string {
+	t.Helper()
+	oc := t.TempDir()
+	dir := filepath.Join(oc, "agents", "main", "sessions")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	index := map[string]any{}
+	for i, s := range sessions {
+		index[s.key] = map[string]any{"sessionId": s.sid, "updatedAt": 1775037500000 + i, "chatType": s.chatType,
+			"channel": s.channel, "lastChannel": s.channel, "lastTo": s.lastTo, "origin": map[string]any{"provider": s.channel}}
+		transcript := `{"type":"session","version":3,"id":"` + s.sid + `","timestamp":"2026-04-01T09:58:00.000Z","cwd":"/w"}
+{"type":"message","id":"d0000001","parentId":null,"timestamp":"2026-04-01T09:58:10.000Z","message":{"role":"user","content":"` + s.question + `","timestamp":1775037490000}}
+{"type":"message","id":"d0000002","parentId":"d0000001","timestamp":"2026-04-01T09:58:20.000Z","message":{"role":"assistant","content":[{"type":"text","text":"imported answer"}],"stopReason":"stop","timestamp":1775037500000}}
+`
+		if err := os.WriteFile(filepath.Join(dir, s.sid+".jsonl"), []byte(transcript), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := json.Marshal(index)
+	if err := os.WriteFile(filepath.Join(dir, "sessions.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return oc
+}
+
+// relayWhatsApp injects a message through crabline's WhatsApp admin
+// ingress and posts the Cloud API payload it returns to the gateway's
+// webhook, signed with secret. It returns the payload and the status.
+func relayWhatsApp(t *testing.T, c *crab.Server, hook, secret string, msg map[string]any) ([]byte, int) {
+	t.Helper()
+	var res struct {
+		Webhook json.RawMessage `json:"webhook"`
+	}
+	if err := json.Unmarshal(c.InjectResult(t, msg), &res); err != nil || len(res.Webhook) == 0 {
+		t.Fatalf("crabline gave no webhook payload: %v", err)
+	}
+	return res.Webhook, postSigned(t, hook, secret, res.Webhook)
+}
+
+func postSigned(t *testing.T, hook, secret string, body []byte) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, hook, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Hub-Signature-256", whatsapp.Sign(secret, body))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// countRPCSends counts signal `send` calls crabline accepted whose message
+// contains text.
+func countRPCSends(t *testing.T, c *crab.Server, key, value, text string) int {
+	n := 0
+	for _, call := range c.Calls(t, func(call crab.Call) bool { return call.Accepted && call.Path == "/api/v1/rpc" }) {
+		p, _ := call.Body["params"].(map[string]any)
+		got := p[key]
+		if l, ok := got.([]any); ok && len(l) == 1 {
+			got = l[0]
+		}
+		if msg, _ := p["message"].(string); got == value && strings.Contains(msg, text) {
+			n++
+		}
+	}
+	return n
+}
+
+// countCloudSends counts WhatsApp Cloud API text sends to a number whose
+// body contains text.
+func countCloudSends(t *testing.T, c *crab.Server, to, text string) int {
+	n := 0
+	for _, call := range c.Calls(t, func(call crab.Call) bool {
+		return call.Accepted && strings.HasSuffix(call.Path, "/messages") && call.Body["to"] == to
+	}) {
+		if b, _ := call.Body["text"].(map[string]any); b != nil && strings.Contains(b["body"].(string), text) {
+			n++
+		}
+	}
+	return n
+}
+
+// An OpenClaw state with a Signal group (its base64 id in mixed case), a
+// WhatsApp Web direct chat (keyed by its JID) and a BlueBubbles iMessage
+// group, imported: new messages from the same chats continue the same
+// sessions, answered in their chats; a WhatsApp delivery with a wrong
+// signature is refused and a replayed one answers once.
+func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
+	sig := crab.Start(t, "signal")
+	wa := crab.Start(t, "whatsapp")
+	const bbPassword, appSecret = "bb-secret", "wa-app-secret"
+	bb := bbtest.New(t, bbPassword)
+	const (
+		signalGroup = "AbCdEfGh1234567890xyZ+/w=="
+		waNumber    = "15550001001"
+		bbGroup     = "iMessage;+;chat123456789"
+	)
+	imported := []openclawSession{
+		{key: "agent:main:signal:group:" + signalGroup, sid: "0b0e8a41-6c1d-4c57-9a52-2b1f3f7f0201", channel: "signal",
+			chatType: "group", lastTo: "signal:group:" + signalGroup, question: "imported signal question"},
+		{key: "agent:main:whatsapp:direct:" + waNumber + "@s.whatsapp.net", sid: "0b0e8a41-6c1d-4c57-9a52-2b1f3f7f0202", channel: "whatsapp",
+			chatType: "direct", lastTo: "+" + waNumber, question: "imported whatsapp question"},
+		{key: "agent:main:bluebubbles:group:" + strings.ToLower(bbGroup), sid: "0b0e8a41-6c1d-4c57-9a52-2b1f3f7f0203", channel: "bluebubbles",
+			chatType: "group", lastTo: "bluebubbles:chat_guid:" + bbGroup, question: "imported imessage question"},
+	}
+	oc := writeOpenClawState(t, imported)
+	waPort, bbPort := freePort(t), freePort(t)
+	cfg := fmt.Sprintf(`{
+  agents: { defaults: { model: "script" } },
+  session: { dmScope: "per-channel-peer" },
+  channels: {
+    signal: { account: %q, httpUrl: %q, groupPolicy: "open", groups: { %q: { requireMention: false } } },
+    whatsapp: { accessToken: %q, phoneNumberId: %q, apiRoot: %q, appSecret: %q, verifyToken: "vt",
+      webhookPort: %d, dmPolicy: "allowlist", allowFrom: ["+%s"] },
+    bluebubbles: { serverUrl: %q, password: %q, webhookPort: %d, groupPolicy: "open",
+      groups: { %q: { requireMention: false } } },
+  },
+}`, sig.Account, sig.BaseURL, signalGroup, wa.AccessToken, wa.PhoneNumberID, wa.Endpoints.APIRoot, appSecret,
+		waPort, waNumber, bb.URL, bbPassword, bbPort, bbGroup)
+	state := t.TempDir()
+	if err := os.WriteFile(filepath.Join(state, "switchboard.json5"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(binary, "import", "openclaw", "--state-dir", state, oc).CombinedOutput(); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	g := startChannelGateway(t, state, cfg)
+	waHook := fmt.Sprintf("http://127.0.0.1:%d/whatsapp-webhook", waPort)
+	bbHook := fmt.Sprintf("http://127.0.0.1:%d/bluebubbles-webhook?password=%s", bbPort, bbPassword)
+
+	// Signal: a group message, answered in the group.
+	sig.Inject(t, map[string]any{"groupId": signalGroup, "sourceNumber": "+15550002002", "sourceName": "Bob", "text": "signal follow-up"})
+	waitFor(t, 30*time.Second, "the Signal reply", func() bool { return countRPCSends(t, sig, "groupId", signalGroup, "signal follow-up") == 1 })
+
+	// WhatsApp: a forged delivery first, then the real one twice.
+	waitFor(t, 30*time.Second, "the WhatsApp webhook", func() bool {
+		resp, err := http.Get(waHook + "?hub.mode=subscribe&hub.verify_token=vt&hub.challenge=ok")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	dm := map[string]any{"chatJid": waNumber + "@s.whatsapp.net", "senderJid": waNumber + "@s.whatsapp.net", "pushName": "Ada"}
+	dm["text"] = "forged follow-up"
+	if _, st := relayWhatsApp(t, wa, waHook, "not-the-secret", dm); st != http.StatusUnauthorized {
+		t.Fatalf("a forged WhatsApp delivery got %d, want 401", st)
+	}
+	dm["text"] = "whatsapp follow-up"
+	payload, st := relayWhatsApp(t, wa, waHook, appSecret, dm)
+	if st != http.StatusOK || postSigned(t, waHook, appSecret, payload) != http.StatusOK {
+		t.Fatalf("the WhatsApp webhook refused a signed delivery")
+	}
+	waitFor(t, 30*time.Second, "the WhatsApp reply", func() bool { return countCloudSends(t, wa, waNumber, "whatsapp follow-up") >= 1 })
+
+	// iMessage: a group message through the BlueBubbles webhook.
+	body := bbtest.Delivery(t, "new-message-group.json", "", "imessage follow-up", "")
+	resp, err := http.Post(bbHook, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the BlueBubbles webhook answered %d", resp.StatusCode)
+	}
+	waitFor(t, 30*time.Second, "the iMessage reply", func() bool {
+		for _, s := range bb.Sends() {
+			if s["chatGuid"] == bbGroup && strings.Contains(s["message"].(string), "imessage follow-up") {
+				return true
+			}
+		}
+		return false
+	})
+
+	for _, s := range imported {
+		row := g.session(t, s.key)
+		if row == nil || row["sessionId"] != s.sid {
+			t.Errorf("%s after the new message: %v (want sessionId %s)", s.key, row, s.sid)
+			continue
+		}
+		if row["lastChannel"] != s.channel {
+			t.Errorf("%s: lastChannel %v, want %s", s.key, row["lastChannel"], s.channel)
+		}
+	}
+	if row := g.session(t, imported[0].key); row != nil {
+		dc, _ := row["deliveryContext"].(map[string]any)
+		if row["lastTo"] != "signal:group:"+signalGroup || dc["to"] != "signal:group:"+signalGroup || dc["channel"] != "signal" {
+			t.Errorf("signal row delivery fields: %v", row)
+		}
+	}
+	for _, s := range imported {
+		hist := exec.Command(binary, "sessions", "history", "--json", "--state-dir", state, s.key)
+		hist.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
+		out, err := hist.CombinedOutput()
+		if err != nil {
+			t.Fatalf("history %s: %v\n%s", s.key, err, out)
+		}
+		h := string(out)
+		if iq, nq := strings.Index(h, s.question), strings.Index(h, "follow-up"); iq < 0 || nq < iq {
+			t.Errorf("%s history is not the imported turn then the new one:\n%s", s.key, h)
+		}
+	}
+	// The replayed WhatsApp delivery started one turn: one reply.
+	if n := countCloudSends(t, wa, waNumber, "whatsapp follow-up"); n != 1 {
+		t.Errorf("the replayed WhatsApp delivery was answered %d times", n)
+	}
+	if n := countCloudSends(t, wa, waNumber, "forged"); n != 0 {
+		t.Errorf("the forged WhatsApp delivery was answered %d times", n)
+	}
+}
