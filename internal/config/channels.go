@@ -115,6 +115,11 @@ func legacyChannelProblems(raw map[string]any) []Problem {
 		return nil
 	}
 	var out []Problem
+	if _, ok := chs["imessage"]; ok {
+		out = append(out, Problem{Path: "channels.imessage",
+			Message: "OpenClaw's macOS imsg channel is not supported: reach iMessage through a BlueBubbles server (channels.bluebubbles, docs/channels.md)"})
+		delete(chs, "imessage")
+	}
 	for _, name := range sortedKeys(chs) {
 		switch name {
 		case "webhook", "telegram", "discord", "signal", "whatsapp", "bluebubbles":
