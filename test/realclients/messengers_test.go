@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -234,5 +238,83 @@ func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
 	}
 	if n := countCloudSends(t, wa, waNumber, "forged"); n != 0 {
 		t.Errorf("the forged WhatsApp delivery was answered %d times", n)
+	}
+}
+
+// WhatsApp's API down when a run ends: the reply and an announce sent
+// with POST /api/send wait in the outbox; the gateway is killed with
+// SIGKILL, the API comes back, the restarted gateway delivers each
+// exactly once.
+func TestWhatsAppKilledBeforeDeliveryDeliversOnce(t *testing.T) {
+	wa := crab.Start(t, "whatsapp")
+	target, _ := url.Parse(wa.BaseURL)
+	rp := httputil.NewSingleHostReverseProxy(target)
+	var down atomic.Bool
+	var refused atomic.Int32
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() && strings.HasSuffix(r.URL.Path, "/messages") {
+			refused.Add(1)
+			http.Error(w, `{"error":{"message":"Service temporarily unavailable","code":2}}`, http.StatusServiceUnavailable)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	const appSecret, number = "wa-app-secret", "15550003003"
+	port := freePort(t)
+	cfg := fmt.Sprintf(`{
+  agents: { defaults: { model: "script" } },
+  channels: { whatsapp: { accessToken: %q, phoneNumberId: %q, apiRoot: %q, appSecret: %q, verifyToken: "vt",
+    webhookPort: %d, dmPolicy: "open", allowFrom: ["*"] } },
+}`, wa.AccessToken, wa.PhoneNumberID, proxy.URL+"/"+wa.GraphVersion, appSecret, port)
+	state := t.TempDir()
+	g := startChannelGateway(t, state, cfg)
+	hook := fmt.Sprintf("http://127.0.0.1:%d/whatsapp-webhook", port)
+	waitFor(t, 30*time.Second, "the webhook", func() bool {
+		resp, err := http.Get(hook + "?hub.mode=subscribe&hub.verify_token=vt&hub.challenge=ok")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	down.Store(true)
+	dm := map[string]any{"chatJid": number + "@s.whatsapp.net", "senderJid": number + "@s.whatsapp.net", "text": "killed before delivery"}
+	if _, st := relayWhatsApp(t, wa, hook, appSecret, dm); st != http.StatusOK {
+		t.Fatalf("webhook answered %d", st)
+	}
+	send, _ := json.Marshal(map[string]any{"channel": "whatsapp", "to": "whatsapp:+" + number, "message": "announce while down",
+		"sessionKey": "main", "idempotencyKey": "announce-1"})
+	req, _ := http.NewRequest(http.MethodPost, g.url+"/api/send", bytes.NewReader(send))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST /api/send: %s", resp.Status)
+	}
+	waitFor(t, 30*time.Second, "both deliveries refused once", func() bool { return refused.Load() >= 2 })
+	g.kill(t)
+	down.Store(false)
+	startChannelGateway(t, state, cfg)
+	waitFor(t, 60*time.Second, "both deliveries", func() bool {
+		return countCloudSends(t, wa, number, "killed before delivery") >= 1 && countCloudSends(t, wa, number, "announce while down") >= 1
+	})
+	waitFor(t, 30*time.Second, "an empty outbox", func() bool {
+		cmd := exec.Command(binary, "outbox", "list", "--status", "pending", "--json", "--state-dir", state)
+		cmd.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
+		out, err := cmd.Output()
+		var list struct {
+			Count int `json:"count"`
+		}
+		return err == nil && json.Unmarshal(out, &list) == nil && list.Count == 0
+	})
+	for _, text := range []string{"killed before delivery", "announce while down"} {
+		if n := countCloudSends(t, wa, number, text); n != 1 {
+			t.Errorf("%q delivered %d times, want 1", text, n)
+		}
 	}
 }
