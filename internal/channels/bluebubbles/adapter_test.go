@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -233,5 +234,26 @@ func TestWrongServerPasswordShowsInStatus(t *testing.T) {
 	waitFor(t, "the refusal", func() bool { return strings.Contains(a.Status()[0].LastError, "401") })
 	if a.Status()[0].Connected {
 		t.Fatal("connected with a refused password")
+	}
+}
+
+func TestRateLimitHonoursRetryAfter(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "7")
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = w.Write([]byte(`{"status":429,"message":"Too many requests"}`))
+	}))
+	defer srv.Close()
+	a, err := New(Options{Raw: map[string]any{"serverUrl": srv.URL, "password": "p"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = a.Send(context.Background(), channels.Outbound{To: "bluebubbles:+1555", Text: "hi", IdempotencyKey: "r"})
+	var ra *channels.RetryAfterError
+	if !errors.As(err, &ra) || ra.After != 7*time.Second {
+		t.Fatalf("err = %v", err)
+	}
+	if strings.Contains(err.Error(), "password=p") {
+		t.Fatalf("the error shows the password: %v", err)
 	}
 }
