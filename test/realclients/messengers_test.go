@@ -232,6 +232,15 @@ func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
 			t.Errorf("%s history is not the imported turn then the new one:\n%s", s.key, h)
 		}
 	}
+	// A chat command from the Signal group: /new starts a new session
+	// there and its answer goes back to the group.
+	sig.Inject(t, map[string]any{"groupId": signalGroup, "sourceNumber": "+15550002002", "text": "/new"})
+	waitFor(t, 30*time.Second, "the /new answer", func() bool {
+		return countRPCSends(t, sig, "groupId", signalGroup, "New session started") == 1
+	})
+	if row := g.session(t, imported[0].key); row == nil || row["sessionId"] == imported[0].sid {
+		t.Errorf("/new from the Signal group left the row at %v", row)
+	}
 	// The replayed WhatsApp delivery started one turn: one reply.
 	if n := countCloudSends(t, wa, waNumber, "whatsapp follow-up"); n != 1 {
 		t.Errorf("the replayed WhatsApp delivery was answered %d times", n)
