@@ -232,6 +232,28 @@ func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
 			t.Errorf("%s history is not the imported turn then the new one:\n%s", s.key, h)
 		}
 	}
+	// channels.status and the metrics show the three channels' traffic.
+	var status struct {
+		ChannelOrder    []string `json:"channelOrder"`
+		ChannelAccounts map[string][]struct {
+			Connected bool   `json:"connected"`
+			Received  uint64 `json:"received"`
+			Delivered uint64 `json:"delivered"`
+		} `json:"channelAccounts"`
+	}
+	getJSON(t, g.url+"/api/channels/status", &status)
+	for _, ch := range []string{"bluebubbles", "signal", "whatsapp"} {
+		accts := status.ChannelAccounts[ch]
+		if len(accts) != 1 || !accts[0].Connected || accts[0].Received < 1 || accts[0].Delivered < 1 {
+			t.Errorf("channels.status of %s: %+v (order %v)", ch, accts, status.ChannelOrder)
+		}
+	}
+	metrics := getText(t, g.url+"/metrics")
+	for _, ch := range []string{"bluebubbles", "signal", "whatsapp"} {
+		if !strings.Contains(metrics, `switchboard_channel_messages_total{account="default",channel="`+ch+`",outcome="received"} 1`) {
+			t.Errorf("the metrics lack %s's received message", ch)
+		}
+	}
 	// A chat command from the Signal group: /new starts a new session
 	// there and its answer goes back to the group.
 	sig.Inject(t, map[string]any{"groupId": signalGroup, "sourceNumber": "+15550002002", "text": "/new"})
@@ -326,4 +348,28 @@ func TestWhatsAppKilledBeforeDeliveryDeliversOnce(t *testing.T) {
 			t.Errorf("%q delivered %d times, want 1", text, n)
 		}
 	}
+}
+
+func getJSON(t *testing.T, u string, into any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(getText(t, u)), into); err != nil {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+}
+
+func getText(t *testing.T, u string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b bytes.Buffer
+	_, _ = b.ReadFrom(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s %s", u, resp.Status, b.String())
+	}
+	return b.String()
 }
