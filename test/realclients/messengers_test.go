@@ -186,6 +186,14 @@ func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
 	waitFor(t, 30*time.Second, "the WhatsApp reply", func() bool { return countCloudSends(t, wa, waNumber, "whatsapp follow-up") >= 1 })
 
 	// iMessage: a group message through the BlueBubbles webhook.
+	waitFor(t, 30*time.Second, "the BlueBubbles webhook", func() bool {
+		resp, err := http.Get(bbHook) // a listening webhook answers 405
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusMethodNotAllowed
+	})
 	body := bbtest.Delivery(t, "new-message-group.json", "", "imessage follow-up", "")
 	resp, err := http.Post(bbHook, "application/json", bytes.NewReader(body))
 	if err != nil {
@@ -372,4 +380,65 @@ func getText(t *testing.T, u string) string {
 		t.Fatalf("GET %s: %s %s", u, resp.Status, b.String())
 	}
 	return b.String()
+}
+
+// The BlueBubbles server down (the Mac asleep) when a reply is due,
+// then SIGKILL, then the server back: the restarted gateway delivers the
+// reply exactly once.
+func TestIMessageKilledBeforeDeliveryDeliversOnce(t *testing.T) {
+	const password = "bb-secret"
+	bb := bbtest.New(t, password)
+	port := freePort(t)
+	cfg := fmt.Sprintf(`{
+  agents: { defaults: { model: "script" } },
+  channels: { bluebubbles: { serverUrl: %q, password: %q, webhookPort: %d, dmPolicy: "open", allowFrom: ["*"] } },
+}`, bb.URL, password, port)
+	state := t.TempDir()
+	g := startChannelGateway(t, state, cfg)
+	hook := fmt.Sprintf("http://127.0.0.1:%d/bluebubbles-webhook?password=%s", port, password)
+	waitFor(t, 30*time.Second, "the webhook", func() bool {
+		resp, err := http.Get(hook) // a listening webhook answers 405
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusMethodNotAllowed
+	})
+	bb.Down.Store(true)
+	body := bbtest.Delivery(t, "new-message-direct.json", "", "asleep then awake", "")
+	resp, err := http.Post(hook, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("webhook answered %d", resp.StatusCode)
+	}
+	waitFor(t, 30*time.Second, "a refused delivery", func() bool { return bb.Refused() >= 1 })
+	g.kill(t)
+	bb.Down.Store(false)
+	startChannelGateway(t, state, cfg)
+	const chat = "iMessage;-;+15551234567"
+	count := func() int {
+		n := 0
+		for _, s := range bb.Sends() {
+			if s["chatGuid"] == chat && strings.Contains(s["message"].(string), "asleep then awake") {
+				n++
+			}
+		}
+		return n
+	}
+	waitFor(t, 60*time.Second, "the reply", func() bool { return count() >= 1 })
+	waitFor(t, 30*time.Second, "an empty outbox", func() bool {
+		cmd := exec.Command(binary, "outbox", "list", "--status", "pending", "--json", "--state-dir", state)
+		cmd.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
+		out, err := cmd.Output()
+		var list struct {
+			Count int `json:"count"`
+		}
+		return err == nil && json.Unmarshal(out, &list) == nil && list.Count == 0
+	})
+	if n := count(); n != 1 {
+		t.Errorf("the reply was delivered %d times, want 1", n)
+	}
 }

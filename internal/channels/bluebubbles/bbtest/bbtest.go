@@ -68,7 +68,8 @@ type Server struct {
 	password                       string
 	ping, unauthorized, sendAnswer []byte
 	// Down makes every call answer 503 (the Mac asleep).
-	Down atomic.Bool
+	Down    atomic.Bool
+	refused atomic.Int32
 
 	mu    sync.Mutex
 	sends []map[string]any
@@ -86,6 +87,7 @@ func New(t testing.TB, password string) *Server {
 func (f *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	if f.Down.Load() {
+		f.refused.Add(1)
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = w.Write([]byte(`{"status":503,"message":"Server unavailable"}`))
 		return
@@ -145,3 +147,6 @@ func (f *Server) Sends() []map[string]any {
 	defer f.mu.Unlock()
 	return append([]map[string]any(nil), f.sends...)
 }
+
+// Refused counts the calls answered 503 while Down.
+func (f *Server) Refused() int { return int(f.refused.Load()) }
