@@ -442,3 +442,53 @@ func TestIMessageKilledBeforeDeliveryDeliversOnce(t *testing.T) {
 		t.Errorf("the reply was delivered %d times, want 1", n)
 	}
 }
+
+// signal-cli's daemon refusing sends when a reply is due, then SIGKILL,
+// then the daemon back: the restarted gateway delivers the reply exactly
+// once, and the message is not received twice.
+func TestSignalKilledBeforeDeliveryDeliversOnce(t *testing.T) {
+	sig := crab.Start(t, "signal")
+	target, _ := url.Parse(sig.BaseURL)
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.FlushInterval = -1 // the event stream
+	var down atomic.Bool
+	var refused atomic.Int32
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() && r.URL.Path == "/api/v1/rpc" {
+			refused.Add(1)
+			http.Error(w, "daemon restarting", http.StatusServiceUnavailable)
+			return
+		}
+		r.Host = target.Host // crabline checks the Host header
+		rp.ServeHTTP(w, r)
+	}))
+	// Closed after the gateways stop (cleanups run last first): Close
+	// waits for their event streams.
+	t.Cleanup(proxy.Close)
+	const ada = "+15550004004"
+	cfg := fmt.Sprintf(`{
+  agents: { defaults: { model: "script" } },
+  channels: { signal: { account: %q, httpUrl: %q, dmPolicy: "open", allowFrom: ["*"] } },
+}`, sig.Account, proxy.URL)
+	state := t.TempDir()
+	g := startChannelGateway(t, state, cfg)
+	down.Store(true)
+	sig.Inject(t, map[string]any{"sourceNumber": ada, "sourceName": "Ada", "text": "signal asleep then awake"})
+	waitFor(t, 30*time.Second, "a refused delivery", func() bool { return refused.Load() >= 1 })
+	g.kill(t)
+	down.Store(false)
+	startChannelGateway(t, state, cfg)
+	waitFor(t, 60*time.Second, "the reply", func() bool { return countRPCSends(t, sig, "recipient", ada, "signal asleep then awake") >= 1 })
+	waitFor(t, 30*time.Second, "an empty outbox", func() bool {
+		cmd := exec.Command(binary, "outbox", "list", "--status", "pending", "--json", "--state-dir", state)
+		cmd.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
+		out, err := cmd.Output()
+		var list struct {
+			Count int `json:"count"`
+		}
+		return err == nil && json.Unmarshal(out, &list) == nil && list.Count == 0
+	})
+	if n := countRPCSends(t, sig, "recipient", ada, "signal asleep then awake"); n != 1 {
+		t.Errorf("the reply was delivered %d times, want 1", n)
+	}
+}
