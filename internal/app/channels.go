@@ -6,8 +6,11 @@ import (
 	"path/filepath"
 
 	"github.com/switchboard-go/switchboard/internal/channels"
+	"github.com/switchboard-go/switchboard/internal/channels/bluebubbles"
 	"github.com/switchboard-go/switchboard/internal/channels/discord"
+	"github.com/switchboard-go/switchboard/internal/channels/signal"
 	"github.com/switchboard-go/switchboard/internal/channels/telegram"
+	"github.com/switchboard-go/switchboard/internal/channels/whatsapp"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
@@ -43,7 +46,49 @@ func newChannels(cfg *config.Config, getenv func(string) string, stateDir string
 			return nil, err
 		}
 	}
+	if cfg.Channels.Signal != nil {
+		a, err := signal.New(signal.Options{Raw: cfg.Channels.Signal, Getenv: getenv, Logger: log,
+			Paired: pairedFn(pairs, signal.Channel), Pair: pairFn(pairs, signal.Channel)})
+		if err != nil {
+			return nil, err
+		}
+		if err := reg.Register(a); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Channels.WhatsApp != nil {
+		a, err := whatsapp.New(whatsapp.Options{Raw: cfg.Channels.WhatsApp, Getenv: getenv, Logger: log,
+			Paired: pairedFn(pairs, whatsapp.Channel), Pair: pairFn(pairs, whatsapp.Channel)})
+		if err != nil {
+			return nil, err
+		}
+		if err := reg.Register(a); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Channels.BlueBubbles != nil {
+		a, err := bluebubbles.New(bluebubbles.Options{Raw: cfg.Channels.BlueBubbles, Getenv: getenv, Logger: log,
+			Paired: pairedFn(pairs, bluebubbles.Channel), Pair: pairFn(pairs, bluebubbles.Channel)})
+		if err != nil {
+			return nil, err
+		}
+		if err := reg.Register(a); err != nil {
+			return nil, err
+		}
+	}
 	return reg, nil
+}
+
+// pairedFn reports senders approved by pairing on a channel.
+func pairedFn(pairs *channels.Pairing, channel string) func(account, sender string) bool {
+	return func(account, sender string) bool { return pairs.Approved(channel, account, sender) }
+}
+
+// pairFn asks for a pairing code for an unknown sender on a channel.
+func pairFn(pairs *channels.Pairing, channel string) func(ctx context.Context, account, sender, name string) (string, bool, error) {
+	return func(ctx context.Context, account, sender, name string) (string, bool, error) {
+		return pairs.Request(channel, account, sender, name)
+	}
 }
 
 // StartChannels starts receiving on every configured channel: each

@@ -85,7 +85,8 @@ type AccountStatus struct {
 	// answered the last call.
 	Running   bool `json:"running"`
 	Connected bool `json:"connected"`
-	// Mode is how updates arrive: "polling", "webhook" or "gateway".
+	// Mode is how updates arrive: "polling", "webhook", "gateway" or
+	// "sse" (an event stream).
 	Mode string `json:"mode,omitempty"`
 	// BotUsername is the bot's @handle once known.
 	BotUsername string `json:"botUsername,omitempty"`

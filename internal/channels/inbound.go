@@ -67,6 +67,10 @@ type Inbound struct {
 	// AgentID, when set, is the agent the adapter's config binds this chat
 	// to (a topic's agentId); it overrides `bindings`.
 	AgentID string
+	// PeerAliases are other ids the direct-chat sender had in keys made
+	// elsewhere (a WhatsApp Web JID for a Cloud API sender): a direct
+	// chat continues the first row found under one of them.
+	PeerAliases []string
 }
 
 // Peer returns the routing peer of m: its chat for groups and channels,

@@ -45,7 +45,9 @@ const (
 //     agent:<agentId>:<channel>:direct:<peer>, per-account-channel-peer
 //     agent:<agentId>:<channel>:<accountId>:direct:<peer>.
 //
-// Ids are lowercased, as keys are.
+// Ids are lowercased, as keys are, except a Signal group id (base64),
+// whose case OpenClaw keeps. A direct chat's PeerAliases become
+// Alternates: the keys the same person had under another id form.
 func Resolve(cfg *config.Config, m Inbound) Route {
 	kind, peer := m.Peer()
 	channel := strings.ToLower(strings.TrimSpace(m.Channel))
@@ -73,19 +75,34 @@ func Resolve(cfg *config.Config, m Inbound) Route {
 	}
 	prefix := "agent:" + agent + ":"
 	mainKey := prefix + cfg.MainKey()
-	peer = keySegment(peer)
+	if channel == "signal" && kind == ChatGroup {
+		peer = keySegmentKeepCase(peer) // OpenClaw keeps a Signal group id's case
+	} else {
+		peer = keySegment(peer)
+	}
 	if kind == ChatDirect {
-		switch {
-		case peer == "":
-			return Route{AgentID: agent, SessionKey: mainKey, MainSession: true}
-		case dmScope == DMScopePerPeer:
-			return Route{AgentID: agent, SessionKey: prefix + "direct:" + peer}
-		case dmScope == DMScopePerChannelPeer:
-			return Route{AgentID: agent, SessionKey: prefix + channel + ":direct:" + peer}
-		case dmScope == DMScopePerAccountChannelPeer:
-			return Route{AgentID: agent, SessionKey: prefix + channel + ":" + account + ":direct:" + peer}
+		directKey := func(peer string) string {
+			switch dmScope {
+			case DMScopePerPeer:
+				return prefix + "direct:" + peer
+			case DMScopePerChannelPeer:
+				return prefix + channel + ":direct:" + peer
+			case DMScopePerAccountChannelPeer:
+				return prefix + channel + ":" + account + ":direct:" + peer
+			}
+			return ""
 		}
-		return Route{AgentID: agent, SessionKey: mainKey, MainSession: true}
+		key := directKey(peer)
+		if peer == "" || key == "" {
+			return Route{AgentID: agent, SessionKey: mainKey, MainSession: true}
+		}
+		r := Route{AgentID: agent, SessionKey: key}
+		for _, alias := range m.PeerAliases {
+			if a := keySegment(alias); a != "" && a != peer {
+				r.Alternates = append(r.Alternates, directKey(a))
+			}
+		}
+		return r
 	}
 	if groupScope == GroupScopeMain {
 		return Route{AgentID: agent, SessionKey: mainKey, MainSession: true}
@@ -195,7 +212,12 @@ func normAccount(id string) string {
 // keySegment makes an id safe as one key segment: trimmed, lowercase,
 // with ':' and whitespace replaced by '-'.
 func keySegment(id string) string {
-	id = strings.ToLower(strings.TrimSpace(id))
+	return keySegmentKeepCase(strings.ToLower(id))
+}
+
+// keySegmentKeepCase is keySegment without the lowercasing.
+func keySegmentKeepCase(id string) string {
+	id = strings.TrimSpace(id)
 	return strings.Map(func(r rune) rune {
 		if r == ':' || r == ' ' || r == '\t' || r == '\n' || r == '\r' {
 			return '-'

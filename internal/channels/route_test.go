@@ -37,6 +37,13 @@ func TestResolve(t *testing.T) {
 		{"dm per-channel-peer", cfg(func(c *config.Config) { c.Session.DMScope = "per-channel-peer" }), dm, "agent:main:telegram:direct:7", nil},
 		{"dm per-account-channel-peer", cfg(func(c *config.Config) { c.Session.DMScope = "per-account-channel-peer" }), dm, "agent:main:telegram:bot2:direct:7", nil},
 		{"groupScope main", cfg(func(c *config.Config) { c.Session.GroupScope = "main" }), group, "agent:main:main", nil},
+		{"signal group keeps its id's case", cfg(nil), Inbound{Channel: "signal", ChatType: ChatGroup, ChatID: "AbC+/w=="},
+			"agent:main:signal:group:AbC+/w==", nil},
+		{"dm aliases are alternates", cfg(func(c *config.Config) { c.Session.DMScope = "per-channel-peer" }),
+			Inbound{Channel: "whatsapp", ChatType: ChatDirect, SenderID: "+1555", PeerAliases: []string{"1555@s.whatsapp.net", "1555"}},
+			"agent:main:whatsapp:direct:+1555", []string{"agent:main:whatsapp:direct:1555@s.whatsapp.net", "agent:main:whatsapp:direct:1555"}},
+		{"dm aliases under dmScope main", cfg(nil), Inbound{Channel: "whatsapp", ChatType: ChatDirect, SenderID: "+1555", PeerAliases: []string{"1555"}},
+			"agent:main:main", nil},
 		{"binding by channel", cfg(func(c *config.Config) {
 			c.Bindings = []config.Binding{{AgentID: "ops", Match: config.BindingMatch{Channel: "telegram"}}}
 		}), group, "agent:ops:telegram:group:-1001", nil},

@@ -27,7 +27,8 @@ type ChannelSummary struct {
 }
 
 // channelLabels are the display names of the provider channels.
-var channelLabels = map[string]string{"telegram": "Telegram", "discord": "Discord"}
+var channelLabels = map[string]string{"telegram": "Telegram", "discord": "Discord", "signal": "Signal",
+	"whatsapp": "WhatsApp", "bluebubbles": "iMessage (BlueBubbles)"}
 
 // StatusResult reports the registered channels (only channel when it is
 // not ""), at now.

@@ -23,6 +23,20 @@ type ChannelsConfig struct {
 	// Discord is OpenClaw's `channels.discord` block (the discord channel
 	// package reads it).
 	Discord map[string]any `json:"discord,omitempty"`
+	// Signal is OpenClaw's `channels.signal` block (signal-cli's HTTP
+	// daemon), WhatsApp `channels.whatsapp` (spoken through the WhatsApp
+	// Business Cloud API) and BlueBubbles OpenClaw's former
+	// `channels.bluebubbles` (iMessage through a BlueBubbles server); their
+	// channel packages read them.
+	Signal      map[string]any `json:"signal,omitempty"`
+	WhatsApp    map[string]any `json:"whatsapp,omitempty"`
+	BlueBubbles map[string]any `json:"bluebubbles,omitempty"`
+}
+
+// providers are the provider blocks by channel name.
+func (c ChannelsConfig) providers() map[string]map[string]any {
+	return map[string]map[string]any{"telegram": c.Telegram, "discord": c.Discord, "signal": c.Signal,
+		"whatsapp": c.WhatsApp, "bluebubbles": c.BlueBubbles}
 }
 
 // WebhookChannel is `channels.webhook.<name>`.
@@ -38,11 +52,10 @@ func (c ChannelsConfig) Names() []string {
 	for n := range c.Webhook {
 		out = append(out, n)
 	}
-	if c.Telegram != nil {
-		out = append(out, "telegram")
-	}
-	if c.Discord != nil {
-		out = append(out, "discord")
+	for name, block := range c.providers() {
+		if block != nil {
+			out = append(out, name)
+		}
 	}
 	sort.Strings(out)
 	return slices.Compact(out)
@@ -102,9 +115,14 @@ func legacyChannelProblems(raw map[string]any) []Problem {
 		return nil
 	}
 	var out []Problem
+	if _, ok := chs["imessage"]; ok {
+		out = append(out, Problem{Path: "channels.imessage",
+			Message: "OpenClaw's macOS imsg channel is not supported: reach iMessage through a BlueBubbles server (channels.bluebubbles, docs/channels.md)"})
+		delete(chs, "imessage")
+	}
 	for _, name := range sortedKeys(chs) {
 		switch name {
-		case "webhook", "telegram", "discord":
+		case "webhook", "telegram", "discord", "signal", "whatsapp", "bluebubbles":
 			continue
 		}
 		m, ok := chs[name].(map[string]any)
@@ -128,7 +146,7 @@ func (c *Config) checkChannels(v *checker) {
 			v.add(path, "channel name must match ^[a-z0-9][a-z0-9_-]{0,63}$")
 			continue
 		}
-		if name == "telegram" || name == "discord" {
+		if _, ok := c.Channels.providers()[name]; ok {
 			v.add(path, "is a provider channel (configure channels.%s)", name)
 			continue
 		}
@@ -144,6 +162,15 @@ func (c *Config) checkChannels(v *checker) {
 	}
 	if c.Channels.Discord != nil {
 		checkSchema(v, "channels.discord", &discordSchema, discordSchemaDoc, c.Channels.Discord)
+	}
+	if c.Channels.Signal != nil {
+		checkSchema(v, "channels.signal", &signalSchema, signalSchemaDoc, c.Channels.Signal)
+	}
+	if c.Channels.WhatsApp != nil {
+		checkSchema(v, "channels.whatsapp", &whatsappSchema, whatsappSchemaDoc, c.Channels.WhatsApp)
+	}
+	if c.Channels.BlueBubbles != nil {
+		checkSchema(v, "channels.bluebubbles", &bluebubblesSchema, bluebubblesSchemaDoc, c.Channels.BlueBubbles)
 	}
 	for i, b := range c.Bindings {
 		path := "bindings[" + itoa(i) + "]"

@@ -33,6 +33,9 @@ func (c *Config) Redacted() *Config {
 	}
 	maskSecrets(out.Channels.Telegram)
 	maskSecrets(out.Channels.Discord)
+	maskSecrets(out.Channels.Signal)
+	maskSecrets(out.Channels.WhatsApp)
+	maskSecrets(out.Channels.BlueBubbles)
 	return out
 }
 
@@ -126,7 +129,8 @@ func (c *Config) MarshalIndent() ([]byte, error) {
 
 // secretKeys are the provider config keys that hold credentials.
 var secretKeys = map[string]bool{"botToken": true, "token": true, "webhookSecret": true, "signingSecret": true,
-	"appToken": true, "userToken": true, "password": true, "apiKey": true}
+	"appToken": true, "userToken": true, "password": true, "apiKey": true, "accessToken": true, "appSecret": true,
+	"verifyToken": true}
 
 // maskSecrets masks every credential of a provider block in place (a
 // secret reference {source, provider, id} names no secret and stays).

@@ -135,6 +135,12 @@ func TestValidationRules(t *testing.T) {
 		{"telegram key outside the schema", `{channels: {telegram: {botTokn: "x"}}}`, "channels.telegram.botTokn", "unknown key"},
 		{"telegram dmPolicy", `{channels: {telegram: {dmPolicy: "everyone"}}}`, "channels.telegram.dmPolicy", "want one of"},
 		{"telegram group key", `{channels: {telegram: {groups: {"-100": {requireMentoin: true}}}}}`, "channels.telegram.groups.-100.requireMentoin", "unknown key"},
+		{"signal key outside the schema", `{channels: {signal: {acount: "+1555"}}}`, "channels.signal.acount", "unknown key"},
+		{"signal httpUrl", `{channels: {signal: {httpUrl: "127.0.0.1:8080"}}}`, "channels.signal.httpUrl", "must match"},
+		{"whatsapp phoneNumberId", `{channels: {whatsapp: {phoneNumberId: "12a"}}}`, "channels.whatsapp.phoneNumberId", "must match"},
+		{"whatsapp dmPolicy", `{channels: {whatsapp: {dmPolicy: "everyone"}}}`, "channels.whatsapp.dmPolicy", "want one of"},
+		{"bluebubbles group key", `{channels: {bluebubbles: {groups: {g: {requireMentoin: true}}}}}`, "channels.bluebubbles.groups.g.requireMentoin", "unknown key"},
+		{"imessage", `{channels: {imessage: {cliPath: "imsg"}}}`, "channels.imessage", "channels.bluebubbles"},
 		{"session dmScope", `{session: {dmScope: "per-room"}}`, "session.dmScope", "want"},
 		{"binding agent", `{bindings: [{agentId: "nobody", match: {channel: "telegram"}}]}`, "bindings[0].agentId", "unknown agent"},
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/sessionkey"
 )
 
 // Defaults of Options.
@@ -87,11 +88,12 @@ func (o Options) withDefaults() (Options, error) {
 // maxKeyLen bounds canonical keys; OpenClaw keys are far shorter.
 const maxKeyLen = 512
 
-// DefaultCanonical is the built-in Options.Canonical: it lowercases key and
+// DefaultCanonical is the built-in Options.Canonical: it folds key's case
+// (sessionkey.Fold: a Signal group id keeps its case) and
 // prefixes a bare (legacy) key with agent:<agentID>:. Callers with a
 // configured main key pass package sessionkey's resolver instead.
 func DefaultCanonical(key, agentID string) (string, error) {
-	k := strings.ToLower(strings.TrimSpace(key))
+	k := sessionkey.Fold(strings.TrimSpace(key))
 	switch {
 	case k == "":
 		return "", domain.Invalid("session key is empty")

@@ -31,8 +31,8 @@ func (k Key) String() string { return agentPrefix + k.AgentID + ":" + k.Rest }
 // Segments returns Rest split at ':'.
 func (k Key) Segments() []string { return strings.Split(k.Rest, ":") }
 
-// Parse parses a key of the form agent:<agentId>:<rest>. It lowercases the
-// key (so Key.String is canonical) and rejects keys longer than MaxKeyLen,
+// Parse parses a key of the form agent:<agentId>:<rest>. It folds the
+// key's case (Fold, so Key.String is canonical) and rejects keys longer than MaxKeyLen,
 // keys with fewer than three colon-separated parts or an empty part, an
 // invalid agent id, invalid UTF-8, and whitespace, control or other
 // non-printing characters. Its errors are domain.CodeInvalid errors.
@@ -40,7 +40,7 @@ func Parse(key string) (Key, error) {
 	if err := checkChars(key); err != nil {
 		return Key{}, err
 	}
-	lower := strings.ToLower(key)
+	lower := Fold(key)
 	if err := checkLen(lower); err != nil {
 		return Key{}, err
 	}
@@ -163,5 +163,23 @@ func restOf(key string) string {
 	if k, err := Parse(key); err == nil {
 		return k.Rest
 	}
-	return strings.ToLower(strings.TrimSpace(key))
+	return Fold(strings.TrimSpace(key))
+}
+
+// Fold is a key in canonical case: lowercase, except a Signal group id
+// (the segment after `signal:group:`), which keeps its case as OpenClaw
+// keeps it. Signal group ids are base64, so lower-casing one could merge
+// two groups and would miss the rows of imported keys.
+func Fold(key string) string {
+	if !strings.Contains(strings.ToLower(key), "signal:group:") {
+		return strings.ToLower(key)
+	}
+	segs := strings.Split(key, ":")
+	for i, s := range segs {
+		if i >= 2 && strings.EqualFold(segs[i-2], "signal") && strings.EqualFold(segs[i-1], "group") {
+			continue
+		}
+		segs[i] = strings.ToLower(s)
+	}
+	return strings.Join(segs, ":")
 }

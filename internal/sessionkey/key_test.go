@@ -143,3 +143,24 @@ func checkInvalid(t *testing.T, err error, want string) {
 		t.Errorf("error %q does not contain %q", err, want)
 	}
 }
+
+func TestFoldKeepsSignalGroupCase(t *testing.T) {
+	for in, want := range map[string]string{
+		"Agent:Main:Signal:Group:AbC+/=":            "agent:main:signal:group:AbC+/=",
+		"agent:main:signal:group:AbC=:thread:X":     "agent:main:signal:group:AbC=:thread:x",
+		"agent:main:telegram:group:-100AbC":         "agent:main:telegram:group:-100abc",
+		"agent:main:signal:direct:+1555":            "agent:main:signal:direct:+1555",
+		"agent:main:signal:default:direct:UUID-ABC": "agent:main:signal:default:direct:uuid-abc",
+	} {
+		if got := Fold(in); got != want {
+			t.Errorf("Fold(%q) = %q, want %q", in, got, want)
+		}
+	}
+	k, err := Parse("agent:main:signal:group:AbC+/=")
+	if err != nil || k.String() != "agent:main:signal:group:AbC+/=" || !IsCanonical(k.String()) {
+		t.Fatalf("Parse = %v %v", k, err)
+	}
+	if IsCanonical("agent:main:signal:group:AbC+/=") == IsCanonical("agent:main:signal:group:abc+/=") && k.String() == "agent:main:signal:group:abc+/=" {
+		t.Fatal("two Signal groups differing in case fold together")
+	}
+}

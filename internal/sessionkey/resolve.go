@@ -91,7 +91,7 @@ func (r Resolver) Canonical(input, requesterAgentID string) (string, error) {
 	if err := checkLen(s); err != nil {
 		return "", err
 	}
-	s = strings.ToLower(s)
+	s = Fold(s)
 
 	var k Key
 	switch {

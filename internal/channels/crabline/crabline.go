@@ -34,10 +34,19 @@ type Server struct {
 		ChannelID string `json:"channelId"`
 		GuildID   string `json:"guildId"`
 	} `json:"fixture"`
-	Endpoints struct {
+	// Account is the Signal server's account number; AccessToken,
+	// PhoneNumberID and GraphVersion are the WhatsApp server's.
+	Account       string `json:"account"`
+	AccessToken   string `json:"accessToken"`
+	PhoneNumberID string `json:"phoneNumberId"`
+	GraphVersion  string `json:"graphVersion"`
+	Endpoints     struct {
 		AdminInboundURL string `json:"adminInboundUrl"`
 		APIRoot         string `json:"apiRoot"`
 		GatewayURL      string `json:"gatewayUrl"`
+		EventsURL       string `json:"eventsUrl"`
+		RPCURL          string `json:"rpcUrl"`
+		MessagesURL     string `json:"messagesUrl"`
 	} `json:"endpoints"`
 	// Recorder is the JSONL file of recorded calls.
 	Recorder string `json:"-"`
@@ -108,6 +117,14 @@ func Start(t testing.TB, provider string, args ...string) *Server {
 // Inject posts a user message through the admin ingress.
 func (s *Server) Inject(t testing.TB, body map[string]any) {
 	t.Helper()
+	s.InjectResult(t, body)
+}
+
+// InjectResult posts a user message through the admin ingress and
+// returns crabline's answer (the WhatsApp server's holds the Cloud API
+// webhook payload, which the test relays itself).
+func (s *Server) InjectResult(t testing.TB, body map[string]any) []byte {
+	t.Helper()
 	b, _ := json.Marshal(body)
 	req, _ := http.NewRequest(http.MethodPost, s.Endpoints.AdminInboundURL, bytes.NewReader(b))
 	req.Header.Set("Content-Type", "application/json")
@@ -117,10 +134,11 @@ func (s *Server) Inject(t testing.TB, body map[string]any) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK {
-		out, _ := io.ReadAll(resp.Body)
 		t.Fatalf("inject: %s %s", resp.Status, out)
 	}
+	return out
 }
 
 // Call is one recorded line.

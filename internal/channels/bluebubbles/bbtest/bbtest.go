@@ -1,0 +1,152 @@
+// Package bbtest is a fake BlueBubbles server for tests, built from the
+// request and answer shapes in testdata/ (BlueBubbles' public REST and
+// webhook documentation, named in testdata/README.md): the password in
+// the query, GET /api/v1/ping and POST /api/v1/message/text, answered in
+// BlueBubbles' envelope. It also holds the webhook deliveries tests post.
+package bbtest
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+//go:embed testdata/*.json
+var files embed.FS
+
+// File returns a testdata file.
+func File(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := files.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Delivery returns a testdata webhook delivery with its message guid
+// suffix, text and sender address replaced (empty keeps the original).
+func Delivery(t testing.TB, file, guid, text, sender string) []byte {
+	t.Helper()
+	b := File(t, file)
+	var e struct {
+		Type string         `json:"type"`
+		Data map[string]any `json:"data"`
+	}
+	if err := json.Unmarshal(b, &e); err != nil {
+		t.Fatal(err)
+	}
+	if guid != "" {
+		e.Data["guid"] = guid
+	}
+	if text != "" {
+		e.Data["text"] = text
+	}
+	if sender != "" {
+		old := e.Data["handle"].(map[string]any)["address"].(string)
+		e.Data["handle"].(map[string]any)["address"] = sender
+		for _, c := range e.Data["chats"].([]any) {
+			cm := c.(map[string]any)
+			cm["guid"] = string(bytes.ReplaceAll([]byte(cm["guid"].(string)), []byte(old), []byte(sender)))
+		}
+	}
+	out, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Server is the fake server.
+type Server struct {
+	*httptest.Server
+	password                       string
+	ping, unauthorized, sendAnswer []byte
+	// Down makes every call answer 503 (the Mac asleep).
+	Down    atomic.Bool
+	refused atomic.Int32
+
+	mu    sync.Mutex
+	sends []map[string]any
+}
+
+// New starts a server with a password until the test ends.
+func New(t testing.TB, password string) *Server {
+	f := &Server{password: password, ping: File(t, "ping-response.json"),
+		unauthorized: File(t, "error-unauthorized.json"), sendAnswer: File(t, "send-text-response.json")}
+	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.Close)
+	return f
+}
+
+func (f *Server) serve(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	if f.Down.Load() {
+		f.refused.Add(1)
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"status":503,"message":"Server unavailable"}`))
+		return
+	}
+	q := r.URL.Query()
+	pw := q.Get("guid")
+	for _, alias := range []string{"password", "token"} {
+		if pw == "" {
+			pw = q.Get(alias)
+		}
+	}
+	if pw != f.password {
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write(f.unauthorized)
+		return
+	}
+	switch {
+	case r.Method == http.MethodGet && r.URL.Path == "/api/v1/ping":
+		_, _ = w.Write(f.ping)
+	case r.Method == http.MethodPost && r.URL.Path == "/api/v1/message/text":
+		var body map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil || body["chatGuid"] == nil || body["message"] == nil {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write([]byte(`{"status":400,"message":"Bad request","error":{"type":"Validation Error","error":"chatGuid and message are required"}}`))
+			return
+		}
+		f.mu.Lock()
+		f.sends = append(f.sends, body)
+		f.mu.Unlock()
+		var ans map[string]any
+		_ = json.Unmarshal(f.sendAnswer, &ans)
+		data := ans["data"].(map[string]any)
+		data["text"], data["tempGuid"] = body["message"], body["tempGuid"]
+		_ = json.NewEncoder(w).Encode(ans)
+	default:
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte(`{"status":404,"message":"Not found"}`))
+	}
+}
+
+// Sent counts the sends to chat whose message is message ("" for any).
+func (f *Server) Sent(chat, message string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, s := range f.sends {
+		if s["chatGuid"] == chat && (message == "" || s["message"] == message) {
+			n++
+		}
+	}
+	return n
+}
+
+// Sends returns the recorded send bodies.
+func (f *Server) Sends() []map[string]any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]map[string]any(nil), f.sends...)
+}
+
+// Refused counts the calls answered 503 while Down.
+func (f *Server) Refused() int { return int(f.refused.Load()) }
