@@ -121,10 +121,51 @@ func (e *Engine) searchQuery(r api.SearchRequest) (domain.MessageSearch, error) 
 	return q, nil
 }
 
+// searchScan reads pages of q until limit+1 hits, the end of the matches
+// or api.SearchScanMatches examined in all; with filter, a hit counts only
+// when g may read its session. next > 0 is where the scan stopped short.
+func (e *Engine) searchScan(ctx context.Context, q domain.MessageSearch, limit int, filter bool, g guard) (hits []domain.SearchHit, next int64, err error) {
+	budget := int(api.SearchScanMatches.Max)
+	allowed := map[string]bool{}
+	for {
+		q.Scan = budget
+		page, err := e.store.SearchMessages(ctx, q)
+		if err != nil {
+			return nil, 0, err
+		}
+		budget -= page.Scanned
+		for _, h := range page.Hits {
+			if filter {
+				ok, seen := allowed[h.SessionKey]
+				if !seen {
+					ok = g.check(ctx, h.SessionKey, policy.ActionHistory) == nil
+					allowed[h.SessionKey] = ok
+				}
+				if !ok {
+					continue
+				}
+			}
+			hits = append(hits, h)
+		}
+		switch {
+		case len(hits) > limit:
+			return hits, 0, nil
+		case page.Next > 0:
+			return hits, page.Next, nil
+		case !filter || len(page.Hits) < q.Limit:
+			return hits, 0, nil
+		case budget <= 0:
+			return hits, page.Hits[len(page.Hits)-1].Position, nil
+		}
+		q.Before = page.Hits[len(page.Hits)-1].Position
+	}
+}
+
 // search runs r within what req may read. The scope goes to the store as
 // filters (keys, tree, agents), so sessions outside it are never read;
-// only a restrictive agent-to-agent allow list leaves a check per session,
-// done here before anything is counted.
+// only an agent-to-agent allow list of patterns leaves a check per
+// session, done here before anything is counted, within the same cap on
+// matches examined.
 func (e *Engine) search(ctx context.Context, req Requester, r api.SearchRequest) (api.SearchResult, error) {
 	q, err := e.searchQuery(r)
 	if err != nil {
@@ -154,35 +195,17 @@ func (e *Engine) search(ctx context.Context, req Requester, r api.SearchRequest)
 		}
 		filter = sc.Filter
 	}
-	var hits []domain.SearchHit
-	allowed := map[string]bool{}
-	for {
-		page, err := e.store.SearchMessages(ctx, q)
-		if err != nil {
-			return api.SearchResult{}, err
-		}
-		for _, h := range page {
-			if filter {
-				ok, seen := allowed[h.SessionKey]
-				if !seen {
-					ok = g.check(ctx, h.SessionKey, policy.ActionHistory) == nil
-					allowed[h.SessionKey] = ok
-				}
-				if !ok {
-					continue
-				}
-			}
-			hits = append(hits, h)
-		}
-		if !filter || len(hits) > limit || len(page) < q.Limit {
-			break
-		}
-		q.Before = page[len(page)-1].Position
+	hits, next, err := e.searchScan(ctx, q, limit, filter, g)
+	if err != nil {
+		return api.SearchResult{}, err
 	}
 	out := api.SearchResult{Results: []api.SearchHit{}}
 	if len(hits) > limit {
 		hits = hits[:limit]
-		out.NextCursor = encodeCursor(hits[limit-1].Position)
+		next = hits[limit-1].Position
+	}
+	if next > 0 {
+		out.NextCursor = encodeCursor(next)
 	}
 	agent := req.agent(e)
 	for _, h := range hits {
