@@ -48,7 +48,7 @@ func (e *Engine) chainRemaining(ctx context.Context, key string) (domain.Budget,
 // nothing left is refused, and so is one whose effective token budget
 // cannot pay for firstPrompt (the estimate of the child's first prompt):
 // the child could make no model call.
-func (e *Engine) spawnBudget(ctx context.Context, p SpawnParams, inRun bool, requesterKey, payer, requesterAgent, model string, firstPrompt int64) (domain.Budget, error) {
+func (e *Engine) spawnBudget(ctx context.Context, p api.SpawnRequest, inRun bool, requesterKey, payer, requesterAgent, model string, firstPrompt int64) (domain.Budget, error) {
 	asked, err := p.Budget.Budget()
 	if err != nil {
 		return domain.Budget{}, err
@@ -128,7 +128,7 @@ func childAccount(childKey, requesterKey string, b domain.Budget, now int64) dom
 // attachUsage adds each row's usage rollups and budget: one read of the
 // rows' accounts by key (the rollups are kept as usage is charged, so no
 // tree is walked here).
-func (e *Engine) attachUsage(ctx context.Context, out []SessionRow, rows []domain.Session) error {
+func (e *Engine) attachUsage(ctx context.Context, out []api.SessionRow, rows []domain.Session) error {
 	if len(rows) == 0 {
 		return nil
 	}

@@ -17,7 +17,7 @@ import (
 // does not, or when no external channel or no recipient on it resolves
 // and the request is best-effort. channel is the request's resolved
 // inbound channel.
-func (e *Engine) chatDelivery(ctx context.Context, key, channel string, req ChatRequest) (*deliverSpec, error) {
+func (e *Engine) chatDelivery(ctx context.Context, key, channel string, req api.ChatRequest) (*deliverSpec, error) {
 	if !req.Deliver {
 		return nil, nil
 	}
@@ -130,7 +130,7 @@ func (e *Engine) chatDelivered(tx domain.Tx, run domain.Run) error {
 // to: a delivered reply (deliver: true) to a recipient the caller chose is
 // a direct send, which is operator-only, and a recipient recorded as the
 // session's delivery context would receive its later announces.
-func (e *Engine) ownRecipient(ctx context.Context, key string, req ChatRequest) error {
+func (e *Engine) ownRecipient(ctx context.Context, key string, req api.ChatRequest) error {
 	to, replyTo := strings.TrimSpace(req.To), strings.TrimSpace(req.ReplyTo)
 	if to == "" && replyTo == "" {
 		return nil

@@ -6,7 +6,7 @@ import "github.com/switchboard-go/switchboard/internal/api"
 // their api limits or hold U+0000. The hints are stored on the session row
 // and shown in every listing of it: unbounded, one call could make every
 // sessions.list answer megabytes (sec9 notes).
-func checkChatTexts(req ChatRequest) error {
+func checkChatTexts(req api.ChatRequest) error {
 	for _, c := range []struct {
 		l api.Limit
 		s string

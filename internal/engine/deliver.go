@@ -12,9 +12,6 @@ import (
 	"github.com/switchboard-go/switchboard/internal/policy"
 )
 
-// DeliverRequest is a direct outbound message to a channel (gateway `send`).
-type DeliverRequest = api.DeliverRequest
-
 // deliveryMirrorModel and deliveryMirrorKind mark the transcript copy of
 // a gateway `send` (OpenClaw writes such mirrors with model
 // "delivery-mirror" and zero usage).
@@ -30,7 +27,7 @@ var errDeliveryExists = errors.New("delivery already queued")
 // queueDelivery queues an outbound message in the outbox (at-least-once with an
 // idempotency key, so the recipient sees one). It returns the outbox row.
 // Deliver (service_sessions.go) gates it.
-func (e *Engine) queueDelivery(ctx context.Context, req DeliverRequest) (domain.OutboxItem, error) {
+func (e *Engine) queueDelivery(ctx context.Context, req api.DeliverRequest) (domain.OutboxItem, error) {
 	if strings.TrimSpace(req.Message) == "" {
 		return domain.OutboxItem{}, domain.Invalid("message required")
 	}

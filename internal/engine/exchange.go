@@ -32,10 +32,3 @@ func (e *Engine) exchangeFollowUp(tx domain.Tx, run domain.Run, spec runSpec, ne
 	}
 	return nil
 }
-
-// Silence tokens (see domain): a reply that is exactly one says nothing.
-const (
-	ReplySkip    = domain.ReplySkip
-	AnnounceSkip = domain.AnnounceSkip
-	NoReply      = domain.NoReply
-)

@@ -93,7 +93,7 @@ func (h hooks) CallTool(ctx context.Context, tc domain.ToolCallContext, name str
 	e := h.e
 	s, err := e.store.GetSession(ctx, tc.SessionKey)
 	allowed := err == nil && contains(e.toolsFor(s), name)
-	var out ToolOutcome
+	var out api.ToolOutcome
 	if !allowed {
 		out = tools.Failure(domain.Invalid("tool not available: %s", name))
 	} else {

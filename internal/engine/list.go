@@ -15,12 +15,6 @@ import (
 	"github.com/switchboard-go/switchboard/internal/redact"
 )
 
-type SessionRow = api.SessionRow
-
-type ListResult = api.ListResult
-
-type ListParams = api.ListRequest
-
 var validKinds = []string{domain.KindMain, domain.KindGroup, domain.KindCron, domain.KindHook, domain.KindNode, domain.KindOther}
 
 // normalizeKinds checks a kinds filter: at most api.ListKinds.Max known
@@ -41,16 +35,16 @@ func normalizeKinds(kinds []string) ([]string, error) {
 }
 
 // listSessions lists the sessions req can see, newest first.
-func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) (ListResult, error) {
+func (e *Engine) listSessions(ctx context.Context, req Requester, p api.ListRequest) (api.ListResult, error) {
 	kinds, err := normalizeKinds(p.Kinds)
 	if err != nil {
-		return ListResult{}, err
+		return api.ListResult{}, err
 	}
 	p.Kinds = kinds
 	// Every surface (WS sessions.list, HTTP ?search=, CLI --search) lists
 	// through here, so the bound is checked once for all of them.
 	if err := api.ListSearchChars.CheckChars(p.Search); err != nil {
-		return ListResult{}, err
+		return api.ListResult{}, err
 	}
 	if p.Limit <= 0 {
 		p.Limit = int(api.ListLimit.Default)
@@ -66,7 +60,7 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 	}
 	offset, err := api.ListOffset.Apply(int64(p.Offset))
 	if err != nil {
-		return ListResult{}, err
+		return api.ListResult{}, err
 	}
 	p.Offset = int(offset)
 	// One row past the page tells whether another page follows.
@@ -76,7 +70,7 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 	if g.selfOnly() {
 		s, err := e.store.GetSession(ctx, g.key)
 		if err != nil && !errors.Is(err, domain.ErrNotFound) {
-			return ListResult{}, err
+			return api.ListResult{}, err
 		}
 		if err == nil && p.Offset == 0 && matchesList(s, p, e.nowMs()) {
 			rows = append(rows, s)
@@ -92,7 +86,7 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 		}
 		scoped, filter := g.scope(q)
 		if p.AgentID != "" && scoped.AgentIDs != nil && !contains(scoped.AgentIDs, p.AgentID) {
-			return ListResult{Sessions: []SessionRow{}}, nil
+			return api.ListResult{Sessions: []api.SessionRow{}}, nil
 		}
 		if p.AgentID != "" {
 			scoped.AgentIDs = []string{p.AgentID}
@@ -106,7 +100,7 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 		for {
 			page, err := e.store.ListSessions(ctx, scoped)
 			if err != nil {
-				return ListResult{}, err
+				return api.ListResult{}, err
 			}
 			if !filter {
 				// Paged in SQL: the page is the listing (no copy of 200
@@ -138,7 +132,7 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 	if hasMore {
 		rows = rows[:p.Limit]
 	}
-	out := ListResult{Count: len(rows), Sessions: make([]SessionRow, len(rows)), HasMore: hasMore}
+	out := api.ListResult{Count: len(rows), Sessions: make([]api.SessionRow, len(rows)), HasMore: hasMore}
 	if hasMore {
 		next := p.Offset + len(rows)
 		out.NextOffset = &next
@@ -147,28 +141,28 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 		out.Sessions[i] = e.row(s, req)
 	}
 	if err := e.attachUsage(ctx, out.Sessions, rows); err != nil {
-		return ListResult{}, err
+		return api.ListResult{}, err
 	}
 	if p.MessageLimit > 0 {
 		if err := attachMessages(ctx, e.store, out.Sessions, rows, p.MessageLimit); err != nil {
-			return ListResult{}, err
+			return api.ListResult{}, err
 		}
 		if !req.Operator {
 			if err := maskListMessages(out.Sessions); err != nil {
-				return ListResult{}, err
+				return api.ListResult{}, err
 			}
 		}
 	}
 	if p.IncludeLastMessage || p.IncludeDerivedTitles {
 		if err := e.attachTitles(ctx, out.Sessions, rows, p.IncludeLastMessage, p.IncludeDerivedTitles); err != nil {
-			return ListResult{}, err
+			return api.ListResult{}, err
 		}
 	}
 	return out, nil
 }
 
 // matchesList applies list filters to one row in Go (self-only listing).
-func matchesList(s domain.Session, p ListParams, now int64) bool {
+func matchesList(s domain.Session, p api.ListRequest, now int64) bool {
 	if s.ArchivedAt > 0 && !p.IncludeArchived {
 		return false
 	}
@@ -188,7 +182,7 @@ func matchesList(s domain.Session, p ListParams, now int64) bool {
 // each message only to encode it again a fifth of the rest. Otherwise a
 // few workers each take rows in turn: one goroutine per row would grow a
 // fresh stack through SQLite's deep call chain for every row.
-func attachMessages(ctx context.Context, st domain.Store, out []SessionRow, rows []domain.Session, n int) error {
+func attachMessages(ctx context.Context, st domain.Store, out []api.SessionRow, rows []domain.Session, n int) error {
 	exclude := []string{domain.RoleToolResult, "tool"}
 	if tr, ok := st.(domain.TailsJSONReader); ok {
 		return attachTails(ctx, tr, out, rows, n, exclude)
@@ -224,7 +218,7 @@ func attachMessages(ctx context.Context, st domain.Store, out []SessionRow, rows
 // attachTails reads the tails through tr, in up to tailChunks queries
 // at once: one query per listing leaves the second core idle, and the
 // listing's latency is its CPU time.
-func attachTails(ctx context.Context, tr domain.TailsJSONReader, out []SessionRow, rows []domain.Session, n int, exclude []string) error {
+func attachTails(ctx context.Context, tr domain.TailsJSONReader, out []api.SessionRow, rows []domain.Session, n int, exclude []string) error {
 	gens := make([]domain.Generation, len(rows))
 	for i, s := range rows {
 		gens[i] = domain.Generation{Key: s.Key, SessionID: s.SessionID}
@@ -255,7 +249,7 @@ func attachTails(ctx context.Context, tr domain.TailsJSONReader, out []SessionRo
 
 // listMessages sets each row's messages from its tail, all of them in one
 // array; each refers to its JSON where the store read it.
-func listMessages(out []SessionRow, gens []domain.Generation, tails [][]domain.StoredMessage) error {
+func listMessages(out []api.SessionRow, gens []domain.Generation, tails [][]domain.StoredMessage) error {
 	count := 0
 	for _, t := range tails {
 		count += len(t)
@@ -292,7 +286,7 @@ const attachWorkers = 4
 // row builds the sessions_list row of s as seen by req: the one mapping
 // (api.RowOf) with req's view of the keys, the agent's default model and
 // the transcript's path.
-func (e *Engine) row(s domain.Session, req Requester) SessionRow {
+func (e *Engine) row(s domain.Session, req Requester) api.SessionRow {
 	agent := req.agent(e)
 	r := api.RowOf(s)
 	r.Key = e.keys.Display(s.Key, agent)
@@ -321,7 +315,7 @@ func (e *Engine) modelFor(s domain.Session) string {
 // sessions_history does for a requester without operator rights: secrets
 // masked, long texts cut, bulky fields dropped (what history, search and
 // fork hand a model must not come raw through a listing).
-func maskListMessages(rows []SessionRow) error {
+func maskListMessages(rows []api.SessionRow) error {
 	for i := range rows {
 		lms := rows[i].Messages
 		if len(lms) == 0 {

@@ -22,7 +22,7 @@ const titleHeadMessages = 4
 // (OpenClaw's includeLastMessage / includeDerivedTitles): one short read
 // per row and field, by attachWorkers goroutines, since a listing may have
 // hundreds of rows. Texts are masked as history masks them.
-func (e *Engine) attachTitles(ctx context.Context, out []SessionRow, rows []domain.Session, preview, title bool) error {
+func (e *Engine) attachTitles(ctx context.Context, out []api.SessionRow, rows []domain.Session, preview, title bool) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -66,7 +66,7 @@ func (e *Engine) attachTitles(ctx context.Context, out []SessionRow, rows []doma
 }
 
 // titleRow fills one row's preview and title.
-func (e *Engine) titleRow(ctx context.Context, row *SessionRow, s domain.Session, preview, title bool) error {
+func (e *Engine) titleRow(ctx context.Context, row *api.SessionRow, s domain.Session, preview, title bool) error {
 	exclude := []string{domain.RoleToolResult, "tool"}
 	if preview {
 		msgs, err := e.store.ReadMessages(ctx, s.Key, domain.MessageQuery{SessionID: s.SessionID, Limit: 1, ExcludeRoles: exclude})

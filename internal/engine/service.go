@@ -169,7 +169,7 @@ func (e *Engine) Chat(ctx context.Context, p api.Principal, r api.ChatRequest) (
 	}
 	r.IdempotencyKey = req.scopeKey(api.OpChat, r.IdempotencyKey)
 	if l := strings.TrimSpace(r.Label); l != "" {
-		if _, err := e.patch(ctx, orDefault(r.SessionKey, "main"), PatchParams{Label: api.SetValue(l)}); err != nil {
+		if _, err := e.patch(ctx, orDefault(r.SessionKey, "main"), api.PatchRequest{Label: api.SetValue(l)}); err != nil {
 			return api.ChatResult{}, err
 		}
 	}

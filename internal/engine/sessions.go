@@ -12,10 +12,8 @@ import (
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
 )
 
-type PatchParams = api.PatchRequest
-
 // patch changes a session's settings, creating the session when missing.
-func (e *Engine) patch(ctx context.Context, ref string, p PatchParams) (domain.Session, error) {
+func (e *Engine) patch(ctx context.Context, ref string, p api.PatchRequest) (domain.Session, error) {
 	key, err := e.resolveRef(ctx, Requester{Operator: true}, ref)
 	if err != nil {
 		return domain.Session{}, err

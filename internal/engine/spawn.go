@@ -13,13 +13,9 @@ import (
 	"github.com/switchboard-go/switchboard/internal/subagent"
 )
 
-type SpawnParams = api.SpawnRequest
-
-type SpawnResult = api.SpawnResult
-
 // spawn starts a sub-agent run in a new isolated session and returns at
 // once; the child's result is announced back to the requester session.
-func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (SpawnResult, error) {
+func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (api.SpawnResult, error) {
 	subs := e.cfg.Agents.Defaults.Subagents
 	p.Thinking = api.NormalizeThinking(p.Thinking)
 	var err error
@@ -27,21 +23,21 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		p.IdempotencyKey = req.IdempotencyKey
 	}
 	if strings.TrimSpace(p.Task) == "" {
-		return SpawnResult{}, domain.Invalid("task required")
+		return api.SpawnResult{}, domain.Invalid("task required")
 	}
 	if err := api.TaskChars.CheckChars(p.Task); err != nil {
-		return SpawnResult{}, err
+		return api.SpawnResult{}, err
 	}
 	if err := api.CheckLabel(p.Label); err != nil {
-		return SpawnResult{}, err
+		return api.SpawnResult{}, err
 	}
 	if p.RunTimeoutSeconds != nil {
 		if _, err := api.SpawnRunTimeout.Apply(int64(*p.RunTimeoutSeconds)); err != nil {
-			return SpawnResult{}, err
+			return api.SpawnResult{}, err
 		}
 	}
 	if p.Context, err = spawnContext(p.Context); err != nil {
-		return SpawnResult{}, err
+		return api.SpawnResult{}, err
 	}
 	idem := ""
 	if p.IdempotencyKey != "" {
@@ -50,7 +46,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 	fingerprint := spawnFingerprint(p)
 	if prior, found, err := e.priorRun(ctx, idem, fingerprint); err != nil || found {
 		if err != nil {
-			return SpawnResult{}, err
+			return api.SpawnResult{}, err
 		}
 		return priorSpawn(prior), nil
 	}
@@ -59,7 +55,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 	if err != nil {
 		requester, err = e.newSession(requesterKey)
 		if err != nil {
-			return SpawnResult{}, err
+			return api.SpawnResult{}, err
 		}
 	}
 	depth := requester.SpawnDepth
@@ -68,9 +64,9 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 	}
 	if depth >= subs.MaxSpawnDepth {
 		if subs.MaxSpawnDepth <= 1 {
-			return SpawnResult{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn is not allowed from sub-agent sessions (agents.defaults.subagents.maxSpawnDepth=%d)", subs.MaxSpawnDepth)
+			return api.SpawnResult{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn is not allowed from sub-agent sessions (agents.defaults.subagents.maxSpawnDepth=%d)", subs.MaxSpawnDepth)
 		}
-		return SpawnResult{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn refused: spawn depth %d would exceed agents.defaults.subagents.maxSpawnDepth=%d", depth+1, subs.MaxSpawnDepth)
+		return api.SpawnResult{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn refused: spawn depth %d would exceed agents.defaults.subagents.maxSpawnDepth=%d", depth+1, subs.MaxSpawnDepth)
 	}
 
 	// Mode and thread.
@@ -82,7 +78,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		}
 	}
 	if mode == "session" && !p.Thread {
-		return SpawnResult{}, domain.Invalid(`mode="session" requires thread=true so the subagent can stay bound to a thread.`)
+		return api.SpawnResult{}, domain.Invalid(`mode="session" requires thread=true so the subagent can stay bound to a thread.`)
 	}
 	cleanup := orDefault(p.Cleanup, "keep")
 	if mode == "session" {
@@ -98,7 +94,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		agent = strings.ToLower(strings.TrimSpace(p.AgentID))
 	}
 	if err := policy.SpawnAllowed(e.cfg, requesterAgent, agent); err != nil {
-		return SpawnResult{}, err
+		return api.SpawnResult{}, err
 	}
 
 	// Model and thinking.
@@ -110,11 +106,11 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		model = e.conf().AgentModel(agent)
 	}
 	if _, _, err := e.models.Resolve(model); err != nil {
-		return SpawnResult{}, err
+		return api.SpawnResult{}, err
 	}
 	if p.Thinking != "" {
 		if err := e.models.ValidateThinking(model, p.Thinking); err != nil {
-			return SpawnResult{}, err
+			return api.SpawnResult{}, err
 		}
 	}
 
@@ -123,17 +119,17 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 	firstPrompt := estimateTokens(p.Task, subagent.Context(requesterKey, "", p.Label))
 	budget, err := e.spawnBudget(ctx, p, req.RunID != "", requesterKey, payer, requesterAgent, model, firstPrompt)
 	if err != nil {
-		return SpawnResult{}, err
+		return api.SpawnResult{}, err
 	}
 
 	// Sandbox inheritance.
 	childSandboxed := e.conf().AgentSandboxed(agent)
 	requesterSandboxed := e.sandboxed(requester)
 	if requesterSandboxed && !childSandboxed {
-		return SpawnResult{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn refused: this session is sandboxed and agent %q would run unsandboxed", agent)
+		return api.SpawnResult{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn refused: this session is sandboxed and agent %q would run unsandboxed", agent)
 	}
 	if p.Sandbox == "require" && !childSandboxed {
-		return SpawnResult{}, domain.Errorf(domain.CodeForbidden, `sessions_spawn refused: sandbox="require" but agent %q runs unsandboxed (set its sandbox.mode to "all")`, agent)
+		return api.SpawnResult{}, domain.Errorf(domain.CodeForbidden, `sessions_spawn refused: sandbox="require" but agent %q runs unsandboxed (set its sandbox.mode to "all")`, agent)
 	}
 
 	// Limits on live children: checked with the run's commit, under the
@@ -154,16 +150,16 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 	if len(p.Attachments) > 0 {
 		ac := e.cfg.Tools.SessionsSpawn.Attachments
 		if !ac.Enabled {
-			return SpawnResult{}, domain.Errorf(domain.CodeForbidden, "attachments are disabled for sessions_spawn (enable tools.sessions_spawn.attachments.enabled)")
+			return api.SpawnResult{}, domain.Errorf(domain.CodeForbidden, "attachments are disabled for sessions_spawn (enable tools.sessions_spawn.attachments.enabled)")
 		}
 		files, err := attachments.Decode(p.Attachments, attachments.LimitsFromConfig(ac))
 		if err != nil {
-			return SpawnResult{}, err
+			return api.SpawnResult{}, err
 		}
 		ws := e.cfg.Workspace(e.dir, agent)
 		r, dir, err := attachments.Materialize(ws, files, e.newID)
 		if err != nil {
-			return SpawnResult{}, fsFailure("writing the attachments", err)
+			return api.SpawnResult{}, fsFailure("writing the attachments", err)
 		}
 		receipt = &r
 		ss.AttachmentsDir = dir
@@ -175,7 +171,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 	var forked []domain.Message
 	if p.Context == api.SpawnFork {
 		if forked, err = e.forkMessages(ctx, requesterKey); err != nil {
-			return SpawnResult{}, err
+			return api.SpawnResult{}, err
 		}
 	}
 	spec := runSpec{
@@ -196,7 +192,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 	}
 	rawSpec, err := encodeSpec(spec)
 	if err != nil {
-		return SpawnResult{}, err
+		return api.SpawnResult{}, err
 	}
 	now := e.nowMs()
 	var (
@@ -237,7 +233,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		if ss.AttachmentsDir != "" {
 			_ = attachments.SafeRemove(ss.AttachmentsRoot, ss.AttachmentsDir)
 		}
-		return SpawnResult{}, err
+		return api.SpawnResult{}, err
 	}
 	if !created {
 		// Another call with this key won the race: report the first
@@ -246,13 +242,13 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 			_ = attachments.SafeRemove(ss.AttachmentsRoot, ss.AttachmentsDir)
 		}
 		if err := sameWork(run, fingerprint); err != nil {
-			return SpawnResult{}, err
+			return api.SpawnResult{}, err
 		}
 		return priorSpawn(run), nil
 	}
 	e.publishSession(childKey, "created")
 	e.log.Info("sessions_spawn", "requester", requesterKey, "child", childKey, "run", run.ID, "agent", agent, "model", model)
-	res := SpawnResult{Status: "accepted", ChildSessionKey: childKey, RunID: run.ID, Mode: mode, Note: subagent.Note, Attachments: receipt}
+	res := api.SpawnResult{Status: "accepted", ChildSessionKey: childKey, RunID: run.ID, Mode: mode, Note: subagent.Note, Attachments: receipt}
 	if !budget.IsZero() {
 		res.Budget = &budget
 	}
@@ -267,7 +263,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 
 // spawnFingerprint digests the parameters that define a spawn's work (its
 // timeout is not one of them).
-func spawnFingerprint(p SpawnParams) string {
+func spawnFingerprint(p api.SpawnRequest) string {
 	w := spawnWork{Task: p.Task, Label: p.Label, AgentID: strings.ToLower(strings.TrimSpace(p.AgentID)), Model: p.Model,
 		Thinking: p.Thinking, Thread: p.Thread, Mode: p.Mode, Cleanup: p.Cleanup, Sandbox: p.Sandbox, MountPath: p.MountPath}
 	if p.Context == api.SpawnFork {
@@ -280,10 +276,10 @@ func spawnFingerprint(p SpawnParams) string {
 }
 
 // priorSpawn is the answer to a retried spawn: the first spawn's run.
-func priorSpawn(run domain.Run) SpawnResult {
+func priorSpawn(run domain.Run) api.SpawnResult {
 	mode := "run"
 	if spec, err := decodeSpec(run); err == nil && spec.Spawn != nil && spec.Spawn.Mode != "" {
 		mode = spec.Spawn.Mode
 	}
-	return SpawnResult{Status: "accepted", ChildSessionKey: run.SessionKey, RunID: run.ID, Mode: mode, Note: subagent.Note}
+	return api.SpawnResult{Status: "accepted", ChildSessionKey: run.SessionKey, RunID: run.ID, Mode: mode, Note: subagent.Note}
 }
