@@ -25,6 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/budget"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/outbox"
@@ -111,6 +112,7 @@ type Engine struct {
 	bus        *bus
 	deliveries *outbox.Worker
 	remotes    *remote.Client // A2A client of a2a.remotes (remote.go)
+	budgets    budget.Ledger
 	channels   ChannelDeliverers
 
 	started bool
@@ -163,6 +165,7 @@ func New(opts Options) (*Engine, error) {
 		hold:     opts.HoldDeliveries || opts.HoldRuns,
 		channels: opts.Channels,
 	}
+	e.budgets = budget.Ledger{Store: opts.Store, Config: e.conf, Now: opts.Now}
 	claimer, _ := opts.Cluster.(outbox.Claimer)
 	e.remotes = remote.New(remote.Options{HTTP: opts.A2AHTTPClient})
 	ob, err := e.newOutbox(opts.HTTPClient, opts.MaintenanceInterval, claimer)
@@ -184,7 +187,7 @@ func New(opts Options) (*Engine, error) {
 		NewID:    runID,
 		Logger:   opts.Logger,
 		MaxSteps: cfg.Runtime.MaxSteps,
-		Price:    e.price,
+		Price:    e.budgets.Price,
 		Hold:     opts.HoldRuns,
 		Lanes: map[domain.Lane]int{
 			domain.LaneMain:     cfg.Runtime.Lanes.Main,

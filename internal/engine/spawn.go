@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/switchboard-go/switchboard/internal/budget"
 	"path/filepath"
 	"strings"
 
@@ -116,9 +117,16 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 	}
 
 	// Budget: asked, or the agent's default, capped by what is left above.
+	asked, err := p.Budget.Budget()
+	if err != nil {
+		return api.SpawnResult{}, err
+	}
 	payer := e.payerFor(ctx, req, requesterKey)
-	firstPrompt := estimateTokens(p.Task, subagent.Context(requesterKey, "", p.Label))
-	budget, err := e.spawnBudget(ctx, p, req.RunID != "", requesterKey, payer, requesterAgent, model, firstPrompt)
+	childBudget, err := e.budgets.ForSpawn(ctx, budget.Spawn{
+		Asked: asked, InRun: req.RunID != "", Requester: requesterKey, Payer: payer,
+		RequesterAgent: requesterAgent, Model: model,
+		FirstPrompt: budget.EstimateTokens(p.Task, subagent.Context(requesterKey, "", p.Label)),
+	})
 	if err != nil {
 		return api.SpawnResult{}, err
 	}
@@ -226,7 +234,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 			if err != nil {
 				return err
 			}
-			return tx.PutAccount(childAccount(childKey, requesterKey, budget, now))
+			return tx.PutAccount(budget.ChildAccount(childKey, requesterKey, childBudget, now))
 		})
 		return err
 	})
@@ -250,8 +258,8 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 	e.publishSession(childKey, "created")
 	e.log.Info("sessions_spawn", "requester", requesterKey, "child", childKey, "run", run.ID, "agent", agent, "model", model)
 	res := api.SpawnResult{Status: "accepted", ChildSessionKey: childKey, RunID: run.ID, Mode: mode, Note: subagent.Note, Attachments: receipt}
-	if !budget.IsZero() {
-		res.Budget = &budget
+	if !childBudget.IsZero() {
+		res.Budget = &childBudget
 	}
 	if p.Model != "" {
 		res.ModelApplied = model
