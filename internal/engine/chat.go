@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/switchboard-go/switchboard/internal/runs"
 	"slices"
 	"strings"
 
@@ -108,8 +109,8 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 		row = nil // (read before the reset)
 	}
 	spec := runSpec{
-		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(msg),
-			Provenance: &domain.Provenance{Kind: domain.ProvenanceExternalUser, SourceChannel: channel}},
+		Spec: runs.Spec{UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(msg),
+			Provenance: &domain.Provenance{Kind: domain.ProvenanceExternalUser, SourceChannel: channel}}},
 		System: req.ExtraSystem, Model: req.Model, Thinking: req.Thinking, Fingerprint: fingerprint,
 		Chain: slices.Clone(req.Chain), Deliver: deliver,
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/runs"
 	"strings"
 	"time"
 
@@ -138,19 +139,21 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 	}
 	maxTurns := e.cfg.Session.AgentToAgent.MaxPingPongTurns
 	spec := runSpec{
-		UserMessage: &domain.Message{
-			Role:    domain.RoleUser,
-			Content: domain.TextContent(p.Message),
-			Provenance: &domain.Provenance{Kind: domain.ProvenanceInterSession, SourceSessionKey: requesterKey,
-				SourceChannel: requesterChannel, SourceTool: api.ToolSessionsSend, SourceRunID: req.RunID},
+		Spec: runs.Spec{
+			UserMessage: &domain.Message{
+				Role:    domain.RoleUser,
+				Content: domain.TextContent(p.Message),
+				Provenance: &domain.Provenance{Kind: domain.ProvenanceInterSession, SourceSessionKey: requesterKey,
+					SourceChannel: requesterChannel, SourceTool: api.ToolSessionsSend, SourceRunID: req.RunID},
+			},
+			Steer: mode == api.SendSteer,
+			Payer: e.payerFor(ctx, req, requesterKey),
 		},
 		System: exchange.MessageContext(requesterKey, requesterChannel, target, targetChannel),
 		Chain:  chain,
 		A2A: &exchange.State{RequesterKey: requesterKey, RequesterChannel: requesterChannel, TargetKey: target,
 			TargetChannel: targetChannel, TargetTo: targetTo, InRun: req.RunID != "", MaxTurns: maxTurns, Original: p.Message},
 		Fingerprint: fingerprint,
-		Steer:       mode == api.SendSteer,
-		Payer:       e.payerFor(ctx, req, requesterKey),
 	}
 	var timeoutMs int64
 	if e.isRemote(targetAgent) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"github.com/switchboard-go/switchboard/internal/budget"
+	"github.com/switchboard-go/switchboard/internal/runs"
 	"path/filepath"
 	"strings"
 
@@ -184,10 +185,10 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 		}
 	}
 	spec := runSpec{
-		Prelude: forked,
-		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(task),
-			Provenance: &domain.Provenance{Kind: domain.ProvenanceInterSession, SourceSessionKey: requesterKey,
-				SourceTool: api.ToolSessionsSpawn, SourceRunID: req.RunID}},
+		Spec: runs.Spec{Prelude: forked,
+			UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(task),
+				Provenance: &domain.Provenance{Kind: domain.ProvenanceInterSession, SourceSessionKey: requesterKey,
+					SourceTool: api.ToolSessionsSpawn, SourceRunID: req.RunID}}},
 		System:      subagent.Context(requesterKey, childKey, p.Label),
 		Model:       model,
 		Thinking:    p.Thinking,
