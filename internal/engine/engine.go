@@ -29,6 +29,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/outbox"
+	"github.com/switchboard-go/switchboard/internal/query"
 	"github.com/switchboard-go/switchboard/internal/runs"
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
 )
@@ -113,6 +114,7 @@ type Engine struct {
 	deliveries *outbox.Worker
 	remotes    *remote.Client // A2A client of a2a.remotes (remote.go)
 	budgets    budget.Ledger
+	reads      query.Reader
 	channels   ChannelDeliverers
 
 	started bool
@@ -166,6 +168,7 @@ func New(opts Options) (*Engine, error) {
 		channels: opts.Channels,
 	}
 	e.budgets = budget.Ledger{Store: opts.Store, Config: e.conf, Now: opts.Now}
+	e.reads = query.Reader{Store: opts.Store, Keys: e.keys, Config: e.conf, Now: opts.Now}
 	claimer, _ := opts.Cluster.(outbox.Claimer)
 	e.remotes = remote.New(remote.Options{HTTP: opts.A2AHTTPClient})
 	ob, err := e.newOutbox(opts.HTTPClient, opts.MaintenanceInterval, claimer)

@@ -35,7 +35,7 @@ func (e *Engine) history(ctx context.Context, req Requester, p api.HistoryReques
 		return api.HistoryResult{}, err
 	}
 	g := e.guardFor(ctx, req)
-	if err := g.check(ctx, key, policy.ActionHistory); err != nil {
+	if err := g.Check(ctx, key, policy.ActionHistory); err != nil {
 		return api.HistoryResult{}, err
 	}
 	res := api.HistoryResult{SessionKey: e.keys.Display(key, req.agent(e)), Messages: []api.HistoryMessage{}}
@@ -102,4 +102,14 @@ func withIDs(msgs []domain.Message) []api.HistoryMessage {
 
 func unknownMessageID(id, key string) error {
 	return domain.Invalid("beforeMessageId %q is not a message of session %s (use an id from sessions_history or sessions_search)", id, key)
+}
+
+// Search is sessions_search as the principal: messages of the sessions it
+// may read (as sessions_history decides), newest first (package query).
+func (e *Engine) Search(ctx context.Context, p api.Principal, r api.SearchRequest) (api.SearchResult, error) {
+	req, err := e.enter(p, api.OpSessionsSearch)
+	if err != nil {
+		return api.SearchResult{}, err
+	}
+	return e.reads.Search(ctx, e.guardFor(ctx, req), req.agent(e), r)
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/query"
 	"math"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -15,28 +15,9 @@ import (
 	"github.com/switchboard-go/switchboard/internal/redact"
 )
 
-var validKinds = []string{domain.KindMain, domain.KindGroup, domain.KindCron, domain.KindHook, domain.KindNode, domain.KindOther}
-
-// normalizeKinds checks a kinds filter: at most api.ListKinds.Max known
-// kinds, case-insensitive. It returns them lowercased.
-func normalizeKinds(kinds []string) ([]string, error) {
-	if int64(len(kinds)) > api.ListKinds.Max {
-		return nil, domain.Invalid("kinds has too many items (%d; max %d)", len(kinds), api.ListKinds.Max)
-	}
-	var out []string
-	for _, k := range kinds {
-		k = strings.ToLower(strings.TrimSpace(k))
-		if !contains(validKinds, k) {
-			return nil, domain.Invalid("kinds: unknown kind %q (use %s)", k, strings.Join(validKinds, ", "))
-		}
-		out = append(out, k)
-	}
-	return out, nil
-}
-
 // listSessions lists the sessions req can see, newest first.
 func (e *Engine) listSessions(ctx context.Context, req Requester, p api.ListRequest) (api.ListResult, error) {
-	kinds, err := normalizeKinds(p.Kinds)
+	kinds, err := query.NormalizeKinds(p.Kinds)
 	if err != nil {
 		return api.ListResult{}, err
 	}
@@ -67,8 +48,8 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p api.ListRequ
 	want := p.Limit + 1
 	g := e.guardFor(ctx, req)
 	var rows []domain.Session
-	if g.selfOnly() {
-		s, err := e.store.GetSession(ctx, g.key)
+	if g.SelfOnly() {
+		s, err := e.store.GetSession(ctx, g.Key())
 		if err != nil && !errors.Is(err, domain.ErrNotFound) {
 			return api.ListResult{}, err
 		}
@@ -84,7 +65,7 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p api.ListRequ
 		if p.ActiveMinutes > 0 {
 			q.UpdatedSince = e.nowMs() - int64(p.ActiveMinutes)*60_000
 		}
-		scoped, filter := g.scope(q)
+		scoped, filter := g.Scope(q)
 		if p.AgentID != "" && scoped.AgentIDs != nil && !contains(scoped.AgentIDs, p.AgentID) {
 			return api.ListResult{Sessions: []api.SessionRow{}}, nil
 		}
@@ -112,7 +93,7 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p api.ListRequ
 				rows = make([]domain.Session, 0, want)
 			}
 			for _, s := range page {
-				if !g.allowRow(ctx, s) {
+				if !g.AllowRow(ctx, s) {
 					continue
 				}
 				if skip > 0 {

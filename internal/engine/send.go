@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/query"
 	"github.com/switchboard-go/switchboard/internal/runs"
 	"strings"
 	"time"
@@ -80,7 +81,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 		return e.sendAnswer(ctx, prior, display, p.TimeoutSeconds, req.RunID != "")
 	}
 	targetAgent := e.keys.AgentOf(target)
-	if err := g.check(ctx, target, policy.ActionSend); err != nil {
+	if err := g.Check(ctx, target, policy.ActionSend); err != nil {
 		return fail(statusOf(err), domain.ErrorMessage(err), display), nil
 	}
 
@@ -245,7 +246,7 @@ func (e *Engine) sendAnswer(ctx context.Context, run domain.Run, display string,
 }
 
 // findLabel resolves a label to a key; on failure it returns the payload.
-func (e *Engine) findLabel(ctx context.Context, req Requester, g guard, label, agentID string) (string, api.SendResult, bool) {
+func (e *Engine) findLabel(ctx context.Context, req Requester, g query.Guard, label, agentID string) (string, api.SendResult, bool) {
 	fail := func(status, msg string) (string, api.SendResult, bool) {
 		return "", api.SendResult{Status: status, Error: msg}, false
 	}
@@ -258,7 +259,7 @@ func (e *Engine) findLabel(ctx context.Context, req Requester, g guard, label, a
 	if agentID != "" {
 		agent = strings.ToLower(strings.TrimSpace(agentID))
 		if agent != requesterAgent && !req.Operator {
-			if g.vis.Restricted() {
+			if g.Visibility().Restricted() {
 				return fail("forbidden", "Sandboxed sessions_send label lookup is limited to this agent")
 			}
 			a2a := policy.NewA2A(e.conf())
@@ -278,13 +279,13 @@ func (e *Engine) findLabel(ctx context.Context, req Requester, g guard, label, a
 	// unknown label, and an ambiguity never names a hidden key.
 	rows := all[:0]
 	for _, s := range all {
-		if g.check(ctx, s.Key, policy.ActionSend) == nil {
+		if g.Check(ctx, s.Key, policy.ActionSend) == nil {
 			rows = append(rows, s)
 		}
 	}
 	switch len(rows) {
 	case 0:
-		if g.vis.Restricted() {
+		if g.Visibility().Restricted() {
 			return fail("forbidden", "Session not visible from this sandboxed agent session.")
 		}
 		return fail("error", "No session found with label: "+label)

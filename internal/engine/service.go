@@ -67,7 +67,7 @@ func (e *Engine) target(ctx context.Context, req Requester, key string, action p
 	if req.Operator {
 		return nil
 	}
-	return e.guardFor(ctx, req).check(ctx, key, action)
+	return e.guardFor(ctx, req).Check(ctx, key, action)
 }
 
 // ListSessions lists the sessions the principal may see, newest first.
@@ -283,7 +283,7 @@ func (e *Engine) ListRuns(ctx context.Context, p api.Principal, q api.RunsReques
 	g := e.guardFor(ctx, req)
 	out := runs[:0]
 	for _, r := range runs {
-		if g.check(ctx, r.SessionKey, policy.ActionHistory) == nil {
+		if g.Check(ctx, r.SessionKey, policy.ActionHistory) == nil {
 			out = append(out, r)
 		}
 	}
