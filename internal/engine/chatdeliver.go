@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/switchboard-go/switchboard/internal/query"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
@@ -161,5 +162,5 @@ func (e *Engine) ownRecipient(ctx context.Context, key string, req api.ChatReque
 }
 
 func notOwnRecipient(to, channel string) error {
-	return domain.Errorf(domain.CodeForbidden, "recipient %q on %s is not this session's own: delivering to another recipient needs operator rights", clip(to, 128), channel)
+	return domain.Errorf(domain.CodeForbidden, "recipient %q on %s is not this session's own: delivering to another recipient needs operator rights", query.Clip(to, 128), channel)
 }

@@ -135,7 +135,7 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p api.ListRequ
 		}
 	}
 	if p.IncludeLastMessage || p.IncludeDerivedTitles {
-		if err := e.attachTitles(ctx, out.Sessions, rows, p.IncludeLastMessage, p.IncludeDerivedTitles); err != nil {
+		if err := e.reads.AttachTitles(ctx, out.Sessions, rows, p.IncludeLastMessage, p.IncludeDerivedTitles); err != nil {
 			return api.ListResult{}, err
 		}
 	}
@@ -188,7 +188,7 @@ func attachMessages(ctx context.Context, st domain.Store, out []api.SessionRow, 
 		}
 	}
 	var wg sync.WaitGroup
-	for range min(attachWorkers, len(rows)) - 1 {
+	for range min(query.AttachWorkers, len(rows)) - 1 {
 		wg.Go(work)
 	}
 	work()
@@ -259,10 +259,6 @@ const (
 	tailChunks   = 2
 	tailChunkMin = 50
 )
-
-// attachWorkers is how many goroutines read messageLimit tails at once
-// (the read pool has more connections than this).
-const attachWorkers = 4
 
 // row builds the sessions_list row of s as seen by req: the one mapping
 // (api.RowOf) with req's view of the keys, the agent's default model and

@@ -1,4 +1,4 @@
-package engine
+package query
 
 import (
 	"context"
@@ -12,10 +12,11 @@ import (
 	"github.com/switchboard-go/switchboard/internal/redact"
 )
 
-// history returns the newest messages of a session, oldest first: the
-// page ending before BeforeMessageID (or at the newest message), after
-// skipping Offset messages.
-func (e *Engine) history(ctx context.Context, req Requester, p api.HistoryRequest) (api.HistoryResult, error) {
+// History returns the newest messages of session key (resolved by the
+// engine from p.SessionKey), oldest first, when g may read it: the page
+// ending before BeforeMessageID (or at the newest message), after skipping
+// Offset messages; agent is the viewer's agent, for the key shown.
+func (r Reader) History(ctx context.Context, g Guard, key, agent string, p api.HistoryRequest) (api.HistoryResult, error) {
 	if p.Limit <= 0 {
 		p.Limit = int(api.HistoryLimit.Default)
 	}
@@ -30,16 +31,11 @@ func (e *Engine) history(ctx context.Context, req Requester, p api.HistoryReques
 	if err := api.MessageIDChars.CheckChars(p.BeforeMessageID); err != nil {
 		return api.HistoryResult{}, err
 	}
-	key, err := e.resolveRef(ctx, req, p.SessionKey)
-	if err != nil {
-		return api.HistoryResult{}, err
-	}
-	g := e.guardFor(ctx, req)
 	if err := g.Check(ctx, key, policy.ActionHistory); err != nil {
 		return api.HistoryResult{}, err
 	}
-	res := api.HistoryResult{SessionKey: e.keys.Display(key, req.agent(e)), Messages: []api.HistoryMessage{}}
-	s, err := e.store.GetSession(ctx, key)
+	res := api.HistoryResult{SessionKey: r.Keys.Display(key, agent), Messages: []api.HistoryMessage{}}
+	s, err := r.Store.GetSession(ctx, key)
 	if errors.Is(err, domain.ErrNotFound) {
 		if p.BeforeMessageID != "" {
 			return api.HistoryResult{}, unknownMessageID(p.BeforeMessageID, res.SessionKey)
@@ -56,7 +52,7 @@ func (e *Engine) history(ctx context.Context, req Requester, p api.HistoryReques
 	if !p.IncludeTools {
 		q.ExcludeRoles = []string{domain.RoleToolResult, "tool"}
 	}
-	msgs, err := e.store.ReadMessages(ctx, key, q)
+	msgs, err := r.Store.ReadMessages(ctx, key, q)
 	if errors.Is(err, domain.ErrNotFound) && p.BeforeMessageID != "" {
 		return api.HistoryResult{}, unknownMessageID(p.BeforeMessageID, res.SessionKey)
 	}
@@ -102,14 +98,4 @@ func withIDs(msgs []domain.Message) []api.HistoryMessage {
 
 func unknownMessageID(id, key string) error {
 	return domain.Invalid("beforeMessageId %q is not a message of session %s (use an id from sessions_history or sessions_search)", id, key)
-}
-
-// Search is sessions_search as the principal: messages of the sessions it
-// may read (as sessions_history decides), newest first (package query).
-func (e *Engine) Search(ctx context.Context, p api.Principal, r api.SearchRequest) (api.SearchResult, error) {
-	req, err := e.enter(p, api.OpSessionsSearch)
-	if err != nil {
-		return api.SearchResult{}, err
-	}
-	return e.reads.Search(ctx, e.guardFor(ctx, req), req.agent(e), r)
 }
