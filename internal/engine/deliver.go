@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/api"
 
+	"github.com/switchboard-go/switchboard/internal/delivery"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/policy"
 )
@@ -99,4 +101,68 @@ func (e *Engine) queueDelivery(ctx context.Context, req api.DeliverRequest) (dom
 	}
 	e.poke()
 	return stored, nil
+}
+
+// chatDelivery resolves where a chat run's reply is delivered
+// (delivery.ForChat) with the session's row and the request's reply
+// channel resolved as an inbound channel. channel is the request's
+// resolved inbound channel.
+func (e *Engine) chatDelivery(ctx context.Context, key, channel string, req api.ChatRequest) (*delivery.Target, error) {
+	if !req.Deliver {
+		return nil, nil
+	}
+	replyChannel := ""
+	if rc := strings.TrimSpace(req.ReplyChannel); rc != "" && !strings.EqualFold(rc, delivery.Last) {
+		c, err := e.inboundChannel(ctx, key, rc)
+		if err != nil {
+			return nil, err
+		}
+		replyChannel = c
+	}
+	var row *domain.Session
+	if s, err := e.store.GetSession(ctx, key); err == nil {
+		row = &s
+	}
+	return delivery.ForChat(req, channel, replyChannel, row)
+}
+
+// chatDelivered queues the delivery of a chat run's reply in the
+// transaction that records the run's end (delivery.ReplyItem).
+func (e *Engine) chatDelivered(tx domain.Tx, run domain.Run) error {
+	if run.Status != domain.RunOK || !bytes.Contains(run.Spec, delivery.SpecKey) {
+		return nil
+	}
+	spec, err := decodeSpec(run)
+	if err != nil || spec.Deliver == nil {
+		return nil
+	}
+	it, ok, err := delivery.ReplyItem(run, spec.Deliver, e.nowMs())
+	if err != nil || !ok {
+		return err
+	}
+	_, _, err = tx.EnqueueOutbox(it)
+	return err
+}
+
+// ownRecipient refuses a non-operator's chat that names a recipient other
+// than session key's own (delivery.CheckOwnRecipient).
+func (e *Engine) ownRecipient(ctx context.Context, key string, req api.ChatRequest) error {
+	if strings.TrimSpace(req.To) == "" && strings.TrimSpace(req.ReplyTo) == "" {
+		return nil
+	}
+	var s domain.Session
+	if row, err := e.store.GetSession(ctx, key); err == nil {
+		s = row
+	}
+	channel, err := e.inboundChannel(ctx, key, req.Channel)
+	if err != nil {
+		return err
+	}
+	target := channel
+	if rc := strings.TrimSpace(req.ReplyChannel); rc != "" && !strings.EqualFold(rc, delivery.Last) {
+		if target, err = e.inboundChannel(ctx, key, rc); err != nil {
+			return err
+		}
+	}
+	return delivery.CheckOwnRecipient(req, s, channel, target)
 }

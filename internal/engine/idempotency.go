@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/switchboard-go/switchboard/internal/delivery"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -50,7 +51,7 @@ type chatWork struct {
 	ExtraSystem string `json:"extraSystem,omitempty"`
 	// Deliver is the reply's delivery target (none: omitted, so keys
 	// written before it keep their fingerprint).
-	Deliver *deliverSpec `json:"deliver,omitempty"`
+	Deliver *delivery.Target `json:"deliver,omitempty"`
 }
 
 // errIdempotencyConflict is the error of a reused key with other parameters.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/delivery"
 	"github.com/switchboard-go/switchboard/internal/query"
 	"github.com/switchboard-go/switchboard/internal/runs"
 	"strings"
@@ -136,7 +137,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 	// {to, channel}`).
 	targetTo := ""
 	if targetRow != nil {
-		targetTo = recipientOn(*targetRow, targetChannel)
+		targetTo = delivery.RecipientOn(*targetRow, targetChannel)
 	}
 	maxTurns := e.cfg.Session.AgentToAgent.MaxPingPongTurns
 	spec := runSpec{

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/delivery"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/exchange"
@@ -31,13 +32,7 @@ type runSpec struct {
 	Fingerprint string `json:"fingerprint,omitempty"`
 	// Deliver is where a chat run's reply is delivered when it ends
 	// (ChatRequest.Deliver); nil for no delivery.
-	Deliver *deliverSpec `json:"deliver,omitempty"`
-}
-
-// deliverSpec is the outbound target of a chat run's reply.
-type deliverSpec struct {
-	Channel string `json:"channel"`
-	To      string `json:"to,omitempty"`
+	Deliver *delivery.Target `json:"deliver,omitempty"`
 }
 
 func encodeSpec(s runSpec) (json.RawMessage, error) {
