@@ -1,17 +1,17 @@
-// Package engine is switchboard's core behind api.Service, the one
+// Package engine is switchboard's facade behind api.Service, the one
 // contract every surface calls (the CLI, the WebSocket gateway, the HTTP
-// API, MCP and the web UI). It owns the facade and its gate (service*.go:
-// scopes, binding, requester resolution, visibility), the operations
-// behind it (chat.go, commands.go, sessions.go, resolve.go, runs.go, the
-// session tools in list.go, history.go, send.go, spawn.go, agents.go),
-// the wiring of the runtime (hooks.go: what a run sees and what follows
-// its end) and of the outbox worker (outbox.go), and the event bus
-// (bus.go).
+// API, MCP and the web UI). It owns the gate (service*.go: scopes,
+// binding, requester resolution), the operations behind it (chat.go,
+// commands.go, sessions.go, resolve.go, runs.go, send.go, spawn.go,
+// agents.go, list.go), the wiring of the runtime (hooks.go: what a run
+// sees and what follows its end) and of the outbox worker (outbox.go), and
+// the event bus (bus.go).
 //
-// What follows a run is decided elsewhere, by pure functions: the
-// agent-to-agent exchange by package exchange, the sub-agent lifecycle by
-// package subagent; the engine writes their follow-ups. Delivery of
-// outbox items is package outbox's worker.
+// What it reads and decides lives in packages named for what they hold:
+// who may see what and the read models in package query, spend bounds in
+// package budget, where a reply goes in package delivery; what follows a
+// run is decided by package exchange (agent-to-agent) and package subagent,
+// and package outbox delivers what a transaction enqueued.
 package engine
 
 import (
