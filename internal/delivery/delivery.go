@@ -151,3 +151,50 @@ func CheckOwnRecipient(req api.ChatRequest, s domain.Session, channel, replyChan
 func notOwnRecipient(to, channel string) error {
 	return domain.Errorf(domain.CodeForbidden, "recipient %q on %s is not this session's own: delivering to another recipient needs operator rights", query.Clip(to, 128), channel)
 }
+
+// CheckSend refuses a gateway send without its message or recipient, or
+// with a text over its api limit.
+func CheckSend(req api.DeliverRequest) error {
+	if strings.TrimSpace(req.Message) == "" {
+		return domain.Invalid("message required")
+	}
+	if strings.TrimSpace(req.To) == "" {
+		// OpenClaw's `send` requires its recipient (OpenClaw's gateway methods).
+		return domain.Invalid("to required (the recipient on the channel)")
+	}
+	for _, c := range []struct {
+		l api.Limit
+		s string
+	}{{api.MessageChars, req.Message}, {api.DeliverToChars, req.To}, {api.DeliverChannelChars, req.Channel}} {
+		if err := c.l.CheckChars(c.s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mirrorModel and mirrorKind mark the transcript copy of a gateway send
+// (OpenClaw writes such mirrors with model "delivery-mirror" and zero
+// usage).
+const (
+	mirrorModel = "delivery-mirror"
+	mirrorKind  = "delivery"
+)
+
+// Mirror is the transcript copy of a gateway send of text: an assistant
+// message of the session (OpenClaw's delivery mirror).
+func Mirror(text string) domain.Message {
+	return domain.Message{Role: domain.RoleAssistant, Content: domain.BlockContent(domain.TextBlock(text)),
+		API: "switchboard", Provider: "switchboard", Model: mirrorModel, StopReason: domain.StopReasonStop,
+		Usage: &domain.Usage{}, Kind: mirrorKind}
+}
+
+// SendItem is the outbox item of a gateway send of text from session key
+// to recipient to on channel, deduplicated by idem (at-least-once, so the
+// recipient sees one).
+func SendItem(key, channel, to, idem, text string, now int64) domain.OutboxItem {
+	payload, _ := json.Marshal(map[string]string{"text": text})
+	return domain.OutboxItem{IdempotencyKey: "send:" + idem, Kind: domain.OutboxDelivery,
+		SessionKey: key, Channel: channel, To: to, Payload: payload, Status: domain.OutboxPending,
+		NextAttemptAt: now, CreatedAt: now}
+}

@@ -68,3 +68,31 @@ func TestReplyItem(t *testing.T) {
 		t.Error("a silent reply was queued")
 	}
 }
+
+func TestCheckSend(t *testing.T) {
+	for _, tc := range []struct {
+		req  api.DeliverRequest
+		want string
+	}{
+		{api.DeliverRequest{To: "1"}, "message required"},
+		{api.DeliverRequest{Message: "hi"}, "to required"},
+		{api.DeliverRequest{Message: "hi", To: strings.Repeat("x", int(api.DeliverToChars.Max)+1)}, "to"},
+		{api.DeliverRequest{Message: "hi", To: "1"}, ""},
+	} {
+		err := CheckSend(tc.req)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("CheckSend(%+v) = %v; want %q", tc.req, err, tc.want)
+		}
+	}
+}
+
+func TestSendItemAndMirror(t *testing.T) {
+	it := SendItem("agent:main:main", "telegram", "42", "k", "hello", 7)
+	if it.IdempotencyKey != "send:k" || it.Kind != domain.OutboxDelivery || string(it.Payload) != `{"text":"hello"}` || it.NextAttemptAt != 7 {
+		t.Errorf("SendItem = %+v", it)
+	}
+	m := Mirror("hello")
+	if m.Role != domain.RoleAssistant || m.Model != "delivery-mirror" || m.Content.Text() != "hello" {
+		t.Errorf("Mirror = %+v", m)
+	}
+}

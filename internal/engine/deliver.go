@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 
@@ -14,14 +13,6 @@ import (
 	"github.com/switchboard-go/switchboard/internal/policy"
 )
 
-// deliveryMirrorModel and deliveryMirrorKind mark the transcript copy of
-// a gateway `send` (OpenClaw writes such mirrors with model
-// "delivery-mirror" and zero usage).
-const (
-	deliveryMirrorModel = "delivery-mirror"
-	deliveryMirrorKind  = "delivery"
-)
-
 // errDeliveryExists ends the queueing transaction of a retried `send`
 // whose idempotency key already has its outbox row.
 var errDeliveryExists = errors.New("delivery already queued")
@@ -30,20 +21,8 @@ var errDeliveryExists = errors.New("delivery already queued")
 // idempotency key, so the recipient sees one). It returns the outbox row.
 // Deliver (service_sessions.go) gates it.
 func (e *Engine) queueDelivery(ctx context.Context, req api.DeliverRequest) (domain.OutboxItem, error) {
-	if strings.TrimSpace(req.Message) == "" {
-		return domain.OutboxItem{}, domain.Invalid("message required")
-	}
-	if strings.TrimSpace(req.To) == "" {
-		// OpenClaw's `send` requires its recipient (OpenClaw's gateway methods).
-		return domain.OutboxItem{}, domain.Invalid("to required (the recipient on the channel)")
-	}
-	for _, c := range []struct {
-		l api.Limit
-		s string
-	}{{api.MessageChars, req.Message}, {api.DeliverToChars, req.To}, {api.DeliverChannelChars, req.Channel}} {
-		if err := c.l.CheckChars(c.s); err != nil {
-			return domain.OutboxItem{}, err
-		}
+	if err := delivery.CheckSend(req); err != nil {
+		return domain.OutboxItem{}, err
 	}
 	key, err := e.resolveRef(ctx, Requester{Operator: true}, orDefault(req.SessionKey, "main"))
 	if err != nil {
@@ -61,25 +40,21 @@ func (e *Engine) queueDelivery(ctx context.Context, req api.DeliverRequest) (dom
 	if idem == "" {
 		idem = e.newID()
 	}
-	payload, _ := json.Marshal(map[string]string{"text": req.Message})
 	now := e.nowMs()
-	// The message is mirrored into the session's transcript as an assistant
-	// message (OpenClaw's delivery mirror), in the transaction that queues
-	// it (docs/design.md#durability): a delivery to a channel with no external service is
-	// "in the transcript", and readers of any channel's transcript see what
-	// the session said on it. A retry with the same idempotency key finds
-	// its first row and writes nothing.
-	mirror := domain.Message{Role: domain.RoleAssistant, Content: domain.BlockContent(domain.TextBlock(req.Message)),
-		API: "switchboard", Provider: "switchboard", Model: deliveryMirrorModel, StopReason: domain.StopReasonStop,
-		Usage: &domain.Usage{}, Kind: deliveryMirrorKind}
+	// The message is mirrored into the session's transcript (delivery.Mirror)
+	// in the transaction that queues it (docs/design.md#durability): a
+	// delivery to a channel with no external service is "in the
+	// transcript", and readers of any channel's transcript see what the
+	// session said on it. A retry with the same idempotency key finds its
+	// first row and writes nothing.
+	mirror := delivery.Mirror(req.Message)
+	item := delivery.SendItem(key, channel, req.To, idem, req.Message, now)
 	var stored domain.OutboxItem
 	created := false
 	_, err = e.rt.Inject(ctx, key, []domain.Message{mirror}, func(tx domain.Tx) (domain.Session, error) {
 		var fresh bool
 		var err error
-		stored, fresh, err = tx.EnqueueOutbox(domain.OutboxItem{IdempotencyKey: "send:" + idem, Kind: domain.OutboxDelivery,
-			SessionKey: key, Channel: channel, To: req.To, Payload: payload, Status: domain.OutboxPending,
-			NextAttemptAt: now, CreatedAt: now})
+		stored, fresh, err = tx.EnqueueOutbox(item)
 		if err != nil {
 			return domain.Session{}, err
 		}
