@@ -83,7 +83,12 @@ var (
 	SearchQueryWords   = Limit{Name: "query", Min: 1, Max: 16, Unit: "words"}
 	SearchSinceMinutes = Limit{Name: "sinceMinutes", Min: 1, Max: 525_600, Clamp: true, Unit: "minutes"}
 	SearchCursorChars  = Limit{Name: "cursor", Min: 1, Max: 128, Unit: "characters"}
-	ListOffset         = Limit{Name: "offset", Min: 0, Max: 1_000_000}
+	// SearchScanMatches is not a parameter: it is the most index matches
+	// one sessions_search request examines (in the sessions the caller may
+	// read, the filters deciding). A page that reaches it ends early with
+	// nextCursor, so no request's work grows with the matches it skips.
+	SearchScanMatches = Limit{Name: "scan", Min: 1, Max: 1000, Unit: "matches"}
+	ListOffset        = Limit{Name: "offset", Min: 0, Max: 1_000_000}
 	// ListSearchChars bounds sessions.list's substring search (WS, HTTP
 	// ?search=, CLI --search). OpenClaw states no bound; sessions_search's
 	// query bound is reused so no caller can hand

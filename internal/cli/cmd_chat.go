@@ -8,7 +8,6 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/engine"
 )
 
 // chatOutput is chat's --json payload.
@@ -171,7 +170,7 @@ func writeCommand(e *env, res api.ChatResult) error {
 // silentReply reports whether a reply is one of the silent tokens.
 func silentReply(s string) bool {
 	switch strings.TrimSpace(s) {
-	case "", engine.NoReply, engine.ReplySkip, engine.AnnounceSkip:
+	case "", domain.NoReply, domain.ReplySkip, domain.AnnounceSkip:
 		return true
 	}
 	return false

@@ -297,7 +297,7 @@ func (d *demo) stepTools() error {
 	as := api.Operator().ActingAs("main")
 	fmt.Fprintln(d.w, "$ sessions_list {}")
 	out := d.eng.CallTool(ctx, as, api.ToolSessionsList, []byte(`{}`))
-	res, ok := out.Payload.(engine.ListResult)
+	res, ok := out.Payload.(api.ListResult)
 	if out.IsError || !ok {
 		return fmt.Errorf("demo: sessions_list failed: %s", out.JSON())
 	}
@@ -314,7 +314,7 @@ func (d *demo) stepTools() error {
 
 	fmt.Fprintf(d.w, "\n$ sessions_history {\"sessionKey\": %q, \"limit\": 4}\n", demoResearch)
 	hout := d.eng.CallTool(ctx, as, api.ToolSessionsHistory, []byte(`{"sessionKey":"`+demoResearch+`","limit":4}`))
-	h, ok := hout.Payload.(engine.HistoryResult)
+	h, ok := hout.Payload.(api.HistoryResult)
 	if hout.IsError || !ok {
 		return fmt.Errorf("demo: sessions_history failed: %s", hout.JSON())
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/switchboard-go/switchboard/internal/api"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,13 +10,12 @@ import (
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/app"
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/engine"
 	"github.com/switchboard-go/switchboard/internal/policy"
 )
 
 func TestFreshStateDirListsEmpty(t *testing.T) {
 	c := newCLI(t)
-	res := jsonOf[engine.ListResult](c, "sessions", "list", "--json")
+	res := jsonOf[api.ListResult](c, "sessions", "list", "--json")
 	if res.Count != 0 || res.Sessions == nil || len(res.Sessions) != 0 {
 		t.Fatalf("fresh list = %+v, want count 0 and an empty array", res)
 	}
@@ -64,7 +64,7 @@ func TestSessionsListAndHistory(t *testing.T) {
 	c.ok("chat", "main", "one")
 	c.ok("chat", "agent:main:notes", "two")
 
-	res := jsonOf[engine.ListResult](c, "sessions", "list", "--json", "--messages", "1")
+	res := jsonOf[api.ListResult](c, "sessions", "list", "--json", "--messages", "1")
 	if res.Count != 2 || res.Sessions[0].Key != "agent:main:notes" || res.Sessions[1].Key != "agent:main:main" {
 		t.Fatalf("list = %+v, want notes then main", res)
 	}
@@ -74,16 +74,16 @@ func TestSessionsListAndHistory(t *testing.T) {
 	if m, err := res.Sessions[0].Messages[0].Message(); err != nil || m.Content.Text() != "echo: two" || m.ID == "" {
 		t.Fatalf("--messages 1 = %+v, %v (want the reply, with its id)", m, err)
 	}
-	if one := jsonOf[engine.ListResult](c, "sessions", "list", "--limit", "1", "--json"); one.Count != 1 {
+	if one := jsonOf[api.ListResult](c, "sessions", "list", "--limit", "1", "--json"); one.Count != 1 {
 		t.Fatalf("--limit 1 count = %d", one.Count)
 	}
-	if mains := jsonOf[engine.ListResult](c, "sessions", "list", "--kinds", "main", "--json"); mains.Count != 1 || mains.Sessions[0].Kind != "main" {
+	if mains := jsonOf[api.ListResult](c, "sessions", "list", "--kinds", "main", "--json"); mains.Count != 1 || mains.Sessions[0].Kind != "main" {
 		t.Fatalf("--kinds main = %+v", mains)
 	}
-	if found := jsonOf[engine.ListResult](c, "sessions", "list", "--search", "note", "--json"); found.Count != 1 {
+	if found := jsonOf[api.ListResult](c, "sessions", "list", "--search", "note", "--json"); found.Count != 1 {
 		t.Fatalf("--search note count = %d", found.Count)
 	}
-	if none := jsonOf[engine.ListResult](c, "sessions", "list", "--agent", "other", "--json"); none.Count != 0 {
+	if none := jsonOf[api.ListResult](c, "sessions", "list", "--agent", "other", "--json"); none.Count != 0 {
 		t.Fatalf("--agent other count = %d", none.Count)
 	}
 
@@ -92,16 +92,16 @@ func TestSessionsListAndHistory(t *testing.T) {
 	mustContain(t, "human list", clamped.stdout, "KEY", "agent:main:notes", "main", "2 sessions")
 
 	// As a session: the default visibility (tree) shows only its own tree.
-	as := jsonOf[engine.ListResult](c, "sessions", "list", "--as", "agent:main:notes", "--json")
+	as := jsonOf[api.ListResult](c, "sessions", "list", "--as", "agent:main:notes", "--json")
 	if as.Count != 1 || as.Sessions[0].Key != "agent:main:notes" {
 		t.Fatalf("--as notes = %+v, want only itself", as)
 	}
 
-	h := jsonOf[engine.HistoryResult](c, "sessions", "history", "main", "--json")
+	h := jsonOf[api.HistoryResult](c, "sessions", "history", "main", "--json")
 	if len(h.Messages) != 2 || h.Messages[0].Role != "user" || h.Messages[1].Content.Text() != "echo: one" || h.SessionID == "" {
 		t.Fatalf("history = %+v", h)
 	}
-	byID := jsonOf[engine.HistoryResult](c, "sessions", "history", h.SessionID, "--json", "--raw")
+	byID := jsonOf[api.HistoryResult](c, "sessions", "history", h.SessionID, "--json", "--raw")
 	if byID.SessionKey != "agent:main:main" || len(byID.Messages) != 2 {
 		t.Fatalf("history by sessionId = %+v", byID)
 	}
@@ -162,10 +162,10 @@ func TestSessionsPatchResetDelete(t *testing.T) {
 	}
 
 	c.ok("chat", "agent:main:notes", "hi")
-	before := jsonOf[engine.HistoryResult](c, "sessions", "history", "agent:main:notes", "--json")
+	before := jsonOf[api.HistoryResult](c, "sessions", "history", "agent:main:notes", "--json")
 	reset := c.ok("sessions", "reset", "agent:main:notes")
 	mustContain(t, "reset output", reset.stdout, "reset agent:main:notes: new sessionId ")
-	after := jsonOf[engine.HistoryResult](c, "sessions", "history", "agent:main:notes", "--json")
+	after := jsonOf[api.HistoryResult](c, "sessions", "history", "agent:main:notes", "--json")
 	if after.SessionID == before.SessionID || len(after.Messages) != 0 {
 		t.Fatalf("after reset: sessionId %s (was %s), %d messages", after.SessionID, before.SessionID, len(after.Messages))
 	}
@@ -187,7 +187,7 @@ func TestSendSettlesAnnounce(t *testing.T) {
 	// The built-in model skips announces; this rule posts one.
 	c.writeConfig(`{ models: { providers: { script: { rules: [
 	  { when: { system: "Agent-to-agent announce step:" }, reply: "research got a message" } ] } } } }`)
-	res := jsonOf[engine.SendResult](c, "send", "agent:main:research", "find cats", "--json")
+	res := jsonOf[api.SendResult](c, "send", "agent:main:research", "find cats", "--json")
 	if res.Status != "ok" || res.Reply != "echo: find cats" || res.SessionKey != "agent:main:research" || res.RunID == "" {
 		t.Fatalf("send = %+v", res)
 	}
@@ -213,7 +213,7 @@ func TestSendSettlesAnnounce(t *testing.T) {
 
 	human := c.ok("send", "agent:main:research", "again")
 	mustContain(t, "send output", human.stdout, "status:", "ok", "delivery:  announce pending", "reply:", "echo: again")
-	accepted := jsonOf[engine.SendResult](c, "send", "agent:main:research", "later", "--timeout", "0", "--json")
+	accepted := jsonOf[api.SendResult](c, "send", "agent:main:research", "later", "--timeout", "0", "--json")
 	if accepted.Status != "accepted" {
 		t.Fatalf("--timeout 0 = %+v", accepted)
 	}
@@ -250,7 +250,7 @@ func TestSendToRecipient(t *testing.T) {
 
 func TestSpawnWaitsForChildAndAnnounce(t *testing.T) {
 	c := newCLI(t)
-	res := jsonOf[engine.SpawnResult](c, "spawn", "count", "to", "three", "--label", "counter", "--json")
+	res := jsonOf[api.SpawnResult](c, "spawn", "count", "to", "three", "--label", "counter", "--json")
 	if res.Status != "accepted" || !strings.Contains(res.ChildSessionKey, ":subagent:") || res.RunID == "" {
 		t.Fatalf("spawn = %+v", res)
 	}
@@ -264,7 +264,7 @@ func TestSpawnWaitsForChildAndAnnounce(t *testing.T) {
 	if len(inbound.Runs) != 1 || inbound.Runs[0].Kind != domain.RunKindInbound || inbound.Runs[0].Status != domain.RunOK {
 		t.Fatalf("runs of main = %+v, want the announce's inbound run, ok", inbound.Runs)
 	}
-	h := jsonOf[engine.HistoryResult](c, "sessions", "history", "main", "--json")
+	h := jsonOf[api.HistoryResult](c, "sessions", "history", "main", "--json")
 	if len(h.Messages) == 0 || !strings.Contains(h.Messages[0].Content.Text(), "Sub-agent finished: counter") {
 		t.Fatalf("main history = %+v", h.Messages)
 	}
@@ -290,7 +290,7 @@ func TestSpawnWaitsForChildAndAnnounce(t *testing.T) {
 // a usage error (exit 2).
 func TestSpawnModeThreadSandbox(t *testing.T) {
 	c := newCLI(t)
-	if res := jsonOf[engine.SpawnResult](c, "spawn", "stay", "--thread", "--json"); res.Status != "accepted" || res.Mode != "session" {
+	if res := jsonOf[api.SpawnResult](c, "spawn", "stay", "--thread", "--json"); res.Status != "accepted" || res.Mode != "session" {
 		t.Fatalf("spawn --thread = %+v, want accepted in mode session", res)
 	}
 	for _, tc := range []struct {
@@ -353,7 +353,7 @@ func TestLockedStateDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Release()
-	if res := jsonOf[engine.ListResult](c, "sessions", "list", "--json"); res.Count != 1 {
+	if res := jsonOf[api.ListResult](c, "sessions", "list", "--json"); res.Count != 1 {
 		t.Fatalf("read beside the holder: count %d", res.Count)
 	}
 	mustContain(t, "history beside the holder", c.ok("sessions", "history", "main").stdout, "written before the lock")
@@ -367,11 +367,11 @@ func TestGlobalFlagsAnywhere(t *testing.T) {
 	c := newCLI(t)
 	other := filepath.Join(c.dir, "other")
 	c.ok("--state-dir", other, "chat", "main", "hi")
-	res := jsonOf[engine.ListResult](c, "sessions", "list", "--state-dir", other, "--json")
+	res := jsonOf[api.ListResult](c, "sessions", "list", "--state-dir", other, "--json")
 	if res.Count != 1 {
 		t.Fatalf("--state-dir after the command: count %d, want 1", res.Count)
 	}
-	if def := jsonOf[engine.ListResult](c, "--json", "sessions", "list"); def.Count != 0 {
+	if def := jsonOf[api.ListResult](c, "--json", "sessions", "list"); def.Count != 0 {
 		t.Fatalf("$SWITCHBOARD_STATE_DIR state should be untouched, count %d", def.Count)
 	}
 	if _, err := os.Stat(filepath.Join(other, "switchboard.db")); err != nil {

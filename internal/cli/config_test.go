@@ -2,12 +2,11 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/switchboard-go/switchboard/internal/api"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/switchboard-go/switchboard/internal/engine"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -88,7 +87,7 @@ func TestSpawnAttach(t *testing.T) {
 	if err := os.WriteFile(f, []byte("# notes\nbinary-safe \x00 content"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	res := jsonOf[engine.SpawnResult](c, "spawn", "read the notes", "--attach", f, "--json")
+	res := jsonOf[api.SpawnResult](c, "spawn", "read the notes", "--attach", f, "--json")
 	if res.Attachments == nil || res.Attachments.Count != 1 || res.Attachments.Files[0].Name != "notes.md" {
 		t.Fatalf("spawn --attach = %+v", res.Attachments)
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/engine"
 )
 
 // surfaces runs fn once with the engine in-process and once through a
@@ -42,7 +41,7 @@ func surfaces(t *testing.T, config string, fn func(t *testing.T, c *cli)) {
 // both paths.
 func TestSpawnRunTimeoutLimit(t *testing.T) {
 	surfaces(t, "", func(t *testing.T, c *cli) {
-		res := jsonOf[engine.SpawnResult](c, "spawn", "two days", "--run-timeout", "172800", "--json")
+		res := jsonOf[api.SpawnResult](c, "spawn", "two days", "--run-timeout", "172800", "--json")
 		if res.Status != "accepted" || res.RunID == "" {
 			t.Fatalf("spawn --run-timeout 172800 = %+v", res)
 		}
@@ -130,7 +129,7 @@ func TestHistoryReferences(t *testing.T) {
 		if r := c.ok("sessions", "history", "agent:main:foo"); r.stdout != "no session yet for agent:main:foo\n" {
 			t.Errorf("history of a key without a session = %q", r.stdout)
 		}
-		h := jsonOf[engine.HistoryResult](c, "sessions", "history", "agent:main:foo", "--json")
+		h := jsonOf[api.HistoryResult](c, "sessions", "history", "agent:main:foo", "--json")
 		if h.Messages == nil || len(h.Messages) != 0 {
 			t.Errorf("--json history of a key without a session = %+v, want messages: []", h)
 		}
@@ -181,18 +180,18 @@ func TestCanonicalKeys(t *testing.T) {
 				t.Errorf("sessions list prints a bare main:\n%s", list.stdout)
 			}
 		}
-		asBeta := jsonOf[engine.ListResult](c, "sessions", "list", "--as", "agent:beta:main", "--json")
+		asBeta := jsonOf[api.ListResult](c, "sessions", "list", "--as", "agent:beta:main", "--json")
 		for _, s := range asBeta.Sessions {
 			if s.Key == "main" {
 				t.Errorf("--as beta --json row key main: %+v", asBeta.Sessions)
 			}
 		}
 		mustContain(t, "history", c.ok("sessions", "history", "main").stdout, "agent:alpha:main  (sessionId")
-		h := jsonOf[engine.HistoryResult](c, "sessions", "history", "main", "--as", "agent:beta:main", "--json")
+		h := jsonOf[api.HistoryResult](c, "sessions", "history", "main", "--as", "agent:beta:main", "--json")
 		if h.SessionKey != "agent:beta:main" {
 			t.Errorf("history main --as beta = %q, want agent:beta:main", h.SessionKey)
 		}
-		send := jsonOf[engine.SendResult](c, "send", "main", "ping", "--as", "agent:beta:main", "--json")
+		send := jsonOf[api.SendResult](c, "send", "main", "ping", "--as", "agent:beta:main", "--json")
 		if send.SessionKey != "agent:beta:main" {
 			t.Errorf("send main --as beta: sessionKey %q, want agent:beta:main (%+v)", send.SessionKey, send)
 		}

@@ -2,12 +2,12 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/switchboard-go/switchboard/internal/api"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/switchboard-go/switchboard/internal/engine"
 	"github.com/switchboard-go/switchboard/internal/openclawimport"
 )
 
@@ -22,7 +22,7 @@ func TestImportOpenClaw(t *testing.T) {
 	if sum.Agents != 2 || sum.Sessions == 0 || sum.Messages == 0 {
 		t.Fatalf("summary = %+v", sum)
 	}
-	list := jsonOf[engine.ListResult](c, "sessions", "list", "--json")
+	list := jsonOf[api.ListResult](c, "sessions", "list", "--json")
 	if list.Count != sum.Sessions {
 		t.Fatalf("listed %d sessions after importing %d", list.Count, sum.Sessions)
 	}
@@ -100,7 +100,7 @@ func TestImportMirrorOff(t *testing.T) {
 		if got := len(files) > 0; got != mirror {
 			t.Errorf("mirror %v: %d JSONL files in the state dir", mirror, len(files))
 		}
-		list := jsonOf[engine.ListResult](c, "sessions", "list", "--json")
+		list := jsonOf[api.ListResult](c, "sessions", "list", "--json")
 		var withPath int
 		for _, row := range list.Sessions {
 			if row.TranscriptPath != "" {

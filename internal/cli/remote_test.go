@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/switchboard-go/switchboard/internal/api"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/engine"
 	"github.com/switchboard-go/switchboard/internal/policy"
 )
 
@@ -32,19 +32,19 @@ func TestRemoteBackend(t *testing.T) {
 	if r := c.ok("chat", "main", "/stop"); !strings.Contains(r.stdout, "Nothing to stop.") {
 		t.Fatalf("remote /stop = %q", r.stdout)
 	}
-	list := jsonOf[engine.ListResult](c, "sessions", "list", "--json")
+	list := jsonOf[api.ListResult](c, "sessions", "list", "--json")
 	if list.Count != 1 || list.Sessions[0].Key != "agent:main:main" {
 		t.Fatalf("remote list = %+v", list)
 	}
-	h := jsonOf[engine.HistoryResult](c, "sessions", "history", "main", "--json")
+	h := jsonOf[api.HistoryResult](c, "sessions", "history", "main", "--json")
 	if len(h.Messages) != 2 {
 		t.Fatalf("remote history = %+v", h)
 	}
-	send := jsonOf[engine.SendResult](c, "send", "agent:main:research", "find cats", "--json")
+	send := jsonOf[api.SendResult](c, "send", "agent:main:research", "find cats", "--json")
 	if send.Status != "ok" || send.Reply != "echo: find cats" {
 		t.Fatalf("remote send = %+v", send)
 	}
-	spawn := jsonOf[engine.SpawnResult](c, "spawn", "count", "--json")
+	spawn := jsonOf[api.SpawnResult](c, "spawn", "count", "--json")
 	if spawn.Status != "accepted" || spawn.RunID == "" {
 		t.Fatalf("remote spawn = %+v", spawn)
 	}
@@ -96,7 +96,7 @@ func TestRemoteBackend(t *testing.T) {
 	}
 	var reply struct {
 		Result struct {
-			StructuredContent engine.ListResult `json:"structuredContent"`
+			StructuredContent api.ListResult `json:"structuredContent"`
 		} `json:"result"`
 	}
 	last := strings.Split(strings.TrimSpace(mout.String()), "\n")

@@ -33,6 +33,25 @@ type MessageSearch struct {
 	Before int64
 	// Limit is the most hits returned (required, > 0).
 	Limit int
+	// Scan, when > 0, is the most index matches the store examines for
+	// this page: matches inside Keys or TreeRoot that a filter (agent,
+	// kind, time, an old generation) drops count too. At the cap the
+	// store stops and returns SearchPage.Next, so no request's work grows
+	// with matches it may not return. 0 = no cap (store-internal callers).
+	Scan int
+}
+
+// SearchPage is what one MessageSearch returns.
+type SearchPage struct {
+	// Hits are the matches, newest first, at most Limit.
+	Hits []SearchHit
+	// Scanned counts the index matches the store examined (hits and the
+	// matches its filters dropped); matches outside Keys or TreeRoot are
+	// not read and do not count.
+	Scanned int
+	// Next, when > 0, is where the scan stopped at Scan before Limit hits
+	// were found: the Before of the rest.
+	Next int64
 }
 
 // SearchHit is one message a MessageSearch found.
@@ -54,5 +73,5 @@ type SearchHit struct {
 // implements it (the SQLite store with FTS5; a PostgreSQL store with
 // tsvector), and store/storetest checks it backend-neutrally.
 type MessageSearcher interface {
-	SearchMessages(ctx context.Context, q MessageSearch) ([]SearchHit, error)
+	SearchMessages(ctx context.Context, q MessageSearch) (SearchPage, error)
 }

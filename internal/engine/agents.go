@@ -14,15 +14,13 @@ func (e *Engine) agentsList(req Requester) policy.AgentsListResult {
 	return policy.AgentsList(e.cfg, req.agent(e))
 }
 
-type ChildRow = api.ChildRow
-
 // Children lists the sub-agent runs a session spawned, newest first.
-func (e *Engine) Children(ctx context.Context, requesterKey string) ([]ChildRow, error) {
+func (e *Engine) Children(ctx context.Context, requesterKey string) ([]api.ChildRow, error) {
 	rows, err := e.store.ListSessions(ctx, domain.SessionQuery{SpawnedBy: requesterKey, IncludeArchived: true, Limit: 500})
 	if err != nil {
 		return nil, err
 	}
-	out := []ChildRow{}
+	out := []api.ChildRow{}
 	for _, s := range rows {
 		runs, err := e.store.ListRuns(ctx, domain.RunQuery{SessionKey: s.Key, Kinds: []domain.RunKind{domain.RunKindSubagent}, Limit: 1})
 		if err != nil {
@@ -32,7 +30,7 @@ func (e *Engine) Children(ctx context.Context, requesterKey string) ([]ChildRow,
 			continue
 		}
 		r := runs[0]
-		c := ChildRow{RunID: r.ID, ChildSessionKey: s.Key, Label: s.Label, Status: r.Status, StartedAt: r.StartedAt,
+		c := api.ChildRow{RunID: r.ID, ChildSessionKey: s.Key, Label: s.Label, Status: r.Status, StartedAt: r.StartedAt,
 			EndedAt: r.EndedAt, TotalTokens: s.TotalTokens, Error: r.Error}
 		if r.EndedAt > 0 && r.StartedAt > 0 {
 			c.RuntimeMs = r.EndedAt - r.StartedAt
@@ -63,5 +61,3 @@ func (e *Engine) Children(ctx context.Context, requesterKey string) ([]ChildRow,
 	}
 	return out, nil
 }
-
-type WaitResult = api.WaitResult

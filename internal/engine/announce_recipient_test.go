@@ -20,26 +20,26 @@ func TestAnnouncesReachTheirConversation(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		// before are chats that give the session its channel and recipient.
-		before              []ChatRequest
+		before              []api.ChatRequest
 		spawn               bool
 		wantChannel, wantTo string
 		wantNoDelivery      bool
 	}{
 		{name: "send: the target's recipient on its channel",
-			before:      []ChatRequest{{Message: "hello", Channel: "telegram", To: "42"}},
+			before:      []api.ChatRequest{{Message: "hello", Channel: "telegram", To: "42"}},
 			wantChannel: "telegram", wantTo: "42"},
 		{name: "send: a later recipient on the same channel wins",
-			before:      []ChatRequest{{Message: "hello", Channel: "telegram", To: "42"}, {Message: "again", Channel: "telegram", To: "43"}},
+			before:      []api.ChatRequest{{Message: "hello", Channel: "telegram", To: "42"}, {Message: "again", Channel: "telegram", To: "43"}},
 			wantChannel: "telegram", wantTo: "43"},
 		{name: "send: a webchat target has no recipient",
-			before:      []ChatRequest{{Message: "hello"}},
+			before:      []api.ChatRequest{{Message: "hello"}},
 			wantChannel: "webchat", wantTo: ""},
 		{name: "spawn: the requester's answer goes to its channel and recipient",
 			spawn:       true,
-			before:      []ChatRequest{{Message: "hello", Channel: "telegram", To: "7"}},
+			before:      []api.ChatRequest{{Message: "hello", Channel: "telegram", To: "7"}},
 			wantChannel: "telegram", wantTo: "7"},
 		{name: "spawn: a webchat requester's answer stays in its transcript",
-			spawn: true, before: []ChatRequest{{Message: "hello"}}, wantNoDelivery: true},
+			spawn: true, before: []api.ChatRequest{{Message: "hello"}}, wantNoDelivery: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, []config.ScriptRule{

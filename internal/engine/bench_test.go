@@ -58,7 +58,7 @@ func benchChatTurn(b *testing.B, sessions int) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		res, err := h.e.chat(ctx, ChatRequest{SessionKey: "agent:main:c" + strconv.Itoa(i%sessions), Message: "hi"})
+		res, err := h.e.chat(ctx, api.ChatRequest{SessionKey: "agent:main:c" + strconv.Itoa(i%sessions), Message: "hi"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -85,7 +85,7 @@ func BenchmarkChatThroughput1000Sessions(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			i := next.Add(1)
-			res, err := h.e.chat(ctx, ChatRequest{SessionKey: "agent:main:s" + strconv.FormatInt(i%1000, 10), Message: "hi"})
+			res, err := h.e.chat(ctx, api.ChatRequest{SessionKey: "agent:main:s" + strconv.FormatInt(i%1000, 10), Message: "hi"})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -114,7 +114,7 @@ func BenchmarkSendWithWait(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		res, err := h.e.send(ctx, Requester{}, SendParams{SessionKey: "agent:main:target", Message: "hi"})
+		res, err := h.e.send(ctx, Requester{}, api.SendRequest{SessionKey: "agent:main:target", Message: "hi"})
 		if err != nil || res.Status != "ok" {
 			b.Fatalf("send %+v %v", res, err)
 		}
@@ -171,7 +171,7 @@ func benchListMessageLimit5(b *testing.B, encode bool) {
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
 		out := h.e.callTool(ctx, Requester{}, api.ToolSessionsList, []byte(`{"limit":200,"messageLimit":5}`))
-		if out.IsError || out.Payload.(ListResult).Count != 200 {
+		if out.IsError || out.Payload.(api.ListResult).Count != 200 {
 			b.Fatalf("list: %s", out.JSON())
 		}
 		if encode && len(out.JSON()) < 200*5*20 {
@@ -193,7 +193,7 @@ func BenchmarkSpawnReturn(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		if _, err := h.e.spawn(ctx, Requester{}, SpawnParams{Task: "t"}); err != nil {
+		if _, err := h.e.spawn(ctx, Requester{}, api.SpawnRequest{Task: "t"}); err != nil {
 			b.Fatal(err)
 		}
 		lat.add(time.Since(start))
@@ -218,7 +218,7 @@ func BenchmarkThousandChildren(b *testing.B) {
 			go func() {
 				defer wg.Done()
 				for j := 0; j < 50; j++ {
-					if _, err := h.e.spawn(ctx, Requester{}, SpawnParams{Task: "child"}); err != nil {
+					if _, err := h.e.spawn(ctx, Requester{}, api.SpawnRequest{Task: "child"}); err != nil {
 						b.Error(err)
 						return
 					}
@@ -267,7 +267,7 @@ func BenchmarkTenThousandSlowRuns(b *testing.B) {
 			go func(w int) {
 				defer wg.Done()
 				for j := w; j < 10_000; j += 50 {
-					res, err := h.e.chat(ctx, ChatRequest{SessionKey: "agent:main:r" + strconv.Itoa(j), Message: "slow"})
+					res, err := h.e.chat(ctx, api.ChatRequest{SessionKey: "agent:main:r" + strconv.Itoa(j), Message: "slow"})
 					if err != nil {
 						b.Error(err)
 						return
@@ -316,7 +316,7 @@ func BenchmarkChatTurnBudgetedDepth3(b *testing.B) {
 	ctx := context.Background()
 	parent := "agent:main:main"
 	for range 3 {
-		res, err := h.e.spawn(ctx, Requester{SessionKey: parent}, SpawnParams{Task: "t", Budget: &api.SpawnBudget{Tokens: ptrTo(1e9)}})
+		res, err := h.e.spawn(ctx, Requester{SessionKey: parent}, api.SpawnRequest{Task: "t", Budget: &api.SpawnBudget{Tokens: ptrTo(1e9)}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -329,7 +329,7 @@ func BenchmarkChatTurnBudgetedDepth3(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		res, err := h.e.chat(ctx, ChatRequest{SessionKey: parent, Message: "hi"})
+		res, err := h.e.chat(ctx, api.ChatRequest{SessionKey: parent, Message: "hi"})
 		if err != nil {
 			b.Fatal(err)
 		}

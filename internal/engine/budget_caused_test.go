@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/budget"
 	"strings"
 	"testing"
 	"time"
@@ -81,7 +82,7 @@ func TestBudgetTinyRunRefusedNotOK(t *testing.T) {
 	if !out.IsError || !strings.HasPrefix(errorOf(out), "sessions_spawn refused: nothing left to give the child") {
 		t.Fatalf("spawn with 5 tokens = %s, want refused", out.JSON())
 	}
-	tokens := estimateTokens(task, subagent.Context("agent:main:main", "", "tiny")) + 2
+	tokens := budget.EstimateTokens(task, subagent.Context("agent:main:main", "", "tiny")) + 2
 	res := spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn, fmt.Sprintf(`{"task":%q,"label":"tiny","budget":{"tokens":%d}}`, task, tokens)))
 	r := h.endedRun(res.RunID)
 	want := fmt.Sprintf("budget exceeded: tokens 0 of %d (the next model call's prompt alone is about ", tokens)

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/budget"
 	"strings"
 	"sync"
 	"testing"
@@ -133,7 +134,7 @@ func checkBudgetProperty(t *rapid.T, h *harness, checked map[string]bool) {
 			t.Fatal(err)
 		}
 		for _, key := range []string{r.SessionKey, spec.Payer} {
-			for depth := 0; key != "" && depth < maxChain; depth++ {
+			for depth := 0; key != "" && depth < budget.MaxChain; depth++ {
 				a := account(key)
 				if a.Budget.Tokens > 0 {
 					out = append(out, a)

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/switchboard-go/switchboard/internal/delivery"
 	"slices"
 	"strings"
 
@@ -20,10 +21,6 @@ var builtinChannels = []string{
 	"whatsapp", "telegram", "discord", "signal", "imessage", "slack", "irc", "googlechat",
 }
 
-// channelLast asks for the channel the session last heard on (OpenClaw's
-// `channel: "last"`).
-const channelLast = "last"
-
 // inboundChannel resolves the channel of a chat request: "" is webchat,
 // "last" the session's last channel (webchat when it has none), and any
 // other name must be a built-in channel or one configured under
@@ -36,7 +33,7 @@ func (e *Engine) inboundChannel(ctx context.Context, key, requested string) (str
 	switch {
 	case c == "":
 		return "webchat", nil
-	case c == channelLast:
+	case c == delivery.Last:
 		if s, err := e.store.GetSession(ctx, key); err == nil && s.LastChannel != "" {
 			return s.LastChannel, nil
 		}

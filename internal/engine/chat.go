@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/switchboard-go/switchboard/internal/runs"
 	"slices"
 	"strings"
 
@@ -10,40 +11,36 @@ import (
 	"github.com/switchboard-go/switchboard/internal/policy"
 )
 
-type ChatRequest = api.ChatRequest
-
-type ChatResult = api.ChatResult
-
 // chat handles an inbound user message: commands first, then a run.
-func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) {
+func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult, error) {
 	msg := req.Message
 	req.Thinking = api.NormalizeThinking(req.Thinking)
 	if strings.TrimSpace(msg) == "" {
-		return ChatResult{}, domain.Invalid("message required")
+		return api.ChatResult{}, domain.Invalid("message required")
 	}
 	if err := checkChatTexts(req); err != nil {
-		return ChatResult{}, err
+		return api.ChatResult{}, err
 	}
 	if _, err := api.ChatTimeout.Apply(int64(req.TimeoutSeconds)); err != nil {
-		return ChatResult{}, err
+		return api.ChatResult{}, err
 	}
 	key, err := e.resolveRef(ctx, Requester{Operator: true}, orDefault(req.SessionKey, "main"))
 	if err != nil {
-		return ChatResult{}, runRequestError(err)
+		return api.ChatResult{}, runRequestError(err)
 	}
 	if err := e.arrival(req.Chain, key); err != nil {
-		return ChatResult{}, err
+		return api.ChatResult{}, err
 	}
 	channel, err := e.inboundChannel(ctx, key, req.Channel)
 	if err != nil {
-		return ChatResult{}, err
+		return api.ChatResult{}, err
 	}
 	if res, handled, err := e.command(ctx, key, channel, req.SenderID, msg); handled || err != nil {
 		return res, err
 	}
 	if req.Model != "" {
 		if _, _, err := e.models.Resolve(req.Model); err != nil {
-			return ChatResult{}, err
+			return api.ChatResult{}, err
 		}
 	}
 	if req.Thinking != "" {
@@ -56,23 +53,23 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 			}
 		}
 		if err := e.models.ValidateThinking(model, req.Thinking); err != nil {
-			return ChatResult{}, err
+			return api.ChatResult{}, err
 		}
 	}
 	facts, row, err := e.sessionFactsRow(ctx, key)
 	if err != nil {
-		return ChatResult{}, err
+		return api.ChatResult{}, err
 	}
 	if facts.Channel == "" || facts.Channel == "unknown" {
 		facts.Channel = channel
 	}
 	if d := policy.SendPolicy(e.conf().Session.SendPolicy, facts); !d.Allow {
 		e.log.Info("chat blocked by session policy", "session", key, "reason", d.Reason)
-		return ChatResult{}, domain.Invalid("send blocked by session policy")
+		return api.ChatResult{}, domain.Invalid("send blocked by session policy")
 	}
 	deliver, err := e.chatDelivery(ctx, key, channel, req)
 	if err != nil {
-		return ChatResult{}, err
+		return api.ChatResult{}, err
 	}
 	kind := orDefault(req.Kind, domain.RunKindChat)
 	idem := ""
@@ -92,34 +89,34 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 		// PostgreSQL).
 		unlockIdem, err := e.lockIdem(ctx, idem)
 		if err != nil {
-			return ChatResult{}, err
+			return api.ChatResult{}, err
 		}
 		defer unlockIdem()
 	}
 	if prior, found, err := e.priorRun(ctx, idem, fingerprint); err != nil || found {
 		if err != nil {
-			return ChatResult{}, err
+			return api.ChatResult{}, err
 		}
-		return ChatResult{Run: prior, SessionKey: prior.SessionKey}, nil
+		return api.ChatResult{Run: prior, SessionKey: prior.SessionKey}, nil
 	}
 	if rest, ok := resetRemainder(msg); ok {
 		// The fingerprint above keeps the whole message, so a retry finds
 		// this run instead of resetting again.
 		if _, err := e.reset(ctx, key); err != nil {
-			return ChatResult{}, err
+			return api.ChatResult{}, err
 		}
 		msg = rest
 		row = nil // (read before the reset)
 	}
 	spec := runSpec{
-		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(msg),
-			Provenance: &domain.Provenance{Kind: domain.ProvenanceExternalUser, SourceChannel: channel}},
+		Spec: runs.Spec{UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(msg),
+			Provenance: &domain.Provenance{Kind: domain.ProvenanceExternalUser, SourceChannel: channel}}},
 		System: req.ExtraSystem, Model: req.Model, Thinking: req.Thinking, Fingerprint: fingerprint,
 		Chain: slices.Clone(req.Chain), Deliver: deliver,
 	}
 	raw, err := encodeSpec(spec)
 	if err != nil {
-		return ChatResult{}, err
+		return api.ChatResult{}, err
 	}
 	timeoutMs := int64(req.TimeoutSeconds) * 1000
 	if timeoutMs == 0 && e.isRemote(e.keys.AgentOf(key)) {
@@ -144,24 +141,24 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 			return nil
 		})
 	if err != nil {
-		return ChatResult{}, err
+		return api.ChatResult{}, err
 	}
 	if !fresh {
 		if err := sameWork(run, fingerprint); err != nil {
-			return ChatResult{}, err
+			return api.ChatResult{}, err
 		}
 	}
 	if created {
 		e.publishSession(key, "created")
 	}
-	return ChatResult{Run: run, SessionKey: key, Created: fresh}, nil
+	return api.ChatResult{Run: run, SessionKey: key, Created: fresh}, nil
 }
 
 // recordDelivery notes on s the channel a message arrived on and, when the
 // message carried them, its delivery hints (to, accountId, threadId): the
 // reference's lastChannel/lastTo and deliveryContext. It reports whether
 // s changed.
-func recordDelivery(s *domain.Session, channel string, req ChatRequest) bool {
+func recordDelivery(s *domain.Session, channel string, req api.ChatRequest) bool {
 	changed := false
 	if s.LastChannel != channel {
 		s.LastChannel = channel
@@ -197,4 +194,23 @@ func recordDelivery(s *domain.Session, channel string, req ChatRequest) bool {
 		changed = true
 	}
 	return changed
+}
+
+// checkChatTexts refuses a chat whose message or delivery hints are over
+// their api limits or hold U+0000. The hints are stored on the session row
+// and shown in every listing of it: unbounded, one call could make every
+// sessions.list answer megabytes (sec9 notes).
+func checkChatTexts(req api.ChatRequest) error {
+	for _, c := range []struct {
+		l api.Limit
+		s string
+	}{
+		{api.MessageChars, req.Message}, {api.DeliverToChars, req.To}, {api.ChatReplyToChars, req.ReplyTo},
+		{api.ChatAccountIDChars, req.AccountID}, {api.ChatThreadIDChars, req.ThreadID}, {api.ChatSenderIDChars, req.SenderID},
+	} {
+		if err := c.l.CheckChars(c.s); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -18,67 +18,67 @@ import (
 // names (else the session's last ones); with no external channel the
 // request is refused before anything runs, unless best effort.
 func TestChatDeliver(t *testing.T) {
-	silent := []config.ScriptRule{rule(config.ScriptWhen{Message: "^hush$"}, NoReply)}
+	silent := []config.ScriptRule{rule(config.ScriptWhen{Message: "^hush$"}, domain.NoReply)}
 	cases := []struct {
 		name    string
-		before  []ChatRequest // earlier messages into the session
-		req     ChatRequest
+		before  []api.ChatRequest // earlier messages into the session
+		req     api.ChatRequest
 		wantErr string
 		// want is the delivery queued ("" channel: none).
 		wantChannel, wantTo, wantText string
 	}{
-		{name: "no deliver", req: ChatRequest{Message: "hi", Channel: "telegram", To: "42"}},
+		{name: "no deliver", req: api.ChatRequest{Message: "hi", Channel: "telegram", To: "42"}},
 		{name: "channel and to of the request",
-			req:         ChatRequest{Message: "hi", Channel: "telegram", To: "42", Deliver: true},
+			req:         api.ChatRequest{Message: "hi", Channel: "telegram", To: "42", Deliver: true},
 			wantChannel: "telegram", wantTo: "42", wantText: "echo: hi"},
 		{name: "replyChannel and replyTo win",
-			req:         ChatRequest{Message: "hi", Channel: "telegram", To: "42", ReplyChannel: "Discord", ReplyTo: "chan-9", Deliver: true},
+			req:         api.ChatRequest{Message: "hi", Channel: "telegram", To: "42", ReplyChannel: "Discord", ReplyTo: "chan-9", Deliver: true},
 			wantChannel: "discord", wantTo: "chan-9", wantText: "echo: hi"},
 		{name: "the session's last channel and recipient",
-			before:      []ChatRequest{{Message: "earlier", Channel: "signal", To: "+100"}},
-			req:         ChatRequest{Message: "again", Deliver: true},
+			before:      []api.ChatRequest{{Message: "earlier", Channel: "signal", To: "+100"}},
+			req:         api.ChatRequest{Message: "again", Deliver: true},
 			wantChannel: "signal", wantTo: "+100", wantText: "echo: again"},
 		// channel "last" names the channel sessions_list shows as lastChannel (the
 		// delivery context's), not the webchat a later message came on.
 		{name: "channel last after a webchat message",
-			before:      []ChatRequest{{Message: "earlier", Channel: "telegram", To: "42"}, {Message: "from the web"}},
-			req:         ChatRequest{Message: "again", Channel: "last", Deliver: true},
+			before:      []api.ChatRequest{{Message: "earlier", Channel: "telegram", To: "42"}, {Message: "from the web"}},
+			req:         api.ChatRequest{Message: "again", Channel: "last", Deliver: true},
 			wantChannel: "telegram", wantTo: "42", wantText: "echo: again"},
 		{name: "replyChannel last after a webchat message",
-			before:      []ChatRequest{{Message: "earlier", Channel: "signal", To: "+100"}, {Message: "from the web"}},
-			req:         ChatRequest{Message: "again", ReplyChannel: "LAST", Deliver: true},
+			before:      []api.ChatRequest{{Message: "earlier", Channel: "signal", To: "+100"}, {Message: "from the web"}},
+			req:         api.ChatRequest{Message: "again", ReplyChannel: "LAST", Deliver: true},
 			wantChannel: "signal", wantTo: "+100", wantText: "echo: again"},
 		{name: "channel last without any external channel",
-			before:  []ChatRequest{{Message: "from the web"}},
-			req:     ChatRequest{Message: "again", Channel: "last", Deliver: true},
+			before:  []api.ChatRequest{{Message: "from the web"}},
+			req:     api.ChatRequest{Message: "again", Channel: "last", Deliver: true},
 			wantErr: api.DeliveryChannelRequired},
-		{name: "no external channel", req: ChatRequest{Message: "hi", Deliver: true}, wantErr: api.DeliveryChannelRequired},
-		{name: "webchat is no external channel", req: ChatRequest{Message: "hi", Channel: "webchat", To: "me", Deliver: true},
+		{name: "no external channel", req: api.ChatRequest{Message: "hi", Deliver: true}, wantErr: api.DeliveryChannelRequired},
+		{name: "webchat is no external channel", req: api.ChatRequest{Message: "hi", Channel: "webchat", To: "me", Deliver: true},
 			wantErr: "delivery channel is required"},
-		{name: "best effort runs without delivery", req: ChatRequest{Message: "hi", Deliver: true, BestEffortDeliver: true}},
-		{name: "unknown replyChannel", req: ChatRequest{Message: "hi", ReplyChannel: "carrier-pigeon", Deliver: true},
+		{name: "best effort runs without delivery", req: api.ChatRequest{Message: "hi", Deliver: true, BestEffortDeliver: true}},
+		{name: "unknown replyChannel", req: api.ChatRequest{Message: "hi", ReplyChannel: "carrier-pigeon", Deliver: true},
 			wantErr: "unknown channel: carrier-pigeon"},
 		// An external channel with no recipient is refused like one with no
 		// channel, before anything is written, unless best effort; the
 		// session's recipient on that channel fills in, as with "last".
 		{name: "external channel without a recipient",
-			req:     ChatRequest{Message: "hi", Channel: "telegram", Deliver: true},
+			req:     api.ChatRequest{Message: "hi", Channel: "telegram", Deliver: true},
 			wantErr: "delivery recipient is required: pass to or replyTo, or use a session with a previous recipient on telegram"},
 		{name: "best effort without a recipient runs without delivery",
-			req: ChatRequest{Message: "hi", Channel: "telegram", Deliver: true, BestEffortDeliver: true}},
+			req: api.ChatRequest{Message: "hi", Channel: "telegram", Deliver: true, BestEffortDeliver: true}},
 		{name: "the session's recipient on the request's channel",
-			before:      []ChatRequest{{Message: "earlier", Channel: "telegram", To: "42"}},
-			req:         ChatRequest{Message: "again", Channel: "telegram", Deliver: true},
+			before:      []api.ChatRequest{{Message: "earlier", Channel: "telegram", To: "42"}},
+			req:         api.ChatRequest{Message: "again", Channel: "telegram", Deliver: true},
 			wantChannel: "telegram", wantTo: "42", wantText: "echo: again"},
 		{name: "a recipient on another channel is not used",
-			before:  []ChatRequest{{Message: "earlier", Channel: "signal", To: "+100"}},
-			req:     ChatRequest{Message: "again", ReplyChannel: "discord", Deliver: true},
+			before:  []api.ChatRequest{{Message: "earlier", Channel: "signal", To: "+100"}},
+			req:     api.ChatRequest{Message: "again", ReplyChannel: "discord", Deliver: true},
 			wantErr: "delivery recipient is required"},
 		{name: "channel last whose channel never had a recipient",
-			before:  []ChatRequest{{Message: "earlier", Channel: "telegram"}},
-			req:     ChatRequest{Message: "again", Channel: "last", Deliver: true},
+			before:  []api.ChatRequest{{Message: "earlier", Channel: "telegram"}},
+			req:     api.ChatRequest{Message: "again", Channel: "last", Deliver: true},
 			wantErr: "delivery recipient is required"},
-		{name: "a silent reply delivers nothing", req: ChatRequest{Message: "hush", Channel: "telegram", To: "42", Deliver: true}},
+		{name: "a silent reply delivers nothing", req: api.ChatRequest{Message: "hush", Channel: "telegram", To: "42", Deliver: true}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

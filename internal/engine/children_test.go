@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/api"
 	"sync"
 	"testing"
 	"time"
@@ -34,7 +35,7 @@ func TestManyChildrenAnnounceExactlyOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for j := 0; j < children/callers; j++ {
-				res, err := h.e.spawn(ctx, Requester{}, SpawnParams{Task: "child"})
+				res, err := h.e.spawn(ctx, Requester{}, api.SpawnRequest{Task: "child"})
 				if err != nil {
 					errs <- err
 					return

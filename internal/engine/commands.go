@@ -12,34 +12,34 @@ import (
 )
 
 // command handles /new, /reset, /stop and /send before the model sees them.
-func (e *Engine) command(ctx context.Context, key, channel, sender, msg string) (ChatResult, bool, error) {
+func (e *Engine) command(ctx context.Context, key, channel, sender, msg string) (api.ChatResult, bool, error) {
 	text := strings.TrimSpace(msg)
 	if !strings.HasPrefix(text, "/") {
-		return ChatResult{}, false, nil
+		return api.ChatResult{}, false, nil
 	}
 	fields := strings.Fields(text)
 	name := strings.ToLower(fields[0])
-	res := ChatResult{SessionKey: key, Command: strings.TrimPrefix(name, "/")}
+	res := api.ChatResult{SessionKey: key, Command: strings.TrimPrefix(name, "/")}
 	switch name {
 	case "/new", "/reset":
 		if len(fields) > 1 {
 			// "/new <text>" resets and then runs <text>: chat does both,
 			// after its idempotency check (resetRemainder).
-			return ChatResult{}, false, nil
+			return api.ChatResult{}, false, nil
 		}
 		s, err := e.reset(ctx, key)
 		if err != nil {
-			return ChatResult{}, true, err
+			return api.ChatResult{}, true, err
 		}
 		res.Reply = fmt.Sprintf("✅ New session started (sessionId %s).", s.SessionID)
 		return res, true, nil
 	case "/stop":
 		if len(fields) > 1 {
-			return ChatResult{}, false, nil
+			return api.ChatResult{}, false, nil
 		}
 		n, err := e.StopSession(ctx, key)
 		if err != nil {
-			return ChatResult{}, true, err
+			return api.ChatResult{}, true, err
 		}
 		if n == 0 {
 			res.Reply = "Nothing to stop."
@@ -49,7 +49,7 @@ func (e *Engine) command(ctx context.Context, key, channel, sender, msg string) 
 		return res, true, nil
 	case "/send":
 		if !e.isOwner(channel, sender) {
-			return ChatResult{}, true, domain.Errorf(domain.CodeForbidden, "/send is only available to owners")
+			return api.ChatResult{}, true, domain.Errorf(domain.CodeForbidden, "/send is only available to owners")
 		}
 		if len(fields) == 1 {
 			// OpenClaw answers a bare /send with its usage, as a reply.
@@ -57,25 +57,25 @@ func (e *Engine) command(ctx context.Context, key, channel, sender, msg string) 
 			return res, true, nil
 		}
 		if len(fields) != 2 {
-			return ChatResult{}, true, domain.Invalid("usage: /send on|off|inherit")
+			return api.ChatResult{}, true, domain.Invalid("usage: /send on|off|inherit")
 		}
 		v, err := policy.ParseSendPolicyValue(fields[1])
 		if err != nil {
-			return ChatResult{}, true, domain.Invalid("usage: /send on|off|inherit (got %q)", fields[1])
+			return api.ChatResult{}, true, domain.Invalid("usage: /send on|off|inherit (got %q)", fields[1])
 		}
 		// inherit clears the override: sessions.patch {sendPolicy: null}.
 		set := api.SetNull()
 		if v != "" {
 			set = api.SetValue(v)
 		}
-		if _, err := e.patch(ctx, key, PatchParams{SendPolicy: set}); err != nil {
-			return ChatResult{}, true, err
+		if _, err := e.patch(ctx, key, api.PatchRequest{SendPolicy: set}); err != nil {
+			return api.ChatResult{}, true, err
 		}
 		word := map[string]string{domain.SendPolicyAllow: "on", domain.SendPolicyDeny: "off", "": "inherit"}[v]
 		res.Reply = "⚙️ Send policy set to " + word + "."
 		return res, true, nil
 	}
-	return ChatResult{}, false, nil
+	return api.ChatResult{}, false, nil
 }
 
 func (e *Engine) isOwner(channel, sender string) bool {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/api"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -85,7 +86,7 @@ func crashChild(mode, dir string) int {
 			go func(w int) {
 				defer wg.Done()
 				for i := w; i < 1000; i += 10 {
-					res, err := e.chat(ctx, ChatRequest{SessionKey: fmt.Sprintf("agent:main:s%d", i%200), Message: fmt.Sprintf("work %d", i)})
+					res, err := e.chat(ctx, api.ChatRequest{SessionKey: fmt.Sprintf("agent:main:s%d", i%200), Message: fmt.Sprintf("work %d", i)})
 					mu.Lock()
 					if err != nil {
 						fmt.Println("ERR", err)
@@ -102,7 +103,7 @@ func crashChild(mode, dir string) int {
 			return 1
 		}
 	case "spawn":
-		res, err := e.spawn(ctx, Requester{}, SpawnParams{Task: "do it"})
+		res, err := e.spawn(ctx, Requester{}, api.SpawnRequest{Task: "do it"})
 		if err != nil {
 			fmt.Println("ERR", err)
 			return 1
@@ -357,7 +358,7 @@ func TestCrashBetweenChildEndAndAnnounce(t *testing.T) {
 				}
 				return len(rows) == 1
 			})
-			res, err := e.listSessions(context.Background(), Requester{Operator: true}, ListParams{})
+			res, err := e.listSessions(context.Background(), Requester{Operator: true}, api.ListRequest{})
 			if err != nil {
 				t.Fatalf("list sessions: %v", err)
 			}

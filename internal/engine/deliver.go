@@ -1,26 +1,16 @@
 package engine
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 
+	"github.com/switchboard-go/switchboard/internal/delivery"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/policy"
-)
-
-// DeliverRequest is a direct outbound message to a channel (gateway `send`).
-type DeliverRequest = api.DeliverRequest
-
-// deliveryMirrorModel and deliveryMirrorKind mark the transcript copy of
-// a gateway `send` (OpenClaw writes such mirrors with model
-// "delivery-mirror" and zero usage).
-const (
-	deliveryMirrorModel = "delivery-mirror"
-	deliveryMirrorKind  = "delivery"
 )
 
 // errDeliveryExists ends the queueing transaction of a retried `send`
@@ -30,21 +20,9 @@ var errDeliveryExists = errors.New("delivery already queued")
 // queueDelivery queues an outbound message in the outbox (at-least-once with an
 // idempotency key, so the recipient sees one). It returns the outbox row.
 // Deliver (service_sessions.go) gates it.
-func (e *Engine) queueDelivery(ctx context.Context, req DeliverRequest) (domain.OutboxItem, error) {
-	if strings.TrimSpace(req.Message) == "" {
-		return domain.OutboxItem{}, domain.Invalid("message required")
-	}
-	if strings.TrimSpace(req.To) == "" {
-		// OpenClaw's `send` requires its recipient (OpenClaw's gateway methods).
-		return domain.OutboxItem{}, domain.Invalid("to required (the recipient on the channel)")
-	}
-	for _, c := range []struct {
-		l api.Limit
-		s string
-	}{{api.MessageChars, req.Message}, {api.DeliverToChars, req.To}, {api.DeliverChannelChars, req.Channel}} {
-		if err := c.l.CheckChars(c.s); err != nil {
-			return domain.OutboxItem{}, err
-		}
+func (e *Engine) queueDelivery(ctx context.Context, req api.DeliverRequest) (domain.OutboxItem, error) {
+	if err := delivery.CheckSend(req); err != nil {
+		return domain.OutboxItem{}, err
 	}
 	key, err := e.resolveRef(ctx, Requester{Operator: true}, orDefault(req.SessionKey, "main"))
 	if err != nil {
@@ -62,25 +40,21 @@ func (e *Engine) queueDelivery(ctx context.Context, req DeliverRequest) (domain.
 	if idem == "" {
 		idem = e.newID()
 	}
-	payload, _ := json.Marshal(map[string]string{"text": req.Message})
 	now := e.nowMs()
-	// The message is mirrored into the session's transcript as an assistant
-	// message (OpenClaw's delivery mirror), in the transaction that queues
-	// it (docs/design.md#durability): a delivery to a channel with no external service is
-	// "in the transcript", and readers of any channel's transcript see what
-	// the session said on it. A retry with the same idempotency key finds
-	// its first row and writes nothing.
-	mirror := domain.Message{Role: domain.RoleAssistant, Content: domain.BlockContent(domain.TextBlock(req.Message)),
-		API: "switchboard", Provider: "switchboard", Model: deliveryMirrorModel, StopReason: domain.StopReasonStop,
-		Usage: &domain.Usage{}, Kind: deliveryMirrorKind}
+	// The message is mirrored into the session's transcript (delivery.Mirror)
+	// in the transaction that queues it (docs/design.md#durability): a
+	// delivery to a channel with no external service is "in the
+	// transcript", and readers of any channel's transcript see what the
+	// session said on it. A retry with the same idempotency key finds its
+	// first row and writes nothing.
+	mirror := delivery.Mirror(req.Message)
+	item := delivery.SendItem(key, channel, req.To, idem, req.Message, now)
 	var stored domain.OutboxItem
 	created := false
 	_, err = e.rt.Inject(ctx, key, []domain.Message{mirror}, func(tx domain.Tx) (domain.Session, error) {
 		var fresh bool
 		var err error
-		stored, fresh, err = tx.EnqueueOutbox(domain.OutboxItem{IdempotencyKey: "send:" + idem, Kind: domain.OutboxDelivery,
-			SessionKey: key, Channel: channel, To: req.To, Payload: payload, Status: domain.OutboxPending,
-			NextAttemptAt: now, CreatedAt: now})
+		stored, fresh, err = tx.EnqueueOutbox(item)
 		if err != nil {
 			return domain.Session{}, err
 		}
@@ -102,4 +76,68 @@ func (e *Engine) queueDelivery(ctx context.Context, req DeliverRequest) (domain.
 	}
 	e.poke()
 	return stored, nil
+}
+
+// chatDelivery resolves where a chat run's reply is delivered
+// (delivery.ForChat) with the session's row and the request's reply
+// channel resolved as an inbound channel. channel is the request's
+// resolved inbound channel.
+func (e *Engine) chatDelivery(ctx context.Context, key, channel string, req api.ChatRequest) (*delivery.Target, error) {
+	if !req.Deliver {
+		return nil, nil
+	}
+	replyChannel := ""
+	if rc := strings.TrimSpace(req.ReplyChannel); rc != "" && !strings.EqualFold(rc, delivery.Last) {
+		c, err := e.inboundChannel(ctx, key, rc)
+		if err != nil {
+			return nil, err
+		}
+		replyChannel = c
+	}
+	var row *domain.Session
+	if s, err := e.store.GetSession(ctx, key); err == nil {
+		row = &s
+	}
+	return delivery.ForChat(req, channel, replyChannel, row)
+}
+
+// chatDelivered queues the delivery of a chat run's reply in the
+// transaction that records the run's end (delivery.ReplyItem).
+func (e *Engine) chatDelivered(tx domain.Tx, run domain.Run) error {
+	if run.Status != domain.RunOK || !bytes.Contains(run.Spec, delivery.SpecKey) {
+		return nil
+	}
+	spec, err := decodeSpec(run)
+	if err != nil || spec.Deliver == nil {
+		return nil
+	}
+	it, ok, err := delivery.ReplyItem(run, spec.Deliver, e.nowMs())
+	if err != nil || !ok {
+		return err
+	}
+	_, _, err = tx.EnqueueOutbox(it)
+	return err
+}
+
+// ownRecipient refuses a non-operator's chat that names a recipient other
+// than session key's own (delivery.CheckOwnRecipient).
+func (e *Engine) ownRecipient(ctx context.Context, key string, req api.ChatRequest) error {
+	if strings.TrimSpace(req.To) == "" && strings.TrimSpace(req.ReplyTo) == "" {
+		return nil
+	}
+	var s domain.Session
+	if row, err := e.store.GetSession(ctx, key); err == nil {
+		s = row
+	}
+	channel, err := e.inboundChannel(ctx, key, req.Channel)
+	if err != nil {
+		return err
+	}
+	target := channel
+	if rc := strings.TrimSpace(req.ReplyChannel); rc != "" && !strings.EqualFold(rc, delivery.Last) {
+		if target, err = e.inboundChannel(ctx, key, rc); err != nil {
+			return err
+		}
+	}
+	return delivery.CheckOwnRecipient(req, s, channel, target)
 }

@@ -1,17 +1,17 @@
-// Package engine is switchboard's core behind api.Service, the one
+// Package engine is switchboard's facade behind api.Service, the one
 // contract every surface calls (the CLI, the WebSocket gateway, the HTTP
-// API, MCP and the web UI). It owns the facade and its gate (service*.go:
-// scopes, binding, requester resolution, visibility), the operations
-// behind it (chat.go, commands.go, sessions.go, resolve.go, runs.go, the
-// session tools in list.go, history.go, send.go, spawn.go, agents.go),
-// the wiring of the runtime (hooks.go: what a run sees and what follows
-// its end) and of the outbox worker (outbox.go), and the event bus
-// (bus.go).
+// API, MCP and the web UI). It owns the gate (service*.go: scopes,
+// binding, requester resolution), the operations behind it (chat.go,
+// commands.go, sessions.go, resolve.go, runs.go, send.go, spawn.go,
+// agents.go, list.go), the wiring of the runtime (hooks.go: what a run
+// sees and what follows its end) and of the outbox worker (outbox.go), and
+// the event bus (bus.go).
 //
-// What follows a run is decided elsewhere, by pure functions: the
-// agent-to-agent exchange by package exchange, the sub-agent lifecycle by
-// package subagent; the engine writes their follow-ups. Delivery of
-// outbox items is package outbox's worker.
+// What it reads and decides lives in packages named for what they hold:
+// who may see what and the read models in package query, spend bounds in
+// package budget, where a reply goes in package delivery; what follows a
+// run is decided by package exchange (agent-to-agent) and package subagent,
+// and package outbox delivers what a transaction enqueued.
 package engine
 
 import (
@@ -25,9 +25,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/budget"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/outbox"
+	"github.com/switchboard-go/switchboard/internal/query"
 	"github.com/switchboard-go/switchboard/internal/runs"
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
 )
@@ -111,6 +113,8 @@ type Engine struct {
 	bus        *bus
 	deliveries *outbox.Worker
 	remotes    *remote.Client // A2A client of a2a.remotes (remote.go)
+	budgets    budget.Ledger
+	reads      query.Reader
 	channels   ChannelDeliverers
 
 	started bool
@@ -163,6 +167,8 @@ func New(opts Options) (*Engine, error) {
 		hold:     opts.HoldDeliveries || opts.HoldRuns,
 		channels: opts.Channels,
 	}
+	e.budgets = budget.Ledger{Store: opts.Store, Config: e.conf, Now: opts.Now}
+	e.reads = query.Reader{Store: opts.Store, Keys: e.keys, Config: e.conf, Now: opts.Now}
 	claimer, _ := opts.Cluster.(outbox.Claimer)
 	e.remotes = remote.New(remote.Options{HTTP: opts.A2AHTTPClient})
 	ob, err := e.newOutbox(opts.HTTPClient, opts.MaintenanceInterval, claimer)
@@ -184,7 +190,7 @@ func New(opts Options) (*Engine, error) {
 		NewID:    runID,
 		Logger:   opts.Logger,
 		MaxSteps: cfg.Runtime.MaxSteps,
-		Price:    e.price,
+		Price:    e.budgets.Price,
 		Hold:     opts.HoldRuns,
 		Lanes: map[domain.Lane]int{
 			domain.LaneMain:     cfg.Runtime.Lanes.Main,

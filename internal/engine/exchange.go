@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/exchange"
+	"github.com/switchboard-go/switchboard/internal/runs"
 )
 
 // exchangeFollowUp writes what follows a run of an agent-to-agent exchange
@@ -14,7 +15,7 @@ func (e *Engine) exchangeFollowUp(tx domain.Tx, run domain.Run, spec runSpec, ne
 	for _, f := range steps.Runs {
 		state := f.State
 		msg := f.Message
-		raw, err := encodeSpec(runSpec{UserMessage: &msg, System: f.System, Chain: f.Chain, A2A: &state, Payer: spec.Payer})
+		raw, err := encodeSpec(runSpec{Spec: runs.Spec{UserMessage: &msg, Payer: spec.Payer}, System: f.System, Chain: f.Chain, A2A: &state})
 		if err != nil {
 			return err
 		}
@@ -32,10 +33,3 @@ func (e *Engine) exchangeFollowUp(tx domain.Tx, run domain.Run, spec runSpec, ne
 	}
 	return nil
 }
-
-// Silence tokens (see domain): a reply that is exactly one says nothing.
-const (
-	ReplySkip    = domain.ReplySkip
-	AnnounceSkip = domain.AnnounceSkip
-	NoReply      = domain.NoReply
-)

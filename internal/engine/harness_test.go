@@ -109,7 +109,7 @@ func str(s string) *string { return &s }
 // chat sends a user message and waits for its run.
 func (h *harness) chat(key, msg string) domain.Run {
 	h.t.Helper()
-	res, err := h.e.chat(context.Background(), ChatRequest{SessionKey: key, Message: msg})
+	res, err := h.e.chat(context.Background(), api.ChatRequest{SessionKey: key, Message: msg})
 	if err != nil {
 		h.t.Fatalf("chat %s %q: %v", key, msg, err)
 	}
@@ -124,7 +124,7 @@ func (h *harness) chat(key, msg string) domain.Run {
 }
 
 // call calls a tool and decodes nothing: tests read ToolOutcome.Payload.
-func (h *harness) call(req Requester, tool, args string) ToolOutcome {
+func (h *harness) call(req Requester, tool, args string) api.ToolOutcome {
 	h.t.Helper()
 	return h.e.callTool(context.Background(), req, tool, []byte(args))
 }
@@ -132,7 +132,7 @@ func (h *harness) call(req Requester, tool, args string) ToolOutcome {
 // history reads a session's raw transcript.
 func (h *harness) history(key string) []domain.Message {
 	h.t.Helper()
-	res, err := h.e.history(context.Background(), Requester{Operator: true}, HistoryParams{SessionKey: key, Limit: 1000, IncludeTools: true, Raw: true})
+	res, err := h.e.history(context.Background(), Requester{Operator: true}, api.HistoryRequest{SessionKey: key, Limit: 1000, IncludeTools: true, Raw: true})
 	if err != nil {
 		h.t.Fatal(err)
 	}

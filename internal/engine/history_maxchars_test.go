@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/switchboard-go/switchboard/internal/api"
 	"strings"
 	"testing"
 
@@ -30,7 +31,7 @@ func TestHistoryMaxChars(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := h.e.history(context.Background(), Requester{Operator: true},
-				HistoryParams{SessionKey: "agent:main:wide", Limit: 10, Raw: tc.raw, MaxChars: tc.maxChars})
+				api.HistoryRequest{SessionKey: "agent:main:wide", Limit: 10, Raw: tc.raw, MaxChars: tc.maxChars})
 			if err != nil {
 				t.Fatal(err)
 			}

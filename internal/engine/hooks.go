@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/delivery"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
@@ -93,7 +94,7 @@ func (h hooks) CallTool(ctx context.Context, tc domain.ToolCallContext, name str
 	e := h.e
 	s, err := e.store.GetSession(ctx, tc.SessionKey)
 	allowed := err == nil && contains(e.toolsFor(s), name)
-	var out ToolOutcome
+	var out api.ToolOutcome
 	if !allowed {
 		out = tools.Failure(domain.Invalid("tool not available: %s", name))
 	} else {
@@ -108,7 +109,7 @@ func (h hooks) CallTool(ctx context.Context, tc domain.ToolCallContext, name str
 func (h hooks) Finished(tx domain.Tx, run domain.Run, next func(domain.Run) (domain.Run, error)) error {
 	e := h.e
 	if run.Kind == domain.RunKindChat || run.Kind == domain.RunKindAgent ||
-		run.Kind == domain.RunKindInbound && bytes.Contains(run.Spec, deliverKey) {
+		run.Kind == domain.RunKindInbound && bytes.Contains(run.Spec, delivery.SpecKey) {
 		// A chat turn, or the requester's turn on a sub-agent's announce
 		// (requesterDelivery), delivers its reply when it asks to.
 		return e.chatDelivered(tx, run)
@@ -137,7 +138,7 @@ func (h hooks) Finished(tx domain.Tx, run domain.Run, next func(domain.Run) (dom
 }
 
 func (h hooks) AfterFinish(run domain.Run) {
-	if run.Kind == domain.RunKindAnnounce || run.Kind == domain.RunKindSubagent || bytes.Contains(run.Spec, deliverKey) {
+	if run.Kind == domain.RunKindAnnounce || run.Kind == domain.RunKindSubagent || bytes.Contains(run.Spec, delivery.SpecKey) {
 		h.e.poke()
 	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/switchboard-go/switchboard/internal/delivery"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -50,7 +51,7 @@ type chatWork struct {
 	ExtraSystem string `json:"extraSystem,omitempty"`
 	// Deliver is the reply's delivery target (none: omitted, so keys
 	// written before it keep their fingerprint).
-	Deliver *deliverSpec `json:"deliver,omitempty"`
+	Deliver *delivery.Target `json:"deliver,omitempty"`
 }
 
 // errIdempotencyConflict is the error of a reused key with other parameters.
@@ -90,4 +91,22 @@ func sameWork(run domain.Run, fingerprint string) error {
 		return errIdempotencyConflict()
 	}
 	return nil
+}
+
+// lockIdem orders the calls that carry one idempotency key from the
+// lookup of the key to the commit of its run. The store dedupes the run
+// itself (CreateRun), but a chat turn "/reset <text>" resets the session
+// between the lookup and the commit: a duplicate that looked before the
+// first call committed reset the session again, stopping the run the
+// first call had just started, and answered with that cancelled run. With
+// the gate the duplicate looks after the commit and finds the run. Calls
+// with different keys do not wait for each other. The gate is the store's
+// (domain.Store.Gate), so duplicates sent to two replicas on PostgreSQL
+// are ordered too. Only a chat that resets takes it (chat.go): any other
+// duplicate is deduped by the store alone. An empty key holds nothing.
+func (e *Engine) lockIdem(ctx context.Context, idem string) (unlock func(), err error) {
+	if idem == "" {
+		return func() {}, nil
+	}
+	return e.store.Gate(ctx, "idem\x00"+idem)
 }

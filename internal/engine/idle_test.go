@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/switchboard-go/switchboard/internal/api"
 	"testing"
 	"time"
 
@@ -61,7 +62,7 @@ func TestIdle(t *testing.T) {
 				rule(config.ScriptWhen{Session: ":main:main$", System: "Agent-to-agent reply step:"}, "thanks"),
 			},
 			start: func(t *testing.T, h *harness) {
-				if _, err := h.e.chat(t.Context(), ChatRequest{SessionKey: "main", Message: "ask research the weather"}); err != nil {
+				if _, err := h.e.chat(t.Context(), api.ChatRequest{SessionKey: "main", Message: "ask research the weather"}); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -79,7 +80,7 @@ func TestIdle(t *testing.T) {
 		{
 			name: "spawned child and its announce",
 			start: func(t *testing.T, h *harness) {
-				if _, err := h.e.spawn(t.Context(), Requester{Operator: true}, SpawnParams{Task: "count to three"}); err != nil {
+				if _, err := h.e.spawn(t.Context(), Requester{Operator: true}, api.SpawnRequest{Task: "count to three"}); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -105,7 +106,7 @@ func TestIdle(t *testing.T) {
 func TestIdleEndsWithContext(t *testing.T) {
 	slow := "late"
 	h := newHarness(t, []config.ScriptRule{{When: config.ScriptWhen{Message: "slow"}, Reply: &slow, DelayMs: 60_000}}, nil)
-	res, err := h.e.chat(t.Context(), ChatRequest{SessionKey: "main", Message: "slow"})
+	res, err := h.e.chat(t.Context(), api.ChatRequest{SessionKey: "main", Message: "slow"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/query"
 	"math"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -15,42 +15,17 @@ import (
 	"github.com/switchboard-go/switchboard/internal/redact"
 )
 
-type SessionRow = api.SessionRow
-
-type ListResult = api.ListResult
-
-type ListParams = api.ListRequest
-
-var validKinds = []string{domain.KindMain, domain.KindGroup, domain.KindCron, domain.KindHook, domain.KindNode, domain.KindOther}
-
-// normalizeKinds checks a kinds filter: at most api.ListKinds.Max known
-// kinds, case-insensitive. It returns them lowercased.
-func normalizeKinds(kinds []string) ([]string, error) {
-	if int64(len(kinds)) > api.ListKinds.Max {
-		return nil, domain.Invalid("kinds has too many items (%d; max %d)", len(kinds), api.ListKinds.Max)
-	}
-	var out []string
-	for _, k := range kinds {
-		k = strings.ToLower(strings.TrimSpace(k))
-		if !contains(validKinds, k) {
-			return nil, domain.Invalid("kinds: unknown kind %q (use %s)", k, strings.Join(validKinds, ", "))
-		}
-		out = append(out, k)
-	}
-	return out, nil
-}
-
 // listSessions lists the sessions req can see, newest first.
-func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) (ListResult, error) {
-	kinds, err := normalizeKinds(p.Kinds)
+func (e *Engine) listSessions(ctx context.Context, req Requester, p api.ListRequest) (api.ListResult, error) {
+	kinds, err := query.NormalizeKinds(p.Kinds)
 	if err != nil {
-		return ListResult{}, err
+		return api.ListResult{}, err
 	}
 	p.Kinds = kinds
 	// Every surface (WS sessions.list, HTTP ?search=, CLI --search) lists
 	// through here, so the bound is checked once for all of them.
 	if err := api.ListSearchChars.CheckChars(p.Search); err != nil {
-		return ListResult{}, err
+		return api.ListResult{}, err
 	}
 	if p.Limit <= 0 {
 		p.Limit = int(api.ListLimit.Default)
@@ -66,17 +41,17 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 	}
 	offset, err := api.ListOffset.Apply(int64(p.Offset))
 	if err != nil {
-		return ListResult{}, err
+		return api.ListResult{}, err
 	}
 	p.Offset = int(offset)
 	// One row past the page tells whether another page follows.
 	want := p.Limit + 1
 	g := e.guardFor(ctx, req)
 	var rows []domain.Session
-	if g.selfOnly() {
-		s, err := e.store.GetSession(ctx, g.key)
+	if g.SelfOnly() {
+		s, err := e.store.GetSession(ctx, g.Key())
 		if err != nil && !errors.Is(err, domain.ErrNotFound) {
-			return ListResult{}, err
+			return api.ListResult{}, err
 		}
 		if err == nil && p.Offset == 0 && matchesList(s, p, e.nowMs()) {
 			rows = append(rows, s)
@@ -90,9 +65,9 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 		if p.ActiveMinutes > 0 {
 			q.UpdatedSince = e.nowMs() - int64(p.ActiveMinutes)*60_000
 		}
-		scoped, filter := g.scope(q)
+		scoped, filter := g.Scope(q)
 		if p.AgentID != "" && scoped.AgentIDs != nil && !contains(scoped.AgentIDs, p.AgentID) {
-			return ListResult{Sessions: []SessionRow{}}, nil
+			return api.ListResult{Sessions: []api.SessionRow{}}, nil
 		}
 		if p.AgentID != "" {
 			scoped.AgentIDs = []string{p.AgentID}
@@ -106,7 +81,7 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 		for {
 			page, err := e.store.ListSessions(ctx, scoped)
 			if err != nil {
-				return ListResult{}, err
+				return api.ListResult{}, err
 			}
 			if !filter {
 				// Paged in SQL: the page is the listing (no copy of 200
@@ -118,7 +93,7 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 				rows = make([]domain.Session, 0, want)
 			}
 			for _, s := range page {
-				if !g.allowRow(ctx, s) {
+				if !g.AllowRow(ctx, s) {
 					continue
 				}
 				if skip > 0 {
@@ -138,7 +113,7 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 	if hasMore {
 		rows = rows[:p.Limit]
 	}
-	out := ListResult{Count: len(rows), Sessions: make([]SessionRow, len(rows)), HasMore: hasMore}
+	out := api.ListResult{Count: len(rows), Sessions: make([]api.SessionRow, len(rows)), HasMore: hasMore}
 	if hasMore {
 		next := p.Offset + len(rows)
 		out.NextOffset = &next
@@ -147,28 +122,28 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p ListParams) 
 		out.Sessions[i] = e.row(s, req)
 	}
 	if err := e.attachUsage(ctx, out.Sessions, rows); err != nil {
-		return ListResult{}, err
+		return api.ListResult{}, err
 	}
 	if p.MessageLimit > 0 {
 		if err := attachMessages(ctx, e.store, out.Sessions, rows, p.MessageLimit); err != nil {
-			return ListResult{}, err
+			return api.ListResult{}, err
 		}
 		if !req.Operator {
 			if err := maskListMessages(out.Sessions); err != nil {
-				return ListResult{}, err
+				return api.ListResult{}, err
 			}
 		}
 	}
 	if p.IncludeLastMessage || p.IncludeDerivedTitles {
-		if err := e.attachTitles(ctx, out.Sessions, rows, p.IncludeLastMessage, p.IncludeDerivedTitles); err != nil {
-			return ListResult{}, err
+		if err := e.reads.AttachTitles(ctx, out.Sessions, rows, p.IncludeLastMessage, p.IncludeDerivedTitles); err != nil {
+			return api.ListResult{}, err
 		}
 	}
 	return out, nil
 }
 
 // matchesList applies list filters to one row in Go (self-only listing).
-func matchesList(s domain.Session, p ListParams, now int64) bool {
+func matchesList(s domain.Session, p api.ListRequest, now int64) bool {
 	if s.ArchivedAt > 0 && !p.IncludeArchived {
 		return false
 	}
@@ -188,7 +163,7 @@ func matchesList(s domain.Session, p ListParams, now int64) bool {
 // each message only to encode it again a fifth of the rest. Otherwise a
 // few workers each take rows in turn: one goroutine per row would grow a
 // fresh stack through SQLite's deep call chain for every row.
-func attachMessages(ctx context.Context, st domain.Store, out []SessionRow, rows []domain.Session, n int) error {
+func attachMessages(ctx context.Context, st domain.Store, out []api.SessionRow, rows []domain.Session, n int) error {
 	exclude := []string{domain.RoleToolResult, "tool"}
 	if tr, ok := st.(domain.TailsJSONReader); ok {
 		return attachTails(ctx, tr, out, rows, n, exclude)
@@ -213,7 +188,7 @@ func attachMessages(ctx context.Context, st domain.Store, out []SessionRow, rows
 		}
 	}
 	var wg sync.WaitGroup
-	for range min(attachWorkers, len(rows)) - 1 {
+	for range min(query.AttachWorkers, len(rows)) - 1 {
 		wg.Go(work)
 	}
 	work()
@@ -224,7 +199,7 @@ func attachMessages(ctx context.Context, st domain.Store, out []SessionRow, rows
 // attachTails reads the tails through tr, in up to tailChunks queries
 // at once: one query per listing leaves the second core idle, and the
 // listing's latency is its CPU time.
-func attachTails(ctx context.Context, tr domain.TailsJSONReader, out []SessionRow, rows []domain.Session, n int, exclude []string) error {
+func attachTails(ctx context.Context, tr domain.TailsJSONReader, out []api.SessionRow, rows []domain.Session, n int, exclude []string) error {
 	gens := make([]domain.Generation, len(rows))
 	for i, s := range rows {
 		gens[i] = domain.Generation{Key: s.Key, SessionID: s.SessionID}
@@ -255,7 +230,7 @@ func attachTails(ctx context.Context, tr domain.TailsJSONReader, out []SessionRo
 
 // listMessages sets each row's messages from its tail, all of them in one
 // array; each refers to its JSON where the store read it.
-func listMessages(out []SessionRow, gens []domain.Generation, tails [][]domain.StoredMessage) error {
+func listMessages(out []api.SessionRow, gens []domain.Generation, tails [][]domain.StoredMessage) error {
 	count := 0
 	for _, t := range tails {
 		count += len(t)
@@ -285,14 +260,10 @@ const (
 	tailChunkMin = 50
 )
 
-// attachWorkers is how many goroutines read messageLimit tails at once
-// (the read pool has more connections than this).
-const attachWorkers = 4
-
 // row builds the sessions_list row of s as seen by req: the one mapping
 // (api.RowOf) with req's view of the keys, the agent's default model and
 // the transcript's path.
-func (e *Engine) row(s domain.Session, req Requester) SessionRow {
+func (e *Engine) row(s domain.Session, req Requester) api.SessionRow {
 	agent := req.agent(e)
 	r := api.RowOf(s)
 	r.Key = e.keys.Display(s.Key, agent)
@@ -321,7 +292,7 @@ func (e *Engine) modelFor(s domain.Session) string {
 // sessions_history does for a requester without operator rights: secrets
 // masked, long texts cut, bulky fields dropped (what history, search and
 // fork hand a model must not come raw through a listing).
-func maskListMessages(rows []SessionRow) error {
+func maskListMessages(rows []api.SessionRow) error {
 	for i := range rows {
 		lms := rows[i].Messages
 		if len(lms) == 0 {

@@ -31,7 +31,7 @@ func TestListMessagesAreHistoryMessages(t *testing.T) {
 
 	for _, limit := range []int{1, 3, 20} {
 		res := listResult(t, h.call(Requester{Operator: true}, api.ToolSessionsList, fmt.Sprintf(`{"messageLimit":%d}`, limit)))
-		var row *SessionRow
+		var row *api.SessionRow
 		for i := range res.Sessions {
 			if res.Sessions[i].Key == "main" {
 				row = &res.Sessions[i]
@@ -40,7 +40,7 @@ func TestListMessagesAreHistoryMessages(t *testing.T) {
 		if row == nil {
 			t.Fatalf("no main row in %v", keysOf(res))
 		}
-		hist, err := h.e.history(t.Context(), Requester{Operator: true}, HistoryParams{SessionKey: "agent:main:main", Limit: limit, Raw: true})
+		hist, err := h.e.history(t.Context(), Requester{Operator: true}, api.HistoryRequest{SessionKey: "agent:main:main", Limit: limit, Raw: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestListMessagesAreHistoryMessages(t *testing.T) {
 			}
 			rows = append(rows, s)
 		}
-		fast, slow := make([]SessionRow, len(rows)), make([]SessionRow, len(rows))
+		fast, slow := make([]api.SessionRow, len(rows)), make([]api.SessionRow, len(rows))
 		if err := attachMessages(t.Context(), h.st, fast, rows, limit); err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +122,7 @@ func TestListMessagesMaskedForNonOperators(t *testing.T) {
 	if got := listed(Requester{}); strings.Contains(got, secret) || !strings.Contains(got, "my key is sk-abc") {
 		t.Errorf("a session's listing shows %s, want the secret masked", got)
 	}
-	hist, err := h.e.history(t.Context(), Requester{}, HistoryParams{SessionKey: "agent:main:other", Limit: 5})
+	hist, err := h.e.history(t.Context(), Requester{}, api.HistoryRequest{SessionKey: "agent:main:other", Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,16 +12,16 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
-func listResult(t *testing.T, out ToolOutcome) ListResult {
+func listResult(t *testing.T, out api.ToolOutcome) api.ListResult {
 	t.Helper()
-	res, ok := out.Payload.(ListResult)
+	res, ok := out.Payload.(api.ListResult)
 	if !ok {
 		t.Fatalf("payload = %s, want ListResult", out.JSON())
 	}
 	return res
 }
 
-func keysOf(res ListResult) []string {
+func keysOf(res api.ListResult) []string {
 	var out []string
 	for _, r := range res.Sessions {
 		out = append(out, r.Key)
@@ -38,7 +38,7 @@ func TestListRowsKindsAndLimits(t *testing.T) {
 	if res.Count != 3 || len(res.Sessions) != 3 {
 		t.Fatalf("count = %d rows %v", res.Count, keysOf(res))
 	}
-	byKey := map[string]SessionRow{}
+	byKey := map[string]api.SessionRow{}
 	for _, r := range res.Sessions {
 		byKey[r.Key] = r
 	}
@@ -115,7 +115,7 @@ func TestTreeVisibilityHidesSiblingsAndLeaksNothing(t *testing.T) {
 		t.Fatalf("own child history: %s", out.JSON())
 	}
 	// The operator (CLI without --as) sees everything.
-	all, err := h.e.listSessions(t.Context(), Requester{Operator: true}, ListParams{})
+	all, err := h.e.listSessions(t.Context(), Requester{Operator: true}, api.ListRequest{})
 	if err != nil || all.Count != 3 {
 		t.Fatalf("operator listing = %v, %v", keysOf(all), err)
 	}
@@ -131,13 +131,13 @@ func TestHistoryRefsFlagsAndMasking(t *testing.T) {
 	h.chat("main", "long")
 	h.chat("main", "tools")
 	s, _ := h.e.Session(t.Context(), "main")
-	var res HistoryResult
-	decode := func(out ToolOutcome) HistoryResult {
+	var res api.HistoryResult
+	decode := func(out api.ToolOutcome) api.HistoryResult {
 		t.Helper()
 		if out.IsError {
 			t.Fatalf("history: %s", out.JSON())
 		}
-		return out.Payload.(HistoryResult)
+		return out.Payload.(api.HistoryResult)
 	}
 	res = decode(h.call(Requester{}, api.ToolSessionsHistory, `{"sessionKey":"`+s.SessionID+`","limit":100}`))
 	if res.SessionKey != "main" {

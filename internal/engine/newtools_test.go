@@ -14,7 +14,7 @@ import (
 )
 
 // payloadOf decodes a tool outcome's payload into a map.
-func payloadOf(t *testing.T, out ToolOutcome) map[string]any {
+func payloadOf(t *testing.T, out api.ToolOutcome) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(out.JSON(), &m); err != nil {
@@ -304,7 +304,7 @@ func TestSendSteerJoinsTheRunningRun(t *testing.T) {
 		{When: config.ScriptWhen{Session: "slow$", Message: "^hold$"}, Reply: str("late"), DelayMs: 60_000},
 	}, agentVisibility)
 	ctx := context.Background()
-	started, err := h.e.chat(ctx, ChatRequest{SessionKey: "agent:main:worker", Message: "start"})
+	started, err := h.e.chat(ctx, api.ChatRequest{SessionKey: "agent:main:worker", Message: "start"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func TestProgressOfRunningChild(t *testing.T) {
 	events, stop := h.e.Subscribe(1024)
 	defer stop()
 	res := spawnResult(t, h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"crawl","label":"slow","budget":{"tokens":9000}}`))
-	var kids []ChildRow
+	var kids []api.ChildRow
 	h.waitFor("the child's progress", func() bool {
 		var err error
 		kids, err = h.e.Children(context.Background(), "agent:main:main")

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/runs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,7 +27,7 @@ func TestRecoveryAfterCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now().UnixMilli()
-	spec, _ := encodeSpec(runSpec{UserMessage: &domain.Message{Role: "user", Content: domain.TextContent("queued hello")}})
+	spec, _ := encodeSpec(runSpec{Spec: runs.Spec{UserMessage: &domain.Message{Role: "user", Content: domain.TextContent("queued hello")}}})
 	err = st.Update(ctx, func(tx domain.Tx) error {
 		if err := tx.PutSession(domain.Session{Key: "agent:main:main", AgentID: "main", SessionID: "s1", Kind: "main", UpdatedAt: now}); err != nil {
 			return err
@@ -103,7 +105,7 @@ func TestRecoveryAfterCrash(t *testing.T) {
 		}
 	}
 	// The session's next run clears it.
-	next, err := e.chat(ctx, ChatRequest{SessionKey: "agent:main:main", Message: "again"})
+	next, err := e.chat(ctx, api.ChatRequest{SessionKey: "agent:main:main", Message: "again"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,16 +120,16 @@ func TestRecoveryAfterCrash(t *testing.T) {
 func TestIdempotentChatAndFIFO(t *testing.T) {
 	h := newHarness(t, []config.ScriptRule{{When: config.ScriptWhen{Message: "^one$"}, Reply: str("1"), DelayMs: 200}}, nil)
 	ctx := t.Context()
-	a, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "one", IdempotencyKey: "k1"})
+	a, err := h.e.chat(ctx, api.ChatRequest{SessionKey: "main", Message: "one", IdempotencyKey: "k1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "one", IdempotencyKey: "k1"})
+	b, err := h.e.chat(ctx, api.ChatRequest{SessionKey: "main", Message: "one", IdempotencyKey: "k1"})
 	if err != nil || b.Run.ID != a.Run.ID || b.Created {
 		t.Fatalf("repeat = %+v, %v (first %s)", b.Run.ID, err, a.Run.ID)
 	}
-	c, _ := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "two"})
-	d, _ := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "three"})
+	c, _ := h.e.chat(ctx, api.ChatRequest{SessionKey: "main", Message: "two"})
+	d, _ := h.e.chat(ctx, api.ChatRequest{SessionKey: "main", Message: "three"})
 	for _, id := range []string{a.Run.ID, c.Run.ID, d.Run.ID} {
 		if _, err := h.e.waitRun(ctx, id, 5*time.Second); err != nil {
 			t.Fatal(err)
@@ -152,7 +154,7 @@ func TestCancelCascadesAndCommands(t *testing.T) {
 		{When: config.ScriptWhen{Session: "research$"}, Reply: str("late"), DelayMs: 60_000},
 	}, agentVisibility)
 	ctx := t.Context()
-	res, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "go"})
+	res, err := h.e.chat(ctx, api.ChatRequest{SessionKey: "main", Message: "go"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +162,7 @@ func TestCancelCascadesAndCommands(t *testing.T) {
 		runs := runsOf(h, research, domain.RunKindSend)
 		return len(runs) == 1 && runs[0].Status == domain.RunRunning
 	})
-	stop, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "/stop"})
+	stop, err := h.e.chat(ctx, api.ChatRequest{SessionKey: "main", Message: "/stop"})
 	if err != nil || stop.Command != "stop" {
 		t.Fatalf("/stop = %+v, %v", stop, err)
 	}
@@ -174,7 +176,7 @@ func TestCancelCascadesAndCommands(t *testing.T) {
 		t.Fatalf("cascaded run = %s", child.Status)
 	}
 	before, _ := h.e.Session(ctx, "main")
-	if _, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "/new"}); err != nil {
+	if _, err := h.e.chat(ctx, api.ChatRequest{SessionKey: "main", Message: "/new"}); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := h.e.Session(ctx, "main")
@@ -186,29 +188,29 @@ func TestCancelCascadesAndCommands(t *testing.T) {
 	if len(old) == 0 {
 		t.Fatalf("old transcript lost")
 	}
-	sp, _ := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "/send off"})
+	sp, _ := h.e.chat(ctx, api.ChatRequest{SessionKey: "main", Message: "/send off"})
 	if sp.Reply != "⚙️ Send policy set to off." {
 		t.Fatalf("/send off = %q", sp.Reply)
 	}
-	if _, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "hello"}); err == nil || err.Error() != "send blocked by session policy" {
+	if _, err := h.e.chat(ctx, api.ChatRequest{SessionKey: "main", Message: "hello"}); err == nil || err.Error() != "send blocked by session policy" {
 		t.Fatalf("chat after /send off: %v", err)
 	}
-	if _, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "/send inherit", Channel: "discord", SenderID: "stranger"}); domain.ErrorCode(err) != domain.CodeForbidden {
+	if _, err := h.e.chat(ctx, api.ChatRequest{SessionKey: "main", Message: "/send inherit", Channel: "discord", SenderID: "stranger"}); domain.ErrorCode(err) != domain.CodeForbidden {
 		t.Fatalf("non-owner /send: err = %v, want forbidden", err)
 	}
 	// A bare /send answers its usage as a reply (OpenClaw's wording) and
 	// changes nothing.
-	if u, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "/send"}); err != nil || u.Reply != "⚙️ Usage: /send on|off|inherit" {
+	if u, err := h.e.chat(ctx, api.ChatRequest{SessionKey: "main", Message: "/send"}); err != nil || u.Reply != "⚙️ Usage: /send on|off|inherit" {
 		t.Fatalf("/send = %+v, %v; want the usage as a reply", u, err)
 	}
-	if _, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "hello"}); err == nil {
+	if _, err := h.e.chat(ctx, api.ChatRequest{SessionKey: "main", Message: "hello"}); err == nil {
 		t.Fatalf("a bare /send changed the send policy")
 	}
-	if _, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "/send maybe"}); domain.ErrorCode(err) != domain.CodeInvalid || !strings.Contains(err.Error(), "usage: /send on|off|inherit") {
+	if _, err := h.e.chat(ctx, api.ChatRequest{SessionKey: "main", Message: "/send maybe"}); domain.ErrorCode(err) != domain.CodeInvalid || !strings.Contains(err.Error(), "usage: /send on|off|inherit") {
 		t.Fatalf("/send maybe: err = %v, want the usage as an invalid request", err)
 	}
 	// inherit clears the override (sessions.patch {sendPolicy: null}).
-	if sp, err := h.e.chat(ctx, ChatRequest{SessionKey: "main", Message: "/send inherit"}); err != nil || sp.Reply != "⚙️ Send policy set to inherit." {
+	if sp, err := h.e.chat(ctx, api.ChatRequest{SessionKey: "main", Message: "/send inherit"}); err != nil || sp.Reply != "⚙️ Send policy set to inherit." {
 		t.Fatalf("/send inherit = %+v, %v", sp, err)
 	}
 	if s, err := h.e.Session(ctx, "agent:main:main"); err != nil || s.SendPolicy != "" {

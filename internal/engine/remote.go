@@ -110,7 +110,7 @@ func (e *Engine) remotesList(ctx context.Context, req Requester) []api.RemoteAge
 	for _, r := range e.cfg.A2A.Remotes {
 		id := strings.ToLower(r.ID)
 		key := "agent:" + id + ":" + e.cfg.MainKey()
-		allowed := g.check(ctx, key, policy.ActionSend) == nil
+		allowed := g.Check(ctx, key, policy.ActionSend) == nil
 		info := api.RemoteAgentInfo{ID: id, Allowed: allowed}
 		if req.Operator {
 			// Where a remote lives is the operator's to know: a session

@@ -208,12 +208,12 @@ func TestArrivalStopsALoopThroughRemotes(t *testing.T) {
 		{[]string{"a", "b", "c", "d"}, "session.agentToAgent.maxHops=3"},
 	}
 	for _, tc := range cases {
-		_, err := h.e.chat(t.Context(), ChatRequest{SessionKey: key, Message: "hi", Channel: "a2a", Chain: tc.chain})
+		_, err := h.e.chat(t.Context(), api.ChatRequest{SessionKey: key, Message: "hi", Channel: "a2a", Chain: tc.chain})
 		if domain.ErrorCode(err) != domain.CodeForbidden || !strings.Contains(err.Error(), tc.want) {
 			t.Fatalf("chain %v: err = %v, want forbidden with %q", tc.chain, err, tc.want)
 		}
 	}
-	res, err := h.e.chat(t.Context(), ChatRequest{SessionKey: key, Message: "hi", Channel: "a2a", Chain: []string{"agent:x:main", "agent:main-gw:main"}})
+	res, err := h.e.chat(t.Context(), api.ChatRequest{SessionKey: key, Message: "hi", Channel: "a2a", Chain: []string{"agent:x:main", "agent:main-gw:main"}})
 	if err != nil {
 		t.Fatal(err)
 	}

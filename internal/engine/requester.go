@@ -1,6 +1,11 @@
 package engine
 
 import (
+	"context"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/policy"
+	"github.com/switchboard-go/switchboard/internal/query"
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
 )
 
@@ -51,3 +56,14 @@ func (r Requester) agent(e *Engine) string {
 
 // DefaultRequesterKey is the default agent's main session key.
 func (e *Engine) DefaultRequesterKey() string { return Requester{}.key(e) }
+
+// guardFor is req's visibility guard (package query).
+func (e *Engine) guardFor(ctx context.Context, req Requester) query.Guard {
+	return e.reads.GuardFor(ctx, query.Viewer{Key: req.key(e), Agent: req.agent(e), Operator: req.Operator})
+}
+
+// sandboxed reports whether session s runs sandboxed now: the current
+// configuration wins when it is stricter than the row's creation-time flag.
+func (e *Engine) sandboxed(s domain.Session) bool {
+	return policy.Sandboxed(e.conf(), s.AgentID, s.Sandboxed)
+}

@@ -66,7 +66,7 @@ func (e *Engine) resolveRef(ctx context.Context, req Requester, input string) (s
 			// A sandboxed requester clamped to its tree gets the reference's
 			// sandbox answer (forbidden) for every sessionId outside it, hidden
 			// or missing alike, so the answer still reveals nothing.
-			if !req.Operator && e.guardFor(ctx, req).vis.Restricted() {
+			if !req.Operator && e.guardFor(ctx, req).Visibility().Restricted() {
 				return "", domain.Errorf(domain.CodeForbidden, "Session not visible from this sandboxed agent session: %s", in)
 			}
 			return "", domain.Errorf(domain.CodeNotFound, "Session not found: %s (use the full sessionKey from sessions_list)", in)
@@ -111,7 +111,7 @@ func (e *Engine) sessionByID(ctx context.Context, req Requester, id string) (str
 	if len(all) > 0 && !req.Operator {
 		g := e.guardFor(ctx, req)
 		for _, s := range all {
-			if g.check(ctx, s.Key, policy.ActionHistory) == nil {
+			if g.Check(ctx, s.Key, policy.ActionHistory) == nil {
 				rows = append(rows, s)
 			}
 		}

@@ -50,7 +50,7 @@ func TestRollupsEqualSumOfLeaves(t *testing.T) {
 			nodes = append(nodes, node{res.ChildSessionKey, n.depth + 1})
 			continue
 		}
-		if _, err := h.e.chat(context.Background(), ChatRequest{SessionKey: n.key, Message: text}); err != nil {
+		if _, err := h.e.chat(context.Background(), api.ChatRequest{SessionKey: n.key, Message: text}); err != nil {
 			t.Fatalf("chat %s: %v", n.key, err)
 		}
 	}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/delivery"
+	"github.com/switchboard-go/switchboard/internal/query"
+	"github.com/switchboard-go/switchboard/internal/runs"
 	"strings"
 	"time"
 
@@ -13,36 +16,30 @@ import (
 	"github.com/switchboard-go/switchboard/internal/policy"
 )
 
-type SendParams = api.SendRequest
-
-type Delivery = api.Delivery
-
-type SendResult = api.SendResult
-
 // send delivers a message into another session as an inter-session
 // message, and waits for the reply unless TimeoutSeconds is 0.
-func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendResult, error) {
+func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (api.SendResult, error) {
 	if p.IdempotencyKey == "" {
 		p.IdempotencyKey = req.IdempotencyKey
 	}
 	// A refused send has no run: its answer carries no runId.
-	fail := func(status, msg, key string) SendResult {
-		return SendResult{Status: status, Error: msg, SessionKey: key}
+	fail := func(status, msg, key string) api.SendResult {
+		return api.SendResult{Status: status, Error: msg, SessionKey: key}
 	}
 	if strings.TrimSpace(p.Message) == "" {
-		return SendResult{}, domain.Invalid("message required")
+		return api.SendResult{}, domain.Invalid("message required")
 	}
 	mode, err := sendMode(p)
 	if err != nil {
-		return SendResult{}, err
+		return api.SendResult{}, err
 	}
 	if err := api.MessageChars.CheckChars(p.Message); err != nil {
-		return SendResult{}, err
+		return api.SendResult{}, err
 	}
 	if p.TimeoutSeconds != nil {
 		n, err := api.SendTimeout.Apply(int64(*p.TimeoutSeconds))
 		if err != nil {
-			return SendResult{}, err
+			return api.SendResult{}, err
 		}
 		t := int(n)
 		p.TimeoutSeconds = &t
@@ -80,12 +77,12 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 	fingerprint := api.Fingerprint(work)
 	if prior, found, err := e.priorRun(ctx, idem, fingerprint); err != nil || found {
 		if err != nil {
-			return SendResult{}, err
+			return api.SendResult{}, err
 		}
 		return e.sendAnswer(ctx, prior, display, p.TimeoutSeconds, req.RunID != "")
 	}
 	targetAgent := e.keys.AgentOf(target)
-	if err := g.check(ctx, target, policy.ActionSend); err != nil {
+	if err := g.Check(ctx, target, policy.ActionSend); err != nil {
 		return fail(statusOf(err), domain.ErrorMessage(err), display), nil
 	}
 
@@ -94,12 +91,12 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 	if req.RunID != "" {
 		r, err := e.store.GetRun(ctx, req.RunID)
 		if err != nil && !errors.Is(err, domain.ErrNotFound) {
-			return SendResult{}, err
+			return api.SendResult{}, err
 		}
 		if err == nil {
 			spec, err := decodeSpec(r)
 			if err != nil {
-				return SendResult{}, err
+				return api.SendResult{}, err
 			}
 			next, refused := exchange.Extend(spec.Chain, requesterKey, target, display, e.cfg.Session.AgentToAgent.MaxHops)
 			if refused != "" {
@@ -140,23 +137,25 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 	// {to, channel}`).
 	targetTo := ""
 	if targetRow != nil {
-		targetTo = recipientOn(*targetRow, targetChannel)
+		targetTo = delivery.RecipientOn(*targetRow, targetChannel)
 	}
 	maxTurns := e.cfg.Session.AgentToAgent.MaxPingPongTurns
 	spec := runSpec{
-		UserMessage: &domain.Message{
-			Role:    domain.RoleUser,
-			Content: domain.TextContent(p.Message),
-			Provenance: &domain.Provenance{Kind: domain.ProvenanceInterSession, SourceSessionKey: requesterKey,
-				SourceChannel: requesterChannel, SourceTool: api.ToolSessionsSend, SourceRunID: req.RunID},
+		Spec: runs.Spec{
+			UserMessage: &domain.Message{
+				Role:    domain.RoleUser,
+				Content: domain.TextContent(p.Message),
+				Provenance: &domain.Provenance{Kind: domain.ProvenanceInterSession, SourceSessionKey: requesterKey,
+					SourceChannel: requesterChannel, SourceTool: api.ToolSessionsSend, SourceRunID: req.RunID},
+			},
+			Steer: mode == api.SendSteer,
+			Payer: e.payerFor(ctx, req, requesterKey),
 		},
 		System: exchange.MessageContext(requesterKey, requesterChannel, target, targetChannel),
 		Chain:  chain,
 		A2A: &exchange.State{RequesterKey: requesterKey, RequesterChannel: requesterChannel, TargetKey: target,
 			TargetChannel: targetChannel, TargetTo: targetTo, InRun: req.RunID != "", MaxTurns: maxTurns, Original: p.Message},
 		Fingerprint: fingerprint,
-		Steer:       mode == api.SendSteer,
-		Payer:       e.payerFor(ctx, req, requesterKey),
 	}
 	var timeoutMs int64
 	if e.isRemote(targetAgent) {
@@ -171,7 +170,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 	}
 	rawSpec, err := encodeSpec(spec)
 	if err != nil {
-		return SendResult{}, err
+		return api.SendResult{}, err
 	}
 	created := false
 	run, fresh, err := e.rt.Submit(ctx, domain.Run{
@@ -187,14 +186,14 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 		if domain.ErrorCode(err) == domain.CodeUnavailable {
 			// Nothing was stored: a retryable error on every surface (503,
 			// UNAVAILABLE; the tool's status "error" with the cause).
-			return SendResult{}, err
+			return api.SendResult{}, err
 		}
 		return fail(statusOf(err), domain.ErrorMessage(err), display), nil
 	}
 	if !fresh {
 		// Another call with this key won the race: the same work, or a conflict.
 		if err := sameWork(run, fingerprint); err != nil {
-			return SendResult{}, err
+			return api.SendResult{}, err
 		}
 	}
 	if created {
@@ -208,49 +207,49 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 // wait, else what the run came to within the timeout.
 // A send made inside a run waits at most until that run's deadline (its
 // context's): the wait is clamped, the target's run goes on.
-func (e *Engine) sendAnswer(ctx context.Context, run domain.Run, display string, timeoutSeconds *int, inRun bool) (SendResult, error) {
-	delivery := &Delivery{Status: "pending", Mode: "announce"}
+func (e *Engine) sendAnswer(ctx context.Context, run domain.Run, display string, timeoutSeconds *int, inRun bool) (api.SendResult, error) {
+	delivery := &api.Delivery{Status: "pending", Mode: "announce"}
 	if e.isRemote(run.AgentID) {
 		// No announce follows a remote agent's reply (remote.go).
-		delivery = &Delivery{Status: "none", Mode: RemoteChannel}
+		delivery = &api.Delivery{Status: "none", Mode: RemoteChannel}
 	}
 	timeout := int(api.SendTimeout.Default)
 	if timeoutSeconds != nil {
 		timeout = *timeoutSeconds
 	}
 	if timeout == 0 {
-		return SendResult{RunID: run.ID, Status: "accepted", SessionKey: display, Delivery: delivery}, nil
+		return api.SendResult{RunID: run.ID, Status: "accepted", SessionKey: display, Delivery: delivery}, nil
 	}
 	wait := clampToDeadline(ctx, time.Duration(timeout)*time.Second, inRun)
 	timeout = int((wait + time.Second - 1) / time.Second)
 	done, err := e.rt.Wait(ctx, run.ID, wait)
 	if err != nil {
-		return SendResult{}, err
+		return api.SendResult{}, err
 	}
 	switch done.Status {
 	case domain.RunOK:
 		if spec, err := decodeSpec(done); err == nil && spec.JoinedRunID != "" {
 			delivery = nil // a steer that joined a running run has no announce of its own
 		}
-		res := SendResult{RunID: run.ID, Status: "ok", SessionKey: display, Delivery: delivery}
+		res := api.SendResult{RunID: run.ID, Status: "ok", SessionKey: display, Delivery: delivery}
 		if !exchange.Silent(done.Reply) {
 			res.Reply = done.Reply
 		}
 		return res, nil
 	case domain.RunQueued, domain.RunRunning:
-		return SendResult{RunID: run.ID, Status: "timeout", SessionKey: display,
+		return api.SendResult{RunID: run.ID, Status: "timeout", SessionKey: display,
 			Error: fmt.Sprintf("no reply within %ds; the run goes on — read the reply later with sessions_history or wait with runs_wait", timeout)}, nil
 	case domain.RunTimeout:
-		return SendResult{RunID: run.ID, Status: "timeout", SessionKey: display, Error: orDefault(done.Error, "run timed out")}, nil
+		return api.SendResult{RunID: run.ID, Status: "timeout", SessionKey: display, Error: orDefault(done.Error, "run timed out")}, nil
 	default:
-		return SendResult{RunID: run.ID, Status: "error", SessionKey: display, Error: orDefault(done.Error, "agent error")}, nil
+		return api.SendResult{RunID: run.ID, Status: "error", SessionKey: display, Error: orDefault(done.Error, "agent error")}, nil
 	}
 }
 
 // findLabel resolves a label to a key; on failure it returns the payload.
-func (e *Engine) findLabel(ctx context.Context, req Requester, g guard, label, agentID string) (string, SendResult, bool) {
-	fail := func(status, msg string) (string, SendResult, bool) {
-		return "", SendResult{Status: status, Error: msg}, false
+func (e *Engine) findLabel(ctx context.Context, req Requester, g query.Guard, label, agentID string) (string, api.SendResult, bool) {
+	fail := func(status, msg string) (string, api.SendResult, bool) {
+		return "", api.SendResult{Status: status, Error: msg}, false
 	}
 	label, err := api.ParseLabel(label)
 	if err != nil {
@@ -261,7 +260,7 @@ func (e *Engine) findLabel(ctx context.Context, req Requester, g guard, label, a
 	if agentID != "" {
 		agent = strings.ToLower(strings.TrimSpace(agentID))
 		if agent != requesterAgent && !req.Operator {
-			if g.vis.Restricted() {
+			if g.Visibility().Restricted() {
 				return fail("forbidden", "Sandboxed sessions_send label lookup is limited to this agent")
 			}
 			a2a := policy.NewA2A(e.conf())
@@ -281,18 +280,18 @@ func (e *Engine) findLabel(ctx context.Context, req Requester, g guard, label, a
 	// unknown label, and an ambiguity never names a hidden key.
 	rows := all[:0]
 	for _, s := range all {
-		if g.check(ctx, s.Key, policy.ActionSend) == nil {
+		if g.Check(ctx, s.Key, policy.ActionSend) == nil {
 			rows = append(rows, s)
 		}
 	}
 	switch len(rows) {
 	case 0:
-		if g.vis.Restricted() {
+		if g.Visibility().Restricted() {
 			return fail("forbidden", "Session not visible from this sandboxed agent session.")
 		}
 		return fail("error", "No session found with label: "+label)
 	case 1:
-		return rows[0].Key, SendResult{}, true
+		return rows[0].Key, api.SendResult{}, true
 	}
 	keys := make([]string, len(rows))
 	for i, r := range rows {

@@ -20,9 +20,9 @@ func toolCall(when config.ScriptWhen, name string, args map[string]any) config.S
 	return config.ScriptRule{When: when, ToolCall: &config.ScriptToolCall{Name: name, Arguments: args}}
 }
 
-func sendResult(t *testing.T, out ToolOutcome) SendResult {
+func sendResult(t *testing.T, out api.ToolOutcome) api.SendResult {
 	t.Helper()
-	res, ok := out.Payload.(SendResult)
+	res, ok := out.Payload.(api.SendResult)
 	if !ok {
 		t.Fatalf("payload = %#v, want SendResult", out.Payload)
 	}
@@ -175,7 +175,7 @@ func TestSendTimeoutStillFinishesAndAnnounces(t *testing.T) {
 	}, agentVisibility)
 	// A run holding research's lane keeps the send's run queued until the
 	// test lets it go: the wait runs out whatever the machine's load.
-	hold, err := h.e.chat(t.Context(), ChatRequest{SessionKey: research, Message: "hold"})
+	hold, err := h.e.chat(t.Context(), api.ChatRequest{SessionKey: research, Message: "hold"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestSendErrorsAndPolicy(t *testing.T) {
 	if res.Status != "error" || res.Error != "send blocked by session policy" || !out.IsError {
 		t.Fatalf("policy deny: %+v", res)
 	}
-	if _, err := h.e.patch(t.Context(), "research", PatchParams{SendPolicy: api.SetValue("deny")}); err != nil {
+	if _, err := h.e.patch(t.Context(), "research", api.PatchRequest{SendPolicy: api.SetValue("deny")}); err != nil {
 		t.Fatal(err)
 	}
 	res = sendResult(t, h.call(Requester{}, api.ToolSessionsSend, `{"sessionKey":"research","message":"hi"}`))
@@ -278,7 +278,7 @@ func TestSendBadInput(t *testing.T) {
 }
 
 // errorOf returns the error text of an error outcome.
-func errorOf(out ToolOutcome) string {
+func errorOf(out api.ToolOutcome) string {
 	var p struct {
 		Error string `json:"error"`
 	}

@@ -11,7 +11,7 @@ import (
 // sendMode validates sessions_send's mode ("" is followup). A notify
 // starts no run, so there is no run to find again under an idempotency
 // key: the key is refused rather than silently not deduplicating.
-func sendMode(p SendParams) (string, error) {
+func sendMode(p api.SendRequest) (string, error) {
 	switch p.Mode {
 	case "", api.SendFollowup:
 		return api.SendFollowup, nil
@@ -29,7 +29,7 @@ func sendMode(p SendParams) (string, error) {
 // notify writes an inter-session message into target's transcript without
 // starting a run: no model call, no reply-back loop, no announce. It
 // answers {status:"ok", messageId} once the message is committed.
-func (e *Engine) notify(ctx context.Context, req Requester, target, display, message string) (SendResult, error) {
+func (e *Engine) notify(ctx context.Context, req Requester, target, display, message string) (api.SendResult, error) {
 	requesterKey := req.key(e)
 	requesterChannel := ""
 	if s, err := e.store.GetSession(ctx, requesterKey); err == nil {
@@ -49,13 +49,13 @@ func (e *Engine) notify(ctx context.Context, req Requester, target, display, mes
 	})
 	if err != nil {
 		if domain.ErrorCode(err) == domain.CodeUnavailable {
-			return SendResult{}, err
+			return api.SendResult{}, err
 		}
-		return SendResult{Status: statusOf(err), Error: domain.ErrorMessage(err), SessionKey: display}, nil
+		return api.SendResult{Status: statusOf(err), Error: domain.ErrorMessage(err), SessionKey: display}, nil
 	}
 	if created {
 		e.publishSession(target, "created")
 	}
 	e.log.Info("sessions_send notify", "from", requesterKey, "to", target, "message", stored[0].ID)
-	return SendResult{Status: "ok", MessageID: stored[0].ID, SessionKey: display}, nil
+	return api.SendResult{Status: "ok", MessageID: stored[0].ID, SessionKey: display}, nil
 }

@@ -67,7 +67,7 @@ func (e *Engine) target(ctx context.Context, req Requester, key string, action p
 	if req.Operator {
 		return nil
 	}
-	return e.guardFor(ctx, req).check(ctx, key, action)
+	return e.guardFor(ctx, req).Check(ctx, key, action)
 }
 
 // ListSessions lists the sessions the principal may see, newest first.
@@ -169,7 +169,7 @@ func (e *Engine) Chat(ctx context.Context, p api.Principal, r api.ChatRequest) (
 	}
 	r.IdempotencyKey = req.scopeKey(api.OpChat, r.IdempotencyKey)
 	if l := strings.TrimSpace(r.Label); l != "" {
-		if _, err := e.patch(ctx, orDefault(r.SessionKey, "main"), PatchParams{Label: api.SetValue(l)}); err != nil {
+		if _, err := e.patch(ctx, orDefault(r.SessionKey, "main"), api.PatchRequest{Label: api.SetValue(l)}); err != nil {
 			return api.ChatResult{}, err
 		}
 	}
@@ -283,7 +283,7 @@ func (e *Engine) ListRuns(ctx context.Context, p api.Principal, q api.RunsReques
 	g := e.guardFor(ctx, req)
 	out := runs[:0]
 	for _, r := range runs {
-		if g.check(ctx, r.SessionKey, policy.ActionHistory) == nil {
+		if g.Check(ctx, r.SessionKey, policy.ActionHistory) == nil {
 			out = append(out, r)
 		}
 	}

@@ -128,7 +128,7 @@ func (e *Engine) GetSession(ctx context.Context, p api.Principal, ref string) (a
 	if err != nil {
 		return api.SessionRow{}, err
 	}
-	r := []SessionRow{e.row(s, req)}
+	r := []api.SessionRow{e.row(s, req)}
 	if err := e.attachUsage(ctx, r, []domain.Session{s}); err != nil {
 		return api.SessionRow{}, err
 	}

@@ -12,10 +12,8 @@ import (
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
 )
 
-type PatchParams = api.PatchRequest
-
 // patch changes a session's settings, creating the session when missing.
-func (e *Engine) patch(ctx context.Context, ref string, p PatchParams) (domain.Session, error) {
+func (e *Engine) patch(ctx context.Context, ref string, p api.PatchRequest) (domain.Session, error) {
 	key, err := e.resolveRef(ctx, Requester{Operator: true}, ref)
 	if err != nil {
 		return domain.Session{}, err
@@ -309,4 +307,56 @@ func (e *Engine) sessionFactsRow(ctx context.Context, key string) (policy.Sessio
 		return policy.SessionFacts{}, nil, err
 	}
 	return policy.SessionFacts{Key: s.Key, Channel: e.channelOf(s), ChatType: s.ChatType, LastChannel: s.LastChannel, Override: s.SendPolicy}, row, nil
+}
+
+// lockLabel makes "label already in use" hold under concurrent setters.
+// The uniqueness check reads committed rows (the store's Tx cannot list
+// sessions by label), and the SQLite writer batches several Updates into
+// one transaction, so two patches giving one label to two sessions each
+// saw it free and both committed. Holding the store's gate of (agent,
+// label) across the check and the commit orders them: the second sees the
+// first's row. Different labels do not wait for each other. The gate is
+// the store's (domain.Store.Gate), so on PostgreSQL it orders the setters
+// of every replica, not only this process's.
+func (e *Engine) lockLabel(ctx context.Context, agent, label string) (unlock func(), err error) {
+	return e.store.Gate(ctx, "label\x00"+agent+"\x00"+label)
+}
+
+// patchSet is what a sessions.patch stores: nil leaves a setting as it is,
+// "" clears it (the request's null).
+type patchSet struct {
+	label, sendPolicy, model, thinking, verbose *string
+}
+
+// patchSettings checks a patch's values with api.PatchRequest.Normalize
+// (the one normalisation every surface's patch goes through: null clears,
+// a value — "" and blanks included — must be valid for its field), then
+// what only the engine knows: that a model exists in the registry.
+func (e *Engine) patchSettings(p api.PatchRequest) (patchSet, error) {
+	p, err := p.Normalize()
+	if err != nil {
+		return patchSet{}, err
+	}
+	if v, ok := p.Model.Value(); ok {
+		if _, _, err := e.models.Resolve(v); err != nil {
+			return patchSet{}, err
+		}
+	}
+	return patchSet{
+		label:      stored(p.Label),
+		sendPolicy: stored(p.SendPolicy),
+		model:      stored(p.Model),
+		thinking:   stored(p.ThinkingLevel),
+		verbose:    stored(p.VerboseLevel),
+	}, nil
+}
+
+// stored is the setting to store for a normalized n: nil when absent, ""
+// when null, else its value.
+func stored(n api.Nullable) *string {
+	if !n.Given() {
+		return nil
+	}
+	v, _ := n.Value() // "" for null
+	return &v
 }

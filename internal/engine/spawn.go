@@ -2,6 +2,9 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"github.com/switchboard-go/switchboard/internal/budget"
+	"github.com/switchboard-go/switchboard/internal/runs"
 	"path/filepath"
 	"strings"
 
@@ -13,13 +16,9 @@ import (
 	"github.com/switchboard-go/switchboard/internal/subagent"
 )
 
-type SpawnParams = api.SpawnRequest
-
-type SpawnResult = api.SpawnResult
-
 // spawn starts a sub-agent run in a new isolated session and returns at
 // once; the child's result is announced back to the requester session.
-func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (SpawnResult, error) {
+func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (api.SpawnResult, error) {
 	subs := e.cfg.Agents.Defaults.Subagents
 	p.Thinking = api.NormalizeThinking(p.Thinking)
 	var err error
@@ -27,21 +26,21 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		p.IdempotencyKey = req.IdempotencyKey
 	}
 	if strings.TrimSpace(p.Task) == "" {
-		return SpawnResult{}, domain.Invalid("task required")
+		return api.SpawnResult{}, domain.Invalid("task required")
 	}
 	if err := api.TaskChars.CheckChars(p.Task); err != nil {
-		return SpawnResult{}, err
+		return api.SpawnResult{}, err
 	}
 	if err := api.CheckLabel(p.Label); err != nil {
-		return SpawnResult{}, err
+		return api.SpawnResult{}, err
 	}
 	if p.RunTimeoutSeconds != nil {
 		if _, err := api.SpawnRunTimeout.Apply(int64(*p.RunTimeoutSeconds)); err != nil {
-			return SpawnResult{}, err
+			return api.SpawnResult{}, err
 		}
 	}
 	if p.Context, err = spawnContext(p.Context); err != nil {
-		return SpawnResult{}, err
+		return api.SpawnResult{}, err
 	}
 	idem := ""
 	if p.IdempotencyKey != "" {
@@ -50,7 +49,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 	fingerprint := spawnFingerprint(p)
 	if prior, found, err := e.priorRun(ctx, idem, fingerprint); err != nil || found {
 		if err != nil {
-			return SpawnResult{}, err
+			return api.SpawnResult{}, err
 		}
 		return priorSpawn(prior), nil
 	}
@@ -59,7 +58,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 	if err != nil {
 		requester, err = e.newSession(requesterKey)
 		if err != nil {
-			return SpawnResult{}, err
+			return api.SpawnResult{}, err
 		}
 	}
 	depth := requester.SpawnDepth
@@ -68,9 +67,9 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 	}
 	if depth >= subs.MaxSpawnDepth {
 		if subs.MaxSpawnDepth <= 1 {
-			return SpawnResult{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn is not allowed from sub-agent sessions (agents.defaults.subagents.maxSpawnDepth=%d)", subs.MaxSpawnDepth)
+			return api.SpawnResult{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn is not allowed from sub-agent sessions (agents.defaults.subagents.maxSpawnDepth=%d)", subs.MaxSpawnDepth)
 		}
-		return SpawnResult{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn refused: spawn depth %d would exceed agents.defaults.subagents.maxSpawnDepth=%d", depth+1, subs.MaxSpawnDepth)
+		return api.SpawnResult{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn refused: spawn depth %d would exceed agents.defaults.subagents.maxSpawnDepth=%d", depth+1, subs.MaxSpawnDepth)
 	}
 
 	// Mode and thread.
@@ -82,7 +81,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		}
 	}
 	if mode == "session" && !p.Thread {
-		return SpawnResult{}, domain.Invalid(`mode="session" requires thread=true so the subagent can stay bound to a thread.`)
+		return api.SpawnResult{}, domain.Invalid(`mode="session" requires thread=true so the subagent can stay bound to a thread.`)
 	}
 	cleanup := orDefault(p.Cleanup, "keep")
 	if mode == "session" {
@@ -98,7 +97,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		agent = strings.ToLower(strings.TrimSpace(p.AgentID))
 	}
 	if err := policy.SpawnAllowed(e.cfg, requesterAgent, agent); err != nil {
-		return SpawnResult{}, err
+		return api.SpawnResult{}, err
 	}
 
 	// Model and thinking.
@@ -110,30 +109,37 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		model = e.conf().AgentModel(agent)
 	}
 	if _, _, err := e.models.Resolve(model); err != nil {
-		return SpawnResult{}, err
+		return api.SpawnResult{}, err
 	}
 	if p.Thinking != "" {
 		if err := e.models.ValidateThinking(model, p.Thinking); err != nil {
-			return SpawnResult{}, err
+			return api.SpawnResult{}, err
 		}
 	}
 
 	// Budget: asked, or the agent's default, capped by what is left above.
-	payer := e.payerFor(ctx, req, requesterKey)
-	firstPrompt := estimateTokens(p.Task, subagent.Context(requesterKey, "", p.Label))
-	budget, err := e.spawnBudget(ctx, p, req.RunID != "", requesterKey, payer, requesterAgent, model, firstPrompt)
+	asked, err := p.Budget.Budget()
 	if err != nil {
-		return SpawnResult{}, err
+		return api.SpawnResult{}, err
+	}
+	payer := e.payerFor(ctx, req, requesterKey)
+	childBudget, err := e.budgets.ForSpawn(ctx, budget.Spawn{
+		Asked: asked, InRun: req.RunID != "", Requester: requesterKey, Payer: payer,
+		RequesterAgent: requesterAgent, Model: model,
+		FirstPrompt: budget.EstimateTokens(p.Task, subagent.Context(requesterKey, "", p.Label)),
+	})
+	if err != nil {
+		return api.SpawnResult{}, err
 	}
 
 	// Sandbox inheritance.
 	childSandboxed := e.conf().AgentSandboxed(agent)
 	requesterSandboxed := e.sandboxed(requester)
 	if requesterSandboxed && !childSandboxed {
-		return SpawnResult{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn refused: this session is sandboxed and agent %q would run unsandboxed", agent)
+		return api.SpawnResult{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn refused: this session is sandboxed and agent %q would run unsandboxed", agent)
 	}
 	if p.Sandbox == "require" && !childSandboxed {
-		return SpawnResult{}, domain.Errorf(domain.CodeForbidden, `sessions_spawn refused: sandbox="require" but agent %q runs unsandboxed (set its sandbox.mode to "all")`, agent)
+		return api.SpawnResult{}, domain.Errorf(domain.CodeForbidden, `sessions_spawn refused: sandbox="require" but agent %q runs unsandboxed (set its sandbox.mode to "all")`, agent)
 	}
 
 	// Limits on live children: checked with the run's commit, under the
@@ -154,16 +160,16 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 	if len(p.Attachments) > 0 {
 		ac := e.cfg.Tools.SessionsSpawn.Attachments
 		if !ac.Enabled {
-			return SpawnResult{}, domain.Errorf(domain.CodeForbidden, "attachments are disabled for sessions_spawn (enable tools.sessions_spawn.attachments.enabled)")
+			return api.SpawnResult{}, domain.Errorf(domain.CodeForbidden, "attachments are disabled for sessions_spawn (enable tools.sessions_spawn.attachments.enabled)")
 		}
 		files, err := attachments.Decode(p.Attachments, attachments.LimitsFromConfig(ac))
 		if err != nil {
-			return SpawnResult{}, err
+			return api.SpawnResult{}, err
 		}
 		ws := e.cfg.Workspace(e.dir, agent)
 		r, dir, err := attachments.Materialize(ws, files, e.newID)
 		if err != nil {
-			return SpawnResult{}, fsFailure("writing the attachments", err)
+			return api.SpawnResult{}, fsFailure("writing the attachments", err)
 		}
 		receipt = &r
 		ss.AttachmentsDir = dir
@@ -175,14 +181,14 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 	var forked []domain.Message
 	if p.Context == api.SpawnFork {
 		if forked, err = e.forkMessages(ctx, requesterKey); err != nil {
-			return SpawnResult{}, err
+			return api.SpawnResult{}, err
 		}
 	}
 	spec := runSpec{
-		Prelude: forked,
-		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(task),
-			Provenance: &domain.Provenance{Kind: domain.ProvenanceInterSession, SourceSessionKey: requesterKey,
-				SourceTool: api.ToolSessionsSpawn, SourceRunID: req.RunID}},
+		Spec: runs.Spec{Prelude: forked,
+			UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(task),
+				Provenance: &domain.Provenance{Kind: domain.ProvenanceInterSession, SourceSessionKey: requesterKey,
+					SourceTool: api.ToolSessionsSpawn, SourceRunID: req.RunID}}},
 		System:      subagent.Context(requesterKey, childKey, p.Label),
 		Model:       model,
 		Thinking:    p.Thinking,
@@ -196,7 +202,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 	}
 	rawSpec, err := encodeSpec(spec)
 	if err != nil {
-		return SpawnResult{}, err
+		return api.SpawnResult{}, err
 	}
 	now := e.nowMs()
 	var (
@@ -229,7 +235,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 			if err != nil {
 				return err
 			}
-			return tx.PutAccount(childAccount(childKey, requesterKey, budget, now))
+			return tx.PutAccount(budget.ChildAccount(childKey, requesterKey, childBudget, now))
 		})
 		return err
 	})
@@ -237,7 +243,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		if ss.AttachmentsDir != "" {
 			_ = attachments.SafeRemove(ss.AttachmentsRoot, ss.AttachmentsDir)
 		}
-		return SpawnResult{}, err
+		return api.SpawnResult{}, err
 	}
 	if !created {
 		// Another call with this key won the race: report the first
@@ -246,15 +252,15 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 			_ = attachments.SafeRemove(ss.AttachmentsRoot, ss.AttachmentsDir)
 		}
 		if err := sameWork(run, fingerprint); err != nil {
-			return SpawnResult{}, err
+			return api.SpawnResult{}, err
 		}
 		return priorSpawn(run), nil
 	}
 	e.publishSession(childKey, "created")
 	e.log.Info("sessions_spawn", "requester", requesterKey, "child", childKey, "run", run.ID, "agent", agent, "model", model)
-	res := SpawnResult{Status: "accepted", ChildSessionKey: childKey, RunID: run.ID, Mode: mode, Note: subagent.Note, Attachments: receipt}
-	if !budget.IsZero() {
-		res.Budget = &budget
+	res := api.SpawnResult{Status: "accepted", ChildSessionKey: childKey, RunID: run.ID, Mode: mode, Note: subagent.Note, Attachments: receipt}
+	if !childBudget.IsZero() {
+		res.Budget = &childBudget
 	}
 	if p.Model != "" {
 		res.ModelApplied = model
@@ -267,7 +273,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 
 // spawnFingerprint digests the parameters that define a spawn's work (its
 // timeout is not one of them).
-func spawnFingerprint(p SpawnParams) string {
+func spawnFingerprint(p api.SpawnRequest) string {
 	w := spawnWork{Task: p.Task, Label: p.Label, AgentID: strings.ToLower(strings.TrimSpace(p.AgentID)), Model: p.Model,
 		Thinking: p.Thinking, Thread: p.Thread, Mode: p.Mode, Cleanup: p.Cleanup, Sandbox: p.Sandbox, MountPath: p.MountPath}
 	if p.Context == api.SpawnFork {
@@ -280,10 +286,63 @@ func spawnFingerprint(p SpawnParams) string {
 }
 
 // priorSpawn is the answer to a retried spawn: the first spawn's run.
-func priorSpawn(run domain.Run) SpawnResult {
+func priorSpawn(run domain.Run) api.SpawnResult {
 	mode := "run"
 	if spec, err := decodeSpec(run); err == nil && spec.Spawn != nil && spec.Spawn.Mode != "" {
 		mode = spec.Spawn.Mode
 	}
-	return SpawnResult{Status: "accepted", ChildSessionKey: run.SessionKey, RunID: run.ID, Mode: mode, Note: subagent.Note}
+	return api.SpawnResult{Status: "accepted", ChildSessionKey: run.SessionKey, RunID: run.ID, Mode: mode, Note: subagent.Note}
+}
+
+// spawnGateName is the store gate (domain.Store.Gate) that makes the
+// live-children limits of sessions_spawn (maxChildrenPerAgent,
+// maxConcurrent) hold under concurrent calls: the count of active children
+// and the commit of the new child run happen under it, so two spawns can
+// never both see "one below the limit" and both start. Without it, an MCP
+// client issuing several spawns at once got every one accepted (trial 9).
+// The store's transaction has no run count, and a spawn is rare next to a
+// chat turn, so one gate for every spawn, held for one commit, is the
+// simple, sufficient bound. It is the store's, so it holds across replicas
+// on PostgreSQL too (docs/decisions.md#store-gates).
+const spawnGateName = "spawn-limits"
+
+// admitSpawn counts the active children (of requesterKey, and of everyone)
+// and, when the limits allow one more, runs start while still holding the
+// gate; start must commit the child run before it returns. A spawn whose
+// idempotency key idem already names a run is a retry, not one more child:
+// it skips the limits, and start finds the first run (so two concurrent
+// calls with one key both answer the one child, even at the limit).
+func (e *Engine) admitSpawn(ctx context.Context, requesterKey, idem string, start func() error) error {
+	release, err := e.store.Gate(ctx, spawnGateName)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if idem != "" {
+		_, err := e.store.GetRunByIdempotencyKey(ctx, idem)
+		if err == nil {
+			return start()
+		}
+		if !errors.Is(err, domain.ErrNotFound) {
+			return err
+		}
+	}
+	subs := e.cfg.Agents.Defaults.Subagents
+	active, err := e.store.ListRuns(ctx, domain.RunQuery{Kinds: []domain.RunKind{domain.RunKindSubagent}, Statuses: []domain.RunStatus{domain.RunQueued, domain.RunRunning}})
+	if err != nil {
+		return err
+	}
+	mine := 0
+	for _, r := range active {
+		if r.RequesterKey == requesterKey {
+			mine++
+		}
+	}
+	if subs.MaxChildrenPerAgent > 0 && mine >= subs.MaxChildrenPerAgent {
+		return domain.Errorf(domain.CodeForbidden, "sessions_spawn refused: this session already has %d active sub-agents (agents.defaults.subagents.maxChildrenPerAgent=%d)", mine, subs.MaxChildrenPerAgent)
+	}
+	if subs.MaxConcurrent > 0 && len(active) >= subs.MaxConcurrent {
+		return domain.Errorf(domain.CodeForbidden, "sessions_spawn refused: %d sub-agents are already active (agents.defaults.subagents.maxConcurrent=%d)", len(active), subs.MaxConcurrent)
+	}
+	return start()
 }

@@ -17,7 +17,7 @@ var slowChildren = []config.ScriptRule{
 }
 
 // wantSpawnRefused fails unless out is a forbidden refusal with exactly msg.
-func wantSpawnRefused(t *testing.T, what string, out ToolOutcome, msg string) {
+func wantSpawnRefused(t *testing.T, what string, out api.ToolOutcome, msg string) {
 	t.Helper()
 	if !out.IsError || errorOf(out) != msg {
 		t.Fatalf("%s: isError=%v payload=%s, want error %q", what, out.IsError, out.JSON(), msg)

@@ -13,9 +13,9 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
-func spawnResult(t *testing.T, out ToolOutcome) SpawnResult {
+func spawnResult(t *testing.T, out api.ToolOutcome) api.SpawnResult {
 	t.Helper()
-	res, ok := out.Payload.(SpawnResult)
+	res, ok := out.Payload.(api.SpawnResult)
 	if !ok {
 		t.Fatalf("payload = %s, want SpawnResult", out.JSON())
 	}

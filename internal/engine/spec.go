@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/delivery"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/exchange"
@@ -11,19 +12,12 @@ import (
 )
 
 // runSpec is what the engine keeps on a run so the run, and the work that
-// follows it, can be carried out after a restart.
+// follows it, can be carried out after a restart: the runtime's spec
+// (runs.Spec: the user message, prelude, steer, joined run and payer —
+// one type, its fields inline in the stored JSON) and what only the
+// engine reads.
 type runSpec struct {
-	// UserMessage is read by the runtime (runs.Spec).
-	UserMessage *domain.Message `json:"userMessage,omitempty"`
-	// Prelude and Steer are read by the runtime too (runs.Spec).
-	Prelude []domain.Message `json:"prelude,omitempty"`
-	Steer   bool             `json:"steer,omitempty"`
-	// JoinedRunID is set by the runtime on a steer that joined a running
-	// run (the run's id): it has no reply-back loop or announce.
-	JoinedRunID string `json:"joinedRunId,omitempty"`
-	// Payer is read by the runtime too: the session of the budgeted run
-	// that caused this one, whose chain's budgets it draws on (budget.go).
-	Payer string `json:"payer,omitempty"`
+	runs.Spec
 	// System is injected after the agent's system prompt.
 	System   string `json:"system,omitempty"`
 	Model    string `json:"model,omitempty"`
@@ -38,13 +32,7 @@ type runSpec struct {
 	Fingerprint string `json:"fingerprint,omitempty"`
 	// Deliver is where a chat run's reply is delivered when it ends
 	// (ChatRequest.Deliver); nil for no delivery.
-	Deliver *deliverSpec `json:"deliver,omitempty"`
-}
-
-// deliverSpec is the outbound target of a chat run's reply.
-type deliverSpec struct {
-	Channel string `json:"channel"`
-	To      string `json:"to,omitempty"`
+	Deliver *delivery.Target `json:"deliver,omitempty"`
 }
 
 func encodeSpec(s runSpec) (json.RawMessage, error) {
@@ -57,9 +45,7 @@ func encodeSpec(s runSpec) (json.RawMessage, error) {
 
 // runtimeSpec is the runtime's part of s (runs.Spec), as decoding
 // encodeSpec(s) gives it.
-func (s runSpec) runtimeSpec() runs.Spec {
-	return runs.Spec{UserMessage: s.UserMessage, Prelude: s.Prelude, Steer: s.Steer, JoinedRunID: s.JoinedRunID, Payer: s.Payer}
-}
+func (s runSpec) runtimeSpec() runs.Spec { return s.Spec }
 
 // decodeSpec reads the spec stored on r. A spec that does not decode is
 // an error naming the run: a run is never carried out, or followed up, on

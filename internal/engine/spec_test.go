@@ -61,8 +61,8 @@ func TestDecodePlanSpec(t *testing.T) {
 // is what the runtime would decode from the stored spec.
 func TestRuntimeSpecMatchesTheStoredSpec(t *testing.T) {
 	spec := runSpec{
-		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent("hi there"),
-			Provenance: &domain.Provenance{Kind: domain.ProvenanceExternalUser, SourceChannel: "webchat"}},
+		Spec: runs.Spec{UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent("hi there"),
+			Provenance: &domain.Provenance{Kind: domain.ProvenanceExternalUser, SourceChannel: "webchat"}}},
 		System: "extra", Model: "script", Fingerprint: "f", Chain: []string{"agent:main:a"},
 	}
 	raw, err := encodeSpec(spec)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/delivery"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/attachments"
@@ -68,7 +69,7 @@ func (e *Engine) subagentFinished(tx domain.Tx, run domain.Run, spec runSpec) er
 // announce is delivered: the requester's external channel and its
 // recipient there (best effort: nil when the requester has no external
 // channel or no recipient on it, and its reply stays in its transcript).
-func (e *Engine) requesterDelivery(ctx context.Context, key, channel string) *deliverSpec {
+func (e *Engine) requesterDelivery(ctx context.Context, key, channel string) *delivery.Target {
 	s, err := e.store.GetSession(ctx, key)
 	if err != nil {
 		return nil
@@ -76,11 +77,11 @@ func (e *Engine) requesterDelivery(ctx context.Context, key, channel string) *de
 	if channel == "" {
 		channel = e.channelOf(s)
 	}
-	to := recipientOn(s, channel)
-	if !deliverable(channel) || to == "" {
+	to := delivery.RecipientOn(s, channel)
+	if !delivery.Deliverable(channel) || to == "" {
 		return nil
 	}
-	return &deliverSpec{Channel: channel, To: to}
+	return &delivery.Target{Channel: channel, To: to}
 }
 
 // deliverSubagentAnnounce posts a child's result to its requester session
@@ -120,7 +121,7 @@ func (e *Engine) deliverSubagentAnnounce(ctx context.Context, item domain.Outbox
 		}
 		text := a.Text()
 		msg := subagent.Message(text, p.ChildKey, run.ID)
-		raw, err := encodeSpec(runSpec{UserMessage: &msg, System: subagent.AnnounceSystem,
+		raw, err := encodeSpec(runSpec{Spec: runs.Spec{UserMessage: &msg}, System: subagent.AnnounceSystem,
 			Deliver: e.requesterDelivery(ctx, p.Spawn.RequesterKey, p.Spawn.RequesterChannel)})
 		if err != nil {
 			return err

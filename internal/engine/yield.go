@@ -28,7 +28,7 @@ func (e *Engine) Yield(_ context.Context, p api.Principal, r api.YieldRequest) (
 
 // endTurn marks the tool result of a successful sessions_yield so the
 // runtime ends the run with the yield's message as its reply.
-func endTurn(name string, out ToolOutcome, res *domain.ToolResult) {
+func endTurn(name string, out api.ToolOutcome, res *domain.ToolResult) {
 	if name != api.ToolSessionsYield || out.IsError {
 		return
 	}

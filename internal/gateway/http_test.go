@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/api"
 	"io"
 	"net/http"
 	"slices"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/engine"
 	"github.com/switchboard-go/switchboard/internal/gateway"
 )
 
@@ -101,7 +101,7 @@ func TestHTTPAPI(t *testing.T) {
 		t.Fatalf("chat = %+v", chat)
 	}
 
-	var list engine.ListResult
+	var list api.ListResult
 	if code := e.do(t, "GET", "/api/sessions?limit=10&messages=2", nil, &list); code != 200 || list.Count != 1 || len(list.Sessions[0].Messages) != 2 {
 		t.Fatalf("list = %d %+v", code, list)
 	}
@@ -122,7 +122,7 @@ func TestHTTPAPI(t *testing.T) {
 		{"agent=main&messages=1", 1, 1},
 		{"includeGlobal=true&includeUnknown=false", 1, 0}, // WS sessions.list's, ignored
 	} {
-		list = engine.ListResult{}
+		list = api.ListResult{}
 		if code := e.do(t, "GET", "/api/sessions?"+tc.query, nil, &list); code != 200 || list.Count != tc.wantCount ||
 			(tc.wantCount > 0 && len(list.Sessions[0].Messages) != tc.wantMsgs) {
 			t.Errorf("list ?%s = %d %+v, want %d rows with %d messages", tc.query, code, list, tc.wantCount, tc.wantMsgs)
@@ -142,7 +142,7 @@ func TestHTTPAPI(t *testing.T) {
 		}
 	}
 
-	var hist engine.HistoryResult
+	var hist api.HistoryResult
 	if code := e.do(t, "GET", "/api/sessions/agent:main:main/history?limit=1", nil, &hist); code != 200 || len(hist.Messages) != 1 || hist.Messages[0].Content.Text() != "echo: hello api" {
 		t.Fatalf("history = %d %+v", code, hist)
 	}
@@ -150,7 +150,7 @@ func TestHTTPAPI(t *testing.T) {
 		t.Fatalf("raw history as a session = %d", code)
 	}
 
-	var sent engine.SendResult
+	var sent api.SendResult
 	if code := e.do(t, "POST", "/api/sessions/agent:work:main/send", map[string]any{"message": "ping", "timeoutSeconds": 10}, &sent); code != 200 {
 		t.Fatalf("send = %d", code)
 	}
@@ -177,7 +177,7 @@ func TestHTTPAPI(t *testing.T) {
 		t.Fatalf("reset = %d %+v", code, sess)
 	}
 
-	var spawned engine.SpawnResult
+	var spawned api.SpawnResult
 	if code := e.do(t, "POST", "/api/spawn", map[string]any{"task": "slow task", "agentId": "work", "label": "bg"}, &spawned); code != 200 || spawned.Status != "accepted" {
 		t.Fatalf("spawn = %d %+v", code, spawned)
 	}

@@ -18,7 +18,7 @@ func TestImportIsSearchable(t *testing.T) {
 	if _, err := Import(ctx, st, filepath.Join("testdata", "openclaw"), testOptions()); err != nil {
 		t.Fatal(err)
 	}
-	hits, err := st.SearchMessages(ctx, domain.MessageSearch{Words: []string{"deploy"}, Limit: 10})
+	hits, err := searchHits(ctx, st, domain.MessageSearch{Words: []string{"deploy"}, Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/config"
@@ -50,6 +51,22 @@ func (a A2A) AllowsAny() bool {
 		}
 	}
 	return false
+}
+
+// exactAgents returns the agent ids the allow list admits when it names
+// ids only (no '*'). Exact patterns compare case-sensitively with
+// lowercased ids, so one that is not lowercase admits no agent.
+func (a A2A) exactAgents() ([]string, bool) {
+	var out []string
+	for _, p := range a.patterns() {
+		if strings.Contains(p, "*") {
+			return nil, false
+		}
+		if p == normalizeID(p) && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out, true
 }
 
 // matches reports whether id matches one of the allow patterns.

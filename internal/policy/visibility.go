@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/config"
@@ -211,7 +212,9 @@ type ListScope struct {
 //   - agent: every session of the requester's agent;
 //   - all: every session when agent-to-agent is enabled and admits every
 //     agent; the requester's agent only when agent-to-agent is disabled or
-//     does not admit the requester; otherwise every session, filtered.
+//     does not admit the requester; the listed agents and the requester's
+//     when the allow list names ids only; otherwise (patterns) every
+//     session, filtered.
 func (v Visibility) ListScope() ListScope {
 	own := []string{v.requesterAgent}
 	switch v.mode {
@@ -227,6 +230,12 @@ func (v Visibility) ListScope() ListScope {
 		return ListScope{AgentIDs: own}
 	case v.a2a.AllowsAny():
 		return ListScope{}
+	}
+	if agents, ok := v.a2a.exactAgents(); ok {
+		if !slices.Contains(agents, v.requesterAgent) {
+			agents = append(agents, v.requesterAgent)
+		}
+		return ListScope{AgentIDs: agents}
 	}
 	return ListScope{Filter: true}
 }

@@ -230,7 +230,8 @@ func TestListScope(t *testing.T) {
 		{"all, a2a on, empty list", "all", config.AgentToAgentConfig{Enabled: true}, false, ListScope{}},
 		{"all, a2a on, star", "all", config.AgentToAgentConfig{Enabled: true, Allow: []string{"*"}}, false, ListScope{}},
 		{"all, a2a on, requester not admitted", "all", config.AgentToAgentConfig{Enabled: true, Allow: []string{"research"}}, false, ListScope{AgentIDs: []string{"main"}}},
-		{"all, a2a on, restrictive list", "all", config.AgentToAgentConfig{Enabled: true, Allow: []string{"main", "research"}}, false, ListScope{Filter: true}},
+		{"all, a2a on, list of ids", "all", config.AgentToAgentConfig{Enabled: true, Allow: []string{"main", "research", "Research"}}, false, ListScope{AgentIDs: []string{"main", "research"}}},
+		{"all, a2a on, list of patterns", "all", config.AgentToAgentConfig{Enabled: true, Allow: []string{"main", "res*"}}, false, ListScope{Filter: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -74,80 +74,29 @@ func (s *Store) backfillSearch(ctx context.Context) error {
 }
 
 // SearchMessages returns the current-generation messages whose indexed
-// text holds every word of q, newest first, inside q's filters.
-func (s *Store) SearchMessages(ctx context.Context, q domain.MessageSearch) ([]domain.SearchHit, error) {
+// text holds every word of q, newest first, inside q's filters, examining
+// at most q.Scan index matches (SearchPage.Next says where it stopped).
+func (s *Store) SearchMessages(ctx context.Context, q domain.MessageSearch) (domain.SearchPage, error) {
+	page := domain.SearchPage{Hits: []domain.SearchHit{}}
 	if len(q.Words) == 0 {
-		return nil, domain.Invalid("search messages: at least one word is required")
+		return page, domain.Invalid("search messages: at least one word is required")
 	}
 	if q.Limit <= 0 {
-		return nil, domain.Invalid("search messages: limit must be > 0 (got %d)", q.Limit)
+		return page, domain.Invalid("search messages: limit must be > 0 (got %d)", q.Limit)
 	}
 	if q.Before < 0 {
-		return nil, domain.Invalid("search messages: cursor must be >= 0 (got %d)", q.Before)
+		return page, domain.Invalid("search messages: cursor must be >= 0 (got %d)", q.Before)
+	}
+	if q.Scan < 0 {
+		return page, domain.Invalid("search messages: scan must be >= 0 (got %d)", q.Scan)
 	}
 	if q.Keys != nil && len(q.Keys) == 0 {
-		return []domain.SearchHit{}, nil
+		return page, nil
 	}
 	if s.closed.Load() {
-		return nil, fmt.Errorf("search messages: %w", domain.ErrClosed)
+		return page, fmt.Errorf("search messages: %w", domain.ErrClosed)
 	}
-	var b strings.Builder
-	var a args
-	if q.TreeRoot != "" {
-		b.WriteString(`WITH RECURSIVE tree(key) AS (
-	SELECT ` + a.add(q.TreeRoot) + `::text COLLATE "C" UNION SELECT s.key FROM sessions s JOIN tree t ON s.spawned_by = t.key
-) `)
-	}
-	// plainto_tsquery ANDs the words and reads no operators in them.
-	//
-	// Unscoped (the operator, or by agent or kind), the session row is
-	// checked by a subquery the planner cannot turn into a join (OFFSET
-	// 0), not by a JOIN: it estimates the two-column join (key,
-	// session_id) as keeping almost no message, and so, sure the LIMIT
-	// would never be reached, read every message of a common word through
-	// the GIN index and sorted them (1 s at 1,000,000 messages).
-	// Estimating the subquery as keeping half, it walks messages_pos
-	// newest first for common words and stops at the limit, and still
-	// takes the GIN index for rare ones. Scoped to sessions (keys, a
-	// tree), the JOIN stays: the planner starts from those sessions'
-	// messages, where the subquery made it AND them with the GIN scan of
-	// a common word, which is slower.
-	scoped := len(q.Keys) > 0 || q.TreeRoot != ""
-	b.WriteString(`SELECT m.session_key, m.session_id, m.id, m.seq, m.role, m.timestamp, m.body, m.pos
-FROM messages m`)
-	if scoped {
-		b.WriteString(` JOIN sessions s ON s.key = m.session_key AND s.session_id = m.session_id`)
-	}
-	b.WriteString(`
-WHERE m.tsv @@ plainto_tsquery('simple', ` + a.add(strings.Join(q.Words, " ")) + `)`)
-	if q.Before > 0 {
-		b.WriteString(` AND m.pos < ` + a.add(q.Before))
-	}
-	if q.Since > 0 {
-		b.WriteString(` AND m.timestamp >= ` + a.add(q.Since))
-	}
-	if q.TreeRoot != "" {
-		b.WriteString(` AND m.session_key IN (SELECT key FROM tree)`)
-	}
-	if len(q.Keys) > 0 {
-		b.WriteString(` AND m.session_key = ANY(` + a.add(q.Keys) + `::text[])`)
-	}
-	if !scoped {
-		b.WriteString(`
-	AND EXISTS (SELECT 1 FROM sessions s WHERE s.key = m.session_key AND s.session_id = m.session_id`)
-	}
-	if len(q.AgentIDs) > 0 {
-		b.WriteString(` AND s.agent_id = ANY(` + a.add(q.AgentIDs) + `::text[])`)
-	}
-	if len(q.Kinds) > 0 {
-		b.WriteString(` AND s.kind = ANY(` + a.add(q.Kinds) + `::text[])`)
-	}
-	if !scoped {
-		b.WriteString(` OFFSET 0)`)
-	}
-	b.WriteString(`
-ORDER BY m.pos DESC LIMIT ` + a.add(q.Limit))
-	var out []domain.SearchHit
+	query, vals := buildSearch(q)
 	// Read-only, and without parallel workers: the newest-first walk is a
 	// few hundred rows, and starting workers for it costs more than the
 	// walk, most of all on a busy machine.
@@ -156,38 +105,111 @@ ORDER BY m.pos DESC LIMIT ` + a.add(q.Limit))
 			return err
 		}
 		var err error
-		out, err = s.scanHits(ctx, tx, b.String(), a.vals, q.Words)
+		page, err = s.scanHits(ctx, tx, query, vals, q)
 		return err
 	})
 	if err != nil {
-		return nil, s.readErr("search messages", err)
+		return page, s.readErr("search messages", err)
 	}
-	return out, nil
+	return page, nil
 }
 
-// scanHits runs the search query on tx and reads its hits.
-func (s *Store) scanHits(ctx context.Context, tx pgx.Tx, query string, vals []any, words []string) ([]domain.SearchHit, error) {
+// buildSearch is the SQL of q. The scope (keys, a tree, agents) is a
+// predicate on the message's session key, so the matches of sessions
+// outside it are never rows of the scan; the other filters are a column
+// (ok), so every match examined is numbered (rn) and the scan stops at
+// q.Scan. The outer query returns the hits and the last row examined,
+// which tells how far the scan went and whether more matches follow.
+//
+// plainto_tsquery ANDs the words and reads no operators in them. The
+// session row is joined LEFT, so the planner estimates no row lost to
+// it: for a common word it walks messages_pos newest first and stops at
+// the limit, for a rare one it takes the GIN index.
+func buildSearch(q domain.MessageSearch) (string, []any) {
+	var b strings.Builder
+	var a args
+	if q.TreeRoot != "" {
+		b.WriteString(`WITH RECURSIVE tree(key) AS (
+	SELECT ` + a.add(q.TreeRoot) + `::text COLLATE "C" UNION SELECT s.key FROM sessions s JOIN tree t ON s.spawned_by = t.key
+) `)
+	}
+	ok := `s.key IS NOT NULL`
+	if q.Since > 0 {
+		ok += ` AND m.timestamp >= ` + a.add(q.Since)
+	}
+	if len(q.Kinds) > 0 {
+		ok += ` AND s.kind = ANY(` + a.add(q.Kinds) + `::text[])`
+	}
+	if len(q.AgentIDs) > 0 && (q.Keys != nil || q.TreeRoot != "") {
+		ok += ` AND s.agent_id = ANY(` + a.add(q.AgentIDs) + `::text[])`
+	}
+	b.WriteString(`SELECT pos, ok, session_key, session_id, id, seq, role, timestamp, body, rn, last FROM (
+	SELECT m.pos, (` + ok + `) AS ok, m.session_key, m.session_id, m.id, m.seq, m.role, m.timestamp, m.body,
+		row_number() OVER w AS rn, lead(m.pos) OVER w IS NULL AS last
+	FROM messages m LEFT JOIN sessions s ON s.key = m.session_key AND s.session_id = m.session_id
+	WHERE m.tsv @@ plainto_tsquery('simple', ` + a.add(strings.Join(q.Words, " ")) + `)`)
+	if q.Before > 0 {
+		b.WriteString(` AND m.pos < ` + a.add(q.Before))
+	}
+	switch {
+	case q.Keys != nil:
+		b.WriteString(` AND m.session_key = ANY(` + a.add(q.Keys) + `::text[])`)
+	case q.TreeRoot != "":
+		b.WriteString(` AND m.session_key IN (SELECT key FROM tree)`)
+	case len(q.AgentIDs) > 0:
+		b.WriteString(` AND m.session_key IN (SELECT key FROM sessions WHERE agent_id = ANY(` + a.add(q.AgentIDs) + `::text[]))`)
+	}
+	b.WriteString(`
+	WINDOW w AS (ORDER BY m.pos DESC)
+	ORDER BY m.pos DESC`)
+	if q.Scan > 0 {
+		b.WriteString(` LIMIT ` + a.add(q.Scan))
+	}
+	b.WriteString(`
+) c WHERE c.ok OR c.last`)
+	if q.Scan > 0 {
+		b.WriteString(` OR c.rn = ` + a.add(q.Scan))
+	}
+	b.WriteString(`
+ORDER BY c.pos DESC LIMIT ` + a.add(q.Limit+1))
+	return b.String(), a.vals
+}
+
+// scanHits runs the search query on tx and reads its page.
+func (s *Store) scanHits(ctx context.Context, tx pgx.Tx, query string, vals []any, q domain.MessageSearch) (domain.SearchPage, error) {
+	page := domain.SearchPage{Hits: []domain.SearchHit{}}
 	rows, err := tx.Query(ctx, query, customPlan(vals)...)
 	if err != nil {
-		return nil, err
+		return page, err
 	}
 	defer rows.Close()
 	red := masking.New()
-	out := []domain.SearchHit{}
 	for rows.Next() {
 		var h domain.SearchHit
+		var ok, last bool
+		var rn int64
 		var body []byte
-		if err := rows.Scan(&h.SessionKey, &h.SessionID, &h.MessageID, &h.Seq, &h.Role, &h.Timestamp, &body, &h.Position); err != nil {
-			return nil, err
+		if err := rows.Scan(&h.Position, &ok, &h.SessionKey, &h.SessionID, &h.MessageID, &h.Seq, &h.Role, &h.Timestamp, &body, &rn, &last); err != nil {
+			return page, err
 		}
-		var m domain.Message
-		if err := json.Unmarshal(body, &m); err != nil {
-			return nil, fmt.Errorf("message %s of %q: %w", h.MessageID, h.SessionKey, err)
+		page.Scanned = int(rn)
+		if ok {
+			var m domain.Message
+			if err := json.Unmarshal(body, &m); err != nil {
+				return page, fmt.Errorf("message %s of %q: %w", h.MessageID, h.SessionKey, err)
+			}
+			h.Snippet = rowcodec.Snippet(red.SearchText(m), q.Words)
+			page.Hits = append(page.Hits, h)
+			if len(page.Hits) == q.Limit {
+				break
+			}
 		}
-		h.Snippet = rowcodec.Snippet(red.SearchText(m), words)
-		out = append(out, h)
+		if page.Scanned == q.Scan && !last {
+			page.Next = h.Position
+			break
+		}
 	}
-	return out, rows.Err()
+	return page, rows.Err()
 }
 
 // seqOfID returns the seq of the message with entry id in the generation

@@ -29,7 +29,7 @@ func TestSearchBackfill(t *testing.T) {
 	if _, err := st.pool.Exec(ctx, `UPDATE messages SET tsv = NULL`); err != nil {
 		t.Fatal(err)
 	}
-	if hits, err := st.SearchMessages(ctx, domain.MessageSearch{Words: []string{"needle"}, Limit: 5}); err != nil || len(hits) != 0 {
+	if hits, err := searchHits(ctx, st, domain.MessageSearch{Words: []string{"needle"}, Limit: 5}); err != nil || len(hits) != 0 {
 		t.Fatalf("before the back-fill: %+v, %v", hits, err)
 	}
 	st.Close()
@@ -38,7 +38,7 @@ func TestSearchBackfill(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	hits, err := st.SearchMessages(ctx, domain.MessageSearch{Words: []string{"needle", "version"}, Limit: 5})
+	hits, err := searchHits(ctx, st, domain.MessageSearch{Words: []string{"needle", "version"}, Limit: 5})
 	if err != nil || len(hits) != 1 || hits[0].Snippet != "old needle from version one" {
 		t.Errorf("after reopening: %+v, %v; want the old message", hits, err)
 	}

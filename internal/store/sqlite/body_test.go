@@ -143,7 +143,7 @@ func TestBodiesCompressedAndOldRowsRead(t *testing.T) {
 			t.Errorf("scan %d (-read +scan):\n%s", i, diff)
 		}
 	}
-	hits, err := st.SearchMessages(ctx, domain.MessageSearch{Words: []string{"needle"}, Limit: 10})
+	hits, err := searchHits(ctx, st, domain.MessageSearch{Words: []string{"needle"}, Limit: 10})
 	if err != nil || len(hits) != len(in) {
 		t.Fatalf("search = %d hits, %v", len(hits), err)
 	}

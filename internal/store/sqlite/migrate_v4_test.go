@@ -19,7 +19,7 @@ func TestMigrateV4BackFills(t *testing.T) {
 	}
 	defer st.Close()
 	const key = "agent:main:discord:group:42"
-	hits, err := st.SearchMessages(ctx, domain.MessageSearch{Words: []string{"two"}, Limit: 5})
+	hits, err := searchHits(ctx, st, domain.MessageSearch{Words: []string{"two"}, Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

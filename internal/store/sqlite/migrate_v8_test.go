@@ -184,7 +184,7 @@ func TestMigrateToV8(t *testing.T) {
 	if upto, newest := indexState(t, st); upto != newest {
 		t.Errorf("after upgrade: upto %d, newest %d", upto, newest)
 	}
-	hits, err := st.SearchMessages(ctx, domain.MessageSearch{Words: []string{"word5"}, Limit: 10})
+	hits, err := searchHits(ctx, st, domain.MessageSearch{Words: []string{"word5"}, Limit: 10})
 	if err != nil || len(hits) != 1 || hits[0].MessageID != "ffffffff" || hits[0].Role != "assistant" || hits[0].SessionID != "sid-a2" {
 		t.Errorf("search word5: %+v, %v", hits, err)
 	}
@@ -336,7 +336,7 @@ func TestCorruptPackedColumns(t *testing.T) {
 			_, errRead := st.ReadMessages(ctx, "agent:main:main", domain.MessageQuery{})
 			_, errTails := st.ReadTailsJSON(ctx, []domain.Generation{{Key: "agent:main:main"}}, 5, nil)
 			_, errScan := st.ScanMessages(ctx, "", 0, 10)
-			_, errSearch := st.SearchMessages(ctx, domain.MessageSearch{Words: []string{"corrupt"}, Limit: 10})
+			_, errSearch := searchHits(ctx, st, domain.MessageSearch{Words: []string{"corrupt"}, Limit: 10})
 			errs := []error{errRead, errTails, errScan, errSearch}
 			if tc.name == "role" {
 				// Only search reads the role column.

@@ -92,58 +92,89 @@ func migrateV4(ctx context.Context, conn *sql.Conn) error {
 }
 
 // SearchMessages returns the current-generation messages whose indexed
-// text holds every word of q, newest first, inside q's filters.
-func (s *Store) SearchMessages(ctx context.Context, q domain.MessageSearch) ([]domain.SearchHit, error) {
+// text holds every word of q, newest first, inside q's filters, examining
+// at most q.Scan index matches (SearchPage.Next says where it stopped).
+func (s *Store) SearchMessages(ctx context.Context, q domain.MessageSearch) (domain.SearchPage, error) {
+	page := domain.SearchPage{Hits: []domain.SearchHit{}}
 	if len(q.Words) == 0 {
-		return nil, domain.Invalid("search messages: at least one word is required")
+		return page, domain.Invalid("search messages: at least one word is required")
 	}
 	if q.Limit <= 0 {
-		return nil, domain.Invalid("search messages: limit must be > 0 (got %d)", q.Limit)
+		return page, domain.Invalid("search messages: limit must be > 0 (got %d)", q.Limit)
 	}
 	if q.Before < 0 {
-		return nil, domain.Invalid("search messages: cursor must be >= 0 (got %d)", q.Before)
+		return page, domain.Invalid("search messages: cursor must be >= 0 (got %d)", q.Before)
+	}
+	if q.Scan < 0 {
+		return page, domain.Invalid("search messages: scan must be >= 0 (got %d)", q.Scan)
 	}
 	if q.Keys != nil && len(q.Keys) == 0 {
-		return []domain.SearchHit{}, nil
+		return page, nil
 	}
 	if s.closed.Load() {
-		return nil, fmt.Errorf("search messages: %w", domain.ErrClosed)
+		return page, fmt.Errorf("search messages: %w", domain.ErrClosed)
 	}
 	if err := s.indexTail(ctx); err != nil {
-		return nil, fmt.Errorf("search messages: %w", err)
+		return page, fmt.Errorf("search messages: %w", err)
 	}
-	keys := q.Keys
-	if keys == nil && q.TreeRoot != "" {
-		var err error
-		if keys, err = s.treeKeys(ctx, q.TreeRoot); err != nil {
-			return nil, s.readErr("search messages", err)
-		}
+	keys, err := s.scopeKeys(ctx, q)
+	if err != nil {
+		return page, s.readErr("search messages", err)
 	}
 	query, args := buildSearch(q, keys)
 	rows, err := s.queryR(ctx, query, args...)
 	if err != nil {
-		return nil, s.readErr("search messages", err)
+		return page, s.readErr("search messages", err)
 	}
 	defer rows.Close()
-	out := []domain.SearchHit{}
 	var scratch []byte
 	for rows.Next() {
 		var h domain.SearchHit
+		var ok bool
 		var body sql.RawBytes
-		if err := rows.Scan(&h.SessionKey, &h.SessionID, textCol{&h.MessageID}, &h.Seq, roleCol{&h.Role}, &h.Timestamp, &body, &h.Position); err != nil {
-			return nil, s.readErr("search messages", err)
+		if err := rows.Scan(&h.Position, &ok, &h.SessionKey, &h.SessionID, textCol{&h.MessageID}, &h.Seq, roleCol{&h.Role}, &h.Timestamp, &body); err != nil {
+			return page, s.readErr("search messages", err)
 		}
-		var m domain.Message
-		if scratch, err = decodeBody(s.codec, scratch, body, &m); err != nil {
-			return nil, fmt.Errorf("search messages: message %s of %q: %w", h.MessageID, h.SessionKey, err)
+		page.Scanned++
+		if ok {
+			var m domain.Message
+			if scratch, err = decodeBody(s.codec, scratch, body, &m); err != nil {
+				return page, fmt.Errorf("search messages: message %s of %q: %w", h.MessageID, h.SessionKey, err)
+			}
+			h.Snippet = rowcodec.Snippet(s.searchRedactor.SearchText(m), q.Words)
+			page.Hits = append(page.Hits, h)
+			if len(page.Hits) == q.Limit {
+				break
+			}
 		}
-		h.Snippet = rowcodec.Snippet(s.searchRedactor.SearchText(m), q.Words)
-		out = append(out, h)
+		if page.Scanned == q.Scan {
+			page.Next = h.Position
+			break
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, s.readErr("search messages", err)
+		return page, s.readErr("search messages", err)
 	}
-	return out, nil
+	return page, nil
+}
+
+// scopeKeys returns the session keys whose scope tokens a search of q may
+// name, so the index yields only their messages: q.Keys, else the tree
+// under q.TreeRoot, else the sessions of q.AgentIDs; nil when there are
+// more than scopeTokensMax (the SQL filters alone, within q.Scan).
+func (s *Store) scopeKeys(ctx context.Context, q domain.MessageSearch) ([]string, error) {
+	switch {
+	case q.Keys != nil:
+		if len(q.Keys) > scopeTokensMax {
+			return nil, nil
+		}
+		return q.Keys, nil
+	case q.TreeRoot != "":
+		return s.treeKeys(ctx, q.TreeRoot)
+	case len(q.AgentIDs) > 0:
+		return s.agentKeys(ctx, q.AgentIDs)
+	}
+	return nil, nil
 }
 
 // keyToken is the scope token of a session key: "k" and the FNV-1a hash
@@ -169,6 +200,32 @@ func (s *Store) treeKeys(ctx context.Context, root string) ([]string, error) {
 	}
 	defer rows.Close()
 	var keys []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		keys = append(keys, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(keys) > scopeTokensMax {
+		return nil, nil
+	}
+	return keys, nil
+}
+
+// agentKeys returns the keys of the sessions of agents, or nil when they
+// have more than scopeTokensMax.
+func (s *Store) agentKeys(ctx context.Context, agents []string) ([]string, error) {
+	args := append(anys(agents), scopeTokensMax+1)
+	rows, err := s.queryR(ctx, `SELECT key FROM sessions WHERE agent_id IN (`+placeholders(len(agents))+`)`+limitParam, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	keys := []string{}
 	for rows.Next() {
 		var k string
 		if err := rows.Scan(&k); err != nil {
@@ -214,9 +271,12 @@ func ftsQuery(words, keys []string) string {
 }
 
 // buildSearch is the SQL of q. The FTS5 table drives the scan in rowid
-// order, newest first, so LIMIT stops it after the first hits that pass
-// the filters; each hit is joined to its message and session row by
-// primary key.
+// order, newest first, naming the scope's tokens when there are keys, so
+// the index yields only their messages; each match is joined to its
+// message and session row by primary key, and the filters are a column
+// (ok) rather than a WHERE, so the reader counts every match it examines
+// and stops at q.Scan. SQLite steps lazily: rows not read are not
+// computed.
 func buildSearch(q domain.MessageSearch, keys []string) (string, []any) {
 	var b strings.Builder
 	var args []any
@@ -226,20 +286,12 @@ func buildSearch(q domain.MessageSearch, keys []string) (string, []any) {
 ) `)
 		args = append(args, q.TreeRoot)
 	}
-	b.WriteString(`SELECT g.session_key, g.session_id, m.id, m.seq, m.role, m.timestamp,
-	m.body, f.rowid
-FROM messages_fts f
-JOIN messages m ON m.rowid = f.rowid
-JOIN message_gens g ON g.gen = m.gen
-JOIN sessions s ON s.key = g.session_key AND s.session_id = g.session_id
-WHERE messages_fts MATCH ?`)
-	args = append(args, ftsQuery(q.Words, keys))
+	var ok strings.Builder
+	var okArgs []any
+	ok.WriteString(`s.key IS NOT NULL`)
 	add := func(cond string, a ...any) {
-		b.WriteString("\n\tAND " + cond)
-		args = append(args, a...)
-	}
-	if q.Before > 0 {
-		add(`f.rowid < ?`, q.Before)
+		ok.WriteString(" AND " + cond)
+		okArgs = append(okArgs, a...)
 	}
 	if q.Since > 0 {
 		add(`m.timestamp >= ?`, q.Since)
@@ -256,7 +308,21 @@ WHERE messages_fts MATCH ?`)
 	if len(q.Kinds) > 0 {
 		add(`s.kind IN (`+placeholders(len(q.Kinds))+`)`, anys(q.Kinds)...)
 	}
-	b.WriteString("\nORDER BY f.rowid DESC" + limitParam)
-	args = append(args, q.Limit)
+	cond := "(" + ok.String() + ")"
+	b.WriteString(`SELECT f.rowid, ` + cond + `, g.session_key, g.session_id, m.id, m.seq, m.role, m.timestamp,
+	CASE WHEN ` + cond + ` THEN m.body END
+FROM messages_fts f
+JOIN messages m ON m.rowid = f.rowid
+JOIN message_gens g ON g.gen = m.gen
+LEFT JOIN sessions s ON s.key = g.session_key AND s.session_id = g.session_id
+WHERE messages_fts MATCH ?`)
+	args = append(args, okArgs...)
+	args = append(args, okArgs...)
+	args = append(args, ftsQuery(q.Words, keys))
+	if q.Before > 0 {
+		b.WriteString("\n\tAND f.rowid < ?")
+		args = append(args, q.Before)
+	}
+	b.WriteString("\nORDER BY f.rowid DESC")
 	return b.String(), args
 }

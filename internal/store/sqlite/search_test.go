@@ -44,7 +44,7 @@ func TestSearchLargeTree(t *testing.T) {
 	if err != nil || keys != nil {
 		t.Fatalf("treeKeys = %d keys, %v; want nil (too many)", len(keys), err)
 	}
-	hits, err := st.SearchMessages(ctx, domain.MessageSearch{Words: []string{"needle"}, TreeRoot: root, Limit: 1000})
+	hits, err := searchHits(ctx, st, domain.MessageSearch{Words: []string{"needle"}, TreeRoot: root, Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestSearchLargeTree(t *testing.T) {
 			t.Error("the outsider matched")
 		}
 	}
-	small, err := st.SearchMessages(ctx, domain.MessageSearch{Words: []string{"needle"}, TreeRoot: "agent:main:c005", Limit: 10})
+	small, err := searchHits(ctx, st, domain.MessageSearch{Words: []string{"needle"}, TreeRoot: "agent:main:c005", Limit: 10})
 	if err != nil || len(small) != 1 || small[0].SessionKey != "agent:main:c005" {
 		t.Errorf("a leaf's tree: %+v, %v", small, err)
 	}
@@ -119,10 +119,10 @@ func TestSearchIndexFollowsBatches(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if g, err := st.SearchMessages(ctx, domain.MessageSearch{Words: []string{"ghost"}, Limit: 100}); err != nil || len(g) != 0 {
+	if g, err := searchHits(ctx, st, domain.MessageSearch{Words: []string{"ghost"}, Limit: 100}); err != nil || len(g) != 0 {
 		t.Fatalf("rolled-back messages found: %d, %v", len(g), err)
 	}
-	hits, err := st.SearchMessages(ctx, domain.MessageSearch{Words: []string{"needle"}, Limit: 100_000})
+	hits, err := searchHits(ctx, st, domain.MessageSearch{Words: []string{"needle"}, Limit: 100_000})
 	if err != nil {
 		t.Fatal(err)
 	}

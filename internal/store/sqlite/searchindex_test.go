@@ -37,7 +37,7 @@ func appendText(t *testing.T, st *Store, key string, texts ...string) {
 // searchKeys returns the session key of each hit for words.
 func searchKeys(t *testing.T, st *Store, words ...string) []string {
 	t.Helper()
-	hits, err := st.SearchMessages(t.Context(), domain.MessageSearch{Words: words, Limit: 10_000})
+	hits, err := searchHits(t.Context(), st, domain.MessageSearch{Words: words, Limit: 10_000})
 	if err != nil {
 		t.Fatal(err)
 	}

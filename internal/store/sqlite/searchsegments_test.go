@@ -54,7 +54,7 @@ func TestSearchIndexCatchUpOneSegment(t *testing.T) {
 		if got := segments(); got != round-1 {
 			t.Fatalf("round %d, before searching: %d index segments, want %d (appends write none)", round, got, round-1)
 		}
-		hits, err := st.SearchMessages(ctx, domain.MessageSearch{Words: []string{"needle"}, Limit: 10_000})
+		hits, err := searchHits(ctx, st, domain.MessageSearch{Words: []string{"needle"}, Limit: 10_000})
 		if want := round * 3 * 2 * per; err != nil || len(hits) != want {
 			t.Fatalf("round %d: search found %d, %v; want every message (%d)", round, len(hits), err, want)
 		}

@@ -56,7 +56,7 @@ func BenchmarkSearchAfterTurn(b *testing.B) {
 			for s := range 1000 {
 				appendTo(fmt.Sprintf("agent:main:s%d", s), s*20, 20)
 			}
-			if _, err := st.SearchMessages(ctx, domain.MessageSearch{Words: []string{"deploy"}, Limit: 1}); err != nil {
+			if _, err := searchHits(ctx, st, domain.MessageSearch{Words: []string{"deploy"}, Limit: 1}); err != nil {
 				b.Fatal(err)
 			}
 			lat := make([]time.Duration, 0, b.N)
@@ -66,7 +66,7 @@ func BenchmarkSearchAfterTurn(b *testing.B) {
 					appendTo(fmt.Sprintf("agent:main:s%d", i%1000), i, 2)
 				}
 				start := time.Now()
-				hits, err := st.SearchMessages(ctx, domain.MessageSearch{Words: []string{words[i%8], words[(i+3)%8]}, Limit: 21})
+				hits, err := searchHits(ctx, st, domain.MessageSearch{Words: []string{words[i%8], words[(i+3)%8]}, Limit: 21})
 				lat = append(lat, time.Since(start))
 				if err != nil || len(hits) == 0 {
 					b.Fatalf("search: %d hits, %v", len(hits), err)

@@ -198,8 +198,8 @@ func TestSQLiteToPostgresAndBack(t *testing.T) {
 	requireSame(t, src, dst)
 	// The copy is searchable at once, with the same hits.
 	for _, w := range []string{"hi", "ok"} {
-		a, errA := src.SearchMessages(ctx, domain.MessageSearch{Words: []string{w}, Limit: 1000})
-		b, errB := dst.SearchMessages(ctx, domain.MessageSearch{Words: []string{w}, Limit: 1000})
+		a, errA := searchHits(ctx, src, domain.MessageSearch{Words: []string{w}, Limit: 1000})
+		b, errB := searchHits(ctx, dst, domain.MessageSearch{Words: []string{w}, Limit: 1000})
 		if errA != nil || errB != nil || len(a) == 0 || len(a) != len(b) {
 			t.Errorf("search %q: %d hits in the source, %d in the copy (%v, %v)", w, len(a), len(b), errA, errB)
 		}

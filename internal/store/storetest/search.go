@@ -21,11 +21,11 @@ import (
 
 func search(t *testing.T, st domain.Store, q domain.MessageSearch) []domain.SearchHit {
 	t.Helper()
-	hits, err := st.SearchMessages(ctxT(t), q)
+	page, err := st.SearchMessages(ctxT(t), q)
 	if err != nil {
 		t.Fatalf("SearchMessages(%+v): %v", q, err)
 	}
-	return hits
+	return page.Hits
 }
 
 // hitKeys lists "key#seq" of hits, in order.

@@ -99,7 +99,7 @@ func BenchSearchQueries(b *testing.B, st domain.MessageSearcher) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					hits += len(res)
+					hits += len(res.Hits)
 				}
 				ReportPercentiles(b, d)
 				b.ReportMetric(float64(hits)/float64(len(d)), "hits/op")

@@ -80,6 +80,8 @@ func Run(t *testing.T, open func(t *testing.T) domain.Store) {
 		{"SearchWords", testSearchWords},
 		{"SearchHitFields", testSearchHitFields},
 		{"SearchCursor", testSearchCursor},
+		{"SearchScanScoped", testSearchScanScoped},
+		{"SearchScanCap", testSearchScanCap},
 		{"SearchGenerations", testSearchGenerations},
 		{"SearchRolledBack", testSearchRolledBack},
 		{"SearchInvalid", testSearchInvalid},

@@ -1,8 +1,9 @@
-package engine
+package query
 
 import (
 	"context"
 	"encoding/base64"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -12,16 +13,6 @@ import (
 	"github.com/switchboard-go/switchboard/internal/policy"
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
 )
-
-// Search is sessions_search as the principal: messages of the sessions it
-// may read (as sessions_history decides), newest first.
-func (e *Engine) Search(ctx context.Context, p api.Principal, r api.SearchRequest) (api.SearchResult, error) {
-	req, err := e.enter(p, api.OpSessionsSearch)
-	if err != nil {
-		return api.SearchResult{}, err
-	}
-	return e.search(ctx, req, r)
-}
 
 // searchWords splits a query into its words: runs of letters, digits and
 // combining marks, which is what the index's tokenizer keeps. Repeats
@@ -71,9 +62,9 @@ func decodeCursor(c string) (int64, error) {
 
 // searchQuery validates r into a store query (without the visibility
 // scope).
-func (e *Engine) searchQuery(r api.SearchRequest) (domain.MessageSearch, error) {
+func (r Reader) searchQuery(req api.SearchRequest) (domain.MessageSearch, error) {
 	var q domain.MessageSearch
-	query := strings.TrimSpace(r.Query)
+	query := strings.TrimSpace(req.Query)
 	if query == "" {
 		return q, domain.Invalid("query required (1..%d characters of words to find)", api.SearchQueryChars.Max)
 	}
@@ -87,25 +78,25 @@ func (e *Engine) searchQuery(r api.SearchRequest) (domain.MessageSearch, error) 
 	case int64(n) > api.SearchQueryWords.Max:
 		return q, domain.Invalid("query has too many words (%d; max %d)", n, api.SearchQueryWords.Max)
 	}
-	kinds, err := normalizeKinds(r.Kinds)
+	kinds, err := NormalizeKinds(req.Kinds)
 	if err != nil {
 		return q, err
 	}
 	q.Kinds = kinds
-	if a := strings.TrimSpace(r.AgentID); a != "" {
+	if a := strings.TrimSpace(req.AgentID); a != "" {
 		if err := api.AgentIDChars.CheckChars(a); err != nil {
 			return q, err
 		}
 		q.AgentIDs = []string{sessionkey.NormalizeAgentID(a)}
 	}
-	if r.SinceMinutes != 0 {
-		n, err := api.SearchSinceMinutes.Apply(int64(r.SinceMinutes))
+	if req.SinceMinutes != 0 {
+		n, err := api.SearchSinceMinutes.Apply(int64(req.SinceMinutes))
 		if err != nil {
 			return q, err
 		}
-		q.Since = e.nowMs() - n*60_000
+		q.Since = r.Now().UnixMilli() - n*60_000
 	}
-	limit := int64(r.Limit)
+	limit := int64(req.Limit)
 	if limit == 0 {
 		limit = api.SearchLimit.Default
 	}
@@ -113,59 +104,32 @@ func (e *Engine) searchQuery(r api.SearchRequest) (domain.MessageSearch, error) 
 		return q, err
 	}
 	q.Limit = int(limit)
-	if r.Cursor != "" {
-		if q.Before, err = decodeCursor(r.Cursor); err != nil {
+	if req.Cursor != "" {
+		if q.Before, err = decodeCursor(req.Cursor); err != nil {
 			return q, err
 		}
 	}
 	return q, nil
 }
 
-// search runs r within what req may read. The scope goes to the store as
-// filters (keys, tree, agents), so sessions outside it are never read;
-// only a restrictive agent-to-agent allow list leaves a check per session,
-// done here before anything is counted.
-func (e *Engine) search(ctx context.Context, req Requester, r api.SearchRequest) (api.SearchResult, error) {
-	q, err := e.searchQuery(r)
-	if err != nil {
-		return api.SearchResult{}, err
-	}
-	limit := q.Limit
-	// One hit past the page tells whether another page follows.
-	q.Limit = limit + 1
-	filter := false
-	var g guard
-	if !req.Operator {
-		g = e.guardFor(ctx, req)
-		sc := g.vis.ListScope()
-		switch {
-		case sc.SelfOnly:
-			q.Keys = []string{g.key}
-		case sc.TreeRoot != "":
-			q.TreeRoot = sc.TreeRoot
-		}
-		if sc.AgentIDs != nil {
-			if len(q.AgentIDs) > 0 && !contains(sc.AgentIDs, q.AgentIDs[0]) {
-				return api.SearchResult{Results: []api.SearchHit{}}, nil
-			}
-			if len(q.AgentIDs) == 0 {
-				q.AgentIDs = sc.AgentIDs
-			}
-		}
-		filter = sc.Filter
-	}
-	var hits []domain.SearchHit
+// searchScan reads pages of q until limit+1 hits, the end of the matches
+// or api.SearchScanMatches examined in all; with filter, a hit counts only
+// when g may read its session. next > 0 is where the scan stopped short.
+func (r Reader) searchScan(ctx context.Context, q domain.MessageSearch, limit int, filter bool, g Guard) (hits []domain.SearchHit, next int64, err error) {
+	budget := int(api.SearchScanMatches.Max)
 	allowed := map[string]bool{}
 	for {
-		page, err := e.store.SearchMessages(ctx, q)
+		q.Scan = budget
+		page, err := r.Store.SearchMessages(ctx, q)
 		if err != nil {
-			return api.SearchResult{}, err
+			return nil, 0, err
 		}
-		for _, h := range page {
+		budget -= page.Scanned
+		for _, h := range page.Hits {
 			if filter {
 				ok, seen := allowed[h.SessionKey]
 				if !seen {
-					ok = g.check(ctx, h.SessionKey, policy.ActionHistory) == nil
+					ok = g.Check(ctx, h.SessionKey, policy.ActionHistory) == nil
 					allowed[h.SessionKey] = ok
 				}
 				if !ok {
@@ -174,20 +138,69 @@ func (e *Engine) search(ctx context.Context, req Requester, r api.SearchRequest)
 			}
 			hits = append(hits, h)
 		}
-		if !filter || len(hits) > limit || len(page) < q.Limit {
-			break
+		switch {
+		case len(hits) > limit:
+			return hits, 0, nil
+		case page.Next > 0:
+			return hits, page.Next, nil
+		case !filter || len(page.Hits) < q.Limit:
+			return hits, 0, nil
+		case budget <= 0:
+			return hits, page.Hits[len(page.Hits)-1].Position, nil
 		}
-		q.Before = page[len(page)-1].Position
+		q.Before = page.Hits[len(page.Hits)-1].Position
+	}
+}
+
+// Search is sessions_search for the viewer g guards (the engine has
+// gated the call): req's messages within what g may read, newest first;
+// agent is the viewer's agent, for the keys shown. The scope goes to the store as
+// filters (keys, tree, agents), so sessions outside it are never read;
+// only an agent-to-agent allow list of patterns leaves a check per
+// session, done here before anything is counted, within the same cap on
+// matches examined.
+func (r Reader) Search(ctx context.Context, g Guard, agent string, req api.SearchRequest) (api.SearchResult, error) {
+	q, err := r.searchQuery(req)
+	if err != nil {
+		return api.SearchResult{}, err
+	}
+	limit := q.Limit
+	// One hit past the page tells whether another page follows.
+	q.Limit = limit + 1
+	filter := false
+	if !g.operator {
+		sc := g.vis.ListScope()
+		switch {
+		case sc.SelfOnly:
+			q.Keys = []string{g.key}
+		case sc.TreeRoot != "":
+			q.TreeRoot = sc.TreeRoot
+		}
+		if sc.AgentIDs != nil {
+			if len(q.AgentIDs) > 0 && !slices.Contains(sc.AgentIDs, q.AgentIDs[0]) {
+				return api.SearchResult{Results: []api.SearchHit{}}, nil
+			}
+			if len(q.AgentIDs) == 0 {
+				q.AgentIDs = sc.AgentIDs
+			}
+		}
+		filter = sc.Filter
+	}
+	hits, next, err := r.searchScan(ctx, q, limit, filter, g)
+	if err != nil {
+		return api.SearchResult{}, err
 	}
 	out := api.SearchResult{Results: []api.SearchHit{}}
 	if len(hits) > limit {
 		hits = hits[:limit]
-		out.NextCursor = encodeCursor(hits[limit-1].Position)
+		next = hits[limit-1].Position
 	}
-	agent := req.agent(e)
+	if next > 0 {
+		out.NextCursor = encodeCursor(next)
+	}
 	for _, h := range hits {
 		out.Results = append(out.Results, api.SearchHit{
-			SessionKey: e.keys.Display(h.SessionKey, agent),
+			SessionKey: r.Keys.Display(h.SessionKey, agent),
 			SessionID:  h.SessionID,
 			MessageID:  h.MessageID,
 			Role:       h.Role,

@@ -1,4 +1,4 @@
-package engine
+package query
 
 import (
 	"strings"
@@ -21,18 +21,18 @@ func TestClip(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := clip(tt.in, tt.n)
+			got := Clip(tt.in, tt.n)
 			if tt.name == "secret masked" {
 				if strings.Contains(got, "ghijklmnop") {
-					t.Fatalf("clip(%q) = %q keeps the secret", tt.in, got)
+					t.Fatalf("Clip(%q) = %q keeps the secret", tt.in, got)
 				}
 				return
 			}
 			if got != tt.want {
-				t.Fatalf("clip(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+				t.Fatalf("Clip(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
 			}
 			if n := len([]rune(got)); n > tt.n {
-				t.Fatalf("clip(%q, %d) is %d characters", tt.in, tt.n, n)
+				t.Fatalf("Clip(%q, %d) is %d characters", tt.in, tt.n, n)
 			}
 		})
 	}

@@ -35,7 +35,7 @@ func TestSpawnLimitsHoldUnderConcurrentCalls(t *testing.T) {
 				c.Agents.Defaults.Subagents.MaxChildrenPerAgent = tc.perAgent
 				c.Agents.Defaults.Subagents.MaxConcurrent = tc.concurrent
 			})
-			outs := make([]ToolOutcome, len(tc.requesters))
+			outs := make([]api.ToolOutcome, len(tc.requesters))
 			atOnce(len(outs), func(i int) {
 				outs[i] = h.call(Requester{SessionKey: tc.requesters[i]}, api.ToolSessionsSpawn, fmt.Sprintf(`{"task":"child %d"}`, i))
 			})
@@ -63,7 +63,7 @@ func TestSpawnRetryAtTheLimitAnswersTheFirstChild(t *testing.T) {
 	h := newHarness(t, slowChildren, func(c *config.Config) {
 		c.Agents.Defaults.Subagents.MaxChildrenPerAgent = 1
 	})
-	outs := make([]ToolOutcome, 6)
+	outs := make([]api.ToolOutcome, 6)
 	atOnce(len(outs), func(i int) {
 		outs[i] = h.call(Requester{}, api.ToolSessionsSpawn, `{"task":"once","idempotencyKey":"k1"}`)
 	})

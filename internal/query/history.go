@@ -1,4 +1,4 @@
-package engine
+package query
 
 import (
 	"context"
@@ -12,14 +12,11 @@ import (
 	"github.com/switchboard-go/switchboard/internal/redact"
 )
 
-type HistoryResult = api.HistoryResult
-
-type HistoryParams = api.HistoryRequest
-
-// history returns the newest messages of a session, oldest first: the
-// page ending before BeforeMessageID (or at the newest message), after
-// skipping Offset messages.
-func (e *Engine) history(ctx context.Context, req Requester, p HistoryParams) (HistoryResult, error) {
+// History returns the newest messages of session key (resolved by the
+// engine from p.SessionKey), oldest first, when g may read it: the page
+// ending before BeforeMessageID (or at the newest message), after skipping
+// Offset messages; agent is the viewer's agent, for the key shown.
+func (r Reader) History(ctx context.Context, g Guard, key, agent string, p api.HistoryRequest) (api.HistoryResult, error) {
 	if p.Limit <= 0 {
 		p.Limit = int(api.HistoryLimit.Default)
 	}
@@ -28,30 +25,25 @@ func (e *Engine) history(ctx context.Context, req Requester, p HistoryParams) (H
 	}
 	offset, err := api.HistoryOffset.Apply(int64(p.Offset))
 	if err != nil {
-		return HistoryResult{}, err
+		return api.HistoryResult{}, err
 	}
 	p.BeforeMessageID = strings.TrimSpace(p.BeforeMessageID)
 	if err := api.MessageIDChars.CheckChars(p.BeforeMessageID); err != nil {
-		return HistoryResult{}, err
+		return api.HistoryResult{}, err
 	}
-	key, err := e.resolveRef(ctx, req, p.SessionKey)
-	if err != nil {
-		return HistoryResult{}, err
+	if err := g.Check(ctx, key, policy.ActionHistory); err != nil {
+		return api.HistoryResult{}, err
 	}
-	g := e.guardFor(ctx, req)
-	if err := g.check(ctx, key, policy.ActionHistory); err != nil {
-		return HistoryResult{}, err
-	}
-	res := HistoryResult{SessionKey: e.keys.Display(key, req.agent(e)), Messages: []api.HistoryMessage{}}
-	s, err := e.store.GetSession(ctx, key)
+	res := api.HistoryResult{SessionKey: r.Keys.Display(key, agent), Messages: []api.HistoryMessage{}}
+	s, err := r.Store.GetSession(ctx, key)
 	if errors.Is(err, domain.ErrNotFound) {
 		if p.BeforeMessageID != "" {
-			return HistoryResult{}, unknownMessageID(p.BeforeMessageID, res.SessionKey)
+			return api.HistoryResult{}, unknownMessageID(p.BeforeMessageID, res.SessionKey)
 		}
 		return res, nil // a well-formed, visible key with no session yet
 	}
 	if err != nil {
-		return HistoryResult{}, err
+		return api.HistoryResult{}, err
 	}
 	res.SessionID = s.SessionID
 	// One message past the page tells whether older ones exist.
@@ -60,12 +52,12 @@ func (e *Engine) history(ctx context.Context, req Requester, p HistoryParams) (H
 	if !p.IncludeTools {
 		q.ExcludeRoles = []string{domain.RoleToolResult, "tool"}
 	}
-	msgs, err := e.store.ReadMessages(ctx, key, q)
+	msgs, err := r.Store.ReadMessages(ctx, key, q)
 	if errors.Is(err, domain.ErrNotFound) && p.BeforeMessageID != "" {
-		return HistoryResult{}, unknownMessageID(p.BeforeMessageID, res.SessionKey)
+		return api.HistoryResult{}, unknownMessageID(p.BeforeMessageID, res.SessionKey)
 	}
 	if err != nil {
-		return HistoryResult{}, err
+		return api.HistoryResult{}, err
 	}
 	if len(msgs) > p.Limit {
 		res.HasMore = true

@@ -1,4 +1,4 @@
-package engine
+package query
 
 import (
 	"context"
@@ -18,17 +18,21 @@ import (
 // so more would only be read for transcripts that start otherwise).
 const titleHeadMessages = 4
 
-// attachTitles fills sessions.list's lastMessagePreview and derivedTitle
+// AttachWorkers is how many goroutines read a listing's per-row texts at
+// once.
+const AttachWorkers = 4
+
+// AttachTitles fills sessions.list's lastMessagePreview and derivedTitle
 // (OpenClaw's includeLastMessage / includeDerivedTitles): one short read
-// per row and field, by attachWorkers goroutines, since a listing may have
+// per row and field, by AttachWorkers goroutines, since a listing may have
 // hundreds of rows. Texts are masked as history masks them.
-func (e *Engine) attachTitles(ctx context.Context, out []SessionRow, rows []domain.Session, preview, title bool) error {
+func (r Reader) AttachTitles(ctx context.Context, out []api.SessionRow, rows []domain.Session, preview, title bool) error {
 	if len(rows) == 0 {
 		return nil
 	}
 	// A store that reads many tails in one query (domain.TailsReader)
 	// gives every row's newest message at once.
-	if tr, ok := e.store.(domain.TailsReader); ok && preview {
+	if tr, ok := r.Store.(domain.TailsReader); ok && preview {
 		gens := make([]domain.Generation, len(rows))
 		for i, s := range rows {
 			gens[i] = domain.Generation{Key: s.Key, SessionID: s.SessionID}
@@ -39,7 +43,7 @@ func (e *Engine) attachTitles(ctx context.Context, out []SessionRow, rows []doma
 		}
 		for i, t := range tails {
 			if len(t) == 1 {
-				out[i].LastMessagePreview = clip(t[0].Content.Text(), int(api.ListPreviewChars.Max))
+				out[i].LastMessagePreview = Clip(t[0].Content.Text(), int(api.ListPreviewChars.Max))
 			}
 		}
 		preview = false
@@ -50,10 +54,10 @@ func (e *Engine) attachTitles(ctx context.Context, out []SessionRow, rows []doma
 	errs := make([]error, len(rows))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	for range min(attachWorkers, len(rows)) {
+	for range min(AttachWorkers, len(rows)) {
 		wg.Go(func() {
 			for i := range jobs {
-				errs[i] = e.titleRow(ctx, &out[i], rows[i], preview, title)
+				errs[i] = r.titleRow(ctx, &out[i], rows[i], preview, title)
 			}
 		})
 	}
@@ -66,15 +70,15 @@ func (e *Engine) attachTitles(ctx context.Context, out []SessionRow, rows []doma
 }
 
 // titleRow fills one row's preview and title.
-func (e *Engine) titleRow(ctx context.Context, row *SessionRow, s domain.Session, preview, title bool) error {
+func (r Reader) titleRow(ctx context.Context, row *api.SessionRow, s domain.Session, preview, title bool) error {
 	exclude := []string{domain.RoleToolResult, "tool"}
 	if preview {
-		msgs, err := e.store.ReadMessages(ctx, s.Key, domain.MessageQuery{SessionID: s.SessionID, Limit: 1, ExcludeRoles: exclude})
+		msgs, err := r.Store.ReadMessages(ctx, s.Key, domain.MessageQuery{SessionID: s.SessionID, Limit: 1, ExcludeRoles: exclude})
 		if err != nil {
 			return err
 		}
 		if len(msgs) == 1 {
-			row.LastMessagePreview = clip(msgs[0].Content.Text(), int(api.ListPreviewChars.Max))
+			row.LastMessagePreview = Clip(msgs[0].Content.Text(), int(api.ListPreviewChars.Max))
 		}
 	}
 	if !title {
@@ -82,19 +86,19 @@ func (e *Engine) titleRow(ctx context.Context, row *SessionRow, s domain.Session
 	}
 	switch {
 	case strings.TrimSpace(row.DisplayName) != "":
-		row.DerivedTitle = clip(row.DisplayName, int(api.ListDerivedTitleChars.Max))
+		row.DerivedTitle = Clip(row.DisplayName, int(api.ListDerivedTitleChars.Max))
 		return nil
 	case strings.TrimSpace(row.Label) != "":
-		row.DerivedTitle = clip(row.Label, int(api.ListDerivedTitleChars.Max))
+		row.DerivedTitle = Clip(row.Label, int(api.ListDerivedTitleChars.Max))
 		return nil
 	}
-	head, err := e.store.ReadMessages(ctx, s.Key, domain.MessageQuery{SessionID: s.SessionID, Limit: titleHeadMessages, Oldest: true, ExcludeRoles: exclude})
+	head, err := r.Store.ReadMessages(ctx, s.Key, domain.MessageQuery{SessionID: s.SessionID, Limit: titleHeadMessages, Oldest: true, ExcludeRoles: exclude})
 	if err != nil {
 		return err
 	}
 	for _, m := range head {
 		if m.Role == domain.RoleUser {
-			if t := clip(m.Content.Text(), int(api.ListDerivedTitleChars.Max)); t != "" {
+			if t := Clip(m.Content.Text(), int(api.ListDerivedTitleChars.Max)); t != "" {
 				row.DerivedTitle = t
 				return nil
 			}
@@ -107,10 +111,10 @@ func (e *Engine) titleRow(ctx context.Context, row *SessionRow, s domain.Session
 	return nil
 }
 
-// clip masks secrets in s, collapses its whitespace and cuts it to at most
+// Clip masks secrets in s, collapses its whitespace and cuts it to at most
 // n characters, at a word boundary when one is in the second half, ending
 // with "…" when cut.
-func clip(s string, n int) string {
+func Clip(s string, n int) string {
 	s, _ = redact.Text(s)
 	s = strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
 	r := []rune(s)

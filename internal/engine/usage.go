@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"context"
+	"github.com/switchboard-go/switchboard/internal/budget"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// attachUsage adds each row's usage rollups and budget: one read of the
+// rows' accounts by key (the rollups are kept as usage is charged, so no
+// tree is walked here).
+func (e *Engine) attachUsage(ctx context.Context, out []api.SessionRow, rows []domain.Session) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	keys := make([]string, len(rows))
+	for i, s := range rows {
+		keys[i] = s.Key
+	}
+	accts, err := e.store.GetAccounts(ctx, keys)
+	if err != nil {
+		return err
+	}
+	usage := make([]domain.SessionUsage, len(rows)) // one allocation, not one per row
+	for i, s := range rows {
+		a := accts[s.Key]
+		usage[i] = a.Usage
+		out[i].Usage = &usage[i]
+		if !a.Budget.IsZero() {
+			b := a.Budget
+			out[i].Budget = &b
+			out[i].BudgetDeadline = a.DeadlineAt
+		}
+		if p, ok := e.rt.SessionProgress(s.Key); ok {
+			out[i].Progress = &p
+		}
+	}
+	return nil
+}
+
+// deadlineMargin is kept back from a run's deadline when a wait inside it
+// is clamped, so the wait answers before the run itself is stopped.
+const deadlineMargin = 50 * time.Millisecond
+
+// clampToDeadline shortens a wait made inside a run to the run's
+// remaining time (its context's deadline: runTimeoutSeconds or a seconds
+// budget above it).
+func clampToDeadline(ctx context.Context, wait time.Duration, inRun bool) time.Duration {
+	d, ok := ctx.Deadline()
+	if !ok || !inRun {
+		return wait
+	}
+	left := time.Until(d) - deadlineMargin
+	if left < wait {
+		return max(left, time.Millisecond)
+	}
+	return wait
+}
+
+// UsageReport sums the usage ledger (operator only).
+func (e *Engine) UsageReport(ctx context.Context, p api.Principal, r api.UsageRequest) (api.UsageResult, error) {
+	if _, err := e.enter(p, api.OpUsageReport); err != nil {
+		return api.UsageResult{}, err
+	}
+	return budget.Report(ctx, e.store, r)
+}
+
+// UsageStatus is a session's usage, budget, running progress and
+// children, for session_status (key must be visible to the caller: the
+// tool checks it before calling).
+func (e *Engine) UsageStatus(ctx context.Context, key string) (api.UsageStatus, error) {
+	accts, err := e.store.GetAccounts(ctx, []string{key})
+	if err != nil {
+		return api.UsageStatus{}, err
+	}
+	a := accts[key]
+	st := api.UsageStatus{Usage: a.Usage, BudgetDeadline: a.DeadlineAt}
+	if !a.Budget.IsZero() {
+		b := a.Budget
+		st.Budget = &b
+	}
+	if p, ok := e.rt.SessionProgress(key); ok {
+		st.Progress = &p
+	}
+	if st.Children, err = e.Children(ctx, key); err != nil {
+		return api.UsageStatus{}, err
+	}
+	return st, nil
+}
+
+// payerFor is the session whose spawn-chain budgets pay for the runs a
+// call made inside a run causes (a send's target run and the exchange's
+// reply-back turns and announce step): the requester when it is a spawned
+// session (its chain may be budgeted), else the payer of the calling run
+// itself. Calls from outside a run cause nothing a budget bounds.
+func (e *Engine) payerFor(ctx context.Context, req Requester, requesterKey string) string {
+	if req.RunID == "" {
+		return ""
+	}
+	if s, err := e.store.GetSession(ctx, requesterKey); err == nil && s.SpawnedBy != "" {
+		return requesterKey
+	}
+	if r, err := e.store.GetRun(ctx, req.RunID); err == nil {
+		if spec, err := decodeSpec(r); err == nil {
+			return spec.Payer
+		}
+	}
+	return ""
+}
