@@ -48,12 +48,8 @@ pids+=($!)
 for _ in $(seq 1 50); do grep -q listening "$WORK/fake.log" && break; sleep 0.2; done
 model_url=$(sed -n 's/^listening //p' "$WORK/fake.log")
 
-# One state, imported once: generated in OpenClaw's JSON layout, imported by switchboard, and
-# exported in OpenClaw 2026.9.6's SQLite layout for OpenClaw's gateway.
-rm -rf "$WORK/gen" "$WORK/sb" "$WORK/oc"
-"$node" "$here/bench-openclaw-store.mjs" --dist "$oc_pkg/dist" --sessions "$SESSIONS" --messages 10 --big 100 \
-  --state "$WORK/gen" --phase generate >/dev/null
-mkdir -p "$WORK/sb" "$WORK/oc/.openclaw"
+# Both gateways' configs name this run's fake model (its port changes from run to run).
+write_switchboard_config() {
 cat >"$WORK/sb/switchboard.json5" <<JSON
 {
   agents: { defaults: { model: "fake/m1" }, list: [{ id: "main", name: "Main", default: true }, { id: "work", name: "Work" }] },
@@ -61,14 +57,32 @@ cat >"$WORK/sb/switchboard.json5" <<JSON
   runtime: { lanes: { main: 256 } },
 }
 JSON
-"$SWITCHBOARD" --state-dir "$WORK/sb" import openclaw "$WORK/gen" >/dev/null
-"$SWITCHBOARD" --state-dir "$WORK/sb" export openclaw --to "$WORK/oc/.openclaw" --layout sqlite >/dev/null
+}
+write_openclaw_config() {
 cat >"$WORK/oc/.openclaw/openclaw.json" <<JSON
 {"gateway":{"mode":"local","bind":"loopback","auth":{"mode":"token","token":"$TOKEN"}},
  "models":{"providers":{"fake":{"baseUrl":"$model_url","apiKey":"sk-bench","api":"openai-completions",
    "models":[{"id":"m1","name":"Fake M1","contextWindow":128000,"maxTokens":4096}]}}},
  "agents":{"defaults":{"model":{"primary":"fake/m1"}},"list":[{"id":"main","default":true},{"id":"work"}]}}
 JSON
+}
+
+# One state, imported once: generated in OpenClaw's JSON layout, imported by switchboard, and
+# exported in OpenClaw 2026.9.6's SQLite layout for OpenClaw's gateway. REUSE=1 keeps the state
+# of an earlier run of the same size (the agent runs add a few hundred sessions to it).
+marker="$WORK/state-$SESSIONS.done"
+if [ "${REUSE:-0}" != 1 ] || [ ! -f "$marker" ]; then
+rm -rf "$WORK/gen" "$WORK/sb" "$WORK/oc" "$WORK"/state-*.done
+"$node" "$here/bench-openclaw-store.mjs" --dist "$oc_pkg/dist" --sessions "$SESSIONS" --messages 10 --big 100 \
+  --state "$WORK/gen" --phase generate >/dev/null
+mkdir -p "$WORK/sb"
+write_switchboard_config
+"$SWITCHBOARD" --state-dir "$WORK/sb" import openclaw "$WORK/gen" >/dev/null
+"$SWITCHBOARD" --state-dir "$WORK/sb" export openclaw --to "$WORK/oc/.openclaw" --layout sqlite >/dev/null
+touch "$marker"
+fi
+write_switchboard_config
+write_openclaw_config
 
 port() { "$node" -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 bench() { SWITCHBOARD_GATEWAY_TOKEN=$TOKEN "$SWITCHBOARD" bench gateway --url "$url" --pid "$gw" --json "$@"; }
@@ -98,31 +112,38 @@ run_gateway() { # name
 : >"$OUT/load.txt"
 echo "machine: $(nproc) CPUs, $(uname -sr)" >>"$OUT/load.txt"
 
-# OpenClaw's gateway first, then switchboard's. OpenClaw migrates and checks its state before its
-# gateway serves (`openclaw doctor --fix`); on a loaded machine its maintenance lease can time out
-# ("did not become ready"), which a retry starts over.
-openclaw() { HOME="$WORK/oc" OPENCLAW_STATE_DIR="$WORK/oc/.openclaw" NO_COLOR=1 "$node" "$oc_pkg/openclaw.mjs" "$@"; }
-for attempt in 1 2 3 4 5; do
-  openclaw doctor --fix --non-interactive >"$WORK/doctor.log" 2>&1 && break
-  grep -q "did not become ready" "$WORK/doctor.log" && [ "$attempt" -lt 5 ] || { tail -20 "$WORK/doctor.log" >&2; exit 1; }
-done
-p=$(port); url="http://127.0.0.1:$p"
-openclaw gateway run --port "$p" --auth token --token "$TOKEN" >"$WORK/openclaw.log" 2>&1 &
-gw=$!; pids+=($gw)
-for _ in $(seq 1 900); do
-  curl -s -o /dev/null "$url/" && break
-  kill -0 "$gw" 2>/dev/null || { tail -20 "$WORK/openclaw.log" >&2; echo "OpenClaw's gateway exited" >&2; exit 1; }
-  sleep 1
-done
-ready openclaw
-run_gateway openclaw
-kill -TERM "$gw"; wait "$gw" 2>/dev/null || true
-
+# switchboard's gateway first, then OpenClaw's.
 p=$(port); url="http://127.0.0.1:$p"
 SWITCHBOARD_GATEWAY_TOKEN=$TOKEN "$SWITCHBOARD" --state-dir "$WORK/sb" gateway --listen "127.0.0.1:$p" >/dev/null 2>"$WORK/switchboard.log" &
 gw=$!; pids+=($gw)
 ready switchboard
 run_gateway switchboard
 kill -INT "$gw"; wait "$gw" 2>/dev/null || true
+
+# OpenClaw migrates and checks its state before its gateway serves (`openclaw doctor --fix`, and
+# the gateway's own start); on a loaded machine its maintenance lease can time out ("did not
+# become ready"), which a retry starts over.
+openclaw() { HOME="$WORK/oc" OPENCLAW_STATE_DIR="$WORK/oc/.openclaw" NO_COLOR=1 "$node" "$oc_pkg/openclaw.mjs" "$@"; }
+for attempt in 1 2 3 4 5; do
+  openclaw doctor --fix --non-interactive >"$WORK/doctor.log" 2>&1 && break
+  grep -q "did not become ready" "$WORK/doctor.log" && [ "$attempt" -lt 5 ] || { tail -20 "$WORK/doctor.log" >&2; exit 1; }
+done
+started=
+for attempt in 1 2 3 4 5; do
+  p=$(port); url="http://127.0.0.1:$p"
+  openclaw gateway run --port "$p" --auth token --token "$TOKEN" >"$WORK/openclaw.log" 2>&1 &
+  gw=$!; pids+=($gw)
+  for _ in $(seq 1 900); do
+    curl -s -o /dev/null "$url/" && { started=1; break; }
+    kill -0 "$gw" 2>/dev/null || break
+    sleep 1
+  done
+  [ -n "$started" ] && break
+  grep -q "did not become ready" "$WORK/openclaw.log" && [ "$attempt" -lt 5 ] ||
+    { tail -20 "$WORK/openclaw.log" >&2; echo "OpenClaw's gateway did not start" >&2; exit 1; }
+done
+ready openclaw
+run_gateway openclaw
+kill -TERM "$gw"; wait "$gw" 2>/dev/null || true
 
 "$node" "$here/gateway-table.mjs" "$OUT"
