@@ -87,11 +87,12 @@ write_openclaw_config
 port() { "$node" -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 bench() { SWITCHBOARD_GATEWAY_TOKEN=$TOKEN "$SWITCHBOARD" bench gateway --url "$url" --pid "$gw" --json "$@"; }
 
-# ready waits until the gateway completes one agent round trip (OpenClaw's first run loads its
-# plugins and tools, which takes long on a loaded machine).
+# ready waits until the gateway completes one agent round trip and one sessions.list (OpenClaw's
+# first run loads its plugins and tools, which takes long on a loaded machine).
 ready() {
   for _ in $(seq 1 30); do
-    bench --clients 1 --seconds 1 --rate 0 --subscribe all >/dev/null 2>&1 && return 0
+    bench --clients 1 --seconds 1 --rate 0 --subscribe all >/dev/null 2>&1 &&
+      bench --clients 1 --seconds 1 --rate 0 --list >/dev/null 2>&1 && return 0
     sleep 5
   done
   echo "the $1 gateway never answered a round trip" >&2; return 1
@@ -131,7 +132,9 @@ done
 started=
 for attempt in 1 2 3 4 5; do
   p=$(port); url="http://127.0.0.1:$p"
-  openclaw gateway run --port "$p" --auth token --token "$TOKEN" >"$WORK/openclaw.log" 2>&1 &
+  # node itself in the background (not the shell function), so $! is the gateway's own pid.
+  HOME="$WORK/oc" OPENCLAW_STATE_DIR="$WORK/oc/.openclaw" NO_COLOR=1 \
+    "$node" "$oc_pkg/openclaw.mjs" gateway run --port "$p" --auth token --token "$TOKEN" >"$WORK/openclaw.log" 2>&1 &
   gw=$!; pids+=($gw)
   for _ in $(seq 1 900); do
     curl -s -o /dev/null "$url/" && { started=1; break; }
