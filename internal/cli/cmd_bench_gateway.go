@@ -26,17 +26,24 @@ func benchGatewayCommand() *command {
 			"Reports round trips per second, latency (p50/p95/p99 ms; paced, from when each round trip was\n" +
 			"due), errors, CPU per round trip (the gateway's and the clients'), and the gateway's RSS and\n" +
 			"goroutines from its /metrics. $SWITCHBOARD_CPUPROFILE=FILE makes the gateway write a CPU profile.\n" +
-			"With --url, the token is $SWITCHBOARD_GATEWAY_TOKEN.",
+			"With --url, the token is $SWITCHBOARD_GATEWAY_TOKEN; --pid then names the gateway's process, whose RSS and CPU\n" +
+			"are read from /proc (for a gateway without switchboard's /metrics, such as OpenClaw's: the clients connect\n" +
+			"with OpenClaw's client id gateway-client, mode backend). --list makes each round trip one sessions.list\n" +
+			"call (limit 100) instead of agent + agent.wait.",
 		example: []string{
 			"switchboard bench gateway --clients 1000 --rate 2 --seconds 30 --out gw.json",
 			"switchboard bench gateway --clients 200 --rate 0 --seconds 30 --subscribe all",
 			"switchboard bench gateway --clients 10000 --idle --seconds 60",
+			"switchboard bench gateway --url http://127.0.0.1:18789 --pid 4242 --clients 50 --rate 0 --list",
 		},
 		define: func(e *env, fs *flag.FlagSet) func([]string) error {
 			out := fs.String("out", "", "also write the JSON report to `FILE`")
 			url := fs.String("url", "", "use the running gateway at `URL` (http://host:port) instead of starting one")
 			sub := fs.String("subscribe", "own", "`MODE`: own (each client subscribes to its own session; the default) or all (no subscription: an operator gets every event)")
 			idle := fs.Bool("idle", false, "hold the connections without requests; report tick delays")
+			list := fs.Bool("list", false, "round trips are sessions.list calls (limit 100)")
+			var pid intFlag
+			fs.Var(&pid, "pid", "with --url: the gateway's process `PID`; its RSS and CPU are read from /proc")
 			rate := fs.String("rate", "2", "`N` round trips per second per client (default 2; 0 for unpaced, max 10000)")
 			var clients, seconds intFlag
 			fs.Var(&clients, "clients", "`N` WebSocket clients (default 100, max 100000)")
@@ -62,7 +69,7 @@ func benchGatewayCommand() *command {
 					return fmt.Errorf("bench gateway: %w", err)
 				}
 				rep, err := loadbench.RunGateway(e.ctx, loadbench.GatewayOptions{Clients: n, Rate: r, Duration: time.Duration(s) * time.Second,
-					Subscribe: *sub, Idle: *idle, URL: *url, Token: e.getenv(tokenEnv), Exe: exe, Progress: e.progress()})
+					Subscribe: *sub, Idle: *idle, List: *list, PID: pid.v, URL: *url, Token: e.getenv(tokenEnv), Exe: exe, Progress: e.progress()})
 				if err != nil {
 					return err
 				}
@@ -82,7 +89,11 @@ func benchGatewayCommand() *command {
 						return
 					}
 					d := rep.LatencyMs
-					t.row("agent + agent.wait", fmt.Sprint(rep.RoundTrips), fmt.Sprintf("%.0f", rep.PerSecond), fmt.Sprint(rep.Errors),
+					op := "agent + agent.wait"
+					if rep.List {
+						op = "sessions.list"
+					}
+					t.row(op, fmt.Sprint(rep.RoundTrips), fmt.Sprintf("%.0f", rep.PerSecond), fmt.Sprint(rep.Errors),
 						ms(d.P50), ms(d.P95), ms(d.P99), ms(d.Max))
 				}, what)
 			}

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/switchboard-go/switchboard/internal/app"
 	"github.com/switchboard-go/switchboard/internal/openclawimport"
 )
 
@@ -54,10 +53,8 @@ func runExport(e *env, to, layout string) error {
 	if err != nil {
 		return err
 	}
-	if info, running, err := app.ReadGatewayInfo(dir); err != nil {
+	if err := requireNoGateway(dir, "export", "exporting"); err != nil {
 		return err
-	} else if running {
-		return fmt.Errorf("export: the gateway (pid %d) holds %s; stop it before exporting", info.PID, dir)
 	}
 	b, err := e.openInProcess("cli export")
 	if err != nil {

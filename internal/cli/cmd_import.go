@@ -72,10 +72,8 @@ func runImport(e *env, src string) error {
 	if err != nil {
 		return err
 	}
-	if info, running, err := app.ReadGatewayInfo(dir); err != nil {
+	if err := requireNoGateway(dir, "import", "importing"); err != nil {
 		return err
-	} else if running {
-		return fmt.Errorf("import: the gateway (pid %d) holds %s; stop it before importing", info.PID, dir)
 	}
 	b, err := e.openInProcess("cli import")
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/app"
 	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/controlui"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/gateway"
 	"github.com/switchboard-go/switchboard/internal/mcpserver"
@@ -106,6 +107,13 @@ func runGateway(e *env, listen strFlag) (err error) {
 	version := buildVersion().Version
 	mcp := mcpserver.New(a.Engine, mcpserver.Options{Version: version, Logger: log,
 		MaxRequestBytes: gateway.MaxPayload(cfg.Gateway.Limits)})
+	var controlUI *controlui.Handler
+	if ui := cfg.Gateway.ControlUI; ui.On() {
+		controlUI, err = controlui.New(controlui.Options{Root: ui.Root, BasePath: ui.BasePath, ServerVersion: version})
+		if err != nil {
+			return fmt.Errorf("gateway: %w", err)
+		}
+	}
 	srv, err := gateway.New(gateway.Options{
 		Engine: a.Engine,
 		Config: cfg,
@@ -118,12 +126,13 @@ func runGateway(e *env, listen strFlag) (err error) {
 			}
 			return p, nil
 		}),
-		A2A:      a2aHandler(a.Engine, cfg, log, version),
-		Channels: a.Channels,
-		Pairing:  a.Pairing,
-		Web:      web.Handler(),
-		Logger:   log,
-		Version:  version,
+		A2A:       a2aHandler(a.Engine, cfg, log, version),
+		Channels:  a.Channels,
+		Pairing:   a.Pairing,
+		Web:       web.Handler(),
+		ControlUI: controlUI,
+		Logger:    log,
+		Version:   version,
 	})
 	if err != nil {
 		return err

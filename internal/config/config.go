@@ -342,7 +342,25 @@ type GatewayConfig struct {
 	// whose X-Forwarded-* headers are believed (OpenClaw's key); from
 	// any other client those headers are ignored.
 	TrustedProxies []string `json:"trustedProxies,omitempty"`
+	// ControlUI serves OpenClaw's own Control UI build (OpenClaw's keys).
+	ControlUI ControlUIConfig `json:"controlUi"`
 }
+
+// ControlUIConfig is `gateway.controlUi`: OpenClaw's Control UI, served
+// from a build the user names (OpenClaw's npm package ships one in
+// dist/control-ui).
+type ControlUIConfig struct {
+	// Enabled turns serving off when false (default on when Root is set).
+	Enabled *bool `json:"enabled,omitempty"`
+	// Root is the directory holding the build (its index.html).
+	Root string `json:"root,omitempty"`
+	// BasePath is the URL prefix it is served under (default /openclaw:
+	// switchboard's own web UI keeps /).
+	BasePath string `json:"basePath,omitempty"`
+}
+
+// On reports whether the Control UI is to be served.
+func (c ControlUIConfig) On() bool { return c.Root != "" && (c.Enabled == nil || *c.Enabled) }
 
 // GatewayLimits is `gateway.limits`. Zero means the gateway's default.
 type GatewayLimits struct {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/switchboard-go/switchboard/internal/controlui"
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
 )
 
@@ -489,6 +490,11 @@ func (c *Config) checkGateway(v *checker) {
 	for i, p := range g.TrustedProxies {
 		if _, ok := proxyPrefix(p); !ok {
 			v.add(fmt.Sprintf("gateway.trustedProxies[%d]", i), "%q is not an IP address or CIDR range", clip(p))
+		}
+	}
+	if g.ControlUI.BasePath != "" {
+		if _, err := controlui.NormalizeBasePath(g.ControlUI.BasePath); err != nil {
+			v.add("gateway.controlUi.basePath", "%v", strings.TrimPrefix(err.Error(), "gateway.controlUi.basePath "))
 		}
 	}
 	c.checkGatewayLimits(v)

@@ -101,6 +101,7 @@ func TestValidationRules(t *testing.T) {
 		{"listen port range", `{gateway: {listen: "127.0.0.1:70000"}}`, "gateway.listen", "is not a number in 0..65535"},
 		{"token space", `{gateway: {auth: {token: "a b"}}}`, "gateway.auth.token", "whitespace"},
 		{"allowedOrigins path", `{gateway: {allowedOrigins: ["https://ui.example.com/app"]}}`, "gateway.allowedOrigins[0]", "must be an origin"},
+		{"controlUi basePath root", `{gateway: {controlUi: {root: "/srv/ui", basePath: "/"}}}`, "gateway.controlUi.basePath", "taken by switchboard's own web UI"},
 		{"allowedOrigins scheme", `{gateway: {allowedOrigins: ["https://a.example", "ui.example.com"]}}`, "gateway.allowedOrigins[1]", "must start with http:// or https://"},
 		{"allowedOrigins wildcard", `{gateway: {allowedOrigins: ["*"]}}`, "gateway.allowedOrigins[0]", "must start with http:// or https://"},
 		{"trustedProxies not an address", `{gateway: {trustedProxies: ["10.0.0.1", "proxy.example"]}}`, "gateway.trustedProxies[1]", "is not an IP address or CIDR range"},

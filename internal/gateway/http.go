@@ -73,10 +73,20 @@ func (s *Server) routes() http.Handler {
 	return s.outerware(mux)
 }
 
-// root serves the WebSocket endpoint (Upgrade requests on /) and the web UI.
+// root serves the WebSocket endpoint (Upgrade requests on /), OpenClaw's
+// Control UI under its base path when one is configured, and the web UI.
 func (s *Server) root(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == "/" && strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+	upgrade := strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
+	if r.URL.Path == "/" && upgrade {
 		s.serveWS(w, r)
+		return
+	}
+	if ui := s.opts.ControlUI; ui != nil && ui.Owns(r.URL.Path) {
+		if upgrade && ui.IsSocket(r.URL.Path) {
+			s.serveWS(w, r)
+			return
+		}
+		ui.ServeHTTP(w, r)
 		return
 	}
 	if s.opts.Web != nil {

@@ -56,6 +56,7 @@ func (s *Server) methodTable() map[string]method {
 		"sessions.delete":  {api.OpSessionsDel, s.mSessionsDelete},
 		"sessions.spawn":   {api.OpSessionsSpawn, s.mSessionsSpawn},
 		"chat.history":     {api.OpSessionsHistory, s.mChatHistory},
+		"chat.startup":     {api.OpSessionsHistory, s.mChatStartup},
 		"chat.send":        {api.OpChat, s.mChatSend},
 		"chat.abort":       {api.OpRunsCancel, s.mChatAbort},
 		"agent":            {api.OpChat, s.mAgent},

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/controlui"
 	"github.com/switchboard-go/switchboard/internal/ratelimit"
 )
 
@@ -51,6 +52,10 @@ type Options struct {
 	// Web serves GET requests that are not WebSocket upgrades or API
 	// routes (nil serves a small placeholder page).
 	Web http.Handler
+	// ControlUI serves OpenClaw's Control UI under its base path, and
+	// accepts the WebSocket there too, where that UI opens it (nil: not
+	// served).
+	ControlUI *controlui.Handler
 	// Channels reports the chat channels (channels.status, /healthz,
 	// metrics); Pairing answers channels.pairing.* (nil: not available).
 	Channels *channels.Registry

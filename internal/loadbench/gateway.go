@@ -33,7 +33,18 @@ type GatewayOptions struct {
 	URL, Token string
 	Exe        string
 	Progress   io.Writer
+	// PID, with URL, is the running gateway's process: its RSS and CPU
+	// are read from the system (/proc) instead of its /metrics, which a
+	// gateway other than switchboard (OpenClaw's) does not serve.
+	PID int
+	// List makes each round trip one sessions.list call ({limit:
+	// ListLimit}) instead of agent + agent.wait; clients subscribe to
+	// nothing.
+	List bool
 }
+
+// ListLimit is the page size of a List round trip.
+const ListLimit = 100
 
 // GatewayReport is what bench gateway measured.
 type GatewayReport struct {
@@ -43,6 +54,7 @@ type GatewayReport struct {
 	Rate         float64 `json:"ratePerClient"` // 0 = unpaced
 	Subscribe    string  `json:"subscribe"`
 	Idle         bool    `json:"idle"`
+	List         bool    `json:"list,omitempty"` // round trips were sessions.list calls
 	Seconds      float64 `json:"seconds"`
 	RoundTrips   int64   `json:"roundTrips"`
 	PerSecond    float64 `json:"roundTripsPerSecond"`
@@ -85,7 +97,14 @@ func RunGateway(ctx context.Context, opts GatewayOptions) (rep GatewayReport, er
 	default:
 		return rep, fmt.Errorf("bench gateway: --subscribe must be own or all (got %q)", opts.Subscribe)
 	}
-	rep = GatewayReport{Bench: "gateway", Clients: opts.Clients, Rate: opts.Rate, Subscribe: opts.Subscribe, Idle: opts.Idle, Machine: thisMachine()}
+	if opts.PID > 0 && opts.URL == "" {
+		return rep, errors.New("bench gateway: --pid names the process of the gateway at --url")
+	}
+	if opts.List {
+		opts.Subscribe = "none"
+	}
+	rep = GatewayReport{Bench: "gateway", Clients: opts.Clients, Rate: opts.Rate, Subscribe: opts.Subscribe, Idle: opts.Idle,
+		List: opts.List, Machine: thisMachine()}
 	base, wsURL, token := opts.URL, "", opts.Token
 	if base == "" {
 		g, err := startGateway(ctx, opts.Exe, max(64, opts.Clients))
@@ -99,6 +118,10 @@ func RunGateway(ctx context.Context, opts GatewayOptions) (rep GatewayReport, er
 		wsURL = "ws" + strings.TrimPrefix(strings.TrimSuffix(base, "/"), "http") + "/"
 	}
 	hc := &http.Client{Timeout: 10 * time.Second}
+	stats := func(ctx context.Context) (GatewayStats, error) { return scrapeMetrics(ctx, hc, base, token) }
+	if opts.PID > 0 {
+		stats = func(context.Context) (GatewayStats, error) { return procStats(opts.PID) }
+	}
 
 	var (
 		connected, done, errs atomic.Int64
@@ -179,14 +202,14 @@ func RunGateway(ctx context.Context, opts GatewayOptions) (rep GatewayReport, er
 			case <-runCtx.Done():
 				return
 			case <-t.C:
-				if st, err := scrapeMetrics(runCtx, hc, base, token); err == nil {
+				if st, err := stats(runCtx); err == nil {
 					peakRSS = max(peakRSS, st.RSSMB)
 					last = st
 				}
 			}
 		}
 	})
-	before, _ := scrapeMetrics(ctx, hc, base, token)
+	before, _ := stats(ctx)
 	cpu0 := selfCPU()
 	var skipped atomic.Int64
 	started := time.Now()
@@ -206,7 +229,11 @@ func RunGateway(ctx context.Context, opts GatewayOptions) (rep GatewayReport, er
 				if opts.Rate > 0 {
 					offset = time.Duration(float64(i%1000) / 1000 * float64(time.Second) / opts.Rate)
 				}
-				mine, err = c.drive(runCtx, ctx, clientKey(i), opts.Rate, offset, &done, &skipped)
+				trip := c.roundTrip
+				if opts.List {
+					trip = c.listTrip
+				}
+				mine, err = c.drive(runCtx, ctx, trip, clientKey(i), opts.Rate, offset, &done, &skipped)
 				lat.merge(mine)
 			}
 			if err != nil && ctx.Err() == nil {
@@ -217,13 +244,13 @@ func RunGateway(ctx context.Context, opts GatewayOptions) (rep GatewayReport, er
 	wg.Wait()
 	elapsed := time.Since(started)
 	clientCPU := selfCPU() - cpu0
-	after, afterErr := scrapeMetrics(ctx, hc, base, token)
+	after, afterErr := stats(ctx)
 	stopSampling()
 	bg.Wait()
 	rep.Gateway, rep.GatewayPeakRSS = last, peakRSS
 	if last.Goroutines == 0 {
 		// A window shorter than a second: sample now.
-		st, err := scrapeMetrics(ctx, hc, base, token)
+		st, err := stats(ctx)
 		if err != nil {
 			fail(fmt.Errorf("metrics: %w", err))
 		}
@@ -310,7 +337,10 @@ func dialClient(ctx context.Context, url, token string) (*wsClient, error) {
 		return nil, fmt.Errorf("challenge: %w", err)
 	}
 	params := map[string]any{"minProtocol": 3, "maxProtocol": 4, "role": "operator",
-		"client": map[string]any{"id": "switchboard-bench", "version": "1", "mode": "bench", "platform": "go"}}
+		"scopes": []string{"operator.admin", "operator.read", "operator.write"},
+		// A client id and mode of OpenClaw's connect schema, so OpenClaw's
+		// own gateway accepts the benchmark too.
+		"client": map[string]any{"id": "gateway-client", "displayName": "switchboard bench", "version": "1", "mode": "backend", "platform": "go"}}
 	if token != "" {
 		params["auth"] = map[string]any{"token": token}
 	}
@@ -371,7 +401,7 @@ func (c *wsClient) response(ctx context.Context, id string) (frame, error) {
 // (a client still busy with the previous one would otherwise hide the
 // gateway's queueing); a start it is a whole interval late for is skipped
 // and counted in skipped.
-func (c *wsClient) drive(runCtx, ctx context.Context, key string, rate float64, offset time.Duration, done, skipped *atomic.Int64) ([]time.Duration, error) {
+func (c *wsClient) drive(runCtx, ctx context.Context, trip func(context.Context, string, int) (tripTimes, error), key string, rate float64, offset time.Duration, done, skipped *atomic.Int64) ([]time.Duration, error) {
 	c.counting = true
 	defer func() { c.counting = false }()
 	var lat []time.Duration
@@ -404,7 +434,7 @@ func (c *wsClient) drive(runCtx, ctx context.Context, key string, rate float64, 
 			return lat, nil
 		}
 		rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-		end, err := c.roundTrip(rctx, key, i)
+		end, err := trip(rctx, key, i)
 		cancel()
 		if err != nil {
 			return lat, err
@@ -504,6 +534,20 @@ func (c *wsClient) roundTrip(ctx context.Context, key string, i int) (tripTimes,
 	_ = json.Unmarshal(wf.Payload, &wr)
 	if err != nil || !wf.OK || wr.Status != "ok" {
 		return tripTimes{}, fmt.Errorf("agent.wait: %v %s", err, wf.err())
+	}
+	return tripTimes{start: start, at: time.Now()}, nil
+}
+
+// listTrip is one sessions.list call of a List run.
+func (c *wsClient) listTrip(ctx context.Context, _ string, i int) (tripTimes, error) {
+	start := time.Now()
+	id := "l" + strconv.Itoa(i)
+	if err := c.write(ctx, id, "sessions.list", map[string]any{"limit": ListLimit}); err != nil {
+		return tripTimes{}, err
+	}
+	f, err := c.response(ctx, id)
+	if err != nil || !f.OK {
+		return tripTimes{}, fmt.Errorf("sessions.list: %v %s", err, f.err())
 	}
 	return tripTimes{start: start, at: time.Now()}, nil
 }

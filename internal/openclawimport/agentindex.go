@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"runtime"
-	"sync"
 )
 
 // parseAgentDB turns the session rows of an agent database into
@@ -19,48 +17,27 @@ func parseAgentDB(ctx context.Context, a *agentDB, dirAgent, sessionsDir string,
 	if err != nil {
 		return nil, err
 	}
-	results := make([]indexEntry, len(nodes))
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(nodes)/256))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < len(nodes); i += workers {
-				n := &nodes[i]
-				r := parseEntry(a.path, n.key, json.RawMessage(n.entryJSON), dirAgent, sessionsDir, opts)
-				if r.skip == "" {
-					n.fill(&r.c.e)
-					if err := checkSessionID(r.c.e.SessionID); err != nil {
-						r.skip, r.detail = reasonInvalidEntry, fmt.Sprintf("%s: session %q: current_session_id: %v", a.path, n.key, err)
-						results[i] = r
-						continue
-					}
-					if r.c.spawnedBy == "" && r.c.e.SpawnedBy != "" {
-						if pk, err := opts.Canonical(r.c.e.SpawnedBy, dirAgent); err == nil {
-							r.c.spawnedBy = pk
-						}
-					}
-					if a.events {
-						r.c.db = a
-					}
-				}
-				results[i] = r
-			}
-		})
-	}
-	wg.Wait()
-	out := make([]candidate, 0, len(nodes))
-	for i := range results {
-		r := &results[i]
-		if r.warning != "" {
-			sum.warn(r.warning)
-		}
+	return parseAll(len(nodes), func(i int) indexEntry {
+		n := &nodes[i]
+		r := parseEntry(a.path, n.key, json.RawMessage(n.entryJSON), dirAgent, sessionsDir, opts)
 		if r.skip != "" {
-			sum.skip(r.skip, r.detail)
-			continue
+			return r
 		}
-		out = append(out, r.c)
-	}
-	return out, nil
+		n.fill(&r.c.e)
+		if err := checkSessionID(r.c.e.SessionID); err != nil {
+			r.skip, r.detail = reasonInvalidEntry, fmt.Sprintf("%s: session %q: current_session_id: %v", a.path, n.key, err)
+			return r
+		}
+		if r.c.spawnedBy == "" && r.c.e.SpawnedBy != "" {
+			if pk, err := opts.Canonical(r.c.e.SpawnedBy, dirAgent); err == nil {
+				r.c.spawnedBy = pk
+			}
+		}
+		if a.events {
+			r.c.db = a
+		}
+		return r
+	}, sum), nil
 }
 
 // fill completes e from the row's columns where the entry is silent.

@@ -111,9 +111,8 @@ func loadIndexes(ctx context.Context, dir string, opts Options, sum *Summary) (_
 	return src, nil
 }
 
-// parseIndex decodes one sessions.json: an object of sessionKey → entry.
-// Entries are decoded on GOMAXPROCS goroutines (a sessions.json of 100,000
-// entries takes seconds on one); what they find is recorded in key order.
+// parseIndex decodes one sessions.json: an object of sessionKey → entry,
+// recorded in key order.
 func parseIndex(file string, data []byte, dirAgent, sessionsDir string, opts Options, sum *Summary) ([]candidate, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
@@ -124,18 +123,27 @@ func parseIndex(file string, data []byte, dirAgent, sessionsDir string, opts Opt
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	results := make([]indexEntry, len(keys))
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(keys)/256))
+	return parseAll(len(keys), func(i int) indexEntry {
+		return parseEntry(file, keys[i], raw[keys[i]], dirAgent, sessionsDir, opts)
+	}, sum), nil
+}
+
+// parseAll runs parse for entries 0..n-1 on GOMAXPROCS goroutines (an
+// index of 100,000 entries takes seconds on one) and records what they
+// found in entry order: warnings, skips, and the candidates kept.
+func parseAll(n int, parse func(i int) indexEntry, sum *Summary) []candidate {
+	results := make([]indexEntry, n)
+	workers := max(1, min(runtime.GOMAXPROCS(0), n/256))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			for i := w; i < len(keys); i += workers {
-				results[i] = parseEntry(file, keys[i], raw[keys[i]], dirAgent, sessionsDir, opts)
+			for i := w; i < n; i += workers {
+				results[i] = parse(i)
 			}
 		})
 	}
 	wg.Wait()
-	out := make([]candidate, 0, len(keys))
+	out := make([]candidate, 0, n)
 	for i := range results {
 		r := &results[i]
 		if r.warning != "" {
@@ -147,7 +155,7 @@ func parseIndex(file string, data []byte, dirAgent, sessionsDir string, opts Opt
 		}
 		out = append(out, r.c)
 	}
-	return out, nil
+	return out
 }
 
 // indexEntry is what parseEntry made of one sessions.json entry: a

@@ -19,6 +19,7 @@ const methods = {
   "chat.abort": "validateChatAbortParams",
   "chat.history": "validateChatHistoryParams",
   "chat.send": "validateChatSendParams",
+  "chat.startup": "validateChatStartupParams",
   "send": "validateSendParams",
   "sessions.delete": "validateSessionsDeleteParams",
   "sessions.list": "validateSessionsListParams",

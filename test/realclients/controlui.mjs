@@ -1,0 +1,110 @@
+// Drives OpenClaw's own Control UI (served by switchboard from the build in
+// OpenClaw's npm package) in headless Chromium. Run by controlui_test.go:
+//
+//   node controlui.mjs <control ui url> <token> <session title> <seeded reply>
+//
+// It prints "ok - <step>" per step; "methods: …" and "unanswered: …" with
+// the gateway methods the UI called and those switchboard refused as
+// unknown; and on failure "not ok - <step>: <why>" with the page's text,
+// then exits 1.
+
+// playwright-core is the browser tests' own (npm ci in internal/web/e2e).
+const {chromium} = await import(new URL('../../internal/web/e2e/node_modules/playwright-core/index.mjs', import.meta.url));
+
+const [url, token, title, seeded] = process.argv.slice(2);
+const executablePath = process.env.SWITCHBOARD_CHROMIUM || '/usr/bin/chromium';
+const TIMEOUT = 30000;
+const reply = 'Streaming: one two three four five six seven eight nine ten.';
+
+const browser = await chromium.launch({executablePath, headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run']});
+const page = await browser.newPage({viewport: {width: 1360, height: 860}});
+page.setDefaultTimeout(TIMEOUT);
+const problems = [];
+page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+
+// Every request the UI sends on the gateway's WebSocket, and the methods
+// switchboard answered "unknown method".
+const called = new Set();
+const unknown = new Set();
+const pending = new Map();
+let sockets = 0;
+const sentTo = [];
+page.on('websocket', (ws) => {
+  sockets++;
+  ws.on('framesent', (f) => {
+    try {
+      const j = JSON.parse(f.payload);
+      if (j.type === 'req') {
+        called.add(j.method);
+        if (j.method === 'chat.send') sentTo.push(j.params?.sessionKey);
+        pending.set(j.id, j.method);
+      }
+    } catch {}
+  });
+  ws.on('framereceived', (f) => {
+    try {
+      const j = JSON.parse(f.payload);
+      if (j.type === 'res' && !j.ok && /^unknown method/.test(j.error?.message || '')) unknown.add(pending.get(j.id));
+    } catch {}
+  });
+});
+
+async function step(name, fn) {
+  try {
+    await fn();
+  } catch (err) {
+    console.log(`not ok - ${name}: ${err.message.split('\n')[0]}`);
+    console.log(`# page text:\n${(await page.locator('body').innerText().catch(() => '')).slice(0, 3000)}`);
+    if (problems.length) console.log(`# browser problems:\n${problems.join('\n')}`);
+    await browser.close().catch(() => {});
+    process.exit(1);
+  }
+  console.log(`ok - ${name}`);
+}
+
+await step('connects', async () => {
+  await page.goto(`${url}#token=${encodeURIComponent(token)}`);
+  await page.getByText('Connected', {exact: true}).first().waitFor();
+  if (sockets < 1) throw new Error('no WebSocket was opened');
+});
+
+await step('lists sessions', async () => {
+  await page.getByText(title, {exact: true}).first().waitFor();
+});
+
+await step('opens a transcript', async () => {
+  await page.getByText(title, {exact: true}).first().click();
+  await page.getByText(seeded, {exact: true}).first().waitFor();
+});
+
+await step('sends a chat and shows the streamed reply', async () => {
+  // Record every text of the reply the page shows while it streams.
+  await page.evaluate(() => {
+    window.__seen = new Set();
+    new MutationObserver(() => {
+      for (const el of document.querySelectorAll('main *')) {
+        const t = el.childElementCount === 0 ? (el.textContent || '').trim() : '';
+        if (t.startsWith('Streaming:')) window.__seen.add(t);
+      }
+    }).observe(document.body, {subtree: true, childList: true, characterData: true});
+  });
+  // The opened session's composer is the last one (the home pane keeps its own).
+  const box = page.getByPlaceholder(/^Message /).last();
+  await box.fill('stream please');
+  await box.press('Enter');
+  await page.getByText(reply, {exact: true}).first().waitFor();
+  const seen = await page.evaluate(() => [...window.__seen]);
+  if (!seen.some((t) => t !== reply && reply.startsWith(t))) {
+    throw new Error(`the reply appeared whole, never in pieces (texts seen: ${JSON.stringify(seen)})`);
+  }
+});
+
+await step('no page errors', async () => {
+  if (problems.length) throw new Error(problems.join('; '));
+});
+
+console.log(`chat.send to: ${sentTo.join(' ')}`);
+console.log(`methods: ${[...called].sort().join(' ')}`);
+console.log(`unanswered: ${[...unknown].sort().join(' ')}`);
+await browser.close();
