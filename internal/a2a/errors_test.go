@@ -35,7 +35,7 @@ func TestBadInput(t *testing.T) {
 		{"bad contextId", "SendMessage", map[string]any{"message": userMsg("b", "has space", "x")}, wire.CodeInvalidParams, "message.contextId \"has space\" may contain only"},
 		{"long contextId", "SendMessage", map[string]any{"message": userMsg("b", strings.Repeat("a", MaxContextIDChars+1), "x")}, wire.CodeInvalidParams, "message.contextId is too long"},
 		{"oversized message", "SendMessage", map[string]any{"message": userMsg("b", "", long)}, wire.CodeInvalidParams, "message text is too long (100001 characters; max 100000"},
-		// PostgreSQL cannot store U+0000 (sec9 notes): refused, not a 500.
+		// PostgreSQL cannot store U+0000: refused, not a 500.
 		{"NUL in the text", "SendMessage", map[string]any{"message": userMsg("b", "", "a\x00b")}, wire.CodeInvalidParams, "message text: message must not contain null bytes"},
 		{"NUL in the messageId", "SendMessage", map[string]any{"message": userMsg("b\x00", "", "x")}, wire.CodeInvalidParams, "message.messageId must not contain null bytes"},
 		{"push config (older name)", "SendMessage", map[string]any{"message": userMsg("b2", "", "x"), "configuration": map[string]any{"pushNotificationConfig": map[string]any{"url": "http://x"}}}, wire.CodePushNotificationNotSupported, "configuration.pushNotificationConfig"},

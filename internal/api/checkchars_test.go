@@ -8,7 +8,7 @@ import (
 // TestCheckCharsRefusesNUL: a text parameter holding U+0000 is refused on
 // every surface with OpenClaw's chat.send wording. PostgreSQL cannot store
 // it in a TEXT column, so it used to pass on SQLite and be a 500 `internal
-// error` on PostgreSQL (sec9 notes).
+// error` on PostgreSQL.
 func TestCheckCharsRefusesNUL(t *testing.T) {
 	tests := []struct {
 		name string

@@ -199,7 +199,7 @@ func recordDelivery(s *domain.Session, channel string, req api.ChatRequest) bool
 // checkChatTexts refuses a chat whose message or delivery hints are over
 // their api limits or hold U+0000. The hints are stored on the session row
 // and shown in every listing of it: unbounded, one call could make every
-// sessions.list answer megabytes (sec9 notes).
+// sessions.list answer megabytes.
 func checkChatTexts(req api.ChatRequest) error {
 	for _, c := range []struct {
 		l api.Limit

@@ -11,7 +11,7 @@ import (
 
 // TestChatRefusesOversizedHints: a chat's delivery hints are bounded; they
 // were stored on the session row as sent, so one call with a 5 MB `to`
-// made every listing of the session megabytes (sec9 notes).
+// made every listing of the session megabytes.
 func TestChatRefusesOversizedHints(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	ctx := context.Background()

@@ -12,7 +12,7 @@ import (
 // TestDeliverRefusesUnstorableText: `send`'s recipient and channel are
 // bounded and, like its message, may not hold U+0000. They went into the
 // outbox as they were: a NUL was a 500 on PostgreSQL, and a recipient of
-// 25 MiB was stored (sec9 notes).
+// 25 MiB was stored.
 func TestDeliverRefusesUnstorableText(t *testing.T) {
 	h := newHarness(t, nil, twoAgents)
 	ctx := context.Background()

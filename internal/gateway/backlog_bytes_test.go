@@ -10,7 +10,7 @@ import (
 // bytes of its events, not only their count. Runs started over HTTP are
 // never claimed, and each kept up to backlogEvents events carrying whole
 // messages (400 KB for a maximal one): a write-scope caller could pin
-// hundreds of MB (sec9 notes). The newest runs stay, and a run's end is
+// hundreds of MB. The newest runs stay, and a run's end is
 // kept even past the budget.
 func TestBacklogBytesBounded(t *testing.T) {
 	const maxBytes = 1000

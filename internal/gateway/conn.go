@@ -191,21 +191,11 @@ func (c *conn) run() {
 			c.s.log.Debug("gateway client gone", "conn", c.id, "err", err)
 			return
 		}
-		if typ != websocket.MessageText {
-			c.close(websocket.StatusUnsupportedData, "binary frames are not supported")
-			return
-		}
-		var f reqFrame
-		if err := json.Unmarshal(data, &f); err != nil {
-			c.close(websocket.StatusPolicyViolation, "invalid frame: not JSON")
-			return
-		}
-		if f.Type != "req" || f.Method == "" || !idKnown(f.ID) {
-			if !idKnown(f.ID) {
-				c.close(websocket.StatusPolicyViolation, "invalid frame: want a request {type:\"req\", id, method, params}")
+		f, fault := readRequest(typ, data)
+		if fault != nil {
+			if !c.refuseFrame(f, fault) {
 				return
 			}
-			c.respondErr(f.ID, domain.Invalid("invalid request frame: want {type:\"req\", id, method, params}"))
 			continue
 		}
 		n := int64(len(data))

@@ -2,10 +2,12 @@ package gateway_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,8 +18,8 @@ import (
 	"github.com/switchboard-go/switchboard/internal/gateway"
 )
 
-// protocolCloses are the close codes a malformed frame may end a
-// connection with.
+// protocolCloses are the close codes a connection may end with when a
+// request is refused at the frame level.
 var protocolCloses = map[websocket.StatusCode]bool{
 	websocket.StatusProtocolError:           true,
 	websocket.StatusUnsupportedData:         true,
@@ -26,22 +28,22 @@ var protocolCloses = map[websocket.StatusCode]bool{
 	websocket.StatusMessageTooBig:           true,
 }
 
-// answerOrClose waits for the next response frame or the end of the
-// connection; events are skipped. It fails on a close that is not a
-// protocol refusal and when neither comes in time.
-func answerOrClose(t *testing.T, w *wsClient) (frame, bool) {
+// answerTo waits for the response to request id or the end of the
+// connection; events and other responses are skipped. It fails on a
+// close that is not a protocol refusal and when neither comes in time.
+func answerTo(t *testing.T, w *wsClient, id string) (frame, bool) {
 	t.Helper()
 	deadline := time.NewTimer(15 * time.Second)
 	defer deadline.Stop()
 	for {
 		select {
 		case f := <-w.frames:
-			if f.Type == "res" {
+			if f.Type == "res" && f.ID == id {
 				return f, true
 			}
 		case <-w.done:
 			for f := range drain(w.frames) {
-				if f.Type == "res" {
+				if f.Type == "res" && f.ID == id {
 					return f, true
 				}
 			}
@@ -51,52 +53,76 @@ func answerOrClose(t *testing.T, w *wsClient) (frame, bool) {
 			}
 			return frame{}, false
 		case <-deadline.C:
-			t.Fatal("no answer and no close within 15s")
+			t.Fatalf("no answer to request %s and no close within 15s", id)
 		}
 	}
 }
 
-// FuzzWSFrame sends arbitrary bytes as the first request of a connection
-// and, on another connection, after a proper connect. The gateway never
-// panics: it answers with a response frame or closes with a protocol code.
-func FuzzWSFrame(f *testing.F) {
-	e := newEnv(f, envOptions{rules: []config.ScriptRule{slowRule(50)}, opts: func(o *gateway.Options) {
+// FuzzWSRequest sends requests with arbitrary params to every method on
+// one connected client: the gateway never panics, and answers each
+// request or closes with a protocol code. The frame itself (and the
+// first frame of a connection) is fuzzed without a socket by FuzzFrame;
+// here the connection stays open across inputs, so each input costs one
+// round trip.
+func FuzzWSRequest(f *testing.F) {
+	e := newEnv(f, envOptions{opts: func(o *gateway.Options) {
 		o.Limits = config.GatewayLimits{MaxPayload: 256 << 10, MaxBufferedBytes: 512 << 10}
 	}})
-	connect := `{"type":"req","id":"c1","method":"connect","params":{"minProtocol":3,"maxProtocol":4,"client":{"id":"fuzz","version":"1","mode":"test"}}}`
-	for _, s := range [][2]string{
-		{connect, `{"type":"req","id":"1","method":"sessions.list","params":{}}`},
-		{`{"type":"req","id":"c1","method":"connect","params":{"minProtocol":9,"maxProtocol":9}}`, `{"type":"req","id":"2","method":"chat.send","params":{"sessionKey":"main","message":"hi","idempotencyKey":"k"}}`},
-		{`{}`, `{"type":"req","id":2,"method":"agents.list"}`},
-		{``, `not json`},
-		{`[1,2,3]`, `{"type":"req","id":"3","method":"tools.invoke","params":{"name":"sessions_list","args":{"limit":-1}}}`},
-		{`{"type":"req","id":"x","method":"connect","params":null}`, `{"type":"req","id":"4","method":"sessions.patch","params":{"key":"main","label":"\u0000"}}`},
-		{"\xff\xfe", `{"type":"req","id":"5","method":"agent","params":{"message":"slow x","idempotencyKey":"a"}}`},
-		{`{"type":"req","id":"c","method":"connect","params":{"minProtocol":3,"maxProtocol":4,"auth":{"token":1}}}`, `{"type":"req","id":"6","method":"sessions.spawn","params":{"task":"t","attachments":[{"name":"../x","content":"y"}]}}`},
-		{connect, `{"type":"req","id":"7","method":"agent.wait","params":{"runId":"nope","timeoutMs":1e308}}`},
-		{connect, `{"type":"req","id":"8","method":"chat.history","params":{"sessionKey":"agent:main:main","limit":99999999999999999999}}`},
+	methods := append(gateway.MethodNames(), "connect", "no.such")
+	index := func(name string) uint8 { return uint8(slices.Index(methods, name)) }
+	for _, s := range []struct{ method, params string }{
+		{"sessions.list", `{"limit":5}`},
+		{"sessions.list", `{"limit":-1,"kinds":["main"]}`},
+		{"chat.send", `{"sessionKey":"main","message":"hi","idempotencyKey":"k"}`},
+		{"agents.list", `null`},
+		{"tools.invoke", `{"name":"sessions_list","args":{"limit":-1}}`},
+		{"sessions.patch", `{"key":"main","label":"\u0000"}`},
+		{"sessions.patch", `{"key":"main","label":"a\u202eb"}`},
+		{"agent", `{"message":"x","idempotencyKey":"a"}`},
+		{"sessions.spawn", `{"task":"t","attachments":[{"name":"../x","content":"y"}]}`},
+		{"sessions.spawn", `{"task":"t","attachments":[{"name":"a/../../b","content":"!!","encoding":"base64"}]}`},
+		{"agent.wait", `{"runId":"nope","timeoutMs":1e308}`},
+		{"chat.history", `{"sessionKey":"agent:main:main","limit":99999999999999999999}`},
+		{"connect", `{"minProtocol":3,"maxProtocol":4}`},
+		{"no.such", `[]`},
+		{"sessions.search", `{"query":"\"unterminated"}`},
 	} {
-		f.Add([]byte(s[0]), []byte(s[1]))
+		f.Add(index(s.method), []byte(s.params))
 	}
-	f.Fuzz(func(t *testing.T, first, later []byte) {
-		// The first frame of a connection.
-		w := e.dial(t)
-		w.wait(func(f frame) bool { return f.Event == "connect.challenge" })
-		if err := w.c.Write(context.Background(), websocket.MessageText, first); err == nil {
-			if res, ok := answerOrClose(t, w); ok && res.OK && !strings.Contains(string(res.Payload), "hello-ok") {
-				t.Fatalf("a first frame other than connect succeeded: %s", res)
-			}
+	// One connection serves every input; it lives as long as the target.
+	w, _ := e.connect(f, nil)
+	seq := 0
+	f.Fuzz(func(t *testing.T, m uint8, params []byte) {
+		if isDone(w) {
+			// A connection a refusal closed is replaced by one that ends
+			// with this input.
+			w, _ = e.connect(t, nil)
 		}
-		w.close()
-
-		// A later frame of a connected client.
-		w, _ = e.connect(t, nil)
-		if err := w.c.Write(context.Background(), websocket.MessageText, later); err != nil {
+		seq++
+		id := fmt.Sprintf("f%d", seq)
+		p := json.RawMessage(params)
+		if !json.Valid(params) {
+			p, _ = json.Marshal(string(params))
+		}
+		req, err := json.Marshal(map[string]any{"type": "req", "id": id, "method": methods[int(m)%len(methods)], "params": p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.c.Write(context.Background(), websocket.MessageText, req); err != nil {
 			return
 		}
-		answerOrClose(t, w)
-		w.close()
+		answerTo(t, w, id)
 	})
+}
+
+// isDone reports whether a client's connection has ended.
+func isDone(w *wsClient) bool {
+	select {
+	case <-w.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // FuzzHTTPBody posts arbitrary bodies to the API routes that take one.

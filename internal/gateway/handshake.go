@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"encoding/json"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -58,46 +57,9 @@ func (c *conn) handshake() bool {
 	if err != nil {
 		return false
 	}
-	if typ != websocket.MessageText {
-		c.close(websocket.StatusUnsupportedData, "binary frames are not supported")
-		return false
-	}
-	var f reqFrame
-	if err := json.Unmarshal(data, &f); err != nil {
-		c.close(websocket.StatusPolicyViolation, "invalid handshake: frame is not JSON")
-		return false
-	}
-	fail := func(code websocket.StatusCode, reason string, err error) bool {
-		if idKnown(f.ID) {
-			_ = c.respondErr(f.ID, err)
-		}
-		c.close(code, reason)
-		return false
-	}
-	if f.Type != "req" || f.Method != "connect" {
-		return fail(websocket.StatusPolicyViolation, "invalid handshake", domain.Invalid("invalid handshake: first request must be connect"))
-	}
-	if !idKnown(f.ID) {
-		c.close(websocket.StatusPolicyViolation, "invalid handshake: request id required")
-		return false
-	}
-	var p connectParams
-	if err := decodeParams("connect", f.Params, &p); err != nil {
-		return fail(websocket.StatusPolicyViolation, "invalid connect params", err)
-	}
-	if p.MinProtocol == nil || p.MaxProtocol == nil {
-		return fail(websocket.StatusPolicyViolation, "invalid connect params", invalidParams("connect", "minProtocol and maxProtocol required"))
-	}
-	lo, hi := max(*p.MinProtocol, ProtocolMin), min(*p.MaxProtocol, ProtocolMax)
-	if lo > hi {
-		err := &wireError{Code: CodeInvalidRequest, Message: "protocol mismatch",
-			Details: map[string]any{"supported": []int{ProtocolMin, ProtocolMax}, "requested": []int64{*p.MinProtocol, *p.MaxProtocol}}}
-		_ = c.write(resFrame{Type: "res", ID: f.ID, OK: false, Error: err})
-		c.close(websocket.StatusProtocolError, "protocol mismatch")
-		return false
-	}
-	if p.Role != "" && p.Role != "operator" {
-		return fail(websocket.StatusPolicyViolation, "invalid connect params", invalidParams("connect", "role %q is not supported (switchboard accepts operator clients only)", p.Role))
+	f, p, proto, fault := readConnect(typ, data)
+	if fault != nil {
+		return c.refuseFrame(f, fault)
 	}
 	g, ok := c.s.auth.check(p.Auth.Token)
 	if !ok {
@@ -106,9 +68,9 @@ func (c *conn) handshake() bool {
 			msg = "unauthorized: gateway token missing (send auth.token)"
 		}
 		c.s.log.Info("gateway client refused", "remote", c.remote, "reason", msg)
-		return fail(websocket.StatusPolicyViolation, "unauthorized", domain.Invalid("%s", msg))
+		return c.refuseFrame(f, &frameFault{close: websocket.StatusPolicyViolation, reason: "unauthorized", err: domain.Invalid("%s", msg)})
 	}
-	c.protocol = int(hi)
+	c.protocol = int(proto)
 	c.grant = g.narrow(p.Scopes)
 	held := holdCred(p.Auth.Token, p.Scopes, c.grant)
 	c.held.Store(&held)

@@ -9,7 +9,7 @@ import (
 // TestPostRequesterInQuery: the POST routes that take `as` in their body
 // (send, spawn) also honour the `as` query every other route reads. They
 // ignored it, so a caller narrowing itself with ?as= acted with its full
-// rights instead (sec9 notes); two different requesters are refused.
+// rights instead; two different requesters are refused.
 func TestPostRequesterInQuery(t *testing.T) {
 	e := principalEnv(t)
 	e.chatDone(t, boundSession, "claude hello")

@@ -1,8 +1,13 @@
 package mcpserver
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,24 +24,58 @@ func (echoCaller) CallTool(_ context.Context, _ api.Principal, name string, args
 	return api.ToolOutcome{Payload: map[string]any{"tool": name, "bytes": len(args)}}
 }
 
-// fuzzInit and fuzzPing frame the fuzzed line: a session is initialized
-// before it, and a ping after it must still be answered.
-const (
-	fuzzInit = `{"jsonrpc":"2.0","id":"fuzz-init","method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"fuzz","version":"1"}}}` + "\n" +
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
-	fuzzPing = `{"jsonrpc":"2.0","id":"fuzz-final-ping","method":"ping"}` + "\n"
-)
+// fuzzInit starts the stdio session the fuzzed lines are sent to.
+const fuzzInit = `{"jsonrpc":"2.0","id":"fuzz-init","method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"fuzz","version":"1"}}}` + "\n" +
+	`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
 
-// FuzzStdioLine sends one arbitrary line to the stdio server, between an
-// initialize and a ping: the server never panics, writes only JSON-RPC
-// 2.0 messages, answers a request (or a line that is not JSON) and keeps
-// serving — the final ping is answered and RunStdio returns nil at EOF.
+// stdioSession is one stdio server fed through a pipe; its output lines
+// arrive on lines, which closes when the server returns.
+type stdioSession struct {
+	in    *io.PipeWriter
+	lines chan string
+	done  chan error
+}
+
+func startStdio(srv *Server) *stdioSession {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	s := &stdioSession{in: inW, lines: make(chan string, 256), done: make(chan error, 1)}
+	go func() {
+		err := srv.RunStdio(context.Background(), operatorAs("main"), inR, outW)
+		outW.Close()
+		s.done <- err
+	}()
+	go func() {
+		defer close(s.lines)
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(make([]byte, 64<<10), 4<<20)
+		for sc.Scan() {
+			s.lines <- sc.Text()
+		}
+	}()
+	return s
+}
+
+// stop ends the session at EOF and returns RunStdio's result.
+func (s *stdioSession) stop() error {
+	s.in.Close()
+	for range s.lines {
+	}
+	return <-s.done
+}
+
+// FuzzStdioLine sends arbitrary lines, each followed by a ping, to one
+// stdio session: the server never panics, writes only JSON-RPC 2.0
+// messages, answers each request (and each line that is not JSON) and
+// keeps serving — every ping is answered and RunStdio returns nil at EOF.
+// The session lives as long as the target, so an input costs one round
+// trip rather than a session.
 func FuzzStdioLine(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sessions_list","arguments":{}}}`,
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nope","arguments":[]}}`,
-		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"fuzz-final-ping"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"fuzz-ping-1"}}`,
 		`{"jsonrpc":"2.0","id":4,"method":"initialize","params":{}}`,
 		`[{"jsonrpc":"2.0","id":5,"method":"ping"}]`, `[]`, `{}`, `null`, `42`, `"x"`,
 		`{"jsonrpc":"2.0","id":{},"method":"x"}`, `{"jsonrpc":"1.0","id":6,"method":"ping"}`,
@@ -49,20 +88,57 @@ func FuzzStdioLine(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	srv := New(echoCaller{}, Options{})
+	sess := startStdio(New(echoCaller{}, Options{}))
+	f.Cleanup(func() {
+		if err := sess.stop(); err != nil {
+			f.Errorf("RunStdio = %v, want nil at EOF", err)
+		}
+	})
+	if _, err := io.WriteString(sess.in, fuzzInit); err != nil {
+		f.Fatal(err)
+	}
+	seq := 0
+	var prev string
 	f.Fuzz(func(t *testing.T, fuzzed string) {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		var out lockedBuffer
-		in := fuzzInit + fuzzed + "\n" + fuzzPing
-		if err := srv.RunStdio(ctx, operatorAs("main"), strings.NewReader(in), &out); err != nil {
-			t.Fatalf("RunStdio = %v, want nil at EOF", err)
+		seq++
+		defer func() { prev = fuzzed }()
+		ping := fmt.Sprintf(`"fuzz-ping-%d"`, seq)
+		// The answers this input must get: the ping's, a parse error's
+		// (id null) for a line that is not JSON, and a request's own.
+		want := map[string]bool{}
+		if !strings.Contains(fuzzed, ping[1:len(ping)-1]) {
+			// A line that cancels the ping may leave it unanswered.
+			want[ping] = true
 		}
-		if ctx.Err() != nil {
-			t.Fatalf("RunStdio did not finish in time; output:\n%s", out.String())
+		if line := strings.Trim(fuzzed, jsonSpace); !strings.ContainsAny(fuzzed, "\n\r") && line != "" {
+			if !json.Valid([]byte(line)) {
+				want["null"] = true
+			} else if msg, err := jsonrpc.DecodeMessage([]byte(line)); err == nil {
+				if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+					id, _ := json.Marshal(req.ID.Raw())
+					want[string(id)] = true
+				}
+			}
 		}
-		answered := map[string]bool{}
-		for l := range strings.SplitSeq(strings.TrimSpace(out.String()), "\n") {
+		if _, err := io.WriteString(sess.in, fuzzed+"\n"+`{"jsonrpc":"2.0","id":`+ping+`,"method":"ping"}`+"\n"); err != nil {
+			t.Fatalf("the server stopped reading before %q: %v", fuzzed, err)
+		}
+		deadline := time.NewTimer(10 * time.Second)
+		defer deadline.Stop()
+		var out []string
+		for len(want) > 0 {
+			var l string
+			select {
+			case got, ok := <-sess.lines:
+				if !ok {
+					err := <-sess.done
+					t.Fatalf("the server stopped serving (%v) after %q (before it: %q); output:\n%s", err, fuzzed, prev, strings.Join(out, "\n"))
+				}
+				l = got
+			case <-deadline.C:
+				t.Fatalf("no answer to %v within 10s after %q; output:\n%s", slices.Collect(maps.Keys(want)), fuzzed, strings.Join(out, "\n"))
+			}
+			out = append(out, l)
 			var batch []json.RawMessage
 			if json.Unmarshal([]byte(l), &batch) != nil {
 				batch = []json.RawMessage{json.RawMessage(l)}
@@ -81,31 +157,8 @@ func FuzzStdioLine(f *testing.F) {
 				// code 0 (reported; the gate's own answers are checked by
 				// TestGateAdmission).
 				if m.Method == "" {
-					answered[string(m.ID)] = true
+					delete(want, string(m.ID))
 				}
-			}
-		}
-		if !answered[`"fuzz-final-ping"`] && !strings.Contains(fuzzed, "fuzz-final-ping") {
-			t.Fatalf("the ping after %q was not answered; output:\n%s", fuzzed, out.String())
-		}
-		line := strings.Trim(fuzzed, jsonSpace)
-		if strings.ContainsAny(fuzzed, "\n\r") || line == "" {
-			return
-		}
-		if !json.Valid([]byte(line)) {
-			if !answered["null"] {
-				t.Fatalf("no parse error for %q; output:\n%s", fuzzed, out.String())
-			}
-			return
-		}
-		msg, err := jsonrpc.DecodeMessage([]byte(line))
-		if err != nil {
-			return // answered with invalid request, id when it has a usable one
-		}
-		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
-			id, _ := json.Marshal(req.ID.Raw())
-			if !answered[string(id)] {
-				t.Fatalf("request %q got no answer; output:\n%s", fuzzed, out.String())
 			}
 		}
 	})

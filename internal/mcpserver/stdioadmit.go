@@ -46,8 +46,9 @@ type refusal struct {
 // check returns nil when line may go to the SDK, else what to answer.
 // answered is the protocol version the server answered initialize with,
 // "" until the gate saw that answer (the version the client asked for
-// stands in until then: the reader runs ahead of the SDK).
-func (a *admission) check(line []byte, answered string) *refusal {
+// stands in until then: the reader runs ahead of the SDK). pending
+// reports whether a request id (keyOf) still awaits its answer.
+func (a *admission) check(line []byte, answered string, pending func(string) bool) *refusal {
 	line = trimJSONSpace(line)
 	switch {
 	case len(line) == 0:
@@ -59,7 +60,7 @@ func (a *admission) check(line []byte, answered string) *refusal {
 		if version == "" {
 			version = a.requested
 		}
-		return a.checkBatch(line, version)
+		return a.checkBatch(line, version, pending)
 	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err != nil {
@@ -90,8 +91,13 @@ func (a *admission) checkMessage(msg jsonrpc.Message, id json.RawMessage) *refus
 }
 
 // checkBatch refuses a batch the SDK could not take; it decides for the
-// batch as a whole (its answer has no id).
-func (a *admission) checkBatch(line []byte, version string) *refusal {
+// batch as a whole (its answer has no id). The SDK remembers the id of
+// every request of a batch until it is answered and ends the connection
+// on a batch that repeats one; a notification's missing id is remembered
+// too and never answered, so a second batch holding a notification would
+// end it (found by FuzzStdioLine). A batch therefore holds only calls
+// with ids of their own.
+func (a *admission) checkBatch(line []byte, version string, pending func(string) bool) *refusal {
 	if version >= batchesEndVersion {
 		return &refusal{code: codeInvalidRequest,
 			message: fmt.Sprintf("invalid request: JSON-RPC batches are not supported in protocol version %s", version)}
@@ -107,6 +113,22 @@ func (a *admission) checkBatch(line []byte, version string) *refusal {
 			return &refusal{code: codeInvalidRequest, message: "invalid request in batch: " + whyInvalid(raw)}
 		}
 		msgs = append(msgs, msg)
+	}
+	seen := make(map[string]bool, len(msgs))
+	for _, msg := range msgs {
+		req, ok := msg.(*jsonrpc.Request)
+		if !ok {
+			continue // a response to a request of the server
+		}
+		if !req.IsCall() {
+			return &refusal{code: codeInvalidRequest, message: "invalid request: a batch may hold only requests with an id; send " + req.Method + " on a line of its own"}
+		}
+		if k, ok := keyOf(req.ID); ok {
+			if seen[k] || pending(k) {
+				return &refusal{code: codeInvalidRequest, message: fmt.Sprintf("invalid request in batch: id %v is already in use by a request not yet answered", req.ID.Raw())}
+			}
+			seen[k] = true
+		}
 	}
 	for _, msg := range msgs {
 		if r := a.checkMessage(msg, nil); r != nil {

@@ -158,12 +158,19 @@ func (g *gate) admitLine(l line) error {
 	g.mu.Lock()
 	answered := g.version
 	g.mu.Unlock()
-	if r := g.admit.check(l.b, answered); r != nil {
+	if r := g.admit.check(l.b, answered, g.isPending); r != nil {
 		return g.answer(*r)
 	}
 	g.input(l.b)
 	g.ready = append(append(g.ready, l.b...), '\n')
 	return nil
+}
+
+// isPending reports whether the request with key k awaits its answer.
+func (g *gate) isPending(k string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.pending[k]
 }
 
 // answer writes the gate's own answer to a line it refused.

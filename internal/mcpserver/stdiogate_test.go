@@ -93,6 +93,12 @@ func TestGateAdmission(t *testing.T) {
 		{"batch in an old protocol", "2025-03-26", []string{`[` + initialize + `,` + list + `]`}, []string{`[` + initialize + `,` + list + `]`}, nil},
 		{"batch in a protocol without batches", "2025-06-18", []string{`[` + list + `]`}, nil,
 			[]string{`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: JSON-RPC batches are not supported in protocol version 2025-06-18"}}`}},
+		{"a notification in a batch", "2025-03-26", []string{initialize, `[` + list + `,{"jsonrpc":"2.0","method":"notifications/initialized"}]`}, []string{initialize},
+			[]string{`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: a batch may hold only requests with an id; send notifications/initialized on a line of its own"}}`}},
+		{"an id used twice in a batch", "2025-03-26", []string{initialize, `[` + list + `,` + list + `]`}, []string{initialize},
+			[]string{`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request in batch: id 2 is already in use by a request not yet answered"}}`}},
+		{"a batch reusing a pending id", "2025-03-26", []string{initialize, list, `[` + list + `]`}, []string{initialize, list},
+			[]string{`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request in batch: id 2 is already in use by a request not yet answered"}}`}},
 		{"blank lines pass", "", []string{"", "  "}, []string{"", "  "}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -82,7 +82,7 @@ func chatDeliverRows(_ *world) []row {
 	body := m{"message": "ship it", "channel": "telegram", "to": "42", "deliver": true}
 	refused := m{"message": "nowhere to go", "deliver": true}
 	return []row{
-		{finding: "trial3", name: "chat with deliver queues the reply for the channel and recipient",
+		{finding: "deliver", name: "chat with deliver queues the reply for the channel and recipient",
 			want: outcome{OK: true, Fields: map[string]string{"reply delivered": "true", "channel": "telegram", "to": "42",
 				"text": "echo: ship it"}},
 			cells: append([]cell{
@@ -120,7 +120,7 @@ func chatDeliverRows(_ *world) []row {
 					return o, jsonPath([]byte(o.Payload), "runId")
 				}),
 			}, noMCP...)},
-		{finding: "trial3", name: "chat with deliver and no external channel is refused",
+		{finding: "deliver", name: "chat with deliver and no external channel is refused",
 			want: outcome{Code: "invalid", Msg: "delivery channel is required"},
 			cells: append([]cell{
 				wsC(operatorToken, "agent", m{"sessionKey": "agent:main:deliver-none-ws", "message": "nowhere to go", "deliver": true}),
@@ -128,7 +128,7 @@ func chatDeliverRows(_ *world) []row {
 				cliC(sCLI, "chat", "agent:main:deliver-none-cli", "nowhere to go", "--deliver"),
 				cliC(sCLIGW, "chat", "agent:main:deliver-none-cligw", "nowhere to go", "--deliver"),
 			}, noMCP...)},
-		{finding: "trial3", name: "chat with best-effort deliver and no external channel runs without a delivery",
+		{finding: "deliver", name: "chat with best-effort deliver and no external channel runs without a delivery",
 			want: outcome{OK: true, Fields: map[string]string{"reply delivered": "false"}},
 			cells: append([]cell{
 				delivered(sWS, "agent {deliver, bestEffortDeliver}", func(t *testing.T, w *world, k string) (outcome, string) {
@@ -153,7 +153,7 @@ func chatDeliverRows(_ *world) []row {
 					return o, jsonPath([]byte(o.Payload), "runId")
 				}),
 			}, noMCP...)},
-		{finding: "trial3", name: "chat.history maxChars cuts each text field",
+		{finding: "deliver", name: "chat.history maxChars cuts each text field",
 			want: outcome{OK: true, Fields: map[string]string{"user text": "0123456789\n…(truncated)…"}},
 			cells: []cell{
 				custom(sWS, "agent, then chat.history {maxChars}", func(t *testing.T, w *world) outcome {
@@ -184,14 +184,14 @@ func chatDeliverRows(_ *world) []row {
 				na(sHTTP, noMaxChars), na(sCLI, noMaxChars), na(sCLIGW, noMaxChars),
 				na(sMCPStdio, noMaxChars), na(sMCPHTTP, noMaxChars),
 			}},
-		{finding: "trial3", name: "chat.history refuses a negative maxChars, naming it",
+		{finding: "deliver", name: "chat.history refuses a negative maxChars, naming it",
 			want: outcome{Code: "invalid", Msg: "maxChars must be at least 1"},
 			cells: []cell{
 				openclawWords(wsC(operatorToken, "chat.history", m{"sessionKey": "main", "maxChars": -1}), "invalid chat.history params: at /maxChars: must be >= 1"),
 				na(sHTTP, noMaxChars), na(sCLI, noMaxChars), na(sCLIGW, noMaxChars),
 				na(sMCPStdio, noMaxChars), na(sMCPHTTP, noMaxChars),
 			}},
-		{finding: "trial3", name: "sessions patch refuses an unknown verboseLevel",
+		{finding: "deliver", name: "sessions patch refuses an unknown verboseLevel",
 			want: outcome{Code: "invalid", Msg: "invalid verboseLevel (use off|on|full)"},
 			cells: []cell{
 				httpC(operatorToken, http.MethodPost, "/api/sessions/agent:main:verbose-http/patch", m{"verboseLevel": "loud"}),
@@ -199,7 +199,7 @@ func chatDeliverRows(_ *world) []row {
 				na(sCLI, "sessions patch has no verbose flag"), na(sCLIGW, "sessions patch has no verbose flag"),
 				na(sMCPStdio, noMCPNative), na(sMCPHTTP, noMCPNative),
 			}},
-		{finding: "trial3", name: "deliver (WS send) needs to",
+		{finding: "deliver", name: "deliver (WS send) needs to",
 			want: outcome{Code: "invalid", Msg: "to required"},
 			cells: []cell{
 				httpC(operatorToken, http.MethodPost, "/api/send", m{"message": "to nobody", "sessionKey": "agent:main:deliver-no-to"}),

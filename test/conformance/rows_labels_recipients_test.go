@@ -71,7 +71,7 @@ func patchLabelRows(_ *world) []row {
 		})
 	}
 	return []row{
-		{finding: "fixes6", name: "sessions patch: an absent label leaves it, null clears it",
+		{finding: "labels", name: "sessions patch: an absent label leaves it, null clears it",
 			want: outcome{OK: true, Fields: map[string]string{"absent keeps it": "true", "null clears it": "true"}},
 			cells: append([]cell{
 				states(sWS, "sessions.patch {label: null}", wire(sWS)),
@@ -79,14 +79,14 @@ func patchLabelRows(_ *world) []row {
 				states(sCLI, "sessions patch --clear-label", cli(sCLI)),
 				states(sCLIGW, "sessions patch --clear-label", cli(sCLIGW)),
 			}, noMCP...)},
-		{finding: "fixes6", name: "sessions patch refuses an empty label",
+		{finding: "labels", name: "sessions patch refuses an empty label",
 			want: empty,
 			cells: append([]cell{
 				openclawWords(wsC(operatorToken, "sessions.patch", m{"key": key(sWS, "empty"), "label": ""}), anyOfRefusal("label", "must not have fewer than 1 characters")),
 				httpC(operatorToken, http.MethodPost, "/api/sessions/"+esc(key(sHTTP, "empty"))+"/patch", m{"label": ""}),
 				na(sCLI, cliEmptyFlag), na(sCLIGW, cliEmptyFlag),
 			}, noMCP...)},
-		{finding: "fixes6", name: "sessions patch refuses a blank label",
+		{finding: "labels", name: "sessions patch refuses a blank label",
 			want: empty,
 			cells: append([]cell{
 				wsC(operatorToken, "sessions.patch", m{"key": key(sWS, "blank"), "label": " \t "}),
@@ -162,7 +162,7 @@ func deliverRecipientRows(_ *world) []row {
 	telegram := m{"message": "ship it", "channel": "telegram", "deliver": true}
 	best := m{"message": "ship it", "channel": "telegram", "deliver": true, "bestEffortDeliver": true}
 	return []row{
-		{finding: "fixes6", name: "chat with deliver to a channel and no recipient is refused, naming to",
+		{finding: "deliver", name: "chat with deliver to a channel and no recipient is refused, naming to",
 			want: outcome{Code: "invalid", Msg: "delivery recipient is required: pass to or replyTo, or use a session with a previous recipient on telegram"},
 			cells: append([]cell{
 				wsC(operatorToken, "agent", m{"sessionKey": key(sWS, "none"), "message": "nowhere", "channel": "telegram", "deliver": true}),
@@ -170,7 +170,7 @@ func deliverRecipientRows(_ *world) []row {
 				cliC(sCLI, "chat", key(sCLI, "none"), "nowhere", "--channel", "telegram", "--deliver"),
 				cliC(sCLIGW, "chat", key(sCLIGW, "none"), "nowhere", "--channel", "telegram", "--deliver"),
 			}, noMCP...)},
-		{finding: "fixes6", name: "chat with best-effort deliver and no recipient runs without a delivery",
+		{finding: "deliver", name: "chat with best-effort deliver and no recipient runs without a delivery",
 			want: outcome{OK: true, Fields: map[string]string{"reply delivered": "false"}},
 			cells: append([]cell{
 				delivered(sWS, "agent {channel, deliver, bestEffortDeliver}", "best", false, agent("best-ws", m{"channel": "telegram", "bestEffortDeliver": true})),
@@ -182,7 +182,7 @@ func deliverRecipientRows(_ *world) []row {
 				delivered(sCLI, "chat --channel telegram --deliver --best-effort-deliver", "best", false, cliChat(sCLI, "--best-effort-deliver")),
 				delivered(sCLIGW, "chat --channel telegram --deliver --best-effort-deliver", "best", false, cliChat(sCLIGW, "--best-effort-deliver")),
 			}, noMCP...)},
-		{finding: "fixes6", name: "chat with deliver and no to goes to the session's last recipient on the channel",
+		{finding: "deliver", name: "chat with deliver and no to goes to the session's last recipient on the channel",
 			want: outcome{OK: true, Fields: map[string]string{"reply delivered": "true", "channel": "telegram", "to": "42"}},
 			cells: append([]cell{
 				delivered(sWS, "agent {channel, deliver}", "seeded", true, agent("seeded-ws", m{"channel": "telegram"})),

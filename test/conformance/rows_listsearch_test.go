@@ -12,7 +12,7 @@ func listSearchRows(_ *world) []row {
 	long := strings.Repeat("s", 501)
 	noSearch := "the sessions_list tool has no search parameter (an operator filter of the CLI, HTTP and WS listings)"
 	return []row{
-		{finding: "sec9", name: "sessions.list with a search over 500 characters is invalid, naming the limit",
+		{finding: "search", name: "sessions.list with a search over 500 characters is invalid, naming the limit",
 			want:       outcome{Code: "invalid", Msg: "search is too long (501 characters; max 500)"},
 			sameFields: []string{"Msg"},
 			cells: []cell{

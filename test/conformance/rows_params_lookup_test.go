@@ -125,8 +125,9 @@ func cronSeeded(s surface, via string, call func(t *testing.T, w *world) outcome
 	})
 }
 
-// trial4Rows are the rows of trial 4.
-func trial4Rows(_ *world) []row {
+// paramsRows: parameters refused in one way on every surface, naming the
+// parameter, its index and its JSON type.
+func paramsRows(_ *world) []row {
 	noContent := m{"task": "read the files", "attachments": []any{
 		m{"name": "a.txt", "content": "hi"}, m{"name": "b.txt"}}}
 	badContent := m{"task": "read the files", "attachments": []any{
@@ -137,7 +138,7 @@ func trial4Rows(_ *world) []row {
 	status := m{"sessionKey": "agent:beta:main"}
 	list := m{"messageLimit": 1, "limit": 5}
 	return []row{
-		{finding: "trial4", name: "an empty idempotencyKey on a chat surface is refused",
+		{finding: "params", name: "an empty idempotencyKey on a chat surface is refused",
 			want: outcome{Code: "invalid", Msg: "idempotencyKey must not be empty"},
 			cells: []cell{
 				openclawWords(wsC(operatorToken, "agent", m{"sessionKey": "agent:main:idem-empty", "message": "x", "idempotencyKey": ""}),
@@ -147,7 +148,7 @@ func trial4Rows(_ *world) []row {
 				httpC(operatorToken, http.MethodPost, "/api/sessions/agent:main:idem-empty/chat", m{"message": "x", "idempotencyKey": ""}),
 				na(sCLI, noCLIIdemKey), na(sCLIGW, noCLIIdemKey), na(sMCPStdio, noMCPChat), na(sMCPHTTP, noMCPChat),
 			}},
-		{finding: "trial4", name: "listings leave out cron run sessions",
+		{finding: "params", name: "listings leave out cron run sessions",
 			want:   outcome{OK: true, Fields: map[string]string{"cron run listed": "false", "cron job listed": "true"}},
 			fields: cronListed,
 			cells: []cell{
@@ -168,7 +169,7 @@ func trial4Rows(_ *world) []row {
 				}),
 				na(sCLI, "the CLI-through-gateway cell lists the seeded state dir"),
 			}},
-		{finding: "trial4", name: "sessions list takes messageLimit under the tool's name on every surface",
+		{finding: "params", name: "sessions list takes messageLimit under the tool's name on every surface",
 			want: outcome{OK: true, Fields: map[string]string{"most messages in a row": "1"}}, fields: messagesPerRow,
 			cells: []cell{
 				httpC(operatorToken, http.MethodGet, "/api/sessions?messageLimit=1&limit=5&agentId=main", nil),
@@ -179,14 +180,14 @@ func trial4Rows(_ *world) []row {
 				cliC(sCLIGW, "sessions", "list", "--messages", "1", "--limit", "5", "--agent", "main", "--json"),
 				na(sCLI, "the in-process state dir's sessions are the CLI-through-gateway cell's twin"),
 			}},
-		{finding: "trial4", name: "GET /api/sessions refuses an unknown or malformed parameter, naming it",
+		{finding: "params", name: "GET /api/sessions refuses an unknown or malformed parameter, naming it",
 			want: outcome{Code: "invalid", Msg: "invalid query parameter messageLimit"},
 			cells: []cell{
 				httpC(operatorToken, http.MethodGet, "/api/sessions?messageLimit=lots", nil),
 				na(sWS, "WS params are JSON: the type-error rows cover them"), na(sCLI, "the CLI reads flags"), na(sCLIGW, "the CLI reads flags"),
 				na(sMCPStdio, "MCP arguments are JSON: the type-error rows cover them"), na(sMCPHTTP, "MCP arguments are JSON: the type-error rows cover them"),
 			}},
-		{finding: "trial4", name: "session_status of another agent's session is refused in OpenClaw's words",
+		{finding: "params", name: "session_status of another agent's session is refused in OpenClaw's words",
 			want: outcome{Code: "forbidden", Msg: "Session status visibility is restricted. Set tools.sessions.visibility=all to allow cross-agent access."},
 			cells: []cell{
 				cliC(sCLI, "sessions", "status", "agent:beta:main", "--as", "agent:main:main"),
@@ -196,19 +197,19 @@ func trial4Rows(_ *world) []row {
 				stdioC("agent:main:main", "session_status", status),
 				mcpHTTPC(boundToken, "session_status", status),
 			}},
-		{finding: "trial4", name: "sessions.resolve finds a sessionId given in upper case",
+		{finding: "params", name: "sessions.resolve finds a sessionId given in upper case",
 			want: outcome{OK: true, Fields: map[string]string{"key": "agent:main:main"}}, fields: keyField,
 			cells: append([]cell{
 				refCell(sHTTP, "GET /api/sessions/resolve?sessionId=UPPER", upperMainSID, resolveHTTP(operatorToken, "", "sessionId")),
 				refCell(sWS, "sessions.resolve {sessionId: UPPER}", upperMainSID, resolveWS(operatorToken, "sessionId")),
 				na(sMCPStdio, noMCPNative), na(sMCPHTTP, noMCPNative),
 			}, noCLISID...)},
-		{finding: "trial4", name: "sessions_history finds a sessionId given in upper case",
+		{finding: "params", name: "sessions_history finds a sessionId given in upper case",
 			want:   outcome{OK: true, Fields: map[string]string{"sessionKey": "main"}},
 			fields: func(p []byte) map[string]string { return map[string]string{"sessionKey": jsonPath(p, "sessionKey")} },
 			cells: append(toolCellsWithRef("sessions_history", upperMainSID, func(ref string) m { return m{"sessionKey": ref, "limit": 1} }),
 				noCLISID...)},
-		{finding: "trial4", name: "a sessions_send announce is posted to the target's recipient on its channel",
+		{finding: "params", name: "a sessions_send announce is posted to the target's recipient on its channel",
 			want: outcome{OK: true, Fields: map[string]string{"announce": "queued", "channel": "telegram", "to": "42"}},
 			cells: []cell{
 				announceCell(sCLI, "chat --channel telegram --to 42; send; outbox list", func(t *testing.T, w *world, key string) outcome {
@@ -234,7 +235,7 @@ func trial4Rows(_ *world) []row {
 				na(sCLIGW, "the send is the gateway's: the HTTP cell covers it"),
 				na(sMCPHTTP, "the send is the gateway's: the MCP stdio cell covers it"),
 			}},
-		{finding: "trial4", name: "a spawn attachment entry without content is refused naming its index",
+		{finding: "params", name: "a spawn attachment entry without content is refused naming its index",
 			want: outcome{Code: "invalid", Msg: "attachments[1].content required"},
 			cells: []cell{
 				na(sCLI, noCLIAttachEntry), na(sCLIGW, noCLIAttachEntry),
@@ -245,7 +246,7 @@ func trial4Rows(_ *world) []row {
 				stdioC("", "sessions_spawn", noContent),
 				mcpHTTPC(operatorToken, "sessions_spawn", noContent),
 			}},
-		{finding: "trial4", name: "a chat attachment entry without content is refused naming its index",
+		{finding: "params", name: "a chat attachment entry without content is refused naming its index",
 			want: outcome{Code: "invalid", Msg: "attachments[1].content required"},
 			cells: []cell{
 				wsC(operatorToken, "chat.send", m{"sessionKey": "agent:main:attach-ws", "message": "see file", "attachments": chatNoContent}),
@@ -254,7 +255,7 @@ func trial4Rows(_ *world) []row {
 				na(sCLI, "chat has no attachments flag"), na(sCLIGW, "chat has no attachments flag"),
 				na(sMCPStdio, noMCPChat), na(sMCPHTTP, noMCPChat),
 			}},
-		{finding: "trial4", name: "a chat attachment is refused, never dropped",
+		{finding: "params", name: "a chat attachment is refused, never dropped",
 			want: outcome{Code: "invalid", Msg: "attachments are not supported"},
 			cells: []cell{
 				wsC(operatorToken, "chat.send", m{"sessionKey": "agent:main:attach-ws", "message": "see file", "attachments": chatNoContent[:1]}),
@@ -263,7 +264,7 @@ func trial4Rows(_ *world) []row {
 				na(sCLI, "chat has no attachments flag"), na(sCLIGW, "chat has no attachments flag"),
 				na(sMCPStdio, noMCPChat), na(sMCPHTTP, noMCPChat),
 			}},
-		{finding: "trial4", name: "a number parameter given a string is refused naming it and its JSON type",
+		{finding: "params", name: "a number parameter given a string is refused naming it and its JSON type",
 			want: outcome{Code: "invalid", Msg: "limit must be a number (got a string)"},
 			cells: []cell{
 				na(sCLI, "the CLI reads flags, not JSON"), na(sCLIGW, "the CLI reads flags, not JSON"),
@@ -273,7 +274,7 @@ func trial4Rows(_ *world) []row {
 				stdioC("", "sessions_list", m{"limit": "ten"}),
 				mcpHTTPC(operatorToken, "sessions_list", m{"limit": "ten"}),
 			}},
-		{finding: "trial4", name: "an entry's field of the wrong type is named with its index",
+		{finding: "params", name: "an entry's field of the wrong type is named with its index",
 			want: outcome{Code: "invalid", Msg: "attachments[1].content must be a string"},
 			cells: []cell{
 				na(sCLI, noCLIAttachEntry), na(sCLIGW, noCLIAttachEntry),
@@ -284,7 +285,7 @@ func trial4Rows(_ *world) []row {
 				stdioC("", "sessions_spawn", badContent),
 				mcpHTTPC(operatorToken, "sessions_spawn", badContent),
 			}},
-		{finding: "trial4", name: "a body field of the wrong type is named in words",
+		{finding: "params", name: "a body field of the wrong type is named in words",
 			want: outcome{Code: "invalid", Msg: "timeoutSeconds must be a number (got a string)"},
 			cells: []cell{
 				httpC(operatorToken, http.MethodPost, "/api/sessions/agent:main:types-http/chat", m{"message": "x", "timeoutSeconds": "soon"}),

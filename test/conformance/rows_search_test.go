@@ -181,7 +181,7 @@ func pagingRows(_ *world) []row {
 				stdioC("", "sessions_list", m{"limit": 1}),
 				mcpHTTPC(operatorToken, "sessions_list", m{"limit": 1}),
 			}},
-		{finding: "trial8", name: "sessions_list limit beyond int64 (1e20) clamps on every surface that clamps, as the tools do",
+		{finding: "search", name: "sessions_list limit beyond int64 (1e20) clamps on every surface that clamps, as the tools do",
 			want:   outcome{OK: true, Fields: map[string]string{"hasMore": "false", "nextOffset": "", "count": anyValue}},
 			fields: listFields,
 			cells: []cell{

@@ -73,7 +73,7 @@ func TestConformance(t *testing.T) {
 		budgetRows(w),
 		chatDeliverRows(w),
 		patchLabelRows(w), deliverRecipientRows(w), patchSettingRows(w), patchEmptyFlagRows(w),
-		trial4Rows(w),
+		paramsRows(w),
 		nulTextRows(w), listSearchRows(w),
 		batchRows(w),
 		probeRows(w),

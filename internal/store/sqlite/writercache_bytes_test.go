@@ -12,7 +12,7 @@ import (
 // bounded by their size, not only their count. Runs of maximal messages
 // (api.MessageChars of 4-byte characters, with a spec and a reply as
 // large) once kept about 1.6 MB each for maxCachedRuns runs: gigabytes a
-// write-scope caller could pin in the gateway's heap (sec9 notes).
+// write-scope caller could pin in the gateway's heap.
 func TestWriterCacheRunBytesBounded(t *testing.T) {
 	tests := []struct {
 		name    string
