@@ -125,6 +125,10 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 	if timeoutMs == 0 && e.isRemote(e.keys.AgentOf(key)) {
 		timeoutMs = remoteRunTimeout().Milliseconds() // a remote that never answers (remote.go)
 	}
+	asChild, err := e.childOf(ctx, e.parentOf(req))
+	if err != nil {
+		return ChatResult{}, err
+	}
 	created := false
 	run, fresh, err := e.rt.SubmitSpec(ctx, domain.Run{SessionKey: key, AgentID: e.keys.AgentOf(key), Kind: kind,
 		Lane: domain.LaneMain, IdempotencyKey: idem, Message: msg, Spec: raw, TimeoutMs: timeoutMs},
@@ -133,6 +137,7 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 				if s.Channel == "" {
 					s.Channel = channel
 				}
+				asChild(s)
 			})
 			if err != nil {
 				return err
