@@ -100,7 +100,7 @@ func TestEnvelopeErrors(t *testing.T) {
 	// A POST to an agent that is not exposed is a JSON-RPC error (404),
 	// which a client that got the URL wrong can read.
 	if r := h.post(t, "operator", "ghost", []byte(`{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}`)); r.status != http.StatusNotFound ||
-		r.resp.Error == nil || !strings.Contains(r.resp.Error.Message, "no agent ghost is exposed over A2A") {
+		r.resp.Error == nil || !strings.Contains(r.resp.Error.Message, "no agent with this id is exposed over A2A") {
 		t.Errorf("POST to an unknown agent: %d %+v", r.status, r.resp.Error)
 	}
 	// Messages speak JSON, not Go: no Go type names reach the client.

@@ -144,7 +144,7 @@ func newHarnessOn(tb testing.TB, eng *engine.Engine) *harness {
 		Agents: func() []Agent {
 			var out []Agent
 			for _, a := range cfg.Agents.List {
-				ag := Agent{ID: a.ID, Name: a.Name, Description: a.Description}
+				ag := Agent{ID: a.ID, Name: a.Name, Description: a.Description, Public: len(out) == 0}
 				for _, s := range a.Skills {
 					ag.Skills = append(ag.Skills, wire.AgentSkill{ID: s.ID, Name: s.Name, Description: s.Description, Tags: s.Tags})
 				}

@@ -158,6 +158,12 @@ func (s *Server) serveA2A(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if a2a.IsCardRequest(r) {
+		// A card that is not public is served to a valid token only; a
+		// missing or wrong one is no refusal here (the card answers as
+		// an unknown agent).
+		if g, ok := s.auth.check(bearer(r.Header.Get("Authorization"))); ok {
+			r = r.WithContext(context.WithValue(r.Context(), principalKey{}, g.principal("")))
+		}
 		s.opts.A2A.ServeHTTP(w, r)
 		return
 	}
