@@ -105,7 +105,7 @@ func runGateway(e *env, listen strFlag) (err error) {
 	log := e.logger()
 	version := buildVersion().Version
 	mcp := mcpserver.New(a.Engine, mcpserver.Options{Version: version, Logger: log,
-		MaxRequestBytes: gateway.MaxPayload(cfg.Gateway.Limits)})
+		MaxRequestBytes: gateway.MCPBodyLimit(cfg)})
 	srv, err := gateway.New(gateway.Options{
 		Engine: a.Engine,
 		Config: cfg,
