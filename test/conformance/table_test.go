@@ -77,6 +77,8 @@ func TestConformance(t *testing.T) {
 		nulTextRows(w), listSearchRows(w),
 		batchRows(w),
 		probeRows(w),
+		a2aOwnerRows(w),
+		revokeRows(w),
 	} {
 		rows = append(rows, group...)
 	}
