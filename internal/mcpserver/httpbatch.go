@@ -28,9 +28,9 @@ const batchRefusal = `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message
 //   - a body that is not JSON: a parse error; JSON that is not an object:
 //     an invalid request.
 //
-// Anything else goes on to the SDK with the body read here. Answering
-// malformed framing before the SDK costs microseconds where a stateless
-// SDK exchange costs a session's setup.
+// Anything else goes on to the SDK with the body read here. Malformed
+// framing is answered without the session a stateless SDK exchange sets
+// up for every request.
 func admitPOST(w http.ResponseWriter, r *http.Request, limit int64) bool {
 	if r.Body == nil || r.Body == http.NoBody {
 		return false
