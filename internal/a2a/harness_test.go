@@ -71,7 +71,16 @@ func openEngine(tb testing.TB, dir string) *engine.Engine {
 // test's cleanup closes it when the test did not.
 func openEngineCloser(tb testing.TB, dir string) (*engine.Engine, func()) {
 	tb.Helper()
+	return openEngineWith(tb, dir, nil)
+}
+
+// openEngineWith is openEngineCloser with testConfig changed by mutate.
+func openEngineWith(tb testing.TB, dir string, mutate func(*config.Config)) (*engine.Engine, func()) {
+	tb.Helper()
 	cfg := testConfig()
+	if mutate != nil {
+		mutate(cfg)
+	}
 	models, err := model.NewRegistry(cfg, nil, nil)
 	if err != nil {
 		tb.Fatal(err)
@@ -109,6 +118,10 @@ var principals = map[string]api.Principal{
 	"operator": api.Operator(),
 	"reader":   {Name: "reader", Scopes: api.ScopeRead},
 	"bound":    {Name: "bound", Scopes: api.ScopeRead | api.ScopeWrite, Session: "agent:main:main"},
+	"alice":    {Name: "alice", Scopes: api.ScopeRead | api.ScopeWrite, Session: "agent:main:alice"},
+	"bob":      {Name: "bob", Scopes: api.ScopeRead | api.ScopeWrite, Session: "agent:main:bob"},
+	"writer":   {Name: "writer", Scopes: api.ScopeRead | api.ScopeWrite},
+	"writer2":  {Name: "writer2", Scopes: api.ScopeRead | api.ScopeWrite},
 }
 
 // harness is an A2A server on an engine, over loopback HTTP.
@@ -131,7 +144,7 @@ func newHarnessOn(tb testing.TB, eng *engine.Engine) *harness {
 		Agents: func() []Agent {
 			var out []Agent
 			for _, a := range cfg.Agents.List {
-				ag := Agent{ID: a.ID, Name: a.Name, Description: a.Description}
+				ag := Agent{ID: a.ID, Name: a.Name, Description: a.Description, Public: len(out) == 0}
 				for _, s := range a.Skills {
 					ag.Skills = append(ag.Skills, wire.AgentSkill{ID: s.ID, Name: s.Name, Description: s.Description, Tags: s.Tags})
 				}

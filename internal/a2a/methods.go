@@ -89,12 +89,14 @@ func (s *Server) start(ctx context.Context, c *call, sp sendParams) (api.ChatRes
 	if ctxID == "" {
 		ctxID = derivedContextID(c.p.Name, c.p.Session, sp.msg.MessageID)
 	}
-	key := SessionKey(c.agent.ID, ctxID)
+	o := ownerOf(c.p)
+	key := o.sessionKey(c.agent.ID, ctxID)
 	if err := checkSessionKey(key); err != nil {
 		return api.ChatResult{}, "", toRPCError(err)
 	}
 	res, err := s.opts.Service.Chat(ctx, c.p, api.ChatRequest{
 		SessionKey:     key,
+		Parent:         o.parent,
 		Message:        sp.msg.Text,
 		Channel:        Channel,
 		SenderID:       c.p.Name,
@@ -160,8 +162,9 @@ func (s *Server) waitEnd(ctx context.Context, p api.Principal, runID string) (do
 	}
 }
 
-// taskRun is the run of a task of this agent that the caller may see;
-// anything else is TaskNotFoundError.
+// taskRun is the run of a task of this agent that the caller may see and,
+// for a caller with a requester session, not another owner's A2A
+// conversation; anything else is TaskNotFoundError.
 func (s *Server) taskRun(ctx context.Context, c *call, id string) (domain.Run, *rpcError) {
 	id = strings.TrimSpace(id)
 	if id == "" {
@@ -174,7 +177,7 @@ func (s *Server) taskRun(ctx context.Context, c *call, id string) (domain.Run, *
 		}
 		return domain.Run{}, toRPCError(err)
 	}
-	if !strings.EqualFold(run.AgentID, c.agent.ID) {
+	if !strings.EqualFold(run.AgentID, c.agent.ID) || !ownerOf(c.p).reaches(run.SessionKey) {
 		return domain.Run{}, taskNotFound(id)
 	}
 	return run, nil

@@ -14,10 +14,10 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
-// maxBody bounds one JSON-RPC request: the largest message
-// (api.MessageChars, up to 4 bytes a character) with room for the
-// envelope. The gateway's payload limit applies too.
-const maxBody = 4*100_000 + 64<<10
+// MaxRequestBytes bounds one JSON-RPC request: the largest message
+// (api.MessageChars) in JSON with room for the envelope. The gateway
+// mounts the endpoint with this limit (capped by its payload limit).
+var MaxRequestBytes = api.TextBodyBytes(api.MessageChars)
 
 // generation is the protocol generation of a call, decided by its method
 // name.
@@ -91,7 +91,14 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request, a Agent) {
 		writeRPC(w, nil, nil, e)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if r.ContentLength > MaxRequestBytes {
+		// Refused before a byte of it is read.
+		e := newError(wire.CodeInvalidRequest, domain.CodeInvalid, "request body too large (max %d bytes)", MaxRequestBytes)
+		e.status = http.StatusRequestEntityTooLarge
+		writeRPC(w, nil, nil, e)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {

@@ -24,6 +24,10 @@ type Agent struct {
 	Name        string
 	Description string
 	Skills      []wire.AgentSkill
+	// Public serves the agent's card without a credential
+	// (a2a.publicCards). Without one, every other agent answers exactly
+	// as an unknown id does, so agent ids cannot be enumerated.
+	Public bool
 }
 
 // Options configure a Server.
@@ -77,8 +81,9 @@ func New(opts Options) *Server {
 	return &Server{opts: opts, log: opts.Logger}
 }
 
-// IsCardRequest reports whether r fetches an agent card: cards are public
-// (they say how to authenticate), everything else needs a credential.
+// IsCardRequest reports whether r fetches an agent card: a card needs no
+// credential when it is public (they say how to authenticate), everything
+// else needs one.
 func IsCardRequest(r *http.Request) bool {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return false
@@ -110,9 +115,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	id, tail, _ := strings.Cut(rest, "/")
 	agent, found := s.agent(id)
-	if !found {
-		msg := "no agent " + clip(id) + " is exposed over A2A"
-		if r.Method == http.MethodPost && tail == "" {
+	_, authed := s.principal(r)
+	rpc := r.Method == http.MethodPost && tail == ""
+	if rpc && !authed {
+		// Every id alike: the credential is asked for before the agent
+		// is looked at.
+		s.serveRPC(w, r, Agent{})
+		return
+	}
+	if !found || (!agent.Public && !authed) {
+		// A hidden agent and an unknown id get the same answer, byte for
+		// byte: it does not repeat the id.
+		msg := noAgent
+		if rpc {
 			// A JSON-RPC client with a wrong URL reads the reason.
 			WriteRefusal(w, http.StatusNotFound, domain.CodeNotFound, msg)
 			return
@@ -132,6 +147,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no A2A route "+path, http.StatusNotFound)
 	}
 }
+
+// noAgent answers a request for an agent that is not exposed, or whose
+// card is not public and the request has no credential.
+const noAgent = "no agent with this id is exposed over A2A (agents are under " + AgentsPrefix + "<id>)"
 
 // agent finds an exposed agent by id (case-insensitive).
 func (s *Server) agent(id string) (Agent, bool) {

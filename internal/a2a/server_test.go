@@ -14,9 +14,13 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
-func getCard(t *testing.T, h *harness, path string) (int, wire.AgentCard) {
+func getCard(t *testing.T, h *harness, path string, who ...string) (int, wire.AgentCard) {
 	t.Helper()
-	res, err := h.srv.Client().Get(h.srv.URL + path)
+	req, _ := http.NewRequest(http.MethodGet, h.srv.URL+path, nil)
+	for _, w := range who {
+		req.Header.Set("X-Test-Principal", w)
+	}
+	res, err := h.srv.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +63,7 @@ func TestCards(t *testing.T) {
 		t.Errorf("0.3 fields: url %q protocolVersion %q version %q", c.LegacyURL, c.LegacyProtocolVersion, c.Version)
 	}
 
-	st, r := getCard(t, h, AgentsPrefix+"research"+wire.CardPath)
+	st, r := getCard(t, h, AgentsPrefix+"research"+wire.CardPath, "reader")
 	if st != http.StatusOK || r.Name != "research" || r.SupportedInterfaces[0].URL != h.srv.URL+AgentsPrefix+"research" {
 		t.Fatalf("research card: %d %+v", st, r)
 	}

@@ -69,13 +69,17 @@ func contextSegment(contextID string) string {
 func isUpperASCII(r rune) bool { return r >= 'A' && r <= 'Z' }
 
 // ContextOf is the A2A contextId of a run's session: the part after
-// ":a2a:" for a session made by A2A (upper-case letters restored), else
-// the session key itself (a task of another session, visible to the
-// caller, read by GetTask).
+// ":a2a:" (and after its owner's tag, owner.go) for a session made by A2A,
+// upper-case letters restored; else the session key itself (a task of
+// another session, visible to the caller, read by GetTask).
 func ContextOf(sessionKey string) string {
 	_, seg, ok := strings.Cut(sessionKey, sessionMarker)
 	if !ok || seg == "" {
 		return sessionKey
+	}
+	if _, rest, tagged := strings.Cut(seg, ":"); tagged && rest != "" {
+		// A contextId holds no ':' (checkContextID).
+		seg = rest
 	}
 	if !strings.ContainsRune(seg, upperMark) {
 		return seg

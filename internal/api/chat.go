@@ -57,6 +57,11 @@ type ChatRequest struct {
 	// already in it or it is longer than session.agentToAgent.maxHops;
 	// otherwise the run carries it on to its own sends.
 	Chain []string
+	// Parent, when set, must be the requester's own session: a session
+	// the message creates is created under it (spawnedBy, one level
+	// deeper, sandboxed when it is), so it is in the requester's tree. A
+	// session-bound A2A caller's conversations are created this way.
+	Parent string
 }
 
 // ChatResult is what a chat message led to: a run, or a command's answer.

@@ -44,7 +44,7 @@ func A2AAgents(cfg *config.Config) []a2a.Agent {
 		if !ok {
 			continue
 		}
-		a := a2a.Agent{ID: id, Name: ac.Name, Description: ac.Description}
+		a := a2a.Agent{ID: id, Name: ac.Name, Description: ac.Description, Public: cfg.A2ACardPublic(id)}
 		for _, sk := range ac.Skills {
 			name := sk.Name
 			if name == "" {
@@ -58,6 +58,10 @@ func A2AAgents(cfg *config.Config) []a2a.Agent {
 		} else {
 			out = append(out, a)
 		}
+	}
+	if len(out) > 0 {
+		// The well-known card is how clients find the gateway's agent.
+		out[0].Public = true
 	}
 	return out
 }

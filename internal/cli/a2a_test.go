@@ -45,6 +45,27 @@ func TestA2AAgents(t *testing.T) {
 			}
 		})
 	}
+	public := func(src string) map[string]bool {
+		out := map[string]bool{}
+		for _, a := range A2AAgents(parse(src)) {
+			out[a.ID] = a.Public
+		}
+		return out
+	}
+	three := `agents: {list: [{id: "a"}, {id: "b", default: true}, {id: "c"}]}`
+	for _, tt := range []struct {
+		name, src string
+		want      map[string]bool
+	}{
+		{"default: the default agent's only", `{` + three + `}`, map[string]bool{"a": false, "b": true, "c": false}},
+		{"publicCards adds", `{` + three + `, a2a: {publicCards: ["C"]}}`, map[string]bool{"a": false, "b": true, "c": true}},
+		{"star: every one", `{` + three + `, a2a: {publicCards: ["*"]}}`, map[string]bool{"a": true, "b": true, "c": true}},
+		{"the well-known card is public", `{` + three + `, a2a: {expose: ["a", "c"]}}`, map[string]bool{"a": true, "c": false}},
+	} {
+		if got := public(tt.src); len(got) != len(tt.want) || got["a"] != tt.want["a"] || got["b"] != tt.want["b"] || got["c"] != tt.want["c"] {
+			t.Errorf("%s: public = %v, want %v", tt.name, got, tt.want)
+		}
+	}
 	a := A2AAgents(parse(`{agents: {list: [{id: "a", name: "Alpha", description: "d", skills: [{id: "s", tags: ["x"]}]}]}}`))[0]
 	if a.Name != "Alpha" || a.Description != "d" || len(a.Skills) != 1 || a.Skills[0].Name != "s" || a.Skills[0].Tags[0] != "x" {
 		t.Errorf("agent = %+v", a)

@@ -106,7 +106,7 @@ func runGateway(e *env, listen strFlag) (err error) {
 	log := e.logger()
 	version := buildVersion().Version
 	mcp := mcpserver.New(a.Engine, mcpserver.Options{Version: version, Logger: log,
-		MaxRequestBytes: gateway.MaxPayload(cfg.Gateway.Limits)})
+		MaxRequestBytes: gateway.MCPBodyLimit(cfg)})
 	var controlUI *controlui.Handler
 	if ui := cfg.Gateway.ControlUI; ui.On() {
 		controlUI, err = controlui.New(controlui.Options{Root: ui.Root, BasePath: ui.BasePath, ServerVersion: version})

@@ -33,6 +33,13 @@ type A2AConfig struct {
 	// Expose lists the agent ids reachable over A2A (default: every
 	// configured agent).
 	Expose []string `json:"expose,omitempty"`
+	// PublicCards lists the exposed agents whose cards anyone may fetch
+	// without a token (default: only the default agent's, the one at
+	// /.well-known/agent-card.json; "*" makes every exposed agent's card
+	// public). Another agent's card needs a gateway token and, without
+	// one, answers exactly as an unknown agent does, so agent ids cannot
+	// be enumerated.
+	PublicCards []string `json:"publicCards,omitempty"`
 	// PublicURL is the gateway's base URL as A2A clients reach it (e.g.
 	// behind a proxy), written into agent cards; default: the scheme and
 	// Host of the request that fetched the card.

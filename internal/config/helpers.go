@@ -167,6 +167,21 @@ func (c *Config) Price(modelRef string, input, output int64) (float64, bool) {
 // A2AEnabled reports whether the A2A surface is served.
 func (c *Config) A2AEnabled() bool { return c.A2A.Enabled == nil || *c.A2A.Enabled }
 
+// A2ACardPublic reports whether agent id's card is served without a token
+// (a2a.publicCards; default: the default agent's only).
+func (c *Config) A2ACardPublic(id string) bool {
+	id = strings.ToLower(strings.TrimSpace(id))
+	if len(c.A2A.PublicCards) == 0 {
+		return id == c.DefaultAgentID()
+	}
+	for _, p := range c.A2A.PublicCards {
+		if p = strings.ToLower(strings.TrimSpace(p)); p == "*" || p == id {
+			return true
+		}
+	}
+	return false
+}
+
 // A2AExposed returns the agent ids served over A2A, lowercase, in config
 // order.
 func (c *Config) A2AExposed() []string {

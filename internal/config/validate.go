@@ -599,6 +599,14 @@ func (c *Config) checkA2A(v *checker) {
 			seen[k] = i
 		}
 	}
+	exposed := c.A2AExposed()
+	for i, id := range c.A2A.PublicCards {
+		path := fmt.Sprintf("a2a.publicCards[%d]", i)
+		k := strings.ToLower(strings.TrimSpace(id))
+		if k != "*" && !slices.Contains(exposed, k) {
+			v.add(path, "%q is not an exposed agent (use \"*\" or one of: %s)", clip(id), strings.Join(exposed, ", "))
+		}
+	}
 	if c.A2A.PublicURL != "" {
 		checkURL(v, "a2a.publicUrl", c.A2A.PublicURL)
 	}

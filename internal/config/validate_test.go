@@ -109,6 +109,7 @@ func TestValidationRules(t *testing.T) {
 		{"a2a expose unknown", `{a2a: {expose: ["ghost"]}}`, "a2a.expose[0]", `"ghost" is not a configured agent`},
 		{"a2a expose repeat", `{a2a: {expose: ["main", "MAIN"]}}`, "a2a.expose[1]", "repeats a2a.expose[0]"},
 		{"a2a publicUrl", `{a2a: {publicUrl: "ftp://x"}}`, "a2a.publicUrl", "is not an http(s) URL"},
+		{"a2a publicCards unknown", `{a2a: {publicCards: ["ghost"]}}`, "a2a.publicCards[0]", `"ghost" is not an exposed agent`},
 		{"skill id", `{agents: {list: [{id: "a", skills: [{name: "x"}]}]}}`, "agents.list[0].skills[0].id", "must not be empty"},
 		{"skill id repeat", `{agents: {list: [{id: "a", skills: [{id: "x"}, {id: "x"}]}]}}`, "agents.list[0].skills[1].id", "repeats"},
 		{"limits negative", `{gateway: {limits: {maxConnections: -1}}}`, "gateway.limits.maxConnections", "-1 is out of range (>= 0)"},

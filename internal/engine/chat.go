@@ -122,6 +122,10 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 	if timeoutMs == 0 && e.isRemote(e.keys.AgentOf(key)) {
 		timeoutMs = remoteRunTimeout().Milliseconds() // a remote that never answers (remote.go)
 	}
+	asChild, err := e.childOf(ctx, e.parentOf(req))
+	if err != nil {
+		return api.ChatResult{}, err
+	}
 	created := false
 	run, fresh, err := e.rt.SubmitSpec(ctx, domain.Run{SessionKey: key, AgentID: e.keys.AgentOf(key), Kind: kind,
 		Lane: domain.LaneMain, IdempotencyKey: idem, Message: msg, Spec: raw, TimeoutMs: timeoutMs},
@@ -130,6 +134,7 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 				if s.Channel == "" {
 					s.Channel = channel
 				}
+				asChild(s)
 			})
 			if err != nil {
 				return err

@@ -12,7 +12,9 @@ import (
 // The parts of the configuration a running engine takes on Reload; every
 // other key keeps its value until a restart (the session key layout, the
 // runtime's lanes and steps, model providers, channels, the sub-agent
-// limits, attachments, the agents' ids, workspaces and sandboxes).
+// limits, attachments, the agents' ids and workspaces). Sandboxes are live
+// so that turning one on covers the agent's existing sessions at once: a
+// row's flag can only add the sandbox (policy.Sandboxed), never lift it.
 // Engine code that reads one of these per call reads it through conf().
 var liveKeys = []string{
 	"session.sendPolicy",
@@ -23,6 +25,8 @@ var liveKeys = []string{
 	"agents.list[].model",
 	"agents.list[].systemPrompt",
 	"agents.list[].tools",
+	"agents.defaults.sandbox",
+	"agents.list[].sandbox",
 }
 
 // LiveKeys lists the configuration keys Reload applies to a running
@@ -51,11 +55,12 @@ func (e *Engine) Reload(next *config.Config) (applied, needRestart []string, err
 	eff.Tools.Sessions.Visibility = next.Tools.Sessions.Visibility
 	eff.Tools.AgentToAgent = next.Tools.AgentToAgent
 	eff.Agents.Defaults.Model = next.Agents.Defaults.Model
+	eff.Agents.Defaults.Sandbox = next.Agents.Defaults.Sandbox
 	if sameAgents(cur.Agents.List, next.Agents.List) {
 		eff.Agents.List = make([]config.AgentConfig, len(cur.Agents.List))
 		for i, a := range cur.Agents.List {
 			n := next.Agents.List[i]
-			a.Model, a.SystemPrompt, a.Tools = n.Model, n.SystemPrompt, n.Tools
+			a.Model, a.SystemPrompt, a.Tools, a.Sandbox = n.Model, n.SystemPrompt, n.Tools, n.Sandbox
 			eff.Agents.List[i] = a
 		}
 	}
@@ -79,8 +84,8 @@ func sameAgents(a, b []config.AgentConfig) bool {
 	}
 	for i := range a {
 		x, y := a[i], b[i]
-		x.Model, x.SystemPrompt, x.Tools = "", "", nil
-		y.Model, y.SystemPrompt, y.Tools = "", "", nil
+		x.Model, x.SystemPrompt, x.Tools, x.Sandbox = "", "", nil, nil
+		y.Model, y.SystemPrompt, y.Tools, y.Sandbox = "", "", nil, nil
 		if !reflect.DeepEqual(x, y) {
 			return false
 		}

@@ -80,3 +80,47 @@ func TestSandboxTurnedOnCoversExistingSessions(t *testing.T) {
 		t.Errorf("child of the sandboxed main = %+v, %v; want sandboxed", child, err)
 	}
 }
+
+// TestSandboxTurnedOnByReloadCoversExistingSessions: a configuration
+// reload that turns an agent's sandbox on applies at once — no restart —
+// to the sessions the agent already has, its main session included.
+func TestSandboxTurnedOnByReloadCoversExistingSessions(t *testing.T) {
+	all := []string{"*"}
+	h := newHarness(t, nil, func(c *config.Config) {
+		c.Tools.Sessions.Visibility = "all"
+		c.Agents.List = []config.AgentConfig{
+			{ID: "main", Subagents: &config.AgentSubagents{AllowAgents: all}},
+			{ID: "box", Subagents: &config.AgentSubagents{AllowAgents: all}},
+		}
+	})
+	h.chat("agent:box:main", "hello")
+	h.chat("agent:box:other", "a secret elsewhere")
+	box := Requester{SessionKey: "agent:box:main"}
+	if keys := keysOf(listResult(t, h.call(box, api.ToolSessionsList, `{}`))); !slices.Contains(keys, "agent:box:other") {
+		t.Fatalf("before the sandbox: box main lists %v, want agent:box:other", keys)
+	}
+
+	next := *h.cfg
+	next.Agents.List = slices.Clone(h.cfg.Agents.List)
+	next.Agents.List[1].Sandbox = &config.AgentSandbox{Mode: config.SandboxAll}
+	applied, needRestart, err := h.e.Reload(&next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(applied, "agents.list") || len(needRestart) != 0 {
+		t.Errorf("reload applied %v, needs a restart for %v; want agents.list applied and nothing waiting", applied, needRestart)
+	}
+
+	if keys := keysOf(listResult(t, h.call(box, api.ToolSessionsList, `{}`))); slices.Contains(keys, "agent:box:other") {
+		t.Errorf("after the reload box main still lists %v", keys)
+	}
+	if out := h.call(box, api.ToolSessionsHistory, `{"sessionKey":"agent:box:other"}`); !out.IsError {
+		t.Errorf("after the reload box main read agent:box:other: %s", out.JSON())
+	}
+	wantSpawnRefused(t, "reloaded sandbox, unsandboxed target", h.call(box, api.ToolSessionsSpawn, `{"task":"t","agentId":"main"}`),
+		`sessions_spawn refused: this session is sandboxed and agent "main" would run unsandboxed`)
+	res := spawnResult(t, h.call(box, api.ToolSessionsSpawn, `{"task":"t"}`))
+	if child, err := h.st.GetSession(t.Context(), res.ChildSessionKey); err != nil || !child.Sandboxed {
+		t.Errorf("child after the reload = %+v, %v; want sandboxed", child, err)
+	}
+}

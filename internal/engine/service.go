@@ -159,13 +159,15 @@ func (e *Engine) Chat(ctx context.Context, p api.Principal, r api.ChatRequest) (
 		if err != nil {
 			return api.ChatResult{}, err
 		}
-		if err := e.target(ctx, req, key, policy.ActionSend); err != nil {
+		if err := e.chatTarget(ctx, req, key, r.Parent); err != nil {
 			return api.ChatResult{}, err
 		}
 		if err := e.ownRecipient(ctx, key, r); err != nil {
 			return api.ChatResult{}, err
 		}
 		r.SessionKey = key
+	} else {
+		r.Parent = "" // the operator has no session of its own
 	}
 	r.IdempotencyKey = req.scopeKey(api.OpChat, r.IdempotencyKey)
 	if l := strings.TrimSpace(r.Label); l != "" {

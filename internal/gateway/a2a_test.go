@@ -25,7 +25,7 @@ func a2aEnv(t testing.TB, rules ...config.ScriptRule) *env {
 	e = newEnv(t, envOptions{token: "a2a-token", rules: rules, opts: func(o *gateway.Options) {
 		o.A2A = a2a.New(a2a.Options{
 			Service:   o.Engine.(a2a.Service),
-			Agents:    func() []a2a.Agent { return []a2a.Agent{{ID: "main", Name: "Main"}, {ID: "work"}} },
+			Agents:    func() []a2a.Agent { return []a2a.Agent{{ID: "main", Name: "Main", Public: true}, {ID: "work"}} },
 			Principal: gateway.PrincipalOf,
 			Version:   "test",
 		})
@@ -48,8 +48,16 @@ func TestA2AMounted(t *testing.T) {
 	if card.SupportedInterfaces[0].URL != e.url+"/a2a/agents/main" {
 		t.Errorf("card url = %s", card.SupportedInterfaces[0].URL)
 	}
-	if st := e.doToken(t, "", http.MethodGet, "/a2a/agents/work/.well-known/agent-card.json", nil, &card); st != http.StatusOK || card.Name != "work" {
-		t.Errorf("work card: %d %+v", st, card)
+	// Another agent's card needs the token; without it (or with a wrong
+	// one) it is not there.
+	if st := e.doToken(t, "", http.MethodGet, "/a2a/agents/work/.well-known/agent-card.json", nil, nil); st != http.StatusNotFound {
+		t.Errorf("work card without a token: %d, want 404", st)
+	}
+	if st := e.doToken(t, "wrong", http.MethodGet, "/a2a/agents/work/.well-known/agent-card.json", nil, nil); st != http.StatusNotFound {
+		t.Errorf("work card with a wrong token: %d, want 404", st)
+	}
+	if st := e.do(t, http.MethodGet, "/a2a/agents/work/.well-known/agent-card.json", nil, &card); st != http.StatusOK || card.Name != "work" {
+		t.Errorf("work card with the token: %d %+v", st, card)
 	}
 	// JSON-RPC needs the token.
 	var resp wire.Response

@@ -26,51 +26,64 @@ const (
 
 // routes builds the server's HTTP handler. Each API route names the api
 // operation it performs; its scope comes from api.RuleFor, and the
-// engine's gate decides the rest.
+// engine's gate decides the rest. Each route's body limit is beside it.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", s.healthz)
-	mux.Handle("GET /metrics", s.withAuth(func(w http.ResponseWriter, r *http.Request, g grant) {
-		if !g.has(ScopeRead) {
-			writeError(w, api.MissingScope(api.ScopeRead))
-			return
-		}
-		s.metrics.handler().ServeHTTP(w, r)
-	}))
-	mcp := s.withAuth(s.serveMCP)
-	mux.Handle("/mcp", mcp)
-	mux.Handle("/mcp/", mcp)
-	mux.Handle("/.well-known/agent-card.json", http.HandlerFunc(s.serveA2A))
-	mux.Handle("/a2a/", http.HandlerFunc(s.serveA2A))
-
-	mux.Handle("GET /api/sessions", s.api(api.OpSessionsList, s.apiListSessions))
-	mux.Handle("GET /api/sessions/{key}/history", s.api(api.OpSessionsHistory, s.apiHistory))
-	// OpenClaw's own history route (OpenClaw's gateway methods), for its clients.
-	mux.Handle("GET /sessions/{key}/history", s.api(api.OpSessionsHistory, s.openclawHistory))
-	mux.Handle("POST /api/sessions/{key}/send", s.api(api.OpSessionsSend, s.apiSend))
-	mux.Handle("POST /api/sessions/{key}/chat", s.api(api.OpChat, s.apiChat))
-	mux.Handle("POST /api/sessions/{key}/patch", s.api(api.OpSessionsPatch, s.apiPatch))
-	mux.Handle("POST /api/sessions/{key}/reset", s.api(api.OpSessionsReset, s.apiReset))
-	mux.Handle("DELETE /api/sessions/{key}", s.api(api.OpSessionsDel, s.apiDelete))
-	mux.Handle("GET /api/sessions/resolve", s.api(api.OpSessionsResolve, s.apiResolve))
-	mux.Handle("GET /api/sessions/{key}", s.api(api.OpSessionsGet, s.apiGetSession))
-	mux.Handle("POST /api/send", s.api(api.OpDeliver, s.apiDeliver))
-	mux.Handle("GET /api/defaults", s.api(api.OpDefaults, s.apiDefaults))
-	mux.Handle("GET /api/outbox", s.api(api.OpOutboxList, s.apiOutbox))
-	mux.Handle("POST /api/spawn", s.api(api.OpSessionsSpawn, s.apiSpawn))
-	mux.Handle("GET /api/runs", s.api(api.OpRunsList, s.apiListRuns))
-	mux.Handle("GET /api/runs/{id}", s.api(api.OpRunsGet, s.apiRun))
-	mux.Handle("POST /api/runs/{id}/cancel", s.api(api.OpRunsCancel, s.apiCancelRun))
-	mux.Handle("GET /api/agents", s.api(api.OpAgentsList, s.apiAgents))
-	mux.Handle("GET /api/search", s.api(api.OpSessionsSearch, s.apiSearch))
-	mux.Handle("GET /api/usage", s.api(api.OpUsageReport, s.apiUsage))
-	mux.Handle("GET /api/channels/status", s.api(api.OpChannelsStatus, s.apiChannelsStatus))
-	mux.Handle("POST /api/tools/{name}", s.api("", s.apiTool))
-	mux.Handle("/api/", s.api("", func(r *http.Request, _ grant) (any, error) {
-		return nil, domain.Errorf(domain.CodeNotFound, "no API route %s %s", r.Method, r.URL.Path)
-	}))
-	mux.HandleFunc("/", s.root)
+	for _, rt := range s.routeTable() {
+		mux.Handle(rt.pattern, s.limited(rt))
+	}
 	return s.outerware(mux)
+}
+
+// routeTable lists every HTTP route with its request body limit
+// (bodylimit.go).
+func (s *Server) routeTable() []route {
+	mcp := s.withAuth(s.serveMCP)
+	a2aRoutes := http.HandlerFunc(s.serveA2A)
+	spawn := s.spawnBody()
+	return []route{
+		{pattern: "GET /healthz", limit: noBody, h: http.HandlerFunc(s.healthz)},
+		{pattern: "GET /metrics", limit: noBody, h: s.withAuth(func(w http.ResponseWriter, r *http.Request, g grant) {
+			if !g.has(ScopeRead) {
+				writeError(w, api.MissingScope(api.ScopeRead))
+				return
+			}
+			s.metrics.handler().ServeHTTP(w, r)
+		})},
+		{pattern: "/mcp", limit: spawn, h: mcp},
+		{pattern: "/mcp/", limit: spawn, h: mcp},
+		{pattern: "/.well-known/agent-card.json", limit: noBody, h: a2aRoutes, jsonrpc: true},
+		{pattern: "/a2a/", limit: a2a.MaxRequestBytes, h: a2aRoutes, jsonrpc: true},
+
+		{pattern: "GET /api/sessions", limit: noBody, h: s.api(api.OpSessionsList, s.apiListSessions)},
+		{pattern: "GET /api/sessions/{key}/history", limit: noBody, h: s.api(api.OpSessionsHistory, s.apiHistory)},
+		// OpenClaw's own history route (OpenClaw's gateway methods), for its clients.
+		{pattern: "GET /sessions/{key}/history", limit: noBody, h: s.api(api.OpSessionsHistory, s.openclawHistory)},
+		{pattern: "POST /api/sessions/{key}/send", limit: textBody, h: s.api(api.OpSessionsSend, s.apiSend)},
+		{pattern: "POST /api/sessions/{key}/chat", limit: textBody, h: s.api(api.OpChat, s.apiChat)},
+		{pattern: "POST /api/sessions/{key}/patch", limit: smallBody, h: s.api(api.OpSessionsPatch, s.apiPatch)},
+		{pattern: "POST /api/sessions/{key}/reset", limit: noBody, h: s.api(api.OpSessionsReset, s.apiReset)},
+		{pattern: "DELETE /api/sessions/{key}", limit: noBody, h: s.api(api.OpSessionsDel, s.apiDelete)},
+		{pattern: "GET /api/sessions/resolve", limit: noBody, h: s.api(api.OpSessionsResolve, s.apiResolve)},
+		{pattern: "GET /api/sessions/{key}", limit: noBody, h: s.api(api.OpSessionsGet, s.apiGetSession)},
+		{pattern: "POST /api/send", limit: textBody, h: s.api(api.OpDeliver, s.apiDeliver)},
+		{pattern: "GET /api/defaults", limit: noBody, h: s.api(api.OpDefaults, s.apiDefaults)},
+		{pattern: "GET /api/outbox", limit: noBody, h: s.api(api.OpOutboxList, s.apiOutbox)},
+		{pattern: "POST /api/spawn", limit: spawn, h: s.api(api.OpSessionsSpawn, s.apiSpawn)},
+		{pattern: "GET /api/runs", limit: noBody, h: s.api(api.OpRunsList, s.apiListRuns)},
+		{pattern: "GET /api/runs/{id}", limit: noBody, h: s.api(api.OpRunsGet, s.apiRun)},
+		{pattern: "POST /api/runs/{id}/cancel", limit: noBody, h: s.api(api.OpRunsCancel, s.apiCancelRun)},
+		{pattern: "GET /api/agents", limit: noBody, h: s.api(api.OpAgentsList, s.apiAgents)},
+		{pattern: "GET /api/search", limit: noBody, h: s.api(api.OpSessionsSearch, s.apiSearch)},
+		{pattern: "GET /api/usage", limit: noBody, h: s.api(api.OpUsageReport, s.apiUsage)},
+		{pattern: "GET /api/channels/status", limit: noBody, h: s.api(api.OpChannelsStatus, s.apiChannelsStatus)},
+		{pattern: "POST /api/tools/{name}", limit: spawn, h: s.api("", s.apiTool)},
+		{pattern: "/api/", limit: noBody, h: s.api("", func(r *http.Request, _ grant) (any, error) {
+			return nil, domain.Errorf(domain.CodeNotFound, "no API route %s %s", r.Method, r.URL.Path)
+		})},
+		// The WebSocket upgrade and the web UI.
+		{pattern: "/", limit: noBody, h: http.HandlerFunc(s.root)},
+	}
 }
 
 // root serves the WebSocket endpoint (Upgrade requests on /), OpenClaw's
@@ -168,6 +181,12 @@ func (s *Server) serveA2A(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if a2a.IsCardRequest(r) {
+		// A card that is not public is served to a valid token only; a
+		// missing or wrong one is no refusal here (the card answers as
+		// an unknown agent).
+		if g, ok := s.auth.check(bearer(r.Header.Get("Authorization"))); ok {
+			r = r.WithContext(context.WithValue(r.Context(), principalKey{}, g.principal("")))
+		}
 		s.opts.A2A.ServeHTTP(w, r)
 		return
 	}
@@ -295,7 +314,7 @@ func writeError(w http.ResponseWriter, err error) {
 	case errors.Is(err, context.Canceled):
 		code, msg = domain.CodeUnavailable, "request cancelled"
 	case errors.As(err, &mbe):
-		code, msg = domain.CodeInvalid, fmt.Sprintf("request body too large (max %d bytes)", mbe.Limit)
+		code, msg = domain.CodeInvalid, bodyTooLarge(mbe.Limit)
 		status = http.StatusRequestEntityTooLarge
 	case errors.Is(err, errBodyTimeout):
 		code, msg = domain.CodeInvalid, "request body not received in time"

@@ -44,7 +44,13 @@ func (s *Server) HTTPHandler(resolve func(r *http.Request) (api.Principal, error
 	})
 	// Browsers must not drive the tools from another origin; programs
 	// (which send no Sec-Fetch-Site or Origin) are unaffected.
-	protected := http.NewCrossOriginProtection().Handler(sdk)
+	return framed(resolve, http.NewCrossOriginProtection().Handler(sdk), s.maxBody)
+}
+
+// framed is the request framing in front of the SDK: the principal from
+// resolve in the request context, a POST's body admitted (admitPOST: size,
+// batches, JSON) and its headers made complete, then next.
+func framed(resolve func(r *http.Request) (api.Principal, error), next http.Handler, maxBody int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := api.Operator()
 		if resolve != nil {
@@ -56,12 +62,12 @@ func (s *Server) HTTPHandler(resolve func(r *http.Request) (api.Principal, error
 		}
 		r = r.Clone(context.WithValue(r.Context(), principalCtx{}, p))
 		if r.Method == http.MethodPost {
-			if refuseBatch(w, r) {
+			if admitPOST(w, r, maxBody) {
 				return
 			}
 			lenientPOST(r)
 		}
-		protected.ServeHTTP(w, r)
+		next.ServeHTTP(w, r)
 	})
 }
 

@@ -78,6 +78,8 @@ func TestConformance(t *testing.T) {
 		batchRows(w),
 		probeRows(w),
 		channelRows(w),
+		a2aOwnerRows(w),
+		revokeRows(w),
 	} {
 		rows = append(rows, group...)
 	}

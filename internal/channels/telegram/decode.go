@@ -16,6 +16,9 @@ import (
 // maxUpdateBytes bounds one update's JSON (a webhook body).
 const maxUpdateBytes = 1 << 20
 
+// tooLarge answers a webhook body over maxUpdateBytes (413).
+var tooLarge = fmt.Sprintf("request body too large (max %d bytes)", maxUpdateBytes)
+
 // decodeUpdates decodes a getUpdates answer's result.
 func decodeUpdates(body []byte) ([]models.Update, error) {
 	var r struct {
