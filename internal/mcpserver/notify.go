@@ -15,21 +15,22 @@ import (
 // subscribed ones when a message lands, notifications/resources/list_changed
 // when a session appears or goes.
 type watcher struct {
-	srv *mcp.Server
-	rs  resources
+	srv    *mcp.Server
+	rs     resources
+	events Events
 
 	mu   sync.Mutex
 	subs map[string]map[string]bool // canonical key → subscribed URIs
 }
 
-func newWatcher(rs resources) *watcher {
-	return &watcher{rs: rs, subs: map[string]map[string]bool{}}
+func newWatcher(rs resources, events Events) *watcher {
+	return &watcher{rs: rs, events: events, subs: map[string]map[string]bool{}}
 }
 
 // subscribe is the SDK's SubscribeHandler: a session the principal may not
 // see is refused as unknown.
 func (w *watcher) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
-	key, err := w.rs.canonical(ctx, req.Params.URI)
+	key, err := canonical(ctx, w.events, w.rs.p, req.Params.URI)
 	if err != nil {
 		return err
 	}

@@ -109,21 +109,21 @@ func (rs resources) read(ctx context.Context, uri string) (*mcp.ReadResourceResu
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mimeMarkdown, Text: markdown(h)}}}, nil
 }
 
-// canonical resolves the session a subscription names to its canonical
-// key, refusing sessions the principal may not see as unknown.
-func (rs resources) canonical(ctx context.Context, uri string) (string, error) {
+// canonical resolves the session a subscription names to the key its
+// events carry, refusing sessions the principal may not see as unknown.
+func canonical(ctx context.Context, ev Events, p api.Principal, uri string) (string, error) {
 	ref, err := parseSessionURI(uri)
 	if err != nil {
 		return "", rpcError(err)
 	}
-	row, err := rs.sessions.GetSession(ctx, rs.p, ref.Key)
+	key, err := ev.SubscribeKey(ctx, p, ref.Key)
 	if err != nil {
 		if notFound(err) {
 			return "", resourceNotFound(uri, err)
 		}
 		return "", rpcError(err)
 	}
-	return row.Key, nil
+	return key, nil
 }
 
 // notFound reports whether err means the session is unknown to the

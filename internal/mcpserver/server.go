@@ -179,7 +179,7 @@ func (s *Server) newMCPServer(p api.Principal, owner *calls, stateless bool) (*m
 		opts.Instructions += " Every session you can see is also a resource (" + uriPrefix + "<sessionKey>)."
 		opts.Capabilities.Resources = &mcp.ResourceCapabilities{}
 		if s.events != nil {
-			w = newWatcher(rs)
+			w = newWatcher(rs, s.events)
 			opts.SubscribeHandler, opts.UnsubscribeHandler = w.subscribe, w.unsubscribe
 			opts.Capabilities.Resources = &mcp.ResourceCapabilities{Subscribe: true, ListChanged: true}
 		}

@@ -22,9 +22,12 @@ type Sessions interface {
 }
 
 // Events are the engine's live events (engine.Engine.Subscribe): a
-// channel and the function that ends the subscription.
+// channel and the function that ends the subscription; and the canonical
+// key the events of a session carry, resolved and checked for p as
+// sessions.messages.subscribe does (engine.Engine.SubscribeKey).
 type Events interface {
 	Subscribe(buffer int) (<-chan domain.Event, func())
+	SubscribeKey(ctx context.Context, p api.Principal, ref string) (string, error)
 }
 
 var (
