@@ -135,9 +135,10 @@ func notFound(err error) bool {
 }
 
 // resourceNotFound is MCP's "resource not found" error with the URI and
-// the machine-readable code.
+// the gate's machine-readable code (not_found, or forbidden where
+// sessions_history says forbidden).
 func resourceNotFound(uri string, err error) error {
-	data, _ := json.Marshal(map[string]string{"uri": uri, "code": domain.CodeNotFound})
+	data, _ := json.Marshal(map[string]string{"uri": uri, "code": domain.ErrorCode(err)})
 	return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found: " + uri, Data: data}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
 // transports connects a client to s as p over stdio or over HTTP (with a
@@ -129,8 +130,11 @@ func TestResourceReadIsSessionsHistory(t *testing.T) {
 			// session that does not exist.
 			for _, uri := range []string{"switchboard://session/agent:main:main", "switchboard://session/agent:main:nobody"} {
 				_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
-				if code, data := rpcCode(err); code != mcp.CodeResourceNotFound || !strings.Contains(data, `"code":"not_found"`) {
-					t.Errorf("read %s = %v, want resource not found", uri, err)
+				ref, _ := parseSessionURI(uri)
+				_, herr := e.History(ctx, alice, api.HistoryRequest{SessionKey: ref.Key})
+				want := `"code":"` + domain.ErrorCode(herr) + `"`
+				if code, data := rpcCode(err); herr == nil || code != mcp.CodeResourceNotFound || !strings.Contains(data, want) {
+					t.Errorf("read %s = %v, want resource not found with sessions_history's %s", uri, err, want)
 				}
 				if err != nil && strings.Contains(err.Error(), "secret") {
 					t.Errorf("the refusal shows the transcript: %v", err)

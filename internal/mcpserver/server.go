@@ -178,6 +178,8 @@ func (s *Server) newMCPServer(p api.Principal, owner *calls, stateless bool) (*m
 	if s.sessions != nil {
 		opts.Instructions += " Every session you can see is also a resource (" + uriPrefix + "<sessionKey>)."
 		opts.Capabilities.Resources = &mcp.ResourceCapabilities{}
+		opts.Capabilities.Prompts = &mcp.PromptCapabilities{}
+		opts.CompletionHandler = rs.complete
 		if s.events != nil {
 			w = newWatcher(rs, s.events)
 			opts.SubscribeHandler, opts.UnsubscribeHandler = w.subscribe, w.unsubscribe
@@ -190,6 +192,9 @@ func (s *Server) newMCPServer(p api.Principal, owner *calls, stateless bool) (*m
 	}
 	if s.sessions != nil {
 		srv.AddResourceTemplate(sessionResourceTemplate(), rs.templateHandler)
+		for _, pr := range prompts() {
+			srv.AddPrompt(pr.withArgs(), pr.handler(rs))
+		}
 		srv.AddReceivingMiddleware(rs.middleware)
 		if stateless {
 			srv.AddReceivingMiddleware(refuseLegacySubscribe)
