@@ -21,11 +21,10 @@ import (
 // requests a stateless endpoint cannot make.
 var (
 	conformanceApplicable = []string{
-		"server-initialize", "ping", "tools-list", "resources-list", "logging-set-level",
-		"dns-rebinding-protection", "server-sse-multiple-streams",
+		"server-initialize", "ping", "tools-list", "resources-list", "prompts-list", "completion-complete",
+		"logging-set-level", "dns-rebinding-protection", "server-sse-multiple-streams",
 	}
 	conformanceNotApplicable = map[string]string{
-		"completion-complete":           "completes an argument of the suite's own fixture prompt",
 		"tools-call-simple-text":        "calls the suite's fixture tool test_simple_text",
 		"tools-call-image":              "calls a fixture tool returning an image",
 		"tools-call-audio":              "calls a fixture tool returning audio",
@@ -45,7 +44,6 @@ var (
 		"resources-templates-read":      "reads the fixture template test://template/{id}/data",
 		"resources-subscribe":           "subscribes to the fixture resource test://watched-resource",
 		"resources-unsubscribe":         "unsubscribes from the fixture resource test://watched-resource",
-		"prompts-list":                  "expects the fixture prompts",
 		"prompts-get-simple":            "gets the fixture prompt test_simple_prompt",
 		"prompts-get-with-args":         "gets the fixture prompt test_prompt_with_arguments",
 		"prompts-get-embedded-resource": "gets a fixture prompt with an embedded resource",
