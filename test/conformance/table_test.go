@@ -77,6 +77,7 @@ func TestConformance(t *testing.T) {
 		nulTextRows(w), listSearchRows(w),
 		batchRows(w),
 		probeRows(w),
+		resourceRows(w),
 	} {
 		rows = append(rows, group...)
 	}
