@@ -44,6 +44,9 @@ type Options struct {
 	// Events feed resource subscriptions and list changes (default: the
 	// caller, when it is one). Without them subscribing is not offered.
 	Events Events
+	// Logs, when set, sends the process's log records (Logger should be
+	// wrapped by it) to stdio sessions after their logging/setLevel.
+	Logs *LogTee
 }
 
 // defaultMaxRequestBytes fits the largest sessions_spawn a default config
@@ -68,6 +71,7 @@ type Server struct {
 	http *calls
 
 	sessions Sessions // nil: tools only
+	logs     *LogTee  // nil: no log notifications
 	events   Events   // nil: no subscriptions
 	page     int      // sessions per resources/list page
 
@@ -111,6 +115,7 @@ func New(caller Caller, opts Options) *Server {
 	}
 	return &Server{
 		sessions: opts.Sessions,
+		logs:     opts.Logs,
 		events:   opts.Events,
 		page:     resourcePage,
 		caller:   caller,
@@ -166,12 +171,15 @@ func (s *Server) newMCPServer(p api.Principal, owner *calls, stateless bool) (*m
 		who += ", read-only: sessions_send, sessions_spawn and cancelling sub-agents are refused"
 	}
 	opts := &mcp.ServerOptions{
-		Logger: s.log,
+		Logger: untee(s.log),
 		Instructions: "switchboard session tools. You act as " + who + ": sessions_list shows the " +
 			"sessions you can see, sessions_history reads one, sessions_send talks to another agent's session, " +
 			"sessions_spawn starts a sub-agent whose result is announced back to your session.",
 		// The tool list never changes.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	}
+	if !stateless && s.logs != nil {
+		opts.Capabilities.Logging = &mcp.LoggingCapabilities{}
 	}
 	var w *watcher
 	rs := resources{sessions: s.sessions, p: p, page: s.page}

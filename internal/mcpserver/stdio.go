@@ -30,6 +30,11 @@ const stdioDrain = 10 * time.Second
 func (s *Server) RunStdio(ctx context.Context, p api.Principal, in io.Reader, out io.Writer) error {
 	owner := newCalls(ctx)
 	srv, w := s.newMCPServer(p, owner, false)
+	if s.logs != nil {
+		logs := &stdioLogs{tee: s.logs, attached: map[*mcp.ServerSession]func(){}}
+		srv.AddReceivingMiddleware(logs.middleware)
+		defer logs.close()
+	}
 	if w != nil {
 		pm := startPump(s.events, s.log)
 		defer pm.close()
