@@ -164,7 +164,9 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request, a Agent) {
 	case wire.LegacyMethodResubscribe:
 		c.gen = gen03
 		s.subscribe(w, r, c)
-	case wire.MethodListTasks, wire.MethodGetExtendedAgentCard:
+	case wire.MethodListTasks:
+		s.listTasks(w, r, c)
+	case wire.MethodGetExtendedAgentCard:
 		writeRPC(w, req.ID, nil, newError(wire.CodeUnsupportedOperation, domain.CodeInvalid, "%s is not supported by this agent", req.Method))
 	default:
 		if strings.Contains(strings.ToLower(req.Method), "pushnotification") {
@@ -172,7 +174,7 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request, a Agent) {
 			return
 		}
 		writeRPC(w, req.ID, nil, newError(wire.CodeMethodNotFound, domain.CodeNotFound,
-			"method %q not found (1.0: SendMessage, SendStreamingMessage, GetTask, CancelTask, SubscribeToTask; 0.3: message/send, message/stream, tasks/get, tasks/cancel, tasks/resubscribe)", clip(req.Method)))
+			"method %q not found (1.0: SendMessage, SendStreamingMessage, GetTask, ListTasks, CancelTask, SubscribeToTask; 0.3: message/send, message/stream, tasks/get, tasks/cancel, tasks/resubscribe)", clip(req.Method)))
 	}
 }
 
