@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -207,6 +208,11 @@ func TestA2AJSClient(t *testing.T) {
 		if got := get(c.path...); got != c.want {
 			t.Errorf("%s = %v, want %v (all: %v)", strings.Join(c.path, "."), got, c.want, out)
 		}
+	}
+	// ListTasks: both tasks of the context, newest first, one per page.
+	if l := fmt.Sprint(get("list", "listed")); l != "[echo: stream please echo: hello from js]" ||
+		get("list", "pages") != 2.0 || get("list", "totalSize") != 2.0 || get("list", "completed") != 2.0 {
+		t.Errorf("ListTasks = %v", out["list"])
 	}
 	if s, _ := out["unknownTask"].(string); !strings.Contains(s, "not found") {
 		t.Errorf("unknown task: %q", s)
