@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -19,6 +20,10 @@ type watcher struct {
 	rs     resources
 	events Events
 
+	// live is set once a pump feeds the watcher; until then a
+	// subscription would never be notified, so it is refused.
+	live atomic.Bool
+
 	mu   sync.Mutex
 	subs map[string]map[string]bool // canonical key → subscribed URIs
 }
@@ -30,6 +35,10 @@ func newWatcher(rs resources, events Events) *watcher {
 // subscribe is the SDK's SubscribeHandler: a session the principal may not
 // see is refused as unknown.
 func (w *watcher) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	if !w.live.Load() {
+		return rpcError(domain.Errorf(domain.CodeUnavailable, "resources/subscribe: this server has no event feed for this principal "+
+			"(more principals are connected than it keeps servers for); read the resource instead"))
+	}
 	key, err := canonical(ctx, w.events, w.rs.p, req.Params.URI)
 	if err != nil {
 		return err
@@ -140,6 +149,7 @@ func (p *pump) add(w *watcher) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.watchers[w] = true
+	w.live.Store(true)
 }
 
 // close ends the subscription and waits for the goroutine.

@@ -66,14 +66,17 @@ func (rs resources) list(ctx context.Context, cursor string) (*mcp.ListResources
 		if title == "" {
 			title = row.Key
 		}
-		out.Resources = append(out.Resources, &mcp.Resource{
+		r := &mcp.Resource{
 			URI:         sessionURI(row.Key),
 			Name:        row.Key,
 			Title:       title,
 			Description: describe(row),
 			MIMEType:    mimeMarkdown,
-			Annotations: &mcp.Annotations{LastModified: time.UnixMilli(row.UpdatedAt).UTC().Format(time.RFC3339)},
-		})
+		}
+		if row.UpdatedAt > 0 {
+			r.Annotations = &mcp.Annotations{LastModified: time.UnixMilli(row.UpdatedAt).UTC().Format(time.RFC3339)}
+		}
+		out.Resources = append(out.Resources, r)
 	}
 	if res.HasMore {
 		next := offset + len(res.Sessions)

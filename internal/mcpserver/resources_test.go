@@ -300,3 +300,13 @@ func connectHTTPWith(tb testing.TB, url, token string, opts *mcp.ClientOptions, 
 	tb.Cleanup(func() { cs.Close() })
 	return cs
 }
+
+func TestSubscribeWithoutEventFeedRefused(t *testing.T) {
+	// A server no pump feeds (an HTTP principal past the server cache)
+	// would never notify: its subscription is refused, saying why.
+	w := newWatcher(resources{}, nil)
+	err := w.subscribe(context.Background(), &mcp.SubscribeRequest{Params: &mcp.SubscribeParams{URI: sessionURI("main")}})
+	if code, data := rpcCode(err); code == 0 || !strings.Contains(data, `"code":"unavailable"`) || !strings.Contains(err.Error(), "no event feed") {
+		t.Fatalf("subscribe without a feed = %v", err)
+	}
+}

@@ -258,7 +258,8 @@ func (s *Server) serverFor(p api.Principal) *mcp.Server {
 	if len(s.servers) < maxCachedServers && !s.closed {
 		s.servers[p] = srv
 		// Only cached servers hear of events: a subscription needs a
-		// server that outlives the request.
+		// server that outlives the request; a principal past the cache
+		// is refused subscriptions (watcher.live).
 		if w != nil {
 			if s.pump == nil {
 				s.pump = startPump(s.events, s.log)
