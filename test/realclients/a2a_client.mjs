@@ -139,6 +139,17 @@ async function main() {
     out.unknownTask = `${e.constructor?.name}: ${e.message}`;
   }
 
+  // The extended card: getAgentCard above fetched it with the token
+  // (the public card offers it); without a token it is refused.
+  out.extendedCardOffered = !!card.capabilities?.extendedAgentCard;
+  try {
+    const anonCard = await factory('').createFromUrl(base);
+    await anonCard.getAgentCard();
+    out.noTokenCard = 'no error';
+  } catch (e) {
+    out.noTokenCard = `${e.constructor?.name}: ${e.message}`;
+  }
+
   // No token: refused.
   try {
     const anon = await factory('').createFromUrl(base);

@@ -217,6 +217,12 @@ func TestA2AJSClient(t *testing.T) {
 	if s, _ := out["unknownTask"].(string); !strings.Contains(s, "not found") {
 		t.Errorf("unknown task: %q", s)
 	}
+	if out["extendedCardOffered"] != true {
+		t.Errorf("the card the SDK read does not offer the extended card: %v", out)
+	}
+	if s, _ := out["noTokenCard"].(string); s == "no error" || s == "" || !strings.Contains(s, "401") && !strings.Contains(strings.ToLower(s), "unauthorized") {
+		t.Errorf("extended card without a token: %q", s)
+	}
 	if s, _ := out["noToken"].(string); s == "no error" || s == "" {
 		t.Errorf("no token: %q", s)
 	}
