@@ -95,7 +95,7 @@ func (s *Server) Card(base string, a Agent) wire.AgentCard {
 		},
 		Provider:     &wire.AgentProvider{URL: base, Organization: "switchboard"},
 		Version:      s.opts.Version,
-		Capabilities: wire.AgentCapabilities{Streaming: &yes, PushNotifications: &no},
+		Capabilities: wire.AgentCapabilities{Streaming: &yes, PushNotifications: &no, ExtendedAgentCard: &yes},
 		SecuritySchemes: map[string]wire.SecurityScheme{
 			bearerScheme: {HTTPAuth: &wire.HTTPAuthSecurityScheme{Scheme: "Bearer",
 				Description: "a switchboard gateway token (gateway.auth.token or gateway.auth.tokens[])"},
@@ -110,5 +110,6 @@ func (s *Server) Card(base string, a Agent) wire.AgentCard {
 		LegacyProtocolVersion:    "0.3.0",
 		LegacyPreferredTransport: wire.BindingJSONRPC,
 		LegacySecurity:           []map[string][]string{{bearerScheme: {}}},
+		LegacyExtendedCard:       &yes,
 	}
 }

@@ -69,7 +69,7 @@ func methodGen(method string) (generation, bool) {
 		wire.MethodSubscribeToTask, wire.MethodListTasks, wire.MethodGetExtendedAgentCard:
 		return gen10, true
 	case wire.LegacyMethodSendMessage, wire.LegacyMethodStreamMessage, wire.LegacyMethodGetTask,
-		wire.LegacyMethodCancelTask, wire.LegacyMethodResubscribe:
+		wire.LegacyMethodCancelTask, wire.LegacyMethodResubscribe, wire.LegacyMethodExtendedCard:
 		return gen03, true
 	}
 	return gen10, false
@@ -171,15 +171,20 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request, a Agent) {
 	case wire.LegacyMethodResubscribe:
 		c.gen = gen03
 		s.subscribe(w, r, c)
-	case wire.MethodListTasks, wire.MethodGetExtendedAgentCard:
-		writeRPC(w, req.ID, nil, newError(wire.CodeUnsupportedOperation, domain.CodeInvalid, "%s is not supported by this agent", req.Method))
+	case wire.MethodListTasks:
+		s.listTasks(w, r, c)
+	case wire.MethodGetExtendedAgentCard, wire.LegacyMethodExtendedCard:
+		// Reached only with a principal (401 above): switchboard reserves
+		// no skills for authenticated callers, so the extended card is the
+		// agent's card, answered to the clients that ask for it.
+		writeRPC(w, req.ID, s.Card(s.baseURL(r), a), nil)
 	default:
 		if strings.Contains(strings.ToLower(req.Method), "pushnotification") {
 			writeRPC(w, req.ID, nil, newError(wire.CodePushNotificationNotSupported, domain.CodeInvalid, "push notifications are not supported"))
 			return
 		}
 		writeRPC(w, req.ID, nil, newError(wire.CodeMethodNotFound, domain.CodeNotFound,
-			"method %q not found (1.0: SendMessage, SendStreamingMessage, GetTask, CancelTask, SubscribeToTask; 0.3: message/send, message/stream, tasks/get, tasks/cancel, tasks/resubscribe)", clip(req.Method)))
+			"method %q not found (1.0: SendMessage, SendStreamingMessage, GetTask, ListTasks, CancelTask, SubscribeToTask, GetExtendedAgentCard; 0.3: message/send, message/stream, tasks/get, tasks/cancel, tasks/resubscribe, agent/getAuthenticatedExtendedCard)", clip(req.Method)))
 	}
 }
 

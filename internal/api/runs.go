@@ -26,11 +26,13 @@ type WaitResult struct {
 }
 
 // CancelResult is the answer of a cancel: the run as it is after the
-// cancel, and whether this call cancelled it (false: it had already
-// ended, with the status it ended with).
+// cancel, whether this call cancelled it, and whether the run had already
+// ended before the call (its status is then the one it ended with). Both
+// false: the run ended on its own while being cancelled.
 type CancelResult struct {
 	domain.Run
-	Cancelled bool `json:"cancelled"`
+	Cancelled    bool `json:"cancelled"`
+	AlreadyEnded bool `json:"alreadyEnded"`
 }
 
 // RunsRequest selects runs, newest first.

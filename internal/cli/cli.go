@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/mcpserver"
 )
 
 // Exit codes of Main.
@@ -204,6 +205,8 @@ type env struct {
 	serving bool
 	// log is the command's logger, built on first use (see logger).
 	log *slog.Logger
+	// logs copies log's records to MCP stdio sessions that set a level.
+	logs *mcpserver.LogTee
 	// hup delivers SIGHUP to a gateway (nil outside Process).
 	hup *hangup
 

@@ -89,7 +89,7 @@ func runsCancelCommand() *command {
 		args:    "RUNID",
 		summary: "cancel a run and every run it started",
 		help: "Prints `cancelled`, or `already ended: <status>` for a run that had ended before (exit 0 both);\n" +
-			"--json prints the run with `cancelled: true|false`.",
+			"--json prints the run with `cancelled` and `alreadyEnded` (true|false).",
 		example: []string{"switchboard runs cancel 6f1c…"},
 		define: func(e *env, fs *flag.FlagSet) func([]string) error {
 			return func(pos []string) error {

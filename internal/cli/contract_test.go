@@ -81,14 +81,17 @@ func TestRunsCancelSaysWhatHappened(t *testing.T) {
 			t.Fatalf("cancel of an ended run = %q", r.stdout)
 		}
 		res := jsonOf[api.CancelResult](c, "runs", "cancel", done.RunID, "--json")
-		if res.Cancelled || res.Status != domain.RunOK || res.ID != done.RunID {
+		if res.Cancelled || !res.AlreadyEnded || res.Status != domain.RunOK || res.ID != done.RunID {
 			t.Fatalf("cancel --json of an ended run = %+v", res)
+		}
+		if r := c.ok("runs", "cancel", done.RunID, "--json"); !strings.Contains(r.stdout, `"alreadyEnded": true`) {
+			t.Fatalf("cancel --json of an ended run does not say it had ended: %s", r.stdout)
 		}
 		// A run that has not ended: in-process it is recorded (--detach) and
 		// cancelled by the next command; through the gateway it is running.
 		slow := strings.TrimSpace(c.ok("chat", "main", "slow one", "--wait", "0", "--detach").stdout)
-		if r := c.ok("runs", "cancel", slow); r.stdout != "cancelled\n" {
-			t.Fatalf("cancel of a live run = %q", r.stdout)
+		if res := jsonOf[api.CancelResult](c, "runs", "cancel", slow, "--json"); !res.Cancelled || res.AlreadyEnded {
+			t.Fatalf("cancel --json of a live run = %+v", res)
 		}
 		if r := c.ok("runs", "cancel", slow); r.stdout != "already ended: cancelled\n" {
 			t.Fatalf("second cancel = %q", r.stdout)

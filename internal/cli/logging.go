@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+
+	"github.com/switchboard-go/switchboard/internal/mcpserver"
 )
 
 // logFormat is --log-format: text (default) or json.
@@ -83,7 +85,8 @@ func (e *env) logger() *slog.Logger {
 	} else {
 		h = slog.NewTextHandler(e.stderr, opts)
 	}
-	e.log = slog.New(h)
+	e.logs = mcpserver.NewLogTee()
+	e.log = slog.New(e.logs.Handler(h))
 	return e.log
 }
 

@@ -79,6 +79,7 @@ func (e *env) serveMCP(s *service, caller mcpserver.Caller, session string) erro
 	if _, err := s.AgentsList(e.ctx, p); err != nil {
 		return fmt.Errorf("--session: %w", err)
 	}
-	srv := mcpserver.New(caller, mcpserver.Options{Version: buildVersion().Version, Logger: e.logger()})
+	log := e.logger()
+	srv := mcpserver.New(caller, mcpserver.Options{Version: buildVersion().Version, Logger: log, Logs: e.logs})
 	return srv.RunStdio(e.ctx, p, e.stdin, e.stdout)
 }

@@ -245,7 +245,7 @@ func (e *Engine) CancelRun(ctx context.Context, p api.Principal, runID string) (
 		return api.CancelResult{}, err
 	}
 	if domain.RunTerminal(before.Status) {
-		return api.CancelResult{Run: before}, nil
+		return api.CancelResult{Run: before, AlreadyEnded: true}, nil
 	}
 	if _, err := e.cancelRun(ctx, before.ID); err != nil {
 		return api.CancelResult{}, err

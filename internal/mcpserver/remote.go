@@ -82,3 +82,51 @@ func withArgument(args json.RawMessage, name, alias, value string) json.RawMessa
 	}
 	return out
 }
+
+// ListSessions lists the sessions p may see, through the gateway.
+func (rc RemoteCaller) ListSessions(ctx context.Context, p api.Principal, req api.ListRequest) (api.ListResult, error) {
+	if rc.Client == nil {
+		return api.ListResult{}, domain.Errorf(domain.CodeUnavailable, "no gateway client")
+	}
+	out, err := rc.Client.ListSessions(ctx, p, req)
+	if err != nil {
+		return out, remoteError(ctx, err)
+	}
+	return out, nil
+}
+
+// History reads a session's transcript as p, through the gateway.
+func (rc RemoteCaller) History(ctx context.Context, p api.Principal, req api.HistoryRequest) (api.HistoryResult, error) {
+	if rc.Client == nil {
+		return api.HistoryResult{}, domain.Errorf(domain.CodeUnavailable, "no gateway client")
+	}
+	out, err := rc.Client.History(ctx, p, req)
+	if err != nil {
+		return out, remoteError(ctx, err)
+	}
+	return out, nil
+}
+
+// GetSession is one session row p may see, through the gateway.
+func (rc RemoteCaller) GetSession(ctx context.Context, p api.Principal, ref string) (api.SessionRow, error) {
+	if rc.Client == nil {
+		return api.SessionRow{}, domain.Errorf(domain.CodeUnavailable, "no gateway client")
+	}
+	out, err := rc.Client.GetSession(ctx, p, ref)
+	if err != nil {
+		return out, remoteError(ctx, err)
+	}
+	return out, nil
+}
+
+// AgentsList lists the agents p may target, through the gateway.
+func (rc RemoteCaller) AgentsList(ctx context.Context, p api.Principal) (api.AgentsListResult, error) {
+	if rc.Client == nil {
+		return api.AgentsListResult{}, domain.Errorf(domain.CodeUnavailable, "no gateway client")
+	}
+	out, err := rc.Client.AgentsList(ctx, p)
+	if err != nil {
+		return out, remoteError(ctx, err)
+	}
+	return out, nil
+}

@@ -38,6 +38,15 @@ type Options struct {
 	// MaxRequestBytes bounds an HTTP request body (default 16 MiB, room
 	// for sessions_spawn attachments encoded as base64).
 	MaxRequestBytes int64
+	// Sessions serves resources, prompts and completions (default: the
+	// caller, when it is one). Without it only tools are offered.
+	Sessions Sessions
+	// Events feed resource subscriptions and list changes (default: the
+	// caller, when it is one). Without them subscribing is not offered.
+	Events Events
+	// Logs, when set, sends the process's log records (Logger should be
+	// wrapped by it) to stdio sessions after their logging/setLevel.
+	Logs *LogTee
 }
 
 // defaultMaxRequestBytes fits the largest sessions_spawn a default config
@@ -61,8 +70,15 @@ type Server struct {
 	// http owns the tool calls of every HTTP request.
 	http *calls
 
+	sessions Sessions // nil: tools only
+	logs     *LogTee  // nil: no log notifications
+	events   Events   // nil: no subscriptions
+	page     int      // sessions per resources/list page
+
 	mu      sync.Mutex
 	servers map[api.Principal]*mcp.Server // per principal, for HTTP
+	pump    *pump                         // the HTTP servers' events, started with the first
+	closed  bool
 }
 
 // New returns a Server that forwards tool calls to caller.
@@ -88,14 +104,27 @@ func New(caller Caller, opts Options) *Server {
 		opts.Logger.Warn("mcp: unknown tools left out", "tools", strings.Join(unknown, ", "),
 			"known", strings.Join(api.AllTools(), ", "))
 	}
+	if opts.Sessions == nil {
+		opts.Sessions, _ = caller.(Sessions)
+	}
+	if opts.Events == nil {
+		opts.Events, _ = caller.(Events)
+	}
+	if opts.Sessions == nil {
+		opts.Events = nil
+	}
 	return &Server{
-		caller:  caller,
-		tools:   tools,
-		version: opts.Version,
-		log:     opts.Logger,
-		maxBody: opts.MaxRequestBytes,
-		http:    newCalls(context.Background()),
-		servers: map[api.Principal]*mcp.Server{},
+		sessions: opts.Sessions,
+		logs:     opts.Logs,
+		events:   opts.Events,
+		page:     resourcePage,
+		caller:   caller,
+		tools:    tools,
+		version:  opts.Version,
+		log:      opts.Logger,
+		maxBody:  opts.MaxRequestBytes,
+		http:     newCalls(context.Background()),
+		servers:  map[api.Principal]*mcp.Server{},
 	}
 }
 
@@ -113,6 +142,13 @@ func (s *Server) Tools() []string {
 // an isError result. Call it after the HTTP server stopped accepting
 // requests.
 func (s *Server) Close(ctx context.Context) error {
+	s.mu.Lock()
+	p := s.pump
+	s.pump, s.closed = nil, true
+	s.mu.Unlock()
+	if p != nil {
+		p.close()
+	}
 	if err := s.http.close(ctx); err != nil {
 		return fmt.Errorf("mcp: close: %w", err)
 	}
@@ -120,8 +156,13 @@ func (s *Server) Close(ctx context.Context) error {
 }
 
 // newMCPServer builds an SDK server whose tools act as the principal, with
-// their calls owned by owner.
-func (s *Server) newMCPServer(p api.Principal, owner *calls) *mcp.Server {
+// their calls owned by owner. The watcher (nil without events) is to be fed
+// the engine's events by the server's owner.
+//
+// A stateless server (HTTP) ends each request's session with the request,
+// so it takes subscriptions only on protocol 2026-07-28's
+// subscriptions/listen, whose response stream carries the notifications.
+func (s *Server) newMCPServer(p api.Principal, owner *calls, stateless bool) (*mcp.Server, *watcher) {
 	who := "the session " + p.Requester()
 	if p.IsOperator() {
 		who = "the operator (every session is visible to you)"
@@ -129,19 +170,48 @@ func (s *Server) newMCPServer(p api.Principal, owner *calls) *mcp.Server {
 	if !p.Scopes.Has(api.ScopeWrite) {
 		who += ", read-only: sessions_send, sessions_spawn and cancelling sub-agents are refused"
 	}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "switchboard", Title: "switchboard session tools", Version: s.version},
-		&mcp.ServerOptions{
-			Logger: s.log,
-			Instructions: "switchboard session tools. You act as " + who + ": sessions_list shows the " +
-				"sessions you can see, sessions_history reads one, sessions_send talks to another agent's session, " +
-				"sessions_spawn starts a sub-agent whose result is announced back to your session.",
-			// Only tools: the tool list never changes and there is no logging.
-			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
-		})
+	opts := &mcp.ServerOptions{
+		Logger: untee(s.log),
+		Instructions: "switchboard session tools. You act as " + who + ": sessions_list shows the " +
+			"sessions you can see, sessions_history reads one, sessions_send talks to another agent's session, " +
+			"sessions_spawn starts a sub-agent whose result is announced back to your session.",
+		// The tool list never changes.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	}
+	if !stateless && s.logs != nil {
+		opts.Capabilities.Logging = &mcp.LoggingCapabilities{}
+	}
+	var w *watcher
+	rs := resources{sessions: s.sessions, p: p, page: s.page}
+	if s.sessions != nil {
+		opts.Instructions += " Every session you can see is also a resource (" + uriPrefix + "<sessionKey>)."
+		opts.Capabilities.Resources = &mcp.ResourceCapabilities{}
+		opts.Capabilities.Prompts = &mcp.PromptCapabilities{}
+		opts.CompletionHandler = rs.complete
+		if s.events != nil {
+			w = newWatcher(rs, s.events)
+			opts.SubscribeHandler, opts.UnsubscribeHandler = w.subscribe, w.unsubscribe
+			opts.Capabilities.Resources = &mcp.ResourceCapabilities{Subscribe: true, ListChanged: true}
+		}
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "switchboard", Title: "switchboard session tools", Version: s.version}, opts)
 	for _, t := range s.tools {
 		srv.AddTool(t, s.handler(t.Name, p, owner))
 	}
-	return srv
+	if s.sessions != nil {
+		srv.AddResourceTemplate(sessionResourceTemplate(), rs.templateHandler)
+		for _, pr := range prompts() {
+			srv.AddPrompt(pr.withArgs(), pr.handler(rs))
+		}
+		srv.AddReceivingMiddleware(rs.middleware)
+		if stateless {
+			srv.AddReceivingMiddleware(refuseLegacySubscribe)
+		}
+	}
+	if w != nil {
+		w.srv = srv
+	}
+	return srv, w
 }
 
 // handler is the SDK tool handler of one tool. It never returns a Go
@@ -184,9 +254,18 @@ func (s *Server) serverFor(p api.Principal) *mcp.Server {
 	if srv, ok := s.servers[p]; ok {
 		return srv
 	}
-	srv := s.newMCPServer(p, s.http)
-	if len(s.servers) < maxCachedServers {
+	srv, w := s.newMCPServer(p, s.http, true)
+	if len(s.servers) < maxCachedServers && !s.closed {
 		s.servers[p] = srv
+		// Only cached servers hear of events: a subscription needs a
+		// server that outlives the request; a principal past the cache
+		// is refused subscriptions (watcher.live).
+		if w != nil {
+			if s.pump == nil {
+				s.pump = startPump(s.events, s.log)
+			}
+			s.pump.add(w)
+		}
 	}
 	return srv
 }

@@ -360,7 +360,8 @@ func TestInMemoryTransport(t *testing.T) {
 	s := New(e, Options{})
 	owner := newCalls(context.Background())
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.newMCPServer(operatorAs("agent:main:carol"), owner).Connect(context.Background(), st, nil)
+	srv, _ := s.newMCPServer(operatorAs("agent:main:carol"), owner, false)
+	ss, err := srv.Connect(context.Background(), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,17 @@ const stdioDrain = 10 * time.Second
 // keeps the SDK's read goroutine until the process exits.
 func (s *Server) RunStdio(ctx context.Context, p api.Principal, in io.Reader, out io.Writer) error {
 	owner := newCalls(ctx)
-	srv := s.newMCPServer(p, owner)
+	srv, w := s.newMCPServer(p, owner, false)
+	if s.logs != nil {
+		logs := &stdioLogs{tee: s.logs, attached: map[*mcp.ServerSession]func(){}}
+		srv.AddReceivingMiddleware(logs.middleware)
+		defer logs.close()
+	}
+	if w != nil {
+		pm := startPump(s.events, s.log)
+		defer pm.close()
+		pm.add(w)
+	}
 	g := newGate(out)
 	err := srv.Run(ctx, &mcp.IOTransport{Reader: gatedReader{in, g}, Writer: gatedWriter{g}})
 	drainCtx, cancel := context.WithTimeout(context.Background(), stdioDrain)
@@ -38,7 +48,9 @@ func (s *Server) RunStdio(ctx context.Context, p api.Principal, in io.Reader, ou
 		s.log.Warn("mcp stdio: tool calls still running", "err", cerr)
 	}
 	switch {
-	case err == nil, errors.Is(err, io.EOF), ctx.Err() != nil && errors.Is(err, ctx.Err()):
+	// A notification written after the client closed its end fails with a
+	// closed pipe: the client went away, as with EOF.
+	case err == nil, errors.Is(err, io.EOF), errors.Is(err, io.ErrClosedPipe), ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		return nil
 	}
 	return fmt.Errorf("mcp stdio: %w", err)

@@ -63,11 +63,11 @@ func requesterRows(_ *world) []row {
 	}
 }
 
-// cancelRows: finding 6 — cancelling an ended run answers cancelled:false
-// and the status it ended with.
+// cancelRows: finding 6 — cancelling an ended run answers cancelled:false,
+// alreadyEnded:true and the status it ended with.
 func cancelRows(_ *world) []row {
 	fields := func(p []byte) map[string]string {
-		return map[string]string{"cancelled": jsonPath(p, "cancelled")}
+		return map[string]string{"cancelled": jsonPath(p, "cancelled"), "alreadyEnded": jsonPath(p, "alreadyEnded")}
 	}
 	cliCancel := func(s surface) cell {
 		return custom(s, "runs cancel", func(t *testing.T, w *world) outcome {
@@ -82,8 +82,8 @@ func cancelRows(_ *world) []row {
 		}
 		return id
 	}
-	return []row{{finding: "6", name: "cancel of an ended run answers cancelled false and its status",
-		want: outcome{OK: true, Status: "ok", Fields: map[string]string{"cancelled": "false"}}, fields: fields,
+	return []row{{finding: "6", name: "cancel of an ended run answers cancelled false, alreadyEnded true and its status",
+		want: outcome{OK: true, Status: "ok", Fields: map[string]string{"cancelled": "false", "alreadyEnded": "true"}}, fields: fields,
 		cells: []cell{
 			cliCancel(sCLI), cliCancel(sCLIGW),
 			custom(sHTTP, "POST /api/runs/{id}/cancel", func(t *testing.T, w *world) outcome {

@@ -80,6 +80,7 @@ func TestConformance(t *testing.T) {
 		channelRows(w),
 		a2aOwnerRows(w),
 		revokeRows(w),
+		resourceRows(w),
 	} {
 		rows = append(rows, group...)
 	}

@@ -68,6 +68,23 @@ async function main() {
   }
   out.stream = { kinds, artifact: streamArtifact, lastState };
 
+  // ListTasks: the context's two tasks, one per page, newest first.
+  const listed = [];
+  let pageToken = '';
+  let pages = 0;
+  let totalSize = -1;
+  do {
+    const page = await client.listTasks({ tenant: '', contextId: 'js-ctx', status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageSize: 1, pageToken, historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts: true });
+    pages++;
+    totalSize = page.totalSize;
+    for (const t of page.tasks) listed.push(text(t.artifacts?.[0]?.parts));
+    pageToken = page.nextPageToken;
+  } while (pageToken && pages < 10);
+  const completed = await client.listTasks({ tenant: '', contextId: 'js-ctx', status: TaskState.TASK_STATE_COMPLETED,
+    pageSize: undefined, pageToken: '', historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts: false });
+  out.list = { listed, pages, totalSize, completed: completed.tasks.length };
+
   // SendStreamingMessage on a reply the model streams in pieces: several
   // artifact updates, applied by their append flag, make the reply.
   let chunkArtifact = '';
@@ -120,6 +137,17 @@ async function main() {
     out.unknownTask = 'no error';
   } catch (e) {
     out.unknownTask = `${e.constructor?.name}: ${e.message}`;
+  }
+
+  // The extended card: getAgentCard above fetched it with the token
+  // (the public card offers it); without a token it is refused.
+  out.extendedCardOffered = !!card.capabilities?.extendedAgentCard;
+  try {
+    const anonCard = await factory('').createFromUrl(base);
+    await anonCard.getAgentCard();
+    out.noTokenCard = 'no error';
+  } catch (e) {
+    out.noTokenCard = `${e.constructor?.name}: ${e.message}`;
   }
 
   // No token: refused.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -208,8 +209,19 @@ func TestA2AJSClient(t *testing.T) {
 			t.Errorf("%s = %v, want %v (all: %v)", strings.Join(c.path, "."), got, c.want, out)
 		}
 	}
+	// ListTasks: both tasks of the context, newest first, one per page.
+	if l := fmt.Sprint(get("list", "listed")); l != "[echo: stream please echo: hello from js]" ||
+		get("list", "pages") != 2.0 || get("list", "totalSize") != 2.0 || get("list", "completed") != 2.0 {
+		t.Errorf("ListTasks = %v", out["list"])
+	}
 	if s, _ := out["unknownTask"].(string); !strings.Contains(s, "not found") {
 		t.Errorf("unknown task: %q", s)
+	}
+	if out["extendedCardOffered"] != true {
+		t.Errorf("the card the SDK read does not offer the extended card: %v", out)
+	}
+	if s, _ := out["noTokenCard"].(string); s == "no error" || s == "" || !strings.Contains(s, "401") && !strings.Contains(strings.ToLower(s), "unauthorized") {
+		t.Errorf("extended card without a token: %q", s)
 	}
 	if s, _ := out["noToken"].(string); s == "no error" || s == "" {
 		t.Errorf("no token: %q", s)

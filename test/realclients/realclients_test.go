@@ -231,13 +231,146 @@ func checkInspector(t *testing.T, bin string, env []string, target []string) {
 	}
 }
 
+// checkInspectorResources lists the sessions as resources and reads one
+// with the Inspector CLI, after checkInspector's chat created it.
+func checkInspectorResources(t *testing.T, bin string, env []string, target []string) {
+	t.Helper()
+	list := runInspector(t, bin, env, append(append([]string{}, target...), "--method", "resources/list")...)
+	rs, _ := list["resources"].([]any)
+	if len(rs) != 1 {
+		t.Fatalf("resources/list = %v, want the one session", list)
+	}
+	uri, _ := rs[0].(map[string]any)["uri"].(string)
+	if !strings.HasPrefix(uri, "switchboard://session/") {
+		t.Fatalf("resource uri %q", uri)
+	}
+	read := runInspector(t, bin, env, append(append([]string{}, target...), "--method", "resources/read", "--uri", uri)...)
+	b, _ := json.Marshal(read["contents"])
+	if !strings.Contains(string(b), "hi inspector") || !strings.Contains(string(b), "text/markdown") {
+		t.Fatalf("resources/read %s = %s", uri, b)
+	}
+}
+
 func TestInspectorStdio(t *testing.T) {
 	bin, env := inspector(t)
-	checkInspector(t, bin, env, []string{"--cli", binary, "mcp", "--state-dir", t.TempDir()})
+	target := []string{"--cli", binary, "mcp", "--state-dir", t.TempDir()}
+	checkInspector(t, bin, env, target)
+	checkInspectorResources(t, bin, env, target)
 }
 
 func TestInspectorHTTP(t *testing.T) {
 	bin, env := inspector(t)
 	base := gateway(t, t.TempDir())
-	checkInspector(t, bin, env, []string{"--cli", "--transport", "http", "--server-url", base + "/mcp", "--header", "Authorization: Bearer " + token})
+	target := []string{"--cli", "--transport", "http", "--server-url", base + "/mcp", "--header", "Authorization: Bearer " + token}
+	checkInspector(t, bin, env, target)
+	checkInspectorResources(t, bin, env, target)
+}
+
+// TestInspectorSubscribe subscribes to a session resource with the
+// Inspector's connection CLI (mcpdo, protocol 2026-07-28's
+// subscriptions/listen over the gateway's stateless /mcp) and checks that
+// a chat in that session is announced as notifications/resources/updated.
+func TestInspectorSubscribe(t *testing.T) {
+	bin, env := inspector(t)
+	mcpdo := filepath.Join(filepath.Dir(bin), "mcpdo")
+	base := gateway(t, t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.CommandContext(ctx, mcpdo, args...)
+		cmd.Env = env
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("mcpdo %v: %v\nstdout: %s\nstderr: %s", args, err, stdout.String(), stderr.String())
+		}
+		return stdout.String()
+	}
+	// A private daemon for this test, stopped when it ends.
+	for _, line := range strings.Split(run("private"), "\n") {
+		if kv, ok := strings.CutPrefix(strings.TrimSpace(line), "export "); ok {
+			k, v, _ := strings.Cut(kv, "=")
+			env = append(env, k+"="+strings.Trim(v, `'"`))
+		}
+	}
+	run("connect", "--transport", "http", "--header", "Authorization: Bearer "+token, "--era", "modern", base+"/mcp")
+	t.Cleanup(func() {
+		cmd := exec.Command(mcpdo, "daemon", "stop")
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("mcpdo daemon stop: %v: %s", err, out)
+		}
+	})
+	// The session exists before it is subscribed to.
+	send(t, base, "first")
+
+	uri := "switchboard://session/main"
+	sub := exec.CommandContext(ctx, mcpdo, "--format", "json", "--connection", base+"/mcp", "resources/subscribe", uri)
+	sub.Env = env
+	sub.Stderr = os.Stderr
+	out, err := sub.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sub.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = sub.Process.Kill()
+		_ = sub.Wait()
+	}()
+	lines := make(chan map[string]any, 64)
+	go func() {
+		defer close(lines)
+		dec := json.NewDecoder(out)
+		for {
+			var v map[string]any
+			if dec.Decode(&v) != nil {
+				return
+			}
+			lines <- v
+		}
+	}()
+	next := func(want string) map[string]any {
+		t.Helper()
+		for {
+			select {
+			case v, ok := <-lines:
+				if !ok {
+					t.Fatalf("mcpdo resources/subscribe ended before %s", want)
+				}
+				if v["type"] == want {
+					return v
+				}
+			case <-ctx.Done():
+				t.Fatalf("mcpdo resources/subscribe printed no %s", want)
+			}
+		}
+	}
+	next("subscribed")
+	send(t, base, "second")
+	if v := next("resources/updated"); v["uri"] != uri {
+		t.Fatalf("updated %v, want %s", v, uri)
+	}
+}
+
+// send is a sessions_send to main through the gateway's HTTP API.
+func send(t *testing.T, base, msg string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, base+"/api/tools/sessions_send",
+		strings.NewReader(`{"sessionKey":"main","message":"`+msg+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("sessions_send: %s", resp.Status)
+	}
 }

@@ -26,6 +26,8 @@ type AgentCard struct {
 	LegacyAdditionalInterfaces []LegacyAgentInterface `json:"additionalInterfaces,omitempty"`
 	// LegacySecurity is the 0.3 "security" list (scheme name → scopes).
 	LegacySecurity []map[string][]string `json:"security,omitempty"`
+	// LegacyExtendedCard is 0.3's supportsAuthenticatedExtendedCard.
+	LegacyExtendedCard *bool `json:"supportsAuthenticatedExtendedCard,omitempty"`
 }
 
 // AgentInterface is one (URL, binding, version) an agent answers on; the

@@ -38,4 +38,6 @@ const (
 	LegacyMethodGetTask       = "tasks/get"
 	LegacyMethodCancelTask    = "tasks/cancel"
 	LegacyMethodResubscribe   = "tasks/resubscribe"
+	// LegacyMethodExtendedCard is 0.3's GetExtendedAgentCard.
+	LegacyMethodExtendedCard = "agent/getAuthenticatedExtendedCard"
 )
