@@ -8,6 +8,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/policy"
+	"github.com/switchboard-go/switchboard/internal/tracing"
 )
 
 type ChatRequest = api.ChatRequest
@@ -115,7 +116,7 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(msg),
 			Provenance: &domain.Provenance{Kind: domain.ProvenanceExternalUser, SourceChannel: channel}},
 		System: req.ExtraSystem, Model: req.Model, Thinking: req.Thinking, Fingerprint: fingerprint,
-		Chain: slices.Clone(req.Chain), Deliver: deliver,
+		Chain: slices.Clone(req.Chain), Deliver: deliver, TraceParent: tracing.Inject(ctx),
 	}
 	raw, err := encodeSpec(spec)
 	if err != nil {

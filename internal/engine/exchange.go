@@ -14,7 +14,7 @@ func (e *Engine) exchangeFollowUp(tx domain.Tx, run domain.Run, spec runSpec, ne
 	for _, f := range steps.Runs {
 		state := f.State
 		msg := f.Message
-		raw, err := encodeSpec(runSpec{UserMessage: &msg, System: f.System, Chain: f.Chain, A2A: &state, Payer: spec.Payer})
+		raw, err := encodeSpec(runSpec{UserMessage: &msg, System: f.System, Chain: f.Chain, A2A: &state, Payer: spec.Payer, TraceParent: spec.TraceParent})
 		if err != nil {
 			return err
 		}

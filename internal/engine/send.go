@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/exchange"
 	"github.com/switchboard-go/switchboard/internal/policy"
+	"github.com/switchboard-go/switchboard/internal/tracing"
 )
 
 type SendParams = api.SendRequest
@@ -157,6 +158,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 		Fingerprint: fingerprint,
 		Steer:       mode == api.SendSteer,
 		Payer:       e.payerFor(ctx, req, requesterKey),
+		TraceParent: tracing.Inject(ctx),
 	}
 	var timeoutMs int64
 	if e.isRemote(targetAgent) {

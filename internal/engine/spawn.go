@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/policy"
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
 	"github.com/switchboard-go/switchboard/internal/subagent"
+	"github.com/switchboard-go/switchboard/internal/tracing"
 )
 
 type SpawnParams = api.SpawnRequest
@@ -188,6 +189,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		Thinking:    p.Thinking,
 		Spawn:       &ss,
 		Fingerprint: fingerprint,
+		TraceParent: tracing.Inject(ctx),
 	}
 	if payer != requesterKey {
 		// The child's tree is outside the payer's: its first run draws on

@@ -39,6 +39,10 @@ type runSpec struct {
 	// Deliver is where a chat run's reply is delivered when it ends
 	// (ChatRequest.Deliver); nil for no delivery.
 	Deliver *deliverSpec `json:"deliver,omitempty"`
+	// TraceParent is the W3C trace context of the work that created the
+	// run (tracing on): the run's span, and the runs that follow from it,
+	// join that trace, after a queue wait or a restart too.
+	TraceParent string `json:"traceparent,omitempty"`
 }
 
 // deliverSpec is the outbound target of a chat run's reply.

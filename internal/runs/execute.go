@@ -81,8 +81,10 @@ type firstStep struct {
 
 // activate registers a run as executing here, so Cancel can reach it, and
 // returns its context and the function that unregisters it.
-func (rt *Runtime) activate(id string) (context.Context, func()) {
+func (rt *Runtime) activate(r domain.Run) (context.Context, func()) {
+	id := r.ID
 	ctx, cancel := context.WithCancelCause(rt.ctx)
+	ctx, endSpan := traceRun(ctx, r)
 	rt.mu.Lock()
 	rt.active[id] = cancel
 	rt.mu.Unlock()
@@ -90,7 +92,8 @@ func (rt *Runtime) activate(id string) (context.Context, func()) {
 		rt.mu.Lock()
 		delete(rt.active, id)
 		delete(rt.leases.of, id)
-		if ended := rt.endedHere[id]; ended != nil {
+		ended := rt.endedHere[id]
+		if ended != nil {
 			rt.recent.add(id, ended)
 			delete(rt.endedHere, id)
 		}
@@ -99,6 +102,7 @@ func (rt *Runtime) activate(id string) (context.Context, func()) {
 		set := rt.waiters[id]
 		delete(rt.waiters, id)
 		rt.mu.Unlock()
+		endSpan(ended)
 		cancel(nil)
 		for w := range set {
 			close(w.done)
@@ -118,7 +122,7 @@ func (rt *Runtime) execute(r domain.Run) {
 		}
 		return
 	}
-	ctx, done := rt.activate(r.ID)
+	ctx, done := rt.activate(r)
 	defer done()
 	var c claimed
 	for delay := retryFirst; ; delay = nextDelay(delay) {
@@ -480,7 +484,7 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 				return runOutcome{status: domain.RunError, err: exceeded.Error(), usage: usage, model: plan.ModelRef}, written
 			}
 			rt.progress.update(run.ID, func(p *domain.Progress) { p.Step, p.Phase = step+1, "model" })
-			resp, err = provider.Complete(ctx, req)
+			resp, err = completeTraced(ctx, provider, req, plan.ModelRef)
 		}
 		if err == nil && ctx.Err() != nil {
 			err = ctx.Err()
@@ -542,7 +546,7 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			tc.RunID = run.ID
 			tc.ToolCallID = call.ID
 			rt.progress.update(run.ID, func(p *domain.Progress) { p.Phase = "tool:" + call.Name })
-			res := rt.opts.Hooks.CallTool(ctx, tc, call.Name, call.Arguments)
+			res := rt.callToolTraced(ctx, tc, call)
 			rt.progress.update(run.ID, func(p *domain.Progress) {
 				p.LastTool, p.LastToolOutcome = call.Name, "ok"
 				if res.IsError {

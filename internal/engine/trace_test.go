@@ -1,0 +1,172 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/tracing"
+	"github.com/switchboard-go/switchboard/internal/tracing/otlptest"
+)
+
+// exchangeRules: main asks research; research answers; main replies
+// (reply-back turn 1, on the requester); research ends the exchange
+// (turn 2, on the target); research's announce step speaks.
+func exchangeRules() []config.ScriptRule {
+	return []config.ScriptRule{
+		toolCall(config.ScriptWhen{Session: ":main:main$", Role: "user", Message: "^ask research (.*)$"}, "sessions_send",
+			map[string]any{"sessionKey": research, "message": "$1"}),
+		rule(config.ScriptWhen{Session: "research$", System: "Agent-to-agent reply step:"}, "REPLY_SKIP"),
+		rule(config.ScriptWhen{Session: "research$", System: "Agent-to-agent announce step:"}, "announcing: done"),
+		rule(config.ScriptWhen{Session: "research$"}, "research answer"),
+		rule(config.ScriptWhen{Session: ":main:main$", System: "Agent-to-agent reply step:"}, "thanks, research"),
+	}
+}
+
+// runExchange drives one sessions_send exchange to its announce and
+// returns every run it made.
+func runExchange(t *testing.T, h *harness) []domain.Run {
+	t.Helper()
+	r := h.chat("main", "ask research what is up")
+	if r.Status != domain.RunOK {
+		t.Fatalf("main run = %s %s", r.Status, r.Error)
+	}
+	h.waitFor("announce step ended", func() bool {
+		runs := runsOf(h, research, domain.RunKindAnnounce)
+		return len(runs) == 1 && domain.RunTerminal(runs[0].Status)
+	})
+	var all []domain.Run
+	for _, key := range []string{"agent:main:main", research} {
+		runs, err := h.st.ListRuns(t.Context(), domain.RunQuery{SessionKey: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, runs...)
+	}
+	return all
+}
+
+func TestTraceCoversSendExchangeAcrossSessions(t *testing.T) {
+	rec := otlptest.Start()
+	defer rec.Close()
+	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "20")
+	p, err := tracing.Setup(t.Context(), tracing.Config{Enabled: true, Endpoint: rec.URL()}, os.Getenv)
+	if err != nil || p == nil {
+		t.Fatalf("setup = %v, %v", p, err)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := p.Shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	}()
+	h := newHarness(t, exchangeRules(), agentVisibility)
+	runs := runExchange(t, h)
+	kinds := map[domain.RunKind]int{}
+	traceID := ""
+	for _, r := range runs {
+		kinds[r.Kind]++
+		if r.Kind == domain.RunKindChat || r.Kind == domain.RunKindAgent {
+			continue // the root: created outside any trace
+		}
+		id := tracing.TraceIDOfSpec(r.Spec)
+		if id == "" {
+			t.Fatalf("run %s (%s) keeps no trace context", r.ID, r.Kind)
+		}
+		if traceID == "" {
+			traceID = id
+		}
+		if id != traceID {
+			t.Fatalf("run %s (%s) is in trace %s, want %s", r.ID, r.Kind, id, traceID)
+		}
+	}
+	if kinds[domain.RunKindSend] != 1 || kinds[domain.RunKindReply] != 2 || kinds[domain.RunKindAnnounce] != 1 {
+		t.Fatalf("runs by kind = %v, want one send, two reply-back turns, one announce", kinds)
+	}
+	// Every run's span arrives in that one trace, with its model calls.
+	ok := rec.WaitFor(t.Context(), 10*time.Second, func(spans []otlptest.Span) bool {
+		seen := map[string]bool{}
+		for _, s := range spans {
+			if s.TraceID == traceID && s.Attrs["gen_ai.operation.name"] == "invoke_agent" {
+				seen[s.Attrs["switchboard.run.id"].(string)] = true
+			}
+		}
+		for _, r := range runs {
+			if !seen[r.ID] {
+				return false
+			}
+		}
+		return true
+	})
+	if !ok {
+		t.Fatalf("the receiver did not get a span for every run in trace %s; got %d spans", traceID, len(rec.Spans()))
+	}
+	var inTrace []otlptest.Span
+	for _, s := range rec.Spans() {
+		if s.TraceID == traceID {
+			inTrace = append(inTrace, s)
+		}
+	}
+	byID := map[string]otlptest.Span{}
+	for _, s := range inTrace {
+		byID[s.SpanID] = s
+	}
+	roots, sessions, models, sendTools := 0, map[string]bool{}, 0, 0
+	for _, s := range inTrace {
+		if s.ParentID == "" {
+			roots++
+		} else if _, ok := byID[s.ParentID]; !ok {
+			t.Errorf("span %q has parent %s, which is not in the trace", s.Name, s.ParentID)
+		}
+		if k, ok := s.Attrs["switchboard.session.key"].(string); ok {
+			sessions[k] = true
+		}
+		switch s.Attrs["gen_ai.operation.name"] {
+		case "chat":
+			models++
+			if s.Attrs["gen_ai.request.model"] == "" || s.Attrs["gen_ai.usage.input_tokens"] == nil || s.Attrs["gen_ai.usage.output_tokens"] == nil {
+				t.Errorf("model span lacks the GenAI attributes: %v", s.Attrs)
+			}
+		case "execute_tool":
+			if s.Attrs["gen_ai.tool.name"] == "sessions_send" {
+				sendTools++
+			}
+		}
+	}
+	if roots != 1 {
+		t.Errorf("trace has %d roots, want 1", roots)
+	}
+	if !sessions["agent:main:main"] || !sessions[research] {
+		t.Errorf("trace covers sessions %v, want both", sessions)
+	}
+	if models < len(runs) || sendTools != 1 {
+		t.Errorf("model spans = %d (runs %d), sessions_send tool spans = %d", models, len(runs), sendTools)
+	}
+}
+
+func TestTracingOffExportsNothing(t *testing.T) {
+	rec := otlptest.Start()
+	defer rec.Close()
+	p, err := tracing.Setup(t.Context(), tracing.Config{Enabled: false, Endpoint: rec.URL()}, os.Getenv)
+	if err != nil || p != nil || tracing.Enabled() {
+		t.Fatalf("setup with tracing off = %v, %v (enabled %v): want nothing", p, err, tracing.Enabled())
+	}
+	h := newHarness(t, exchangeRules(), agentVisibility)
+	for _, r := range runExchange(t, h) {
+		if id := tracing.TraceIDOfSpec(r.Spec); id != "" {
+			t.Fatalf("run %s keeps trace %s with tracing off", r.ID, id)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := h.e.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := rec.Posts(); n != 0 {
+		t.Fatalf("receiver got %d exports with tracing off", n)
+	}
+}
