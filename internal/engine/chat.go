@@ -116,7 +116,7 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(msg),
 			Provenance: &domain.Provenance{Kind: domain.ProvenanceExternalUser, SourceChannel: channel}},
 		System: req.ExtraSystem, Model: req.Model, Thinking: req.Thinking, Fingerprint: fingerprint,
-		Chain: slices.Clone(req.Chain), Deliver: deliver, TraceParent: tracing.Inject(ctx),
+		Chain: slices.Clone(req.Chain), Deliver: deliver, TraceParent: tracing.Root(ctx, "chat"),
 	}
 	raw, err := encodeSpec(spec)
 	if err != nil {

@@ -158,7 +158,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 		Fingerprint: fingerprint,
 		Steer:       mode == api.SendSteer,
 		Payer:       e.payerFor(ctx, req, requesterKey),
-		TraceParent: tracing.Inject(ctx),
+		TraceParent: tracing.Root(ctx, "sessions_send"),
 	}
 	var timeoutMs int64
 	if e.isRemote(targetAgent) {

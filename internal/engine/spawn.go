@@ -189,7 +189,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 		Thinking:    p.Thinking,
 		Spawn:       &ss,
 		Fingerprint: fingerprint,
-		TraceParent: tracing.Inject(ctx),
+		TraceParent: tracing.Root(ctx, "sessions_spawn"),
 	}
 	if payer != requesterKey {
 		// The child's tree is outside the payer's: its first run draws on

@@ -15,3 +15,11 @@ func traceParentOr(ctx context.Context, run domain.Run) string {
 	}
 	return tracing.FromSpec(run.Spec)
 }
+
+// withTrace fills r's trace id, and its viewer link, from its spec.
+func (e *Engine) withTrace(r domain.Run) domain.Run {
+	if r.TraceID = tracing.TraceIDOfSpec(r.Spec); r.TraceID != "" {
+		r.TraceURL = e.cfg.Tracing.TraceLink(r.TraceID)
+	}
+	return r
+}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/tracing"
@@ -64,15 +65,15 @@ func TestTraceCoversSendExchangeAcrossSessions(t *testing.T) {
 			t.Errorf("shutdown: %v", err)
 		}
 	}()
-	h := newHarness(t, exchangeRules(), agentVisibility)
+	h := newHarness(t, exchangeRules(), func(c *config.Config) {
+		agentVisibility(c)
+		c.Tracing.LinkTemplate = "http://viewer.test/trace/{traceId}"
+	})
 	runs := runExchange(t, h)
 	kinds := map[domain.RunKind]int{}
 	traceID := ""
 	for _, r := range runs {
 		kinds[r.Kind]++
-		if r.Kind == domain.RunKindChat || r.Kind == domain.RunKindAgent {
-			continue // the root: created outside any trace
-		}
 		id := tracing.TraceIDOfSpec(r.Spec)
 		if id == "" {
 			t.Fatalf("run %s (%s) keeps no trace context", r.ID, r.Kind)
@@ -86,6 +87,16 @@ func TestTraceCoversSendExchangeAcrossSessions(t *testing.T) {
 	}
 	if kinds[domain.RunKindSend] != 1 || kinds[domain.RunKindReply] != 2 || kinds[domain.RunKindAnnounce] != 1 {
 		t.Fatalf("runs by kind = %v, want one send, two reply-back turns, one announce", kinds)
+	}
+	// The API shows each run's trace id and its viewer link.
+	listed, err := h.e.ListRuns(t.Context(), api.Operator(), api.RunsRequest{SessionKey: research})
+	if err != nil || len(listed) == 0 {
+		t.Fatalf("list runs = %d, %v", len(listed), err)
+	}
+	for _, r := range listed {
+		if r.TraceID != traceID || r.TraceURL != "http://viewer.test/trace/"+traceID {
+			t.Fatalf("listed run %s shows trace %q %q, want %s", r.ID, r.TraceID, r.TraceURL, traceID)
+		}
 	}
 	// Every run's span arrives in that one trace, with its model calls.
 	ok := rec.WaitFor(t.Context(), 10*time.Second, func(spans []otlptest.Span) bool {

@@ -109,7 +109,9 @@ func (c *conn) dispatch(f reqFrame) {
 		_ = c.respondErr(f.ID, domain.Invalid("invalid %s params: %s", f.Method, msg))
 		return
 	}
-	payload, err := m.fn(c.ctx, &call{c: c, id: f.ID, method: f.Method, params: f.Params})
+	ctx, span := c.traceRequest(f)
+	payload, err := m.fn(ctx, &call{c: c, id: f.ID, method: f.Method, params: f.Params})
+	span.End(err)
 	if c.ctx.Err() != nil {
 		return
 	}

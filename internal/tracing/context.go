@@ -1,6 +1,7 @@
 package tracing
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -86,7 +87,7 @@ func TraceID(traceparent string) string {
 // TraceIDOfSpec is TraceID of the traceparent a stored run spec keeps,
 // read whether tracing is on or not.
 func TraceIDOfSpec(spec json.RawMessage) string {
-	if len(spec) == 0 {
+	if !bytes.Contains(spec, []byte(`"traceparent"`)) {
 		return ""
 	}
 	var s specTrace
@@ -94,4 +95,20 @@ func TraceIDOfSpec(spec json.RawMessage) string {
 		return ""
 	}
 	return TraceID(s.TraceParent)
+}
+
+// Root is Inject(ctx) when ctx has a span; otherwise it records a root
+// span named name for work that starts outside any trace (a CLI command,
+// a channel message) and returns its traceparent, so the run it creates,
+// and everything that follows from it, has a trace id from the start.
+func Root(ctx context.Context, name string) string {
+	if !Enabled() {
+		return ""
+	}
+	if tp := Inject(ctx); tp != "" {
+		return tp
+	}
+	ctx, sp := tracer().Start(ctx, name, trace.WithSpanKind(trace.SpanKindInternal))
+	defer sp.End()
+	return Inject(ctx)
 }
