@@ -112,6 +112,9 @@ func (e *Engine) chat(ctx context.Context, req ChatRequest) (ChatResult, error) 
 		msg = rest
 		row = nil // (read before the reset)
 	}
+	if err := e.admit(key); err != nil {
+		return ChatResult{}, err
+	}
 	spec := runSpec{
 		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(msg),
 			Provenance: &domain.Provenance{Kind: domain.ProvenanceExternalUser, SourceChannel: channel}},

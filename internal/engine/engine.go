@@ -110,6 +110,7 @@ type Engine struct {
 	dir        string
 	bus        *bus
 	deliveries *outbox.Worker
+	guards     *guards        // rate limits and the loop breaker (limits.go)
 	remotes    *remote.Client // A2A client of a2a.remotes (remote.go)
 	channels   ChannelDeliverers
 
@@ -163,6 +164,7 @@ func New(opts Options) (*Engine, error) {
 		hold:     opts.HoldDeliveries || opts.HoldRuns,
 		channels: opts.Channels,
 	}
+	e.guards = newGuards(cfg, opts.Now)
 	claimer, _ := opts.Cluster.(outbox.Claimer)
 	e.remotes = remote.New(remote.Options{HTTP: opts.A2AHTTPClient})
 	ob, err := e.newOutbox(opts.HTTPClient, opts.MaintenanceInterval, claimer)
@@ -221,6 +223,9 @@ func (e *Engine) Start(ctx context.Context) error {
 		return fmt.Errorf("engine: start: %w", err)
 	}
 	e.swept = swept
+	if err := e.restorePauses(ctx); err != nil {
+		return fmt.Errorf("engine: start: %w", err)
+	}
 	if err := e.rt.Start(ctx); err != nil {
 		return fmt.Errorf("engine: start: %w", err)
 	}

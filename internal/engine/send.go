@@ -119,6 +119,12 @@ func (e *Engine) send(ctx context.Context, req Requester, p SendParams) (SendRes
 		e.log.Info("send blocked by session policy", "target", target, "reason", d.Reason)
 		return fail("error", "send blocked by session policy", display), nil
 	}
+	if err := e.admit(requesterKey, target); err != nil {
+		return SendResult{}, err
+	}
+	if res, held, err := e.holdOnLoop(ctx, req, requesterKey, target, display, chain, p.Message); held || err != nil {
+		return res, err
+	}
 	if mode == api.SendNotify {
 		if e.isRemote(targetAgent) {
 			// A2A has no message that starts no task: a notify would stay

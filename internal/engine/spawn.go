@@ -179,6 +179,9 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p SpawnParams) (Spawn
 			return SpawnResult{}, err
 		}
 	}
+	if err := e.admit(requesterKey, childKey); err != nil {
+		return SpawnResult{}, err
+	}
 	spec := runSpec{
 		Prelude: forked,
 		UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(task),
