@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/api"
@@ -14,9 +15,6 @@ import (
 	"github.com/switchboard-go/switchboard/internal/outbox"
 	"github.com/switchboard-go/switchboard/internal/ratelimit"
 )
-
-// EventLoopPaused is published when the loop breaker pauses an edge.
-const EventLoopPaused = "loop.paused"
 
 // outboxHeldSend is an agent-to-agent message held on a paused edge: an
 // outbox item that is not due until the edge is resumed, so it survives
@@ -122,7 +120,7 @@ func (e *Engine) holdOnLoop(ctx context.Context, req Requester, from, to, displa
 	}
 	if !wasPaused {
 		e.log.Warn("loop breaker paused an edge", "from", from, "to", to, "reason", p.Reason)
-		e.bus.publish(domain.Event{Kind: EventLoopPaused, SessionKey: from, Reason: p.Reason, TS: now})
+		e.bus.publish(domain.Event{Kind: domain.EventLoopPaused, SessionKey: from, Reason: p.Reason, TS: now})
 	}
 	msg := fmt.Sprintf("loop breaker: %s; the message is held until an operator resumes the edge (switchboard loops resume %s %s)", p.Reason, from, to)
 	return SendResult{Status: "paused", Error: msg, SessionKey: display}, true, nil
@@ -166,23 +164,39 @@ func (e *Engine) deliverHeldSend(ctx context.Context, it domain.OutboxItem) erro
 	return nil
 }
 
-// LoopPauses lists the paused edges of the message graph (operator only).
-func (e *Engine) LoopPauses(ctx context.Context, p api.Principal) ([]loopguard.Pause, error) {
-	if !p.IsOperator() {
-		return nil, domain.Errorf(domain.CodeForbidden, "loops.list needs operator rights")
+// LoopsList lists the paused edges of the message graph (operator only).
+func (e *Engine) LoopsList(ctx context.Context, p api.Principal) (api.LoopsResult, error) {
+	if _, err := e.enter(p, api.OpLoopsList); err != nil {
+		return api.LoopsResult{}, err
 	}
-	return e.guards.loops.List(), nil
+	if !e.started {
+		// A read-only engine (a CLI command beside no gateway): the held
+		// messages in the store say which edges are paused.
+		if err := e.restorePauses(ctx); err != nil {
+			return api.LoopsResult{}, err
+		}
+	}
+	out := api.LoopsResult{Pauses: []api.LoopPause{}}
+	for _, lp := range e.guards.loops.List() {
+		out.Pauses = append(out.Pauses, api.LoopPause{From: lp.From, To: lp.To, Reason: lp.Reason, Since: lp.Since})
+	}
+	return out, nil
 }
 
-// LoopResume lifts the pause of the edge from → to and sends the
-// messages it held, oldest first (operator only). It returns how many
-// messages were released.
-func (e *Engine) LoopResume(ctx context.Context, p api.Principal, from, to string) (int, error) {
-	if !p.IsOperator() {
-		return 0, domain.Errorf(domain.CodeForbidden, "loops.resume needs operator rights")
+// LoopResume lifts the pause of an edge and sends the messages it held,
+// oldest first (operator only).
+func (e *Engine) LoopResume(ctx context.Context, p api.Principal, req api.LoopResumeRequest) (api.LoopResumeResult, error) {
+	if _, err := e.enter(p, api.OpLoopsResume); err != nil {
+		return api.LoopResumeResult{}, err
 	}
+	n, err := e.loopResume(ctx, strings.TrimSpace(req.From), strings.TrimSpace(req.To))
+	return api.LoopResumeResult{Released: n}, err
+}
+
+// loopResume releases the held messages of the edge from → to.
+func (e *Engine) loopResume(ctx context.Context, from, to string) (int, error) {
 	if from == "" || to == "" {
-		return 0, domain.Invalid("from and to are required (the paused edge's sessions)")
+		return 0, domain.Invalid("from and to are required (the paused edge's session keys)")
 	}
 	paused := e.guards.loops.Resume(loopguard.Edge{From: from, To: to})
 	items, err := e.store.ListOutbox(ctx, domain.OutboxQuery{Statuses: []domain.OutboxStatus{domain.OutboxPending}, SessionKey: to})
@@ -207,3 +221,5 @@ func (e *Engine) LoopResume(ctx context.Context, p api.Principal, from, to strin
 	e.deliveries.Poke()
 	return n, nil
 }
+
+var _ api.Operators = (*Engine)(nil)

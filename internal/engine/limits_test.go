@@ -76,7 +76,8 @@ func TestLoopBreakerStopsThreeAgentLoopAndResumeLosesNothing(t *testing.T) {
 	if res := sendFrom(h, runOf, b, a, "still flows"); res.Status == "paused" {
 		t.Fatalf("an unpaused edge held a message: %+v", res)
 	}
-	pauses, err := h.e.LoopPauses(t.Context(), api.Operator())
+	list, err := h.e.LoopsList(t.Context(), api.Operator())
+	pauses := list.Pauses
 	if err != nil || len(pauses) != 1 || pauses[0].From != a || pauses[0].To != b {
 		t.Fatalf("pauses = %+v, %v", pauses, err)
 	}
@@ -84,18 +85,18 @@ func TestLoopBreakerStopsThreeAgentLoopAndResumeLosesNothing(t *testing.T) {
 	for !sawEvent {
 		select {
 		case ev := <-events:
-			sawEvent = ev.Kind == EventLoopPaused && ev.SessionKey == a && strings.Contains(ev.Reason, "maxMessages 3")
+			sawEvent = ev.Kind == domain.EventLoopPaused && ev.SessionKey == a && strings.Contains(ev.Reason, "maxMessages 3")
 		case <-time.After(5 * time.Second):
 			t.Fatal("no loop.paused event")
 		}
 	}
-	if _, err := h.e.LoopResume(t.Context(), api.Principal{Name: "t", Scopes: api.AllScopes, Session: b}, a, b); err == nil {
+	if _, err := h.e.LoopResume(t.Context(), api.Principal{Name: "t", Scopes: api.AllScopes, Session: b}, api.LoopResumeRequest{From: a, To: b}); err == nil {
 		t.Fatal("a session-bound principal resumed an edge")
 	}
 	before := len(runsOf(h, b, domain.RunKindSend))
-	n, err := h.e.LoopResume(t.Context(), api.Operator(), a, b)
-	if err != nil || n != 2 {
-		t.Fatalf("resume = %d, %v; want the 2 held messages released", n, err)
+	res, err := h.e.LoopResume(t.Context(), api.Operator(), api.LoopResumeRequest{From: a, To: b})
+	if n := res.Released; err != nil || n != 2 {
+		t.Fatalf("resume = %+v, %v; want the 2 held messages released", res, err)
 	}
 	// Nothing is lost: both held messages reach b, in order.
 	h.waitFor("held messages sent", func() bool { return len(runsOf(h, b, domain.RunKindSend)) == before+2 })
@@ -106,7 +107,7 @@ func TestLoopBreakerStopsThreeAgentLoopAndResumeLosesNothing(t *testing.T) {
 	if res := sendFrom(h, runOf, a, b, "after resume"); res.Status == "paused" {
 		t.Fatalf("a resumed edge held a message: %+v", res)
 	}
-	if _, err := h.e.LoopResume(t.Context(), api.Operator(), a, b); err == nil {
+	if _, err := h.e.LoopResume(t.Context(), api.Operator(), api.LoopResumeRequest{From: a, To: b}); err == nil {
 		t.Fatal("resuming an edge that is not paused succeeded")
 	}
 }
@@ -120,9 +121,9 @@ func TestLoopBreakerPauseSurvivesRestart(t *testing.T) {
 	}
 	// A fresh engine on the same store finds the edge paused by its held message.
 	h.restartWith(func(*config.Config) {})
-	pauses, err := h.e.LoopPauses(t.Context(), api.Operator())
-	if err != nil || len(pauses) != 1 || pauses[0].From != a {
-		t.Fatalf("pauses after restart = %+v, %v", pauses, err)
+	list, err := h.e.LoopsList(t.Context(), api.Operator())
+	if pauses := list.Pauses; err != nil || len(pauses) != 1 || pauses[0].From != a {
+		t.Fatalf("pauses after restart = %+v, %v", list, err)
 	}
 }
 

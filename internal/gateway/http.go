@@ -64,6 +64,8 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /api/agents", s.api(api.OpAgentsList, s.apiAgents))
 	mux.Handle("GET /api/search", s.api(api.OpSessionsSearch, s.apiSearch))
 	mux.Handle("GET /api/usage", s.api(api.OpUsageReport, s.apiUsage))
+	mux.Handle("GET /api/loops", s.api(api.OpLoopsList, s.apiLoops))
+	mux.Handle("POST /api/loops/resume", s.api(api.OpLoopsResume, s.apiLoopsResume))
 	mux.Handle("GET /api/channels/status", s.api(api.OpChannelsStatus, s.apiChannelsStatus))
 	mux.Handle("POST /api/tools/{name}", s.api("", s.apiTool))
 	mux.Handle("/api/", s.api("", func(r *http.Request, _ grant) (any, error) {

@@ -66,6 +66,8 @@ func (s *Server) methodTable() map[string]method {
 		"runs.cancel":      {api.OpRunsCancel, s.mRunsCancel},
 		"tools.invoke":     {"", s.mToolsInvoke},
 		"usage.report":     {api.OpUsageReport, s.mUsageReport},
+		"loops.list":       {api.OpLoopsList, s.mLoopsList},
+		"loops.resume":     {api.OpLoopsResume, s.mLoopsResume},
 
 		"channels.status":          {api.OpChannelsStatus, s.mChannelsStatus},
 		"channels.pairing.list":    {api.OpChannelsPairing, s.mPairingList},
