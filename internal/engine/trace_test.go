@@ -181,3 +181,52 @@ func TestTracingOffExportsNothing(t *testing.T) {
 		t.Fatalf("receiver got %d exports with tracing off", n)
 	}
 }
+
+// TestTraceCoversSpawnTree: parent → child → grandchild, and the
+// announces back up, are one trace.
+func TestTraceCoversSpawnTree(t *testing.T) {
+	rec := otlptest.Start()
+	defer rec.Close()
+	p, err := tracing.Setup(t.Context(), tracing.Config{Enabled: true, Endpoint: rec.URL()}, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = p.Shutdown(ctx)
+	}()
+	h := newHarness(t, []config.ScriptRule{
+		toolCall(config.ScriptWhen{Session: ":main:main$", Role: "user", Message: "^delegate$"}, "sessions_spawn", map[string]any{"task": "child task"}),
+		toolCall(config.ScriptWhen{Session: ":subagent:", Role: "user", Message: "^child task$"}, "sessions_spawn", map[string]any{"task": "grandchild task"}),
+	}, func(c *config.Config) { c.Agents.Defaults.Subagents.MaxSpawnDepth = 2 })
+	root := h.chat("main", "delegate")
+	want := tracing.TraceIDOfSpec(root.Spec)
+	if want == "" {
+		t.Fatal("the root run keeps no trace context")
+	}
+	var subs []domain.Run
+	h.waitFor("grandchild ran", func() bool {
+		runs, err := h.st.ListRuns(t.Context(), domain.RunQuery{Kinds: []domain.RunKind{domain.RunKindSubagent}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		subs = runs
+		return len(runs) == 2 && domain.RunTerminal(runs[0].Status) && domain.RunTerminal(runs[1].Status)
+	})
+	for _, r := range subs {
+		if got := tracing.TraceIDOfSpec(r.Spec); got != want {
+			t.Fatalf("sub-agent run %s (%s) is in trace %q, want the root's %s", r.ID, r.SessionKey, got, want)
+		}
+	}
+	h.waitFor("announces ran", func() bool {
+		runs, _ := h.st.ListRuns(t.Context(), domain.RunQuery{Kinds: []domain.RunKind{domain.RunKindInbound}})
+		return len(runs) == 2
+	})
+	inbound, _ := h.st.ListRuns(t.Context(), domain.RunQuery{Kinds: []domain.RunKind{domain.RunKindInbound}})
+	for _, r := range inbound {
+		if got := tracing.TraceIDOfSpec(r.Spec); got != want {
+			t.Fatalf("announce run %s into %s is in trace %q, want %s", r.ID, r.SessionKey, got, want)
+		}
+	}
+}
