@@ -93,6 +93,8 @@ var rules = map[Op]Rule{
 	OpUsageReport:     {Scope: ScopeRead, Acting: OperatorOnly, Reads: true},
 	OpChannelsStatus:  {Scope: ScopeRead, Acting: OperatorOnly, Reads: true},
 	OpChannelsPairing: {Scope: ScopeAdmin, Acting: OperatorOnly},
+	OpLoopsList:       {Scope: ScopeRead, Acting: OperatorOnly, Reads: true},
+	OpLoopsResume:     {Scope: ScopeAdmin, Acting: OperatorOnly},
 }
 
 // RuleFor returns the rule of op. An operation missing from the table is

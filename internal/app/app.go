@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/engine"
 	"github.com/switchboard-go/switchboard/internal/model"
+	"github.com/switchboard-go/switchboard/internal/tracing"
 )
 
 // Options say where the state lives and how to log.
@@ -62,6 +63,8 @@ type App struct {
 	lock    *Lock
 	// closeCluster stops the replica coordination (after the engine).
 	closeCluster func()
+	// tracer exports traces (nil: tracing off); stopped last.
+	tracer *tracing.Provider
 }
 
 // DBPath is the SQLite store inside a state dir.
@@ -93,6 +96,7 @@ func (a *App) Close(ctx context.Context) error {
 		a.closeCluster()
 	}
 	err = errors.Join(err, a.Store.Close())
+	err = errors.Join(err, a.tracer.Shutdown(ctx))
 	a.lock.Release()
 	return err
 }
@@ -161,6 +165,14 @@ func open(ctx context.Context, opts Options, readOnly bool) (_ *App, err error) 
 		return nil, err
 	}
 	undo = append(undo, closeCluster)
+	var tracer *tracing.Provider
+	if !readOnly {
+		// Off by default: nothing is created unless tracing.enabled.
+		if tracer, err = tracing.Setup(ctx, tracingConfig(cfg), opts.Getenv); err != nil {
+			return nil, err
+		}
+		undo = append(undo, func() { _ = tracer.Shutdown(context.Background()) })
+	}
 	pairs := channels.NewPairing(PairingPath(opts.StateDir))
 	chans, err := newChannels(cfg, opts.Getenv, opts.StateDir, opts.Logger, st, pairs)
 	if err != nil {
@@ -179,5 +191,11 @@ func open(ctx context.Context, opts Options, readOnly bool) (_ *App, err error) 
 			return nil, err
 		}
 	}
-	return &App{Config: cfg, Engine: e, Store: st, StateDir: opts.StateDir, Channels: chans, Pairing: pairs, lock: lock, closeCluster: closeCluster}, nil
+	return &App{Config: cfg, Engine: e, Store: st, StateDir: opts.StateDir, Channels: chans, Pairing: pairs, lock: lock, closeCluster: closeCluster, tracer: tracer}, nil
+}
+
+// tracingConfig is what tracing.Setup reads of cfg.
+func tracingConfig(cfg *config.Config) tracing.Config {
+	t := cfg.Tracing
+	return tracing.Config{Enabled: t.Enabled, Endpoint: t.Endpoint, Headers: t.Headers, SampleRatio: t.SampleRatio}
 }

@@ -210,6 +210,9 @@ func writeRun(e *env, r domain.Run) error {
 	if r.RequesterKey != "" {
 		t.row("requester:", r.RequesterKey)
 	}
+	if r.TraceID != "" {
+		t.row("trace:", strings.TrimSpace(r.TraceID+" "+r.TraceURL))
+	}
 	t.row("created:", stamp(r.CreatedAt))
 	if r.StartedAt > 0 {
 		t.row("runtime:", duration(r.StartedAt, r.EndedAt))

@@ -664,3 +664,21 @@ func (c *Client) UsageReport(ctx context.Context, p api.Principal, req api.Usage
 	err := c.do(ctx, http.MethodGet, apiPath("usage"), q, h, nil, &out)
 	return out, err
 }
+
+// LoopsList is GET /api/loops.
+func (c *Client) LoopsList(ctx context.Context, p api.Principal) (api.LoopsResult, error) {
+	h, q := as(p)
+	var out api.LoopsResult
+	err := c.do(ctx, http.MethodGet, apiPath("loops"), q, h, nil, &out)
+	return out, err
+}
+
+// LoopResume is POST /api/loops/resume.
+func (c *Client) LoopResume(ctx context.Context, p api.Principal, req api.LoopResumeRequest) (api.LoopResumeResult, error) {
+	h, q := as(p)
+	var out api.LoopResumeResult
+	err := c.do(ctx, http.MethodPost, apiPath("loops", "resume"), q, h, req, &out)
+	return out, err
+}
+
+var _ api.Operators = (*Client)(nil)

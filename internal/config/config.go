@@ -23,6 +23,10 @@ type Config struct {
 	// Replicas tunes gateways sharing a PostgreSQL store (replicas.go).
 	Replicas ReplicasConfig `json:"replicas"`
 	A2A      A2AConfig      `json:"a2a"`
+	// Tracing exports OpenTelemetry traces (tracing.go).
+	Tracing TracingConfig `json:"tracing"`
+	// Audit is the tamper-evident audit log (audit.go).
+	Audit AuditConfig `json:"audit"`
 }
 
 // A2AConfig is `a2a.*`: the Agent2Agent (A2A) protocol surface.
@@ -140,6 +144,9 @@ type SessionA2AConfig struct {
 	MaxPingPongTurns int `json:"maxPingPongTurns"`
 	// MaxHops bounds chains of inter-session sends (default 5).
 	MaxHops int `json:"maxHops"`
+	// LoopBreaker pauses an edge of the message graph that carries too
+	// many agent-to-agent messages (limits.go).
+	LoopBreaker LoopBreakerConfig `json:"loopBreaker"`
 }
 
 // ToolsConfig is `tools.*`.
@@ -406,6 +413,12 @@ type RateLimitConfig struct {
 	RequestsPerSecond float64 `json:"requestsPerSecond,omitempty"`
 	// Burst is how many requests a token may make at once (default 400).
 	Burst int `json:"burst,omitempty"`
+	// Session bounds the work started on one session (turns, sends to
+	// it, spawns from it), whoever asks; zero: no limit.
+	Session ScopeRateLimit `json:"session"`
+	// Agent bounds the work started on the sessions of one agent; zero:
+	// no limit.
+	Agent ScopeRateLimit `json:"agent"`
 }
 
 // GatewayAuthConfig is `gateway.auth`.

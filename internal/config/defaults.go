@@ -67,6 +67,7 @@ func base() *Config {
 			AgentToAgent: SessionA2AConfig{
 				MaxPingPongTurns: DefaultMaxPingPongTurns,
 				MaxHops:          DefaultMaxHops,
+				LoopBreaker:      LoopBreakerConfig{WindowSeconds: DefaultLoopWindowSeconds},
 			},
 		},
 		Tools: ToolsConfig{

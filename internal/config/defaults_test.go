@@ -14,7 +14,7 @@ func TestDefault(t *testing.T) {
 		Session: SessionConfig{
 			Scope:        "per-sender",
 			MainKey:      "main",
-			AgentToAgent: SessionA2AConfig{MaxPingPongTurns: 5, MaxHops: 5},
+			AgentToAgent: SessionA2AConfig{MaxPingPongTurns: 5, MaxHops: 5, LoopBreaker: LoopBreakerConfig{WindowSeconds: 600}},
 		},
 		Tools: ToolsConfig{
 			Sessions:     SessionsToolsConfig{Visibility: "tree"},

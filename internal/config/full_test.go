@@ -13,7 +13,7 @@ var fullEnv = map[string]string{
 	"OPENAI_API_KEY": "sk-openai", "ANTHROPIC_API_KEY": "sk-ant", "SWITCHBOARD_TOKEN": "main-token",
 	"SWITCHBOARD_READ_TOKEN": "read-token", "SWITCHBOARD_MCP_TOKEN": "mcp-token",
 	"DATABASE_URL":  "postgres://switchboard:pw@db.example.com/switchboard",
-	"PLANNER_TOKEN": "planner-token",
+	"PLANNER_TOKEN": "planner-token", "OTLP_KEY": "otlp-key",
 }
 
 // TestFullExample loads testdata/full.json5, the example copied into the

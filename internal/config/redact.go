@@ -31,6 +31,10 @@ func (c *Config) Redacted() *Config {
 		ch.URL = redactURL(ch.URL)
 		out.Channels.Webhook[name] = ch
 	}
+	for k, h := range out.Tracing.Headers {
+		out.Tracing.Headers[k] = mask(h)
+	}
+	out.Tracing.Endpoint = redactURL(out.Tracing.Endpoint)
 	maskSecrets(out.Channels.Telegram)
 	maskSecrets(out.Channels.Discord)
 	maskSecrets(out.Channels.Signal)

@@ -28,7 +28,7 @@ func TestRedacted(t *testing.T) {
 		"OPENAI_API_KEY": "sk-proj-SECRET-openai-0001", "ANTHROPIC_API_KEY": "sk-ant-SECRET-0002",
 		"SWITCHBOARD_TOKEN": "gw-SECRET-main-token-0003", "SWITCHBOARD_READ_TOKEN": "rd-SECRET",
 		"SWITCHBOARD_MCP_TOKEN": "mcp-SECRET-token-long-0004", "DATABASE_URL": "postgres://sb:SECRET-db-pw@db:5432/sb",
-		"PLANNER_TOKEN": "planner-SECRET-token-0005",
+		"PLANNER_TOKEN": "planner-SECRET-token-0005", "OTLP_KEY": "otlp-SECRET-key-0006",
 	}
 	cfg, err := Load("testdata/full.json5", env(secrets))
 	if err != nil {
@@ -85,7 +85,7 @@ func TestRedacted(t *testing.T) {
 func TestMarshalIndentRoundTrips(t *testing.T) {
 	cfg, err := Load("testdata/full.json5", env(map[string]string{
 		"OPENAI_API_KEY": "a", "ANTHROPIC_API_KEY": "b", "SWITCHBOARD_TOKEN": "c",
-		"SWITCHBOARD_READ_TOKEN": "d", "SWITCHBOARD_MCP_TOKEN": "e", "DATABASE_URL": "postgres://h/db", "PLANNER_TOKEN": "f",
+		"SWITCHBOARD_READ_TOKEN": "d", "SWITCHBOARD_MCP_TOKEN": "e", "DATABASE_URL": "postgres://h/db", "PLANNER_TOKEN": "f", "OTLP_KEY": "g",
 	}))
 	if err != nil {
 		t.Fatal(err)

@@ -159,6 +159,9 @@ func (c *Config) problems(skip map[string]bool) []Problem {
 	c.checkReplicas(v)
 	c.checkA2A(v)
 	c.checkA2ARemotes(v)
+	c.checkTracing(v)
+	c.checkLimits(v)
+	c.checkAudit(v)
 	return v.problems
 }
 

@@ -7,6 +7,8 @@ const (
 	EventMessage  = "message"
 	EventSession  = "session"
 	EventOutbox   = "outbox"
+	// EventLoopPaused: the loop breaker paused an edge (Reason says why).
+	EventLoopPaused = "loop.paused"
 )
 
 // Event is something that happened, for live clients (gateway events, web

@@ -96,6 +96,12 @@ type Run struct {
 	// queued again. A run is never re-queued past attempt 2.
 	Attempt int `json:"attempt,omitempty"`
 
+	// TraceID is the OpenTelemetry trace the run belongs to, and
+	// TraceURL its link in the trace viewer (tracing.linkTemplate); both
+	// are read from Spec when a run is shown, never stored apart.
+	TraceID  string `json:"traceId,omitempty"`
+	TraceURL string `json:"traceUrl,omitempty"`
+
 	TimeoutMs int64 `json:"timeoutMs,omitempty"`
 	CreatedAt int64 `json:"createdAt"`
 	StartedAt int64 `json:"startedAt,omitempty"`

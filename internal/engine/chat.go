@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/policy"
+	"github.com/switchboard-go/switchboard/internal/tracing"
 )
 
 // chat handles an inbound user message: commands first, then a run.
@@ -108,11 +109,14 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 		msg = rest
 		row = nil // (read before the reset)
 	}
+	if err := e.admit(key); err != nil {
+		return api.ChatResult{}, err
+	}
 	spec := runSpec{
 		Spec: runs.Spec{UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(msg),
 			Provenance: &domain.Provenance{Kind: domain.ProvenanceExternalUser, SourceChannel: channel}}},
 		System: req.ExtraSystem, Model: req.Model, Thinking: req.Thinking, Fingerprint: fingerprint,
-		Chain: slices.Clone(req.Chain), Deliver: deliver,
+		Chain: slices.Clone(req.Chain), Deliver: deliver, TraceParent: tracing.Root(ctx, "chat"),
 	}
 	raw, err := encodeSpec(spec)
 	if err != nil {

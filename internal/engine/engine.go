@@ -112,6 +112,7 @@ type Engine struct {
 	dir        string
 	bus        *bus
 	deliveries *outbox.Worker
+	guards     *guards        // rate limits and the loop breaker (limits.go)
 	remotes    *remote.Client // A2A client of a2a.remotes (remote.go)
 	budgets    budget.Ledger
 	reads      query.Reader
@@ -169,6 +170,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	e.budgets = budget.Ledger{Store: opts.Store, Config: e.conf, Now: opts.Now}
 	e.reads = query.Reader{Store: opts.Store, Keys: e.keys, Config: e.conf, Now: opts.Now}
+	e.guards = newGuards(cfg, opts.Now)
 	claimer, _ := opts.Cluster.(outbox.Claimer)
 	e.remotes = remote.New(remote.Options{HTTP: opts.A2AHTTPClient})
 	ob, err := e.newOutbox(opts.HTTPClient, opts.MaintenanceInterval, claimer)
@@ -227,6 +229,9 @@ func (e *Engine) Start(ctx context.Context) error {
 		return fmt.Errorf("engine: start: %w", err)
 	}
 	e.swept = swept
+	if err := e.restorePauses(ctx); err != nil {
+		return fmt.Errorf("engine: start: %w", err)
+	}
 	if err := e.rt.Start(ctx); err != nil {
 		return fmt.Errorf("engine: start: %w", err)
 	}

@@ -15,7 +15,7 @@ func (e *Engine) exchangeFollowUp(tx domain.Tx, run domain.Run, spec runSpec, ne
 	for _, f := range steps.Runs {
 		state := f.State
 		msg := f.Message
-		raw, err := encodeSpec(runSpec{Spec: runs.Spec{UserMessage: &msg, Payer: spec.Payer}, System: f.System, Chain: f.Chain, A2A: &state})
+		raw, err := encodeSpec(runSpec{Spec: runs.Spec{UserMessage: &msg, Payer: spec.Payer}, System: f.System, Chain: f.Chain, A2A: &state, TraceParent: spec.TraceParent})
 		if err != nil {
 			return err
 		}

@@ -16,7 +16,7 @@ func listResult(t *testing.T, out api.ToolOutcome) api.ListResult {
 	t.Helper()
 	res, ok := out.Payload.(api.ListResult)
 	if !ok {
-		t.Fatalf("payload = %s, want ListResult", out.JSON())
+		t.Fatalf("payload = %s, want api.ListResult", out.JSON())
 	}
 	return res
 }

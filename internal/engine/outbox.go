@@ -30,6 +30,7 @@ func (e *Engine) newOutbox(hc *http.Client, interval time.Duration, claimer outb
 			domain.OutboxAnnounce:         channels,
 			domain.OutboxDelivery:         channels,
 			domain.OutboxSubagentAnnounce: outbox.DelivererFunc(e.deliverSubagentAnnounce),
+			outboxHeldSend:                outbox.DelivererFunc(e.deliverHeldSend),
 			domain.OutboxCleanup: outbox.DelivererFunc(func(ctx context.Context, it domain.OutboxItem) error {
 				return e.archive(ctx, it.SessionKey)
 			}),

@@ -14,7 +14,7 @@ func (e *Engine) waitRun(ctx context.Context, runID string, timeout time.Duratio
 	if errors.Is(err, domain.ErrNotFound) {
 		return r, domain.Errorf(domain.CodeNotFound, "run not found: %s", runID)
 	}
-	return r, err
+	return e.withTrace(r), err
 }
 
 // getRun returns a run by id.
@@ -23,7 +23,7 @@ func (e *Engine) getRun(ctx context.Context, runID string) (domain.Run, error) {
 	if errors.Is(err, domain.ErrNotFound) {
 		return r, domain.Errorf(domain.CodeNotFound, "run not found: %s", runID)
 	}
-	return r, err
+	return e.withTrace(r), err
 }
 
 // listRuns lists runs, newest first.
@@ -35,7 +35,11 @@ func (e *Engine) listRuns(ctx context.Context, q domain.RunQuery) ([]domain.Run,
 		}
 		q.SessionKey = key
 	}
-	return e.store.ListRuns(ctx, q)
+	runs, err := e.store.ListRuns(ctx, q)
+	for i := range runs {
+		runs[i] = e.withTrace(runs[i])
+	}
+	return runs, err
 }
 
 // cancelRun cancels a run and every run it started.

@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/exchange"
 	"github.com/switchboard-go/switchboard/internal/policy"
+	"github.com/switchboard-go/switchboard/internal/tracing"
 )
 
 // send delivers a message into another session as an inter-session
@@ -115,6 +116,12 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 		e.log.Info("send blocked by session policy", "target", target, "reason", d.Reason)
 		return fail("error", "send blocked by session policy", display), nil
 	}
+	if err := e.admit(requesterKey, target); err != nil {
+		return api.SendResult{}, err
+	}
+	if res, held, err := e.holdOnLoop(ctx, req, requesterKey, target, display, chain, p.Message); held || err != nil {
+		return res, err
+	}
 	if mode == api.SendNotify {
 		if e.isRemote(targetAgent) {
 			// A2A has no message that starts no task: a notify would stay
@@ -156,6 +163,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 		A2A: &exchange.State{RequesterKey: requesterKey, RequesterChannel: requesterChannel, TargetKey: target,
 			TargetChannel: targetChannel, TargetTo: targetTo, InRun: req.RunID != "", MaxTurns: maxTurns, Original: p.Message},
 		Fingerprint: fingerprint,
+		TraceParent: tracing.Root(ctx, "sessions_send"),
 	}
 	var timeoutMs int64
 	if e.isRemote(targetAgent) {

@@ -24,7 +24,7 @@ func sendResult(t *testing.T, out api.ToolOutcome) api.SendResult {
 	t.Helper()
 	res, ok := out.Payload.(api.SendResult)
 	if !ok {
-		t.Fatalf("payload = %#v, want SendResult", out.Payload)
+		t.Fatalf("payload = %#v, want api.SendResult", out.Payload)
 	}
 	return res
 }

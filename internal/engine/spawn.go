@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/policy"
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
 	"github.com/switchboard-go/switchboard/internal/subagent"
+	"github.com/switchboard-go/switchboard/internal/tracing"
 )
 
 // spawn starts a sub-agent run in a new isolated session and returns at
@@ -184,6 +185,9 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 			return api.SpawnResult{}, err
 		}
 	}
+	if err := e.admit(requesterKey, childKey); err != nil {
+		return api.SpawnResult{}, err
+	}
 	spec := runSpec{
 		Spec: runs.Spec{Prelude: forked,
 			UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(task),
@@ -194,6 +198,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 		Thinking:    p.Thinking,
 		Spawn:       &ss,
 		Fingerprint: fingerprint,
+		TraceParent: tracing.Root(ctx, "sessions_spawn"),
 	}
 	if payer != requesterKey {
 		// The child's tree is outside the payer's: its first run draws on

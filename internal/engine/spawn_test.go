@@ -17,7 +17,7 @@ func spawnResult(t *testing.T, out api.ToolOutcome) api.SpawnResult {
 	t.Helper()
 	res, ok := out.Payload.(api.SpawnResult)
 	if !ok {
-		t.Fatalf("payload = %s, want SpawnResult", out.JSON())
+		t.Fatalf("payload = %s, want api.SpawnResult", out.JSON())
 	}
 	return res
 }

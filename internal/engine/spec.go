@@ -31,8 +31,12 @@ type runSpec struct {
 	// created under an idempotency key (see idempotency.go).
 	Fingerprint string `json:"fingerprint,omitempty"`
 	// Deliver is where a chat run's reply is delivered when it ends
-	// (ChatRequest.Deliver); nil for no delivery.
+	// (api.ChatRequest.Deliver); nil for no delivery.
 	Deliver *delivery.Target `json:"deliver,omitempty"`
+	// TraceParent is the W3C trace context of the work that created the
+	// run (tracing on): the run's span, and the runs that follow from it,
+	// join that trace, after a queue wait or a restart too.
+	TraceParent string `json:"traceparent,omitempty"`
 }
 
 func encodeSpec(s runSpec) (json.RawMessage, error) {

@@ -122,7 +122,7 @@ func (e *Engine) deliverSubagentAnnounce(ctx context.Context, item domain.Outbox
 		text := a.Text()
 		msg := subagent.Message(text, p.ChildKey, run.ID)
 		raw, err := encodeSpec(runSpec{Spec: runs.Spec{UserMessage: &msg}, System: subagent.AnnounceSystem,
-			Deliver: e.requesterDelivery(ctx, p.Spawn.RequesterKey, p.Spawn.RequesterChannel)})
+			Deliver: e.requesterDelivery(ctx, p.Spawn.RequesterKey, p.Spawn.RequesterChannel), TraceParent: traceParentOr(ctx, run)})
 		if err != nil {
 			return err
 		}

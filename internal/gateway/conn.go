@@ -46,6 +46,9 @@ type conn struct {
 	remote string
 	// requestID is the X-Request-Id of the upgrade request (logs).
 	requestID string
+	// traceparent is the W3C trace context of the upgrade request: the
+	// parent of the connection's requests that carry none of their own.
+	traceparent string
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -139,7 +142,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx, cancel := context.WithCancel(s.base)
-	c := &conn{s: s, ws: ws, sock: cw.conn, id: domain.NewID(), remote: r.RemoteAddr, requestID: requestIDOf(w), ctx: ctx, cancel: cancel, sem: make(chan struct{}, maxInFlight)}
+	c := &conn{s: s, ws: ws, sock: cw.conn, id: domain.NewID(), remote: r.RemoteAddr, requestID: requestIDOf(w), traceparent: r.Header.Get("traceparent"), ctx: ctx, cancel: cancel, sem: make(chan struct{}, maxInFlight)}
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()

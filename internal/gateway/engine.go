@@ -15,6 +15,7 @@ import (
 // the engine.
 type Engine interface {
 	api.Service
+	api.Operators
 
 	// Subscribe delivers engine events (the WS fan-out and metrics).
 	Subscribe(buffer int) (<-chan domain.Event, func())

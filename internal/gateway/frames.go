@@ -30,6 +30,9 @@ type reqFrame struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params"`
+	// TraceParent is a W3C trace context for this request (an extension;
+	// without it the upgrade request's applies).
+	TraceParent string `json:"traceparent,omitempty"`
 }
 
 // resFrame is a response. A request may get more than one (`agent`).

@@ -76,6 +76,8 @@ func (s *Server) routeTable() []route {
 		{pattern: "GET /api/agents", limit: noBody, h: s.api(api.OpAgentsList, s.apiAgents)},
 		{pattern: "GET /api/search", limit: noBody, h: s.api(api.OpSessionsSearch, s.apiSearch)},
 		{pattern: "GET /api/usage", limit: noBody, h: s.api(api.OpUsageReport, s.apiUsage)},
+		{pattern: "GET /api/loops", limit: noBody, h: s.api(api.OpLoopsList, s.apiLoops)},
+		{pattern: "POST /api/loops/resume", limit: smallBody, h: s.api(api.OpLoopsResume, s.apiLoopsResume)},
 		{pattern: "GET /api/channels/status", limit: noBody, h: s.api(api.OpChannelsStatus, s.apiChannelsStatus)},
 		{pattern: "POST /api/tools/{name}", limit: spawn, h: s.api("", s.apiTool)},
 		{pattern: "/api/", limit: noBody, h: s.api("", func(r *http.Request, _ grant) (any, error) {

@@ -67,6 +67,8 @@ func (s *Server) methodTable() map[string]method {
 		"runs.cancel":      {api.OpRunsCancel, s.mRunsCancel},
 		"tools.invoke":     {"", s.mToolsInvoke},
 		"usage.report":     {api.OpUsageReport, s.mUsageReport},
+		"loops.list":       {api.OpLoopsList, s.mLoopsList},
+		"loops.resume":     {api.OpLoopsResume, s.mLoopsResume},
 
 		"channels.status":          {api.OpChannelsStatus, s.mChannelsStatus},
 		"channels.pairing.list":    {api.OpChannelsPairing, s.mPairingList},
@@ -110,7 +112,9 @@ func (c *conn) dispatch(f reqFrame) {
 		_ = c.respondErr(f.ID, domain.Invalid("invalid %s params: %s", f.Method, msg))
 		return
 	}
-	payload, err := m.fn(c.ctx, &call{c: c, id: f.ID, method: f.Method, params: f.Params})
+	ctx, span := c.traceRequest(f)
+	payload, err := m.fn(ctx, &call{c: c, id: f.ID, method: f.Method, params: f.Params})
+	span.End(err)
 	if c.ctx.Err() != nil {
 		return
 	}

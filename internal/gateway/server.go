@@ -187,7 +187,7 @@ func New(opts Options) (*Server, error) {
 	s.fan = newFanout()
 	s.models = newSessionModels()
 	s.methods = s.methodTable()
-	s.handler = s.routes()
+	s.handler = traceHTTP(s.routes())
 	return s, nil
 }
 

@@ -269,7 +269,7 @@ func (w *Worker) release(items []domain.OutboxItem) {
 // attempt delivers one item and records the outcome; it returns the
 // item's new status ("" when nothing was recorded).
 func (w *Worker) attempt(ctx context.Context, it domain.OutboxItem) domain.OutboxStatus {
-	err := w.deliver(ctx, it)
+	err := w.deliverTraced(ctx, it)
 	if ctx.Err() != nil {
 		return "" // shutting down: try again at the next start
 	}

@@ -135,3 +135,11 @@ func (l *Limiter) pruneLocked(now time.Time) {
 		}
 	}
 }
+
+// Scopes of the work started on sessions (gateway.limits.rateLimit.session
+// and .agent): every run a chat, send or spawn starts takes one from the
+// bucket of each session and each agent it involves.
+const (
+	ScopeSession Scope = "session"
+	ScopeAgent   Scope = "agent"
+)

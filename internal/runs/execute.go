@@ -81,15 +81,18 @@ type firstStep struct {
 
 // activate registers a run as executing here, so Cancel can reach it, and
 // returns its context and the function that unregisters it.
-func (rt *Runtime) activate(id string) (context.Context, func()) {
+func (rt *Runtime) activate(r domain.Run) (context.Context, func()) {
+	id := r.ID
 	ctx, cancel := context.WithCancelCause(rt.exec.ctx)
+	ctx, endSpan := traceRun(ctx, r)
 	rt.exec.add(id, cancel)
 	rt.waits.begin(id)
 	return ctx, func() {
 		rt.exec.remove(id)
 		// Waiters that came after its end (or while it waited for its
 		// lane) skipped reading it (Wait): they read it now.
-		set := rt.waits.exit(id)
+		set, ended := rt.waits.exit(id)
+		endSpan(ended)
 		cancel(nil)
 		for w := range set {
 			close(w.done)
@@ -109,7 +112,7 @@ func (rt *Runtime) execute(r domain.Run) {
 		}
 		return
 	}
-	ctx, done := rt.activate(r.ID)
+	ctx, done := rt.activate(r)
 	defer done()
 	var c claimed
 	for delay := retryFirst; ; delay = nextDelay(delay) {
@@ -460,7 +463,7 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 				return runOutcome{status: domain.RunError, err: exceeded.Error(), usage: usage, model: plan.ModelRef}, written
 			}
 			rt.progress.update(run.ID, func(p *domain.Progress) { p.Step, p.Phase = step+1, "model" })
-			resp, err = provider.Complete(ctx, req)
+			resp, err = completeTraced(ctx, provider, req, plan.ModelRef)
 		}
 		if err == nil && ctx.Err() != nil {
 			err = ctx.Err()
@@ -522,7 +525,7 @@ func (rt *Runtime) loop(ctx context.Context, run domain.Run, sess domain.Session
 			tc.RunID = run.ID
 			tc.ToolCallID = call.ID
 			rt.progress.update(run.ID, func(p *domain.Progress) { p.Phase = "tool:" + call.Name })
-			res := rt.opts.Hooks.CallTool(ctx, tc, call.Name, call.Arguments)
+			res := rt.callToolTraced(ctx, tc, call)
 			rt.progress.update(run.ID, func(p *domain.Progress) {
 				p.LastTool, p.LastToolOutcome = call.Name, "ok"
 				if res.IsError {

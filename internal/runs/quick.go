@@ -390,7 +390,7 @@ func (rt *Runtime) quickCall(ctx context.Context, q *quickTurn) (first *firstSte
 	if len(history) > rt.opts.ContextMessages {
 		history = history[len(history)-rt.opts.ContextMessages:]
 	}
-	resp, err := provider.Complete(ctx, plan.request(run, modelID, history, q.deltaFunc()))
+	resp, err := completeTraced(ctx, provider, plan.request(run, modelID, history, q.deltaFunc()), plan.ModelRef)
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}

@@ -39,7 +39,7 @@ func (rt *Runtime) submitClaimed(ctx context.Context, r domain.Run, spec *Spec, 
 		}
 		spec = &decoded
 	}
-	runCtx, done := rt.activate(r.ID)
+	runCtx, done := rt.activate(r)
 	if rt.quickEligible(r, spec) {
 		if stored, created, handled, err := rt.submitQuick(ctx, r, spec, sess, prepare, res, runCtx, done); handled {
 			return stored, created, true, err

@@ -117,16 +117,17 @@ func (b *waitBoard) forget(id string) {
 // exit notes that the executor of run id exited: its end (when it ended
 // here) moves to the recent ends, and the waiters that came after its end
 // (or while it waited for its lane) are returned to be woken.
-func (b *waitBoard) exit(id string) map[*waiter]struct{} {
+func (b *waitBoard) exit(id string) (map[*waiter]struct{}, *domain.Run) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if ended := b.here[id]; ended != nil {
+	ended := b.here[id]
+	if ended != nil {
 		b.recent.add(id, ended)
 	}
 	delete(b.here, id)
 	set := b.waiters[id]
 	delete(b.waiters, id)
-	return set
+	return set, ended
 }
 
 // addWaiter registers a waiter of runID and reports whether the run is

@@ -14,7 +14,10 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/switchboard-go/switchboard/internal/a2a/wire"
+	"github.com/switchboard-go/switchboard/internal/tracing"
 	"github.com/switchboard-go/switchboard/internal/urlguard"
 )
 
@@ -244,10 +247,14 @@ func (c *Client) call(ctx context.Context, r Remote, ep Endpoint, method string,
 	if _, err := r.guard().CheckURL(ep.URL); err != nil {
 		return fmt.Errorf("%w: endpoint: %w", ErrBadCard, err)
 	}
+	ctx, span := tracing.StartClient(ctx, "a2a "+method, attribute.String("rpc.system", "jsonrpc"), attribute.String("rpc.method", method))
+	defer span.End(nil)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("%w: endpoint %q: %v", ErrBadCard, ep.URL, err)
 	}
+	// The remote gateway's work joins this trace (W3C traceparent).
+	tracing.InjectHeaders(ctx, req.Header)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	if ep.Version == wire.Version {

@@ -50,7 +50,10 @@ export function mountRuns(ctx, root) {
     const tokens = r.usage && r.usage.totalTokens;
     return h('tr', {dataset: {runId: r.runId, status: r.status}},
       h('td', {title: r.error || undefined}, statusBadge(r.status)),
-      h('td', {class: 'mono', title: r.runId, text: shortId(r.runId)}),
+      h('td', {class: 'mono', title: r.runId}, h('span', {text: shortId(r.runId)}),
+        r.traceId ? h(r.traceUrl ? 'a' : 'span', {class: 'trace-id subtle', href: r.traceUrl || undefined, target: r.traceUrl ? '_blank' : undefined,
+          rel: r.traceUrl ? 'noopener' : undefined, title: `Trace ${r.traceId}`, dataset: {traceId: r.traceId},
+          text: ` trace ${r.traceId.slice(0, 8)}`}) : null),
       h('td', {text: r.kind || '—'}),
       h('td', {class: 'col-session'}, r.sessionKey ? h('a', {href: sessionHref(r.sessionKey), class: 'mono', text: r.sessionKey}) : '—'),
       h('td', {}, h('time', {datetime: fmtISO(r.startedAt || r.createdAt), title: fmtISO(r.startedAt || r.createdAt),

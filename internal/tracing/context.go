@@ -1,0 +1,114 @@
+package tracing
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Inject is the W3C traceparent of ctx's span, "" when tracing is off or
+// ctx has none: what a run created under ctx keeps in its spec.
+func Inject(ctx context.Context) string {
+	if !Enabled() {
+		return ""
+	}
+	sc := trace.SpanContextFromContext(ctx)
+	if !sc.IsValid() {
+		return ""
+	}
+	c := propagation.MapCarrier{}
+	propagator.Inject(ctx, c)
+	return c["traceparent"]
+}
+
+// Extract returns ctx with traceparent as its remote parent ("" or an
+// invalid value: ctx unchanged).
+func Extract(ctx context.Context, traceparent string) context.Context {
+	if traceparent == "" || !Enabled() {
+		return ctx
+	}
+	return propagator.Extract(ctx, propagation.MapCarrier{"traceparent": traceparent})
+}
+
+// ExtractHeaders returns ctx with the trace context of h (traceparent,
+// tracestate) as its remote parent.
+func ExtractHeaders(ctx context.Context, h http.Header) context.Context {
+	if !Enabled() || h.Get("traceparent") == "" {
+		return ctx
+	}
+	return propagator.Extract(ctx, propagation.HeaderCarrier(h))
+}
+
+// InjectHeaders writes ctx's trace context into h (an outbound request).
+func InjectHeaders(ctx context.Context, h http.Header) {
+	if !Enabled() {
+		return
+	}
+	propagator.Inject(ctx, propagation.HeaderCarrier(h))
+}
+
+// specTrace is the member of a stored run spec that holds the trace
+// context of the work that created the run.
+type specTrace struct {
+	TraceParent string `json:"traceparent"`
+}
+
+// FromSpec is the traceparent kept in a run's stored spec ("" when none
+// or tracing is off).
+func FromSpec(spec json.RawMessage) string {
+	if !Enabled() || len(spec) == 0 {
+		return ""
+	}
+	var s specTrace
+	if json.Unmarshal(spec, &s) != nil {
+		return ""
+	}
+	return s.TraceParent
+}
+
+// TraceID is the trace id (32 hex digits) of a W3C traceparent, "" when
+// it is not one. It works with tracing off: stored runs keep their ids.
+func TraceID(traceparent string) string {
+	// version "-" trace-id "-" parent-id "-" flags
+	if len(traceparent) < 55 || traceparent[2] != '-' || traceparent[35] != '-' {
+		return ""
+	}
+	id := traceparent[3:35]
+	if _, err := trace.TraceIDFromHex(id); err != nil {
+		return ""
+	}
+	return id
+}
+
+// TraceIDOfSpec is TraceID of the traceparent a stored run spec keeps,
+// read whether tracing is on or not.
+func TraceIDOfSpec(spec json.RawMessage) string {
+	if !bytes.Contains(spec, []byte(`"traceparent"`)) {
+		return ""
+	}
+	var s specTrace
+	if json.Unmarshal(spec, &s) != nil {
+		return ""
+	}
+	return TraceID(s.TraceParent)
+}
+
+// Root is Inject(ctx) when ctx has a span; otherwise it records a root
+// span named name for work that starts outside any trace (a CLI command,
+// a channel message) and returns its traceparent, so the run it creates,
+// and everything that follows from it, has a trace id from the start.
+func Root(ctx context.Context, name string) string {
+	if !Enabled() {
+		return ""
+	}
+	if tp := Inject(ctx); tp != "" {
+		return tp
+	}
+	ctx, sp := tracer().Start(ctx, name, trace.WithSpanKind(trace.SpanKindInternal))
+	defer sp.End()
+	return Inject(ctx)
+}
