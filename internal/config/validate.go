@@ -161,7 +161,6 @@ func (c *Config) problems(skip map[string]bool) []Problem {
 	c.checkA2ARemotes(v)
 	c.checkTracing(v)
 	c.checkLimits(v)
-	c.checkAudit(v)
 	return v.problems
 }
 
