@@ -36,7 +36,9 @@ func (c *countingStore) SearchMessages(ctx context.Context, q domain.MessageSear
 // where the visible sessions can be named to the index, and a bounded
 // number where a pattern allow list leaves a check per session (then the
 // page ends with a cursor). Before, the store walked every hidden match
-// for an agent scope, and an allow list handed all 4,000 to the engine.
+// for an agent scope, and an allow list handed all 4,000 to the engine;
+// an agent of more sessions than the index names by key is named by its
+// own token.
 func TestSearchHiddenMatchesAreNotRead(t *testing.T) {
 	const hidden = 4000
 	tests := []struct {
@@ -44,21 +46,25 @@ func TestSearchHiddenMatchesAreNotRead(t *testing.T) {
 		mutate     func(*config.Config)
 		maxScanned int64
 		cursor     bool
+		// more is how many sessions beyond its main the requester's agent
+		// holds: more than the index names by key.
+		more int
 	}{
-		{"tree", nil, 0, false},
-		{"self", func(c *config.Config) { c.Tools.Sessions.Visibility = "self" }, 0, false},
-		{"agent", func(c *config.Config) { c.Tools.Sessions.Visibility = "agent" }, 0, false},
-		{"all without agent-to-agent", func(c *config.Config) { c.Tools.Sessions.Visibility = "all" }, 0, false},
+		{"tree", nil, 0, false, 0},
+		{"self", func(c *config.Config) { c.Tools.Sessions.Visibility = "self" }, 0, false, 0},
+		{"agent", func(c *config.Config) { c.Tools.Sessions.Visibility = "agent" }, 0, false, 0},
+		{"agent with a hundred sessions", func(c *config.Config) { c.Tools.Sessions.Visibility = "agent" }, 0, false, 100},
+		{"all without agent-to-agent", func(c *config.Config) { c.Tools.Sessions.Visibility = "all" }, 0, false, 0},
 		{"all with an allow list of ids", func(c *config.Config) {
 			c.Tools.Sessions.Visibility = "all"
 			c.Tools.AgentToAgent.Enabled = true
 			c.Tools.AgentToAgent.Allow = []string{"main", "dev"}
-		}, 0, false},
+		}, 0, false, 0},
 		{"all with an allow list of patterns", func(c *config.Config) {
 			c.Tools.Sessions.Visibility = "all"
 			c.Tools.AgentToAgent.Enabled = true
 			c.Tools.AgentToAgent.Allow = []string{"main", "d*"}
-		}, api.SearchScanMatches.Max, true},
+		}, api.SearchScanMatches.Max, true, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,6 +99,12 @@ func TestSearchHiddenMatchesAreNotRead(t *testing.T) {
 					{Key: "agent:ops:main", AgentID: "ops", SessionID: "s-ops", Kind: domain.KindMain, UpdatedAt: 2},
 				} {
 					if err := tx.PutSession(s); err != nil {
+						return err
+					}
+				}
+				for i := range tc.more {
+					if err := tx.PutSession(domain.Session{Key: fmt.Sprintf("agent:main:s%d", i), AgentID: "main",
+						SessionID: fmt.Sprintf("s-%d", i), Kind: domain.KindOther, UpdatedAt: 3}); err != nil {
 						return err
 					}
 				}

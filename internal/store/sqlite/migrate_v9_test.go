@@ -40,8 +40,8 @@ PRAGMA user_version = 8;`)
 
 	st = openAt(t, path)
 	var version int
-	if err := st.rdb.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil || version != 9 {
-		t.Errorf("user_version = %d, %v; want 9", version, err)
+	if err := st.rdb.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil || version != SchemaVersion {
+		t.Errorf("user_version = %d, %v; want %d", version, err, SchemaVersion)
 	}
 	var def string
 	if err := st.rdb.QueryRowContext(ctx, `SELECT sql FROM sqlite_schema WHERE name = 'runs_parent'`).Scan(&def); err != nil {

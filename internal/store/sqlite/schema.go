@@ -11,7 +11,7 @@ import (
 const applicationID = 0x53774264
 
 // SchemaVersion is the schema version this package writes and understands.
-const SchemaVersion = 9
+const SchemaVersion = 10
 
 // migrateTo moves the schema on conn, inside the migration transaction,
 // from version to-1 to to. A new store runs every migration in turn.
@@ -49,6 +49,11 @@ func migrateTo(ctx context.Context, conn *sql.Conn, to int) error {
 		// runs_parent holds only the runs that have a parent.
 		_, err := conn.ExecContext(ctx, schemaV9)
 		return err
+	case 10:
+		// The index's scope column names each message's agent too
+		// (scopeOf), so a search under agent visibility reads only its
+		// agents' messages however many sessions they hold: rebuilt.
+		return migrateV10(ctx, conn)
 	}
 	return fmt.Errorf("no migration to version %d", to)
 }

@@ -52,6 +52,22 @@ INSERT INTO messages_fts (messages_fts, rank) VALUES ('automerge', 0);
 // migrateV4 creates the index and back-fills it from every stored
 // message, so an upgraded store is searchable at once.
 func migrateV4(ctx context.Context, conn *sql.Conn) error {
+	return createIndex(ctx, conn, `SELECT rowid, session_key, body FROM messages`)
+}
+
+// migrateV10 rebuilds the index so every row's scope names its agent too
+// (scopeOf); since version 8 a message row reaches its session key
+// through its generation.
+func migrateV10(ctx context.Context, conn *sql.Conn) error {
+	if _, err := conn.ExecContext(ctx, `DROP TABLE messages_fts`); err != nil {
+		return err
+	}
+	return createIndex(ctx, conn, `SELECT m.rowid, g.session_key, m.body FROM messages m JOIN message_gens g ON g.gen = m.gen`)
+}
+
+// createIndex creates the index and fills it from the (rowid, session
+// key, body) rows of messages.
+func createIndex(ctx context.Context, conn *sql.Conn, messages string) error {
 	if _, err := conn.ExecContext(ctx, schemaV4); err != nil {
 		return err
 	}
@@ -60,7 +76,7 @@ func migrateV4(ctx context.Context, conn *sql.Conn) error {
 		return err
 	}
 	defer ins.Close()
-	rows, err := conn.QueryContext(ctx, `SELECT rowid, session_key, body FROM messages`)
+	rows, err := conn.QueryContext(ctx, messages)
 	if err != nil {
 		return err
 	}
@@ -81,7 +97,7 @@ func migrateV4(ctx context.Context, conn *sql.Conn) error {
 		if text == "" {
 			continue
 		}
-		if _, err := ins.ExecContext(ctx, rowid, text, keyToken(key)); err != nil {
+		if _, err := ins.ExecContext(ctx, rowid, text, scopeOf(key)); err != nil {
 			return fmt.Errorf("index message rowid %d: %w", rowid, err)
 		}
 	}
@@ -117,11 +133,11 @@ func (s *Store) SearchMessages(ctx context.Context, q domain.MessageSearch) (dom
 	if err := s.indexTail(ctx); err != nil {
 		return page, fmt.Errorf("search messages: %w", err)
 	}
-	keys, err := s.scopeKeys(ctx, q)
+	scope, err := s.scopeTokens(ctx, q)
 	if err != nil {
 		return page, s.readErr("search messages", err)
 	}
-	query, args := buildSearch(q, keys)
+	query, args := buildSearch(q, scope)
 	rows, err := s.queryR(ctx, query, args...)
 	if err != nil {
 		return page, s.readErr("search messages", err)
@@ -158,23 +174,39 @@ func (s *Store) SearchMessages(ctx context.Context, q domain.MessageSearch) (dom
 	return page, nil
 }
 
-// scopeKeys returns the session keys whose scope tokens a search of q may
-// name, so the index yields only their messages: q.Keys, else the tree
-// under q.TreeRoot, else the sessions of q.AgentIDs; nil when there are
-// more than scopeTokensMax (the SQL filters alone, within q.Scan).
-func (s *Store) scopeKeys(ctx context.Context, q domain.MessageSearch) ([]string, error) {
+// scopeTokens returns the scope tokens a search of q names, so the index
+// yields only the messages of the sessions q may read: the tokens of
+// q.Keys, else of the tree under q.TreeRoot, else of the sessions of
+// q.AgentIDs — or, for agents with more sessions than scopeTokensMax,
+// the agents' own tokens. Nil when the scope is wider than
+// scopeTokensMax tokens (the SQL filters alone, within q.Scan).
+func (s *Store) scopeTokens(ctx context.Context, q domain.MessageSearch) ([]string, error) {
+	var keys []string
+	var err error
 	switch {
 	case q.Keys != nil:
-		if len(q.Keys) > scopeTokensMax {
-			return nil, nil
+		if len(q.Keys) <= scopeTokensMax {
+			keys = q.Keys
 		}
-		return q.Keys, nil
 	case q.TreeRoot != "":
-		return s.treeKeys(ctx, q.TreeRoot)
+		keys, err = s.treeKeys(ctx, q.TreeRoot)
 	case len(q.AgentIDs) > 0:
-		return s.agentKeys(ctx, q.AgentIDs)
+		if keys, err = s.agentKeys(ctx, q.AgentIDs); err == nil && keys == nil && len(q.AgentIDs) <= scopeTokensMax {
+			tokens := make([]string, len(q.AgentIDs))
+			for i, a := range q.AgentIDs {
+				tokens[i] = agentToken(a)
+			}
+			return tokens, nil
+		}
 	}
-	return nil, nil
+	if err != nil || keys == nil {
+		return nil, err
+	}
+	tokens := make([]string, len(keys))
+	for i, k := range keys {
+		tokens[i] = keyToken(k)
+	}
+	return tokens, nil
 }
 
 // keyToken is the scope token of a session key: "k" and the FNV-1a hash
@@ -183,6 +215,26 @@ func keyToken(key string) string {
 	h := fnv.New64a()
 	h.Write([]byte(key))
 	return fmt.Sprintf("k%016x", h.Sum64())
+}
+
+// agentToken is the scope token of an agent id: "a" and the FNV-1a hash
+// of the id in hex.
+func agentToken(agentID string) string {
+	h := fnv.New64a()
+	h.Write([]byte(agentID))
+	return fmt.Sprintf("a%016x", h.Sum64())
+}
+
+// scopeOf is the scope column of a message of session key: its key's
+// token and its agent's (a canonical key agent:<id>:… names its agent,
+// as the session row's agent_id does).
+func scopeOf(key string) string {
+	rest, ok := strings.CutPrefix(key, "agent:")
+	if !ok {
+		return keyToken(key)
+	}
+	agent, _, _ := strings.Cut(rest, ":")
+	return keyToken(key) + " " + agentToken(agent)
 }
 
 // scopeTokensMax is the most session keys a search names by token; a
@@ -244,8 +296,8 @@ func (s *Store) agentKeys(ctx context.Context, agents []string) ([]string, error
 
 // ftsQuery is the FTS5 query of words in the text column: each a quoted
 // string (so no word is read as an operator), all required (FTS5 ANDs
-// juxtaposed terms); with keys, also one of their scope tokens.
-func ftsQuery(words, keys []string) string {
+// juxtaposed terms); with scope tokens, also one of them.
+func ftsQuery(words, scope []string) string {
 	var b strings.Builder
 	b.WriteString("text : (")
 	for i, w := range words {
@@ -257,13 +309,13 @@ func ftsQuery(words, keys []string) string {
 		b.WriteByte('"')
 	}
 	b.WriteByte(')')
-	if len(keys) > 0 && len(keys) <= scopeTokensMax {
+	if len(scope) > 0 && len(scope) <= scopeTokensMax {
 		b.WriteString(" AND scope : (")
-		for i, k := range keys {
+		for i, t := range scope {
 			if i > 0 {
 				b.WriteString(" OR ")
 			}
-			b.WriteString(keyToken(k))
+			b.WriteString(t)
 		}
 		b.WriteByte(')')
 	}
@@ -277,7 +329,7 @@ func ftsQuery(words, keys []string) string {
 // (ok) rather than a WHERE, so the reader counts every match it examines
 // and stops at q.Scan. SQLite steps lazily: rows not read are not
 // computed.
-func buildSearch(q domain.MessageSearch, keys []string) (string, []any) {
+func buildSearch(q domain.MessageSearch, scope []string) (string, []any) {
 	var b strings.Builder
 	var args []any
 	if q.TreeRoot != "" {
@@ -318,7 +370,7 @@ LEFT JOIN sessions s ON s.key = g.session_key AND s.session_id = g.session_id
 WHERE messages_fts MATCH ?`)
 	args = append(args, okArgs...)
 	args = append(args, okArgs...)
-	args = append(args, ftsQuery(q.Words, keys))
+	args = append(args, ftsQuery(q.Words, scope))
 	if q.Before > 0 {
 		b.WriteString("\n\tAND f.rowid < ?")
 		args = append(args, q.Before)

@@ -194,7 +194,7 @@ func (t *tx) insertIndexRows(rows []indexRow) error {
 				continue
 			}
 			if r.key != tokenKey || token == "" {
-				token, tokenKey = keyToken(r.key), r.key
+				token, tokenKey = scopeOf(r.key), r.key
 			}
 			if _, err := rc.exec(indexRowSQL, r.rowid, r.text, token); err != nil {
 				return err

@@ -29,6 +29,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -175,11 +176,11 @@ func diff(want, got any) string { return cmp.Diff(want, got, cmpOpts()) }
 // requireAllFieldsSet fails when a field of the struct v is zero, so a
 // fixture that claims to cover every field keeps doing so as the domain
 // types grow.
-func requireAllFieldsSet(t *testing.T, v any) {
+func requireAllFieldsSet(t *testing.T, v any, notStored ...string) {
 	t.Helper()
 	rv := reflect.ValueOf(v)
 	for i := range rv.NumField() {
-		if rv.Field(i).IsZero() {
+		if rv.Field(i).IsZero() && !slices.Contains(notStored, rv.Type().Field(i).Name) {
 			t.Errorf("fixture %T leaves field %s zero; set it so the round trip covers it", v, rv.Type().Field(i).Name)
 		}
 	}
