@@ -157,22 +157,31 @@ func (a *Adapter) finishStream(ctx context.Context, x *acct, msg channels.Outbou
 		return true, nil
 	}
 	if err := a.editFinal(ctx, x, st, parts[0]); err != nil {
-		var tmr *channels.RetryAfterError
-		if errors.As(err, &tmr) || !errors.Is(err, outbox.ErrPermanent) {
-			// Offered again by the outbox: keep the message to edit.
-			st.final = false
-			a.streams.open(msg.RunID, st)
+		if !errors.Is(err, outbox.ErrPermanent) {
+			a.keep(msg.RunID, st)
 			return true, err
 		}
 		// The message cannot be edited (deleted, too old): send anew.
 		a.log.Info("telegram streamed message not editable, sending the reply", "account", x.id, "err", err)
 		return false, nil
 	}
-	if len(parts) > 1 {
-		rest := strings.Join(parts[1:], "\n\n")
-		return true, a.sendText(ctx, x, msg.To, rest, true)
+	for _, p := range parts[1:] {
+		if err := a.sendText(ctx, x, msg.To, p, true); err != nil {
+			if !errors.Is(err, outbox.ErrPermanent) {
+				a.keep(msg.RunID, st)
+			}
+			return true, err
+		}
 	}
 	return true, nil
+}
+
+// keep puts a stream back for the outbox's next attempt at its final
+// reply, which edits the message again (an edit to the same text is
+// Telegram's "not modified", taken as done).
+func (a *Adapter) keep(runID string, st *stream) {
+	st.final = false
+	a.streams.open(runID, st)
 }
 
 // editFinal edits the streamed message to the final text of its first
