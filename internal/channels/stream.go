@@ -2,8 +2,11 @@ package channels
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
 // RunStreamer is a Sink that can follow the reply text of a run it
@@ -21,7 +24,9 @@ type RunStreamer interface {
 const EditEvery = time.Second
 
 // Throttle decides when a streamed message is edited: never twice within
-// Every, never with the text it shows already, never with no text.
+// Every, never with the text it shows already, never with no text or a
+// text that may still become a silence token (NO_REPLY, which sends
+// nothing).
 type Throttle struct {
 	Every time.Duration
 	last  time.Time
@@ -32,7 +37,7 @@ type Throttle struct {
 // only because the last edit was too recent, wait is how long until it
 // may be.
 func (t *Throttle) Due(now time.Time, text string) (show bool, wait time.Duration) {
-	if text == "" || text == t.shown {
+	if text == t.shown || maySilence(text) {
 		return false, 0
 	}
 	if !t.last.IsZero() {
@@ -117,4 +122,19 @@ func FollowRun(ctx context.Context, sink Sink, runID string, every time.Duration
 			due = later.C
 		}
 	}
+}
+
+// maySilence reports a reply text so far that is empty or may still grow
+// into a silence token.
+func maySilence(text string) bool {
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return true
+	}
+	for _, tok := range []string{domain.ReplySkip, domain.AnnounceSkip, domain.NoReply} {
+		if strings.HasPrefix(tok, t) {
+			return true
+		}
+	}
+	return false
 }

@@ -20,6 +20,10 @@ func TestThrottleDue(t *testing.T) {
 	}{
 		{"first text at once", time.Time{}, "", t0, "a", true, 0},
 		{"no text", time.Time{}, "", t0, "", false, 0},
+		{"blank text", time.Time{}, "", t0, " \n", false, 0},
+		{"what may become NO_REPLY", time.Time{}, "", t0, "NO_RE", false, 0},
+		{"a silence token", time.Time{}, "", t0, "NO_REPLY", false, 0},
+		{"past a silence token", time.Time{}, "", t0, "NO_REPLY here", true, 0},
 		{"same text never again", t0, "a", t0.Add(time.Hour), "a", false, 0},
 		{"grown text within the second waits", t0, "a", t0.Add(300 * time.Millisecond), "ab", false, 700 * time.Millisecond},
 		{"grown text after the second", t0, "a", t0.Add(time.Second), "ab", true, 0},
