@@ -39,9 +39,9 @@ func (m crablineManifest) edits(t *testing.T) []string {
 
 // With streaming.mode "partial" a reply is one sendMessage edited as it
 // grows, the last edit being the final text; with the legacy streamMode
-// too.
+// too, and with neither (OpenClaw's default is "partial").
 func TestTelegramStreamingEdits(t *testing.T) {
-	for _, key := range []string{`streaming: { mode: "partial" }`, `streamMode: "partial"`} {
+	for _, key := range []string{`streaming: { mode: "partial" }`, `streamMode: "partial"`, `name: "default mode"`} {
 		t.Run(key, func(t *testing.T) {
 			m := crabline(t)
 			startChannelGateway(t, t.TempDir(), streamConfig(m, key))
@@ -72,7 +72,7 @@ func TestTelegramStreamingEdits(t *testing.T) {
 	}
 }
 
-// Mode off (the default) sends the reply once and edits nothing.
+// Mode off sends the reply once and edits nothing.
 func TestTelegramStreamingOff(t *testing.T) {
 	m := crabline(t)
 	startChannelGateway(t, t.TempDir(), streamConfig(m, `streaming: { mode: "off" }`))

@@ -16,8 +16,8 @@ import (
 )
 
 // streamModeOf is an account's streaming mode: `streaming.mode`, else the
-// legacy `streamMode`, else "off". OpenClaw's "partial", "block" and
-// "progress" all stream here as "partial" does.
+// legacy `streamMode`, else "partial" (OpenClaw's default). OpenClaw's
+// "partial", "block" and "progress" all stream here as "partial" does.
 func streamModeOf(c *Config) string {
 	m := ""
 	if c.Streaming != nil {
@@ -27,7 +27,7 @@ func streamModeOf(c *Config) string {
 		m = c.StreamMode
 	}
 	if m == "" {
-		return "off"
+		return "partial"
 	}
 	return m
 }

@@ -8,7 +8,7 @@ func TestStreamModeOf(t *testing.T) {
 		raw  map[string]any
 		want string
 	}{
-		{"default off", map[string]any{}, "off"},
+		{"default partial, as in OpenClaw", map[string]any{}, "partial"},
 		{"streaming.mode", map[string]any{"streaming": map[string]any{"mode": "partial"}}, "partial"},
 		{"legacy streamMode", map[string]any{"streamMode": "block"}, "block"},
 		{"streaming.mode wins", map[string]any{"streaming": map[string]any{"mode": "off"}, "streamMode": "partial"}, "off"},
