@@ -95,7 +95,8 @@ func pairFn(pairs *channels.Pairing, channel string) func(ctx context.Context, a
 // inbound message becomes a chat turn through the engine's gate. The
 // gateway calls it once it serves; Close stops the channels first.
 func (a *App) StartChannels(ctx context.Context, log *slog.Logger) error {
-	router := channels.NewRouter(channels.RouterOptions{Gate: a.Engine, Config: a.Engine.Config, Sessions: a.Store, Logger: log})
+	router := channels.NewRouter(channels.RouterOptions{Gate: a.Engine, Config: a.Engine.Config, Sessions: a.Store,
+		Events: a.Engine.Subscribe, Logger: log})
 	return a.Channels.Start(ctx, router)
 }
 

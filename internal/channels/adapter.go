@@ -43,6 +43,10 @@ type Outbound struct {
 	// nonce); SessionKey the session the message belongs to.
 	IdempotencyKey string
 	SessionKey     string
+	// RunID is the run whose reply this is ("" for other messages): an
+	// adapter that streamed that run's reply edits the streamed message
+	// into this text instead of sending a new one.
+	RunID string
 }
 
 // Sink receives inbound messages. The Router implements it; tests use

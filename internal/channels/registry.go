@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -147,8 +148,16 @@ func (r *Registry) Deliverer(channel string) (outbox.Deliverer, bool) {
 			return outbox.Permanent(fmt.Errorf("outbox payload does not decode: %w", err))
 		}
 		return a.Send(ctx, Outbound{AccountID: r.accountOf(ctx, channel, it.SessionKey), To: it.To, Text: p.Text,
-			IdempotencyKey: it.IdempotencyKey, SessionKey: it.SessionKey})
+			IdempotencyKey: it.IdempotencyKey, SessionKey: it.SessionKey, RunID: replyRun(it)})
 	}), true
+}
+
+// replyRun is the run an item delivers the reply of ("" for other items).
+func replyRun(it domain.OutboxItem) string {
+	if it.Kind == domain.OutboxDelivery && strings.HasPrefix(it.IdempotencyKey, "deliver:") {
+		return it.RunID
+	}
+	return ""
 }
 
 // accountOf is the account a session's deliveries on channel use: its

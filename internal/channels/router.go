@@ -26,7 +26,10 @@ type RouterOptions struct {
 	Config func() *config.Config
 	// Sessions finds rows of a route's alternate keys (nil: none tried).
 	Sessions SessionReader
-	Logger   *slog.Logger
+	// Events subscribes to the engine's event bus (engine.Subscribe);
+	// streamed replies follow a run's deltas on it (nil: none stream).
+	Events func(buffer int) (<-chan domain.Event, func())
+	Logger *slog.Logger
 }
 
 // Router is the Sink of a gateway's adapters: it routes each inbound
@@ -169,3 +172,35 @@ func Envelope(m Inbound) string {
 	}
 	return who + ": " + text
 }
+
+// StreamRun calls each with a run's reply text so far (the current model
+// step's text) as its deltas arrive on the engine's event bus, until the
+// run ends. Without RouterOptions.Events it only waits.
+func (r *Router) StreamRun(ctx context.Context, runID string, each func(string)) error {
+	if r.o.Events == nil {
+		return r.WaitRun(ctx, runID)
+	}
+	evs, stop := r.o.Events(256)
+	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ended := make(chan error, 1)
+	go func() { ended <- r.WaitRun(ctx, runID) }()
+	defer func() { cancel(); <-ended }()
+	for {
+		select {
+		case err := <-ended:
+			ended <- err // for the deferred receive
+			return err
+		case ev, ok := <-evs:
+			if !ok {
+				return nil
+			}
+			if ev.Kind == domain.EventDelta && ev.Delta != nil && ev.Delta.RunID == runID && ev.Delta.Delta.Text != "" {
+				each(ev.Delta.Accumulated)
+			}
+		}
+	}
+}
+
+var _ RunStreamer = (*Router)(nil)

@@ -158,7 +158,7 @@ func (c *Config) checkChannels(v *checker) {
 		checkURL(v, path+".url", u)
 	}
 	if c.Channels.Telegram != nil {
-		checkSchema(v, "channels.telegram", &telegramSchema, telegramSchemaDoc, c.Channels.Telegram)
+		checkSchema(v, "channels.telegram", &telegramSchema, telegramSchemaDoc, withoutLegacyTelegram(v, "channels.telegram", c.Channels.Telegram))
 	}
 	if c.Channels.Discord != nil {
 		checkSchema(v, "channels.discord", &discordSchema, discordSchemaDoc, c.Channels.Discord)

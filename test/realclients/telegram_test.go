@@ -421,7 +421,9 @@ func TestTelegramKillBeforeDelivery(t *testing.T) {
 	t.Cleanup(func() { close(p.release) })
 	proxied := m.via(srv.URL)
 	dir := t.TempDir()
-	cfg := telegramConfig(proxied, `dmPolicy: "open", allowFrom: ["*"]`)
+	// Streaming off: the held call must be the reply's delivery, not a
+	// streamed message's first send.
+	cfg := telegramConfig(proxied, `dmPolicy: "open", allowFrom: ["*"], streaming: { mode: "off" }`)
 	g := startChannelGateway(t, dir, cfg)
 	m.inject(t, map[string]any{"chatId": 4242, "fromId": 4242, "text": "survive the kill"})
 	select {

@@ -43,6 +43,9 @@ type Options struct {
 	HTTPClient *http.Client
 	// PollTimeout is getUpdates' long-poll timeout (default 25 s).
 	PollTimeout time.Duration
+	// EditEvery is the least time between two edits of a streamed reply
+	// (default channels.EditEvery).
+	EditEvery time.Duration
 	// Paired reports a direct-chat sender approved by pairing; Pair asks
 	// for a pairing code for an unknown one (nil: pairing answers nothing).
 	Paired func(account, sender string) bool
@@ -61,6 +64,10 @@ type Adapter struct {
 	// outlive the handling of their update, run under it.
 	base context.Context
 	wg   sync.WaitGroup
+	// streams are the messages replies stream into (streaming.mode);
+	// editEvery is the least time between two edits of one.
+	streams   streams
+	editEvery time.Duration
 }
 
 // acct is one bot account at run time.
@@ -101,7 +108,10 @@ func New(o Options) (*Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Adapter{o: o, log: o.Logger.With("channel", Channel)}
+	a := &Adapter{o: o, log: o.Logger.With("channel", Channel), editEvery: o.EditEvery}
+	if a.editEvery <= 0 {
+		a.editEvery = channels.EditEvery
+	}
 	for _, k := range NoEffectKeys("channels.telegram", o.Raw) {
 		a.log.Warn("config key accepted without effect (docs/channels.md)", "key", k)
 	}
@@ -339,6 +349,9 @@ func (a *Adapter) handle(ctx context.Context, x *acct, sink channels.Sink, u mod
 		x.count.Received(time.Now())
 		if out.RunID != "" {
 			a.typing(x, sink, in.To, out.RunID)
+			if streamModeOf(&x.cfg) != "off" {
+				a.streamReply(x, sink, in.To, out.RunID)
+			}
 		}
 	}
 	return nil
@@ -396,6 +409,9 @@ func (a *Adapter) Send(ctx context.Context, msg channels.Outbound) error {
 	}
 	if x.bot == nil {
 		return fmt.Errorf("telegram account %s: %s", x.id, x.lastError)
+	}
+	if done, err := a.finishStream(ctx, x, msg); done {
+		return x.count.Sent(err, time.Now())
 	}
 	return x.count.Sent(a.sendText(ctx, x, msg.To, msg.Text, true), time.Now())
 }
