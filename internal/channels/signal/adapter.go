@@ -231,6 +231,7 @@ func (a *Adapter) handleEvent(ctx context.Context, x *acct, sink channels.Sink, 
 		if err == nil {
 			if !out.Duplicate {
 				x.Received(time.Now())
+				a.typing(ctx, x, sink, in.To, out.RunID)
 			}
 			return nil
 		}
