@@ -288,18 +288,21 @@ func (a *Adapter) handler(ctx context.Context, accts []*acct, sink channels.Sink
 		}
 		hctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 		defer cancel()
-		if err := a.handle(hctx, x, sink, in); err != nil {
+		runID, err := a.handle(hctx, x, sink, in)
+		if err != nil {
 			a.log.Warn("bluebubbles message not handled, asking for redelivery", "account", x.id, "message", in.EventID, "err", err)
 			http.Error(w, "not handled, retry", http.StatusInternalServerError)
 			return
 		}
 		w.WriteHeader(http.StatusOK)
+		a.typing(ctx, x, sink, in.To, runID)
 	})
 }
 
-// handle applies the access rules to a message and hands it on; nil
-// means it may be acknowledged.
-func (a *Adapter) handle(ctx context.Context, x *acct, sink channels.Sink, in channels.Inbound) error {
+// handle applies the access rules to a message and hands it on; a nil
+// error means it may be acknowledged. It returns the run the message
+// started, if any.
+func (a *Adapter) handle(ctx context.Context, x *acct, sink channels.Sink, in channels.Inbound) (string, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if name := strings.TrimSpace(x.cfg.Name); name != "" && strings.Contains(strings.ToLower(in.Text), "@"+strings.ToLower(name)) {
@@ -308,19 +311,20 @@ func (a *Adapter) handle(ctx context.Context, x *acct, sink channels.Sink, in ch
 	switch v, why := x.cfg.access().Decide(&in, func(s string) bool { return a.o.Paired != nil && a.o.Paired(x.id, s) }); v {
 	case channels.Drop:
 		a.log.Debug("bluebubbles message dropped", "account", x.id, "chat", in.ChatID, "sender", in.SenderID, "reason", why)
-		return nil
+		return "", nil
 	case channels.Pair:
 		a.pairing(ctx, x, in)
-		return nil
+		return "", nil
 	}
 	out, err := sink.Handle(ctx, in)
 	if err != nil {
-		return err
+		return "", err
 	}
-	if !out.Duplicate {
-		x.Received(time.Now())
+	if out.Duplicate {
+		return "", nil
 	}
-	return nil
+	x.Received(time.Now())
+	return out.RunID, nil
 }
 
 // pairing answers an unknown direct sender with a pairing code.

@@ -1,7 +1,8 @@
 // Package bbtest is a fake BlueBubbles server for tests, built from the
 // request and answer shapes in testdata/ (BlueBubbles' public REST and
 // webhook documentation, named in testdata/README.md): the password in
-// the query, GET /api/v1/ping and POST /api/v1/message/text, answered in
+// the query, GET /api/v1/ping, POST /api/v1/message/text and the typing
+// indicator (POST and DELETE /api/v1/chat/<guid>/typing), answered in
 // BlueBubbles' envelope. It also holds the webhook deliveries tests post.
 package bbtest
 
@@ -11,6 +12,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -65,20 +67,26 @@ func Delivery(t testing.TB, file, guid, text, sender string) []byte {
 // Server is the fake server.
 type Server struct {
 	*httptest.Server
-	password                       string
-	ping, unauthorized, sendAnswer []byte
+	password                               string
+	ping, unauthorized, sendAnswer, typing []byte
 	// Down makes every call answer 503 (the Mac asleep).
 	Down    atomic.Bool
 	refused atomic.Int32
 
-	mu    sync.Mutex
-	sends []map[string]any
+	mu     sync.Mutex
+	sends  []map[string]any
+	typers []Typing
 }
+
+// Typing is one typing indicator call: Method is POST (start) or
+// DELETE (stop).
+type Typing struct{ Method, Chat string }
 
 // New starts a server with a password until the test ends.
 func New(t testing.TB, password string) *Server {
 	f := &Server{password: password, ping: File(t, "ping-response.json"),
-		unauthorized: File(t, "error-unauthorized.json"), sendAnswer: File(t, "send-text-response.json")}
+		unauthorized: File(t, "error-unauthorized.json"), sendAnswer: File(t, "send-text-response.json"),
+		typing: File(t, "typing-response.json")}
 	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.Close)
 	return f
@@ -122,6 +130,13 @@ func (f *Server) serve(w http.ResponseWriter, r *http.Request) {
 		data := ans["data"].(map[string]any)
 		data["text"], data["tempGuid"] = body["message"], body["tempGuid"]
 		_ = json.NewEncoder(w).Encode(ans)
+	case (r.Method == http.MethodPost || r.Method == http.MethodDelete) &&
+		strings.HasPrefix(r.URL.Path, "/api/v1/chat/") && strings.HasSuffix(r.URL.Path, "/typing"):
+		chat := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/api/v1/chat/"), "/typing")
+		f.mu.Lock()
+		f.typers = append(f.typers, Typing{Method: r.Method, Chat: chat})
+		f.mu.Unlock()
+		_, _ = w.Write(f.typing)
 	default:
 		w.WriteHeader(http.StatusNotFound)
 		_, _ = w.Write([]byte(`{"status":404,"message":"Not found"}`))
@@ -146,6 +161,13 @@ func (f *Server) Sends() []map[string]any {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]map[string]any(nil), f.sends...)
+}
+
+// Typings returns the typing indicator calls, in order.
+func (f *Server) Typings() []Typing {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]Typing(nil), f.typers...)
 }
 
 // Refused counts the calls answered 503 while Down.
