@@ -308,10 +308,14 @@ func (a *Adapter) handler(ctx context.Context, accts []*acct, sink channels.Sink
 				a.recordStatus(x, st)
 			}
 			for _, in := range d.messages {
-				if err := a.handle(hctx, x, sink, in); err != nil {
+				out, err := a.handle(hctx, x, sink, in)
+				if err != nil {
 					a.log.Warn("whatsapp message not handled, asking for redelivery", "account", x.id, "message", in.EventID, "err", err)
 					http.Error(w, "not handled, retry", http.StatusInternalServerError)
 					return
+				}
+				if out != nil && !out.Duplicate {
+					a.markRead(ctx, x, in.MessageID, out.RunID != "")
 				}
 			}
 		}
@@ -333,34 +337,29 @@ func pick(accts []*acct, phoneNumberID string) *acct {
 	return nil
 }
 
-// handle applies the access rules to one message and hands it on; nil
-// means it may be acknowledged.
-func (a *Adapter) handle(ctx context.Context, x *acct, sink channels.Sink, in channels.Inbound) error {
+// handle applies the access rules to one message and hands it on; a nil
+// error means it may be acknowledged. It returns the sink's outcome (nil
+// for a message dropped or answered with a pairing code).
+func (a *Adapter) handle(ctx context.Context, x *acct, sink channels.Sink, in channels.Inbound) (*channels.Outcome, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	in.AccountID = x.id
 	switch v, why := x.cfg.access().Decide(&in, func(s string) bool { return a.o.Paired != nil && a.o.Paired(x.id, s) }); v {
 	case channels.Drop:
 		a.log.Debug("whatsapp message dropped", "account", x.id, "chat", in.ChatID, "sender", in.SenderID, "reason", why)
-		return nil
+		return nil, nil
 	case channels.Pair:
 		a.pairing(ctx, x, in)
-		return nil
+		return nil, nil
 	}
 	out, err := sink.Handle(ctx, in)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !out.Duplicate {
 		x.Received(time.Now())
-		if x.cfg.SendReadReceipts != nil && *x.cfg.SendReadReceipts {
-			body := map[string]any{"messaging_product": "whatsapp", "status": "read", "message_id": in.MessageID}
-			if err := a.graph(ctx, x, http.MethodPost, "/"+x.cfg.PhoneNumberID+"/messages", body, nil); err != nil {
-				a.log.Debug("whatsapp read receipt not sent", "account", x.id, "err", err)
-			}
-		}
 	}
-	return nil
+	return &out, nil
 }
 
 // pairing answers an unknown direct sender with a pairing code.
