@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -292,7 +293,12 @@ func TestWhatsAppKilledBeforeDeliveryDeliversOnce(t *testing.T) {
 	var refused atomic.Int32
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if down.Load() && strings.HasSuffix(r.URL.Path, "/messages") {
-			refused.Add(1)
+			// Only sends count: the read mark with the typing indicator is
+			// refused too, but it is no delivery.
+			b, _ := io.ReadAll(r.Body)
+			if bytes.Contains(b, []byte(`"to"`)) {
+				refused.Add(1)
+			}
 			http.Error(w, `{"error":{"message":"Service temporarily unavailable","code":2}}`, http.StatusServiceUnavailable)
 			return
 		}
@@ -455,7 +461,12 @@ func TestSignalKilledBeforeDeliveryDeliversOnce(t *testing.T) {
 	var refused atomic.Int32
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if down.Load() && r.URL.Path == "/api/v1/rpc" {
-			refused.Add(1)
+			// Only sends count: sendTyping is refused too, but it is no
+			// delivery.
+			b, _ := io.ReadAll(r.Body)
+			if bytes.Contains(b, []byte(`"method":"send"`)) {
+				refused.Add(1)
+			}
 			http.Error(w, "daemon restarting", http.StatusServiceUnavailable)
 			return
 		}

@@ -95,7 +95,9 @@ func New(t testing.TB, password string) *Server {
 func (f *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	if f.Down.Load() {
-		f.refused.Add(1)
+		if r.URL.Path == "/api/v1/message/text" {
+			f.refused.Add(1)
+		}
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = w.Write([]byte(`{"status":503,"message":"Server unavailable"}`))
 		return
@@ -170,5 +172,5 @@ func (f *Server) Typings() []Typing {
 	return append([]Typing(nil), f.typers...)
 }
 
-// Refused counts the calls answered 503 while Down.
+// Refused counts the sends answered 503 while Down.
 func (f *Server) Refused() int { return int(f.refused.Load()) }
