@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -20,10 +21,22 @@ type channelsParams struct {
 	Channel   string `json:"channel,omitempty"`
 }
 
-// pairingParams are the params of `channels.pairing.*`.
+// pairingParams are the params of `channels.pairing.*` (OpenClaw's:
+// a request is named by its requestId, which is the code the sender was
+// given; `code` is accepted for it too).
 type pairingParams struct {
-	Channel string `json:"channel"`
-	Code    string `json:"code,omitempty"`
+	Channel   string `json:"channel"`
+	AccountID string `json:"accountId,omitempty"`
+	RequestID string `json:"requestId,omitempty"`
+	Code      string `json:"code,omitempty"`
+}
+
+// code is the pairing code the params name.
+func (p pairingParams) code() string {
+	if c := strings.TrimSpace(p.RequestID); c != "" {
+		return c
+	}
+	return strings.TrimSpace(p.Code)
 }
 
 // channelsStatus is the channels' StatusResult (an empty one without
@@ -68,7 +81,45 @@ func (s *Server) mPairingList(_ context.Context, cl *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"channel": p.Channel, "requests": reqs}, nil
+	return s.pairingList(strings.TrimSpace(p.Channel), strings.TrimSpace(p.AccountID), reqs), nil
+}
+
+// pairingList is OpenClaw's ChannelsPairingListResult: the accounts that
+// may hold requests, the pending requests (named by their code) and the
+// limits. switchboard sends no notice to an approved sender and keeps no
+// command owner.
+func (s *Server) pairingList(channel, account string, reqs []channels.PairingRequest) map[string]any {
+	st := s.channelsStatus(channel)
+	label := func(ch string) string {
+		if l := st.ChannelLabels[ch]; l != "" {
+			return l
+		}
+		return ch
+	}
+	accounts := []map[string]any{}
+	for _, ch := range st.ChannelOrder {
+		for _, a := range st.ChannelAccounts[ch] {
+			if account == "" || a.AccountID == account {
+				accounts = append(accounts, map[string]any{"channel": ch, "channelLabel": label(ch), "accountId": a.AccountID, "notifySupported": false})
+			}
+		}
+	}
+	iso := func(ms int64) string { return time.UnixMilli(ms).UTC().Format(time.RFC3339Nano) }
+	requests := []map[string]any{}
+	for _, r := range reqs {
+		if account != "" && r.AccountID != account {
+			continue
+		}
+		name := r.Name
+		if name == "" {
+			name = r.SenderID
+		}
+		requests = append(requests, map[string]any{"requestId": r.Code, "channel": r.Channel, "channelLabel": label(r.Channel),
+			"accountId": r.AccountID, "senderId": r.SenderID, "senderLabel": name, "createdAt": iso(r.CreatedAt),
+			"lastSeenAt": iso(r.CreatedAt), "expiresAt": iso(r.ExpiresAt), "notifySupported": false})
+	}
+	return map[string]any{"accounts": accounts, "requests": requests, "commandOwnerConfigured": false,
+		"limits": map[string]any{"pendingPerAccount": channels.PairingMaxPending, "ttlMs": channels.PairingTTL.Milliseconds()}}
 }
 
 func (s *Server) mPairingApprove(_ context.Context, cl *call) (any, error) {
@@ -84,8 +135,9 @@ func (s *Server) pairingResolve(cl *call, approve bool) (any, error) {
 	if err := decodeParams(cl.method, cl.params, &p); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(p.Channel) == "" || strings.TrimSpace(p.Code) == "" {
-		return nil, domain.Invalid("channel and code required")
+	code := p.code()
+	if strings.TrimSpace(p.Channel) == "" || code == "" {
+		return nil, domain.Invalid("channel and requestId required")
 	}
 	pr, err := s.pairing()
 	if err != nil {
@@ -93,17 +145,20 @@ func (s *Server) pairingResolve(cl *call, approve bool) (any, error) {
 	}
 	var r channels.PairingRequest
 	if approve {
-		r, err = pr.Approve(p.Channel, p.Code)
+		r, err = pr.Approve(p.Channel, code)
 	} else {
-		r, err = pr.Dismiss(p.Channel, p.Code)
+		r, err = pr.Dismiss(p.Channel, code)
 	}
 	if errors.Is(err, channels.ErrNoPairingCode) {
-		return nil, domain.Errorf(domain.CodeNotFound, "no pending pairing request for code %s on %s", strings.ToUpper(p.Code), p.Channel)
+		return nil, domain.Errorf(domain.CodeNotFound, "no pending pairing request for code %s on %s", strings.ToUpper(code), p.Channel)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"ok": true, "channel": r.Channel, "accountId": r.AccountID, "id": r.SenderID, "approved": approve}, nil
+	if !approve {
+		return map[string]any{"requestId": r.Code, "senderId": r.SenderID}, nil
+	}
+	return map[string]any{"requestId": r.Code, "senderId": r.SenderID, "notification": "not-requested", "commandOwnerBootstrap": "not-requested"}, nil
 }
 
 // channelHealth is the per-channel detail of /healthz.

@@ -61,7 +61,7 @@ func pairingCell(s surface, via, sender string, list, approve func(t *testing.T,
 			return o
 		}
 		after := list(t, w, code)
-		o.Fields = map[string]string{"listed before": has([]byte(before.Payload), code), "approved id is the sender": fmt.Sprint(jsonPath([]byte(o.Payload), "id") == sender),
+		o.Fields = map[string]string{"listed before": has([]byte(before.Payload), code), "approved id is the sender": fmt.Sprint(jsonPath([]byte(o.Payload), "senderId") == sender || jsonPath([]byte(o.Payload), "id") == sender),
 			"listed after": has([]byte(after.Payload), code), "approved": fmt.Sprint(p.Approved("telegram", channels.DefaultAccountID, sender))}
 		o.Payload = before.Payload + "\n" + o.Payload + "\n" + after.Payload
 		return o
@@ -135,7 +135,7 @@ func channelRows(_ *world) []row {
 				"approved id is the sender": "true"}},
 			cells: append([]cell{
 				pairingCell(sWS, "channels.pairing.list/approve", "91001", wsList, func(t *testing.T, w *world, code string) outcome {
-					return w.wsOutcome(t, operatorToken, "channels.pairing.approve", m{"channel": "telegram", "code": code})
+					return w.wsOutcome(t, operatorToken, "channels.pairing.approve", m{"channel": "telegram", "accountId": "default", "requestId": code})
 				}),
 				pairingCell(sCLIGW, "pairing list/approve", "91002", cliList(sCLIGW), func(t *testing.T, w *world, code string) outcome {
 					return w.cliOutcome(t, sCLIGW, "pairing", "approve", "telegram", code)
@@ -148,7 +148,7 @@ func channelRows(_ *world) []row {
 		{finding: "27", name: "pairing: an unknown code is refused",
 			want: outcome{Code: "not_found", Msg: "no pending pairing request for code ZZZZZZZZ on telegram"},
 			cells: append([]cell{
-				wsC(operatorToken, "channels.pairing.approve", m{"channel": "telegram", "code": "zzzzzzzz"}),
+				wsC(operatorToken, "channels.pairing.approve", m{"channel": "telegram", "accountId": "default", "requestId": "zzzzzzzz"}),
 				cliC(sCLIGW, "pairing", "approve", "telegram", "zzzzzzzz"),
 				cliC(sCLI, "pairing", "approve", "telegram", "zzzzzzzz"),
 				na(sHTTP, noHTTPPairing),
