@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 
 	"github.com/switchboard-go/switchboard/internal/a2a"
@@ -15,11 +16,14 @@ import (
 // Each route's limit is written beside it in routes(), near the largest
 // body the route accepts; gateway.limits.maxPayload caps them all.
 const (
-	// noBody: routes that read no body (reads, reset, delete, cancel,
-	// the WebSocket upgrade, the web UI).
+	// noBody: routes that read no body (reads, the WebSocket upgrade,
+	// the web UI).
 	noBody int64 = 0
 	// smallBody: routes whose body holds a few short fields (patch).
 	smallBody = api.EnvelopeBytes
+	// ignoredBody: routes that read no body but whose clients may send
+	// one (`{}` to reset, delete or cancel); limited reads it whole.
+	ignoredBody int64 = 1 << 10
 )
 
 // textBody: routes carrying one message (chat, send, deliver).
@@ -84,6 +88,14 @@ func (s *Server) limited(rt route) http.Handler {
 		}
 		if r.Body != nil && r.Body != http.NoBody {
 			r.Body = http.MaxBytesReader(w, r.Body, limit)
+			if limit == ignoredBody {
+				// The handler will not read it: read it here, so a body
+				// over the limit is refused all the same.
+				if _, err := io.Copy(io.Discard, r.Body); err != nil {
+					writeError(w, err)
+					return
+				}
+			}
 		}
 		rt.h.ServeHTTP(w, r)
 	})
