@@ -171,7 +171,19 @@ func New(opts Options) (*Engine, error) {
 	e.reads = query.Reader{Store: opts.Store, Keys: e.keys, Config: e.conf, Now: opts.Now}
 	claimer, _ := opts.Cluster.(outbox.Claimer)
 	e.remotes = remote.New(remote.Options{HTTP: opts.A2AHTTPClient})
-	ob, err := e.newOutbox(opts.HTTPClient, opts.MaintenanceInterval, claimer)
+	webhooks := map[string]string{}
+	for name, ch := range e.cfg.Channels.Webhook {
+		webhooks[name] = ch.URL
+	}
+	channels := outbox.Channels{Check: e.checkSendPolicy, Webhooks: webhooks, Client: opts.HTTPClient}
+	if e.channels != nil {
+		channels.External = e.channels.Deliverer
+	}
+	ob, err := outbox.Wire(outbox.Wiring{
+		Store: e.store, Channels: channels, SubagentAnnounce: outbox.DelivererFunc(e.deliverSubagentAnnounce),
+		Archived: func(key string) { e.publishSession(key, "archived") },
+		Publish:  e.bus.publish, Logger: e.log, Now: e.now, Interval: opts.MaintenanceInterval, Claimer: claimer,
+	})
 	if err != nil {
 		return nil, err
 	}

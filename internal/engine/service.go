@@ -342,7 +342,7 @@ func (e *Engine) Outbox(ctx context.Context, p api.Principal, q api.OutboxReques
 	if _, err := e.enter(p, api.OpOutboxList); err != nil {
 		return nil, err
 	}
-	return e.outbox(ctx, q)
+	return e.store.ListOutbox(ctx, q)
 }
 
 // Visible reports whether the principal may see the session key: the one
