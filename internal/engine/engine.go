@@ -167,7 +167,8 @@ func New(opts Options) (*Engine, error) {
 		hold:     opts.HoldDeliveries || opts.HoldRuns,
 		channels: opts.Channels,
 	}
-	e.budgets = budget.Ledger{Store: opts.Store, Config: e.conf, Now: opts.Now}
+	e.budgets = budget.Ledger{Store: opts.Store, Config: e.conf, Now: opts.Now,
+		Progress: func(key string) (domain.Progress, bool) { return e.rt.SessionProgress(key) }}
 	e.reads = query.Reader{Store: opts.Store, Keys: e.keys, Config: e.conf, Now: opts.Now}
 	claimer, _ := opts.Cluster.(outbox.Claimer)
 	e.remotes = remote.New(remote.Options{HTTP: opts.A2AHTTPClient})

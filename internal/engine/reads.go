@@ -29,7 +29,7 @@ func (e *Engine) Search(ctx context.Context, p api.Principal, r api.SearchReques
 
 // listSessions is sessions_list for req (package query reads it).
 func (e *Engine) listSessions(ctx context.Context, req Requester, p api.ListRequest) (api.ListResult, error) {
-	v := query.ListView{Operator: req.Operator, Row: func(s domain.Session) api.SessionRow { return e.row(s, req) }, Decorate: e.attachUsage}
+	v := query.ListView{Operator: req.Operator, Row: func(s domain.Session) api.SessionRow { return e.row(s, req) }, Decorate: e.budgets.Attach}
 	return e.reads.List(ctx, e.guardFor(ctx, req), v, p)
 }
 
