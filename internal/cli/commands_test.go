@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"github.com/switchboard-go/switchboard/internal/api"
 	"os"
 	"path/filepath"
 	"strings"
