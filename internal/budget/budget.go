@@ -1,6 +1,7 @@
 // Package budget holds the spend bounds of spawned sessions: what a spawn
 // chain has left, whether it is spent, the effective budget of a new
-// child, its account, prices of unpriced steps, and the usage report. The
+// child, its account, prices of unpriced steps, the usage report, and
+// the usage, budget and live progress a listing or a status card shows. The
 // runtime charges usage and caps model calls (package runs); the engine
 // asks this package before it admits a spawn.
 package budget
@@ -26,11 +27,13 @@ type Accounts interface {
 }
 
 // Ledger reads the budgets of spawn chains. Config returns the
-// configuration in effect (it may be reloaded).
+// configuration in effect (it may be reloaded); Progress, when set, the
+// progress of a session's running run.
 type Ledger struct {
-	Store  Accounts
-	Config func() *config.Config
-	Now    func() time.Time
+	Store    Accounts
+	Config   func() *config.Config
+	Now      func() time.Time
+	Progress func(key string) (domain.Progress, bool)
 }
 
 func (l Ledger) nowMs() int64 { return l.Now().UnixMilli() }

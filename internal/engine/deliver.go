@@ -4,18 +4,33 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 
 	"github.com/switchboard-go/switchboard/internal/delivery"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/outbox"
 	"github.com/switchboard-go/switchboard/internal/policy"
 )
 
 // errDeliveryExists ends the queueing transaction of a retried `send`
 // whose idempotency key already has its outbox row.
 var errDeliveryExists = errors.New("delivery already queued")
+
+// checkSendPolicy refuses, for good, a channel message to a session whose
+// send policy denies it (a session that cannot be read is not refused).
+func (e *Engine) checkSendPolicy(ctx context.Context, it domain.OutboxItem) error {
+	facts, err := e.sessionFacts(ctx, it.SessionKey)
+	if err != nil {
+		return nil
+	}
+	if d := policy.SendPolicy(e.conf().Session.SendPolicy, facts); !d.Allow {
+		return fmt.Errorf("%w: send blocked by session policy (%s)", outbox.ErrPermanent, d.Reason)
+	}
+	return nil
+}
 
 // queueDelivery queues an outbound message in the outbox (at-least-once with an
 // idempotency key, so the recipient sees one). It returns the outbox row.

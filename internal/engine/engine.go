@@ -168,12 +168,26 @@ func New(opts Options) (*Engine, error) {
 		hold:     opts.HoldDeliveries || opts.HoldRuns,
 		channels: opts.Channels,
 	}
-	e.budgets = budget.Ledger{Store: opts.Store, Config: e.conf, Now: opts.Now}
+	e.budgets = budget.Ledger{Store: opts.Store, Config: e.conf, Now: opts.Now,
+		Progress: func(key string) (domain.Progress, bool) { return e.rt.SessionProgress(key) }}
 	e.reads = query.Reader{Store: opts.Store, Keys: e.keys, Config: e.conf, Now: opts.Now}
 	e.guards = newGuards(cfg, opts.Now)
 	claimer, _ := opts.Cluster.(outbox.Claimer)
 	e.remotes = remote.New(remote.Options{HTTP: opts.A2AHTTPClient})
-	ob, err := e.newOutbox(opts.HTTPClient, opts.MaintenanceInterval, claimer)
+	webhooks := map[string]string{}
+	for name, ch := range e.cfg.Channels.Webhook {
+		webhooks[name] = ch.URL
+	}
+	channels := outbox.Channels{Check: e.checkSendPolicy, Webhooks: webhooks, Client: opts.HTTPClient}
+	if e.channels != nil {
+		channels.External = e.channels.Deliverer
+	}
+	ob, err := outbox.Wire(outbox.Wiring{
+		Store: e.store, Channels: channels, SubagentAnnounce: outbox.DelivererFunc(e.deliverSubagentAnnounce),
+		Hosted:   map[domain.OutboxKind]outbox.Deliverer{outboxHeldSend: outbox.DelivererFunc(e.deliverHeldSend)},
+		Archived: func(key string) { e.publishSession(key, "archived") },
+		Publish:  e.bus.publish, Logger: e.log, Now: e.now, Interval: opts.MaintenanceInterval, Claimer: claimer,
+	})
 	if err != nil {
 		return nil, err
 	}

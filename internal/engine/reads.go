@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/query"
 )
 
 // history is sessions_history for req (package query reads it).
@@ -23,4 +25,38 @@ func (e *Engine) Search(ctx context.Context, p api.Principal, r api.SearchReques
 		return api.SearchResult{}, err
 	}
 	return e.reads.Search(ctx, e.guardFor(ctx, req), req.agent(e), r)
+}
+
+// listSessions is sessions_list for req (package query reads it).
+func (e *Engine) listSessions(ctx context.Context, req Requester, p api.ListRequest) (api.ListResult, error) {
+	v := query.ListView{Operator: req.Operator, Row: func(s domain.Session) api.SessionRow { return e.row(s, req) }, Decorate: e.budgets.Attach}
+	return e.reads.List(ctx, e.guardFor(ctx, req), v, p)
+}
+
+// row builds the sessions_list row of s as seen by req: the one mapping
+// (api.RowOf) with req's view of the keys, the agent's default model and
+// the transcript's path.
+func (e *Engine) row(s domain.Session, req Requester) api.SessionRow {
+	agent := req.agent(e)
+	r := api.RowOf(s)
+	r.Key = e.keys.Display(s.Key, agent)
+	if r.Model == "" {
+		r.Model = e.modelFor(s)
+	}
+	if req.Operator {
+		r.TranscriptPath = e.TranscriptPath(s)
+	}
+	if s.SpawnedBy != "" {
+		r.SpawnedBy = e.keys.Display(s.SpawnedBy, agent)
+		r.ParentSessionKey = r.SpawnedBy
+	}
+	return r
+}
+
+// modelFor is the model reference runs of s use.
+func (e *Engine) modelFor(s domain.Session) string {
+	if s.ModelOverride != "" {
+		return s.ModelOverride
+	}
+	return e.conf().AgentModel(s.AgentID)
 }

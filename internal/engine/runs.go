@@ -26,22 +26,6 @@ func (e *Engine) getRun(ctx context.Context, runID string) (domain.Run, error) {
 	return e.withTrace(r), err
 }
 
-// listRuns lists runs, newest first.
-func (e *Engine) listRuns(ctx context.Context, q domain.RunQuery) ([]domain.Run, error) {
-	if q.SessionKey != "" {
-		key, err := e.resolveRef(ctx, Requester{Operator: true}, q.SessionKey)
-		if err != nil {
-			return nil, err
-		}
-		q.SessionKey = key
-	}
-	runs, err := e.store.ListRuns(ctx, q)
-	for i := range runs {
-		runs[i] = e.withTrace(runs[i])
-	}
-	return runs, err
-}
-
 // cancelRun cancels a run and every run it started.
 func (e *Engine) cancelRun(ctx context.Context, runID string) (domain.Run, error) {
 	r, err := e.rt.Cancel(ctx, runID)

@@ -264,32 +264,22 @@ func (e *Engine) ListRuns(ctx context.Context, p api.Principal, q api.RunsReques
 	if err != nil {
 		return nil, err
 	}
-	if req.Operator {
-		return e.listRuns(ctx, q)
-	}
 	if q.SessionKey != "" {
-		key, err := e.resolveRef(ctx, req, q.SessionKey)
-		if err != nil {
+		// An operator's reference resolves as the operator's, whatever
+		// session it speaks from.
+		by := req
+		if req.Operator {
+			by = Requester{Operator: true}
+		}
+		if q.SessionKey, err = e.resolveRef(ctx, by, q.SessionKey); err != nil {
 			return nil, err
 		}
-		if err := e.target(ctx, req, key, policy.ActionHistory); err != nil {
-			return nil, err
-		}
-		q.SessionKey = key
-		return e.listRuns(ctx, q)
 	}
-	runs, err := e.listRuns(ctx, q)
-	if err != nil {
-		return nil, err
+	runs, err := e.reads.Runs(ctx, e.guardFor(ctx, req), q)
+	for i := range runs {
+		runs[i] = e.withTrace(runs[i])
 	}
-	g := e.guardFor(ctx, req)
-	out := runs[:0]
-	for _, r := range runs {
-		if g.Check(ctx, r.SessionKey, policy.ActionHistory) == nil {
-			out = append(out, r)
-		}
-	}
-	return out, nil
+	return runs, err
 }
 
 // sessionTarget resolves a session reference for an admin operation and
@@ -344,7 +334,7 @@ func (e *Engine) Outbox(ctx context.Context, p api.Principal, q api.OutboxReques
 	if _, err := e.enter(p, api.OpOutboxList); err != nil {
 		return nil, err
 	}
-	return e.outbox(ctx, q)
+	return e.store.ListOutbox(ctx, q)
 }
 
 // Visible reports whether the principal may see the session key: the one

@@ -129,7 +129,7 @@ func (e *Engine) GetSession(ctx context.Context, p api.Principal, ref string) (a
 		return api.SessionRow{}, err
 	}
 	r := []api.SessionRow{e.row(s, req)}
-	if err := e.attachUsage(ctx, r, []domain.Session{s}); err != nil {
+	if err := e.budgets.Attach(ctx, r, []domain.Session{s}); err != nil {
 		return api.SessionRow{}, err
 	}
 	return r[0], nil

@@ -2,12 +2,12 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/policy"
+	"github.com/switchboard-go/switchboard/internal/query"
 )
 
 // ModelDefault is session_status's model value that clears the override.
@@ -70,63 +70,19 @@ func (e *Engine) SessionStatus(ctx context.Context, p api.Principal, r api.Statu
 	return res, err
 }
 
-// statusCard reads the card of key (a session that does not exist yet has
-// the defaults it would get, but no sessionId: the one newSession drew is
-// not the one the session gets when it is created).
+// statusCard reads the card of key as req sees it (package query).
 func (e *Engine) statusCard(ctx context.Context, req Requester, key string) (api.StatusResult, error) {
-	s, err := e.store.GetSession(ctx, key)
-	if errors.Is(err, domain.ErrNotFound) {
-		s, err = e.newSession(key)
-		s.UpdatedAt = 0
-		s.SessionID = ""
+	v := query.StatusView{
+		Key:        e.keys.Display(key, req.agent(e)),
+		NewSession: e.newSession,
+		Model: func(s domain.Session) string {
+			if e.isRemote(s.AgentID) {
+				return "a2a/" + s.AgentID // the remote agent answers (remote.go)
+			}
+			return e.modelFor(s)
+		},
+		Channel: e.channelOf,
+		Usage:   e.UsageStatus,
 	}
-	if err != nil {
-		return api.StatusResult{}, err
-	}
-	res := api.StatusResult{
-		Status: "ok", SessionKey: e.keys.Display(key, req.agent(e)), SessionID: s.SessionID, AgentID: s.AgentID,
-		Model: e.modelFor(s), ModelOverride: s.ModelOverride, ModelProvider: s.ModelProvider, ThinkingLevel: s.ThinkingLevel,
-		Tokens:           api.StatusTokens{Input: s.InputTokens, Output: s.OutputTokens, Total: s.TotalTokens, Context: s.ContextTokens},
-		EstimatedCostUSD: s.EstimatedCostUSD, SendPolicyOverride: s.SendPolicy, LastActivity: s.UpdatedAt,
-		ForkedFromParent: s.ForkedFromParent,
-	}
-	if e.isRemote(s.AgentID) {
-		res.Model = "a2a/" + s.AgentID // the remote agent answers (remote.go)
-	}
-	// The provider is that of the model the card names (the session's
-	// next run), not of its last run: after a switch the two would
-	// otherwise disagree ("openai/…" beside "script").
-	res.ModelProvider, _, _ = strings.Cut(res.Model, "/")
-	facts := policy.SessionFacts{Key: s.Key, Channel: e.channelOf(s), ChatType: s.ChatType, LastChannel: s.LastChannel, Override: s.SendPolicy}
-	res.SendPolicy = domain.SendPolicyAllow
-	if d := policy.SendPolicy(e.conf().Session.SendPolicy, facts); !d.Allow {
-		res.SendPolicy = domain.SendPolicyDeny
-	}
-	live, err := e.store.ListRuns(ctx, domain.RunQuery{SessionKey: key, Statuses: []domain.RunStatus{domain.RunQueued, domain.RunRunning}})
-	if err != nil {
-		return api.StatusResult{}, err
-	}
-	now := e.nowMs()
-	for _, r := range live {
-		if r.Status == domain.RunQueued {
-			res.QueuedRuns++
-			continue
-		}
-		// The oldest running run is the lane's (a joined steer runs too).
-		if res.ActiveRun == nil || r.StartedAt < res.ActiveRun.StartedAt {
-			res.ActiveRun = &api.StatusActiveRun{RunID: r.ID, Kind: string(r.Kind), StartedAt: r.StartedAt, AgeMs: max(0, now-r.StartedAt)}
-		}
-	}
-	us, err := e.UsageStatus(ctx, key)
-	if err != nil {
-		return api.StatusResult{}, err
-	}
-	res.Usage, res.Budget, res.BudgetDeadline, res.Progress = &us.Usage, us.Budget, us.BudgetDeadline, us.Progress
-	for _, c := range us.Children {
-		if c.Status == domain.RunQueued || c.Status == domain.RunRunning {
-			res.ChildrenRunning++
-			res.RunningChildren = append(res.RunningChildren, c)
-		}
-	}
-	return res, nil
+	return e.reads.StatusCard(ctx, key, v)
 }

@@ -6,40 +6,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/api"
-	"github.com/switchboard-go/switchboard/internal/domain"
 )
-
-// attachUsage adds each row's usage rollups and budget: one read of the
-// rows' accounts by key (the rollups are kept as usage is charged, so no
-// tree is walked here).
-func (e *Engine) attachUsage(ctx context.Context, out []api.SessionRow, rows []domain.Session) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	keys := make([]string, len(rows))
-	for i, s := range rows {
-		keys[i] = s.Key
-	}
-	accts, err := e.store.GetAccounts(ctx, keys)
-	if err != nil {
-		return err
-	}
-	usage := make([]domain.SessionUsage, len(rows)) // one allocation, not one per row
-	for i, s := range rows {
-		a := accts[s.Key]
-		usage[i] = a.Usage
-		out[i].Usage = &usage[i]
-		if !a.Budget.IsZero() {
-			b := a.Budget
-			out[i].Budget = &b
-			out[i].BudgetDeadline = a.DeadlineAt
-		}
-		if p, ok := e.rt.SessionProgress(s.Key); ok {
-			out[i].Progress = &p
-		}
-	}
-	return nil
-}
 
 // deadlineMargin is kept back from a run's deadline when a wait inside it
 // is clamped, so the wait answers before the run itself is stopped.
@@ -72,18 +39,9 @@ func (e *Engine) UsageReport(ctx context.Context, p api.Principal, r api.UsageRe
 // children, for session_status (key must be visible to the caller: the
 // tool checks it before calling).
 func (e *Engine) UsageStatus(ctx context.Context, key string) (api.UsageStatus, error) {
-	accts, err := e.store.GetAccounts(ctx, []string{key})
+	st, err := e.budgets.Status(ctx, key)
 	if err != nil {
 		return api.UsageStatus{}, err
-	}
-	a := accts[key]
-	st := api.UsageStatus{Usage: a.Usage, BudgetDeadline: a.DeadlineAt}
-	if !a.Budget.IsZero() {
-		b := a.Budget
-		st.Budget = &b
-	}
-	if p, ok := e.rt.SessionProgress(key); ok {
-		st.Progress = &p
 	}
 	if st.Children, err = e.Children(ctx, key); err != nil {
 		return api.UsageStatus{}, err

@@ -10,6 +10,7 @@
 // which picks one deliverer per channel kind: Webhook (HTTP POST of JSON
 // with an Idempotency-Key header) for a channel with a webhook URL, Local
 // for channels with no external service (webchat, internal, unknown),
-// whose message is in the transcript already. The engine supplies the
-// deliverers that need it (the announce to a requester session, archive).
+// whose message is in the transcript already. Wire builds the gateway's
+// worker: the engine supplies what only it can do (a sub-agent's announce
+// into its requester session, the send-policy check); archives are here.
 package outbox

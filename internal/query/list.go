@@ -1,11 +1,11 @@
-package engine
+package query
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/switchboard-go/switchboard/internal/query"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -15,9 +15,20 @@ import (
 	"github.com/switchboard-go/switchboard/internal/redact"
 )
 
-// listSessions lists the sessions req can see, newest first.
-func (e *Engine) listSessions(ctx context.Context, req Requester, p api.ListRequest) (api.ListResult, error) {
-	kinds, err := query.NormalizeKinds(p.Kinds)
+// ListView is how a listing's rows are shown to its viewer: Row maps a
+// session to its row (the viewer's view of the keys, the default model),
+// and Decorate adds what the engine holds beside the store (usage,
+// budget, progress of a live run).
+type ListView struct {
+	Operator bool
+	Row      func(domain.Session) api.SessionRow
+	Decorate func(ctx context.Context, out []api.SessionRow, rows []domain.Session) error
+}
+
+// List is sessions_list: the sessions g lets its viewer see, newest
+// first, paged and filtered as p asks, shown through v.
+func (r Reader) List(ctx context.Context, g Guard, v ListView, p api.ListRequest) (api.ListResult, error) {
+	kinds, err := NormalizeKinds(p.Kinds)
 	if err != nil {
 		return api.ListResult{}, err
 	}
@@ -30,7 +41,7 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p api.ListRequ
 	if p.Limit <= 0 {
 		p.Limit = int(api.ListLimit.Default)
 	}
-	if int64(p.Limit) > api.ListLimit.Max && !req.Operator {
+	if int64(p.Limit) > api.ListLimit.Max && !v.Operator {
 		p.Limit = int(api.ListLimit.Max)
 	}
 	if int64(p.Limit) > api.SessionsListLimit.Max {
@@ -46,14 +57,14 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p api.ListRequ
 	p.Offset = int(offset)
 	// One row past the page tells whether another page follows.
 	want := p.Limit + 1
-	g := e.guardFor(ctx, req)
+	now := r.Now().UnixMilli()
 	var rows []domain.Session
 	if g.SelfOnly() {
-		s, err := e.store.GetSession(ctx, g.Key())
+		s, err := r.Store.GetSession(ctx, g.Key())
 		if err != nil && !errors.Is(err, domain.ErrNotFound) {
 			return api.ListResult{}, err
 		}
-		if err == nil && p.Offset == 0 && matchesList(s, p, e.nowMs()) {
+		if err == nil && p.Offset == 0 && matchesList(s, p, now) {
 			rows = append(rows, s)
 		}
 	} else {
@@ -63,10 +74,10 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p api.ListRequ
 			q.AgentIDs = []string{p.AgentID}
 		}
 		if p.ActiveMinutes > 0 {
-			q.UpdatedSince = e.nowMs() - int64(p.ActiveMinutes)*60_000
+			q.UpdatedSince = now - int64(p.ActiveMinutes)*60_000
 		}
 		scoped, filter := g.Scope(q)
-		if p.AgentID != "" && scoped.AgentIDs != nil && !contains(scoped.AgentIDs, p.AgentID) {
+		if p.AgentID != "" && scoped.AgentIDs != nil && !slices.Contains(scoped.AgentIDs, p.AgentID) {
 			return api.ListResult{Sessions: []api.SessionRow{}}, nil
 		}
 		if p.AgentID != "" {
@@ -79,7 +90,7 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p api.ListRequ
 			scoped.Offset, skip = p.Offset, 0
 		}
 		for {
-			page, err := e.store.ListSessions(ctx, scoped)
+			page, err := r.Store.ListSessions(ctx, scoped)
 			if err != nil {
 				return api.ListResult{}, err
 			}
@@ -119,23 +130,25 @@ func (e *Engine) listSessions(ctx context.Context, req Requester, p api.ListRequ
 		out.NextOffset = &next
 	}
 	for i, s := range rows {
-		out.Sessions[i] = e.row(s, req)
+		out.Sessions[i] = v.Row(s)
 	}
-	if err := e.attachUsage(ctx, out.Sessions, rows); err != nil {
-		return api.ListResult{}, err
-	}
-	if p.MessageLimit > 0 {
-		if err := attachMessages(ctx, e.store, out.Sessions, rows, p.MessageLimit); err != nil {
+	if v.Decorate != nil {
+		if err := v.Decorate(ctx, out.Sessions, rows); err != nil {
 			return api.ListResult{}, err
 		}
-		if !req.Operator {
+	}
+	if p.MessageLimit > 0 {
+		if err := attachMessages(ctx, r.Store, out.Sessions, rows, p.MessageLimit); err != nil {
+			return api.ListResult{}, err
+		}
+		if !v.Operator {
 			if err := maskListMessages(out.Sessions); err != nil {
 				return api.ListResult{}, err
 			}
 		}
 	}
 	if p.IncludeLastMessage || p.IncludeDerivedTitles {
-		if err := e.reads.AttachTitles(ctx, out.Sessions, rows, p.IncludeLastMessage, p.IncludeDerivedTitles); err != nil {
+		if err := r.AttachTitles(ctx, out.Sessions, rows, p.IncludeLastMessage, p.IncludeDerivedTitles); err != nil {
 			return api.ListResult{}, err
 		}
 	}
@@ -147,7 +160,7 @@ func matchesList(s domain.Session, p api.ListRequest, now int64) bool {
 	if s.ArchivedAt > 0 && !p.IncludeArchived {
 		return false
 	}
-	if len(p.Kinds) > 0 && !contains(p.Kinds, s.Kind) {
+	if len(p.Kinds) > 0 && !slices.Contains(p.Kinds, s.Kind) {
 		return false
 	}
 	if p.ActiveMinutes > 0 && s.UpdatedAt < now-int64(p.ActiveMinutes)*60_000 {
@@ -188,7 +201,7 @@ func attachMessages(ctx context.Context, st domain.Store, out []api.SessionRow, 
 		}
 	}
 	var wg sync.WaitGroup
-	for range min(query.AttachWorkers, len(rows)) - 1 {
+	for range min(AttachWorkers, len(rows)) - 1 {
 		wg.Go(work)
 	}
 	work()
@@ -259,34 +272,6 @@ const (
 	tailChunks   = 2
 	tailChunkMin = 50
 )
-
-// row builds the sessions_list row of s as seen by req: the one mapping
-// (api.RowOf) with req's view of the keys, the agent's default model and
-// the transcript's path.
-func (e *Engine) row(s domain.Session, req Requester) api.SessionRow {
-	agent := req.agent(e)
-	r := api.RowOf(s)
-	r.Key = e.keys.Display(s.Key, agent)
-	if r.Model == "" {
-		r.Model = e.modelFor(s)
-	}
-	if req.Operator {
-		r.TranscriptPath = e.TranscriptPath(s)
-	}
-	if s.SpawnedBy != "" {
-		r.SpawnedBy = e.keys.Display(s.SpawnedBy, agent)
-		r.ParentSessionKey = r.SpawnedBy
-	}
-	return r
-}
-
-// modelFor is the model reference runs of s use.
-func (e *Engine) modelFor(s domain.Session) string {
-	if s.ModelOverride != "" {
-		return s.ModelOverride
-	}
-	return e.conf().AgentModel(s.AgentID)
-}
 
 // maskListMessages sanitizes the messageLimit messages of rows as
 // sessions_history does for a requester without operator rights: secrets
