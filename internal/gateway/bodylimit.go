@@ -22,7 +22,7 @@ const (
 	// smallBody: routes whose body holds a few short fields (patch).
 	smallBody = api.EnvelopeBytes
 	// ignoredBody: routes that read no body but whose clients may send
-	// one (`{}` to reset, delete or cancel); limited reads it whole.
+	// one (`{}` to reset, delete or cancel); see route.unread.
 	ignoredBody int64 = 1 << 10
 )
 
@@ -66,6 +66,9 @@ type route struct {
 	h       http.Handler
 	// jsonrpc: a refusal is written as a JSON-RPC error (A2A).
 	jsonrpc bool
+	// unread: the handler reads no body, but clients may send one (`{}`);
+	// limited reads it, so a body over the limit is refused all the same.
+	unread bool
 }
 
 // limited bounds rt's request bodies: a body declared larger than the
@@ -88,9 +91,7 @@ func (s *Server) limited(rt route) http.Handler {
 		}
 		if r.Body != nil && r.Body != http.NoBody {
 			r.Body = http.MaxBytesReader(w, r.Body, limit)
-			if limit == ignoredBody {
-				// The handler will not read it: read it here, so a body
-				// over the limit is refused all the same.
+			if rt.unread {
 				if _, err := io.Copy(io.Discard, r.Body); err != nil {
 					writeError(w, err)
 					return
