@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,14 +13,26 @@ import (
 	"github.com/switchboard-go/switchboard/internal/channels/crabline"
 )
 
-// runSink starts a run for the message "think hard" only.
-type runSink struct{}
+// runSink is the sink of the typing test.
+type runSink struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
 
-func (runSink) Handle(_ context.Context, m channels.Inbound) (channels.Outcome, error) {
-	if m.Text == "think hard" {
-		return channels.Outcome{RunID: "run-1"}, nil
+// Handle starts a run for "think hard" and, as the Router does, answers a
+// message whose event was handled before as a duplicate.
+func (s *runSink) Handle(_ context.Context, m channels.Inbound) (channels.Outcome, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	dup := s.seen[m.EventID]
+	if s.seen == nil {
+		s.seen = map[string]bool{}
 	}
-	return channels.Outcome{}, nil
+	s.seen[m.EventID] = true
+	if m.Text == "think hard" {
+		return channels.Outcome{RunID: "run-1", Duplicate: dup}, nil
+	}
+	return channels.Outcome{Duplicate: dup}, nil
 }
 
 // readCalls returns the accepted mark-read calls crabline recorded.
@@ -46,7 +59,7 @@ func TestTypingIndicatorWithTheReadMark(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Start(context.Background(), runSink{}); err != nil {
+	if err := a.Start(context.Background(), &runSink{}); err != nil {
 		t.Fatal(err)
 	}
 	defer func() {
