@@ -78,6 +78,8 @@ type Options struct {
 	// In-process commands that write use it; Idle then waits for that
 	// work only.
 	OwnWorkOnly bool
+	// QuickGrace is runs.Options.QuickGrace (0: the default).
+	QuickGrace time.Duration
 	// Cluster coordinates this engine with the other replicas on its
 	// store (nil: alone on it). When it also claims outbox items
 	// (outbox.Claimer), every item is delivered by one replica.
@@ -215,6 +217,7 @@ func New(opts Options) (*Engine, error) {
 		},
 		OwnWorkOnly: opts.OwnWorkOnly,
 		Cluster:     opts.Cluster,
+		QuickGrace:  opts.QuickGrace,
 	})
 	if err != nil {
 		return nil, err

@@ -49,6 +49,13 @@ type harness struct {
 // rules; mutate adjusts the config first.
 func newHarness(t testing.TB, rules []config.ScriptRule, mutate func(*config.Config)) *harness {
 	t.Helper()
+	return newHarnessOpts(t, rules, mutate, nil)
+}
+
+// newHarnessOpts is newHarness with the engine's options changed by
+// options before it is built.
+func newHarnessOpts(t testing.TB, rules []config.ScriptRule, mutate func(*config.Config), options func(*Options)) *harness {
+	t.Helper()
 	dir := t.TempDir()
 	cfg := testConfig()
 	cfg.Models.Providers = map[string]config.ProviderConfig{"script": {Rules: rules}}
@@ -64,8 +71,12 @@ func newHarness(t testing.TB, rules []config.ScriptRule, mutate func(*config.Con
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(Options{Config: cfg, Store: st, Models: scriptModels{m}, Mirror: transcript.New(dir, time.Now),
-		StateDir: dir, MaintenanceInterval: 20 * time.Millisecond})
+	o := Options{Config: cfg, Store: st, Models: scriptModels{m}, Mirror: transcript.New(dir, time.Now),
+		StateDir: dir, MaintenanceInterval: 20 * time.Millisecond}
+	if options != nil {
+		options(&o)
+	}
+	e, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/runs"
@@ -13,7 +14,9 @@ import (
 // <text>" turn reads the row again after its reset, so it too is quick,
 // in the new transcript, and no answer is thrown away.
 func TestChatQuickTurns(t *testing.T) {
-	h := newHarness(t, nil, nil)
+	// The script model answers at once; a long grace keeps a loaded
+	// machine from turning a fold into a claim.
+	h := newHarnessOpts(t, nil, nil, func(o *Options) { o.QuickGrace = time.Minute })
 	const key = "agent:main:quick"
 	// A turn is quick only on an idle lane: the previous turn's executor
 	// may still be on its way out when its waiter returns.

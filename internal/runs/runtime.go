@@ -144,6 +144,11 @@ type Options struct {
 	// Cluster coordinates this runtime with the others on the same store
 	// (replicas on PostgreSQL); nil means Local (alone on the store).
 	Cluster replica.Cluster
+	// QuickGrace is how long a quick turn waits for its model's final
+	// answer before committing its claim (quick.go): 0 means the default,
+	// a few milliseconds; negative turns quick turns off. Tests that count
+	// quick turns on a loaded machine give it longer.
+	QuickGrace time.Duration
 }
 
 // Runtime schedules and executes runs. Start it with Start and stop it with
@@ -244,6 +249,12 @@ func New(opts Options) (*Runtime, error) {
 		recovery: &recovery{},
 
 		quickGrace: quickGrace,
+	}
+	switch {
+	case opts.QuickGrace < 0:
+		rt.quickGrace = 0
+	case opts.QuickGrace > 0:
+		rt.quickGrace = opts.QuickGrace
 	}
 	rt.cancels = newCanceller(cancellerConfig{
 		Store:   opts.Store,
