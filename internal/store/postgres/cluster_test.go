@@ -187,8 +187,13 @@ func TestClusterConcurrentClaims(t *testing.T) {
 }
 
 func TestClusterTakeOver(t *testing.T) {
-	s1, c1, _, c2 := joinTwo(t, 400*time.Millisecond)
+	// The lease must outlast the set-up on a loaded machine; it is
+	// renewed just before the claim, then left to expire.
+	s1, c1, _, c2 := joinTwo(t, 2*time.Second)
 	queue(t, s1, "agent:main:t", "t1")
+	if err := c1.Renew(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	if err := claim(s1, c1, "t1"); err != nil {
 		t.Fatal(err)
 	}
