@@ -206,7 +206,9 @@ func (e *Engine) loopResume(ctx context.Context, from, to string) (int, error) {
 	now, n := e.nowMs(), 0
 	for _, it := range items {
 		var h heldSend
-		if it.Kind != outboxHeldSend || json.Unmarshal(it.Payload, &h) != nil || h.From != from {
+		// An item already due was released by an earlier resume and may be
+		// in a delivery's hands: rewriting it could send it twice.
+		if it.Kind != outboxHeldSend || it.NextAttemptAt <= now || json.Unmarshal(it.Payload, &h) != nil || h.From != from {
 			continue
 		}
 		it.NextAttemptAt = now
