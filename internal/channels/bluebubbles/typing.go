@@ -28,13 +28,11 @@ func (a *Adapter) typing(ctx context.Context, x *acct, sink channels.Sink, to, r
 		defer cancel()
 		err := a.rest(cctx, x, method, path, nil)
 		if err != nil && ctx.Err() == nil {
-			a.log.Debug("bluebubbles typing indicator", "account", x.id, "method", method, "err", err)
+			a.p.Log.Debug("bluebubbles typing indicator", "account", x.id, "method", method, "err", err)
 		}
 		return err
 	}
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
+	a.p.Go(func() {
 		started := false
 		channels.KeepTyping(ctx, sink, runID, typingEvery, func(ctx context.Context) error {
 			err := call(ctx, http.MethodPost)
@@ -44,5 +42,5 @@ func (a *Adapter) typing(ctx context.Context, x *acct, sink channels.Sink, to, r
 		if started && ctx.Err() == nil {
 			_ = call(ctx, http.MethodDelete)
 		}
-	}()
+	})
 }

@@ -34,13 +34,11 @@ func (a *Adapter) typing(ctx context.Context, x *acct, sink channels.Sink, to, r
 		defer cancel()
 		err := a.rpc(cctx, x, "sendTyping", p, "typing-"+runID)
 		if err != nil && ctx.Err() == nil {
-			a.log.Debug("signal typing indicator", "account", x.id, "stop", stop, "err", err)
+			a.p.Log.Debug("signal typing indicator", "account", x.id, "stop", stop, "err", err)
 		}
 		return err
 	}
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
+	a.p.Go(func() {
 		started := false
 		channels.KeepTyping(ctx, sink, runID, typingEvery, func(ctx context.Context) error {
 			err := call(ctx, false)
@@ -50,5 +48,5 @@ func (a *Adapter) typing(ctx context.Context, x *acct, sink channels.Sink, to, r
 		if started && ctx.Err() == nil {
 			_ = call(ctx, true)
 		}
-	}()
+	})
 }
