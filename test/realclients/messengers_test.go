@@ -55,62 +55,24 @@ func writeOpenClawState(t *testing.T, sessions []openclawSession) string {
 	return oc
 }
 
-// relayWhatsApp injects a message through crabline's WhatsApp admin
-// ingress and posts the Cloud API payload it returns to the gateway's
-// webhook, signed with secret. It returns the payload and the status.
-func relayWhatsApp(t *testing.T, c *crab.Server, hook, secret string, msg map[string]any) ([]byte, int) {
+// waSigner signs WhatsApp webhook deliveries with an app secret.
+func waSigner(secret string) func([]byte) string {
+	return func(b []byte) string { return whatsapp.Sign(secret, b) }
+}
+
+// waitOutboxEmpty waits until the gateway of state has no pending
+// delivery.
+func waitOutboxEmpty(t *testing.T, state string) {
 	t.Helper()
-	var res struct {
-		Webhook json.RawMessage `json:"webhook"`
-	}
-	if err := json.Unmarshal(c.InjectResult(t, msg), &res); err != nil || len(res.Webhook) == 0 {
-		t.Fatalf("crabline gave no webhook payload: %v", err)
-	}
-	return res.Webhook, postSigned(t, hook, secret, res.Webhook)
-}
-
-func postSigned(t *testing.T, hook, secret string, body []byte) int {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, hook, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Hub-Signature-256", whatsapp.Sign(secret, body))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
-}
-
-// countRPCSends counts signal `send` calls crabline accepted whose message
-// contains text.
-func countRPCSends(t *testing.T, c *crab.Server, key, value, text string) int {
-	n := 0
-	for _, call := range c.Calls(t, func(call crab.Call) bool { return call.Accepted && call.Path == "/api/v1/rpc" }) {
-		p, _ := call.Body["params"].(map[string]any)
-		got := p[key]
-		if l, ok := got.([]any); ok && len(l) == 1 {
-			got = l[0]
+	waitFor(t, 30*time.Second, "an empty outbox", func() bool {
+		cmd := exec.Command(binary, "outbox", "list", "--status", "pending", "--json", "--state-dir", state)
+		cmd.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
+		out, err := cmd.Output()
+		var list struct {
+			Count int `json:"count"`
 		}
-		if msg, _ := p["message"].(string); got == value && strings.Contains(msg, text) {
-			n++
-		}
-	}
-	return n
-}
-
-// countCloudSends counts WhatsApp Cloud API text sends to a number whose
-// body contains text.
-func countCloudSends(t *testing.T, c *crab.Server, to, text string) int {
-	n := 0
-	for _, call := range c.Calls(t, func(call crab.Call) bool {
-		return call.Accepted && strings.HasSuffix(call.Path, "/messages") && call.Body["to"] == to
-	}) {
-		if b, _ := call.Body["text"].(map[string]any); b != nil && strings.Contains(b["body"].(string), text) {
-			n++
-		}
-	}
-	return n
+		return err == nil && json.Unmarshal(out, &list) == nil && list.Count == 0
+	})
 }
 
 // An OpenClaw state with a Signal group (its base64 id in mixed case), a
@@ -163,7 +125,7 @@ func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
 
 	// Signal: a group message, answered in the group.
 	sig.Inject(t, map[string]any{"groupId": signalGroup, "sourceNumber": "+15550002002", "sourceName": "Bob", "text": "signal follow-up"})
-	waitFor(t, 30*time.Second, "the Signal reply", func() bool { return countRPCSends(t, sig, "groupId", signalGroup, "signal follow-up") == 1 })
+	waitFor(t, 30*time.Second, "the Signal reply", func() bool { return sig.SignalSent(t, "groupId", signalGroup, "signal follow-up") == 1 })
 
 	// WhatsApp: a forged delivery first, then the real one twice.
 	waitFor(t, 30*time.Second, "the WhatsApp webhook", func() bool {
@@ -176,15 +138,15 @@ func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
 	})
 	dm := map[string]any{"chatJid": waNumber + "@s.whatsapp.net", "senderJid": waNumber + "@s.whatsapp.net", "pushName": "Ada"}
 	dm["text"] = "forged follow-up"
-	if _, st := relayWhatsApp(t, wa, waHook, "not-the-secret", dm); st != http.StatusUnauthorized {
+	if st, _ := wa.RelayWhatsApp(t, waHook, waSigner("not-the-secret"), dm); st != http.StatusUnauthorized {
 		t.Fatalf("a forged WhatsApp delivery got %d, want 401", st)
 	}
 	dm["text"] = "whatsapp follow-up"
-	payload, st := relayWhatsApp(t, wa, waHook, appSecret, dm)
-	if st != http.StatusOK || postSigned(t, waHook, appSecret, payload) != http.StatusOK {
+	st, payload := wa.RelayWhatsApp(t, waHook, waSigner(appSecret), dm)
+	if st != http.StatusOK || crab.PostSigned(t, waHook, waSigner(appSecret), payload) != http.StatusOK {
 		t.Fatalf("the WhatsApp webhook refused a signed delivery")
 	}
-	waitFor(t, 30*time.Second, "the WhatsApp reply", func() bool { return countCloudSends(t, wa, waNumber, "whatsapp follow-up") >= 1 })
+	waitFor(t, 30*time.Second, "the WhatsApp reply", func() bool { return wa.CloudSent(t, waNumber, "whatsapp follow-up") >= 1 })
 
 	// iMessage: a group message through the BlueBubbles webhook.
 	waitFor(t, 30*time.Second, "the BlueBubbles webhook", func() bool {
@@ -267,16 +229,16 @@ func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
 	// there and its answer goes back to the group.
 	sig.Inject(t, map[string]any{"groupId": signalGroup, "sourceNumber": "+15550002002", "text": "/new"})
 	waitFor(t, 30*time.Second, "the /new answer", func() bool {
-		return countRPCSends(t, sig, "groupId", signalGroup, "New session started") == 1
+		return sig.SignalSent(t, "groupId", signalGroup, "New session started") == 1
 	})
 	if row := g.session(t, imported[0].key); row == nil || row["sessionId"] == imported[0].sid {
 		t.Errorf("/new from the Signal group left the row at %v", row)
 	}
 	// The replayed WhatsApp delivery started one turn: one reply.
-	if n := countCloudSends(t, wa, waNumber, "whatsapp follow-up"); n != 1 {
+	if n := wa.CloudSent(t, waNumber, "whatsapp follow-up"); n != 1 {
 		t.Errorf("the replayed WhatsApp delivery was answered %d times", n)
 	}
-	if n := countCloudSends(t, wa, waNumber, "forged"); n != 0 {
+	if n := wa.CloudSent(t, waNumber, "forged"); n != 0 {
 		t.Errorf("the forged WhatsApp delivery was answered %d times", n)
 	}
 }
@@ -325,7 +287,7 @@ func TestWhatsAppKilledBeforeDeliveryDeliversOnce(t *testing.T) {
 	})
 	down.Store(true)
 	dm := map[string]any{"chatJid": number + "@s.whatsapp.net", "senderJid": number + "@s.whatsapp.net", "text": "killed before delivery"}
-	if _, st := relayWhatsApp(t, wa, hook, appSecret, dm); st != http.StatusOK {
+	if st, _ := wa.RelayWhatsApp(t, hook, waSigner(appSecret), dm); st != http.StatusOK {
 		t.Fatalf("webhook answered %d", st)
 	}
 	send, _ := json.Marshal(map[string]any{"channel": "whatsapp", "to": "whatsapp:+" + number, "message": "announce while down",
@@ -346,19 +308,11 @@ func TestWhatsAppKilledBeforeDeliveryDeliversOnce(t *testing.T) {
 	down.Store(false)
 	startChannelGateway(t, state, cfg)
 	waitFor(t, 60*time.Second, "both deliveries", func() bool {
-		return countCloudSends(t, wa, number, "killed before delivery") >= 1 && countCloudSends(t, wa, number, "announce while down") >= 1
+		return wa.CloudSent(t, number, "killed before delivery") >= 1 && wa.CloudSent(t, number, "announce while down") >= 1
 	})
-	waitFor(t, 30*time.Second, "an empty outbox", func() bool {
-		cmd := exec.Command(binary, "outbox", "list", "--status", "pending", "--json", "--state-dir", state)
-		cmd.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
-		out, err := cmd.Output()
-		var list struct {
-			Count int `json:"count"`
-		}
-		return err == nil && json.Unmarshal(out, &list) == nil && list.Count == 0
-	})
+	waitOutboxEmpty(t, state)
 	for _, text := range []string{"killed before delivery", "announce while down"} {
-		if n := countCloudSends(t, wa, number, text); n != 1 {
+		if n := wa.CloudSent(t, number, text); n != 1 {
 			t.Errorf("%q delivered %d times, want 1", text, n)
 		}
 	}
@@ -435,15 +389,7 @@ func TestIMessageKilledBeforeDeliveryDeliversOnce(t *testing.T) {
 		return n
 	}
 	waitFor(t, 60*time.Second, "the reply", func() bool { return count() >= 1 })
-	waitFor(t, 30*time.Second, "an empty outbox", func() bool {
-		cmd := exec.Command(binary, "outbox", "list", "--status", "pending", "--json", "--state-dir", state)
-		cmd.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
-		out, err := cmd.Output()
-		var list struct {
-			Count int `json:"count"`
-		}
-		return err == nil && json.Unmarshal(out, &list) == nil && list.Count == 0
-	})
+	waitOutboxEmpty(t, state)
 	if n := count(); n != 1 {
 		t.Errorf("the reply was delivered %d times, want 1", n)
 	}
@@ -489,17 +435,9 @@ func TestSignalKilledBeforeDeliveryDeliversOnce(t *testing.T) {
 	g.kill(t)
 	down.Store(false)
 	startChannelGateway(t, state, cfg)
-	waitFor(t, 60*time.Second, "the reply", func() bool { return countRPCSends(t, sig, "recipient", ada, "signal asleep then awake") >= 1 })
-	waitFor(t, 30*time.Second, "an empty outbox", func() bool {
-		cmd := exec.Command(binary, "outbox", "list", "--status", "pending", "--json", "--state-dir", state)
-		cmd.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
-		out, err := cmd.Output()
-		var list struct {
-			Count int `json:"count"`
-		}
-		return err == nil && json.Unmarshal(out, &list) == nil && list.Count == 0
-	})
-	if n := countRPCSends(t, sig, "recipient", ada, "signal asleep then awake"); n != 1 {
+	waitFor(t, 60*time.Second, "the reply", func() bool { return sig.SignalSent(t, "recipient", ada, "signal asleep then awake") >= 1 })
+	waitOutboxEmpty(t, state)
+	if n := sig.SignalSent(t, "recipient", ada, "signal asleep then awake"); n != 1 {
 		t.Errorf("the reply was delivered %d times, want 1", n)
 	}
 }

@@ -7,51 +7,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/channels"
 	"github.com/switchboard-go/switchboard/internal/channels/bluebubbles/bbtest"
+	"github.com/switchboard-go/switchboard/internal/channels/chantest"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/outbox"
 )
-
-// echoSink answers every message at once through the adapter; a repeated
-// event id is a duplicate, as the Router's idempotency makes it.
-type echoSink struct {
-	a    *Adapter
-	mu   sync.Mutex
-	got  []channels.Inbound
-	seen map[string]int
-}
-
-func (s *echoSink) Handle(ctx context.Context, m channels.Inbound) (channels.Outcome, error) {
-	s.mu.Lock()
-	s.got = append(s.got, m)
-	if s.seen == nil {
-		s.seen = map[string]int{}
-	}
-	s.seen[m.EventID]++
-	dup := s.seen[m.EventID] > 1
-	s.mu.Unlock()
-	if dup {
-		return channels.Outcome{Duplicate: true}, nil
-	}
-	return channels.Outcome{}, s.a.Send(ctx, channels.Outbound{AccountID: m.AccountID, To: m.To, Text: "echo: " + m.Text, IdempotencyKey: "k-" + m.EventID})
-}
-
-func (s *echoSink) count() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.got)
-}
-
-func (s *echoSink) last() channels.Inbound {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.got[len(s.got)-1]
-}
 
 func deliver(t *testing.T, hook, password string, body []byte) int {
 	t.Helper()
@@ -111,7 +75,7 @@ func TestAdapterAgainstFakeServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &echoSink{a: a}
+	sink := &chantest.EchoSink{Send: a.Send}
 	if err := a.Start(context.Background(), sink); err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +96,7 @@ func TestAdapterAgainstFakeServer(t *testing.T) {
 		if srv.Sent(adaChat, "echo: hello") != 1 {
 			t.Fatal("no reply in the direct chat")
 		}
-		in := sink.last()
+		in := sink.Last()
 		r := channels.Resolve(&config.Config{Session: config.SessionConfig{DMScope: channels.DMScopePerChannelPeer}}, in)
 		if in.SenderID != ada || in.ChatType != channels.ChatDirect || r.SessionKey != "agent:main:bluebubbles:direct:"+ada {
 			t.Fatalf("inbound %+v routed to %q", in, r.SessionKey)
@@ -145,18 +109,18 @@ func TestAdapterAgainstFakeServer(t *testing.T) {
 		if srv.Sent(groupChat, "echo: hi all") != 1 {
 			t.Fatal("no reply in the group")
 		}
-		in := sink.last()
+		in := sink.Last()
 		r := channels.Resolve(&config.Config{}, in)
 		if in.ChatTitle != "Book Club" || r.SessionKey != "agent:main:bluebubbles:group:imessage;+;chat123456789" {
 			t.Fatalf("inbound %+v routed to %q", in, r.SessionKey)
 		}
 	})
 	t.Run("a wrong password is refused with 401 and changes nothing", func(t *testing.T) {
-		before := sink.count()
+		before := sink.Count()
 		if st := deliver(t, hook, "guess", withText(t, "A1", "forged")); st != http.StatusUnauthorized {
 			t.Fatalf("webhook answered %d, want 401", st)
 		}
-		if sink.count() != before || srv.Sent(adaChat, "echo: forged") != 0 {
+		if sink.Count() != before || srv.Sent(adaChat, "echo: forged") != 0 {
 			t.Fatal("a forged delivery got through")
 		}
 	})
