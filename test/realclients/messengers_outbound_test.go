@@ -118,7 +118,7 @@ func TestMessengersOutbound(t *testing.T) {
 	}
 	for _, c := range chats {
 		c.say("hello from " + c.name)
-		waitFor(t, 30*time.Second, c.name+"'s reply", func() bool { return c.count("hello from " + c.name)() == 1 })
+		waitFor(t, 30*time.Second, c.name+"'s reply", func() bool { return c.count("hello from "+c.name)() == 1 })
 	}
 
 	// The rows carry what the traffic said.
@@ -144,13 +144,13 @@ func TestMessengersOutbound(t *testing.T) {
 	// goes to the chat.
 	for _, c := range chats {
 		cli(t, state, "send", c.key, "please announce", "--timeout", "0")
-		waitFor(t, 30*time.Second, c.name+"'s announce", func() bool { return c.count("announced to " + c.name)() == 1 })
+		waitFor(t, 30*time.Second, c.name+"'s announce", func() bool { return c.count("announced to "+c.name)() == 1 })
 	}
 	// A sub-agent spawned from each chat: its announce is answered there,
 	// the child's own reply reaches no chat.
 	for _, c := range chats {
 		c.say("spawn a helper")
-		waitFor(t, 60*time.Second, c.name+"'s spawn announce", func() bool { return c.count(c.name + " helper reported back")() == 1 })
+		waitFor(t, 60*time.Second, c.name+"'s spawn announce", func() bool { return c.count(c.name+" helper reported back")() == 1 })
 		if n := c.count("child result 77")(); n != 0 {
 			t.Errorf("the child's reply reached the %s chat %d times", c.name, n)
 		}
