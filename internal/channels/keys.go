@@ -79,7 +79,8 @@ type AccountConfig[C any] struct {
 }
 
 // DecodeAccounts decodes each account of a flat `channels.<channel>`
-// block (AccountBlocks) into a C; errors name the account's key path.
+// block (AccountBlocks) into a C, refusing a negative textChunkLimit;
+// errors name the account's key path.
 func DecodeAccounts[C any](channel string, raw map[string]any) ([]AccountConfig[C], error) {
 	var out []AccountConfig[C]
 	for _, b := range AccountBlocks(raw) {
@@ -91,15 +92,16 @@ func DecodeAccounts[C any](channel string, raw map[string]any) ([]AccountConfig[
 		if err := Decode(path, b.Raw, &c); err != nil {
 			return nil, err
 		}
+		var limit struct {
+			TextChunkLimit int `json:"textChunkLimit"`
+		}
+		if err := Decode(path, b.Raw, &limit); err != nil {
+			return nil, err
+		}
+		if limit.TextChunkLimit < 0 {
+			return nil, fmt.Errorf("%s.textChunkLimit: must be positive", path)
+		}
 		out = append(out, AccountConfig[C]{ID: b.ID, Path: path, Cfg: c})
 	}
 	return out, nil
-}
-
-// CheckChunkLimit refuses a negative textChunkLimit, naming its path.
-func CheckChunkLimit(path string, limit int) error {
-	if limit < 0 {
-		return fmt.Errorf("%s.textChunkLimit: must be positive", path)
-	}
-	return nil
 }

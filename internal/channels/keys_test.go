@@ -52,4 +52,8 @@ func TestDecodeAccounts(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "channels.signal.accounts.a") {
 		t.Errorf("a bad key's error %v does not name its account", err)
 	}
+	_, err = DecodeAccounts[cfg]("whatsapp", map[string]any{"textChunkLimit": -1})
+	if err == nil || !strings.Contains(err.Error(), "channels.whatsapp.textChunkLimit") {
+		t.Errorf("a negative textChunkLimit: %v", err)
+	}
 }

@@ -1,7 +1,6 @@
 package realclients
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/channels/bluebubbles/bbtest"
-	crab "github.com/switchboard-go/switchboard/internal/channels/crabline"
 )
 
 // Outbound through Signal, WhatsApp and iMessage as through Telegram:
@@ -18,10 +16,8 @@ import (
 // each chat, the session rows filled from the traffic, and the chat
 // commands /stop, /reset and /send off|inherit from the chats.
 func TestMessengersOutbound(t *testing.T) {
-	sig := crab.Start(t, "signal")
-	wa := crab.Start(t, "whatsapp")
-	const bbPassword, appSecret = "bb-secret", "wa-app-secret"
-	bb := bbtest.New(t, bbPassword)
+	m := startMessengers(t)
+	sig, wa, bb, appSecret := m.sig, m.wa, m.bb, waAppSecret
 	const (
 		signalGroup = "QmVlckdyb3VwSWQxMjM0NQ=="
 		bob         = "+15550006006"
@@ -57,16 +53,8 @@ func TestMessengersOutbound(t *testing.T) {
 	g := startChannelGateway(t, state, cfg)
 	waHook := fmt.Sprintf("http://127.0.0.1:%d/whatsapp-webhook", waPort)
 	bbHook := fmt.Sprintf("http://127.0.0.1:%d/bluebubbles-webhook?password=%s", bbPort, bbPassword)
-	waitFor(t, 30*time.Second, "the webhooks", func() bool {
-		for _, u := range []string{waHook + "?hub.mode=subscribe&hub.verify_token=vt&hub.challenge=ok", bbHook} {
-			resp, err := http.Get(u)
-			if err != nil {
-				return false
-			}
-			resp.Body.Close()
-		}
-		return true
-	})
+	waitWhatsAppHook(t, waHook)
+	waitBlueBubblesHook(t, bbHook)
 
 	// One message from each chat opens its session.
 	signalSay := func(text string) {
@@ -82,30 +70,13 @@ func TestMessengersOutbound(t *testing.T) {
 	bbSay := func(text string) {
 		bbN++
 		body := bbtest.Delivery(t, "new-message-group.json", fmt.Sprintf("out%d", bbN), text, "")
-		resp, err := http.Post(bbHook, "application/json", bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("the BlueBubbles webhook answered %d", resp.StatusCode)
-		}
+		postBlueBubbles(t, bbHook, body)
 	}
 	signalCount := func(text string) func() int {
 		return func() int { return sig.SignalSent(t, "groupId", signalGroup, text) }
 	}
 	waCount := func(text string) func() int { return func() int { return wa.CloudSent(t, waNumber, text) } }
-	bbCount := func(text string) func() int {
-		return func() int {
-			n := 0
-			for _, s := range bb.Sends() {
-				if m, _ := s["message"].(string); s["chatGuid"] == bbGroup && strings.Contains(m, text) {
-					n++
-				}
-			}
-			return n
-		}
-	}
+	bbCount := func(text string) func() int { return func() int { return bb.SentContaining(bbGroup, text) } }
 	type chat struct {
 		name, key, to, title string
 		say                  func(string)

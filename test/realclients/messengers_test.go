@@ -55,6 +55,47 @@ func writeOpenClawState(t *testing.T, sessions []openclawSession) string {
 	return oc
 }
 
+// The fake servers' credentials in the messenger tests.
+const bbPassword, waAppSecret = "bb-secret", "wa-app-secret"
+
+// messengers are the three providers' fake servers: crabline's Signal
+// and WhatsApp servers and a fake BlueBubbles server.
+type messengers struct {
+	sig, wa *crab.Server
+	bb      *bbtest.Server
+}
+
+func startMessengers(t *testing.T) messengers {
+	return messengers{sig: crab.Start(t, "signal"), wa: crab.Start(t, "whatsapp"), bb: bbtest.New(t, bbPassword)}
+}
+
+// waitWhatsAppHook waits until the WhatsApp webhook answers Meta's
+// verification handshake (verify token "vt").
+func waitWhatsAppHook(t *testing.T, hook string) {
+	t.Helper()
+	waitWhatsAppHook(t, hook)
+}
+
+// waitBlueBubblesHook waits until the BlueBubbles webhook listens (it
+// answers a GET 405).
+func waitBlueBubblesHook(t *testing.T, hook string) {
+	t.Helper()
+	waitFor(t, 30*time.Second, "the BlueBubbles webhook", func() bool {
+		resp, err := http.Get(hook)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusMethodNotAllowed
+	})
+}
+
+// postBlueBubbles posts a webhook delivery, which must be answered 200.
+func postBlueBubbles(t *testing.T, hook string, body []byte) {
+	t.Helper()
+	postBlueBubbles(t, hook, body)
+}
+
 // waSigner signs WhatsApp webhook deliveries with an app secret.
 func waSigner(secret string) func([]byte) string {
 	return func(b []byte) string { return whatsapp.Sign(secret, b) }
@@ -81,10 +122,8 @@ func waitOutboxEmpty(t *testing.T, state string) {
 // sessions, answered in their chats; a WhatsApp delivery with a wrong
 // signature is refused and a replayed one answers once.
 func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
-	sig := crab.Start(t, "signal")
-	wa := crab.Start(t, "whatsapp")
-	const bbPassword, appSecret = "bb-secret", "wa-app-secret"
-	bb := bbtest.New(t, bbPassword)
+	m := startMessengers(t)
+	sig, wa, bb, appSecret := m.sig, m.wa, m.bb, waAppSecret
 	const (
 		signalGroup = "AbCdEfGh1234567890xyZ+/w=="
 		waNumber    = "15550001001"
@@ -128,14 +167,7 @@ func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
 	waitFor(t, 30*time.Second, "the Signal reply", func() bool { return sig.SignalSent(t, "groupId", signalGroup, "signal follow-up") == 1 })
 
 	// WhatsApp: a forged delivery first, then the real one twice.
-	waitFor(t, 30*time.Second, "the WhatsApp webhook", func() bool {
-		resp, err := http.Get(waHook + "?hub.mode=subscribe&hub.verify_token=vt&hub.challenge=ok")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
+	waitWhatsAppHook(t, waHook)
 	dm := map[string]any{"chatJid": waNumber + "@s.whatsapp.net", "senderJid": waNumber + "@s.whatsapp.net", "pushName": "Ada"}
 	dm["text"] = "forged follow-up"
 	if st, _ := wa.RelayWhatsApp(t, waHook, waSigner("not-the-secret"), dm); st != http.StatusUnauthorized {
@@ -149,31 +181,10 @@ func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
 	waitFor(t, 30*time.Second, "the WhatsApp reply", func() bool { return wa.CloudSent(t, waNumber, "whatsapp follow-up") >= 1 })
 
 	// iMessage: a group message through the BlueBubbles webhook.
-	waitFor(t, 30*time.Second, "the BlueBubbles webhook", func() bool {
-		resp, err := http.Get(bbHook) // a listening webhook answers 405
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusMethodNotAllowed
-	})
+	waitBlueBubblesHook(t, bbHook)
 	body := bbtest.Delivery(t, "new-message-group.json", "", "imessage follow-up", "")
-	resp, err := http.Post(bbHook, "application/json", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("the BlueBubbles webhook answered %d", resp.StatusCode)
-	}
-	waitFor(t, 30*time.Second, "the iMessage reply", func() bool {
-		for _, s := range bb.Sends() {
-			if s["chatGuid"] == bbGroup && strings.Contains(s["message"].(string), "imessage follow-up") {
-				return true
-			}
-		}
-		return false
-	})
+	postBlueBubbles(t, bbHook, body)
+	waitFor(t, 30*time.Second, "the iMessage reply", func() bool { return bb.SentContaining(bbGroup, "imessage follow-up") >= 1 })
 
 	for _, s := range imported {
 		row := g.session(t, s.key)
@@ -277,14 +288,7 @@ func TestWhatsAppKilledBeforeDeliveryDeliversOnce(t *testing.T) {
 	state := t.TempDir()
 	g := startChannelGateway(t, state, cfg)
 	hook := fmt.Sprintf("http://127.0.0.1:%d/whatsapp-webhook", port)
-	waitFor(t, 30*time.Second, "the webhook", func() bool {
-		resp, err := http.Get(hook + "?hub.mode=subscribe&hub.verify_token=vt&hub.challenge=ok")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
+	waitWhatsAppHook(t, hook)
 	down.Store(true)
 	dm := map[string]any{"chatJid": number + "@s.whatsapp.net", "senderJid": number + "@s.whatsapp.net", "text": "killed before delivery"}
 	if st, _ := wa.RelayWhatsApp(t, hook, waSigner(appSecret), dm); st != http.StatusOK {
@@ -346,7 +350,7 @@ func getText(t *testing.T, u string) string {
 // then SIGKILL, then the server back: the restarted gateway delivers the
 // reply exactly once.
 func TestIMessageKilledBeforeDeliveryDeliversOnce(t *testing.T) {
-	const password = "bb-secret"
+	password := bbPassword
 	bb := bbtest.New(t, password)
 	port := freePort(t)
 	cfg := fmt.Sprintf(`{
@@ -356,38 +360,16 @@ func TestIMessageKilledBeforeDeliveryDeliversOnce(t *testing.T) {
 	state := t.TempDir()
 	g := startChannelGateway(t, state, cfg)
 	hook := fmt.Sprintf("http://127.0.0.1:%d/bluebubbles-webhook?password=%s", port, password)
-	waitFor(t, 30*time.Second, "the webhook", func() bool {
-		resp, err := http.Get(hook) // a listening webhook answers 405
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusMethodNotAllowed
-	})
+	waitBlueBubblesHook(t, hook)
 	bb.Down.Store(true)
 	body := bbtest.Delivery(t, "new-message-direct.json", "", "asleep then awake", "")
-	resp, err := http.Post(hook, "application/json", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("webhook answered %d", resp.StatusCode)
-	}
+	postBlueBubbles(t, hook, body)
 	waitFor(t, 30*time.Second, "a refused delivery", func() bool { return bb.Refused() >= 1 })
 	g.kill(t)
 	bb.Down.Store(false)
 	startChannelGateway(t, state, cfg)
 	const chat = "iMessage;-;+15551234567"
-	count := func() int {
-		n := 0
-		for _, s := range bb.Sends() {
-			if s["chatGuid"] == chat && strings.Contains(s["message"].(string), "asleep then awake") {
-				n++
-			}
-		}
-		return n
-	}
+	count := func() int { return bb.SentContaining(chat, "asleep then awake") }
 	waitFor(t, 60*time.Second, "the reply", func() bool { return count() >= 1 })
 	waitOutboxEmpty(t, state)
 	if n := count(); n != 1 {

@@ -35,17 +35,6 @@ func withText(t *testing.T, guid, text string) []byte {
 	return bbtest.Delivery(t, "new-message-direct.json", guid, text, "")
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func TestAdapterAgainstFakeServer(t *testing.T) {
 	const password = "bb-password"
 	srv := bbtest.New(t, password)
@@ -87,7 +76,7 @@ func TestAdapterAgainstFakeServer(t *testing.T) {
 		}
 	}()
 	hook := a.WebhookURL(channels.DefaultAccountID)
-	waitFor(t, "the ping", func() bool { return a.Status()[0].Connected })
+	chantest.WaitFor(t, "the ping", func() bool { return a.Status()[0].Connected })
 
 	t.Run("direct message answered in the direct chat", func(t *testing.T) {
 		if st := deliver(t, hook, password, bbtest.File(t, "new-message-direct.json")); st != http.StatusOK {
@@ -195,7 +184,7 @@ func TestWrongServerPasswordShowsInStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Stop(context.Background())
-	waitFor(t, "the refusal", func() bool { return strings.Contains(a.Status()[0].LastError, "401") })
+	chantest.WaitFor(t, "the refusal", func() bool { return strings.Contains(a.Status()[0].LastError, "401") })
 	if a.Status()[0].Connected {
 		t.Fatal("connected with a refused password")
 	}
@@ -219,5 +208,35 @@ func TestRateLimitHonoursRetryAfter(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "password=p") {
 		t.Fatalf("the error shows the password: %v", err)
+	}
+}
+
+// With a `name`, "@<name>" in a group message is a mention: a group that
+// requires one drops the others.
+func TestMentionGatingByName(t *testing.T) {
+	srv := bbtest.New(t, "pw")
+	a, err := New(Options{Raw: map[string]any{"serverUrl": srv.URL, "password": "pw", "webhookPort": 0,
+		"name": "Switchboard", "groupPolicy": "open"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &chantest.EchoSink{Send: a.Send}
+	if err := a.Start(context.Background(), sink); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop(context.Background())
+	hook := a.WebhookURL(channels.DefaultAccountID)
+	const group = "iMessage;+;chat123456789"
+	if st := deliver(t, hook, "pw", bbtest.Delivery(t, "new-message-group.json", "M1", "hi all", "")); st != http.StatusOK {
+		t.Fatalf("webhook answered %d", st)
+	}
+	if st := deliver(t, hook, "pw", bbtest.Delivery(t, "new-message-group.json", "M2", "@switchboard are you there?", "")); st != http.StatusOK {
+		t.Fatalf("webhook answered %d", st)
+	}
+	if srv.Sent(group, "echo: @switchboard are you there?") != 1 {
+		t.Fatal("the mention was not answered")
+	}
+	if _, n := sink.Inbound("hi all"); n != 0 || srv.Sent(group, "echo: hi all") != 0 {
+		t.Fatal("a message without a mention passed the gate")
 	}
 }

@@ -50,9 +50,6 @@ func parse(raw map[string]any, getenv func(string) string) ([]account, error) {
 	out := make([]account, 0, len(blocks))
 	for _, b := range blocks {
 		c, path := b.Cfg, b.Path
-		if err := channels.CheckChunkLimit(path, c.TextChunkLimit); err != nil {
-			return nil, err
-		}
 		a := account{id: b.ID, cfg: c, server: strings.TrimRight(strings.TrimSpace(c.ServerURL), "/")}
 		a.webhookAddr, a.hookPath = c.Where(defaultWebhookPort, defaultWebhookPath)
 		var problems []string

@@ -38,12 +38,12 @@ func TestTypingWhileTheRunRuns(t *testing.T) {
 	if st := deliver(t, hook, password, bbtest.File(t, "new-message-direct.json")); st != http.StatusOK {
 		t.Fatalf("webhook answered %d", st)
 	}
-	waitFor(t, "the typing indicator", func() bool { return len(srv.Typings()) > 0 })
+	chantest.WaitFor(t, "the typing indicator", func() bool { return len(srv.Typings()) > 0 })
 	if got := srv.Typings()[0]; got != (bbtest.Typing{Method: http.MethodPost, Chat: adaChat}) {
 		t.Fatalf("first typing call = %+v", got)
 	}
 	close(sink.Ended)
-	waitFor(t, "the typing stop", func() bool {
+	chantest.WaitFor(t, "the typing stop", func() bool {
 		ts := srv.Typings()
 		return ts[len(ts)-1] == bbtest.Typing{Method: http.MethodDelete, Chat: adaChat}
 	})

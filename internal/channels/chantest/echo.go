@@ -5,6 +5,8 @@ package chantest
 import (
 	"context"
 	"sync"
+	"testing"
+	"time"
 
 	"github.com/switchboard-go/switchboard/internal/channels"
 )
@@ -70,4 +72,17 @@ func (s *EchoSink) Inbound(text string) (channels.Inbound, int) {
 		}
 	}
 	return first, n
+}
+
+// WaitFor polls cond until it holds, for at most 30 s: for state with no
+// event to wait on (a fake server's record, an adapter's status).
+func WaitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

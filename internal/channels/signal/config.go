@@ -83,9 +83,6 @@ func parse(raw map[string]any) ([]account, error) {
 	}
 	out := make([]account, 0, len(blocks))
 	for _, b := range blocks {
-		if err := channels.CheckChunkLimit(b.Path, b.Cfg.TextChunkLimit); err != nil {
-			return nil, err
-		}
 		out = append(out, account{id: b.ID, cfg: b.Cfg})
 	}
 	return out, nil
