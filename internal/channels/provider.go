@@ -225,3 +225,24 @@ func FindAccount[T RunAccount](accts []T, id string) (T, bool) {
 	var zero T
 	return zero, false
 }
+
+// Typing shows a typing indicator while a turn's run runs, in one of the
+// run's goroutines: start at once and every `every` (KeepTyping), then
+// stop once the run ended if a start was taken (nil stop: the provider
+// hides the indicator itself). It never holds or fails the reply.
+func (p *Provider) Typing(ctx context.Context, sink Sink, runID string, every time.Duration, start, stop func(context.Context) error) {
+	if runID == "" || ctx.Err() != nil {
+		return
+	}
+	p.Go(func() {
+		started := false
+		KeepTyping(ctx, sink, runID, every, func(ctx context.Context) error {
+			err := start(ctx)
+			started = started || err == nil
+			return err
+		})
+		if started && stop != nil && ctx.Err() == nil {
+			_ = stop(ctx)
+		}
+	})
+}

@@ -38,15 +38,7 @@ func (a *Adapter) typing(ctx context.Context, x *acct, sink channels.Sink, to, r
 		}
 		return err
 	}
-	a.p.Go(func() {
-		started := false
-		channels.KeepTyping(ctx, sink, runID, typingEvery, func(ctx context.Context) error {
-			err := call(ctx, false)
-			started = started || err == nil
-			return err
-		})
-		if started && ctx.Err() == nil {
-			_ = call(ctx, true)
-		}
-	})
+	a.p.Typing(ctx, sink, runID, typingEvery,
+		func(ctx context.Context) error { return call(ctx, false) },
+		func(ctx context.Context) error { return call(ctx, true) })
 }
