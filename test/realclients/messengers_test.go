@@ -55,62 +55,79 @@ func writeOpenClawState(t *testing.T, sessions []openclawSession) string {
 	return oc
 }
 
-// relayWhatsApp injects a message through crabline's WhatsApp admin
-// ingress and posts the Cloud API payload it returns to the gateway's
-// webhook, signed with secret. It returns the payload and the status.
-func relayWhatsApp(t *testing.T, c *crab.Server, hook, secret string, msg map[string]any) ([]byte, int) {
-	t.Helper()
-	var res struct {
-		Webhook json.RawMessage `json:"webhook"`
-	}
-	if err := json.Unmarshal(c.InjectResult(t, msg), &res); err != nil || len(res.Webhook) == 0 {
-		t.Fatalf("crabline gave no webhook payload: %v", err)
-	}
-	return res.Webhook, postSigned(t, hook, secret, res.Webhook)
+// The fake servers' credentials in the messenger tests.
+const bbPassword, waAppSecret = "bb-secret", "wa-app-secret"
+
+// messengers are the three providers' fake servers: crabline's Signal
+// and WhatsApp servers and a fake BlueBubbles server.
+type messengers struct {
+	sig, wa *crab.Server
+	bb      *bbtest.Server
 }
 
-func postSigned(t *testing.T, hook, secret string, body []byte) int {
+func startMessengers(t *testing.T) messengers {
+	return messengers{sig: crab.Start(t, "signal"), wa: crab.Start(t, "whatsapp"), bb: bbtest.New(t, bbPassword)}
+}
+
+// waitWhatsAppHook waits until the WhatsApp webhook answers Meta's
+// verification handshake (verify token "vt").
+func waitWhatsAppHook(t *testing.T, hook string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, hook, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Hub-Signature-256", whatsapp.Sign(secret, body))
-	resp, err := http.DefaultClient.Do(req)
+	waitFor(t, 30*time.Second, "the WhatsApp webhook", func() bool {
+		resp, err := http.Get(hook + "?hub.mode=subscribe&hub.verify_token=vt&hub.challenge=ok")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+}
+
+// waitBlueBubblesHook waits until the BlueBubbles webhook listens (it
+// answers a GET 405).
+func waitBlueBubblesHook(t *testing.T, hook string) {
+	t.Helper()
+	waitFor(t, 30*time.Second, "the BlueBubbles webhook", func() bool {
+		resp, err := http.Get(hook)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusMethodNotAllowed
+	})
+}
+
+// postBlueBubbles posts a webhook delivery, which must be answered 200.
+func postBlueBubbles(t *testing.T, hook string, body []byte) {
+	t.Helper()
+	resp, err := http.Post(hook, "application/json", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	return resp.StatusCode
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the BlueBubbles webhook answered %d", resp.StatusCode)
+	}
 }
 
-// countRPCSends counts signal `send` calls crabline accepted whose message
-// contains text.
-func countRPCSends(t *testing.T, c *crab.Server, key, value, text string) int {
-	n := 0
-	for _, call := range c.Calls(t, func(call crab.Call) bool { return call.Accepted && call.Path == "/api/v1/rpc" }) {
-		p, _ := call.Body["params"].(map[string]any)
-		got := p[key]
-		if l, ok := got.([]any); ok && len(l) == 1 {
-			got = l[0]
-		}
-		if msg, _ := p["message"].(string); got == value && strings.Contains(msg, text) {
-			n++
-		}
-	}
-	return n
+// waSigner signs WhatsApp webhook deliveries with an app secret.
+func waSigner(secret string) func([]byte) string {
+	return func(b []byte) string { return whatsapp.Sign(secret, b) }
 }
 
-// countCloudSends counts WhatsApp Cloud API text sends to a number whose
-// body contains text.
-func countCloudSends(t *testing.T, c *crab.Server, to, text string) int {
-	n := 0
-	for _, call := range c.Calls(t, func(call crab.Call) bool {
-		return call.Accepted && strings.HasSuffix(call.Path, "/messages") && call.Body["to"] == to
-	}) {
-		if b, _ := call.Body["text"].(map[string]any); b != nil && strings.Contains(b["body"].(string), text) {
-			n++
+// waitOutboxEmpty waits until the gateway of state has no pending
+// delivery.
+func waitOutboxEmpty(t *testing.T, state string) {
+	t.Helper()
+	waitFor(t, 30*time.Second, "an empty outbox", func() bool {
+		cmd := exec.Command(binary, "outbox", "list", "--status", "pending", "--json", "--state-dir", state)
+		cmd.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
+		out, err := cmd.Output()
+		var list struct {
+			Count int `json:"count"`
 		}
-	}
-	return n
+		return err == nil && json.Unmarshal(out, &list) == nil && list.Count == 0
+	})
 }
 
 // An OpenClaw state with a Signal group (its base64 id in mixed case), a
@@ -119,10 +136,8 @@ func countCloudSends(t *testing.T, c *crab.Server, to, text string) int {
 // sessions, answered in their chats; a WhatsApp delivery with a wrong
 // signature is refused and a replayed one answers once.
 func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
-	sig := crab.Start(t, "signal")
-	wa := crab.Start(t, "whatsapp")
-	const bbPassword, appSecret = "bb-secret", "wa-app-secret"
-	bb := bbtest.New(t, bbPassword)
+	m := startMessengers(t)
+	sig, wa, bb, appSecret := m.sig, m.wa, m.bb, waAppSecret
 	const (
 		signalGroup = "AbCdEfGh1234567890xyZ+/w=="
 		waNumber    = "15550001001"
@@ -163,55 +178,27 @@ func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
 
 	// Signal: a group message, answered in the group.
 	sig.Inject(t, map[string]any{"groupId": signalGroup, "sourceNumber": "+15550002002", "sourceName": "Bob", "text": "signal follow-up"})
-	waitFor(t, 30*time.Second, "the Signal reply", func() bool { return countRPCSends(t, sig, "groupId", signalGroup, "signal follow-up") == 1 })
+	waitFor(t, 30*time.Second, "the Signal reply", func() bool { return sig.SignalSent(t, "groupId", signalGroup, "signal follow-up") == 1 })
 
 	// WhatsApp: a forged delivery first, then the real one twice.
-	waitFor(t, 30*time.Second, "the WhatsApp webhook", func() bool {
-		resp, err := http.Get(waHook + "?hub.mode=subscribe&hub.verify_token=vt&hub.challenge=ok")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
+	waitWhatsAppHook(t, waHook)
 	dm := map[string]any{"chatJid": waNumber + "@s.whatsapp.net", "senderJid": waNumber + "@s.whatsapp.net", "pushName": "Ada"}
 	dm["text"] = "forged follow-up"
-	if _, st := relayWhatsApp(t, wa, waHook, "not-the-secret", dm); st != http.StatusUnauthorized {
+	if st, _ := wa.RelayWhatsApp(t, waHook, waSigner("not-the-secret"), dm); st != http.StatusUnauthorized {
 		t.Fatalf("a forged WhatsApp delivery got %d, want 401", st)
 	}
 	dm["text"] = "whatsapp follow-up"
-	payload, st := relayWhatsApp(t, wa, waHook, appSecret, dm)
-	if st != http.StatusOK || postSigned(t, waHook, appSecret, payload) != http.StatusOK {
+	st, payload := wa.RelayWhatsApp(t, waHook, waSigner(appSecret), dm)
+	if st != http.StatusOK || crab.PostSigned(t, waHook, waSigner(appSecret), payload) != http.StatusOK {
 		t.Fatalf("the WhatsApp webhook refused a signed delivery")
 	}
-	waitFor(t, 30*time.Second, "the WhatsApp reply", func() bool { return countCloudSends(t, wa, waNumber, "whatsapp follow-up") >= 1 })
+	waitFor(t, 30*time.Second, "the WhatsApp reply", func() bool { return wa.CloudSent(t, waNumber, "whatsapp follow-up") >= 1 })
 
 	// iMessage: a group message through the BlueBubbles webhook.
-	waitFor(t, 30*time.Second, "the BlueBubbles webhook", func() bool {
-		resp, err := http.Get(bbHook) // a listening webhook answers 405
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusMethodNotAllowed
-	})
+	waitBlueBubblesHook(t, bbHook)
 	body := bbtest.Delivery(t, "new-message-group.json", "", "imessage follow-up", "")
-	resp, err := http.Post(bbHook, "application/json", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("the BlueBubbles webhook answered %d", resp.StatusCode)
-	}
-	waitFor(t, 30*time.Second, "the iMessage reply", func() bool {
-		for _, s := range bb.Sends() {
-			if s["chatGuid"] == bbGroup && strings.Contains(s["message"].(string), "imessage follow-up") {
-				return true
-			}
-		}
-		return false
-	})
+	postBlueBubbles(t, bbHook, body)
+	waitFor(t, 30*time.Second, "the iMessage reply", func() bool { return bb.SentContaining(bbGroup, "imessage follow-up") >= 1 })
 
 	for _, s := range imported {
 		row := g.session(t, s.key)
@@ -267,16 +254,16 @@ func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
 	// there and its answer goes back to the group.
 	sig.Inject(t, map[string]any{"groupId": signalGroup, "sourceNumber": "+15550002002", "text": "/new"})
 	waitFor(t, 30*time.Second, "the /new answer", func() bool {
-		return countRPCSends(t, sig, "groupId", signalGroup, "New session started") == 1
+		return sig.SignalSent(t, "groupId", signalGroup, "New session started") == 1
 	})
 	if row := g.session(t, imported[0].key); row == nil || row["sessionId"] == imported[0].sid {
 		t.Errorf("/new from the Signal group left the row at %v", row)
 	}
 	// The replayed WhatsApp delivery started one turn: one reply.
-	if n := countCloudSends(t, wa, waNumber, "whatsapp follow-up"); n != 1 {
+	if n := wa.CloudSent(t, waNumber, "whatsapp follow-up"); n != 1 {
 		t.Errorf("the replayed WhatsApp delivery was answered %d times", n)
 	}
-	if n := countCloudSends(t, wa, waNumber, "forged"); n != 0 {
+	if n := wa.CloudSent(t, waNumber, "forged"); n != 0 {
 		t.Errorf("the forged WhatsApp delivery was answered %d times", n)
 	}
 }
@@ -315,17 +302,10 @@ func TestWhatsAppKilledBeforeDeliveryDeliversOnce(t *testing.T) {
 	state := t.TempDir()
 	g := startChannelGateway(t, state, cfg)
 	hook := fmt.Sprintf("http://127.0.0.1:%d/whatsapp-webhook", port)
-	waitFor(t, 30*time.Second, "the webhook", func() bool {
-		resp, err := http.Get(hook + "?hub.mode=subscribe&hub.verify_token=vt&hub.challenge=ok")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
+	waitWhatsAppHook(t, hook)
 	down.Store(true)
 	dm := map[string]any{"chatJid": number + "@s.whatsapp.net", "senderJid": number + "@s.whatsapp.net", "text": "killed before delivery"}
-	if _, st := relayWhatsApp(t, wa, hook, appSecret, dm); st != http.StatusOK {
+	if st, _ := wa.RelayWhatsApp(t, hook, waSigner(appSecret), dm); st != http.StatusOK {
 		t.Fatalf("webhook answered %d", st)
 	}
 	send, _ := json.Marshal(map[string]any{"channel": "whatsapp", "to": "whatsapp:+" + number, "message": "announce while down",
@@ -346,19 +326,11 @@ func TestWhatsAppKilledBeforeDeliveryDeliversOnce(t *testing.T) {
 	down.Store(false)
 	startChannelGateway(t, state, cfg)
 	waitFor(t, 60*time.Second, "both deliveries", func() bool {
-		return countCloudSends(t, wa, number, "killed before delivery") >= 1 && countCloudSends(t, wa, number, "announce while down") >= 1
+		return wa.CloudSent(t, number, "killed before delivery") >= 1 && wa.CloudSent(t, number, "announce while down") >= 1
 	})
-	waitFor(t, 30*time.Second, "an empty outbox", func() bool {
-		cmd := exec.Command(binary, "outbox", "list", "--status", "pending", "--json", "--state-dir", state)
-		cmd.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
-		out, err := cmd.Output()
-		var list struct {
-			Count int `json:"count"`
-		}
-		return err == nil && json.Unmarshal(out, &list) == nil && list.Count == 0
-	})
+	waitOutboxEmpty(t, state)
 	for _, text := range []string{"killed before delivery", "announce while down"} {
-		if n := countCloudSends(t, wa, number, text); n != 1 {
+		if n := wa.CloudSent(t, number, text); n != 1 {
 			t.Errorf("%q delivered %d times, want 1", text, n)
 		}
 	}
@@ -392,7 +364,7 @@ func getText(t *testing.T, u string) string {
 // then SIGKILL, then the server back: the restarted gateway delivers the
 // reply exactly once.
 func TestIMessageKilledBeforeDeliveryDeliversOnce(t *testing.T) {
-	const password = "bb-secret"
+	password := bbPassword
 	bb := bbtest.New(t, password)
 	port := freePort(t)
 	cfg := fmt.Sprintf(`{
@@ -402,48 +374,18 @@ func TestIMessageKilledBeforeDeliveryDeliversOnce(t *testing.T) {
 	state := t.TempDir()
 	g := startChannelGateway(t, state, cfg)
 	hook := fmt.Sprintf("http://127.0.0.1:%d/bluebubbles-webhook?password=%s", port, password)
-	waitFor(t, 30*time.Second, "the webhook", func() bool {
-		resp, err := http.Get(hook) // a listening webhook answers 405
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusMethodNotAllowed
-	})
+	waitBlueBubblesHook(t, hook)
 	bb.Down.Store(true)
 	body := bbtest.Delivery(t, "new-message-direct.json", "", "asleep then awake", "")
-	resp, err := http.Post(hook, "application/json", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("webhook answered %d", resp.StatusCode)
-	}
+	postBlueBubbles(t, hook, body)
 	waitFor(t, 30*time.Second, "a refused delivery", func() bool { return bb.Refused() >= 1 })
 	g.kill(t)
 	bb.Down.Store(false)
 	startChannelGateway(t, state, cfg)
 	const chat = "iMessage;-;+15551234567"
-	count := func() int {
-		n := 0
-		for _, s := range bb.Sends() {
-			if s["chatGuid"] == chat && strings.Contains(s["message"].(string), "asleep then awake") {
-				n++
-			}
-		}
-		return n
-	}
+	count := func() int { return bb.SentContaining(chat, "asleep then awake") }
 	waitFor(t, 60*time.Second, "the reply", func() bool { return count() >= 1 })
-	waitFor(t, 30*time.Second, "an empty outbox", func() bool {
-		cmd := exec.Command(binary, "outbox", "list", "--status", "pending", "--json", "--state-dir", state)
-		cmd.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
-		out, err := cmd.Output()
-		var list struct {
-			Count int `json:"count"`
-		}
-		return err == nil && json.Unmarshal(out, &list) == nil && list.Count == 0
-	})
+	waitOutboxEmpty(t, state)
 	if n := count(); n != 1 {
 		t.Errorf("the reply was delivered %d times, want 1", n)
 	}
@@ -489,17 +431,9 @@ func TestSignalKilledBeforeDeliveryDeliversOnce(t *testing.T) {
 	g.kill(t)
 	down.Store(false)
 	startChannelGateway(t, state, cfg)
-	waitFor(t, 60*time.Second, "the reply", func() bool { return countRPCSends(t, sig, "recipient", ada, "signal asleep then awake") >= 1 })
-	waitFor(t, 30*time.Second, "an empty outbox", func() bool {
-		cmd := exec.Command(binary, "outbox", "list", "--status", "pending", "--json", "--state-dir", state)
-		cmd.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
-		out, err := cmd.Output()
-		var list struct {
-			Count int `json:"count"`
-		}
-		return err == nil && json.Unmarshal(out, &list) == nil && list.Count == 0
-	})
-	if n := countRPCSends(t, sig, "recipient", ada, "signal asleep then awake"); n != 1 {
+	waitFor(t, 60*time.Second, "the reply", func() bool { return sig.SignalSent(t, "recipient", ada, "signal asleep then awake") >= 1 })
+	waitOutboxEmpty(t, state)
+	if n := sig.SignalSent(t, "recipient", ada, "signal asleep then awake"); n != 1 {
 		t.Errorf("the reply was delivered %d times, want 1", n)
 	}
 }

@@ -7,51 +7,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/channels"
 	"github.com/switchboard-go/switchboard/internal/channels/bluebubbles/bbtest"
+	"github.com/switchboard-go/switchboard/internal/channels/chantest"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/outbox"
 )
-
-// echoSink answers every message at once through the adapter; a repeated
-// event id is a duplicate, as the Router's idempotency makes it.
-type echoSink struct {
-	a    *Adapter
-	mu   sync.Mutex
-	got  []channels.Inbound
-	seen map[string]int
-}
-
-func (s *echoSink) Handle(ctx context.Context, m channels.Inbound) (channels.Outcome, error) {
-	s.mu.Lock()
-	s.got = append(s.got, m)
-	if s.seen == nil {
-		s.seen = map[string]int{}
-	}
-	s.seen[m.EventID]++
-	dup := s.seen[m.EventID] > 1
-	s.mu.Unlock()
-	if dup {
-		return channels.Outcome{Duplicate: true}, nil
-	}
-	return channels.Outcome{}, s.a.Send(ctx, channels.Outbound{AccountID: m.AccountID, To: m.To, Text: "echo: " + m.Text, IdempotencyKey: "k-" + m.EventID})
-}
-
-func (s *echoSink) count() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.got)
-}
-
-func (s *echoSink) last() channels.Inbound {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.got[len(s.got)-1]
-}
 
 func deliver(t *testing.T, hook, password string, body []byte) int {
 	t.Helper()
@@ -69,17 +33,6 @@ func deliver(t *testing.T, hook, password string, body []byte) int {
 // text.
 func withText(t *testing.T, guid, text string) []byte {
 	return bbtest.Delivery(t, "new-message-direct.json", guid, text, "")
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 func TestAdapterAgainstFakeServer(t *testing.T) {
@@ -111,7 +64,7 @@ func TestAdapterAgainstFakeServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &echoSink{a: a}
+	sink := &chantest.EchoSink{Send: a.Send}
 	if err := a.Start(context.Background(), sink); err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +76,7 @@ func TestAdapterAgainstFakeServer(t *testing.T) {
 		}
 	}()
 	hook := a.WebhookURL(channels.DefaultAccountID)
-	waitFor(t, "the ping", func() bool { return a.Status()[0].Connected })
+	chantest.WaitFor(t, "the ping", func() bool { return a.Status()[0].Connected })
 
 	t.Run("direct message answered in the direct chat", func(t *testing.T) {
 		if st := deliver(t, hook, password, bbtest.File(t, "new-message-direct.json")); st != http.StatusOK {
@@ -132,7 +85,7 @@ func TestAdapterAgainstFakeServer(t *testing.T) {
 		if srv.Sent(adaChat, "echo: hello") != 1 {
 			t.Fatal("no reply in the direct chat")
 		}
-		in := sink.last()
+		in := sink.Last()
 		r := channels.Resolve(&config.Config{Session: config.SessionConfig{DMScope: channels.DMScopePerChannelPeer}}, in)
 		if in.SenderID != ada || in.ChatType != channels.ChatDirect || r.SessionKey != "agent:main:bluebubbles:direct:"+ada {
 			t.Fatalf("inbound %+v routed to %q", in, r.SessionKey)
@@ -145,18 +98,18 @@ func TestAdapterAgainstFakeServer(t *testing.T) {
 		if srv.Sent(groupChat, "echo: hi all") != 1 {
 			t.Fatal("no reply in the group")
 		}
-		in := sink.last()
+		in := sink.Last()
 		r := channels.Resolve(&config.Config{}, in)
 		if in.ChatTitle != "Book Club" || r.SessionKey != "agent:main:bluebubbles:group:imessage;+;chat123456789" {
 			t.Fatalf("inbound %+v routed to %q", in, r.SessionKey)
 		}
 	})
 	t.Run("a wrong password is refused with 401 and changes nothing", func(t *testing.T) {
-		before := sink.count()
+		before := sink.Count()
 		if st := deliver(t, hook, "guess", withText(t, "A1", "forged")); st != http.StatusUnauthorized {
 			t.Fatalf("webhook answered %d, want 401", st)
 		}
-		if sink.count() != before || srv.Sent(adaChat, "echo: forged") != 0 {
+		if sink.Count() != before || srv.Sent(adaChat, "echo: forged") != 0 {
 			t.Fatal("a forged delivery got through")
 		}
 	})
@@ -231,7 +184,7 @@ func TestWrongServerPasswordShowsInStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Stop(context.Background())
-	waitFor(t, "the refusal", func() bool { return strings.Contains(a.Status()[0].LastError, "401") })
+	chantest.WaitFor(t, "the refusal", func() bool { return strings.Contains(a.Status()[0].LastError, "401") })
 	if a.Status()[0].Connected {
 		t.Fatal("connected with a refused password")
 	}
@@ -255,5 +208,35 @@ func TestRateLimitHonoursRetryAfter(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "password=p") {
 		t.Fatalf("the error shows the password: %v", err)
+	}
+}
+
+// With a `name`, "@<name>" in a group message is a mention: a group that
+// requires one drops the others.
+func TestMentionGatingByName(t *testing.T) {
+	srv := bbtest.New(t, "pw")
+	a, err := New(Options{Raw: map[string]any{"serverUrl": srv.URL, "password": "pw", "webhookPort": 0,
+		"name": "Switchboard", "groupPolicy": "open"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &chantest.EchoSink{Send: a.Send}
+	if err := a.Start(context.Background(), sink); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop(context.Background())
+	hook := a.WebhookURL(channels.DefaultAccountID)
+	const group = "iMessage;+;chat123456789"
+	if st := deliver(t, hook, "pw", bbtest.Delivery(t, "new-message-group.json", "M1", "hi all", "")); st != http.StatusOK {
+		t.Fatalf("webhook answered %d", st)
+	}
+	if st := deliver(t, hook, "pw", bbtest.Delivery(t, "new-message-group.json", "M2", "@switchboard are you there?", "")); st != http.StatusOK {
+		t.Fatalf("webhook answered %d", st)
+	}
+	if srv.Sent(group, "echo: @switchboard are you there?") != 1 {
+		t.Fatal("the mention was not answered")
+	}
+	if _, n := sink.Inbound("hi all"); n != 0 || srv.Sent(group, "echo: hi all") != 0 {
+		t.Fatal("a message without a mention passed the gate")
 	}
 }

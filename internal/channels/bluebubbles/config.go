@@ -2,8 +2,6 @@ package bluebubbles
 
 import (
 	"fmt"
-	"net"
-	"strconv"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/channels"
@@ -15,24 +13,13 @@ import (
 // OpenClaw's BlueBubbles plugin; the keys not in effectKeys are accepted
 // and have no effect.
 type Config struct {
-	Enabled        *bool                  `json:"enabled"`
-	Name           string                 `json:"name"`
-	ServerURL      string                 `json:"serverUrl"`
-	Password       any                    `json:"password"`
-	WebhookPath    string                 `json:"webhookPath"`
-	WebhookHost    string                 `json:"webhookHost"`
-	WebhookPort    *int                   `json:"webhookPort"`
-	DMPolicy       string                 `json:"dmPolicy"`
-	AllowFrom      []any                  `json:"allowFrom"`
-	GroupPolicy    string                 `json:"groupPolicy"`
-	GroupAllowFrom []any                  `json:"groupAllowFrom"`
-	Groups         map[string]GroupConfig `json:"groups"`
-	TextChunkLimit int                    `json:"textChunkLimit"`
-}
-
-// GroupConfig is `groups.<chatGuid>`.
-type GroupConfig struct {
-	RequireMention *bool `json:"requireMention"`
+	Enabled   *bool  `json:"enabled"`
+	Name      string `json:"name"`
+	ServerURL string `json:"serverUrl"`
+	Password  any    `json:"password"`
+	channels.WebhookKeys
+	channels.AccessKeys
+	TextChunkLimit int `json:"textChunkLimit"`
 }
 
 var effectKeys = map[string]bool{"enabled": true, "name": true, "serverUrl": true, "password": true,
@@ -42,7 +29,6 @@ var effectKeys = map[string]bool{"enabled": true, "name": true, "serverUrl": tru
 // Defaults (OpenClaw's webhook path and text limit).
 const (
 	DefaultTextLimit   = 4000
-	defaultWebhookHost = "127.0.0.1"
 	defaultWebhookPort = 8789
 	defaultWebhookPath = "/bluebubbles-webhook"
 )
@@ -57,29 +43,15 @@ type account struct {
 
 // parse resolves the accounts of a `channels.bluebubbles` block.
 func parse(raw map[string]any, getenv func(string) string) ([]account, error) {
-	var out []account
-	for _, b := range channels.AccountBlocks(raw) {
-		var c Config
-		path := "channels.bluebubbles"
-		if raw["accounts"] != nil {
-			path += ".accounts." + b.ID
-		}
-		if err := channels.Decode(path, b.Raw, &c); err != nil {
-			return nil, err
-		}
+	blocks, err := channels.DecodeAccounts[Config](Channel, raw)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]account, 0, len(blocks))
+	for _, b := range blocks {
+		c, path := b.Cfg, b.Path
 		a := account{id: b.ID, cfg: c, server: strings.TrimRight(strings.TrimSpace(c.ServerURL), "/")}
-		host, port := c.WebhookHost, defaultWebhookPort
-		if host == "" {
-			host = defaultWebhookHost
-		}
-		if c.WebhookPort != nil {
-			port = *c.WebhookPort
-		}
-		a.webhookAddr = net.JoinHostPort(host, strconv.Itoa(port))
-		a.hookPath = c.WebhookPath
-		if a.hookPath == "" {
-			a.hookPath = defaultWebhookPath
-		}
+		a.webhookAddr, a.hookPath = c.Where(defaultWebhookPort, defaultWebhookPath)
 		var problems []string
 		if a.server == "" {
 			problems = append(problems, path+".serverUrl is not set")
@@ -101,22 +73,5 @@ func parse(raw map[string]any, getenv func(string) string) ([]account, error) {
 // with a `name`, "@<name>" in a group message is one, and then
 // requireMention gates.
 func (c *Config) access() channels.Access {
-	a := channels.Access{DMPolicy: c.DMPolicy, AllowFrom: ids(c.AllowFrom), GroupPolicy: c.GroupPolicy,
-		GroupAllowFrom: ids(c.GroupAllowFrom), Mentions: strings.TrimSpace(c.Name) != "",
-		Prefixes: []string{"bluebubbles:", "imessage:"}}
-	if len(c.Groups) > 0 {
-		a.Groups = map[string]channels.GroupAccess{}
-		for id, g := range c.Groups {
-			a.Groups[id] = channels.GroupAccess{RequireMention: g.RequireMention}
-		}
-	}
-	return a
-}
-
-func ids(list []any) []string {
-	out := make([]string, 0, len(list))
-	for _, e := range list {
-		out = append(out, channels.IDString(e))
-	}
-	return out
+	return c.Access(strings.TrimSpace(c.Name) != "", "bluebubbles:", "imessage:")
 }

@@ -64,19 +64,14 @@ func (a *Adapter) send(ctx context.Context, x *acct, to, text, idem string) erro
 		limit = DefaultTextLimit
 	}
 	pieces := channels.SplitText(plain, limit)
-	for i := a.progress.Done(idem); i < len(pieces); i++ {
+	return a.p.SendPieces(idem, pieces, func(i int, piece string) error {
 		temp := fmt.Sprintf("switchboard-%d-%d", time.Now().UnixNano(), i)
 		if idem != "" {
 			temp = idem + "#" + strconv.Itoa(i)
 		}
-		body := map[string]any{"chatGuid": guid, "tempGuid": temp, "message": pieces[i]}
-		if err := a.rest(ctx, x, http.MethodPost, "/api/v1/message/text", body); err != nil {
-			return err
-		}
-		a.progress.Set(idem, i+1)
-	}
-	a.progress.Set(idem, 0)
-	return nil
+		body := map[string]any{"chatGuid": guid, "tempGuid": temp, "message": piece}
+		return a.rest(ctx, x, http.MethodPost, "/api/v1/message/text", body)
+	})
 }
 
 // apiAnswer is BlueBubbles' answer envelope.
@@ -110,7 +105,7 @@ func (a *Adapter) rest(ctx context.Context, x *acct, method, path string, body a
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := a.o.HTTPClient.Do(req)
+	resp, err := a.p.O.HTTPClient.Do(req)
 	if err != nil {
 		x.SetConnected(false)
 		// the URL holds the password: name the path only
@@ -132,17 +127,5 @@ func (a *Adapter) rest(ctx context.Context, x *acct, method, path string, body a
 		why += ": " + ans.Error.Error
 	}
 	err = fmt.Errorf("bluebubbles %s %s: %s: %s", method, path, resp.Status, why)
-	switch {
-	case resp.StatusCode == http.StatusTooManyRequests:
-		wait := time.Minute
-		if s, e := strconv.Atoi(resp.Header.Get("Retry-After")); e == nil && s > 0 {
-			wait = time.Duration(s) * time.Second
-		}
-		return &channels.RetryAfterError{After: wait, Err: err}
-	case resp.StatusCode >= 500:
-		x.SetConnected(false)
-		return err
-	default:
-		return outbox.Permanent(err)
-	}
+	return channels.ClassifyHTTP(&x.Counters, resp.StatusCode, resp.Header, time.Minute, err)
 }

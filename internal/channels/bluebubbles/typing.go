@@ -28,21 +28,11 @@ func (a *Adapter) typing(ctx context.Context, x *acct, sink channels.Sink, to, r
 		defer cancel()
 		err := a.rest(cctx, x, method, path, nil)
 		if err != nil && ctx.Err() == nil {
-			a.log.Debug("bluebubbles typing indicator", "account", x.id, "method", method, "err", err)
+			a.p.Log.Debug("bluebubbles typing indicator", "account", x.id, "method", method, "err", err)
 		}
 		return err
 	}
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		started := false
-		channels.KeepTyping(ctx, sink, runID, typingEvery, func(ctx context.Context) error {
-			err := call(ctx, http.MethodPost)
-			started = started || err == nil
-			return err
-		})
-		if started && ctx.Err() == nil {
-			_ = call(ctx, http.MethodDelete)
-		}
-	}()
+	a.p.Typing(ctx, sink, runID, typingEvery,
+		func(ctx context.Context) error { return call(ctx, http.MethodPost) },
+		func(ctx context.Context) error { return call(ctx, http.MethodDelete) })
 }

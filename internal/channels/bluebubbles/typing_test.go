@@ -8,24 +8,8 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/channels"
 	"github.com/switchboard-go/switchboard/internal/channels/bluebubbles/bbtest"
+	"github.com/switchboard-go/switchboard/internal/channels/chantest"
 )
-
-// runSink starts a run for every message; the run ends when ended is
-// closed.
-type runSink struct{ ended chan struct{} }
-
-func (s runSink) Handle(context.Context, channels.Inbound) (channels.Outcome, error) {
-	return channels.Outcome{RunID: "run-1"}, nil
-}
-
-func (s runSink) WaitRun(ctx context.Context, _ string) error {
-	select {
-	case <-s.ended:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
 
 // The typing indicator shows in the chat while the run runs and is
 // cleared when it ends; a server that refuses it (no Private API) still
@@ -39,7 +23,7 @@ func TestTypingWhileTheRunRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := runSink{ended: make(chan struct{})}
+	sink := chantest.NewRunSink()
 	if err := a.Start(context.Background(), sink); err != nil {
 		t.Fatal(err)
 	}
@@ -54,12 +38,12 @@ func TestTypingWhileTheRunRuns(t *testing.T) {
 	if st := deliver(t, hook, password, bbtest.File(t, "new-message-direct.json")); st != http.StatusOK {
 		t.Fatalf("webhook answered %d", st)
 	}
-	waitFor(t, "the typing indicator", func() bool { return len(srv.Typings()) > 0 })
+	chantest.WaitFor(t, "the typing indicator", func() bool { return len(srv.Typings()) > 0 })
 	if got := srv.Typings()[0]; got != (bbtest.Typing{Method: http.MethodPost, Chat: adaChat}) {
 		t.Fatalf("first typing call = %+v", got)
 	}
-	close(sink.ended)
-	waitFor(t, "the typing stop", func() bool {
+	close(sink.Ended)
+	chantest.WaitFor(t, "the typing stop", func() bool {
 		ts := srv.Typings()
 		return ts[len(ts)-1] == bbtest.Typing{Method: http.MethodDelete, Chat: adaChat}
 	})

@@ -22,6 +22,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/channels/chantest"
 )
 
 // Server is a running crabline server and its manifest.
@@ -196,13 +198,7 @@ func (s *Server) DiscordPosted(t testing.TB, channelID, content string) bool {
 // is a file it appends to, with no event to wait on.
 func WaitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	chantest.WaitFor(t, what, cond)
 }
 
 // Host is the host:port of an http:// or ws:// URL.

@@ -11,11 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/channels"
@@ -26,33 +24,12 @@ import (
 const Channel = "signal"
 
 // Options build an Adapter.
-type Options struct {
-	// Raw is the `channels.signal` block.
-	Raw    map[string]any
-	Getenv func(string) string
-	Logger *slog.Logger
-	// HTTPClient carries the daemon calls (default: one without a
-	// timeout; each call has its own deadline, the event stream none).
-	HTTPClient *http.Client
-	// Backoff is the wait before the n-th reconnect or retry (default
-	// outbox.Backoff).
-	Backoff func(n int) time.Duration
-	// Paired reports a direct sender approved by pairing; Pair asks for a
-	// pairing code for an unknown one (nil: pairing answers nothing).
-	Paired func(account, sender string) bool
-	Pair   func(ctx context.Context, account, sender, name string) (code string, fresh bool, err error)
-}
+type Options = channels.ProviderOptions
 
 // Adapter is the Signal channel.
 type Adapter struct {
-	o        Options
-	log      *slog.Logger
+	p        *channels.Provider
 	accounts []*acct
-	progress channels.Progress
-
-	mu     sync.Mutex
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
 }
 
 // acct is one Signal account at run time.
@@ -62,26 +39,21 @@ type acct struct {
 	channels.Counters
 }
 
+// AccountID is the account's id.
+func (x *acct) AccountID() string { return x.id }
+
+// Enabled reports whether the account runs.
+func (x *acct) Enabled() bool { return x.cfg.Enabled == nil || *x.cfg.Enabled }
+
 // New builds the adapter of a `channels.signal` block; it reaches no
 // network until Start.
 func New(o Options) (*Adapter, error) {
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{}
-	}
-	if o.Backoff == nil {
-		o.Backoff = outbox.Backoff
-	}
-	accts, err := parse(o.Raw)
+	a := &Adapter{p: channels.NewProvider(Channel, "Signal", o)}
+	accts, err := parse(a.p.O.Raw)
 	if err != nil {
 		return nil, err
 	}
-	a := &Adapter{o: o, log: o.Logger.With("channel", Channel)}
-	for _, k := range channels.NoEffect("channels.signal", o.Raw, effectKeys) {
-		a.log.Warn("config key accepted without effect (docs/channels.md)", "key", k)
-	}
+	a.p.WarnNoEffect(effectKeys)
 	for _, ac := range accts {
 		x := &acct{account: ac, base: ac.cfg.baseURL()}
 		if _, err := url.Parse(x.base); err != nil {
@@ -95,49 +67,24 @@ func New(o Options) (*Adapter, error) {
 // Channel is "signal".
 func (a *Adapter) Channel() string { return Channel }
 
-func (x *acct) enabled() bool { return x.cfg.Enabled == nil || *x.cfg.Enabled }
-
 // Start starts the event stream of every enabled account.
 func (a *Adapter) Start(ctx context.Context, sink channels.Sink) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.cancel != nil {
-		return errors.New("signal: already started")
+	ctx, err := a.p.Begin(ctx)
+	if err != nil {
+		return err
 	}
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	a.cancel = cancel
 	for _, x := range a.accounts {
-		if !x.enabled() {
+		if !x.Enabled() {
 			continue
 		}
 		x.Started(time.Now())
-		a.wg.Add(1)
-		go func() {
-			defer a.wg.Done()
-			a.receive(ctx, x, sink)
-		}()
+		a.p.Go(func() { a.receive(ctx, x, sink) })
 	}
 	return nil
 }
 
 // Stop ends the event streams and waits for them.
-func (a *Adapter) Stop(ctx context.Context) error {
-	a.mu.Lock()
-	cancel := a.cancel
-	a.mu.Unlock()
-	if cancel == nil {
-		return nil
-	}
-	cancel()
-	done := make(chan struct{})
-	go func() { a.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("signal: stop: %w", ctx.Err())
-	}
-}
+func (a *Adapter) Stop(ctx context.Context) error { return a.p.End(ctx, nil) }
 
 // receive keeps an account's event stream open, reconnecting with
 // backoff. Events are handled one at a time and the next is read only
@@ -161,8 +108,8 @@ func (a *Adapter) receive(ctx context.Context, x *acct, sink channels.Sink) {
 			err = errors.New("event stream ended")
 		}
 		x.SetError(err)
-		a.log.Warn("signal event stream lost, reconnecting", "account", x.id, "err", err)
-		if !channels.Sleep(ctx, a.o.Backoff(fails)) {
+		a.p.Log.Warn("signal event stream lost, reconnecting", "account", x.id, "err", err)
+		if !channels.Sleep(ctx, a.p.O.Backoff(fails)) {
 			return
 		}
 	}
@@ -179,7 +126,7 @@ func (a *Adapter) stream(ctx context.Context, x *acct, sink channels.Sink) (bool
 		return false, err
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	resp, err := a.o.HTTPClient.Do(req)
+	resp, err := a.p.O.HTTPClient.Do(req)
 	if err != nil {
 		return false, err
 	}
@@ -189,7 +136,7 @@ func (a *Adapter) stream(ctx context.Context, x *acct, sink channels.Sink) (bool
 		return false, fmt.Errorf("events: %s %s", resp.Status, strings.TrimSpace(string(b)))
 	}
 	x.SetConnected(true)
-	a.log.Info("signal event stream connected", "account", x.id)
+	a.p.Log.Info("signal event stream connected", "account", x.id)
 	r := newSSEReader(resp.Body)
 	for {
 		typ, data, err := r.next()
@@ -214,23 +161,19 @@ func (a *Adapter) handleEvent(ctx context.Context, x *acct, sink channels.Sink, 
 	in, err := decodeEvent(x.id, x.cfg.Account, x.cfg.AccountUUID, data)
 	if err != nil {
 		if !errors.Is(err, errNotMessage) {
-			a.log.Warn("signal event not understood", "account", x.id, "err", err)
+			a.p.Log.Warn("signal event not understood", "account", x.id, "err", err)
 		}
 		return nil
 	}
-	switch v, why := x.cfg.access().Decide(&in, func(s string) bool { return a.o.Paired != nil && a.o.Paired(x.id, s) }); v {
-	case channels.Drop:
-		a.log.Debug("signal message dropped", "account", x.id, "chat", in.ChatID, "sender", in.SenderID, "reason", why)
-		return nil
-	case channels.Pair:
-		a.pairing(ctx, x, in)
+	if !a.p.Admit(ctx, x.cfg.access(), x.id, &in, func(ctx context.Context, to, text string) error {
+		return a.send(ctx, x, to, text, "")
+	}) {
 		return nil
 	}
 	for attempt := 1; ; attempt++ {
-		out, err := sink.Handle(ctx, in)
+		out, err := channels.HandleCounted(ctx, sink, &x.Counters, in)
 		if err == nil {
 			if !out.Duplicate {
-				x.Received(time.Now())
 				a.typing(ctx, x, sink, in.To, out.RunID)
 			}
 			return nil
@@ -238,27 +181,10 @@ func (a *Adapter) handleEvent(ctx context.Context, x *acct, sink channels.Sink, 
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		a.log.Warn("signal message not handled, retrying", "account", x.id, "event", in.EventID, "err", err)
-		if !channels.Sleep(ctx, a.o.Backoff(attempt)) {
+		a.p.Log.Warn("signal message not handled, retrying", "account", x.id, "event", in.EventID, "err", err)
+		if !channels.Sleep(ctx, a.p.O.Backoff(attempt)) {
 			return ctx.Err()
 		}
-	}
-}
-
-// pairing answers an unknown direct sender with a pairing code.
-func (a *Adapter) pairing(ctx context.Context, x *acct, in channels.Inbound) {
-	if a.o.Pair == nil {
-		return
-	}
-	code, fresh, err := a.o.Pair(ctx, x.id, in.SenderID, in.SenderName)
-	if err != nil || !fresh {
-		if err != nil {
-			a.log.Info("signal pairing refused", "account", x.id, "sender", in.SenderID, "err", err)
-		}
-		return
-	}
-	if err := a.send(ctx, x, in.To, channels.PairingText("Signal", Channel, in.SenderID, code), ""); err != nil {
-		a.log.Warn("signal pairing code not sent", "account", x.id, "err", err)
 	}
 }
 
@@ -274,29 +200,17 @@ func (a *Adapter) Send(ctx context.Context, msg channels.Outbound) error {
 }
 
 // account returns the account with id (the first enabled one for the
-// default).
+// default), nil for none.
 func (a *Adapter) account(id string) *acct {
-	id = strings.ToLower(strings.TrimSpace(id))
-	for _, x := range a.accounts {
-		if x.id == id {
-			return x
-		}
-	}
-	if id == "" || id == channels.DefaultAccountID {
-		for _, x := range a.accounts {
-			if x.enabled() {
-				return x
-			}
-		}
-	}
-	return nil
+	x, _ := channels.FindAccount(a.accounts, id)
+	return x
 }
 
 // Status reports each account.
 func (a *Adapter) Status() []channels.AccountStatus {
 	out := make([]channels.AccountStatus, 0, len(a.accounts))
 	for _, x := range a.accounts {
-		s := channels.AccountStatus{AccountID: x.id, Name: x.cfg.Name, Enabled: x.enabled(),
+		s := channels.AccountStatus{AccountID: x.id, Name: x.cfg.Name, Enabled: x.Enabled(),
 			Configured: x.base != "", Mode: "sse", BotUsername: x.cfg.Account}
 		x.Fill(&s)
 		out = append(out, s)

@@ -7,85 +7,15 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/channels"
+	"github.com/switchboard-go/switchboard/internal/channels/chantest"
 	"github.com/switchboard-go/switchboard/internal/channels/crabline"
 	"github.com/switchboard-go/switchboard/internal/config"
 )
-
-// echoSink answers every message at once through the adapter, as the
-// channel layer would through the outbox, and counts each event id.
-type echoSink struct {
-	a    *Adapter
-	mu   sync.Mutex
-	got  []channels.Inbound
-	seen map[string]int
-}
-
-func (s *echoSink) Handle(ctx context.Context, m channels.Inbound) (channels.Outcome, error) {
-	s.mu.Lock()
-	s.got = append(s.got, m)
-	if s.seen == nil {
-		s.seen = map[string]int{}
-	}
-	s.seen[m.EventID]++
-	dup := s.seen[m.EventID] > 1
-	s.mu.Unlock()
-	if dup {
-		return channels.Outcome{Duplicate: true}, nil
-	}
-	return channels.Outcome{}, s.a.Send(ctx, channels.Outbound{AccountID: m.AccountID, To: m.To, Text: "echo: " + m.Text, IdempotencyKey: "k-" + m.EventID})
-}
-
-func (s *echoSink) inbound(text string) (channels.Inbound, int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var first channels.Inbound
-	n := 0
-	for _, m := range s.got {
-		if m.Text == text {
-			if n == 0 {
-				first = m
-			}
-			n++
-		}
-	}
-	return first, n
-}
-
-// sends returns the accepted `send` calls crabline recorded.
-func sends(t *testing.T, c *crabline.Server) []map[string]any {
-	var out []map[string]any
-	for _, call := range c.Calls(t, func(c crabline.Call) bool { return c.Accepted && c.Path == "/api/v1/rpc" }) {
-		if call.Body["method"] == "send" {
-			p, _ := call.Body["params"].(map[string]any)
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func sent(t *testing.T, c *crabline.Server, key, value, message string) func() bool {
-	return func() bool { return countSent(t, c, key, value, message) > 0 }
-}
-
-func countSent(t *testing.T, c *crabline.Server, key, value, message string) int {
-	n := 0
-	for _, p := range sends(t, c) {
-		got := p[key]
-		if l, ok := got.([]any); ok && len(l) == 1 {
-			got = l[0]
-		}
-		if got == value && (message == "" || p["message"] == message || strings.Contains(p["message"].(string), message)) {
-			n++
-		}
-	}
-	return n
-}
 
 func TestAdapterAgainstCrabline(t *testing.T) {
 	c := crabline.Start(t, "signal")
@@ -140,7 +70,7 @@ func TestAdapterAgainstCrabline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &echoSink{a: a}
+	sink := &chantest.EchoSink{Send: a.Send}
 	if err := a.Start(context.Background(), sink); err != nil {
 		t.Fatal(err)
 	}
@@ -158,16 +88,16 @@ func TestAdapterAgainstCrabline(t *testing.T) {
 
 	t.Run("direct message answered in the direct chat", func(t *testing.T) {
 		c.Inject(t, dm(ada, "hello"))
-		crabline.WaitFor(t, "the reply", sent(t, c, "recipient", ada, "echo: hello"))
-		in, _ := sink.inbound("hello")
+		crabline.WaitFor(t, "the reply", func() bool { return c.SignalSent(t, "recipient", ada, "echo: hello") > 0 })
+		in, _ := sink.Inbound("hello")
 		if in.ChatType != channels.ChatDirect || in.To != "signal:"+ada || in.SenderID != ada {
 			t.Fatalf("inbound = %+v", in)
 		}
 	})
 	t.Run("group message answered in the group, its id's case kept", func(t *testing.T) {
 		c.Inject(t, map[string]any{"groupId": group, "sourceNumber": bob, "sourceName": "Bob", "text": "hi group"})
-		crabline.WaitFor(t, "the group reply", sent(t, c, "groupId", group, "echo: hi group"))
-		in, _ := sink.inbound("hi group")
+		crabline.WaitFor(t, "the group reply", func() bool { return c.SignalSent(t, "groupId", group, "echo: hi group") > 0 })
+		in, _ := sink.Inbound("hi group")
 		r := channels.Resolve(&config.Config{}, in)
 		if want := "agent:main:signal:group:" + group; r.SessionKey != want {
 			t.Fatalf("session key = %q, want %q", r.SessionKey, want)
@@ -176,18 +106,18 @@ func TestAdapterAgainstCrabline(t *testing.T) {
 	t.Run("a group that requires a mention drops an unmentioned message", func(t *testing.T) {
 		c.Inject(t, map[string]any{"groupId": other, "sourceNumber": bob, "text": "not for you"})
 		c.Inject(t, map[string]any{"groupId": group, "sourceNumber": bob, "text": "marker"})
-		crabline.WaitFor(t, "the marker reply", sent(t, c, "groupId", group, "echo: marker"))
-		if _, n := sink.inbound("not for you"); n != 0 {
+		crabline.WaitFor(t, "the marker reply", func() bool { return c.SignalSent(t, "groupId", group, "echo: marker") > 0 })
+		if _, n := sink.Inbound("not for you"); n != 0 {
 			t.Fatal("an unmentioned message in a requireMention group reached the sink")
 		}
 	})
 	t.Run("an unknown sender gets a pairing code once, then is let in", func(t *testing.T) {
 		c.Inject(t, dm(unknown, "let me in"))
-		crabline.WaitFor(t, "the pairing code", sent(t, c, "recipient", unknown, "Pairing code: "))
+		crabline.WaitFor(t, "the pairing code", func() bool { return c.SignalSent(t, "recipient", unknown, "Pairing code: ") > 0 })
 		c.Inject(t, dm(unknown, "again"))
 		c.Inject(t, dm(ada, "after pairing ask"))
-		crabline.WaitFor(t, "the marker", sent(t, c, "recipient", ada, "echo: after pairing ask"))
-		if n := countSent(t, c, "recipient", unknown, "Pairing code: "); n != 1 {
+		crabline.WaitFor(t, "the marker", func() bool { return c.SignalSent(t, "recipient", ada, "echo: after pairing ask") > 0 })
+		if n := c.SignalSent(t, "recipient", unknown, "Pairing code: "); n != 1 {
 			t.Fatalf("%d pairing answers, want 1", n)
 		}
 		list, _ := pairs.List(Channel)
@@ -198,17 +128,17 @@ func TestAdapterAgainstCrabline(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.Inject(t, dm(unknown, "paired now"))
-		crabline.WaitFor(t, "the paired reply", sent(t, c, "recipient", unknown, "echo: paired now"))
+		crabline.WaitFor(t, "the paired reply", func() bool { return c.SignalSent(t, "recipient", unknown, "echo: paired now") > 0 })
 	})
 	t.Run("a cut event stream reconnects and loses nothing", func(t *testing.T) {
 		cut.Cut()
 		c.Inject(t, dm(ada, "while cut 1"))
 		c.Inject(t, dm(ada, "while cut 2"))
 		crabline.WaitFor(t, "both replies", func() bool {
-			return countSent(t, c, "recipient", ada, "echo: while cut 1") == 1 && countSent(t, c, "recipient", ada, "echo: while cut 2") == 1
+			return c.SignalSent(t, "recipient", ada, "echo: while cut 1") == 1 && c.SignalSent(t, "recipient", ada, "echo: while cut 2") == 1
 		})
 		for _, text := range []string{"while cut 1", "while cut 2"} {
-			if _, n := sink.inbound(text); n < 1 {
+			if _, n := sink.Inbound(text); n < 1 {
 				t.Fatalf("%q never arrived", text)
 			}
 		}
@@ -221,7 +151,7 @@ func TestAdapterAgainstCrabline(t *testing.T) {
 		if err := a.Send(context.Background(), channels.Outbound{To: "signal:" + ada, Text: "echo: flaky", IdempotencyKey: "f1"}); err != nil {
 			t.Fatal(err)
 		}
-		if n := countSent(t, c, "recipient", ada, "echo: flaky"); n != 1 {
+		if n := c.SignalSent(t, "recipient", ada, "echo: flaky"); n != 1 {
 			t.Fatalf("%d sends, want 1", n)
 		}
 	})
@@ -231,7 +161,7 @@ func TestAdapterAgainstCrabline(t *testing.T) {
 			t.Fatal(err)
 		}
 		var pieces []map[string]any
-		for _, p := range sends(t, c) {
+		for _, p := range c.SignalSends(t) {
 			if p["groupId"] == group && strings.Contains(p["message"].(string), "word word") {
 				pieces = append(pieces, p)
 			}

@@ -1,7 +1,6 @@
 package signal
 
 import (
-	"fmt"
 	"net"
 	"strconv"
 	"strings"
@@ -14,18 +13,14 @@ import (
 // checked the whole block against OpenClaw's schema; the keys not in
 // effectKeys are accepted and have no effect.
 type Config struct {
-	Enabled        *bool                  `json:"enabled"`
-	Name           string                 `json:"name"`
-	Account        string                 `json:"account"`
-	AccountUUID    string                 `json:"accountUuid"`
-	HTTPURL        string                 `json:"httpUrl"`
-	Transport      *Transport             `json:"transport"`
-	DMPolicy       string                 `json:"dmPolicy"`
-	AllowFrom      []any                  `json:"allowFrom"`
-	GroupPolicy    string                 `json:"groupPolicy"`
-	GroupAllowFrom []any                  `json:"groupAllowFrom"`
-	Groups         map[string]GroupConfig `json:"groups"`
-	TextChunkLimit int                    `json:"textChunkLimit"`
+	Enabled     *bool      `json:"enabled"`
+	Name        string     `json:"name"`
+	Account     string     `json:"account"`
+	AccountUUID string     `json:"accountUuid"`
+	HTTPURL     string     `json:"httpUrl"`
+	Transport   *Transport `json:"transport"`
+	channels.AccessKeys
+	TextChunkLimit int `json:"textChunkLimit"`
 }
 
 // Transport is `transport`: how OpenClaw 2026.9.6 reaches signal-cli.
@@ -36,11 +31,6 @@ type Transport struct {
 	URL      string `json:"url"`
 	HTTPHost string `json:"httpHost"`
 	HTTPPort int    `json:"httpPort"`
-}
-
-// GroupConfig is `groups.<groupId>`.
-type GroupConfig struct {
-	RequireMention *bool `json:"requireMention"`
 }
 
 // effectKeys are the keys that take effect.
@@ -76,26 +66,8 @@ func (c *Config) baseURL() string {
 	return "http://" + net.JoinHostPort(host, strconv.Itoa(port))
 }
 
-// access is the account's access rules.
-func (c *Config) access() channels.Access {
-	a := channels.Access{DMPolicy: c.DMPolicy, AllowFrom: ids(c.AllowFrom), GroupPolicy: c.GroupPolicy,
-		GroupAllowFrom: ids(c.GroupAllowFrom), Mentions: true, Prefixes: []string{"signal:", "uuid:"}}
-	if len(c.Groups) > 0 {
-		a.Groups = map[string]channels.GroupAccess{}
-		for id, g := range c.Groups {
-			a.Groups[id] = channels.GroupAccess{RequireMention: g.RequireMention}
-		}
-	}
-	return a
-}
-
-func ids(list []any) []string {
-	out := make([]string, 0, len(list))
-	for _, e := range list {
-		out = append(out, channels.IDString(e))
-	}
-	return out
-}
+// access is the account's access rules: Signal marks mentions.
+func (c *Config) access() channels.Access { return c.Access(true, "signal:", "uuid:") }
 
 // account is one resolved account.
 type account struct {
@@ -105,20 +77,13 @@ type account struct {
 
 // parse resolves the accounts of a `channels.signal` block.
 func parse(raw map[string]any) ([]account, error) {
-	var out []account
-	for _, b := range channels.AccountBlocks(raw) {
-		var c Config
-		path := "channels.signal"
-		if b.ID != channels.DefaultAccountID || raw["accounts"] != nil {
-			path += ".accounts." + b.ID
-		}
-		if err := channels.Decode(path, b.Raw, &c); err != nil {
-			return nil, err
-		}
-		if c.TextChunkLimit < 0 {
-			return nil, fmt.Errorf("%s.textChunkLimit: must be positive", path)
-		}
-		out = append(out, account{id: b.ID, cfg: c})
+	blocks, err := channels.DecodeAccounts[Config](Channel, raw)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]account, 0, len(blocks))
+	for _, b := range blocks {
+		out = append(out, account{id: b.ID, cfg: b.Cfg})
 	}
 	return out, nil
 }

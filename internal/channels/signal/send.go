@@ -40,22 +40,16 @@ func (a *Adapter) send(ctx context.Context, x *acct, to, text, idem string) erro
 		limit = DefaultTextLimit
 	}
 	pieces := channels.SplitText(text, limit)
-	for i := a.progress.Done(idem); i < len(pieces); i++ {
-		plain, styles := textStyles(pieces[i])
+	return a.p.SendPieces(idem, pieces, func(i int, piece string) error {
+		plain, styles := textStyles(piece)
 		params["message"] = plain
 		if len(styles) > 0 {
 			params["textStyle"] = styles
 		} else {
 			delete(params, "textStyle")
 		}
-		id := fmt.Sprintf("%s#%d", idem, i)
-		if err := a.rpc(ctx, x, "send", params, id); err != nil {
-			return err
-		}
-		a.progress.Set(idem, i+1)
-	}
-	a.progress.Set(idem, 0)
-	return nil
+		return a.rpc(ctx, x, "send", params, fmt.Sprintf("%s#%d", idem, i))
+	})
 }
 
 // recipient reads a recipient into send's params.
@@ -75,8 +69,8 @@ func recipient(to string) (map[string]any, error) {
 	return map[string]any{"recipient": []string{s}}, nil
 }
 
-// rpc calls a daemon method. A transport failure or a 5xx is retried;
-// a JSON-RPC error is permanent unless it is a rate limit.
+// rpc calls a daemon method. A transport failure or a 5xx is retried, a
+// 429 waits; a JSON-RPC error is permanent unless it is a rate limit.
 func (a *Adapter) rpc(ctx context.Context, x *acct, method string, params map[string]any, id string) error {
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params, "id": id})
 	if err != nil {
@@ -89,7 +83,7 @@ func (a *Adapter) rpc(ctx context.Context, x *acct, method string, params map[st
 		return outbox.Permanent(fmt.Errorf("signal: bad httpUrl: %w", err))
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := a.o.HTTPClient.Do(req)
+	resp, err := a.p.O.HTTPClient.Do(req)
 	if err != nil {
 		x.SetConnected(false)
 		return fmt.Errorf("signal %s: %w", method, err)
@@ -97,7 +91,7 @@ func (a *Adapter) rpc(ctx context.Context, x *acct, method string, params map[st
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests {
-		return fmt.Errorf("signal %s: %s", method, resp.Status)
+		return channels.ClassifyHTTP(&x.Counters, resp.StatusCode, resp.Header, rateLimitWait, fmt.Errorf("signal %s: %s", method, resp.Status))
 	}
 	var out struct {
 		Error *rpcError `json:"error"`

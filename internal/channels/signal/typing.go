@@ -34,21 +34,11 @@ func (a *Adapter) typing(ctx context.Context, x *acct, sink channels.Sink, to, r
 		defer cancel()
 		err := a.rpc(cctx, x, "sendTyping", p, "typing-"+runID)
 		if err != nil && ctx.Err() == nil {
-			a.log.Debug("signal typing indicator", "account", x.id, "stop", stop, "err", err)
+			a.p.Log.Debug("signal typing indicator", "account", x.id, "stop", stop, "err", err)
 		}
 		return err
 	}
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		started := false
-		channels.KeepTyping(ctx, sink, runID, typingEvery, func(ctx context.Context) error {
-			err := call(ctx, false)
-			started = started || err == nil
-			return err
-		})
-		if started && ctx.Err() == nil {
-			_ = call(ctx, true)
-		}
-	}()
+	a.p.Typing(ctx, sink, runID, typingEvery,
+		func(ctx context.Context) error { return call(ctx, false) },
+		func(ctx context.Context) error { return call(ctx, true) })
 }

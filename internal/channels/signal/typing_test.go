@@ -5,26 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-go/switchboard/internal/channels"
+	"github.com/switchboard-go/switchboard/internal/channels/chantest"
 	"github.com/switchboard-go/switchboard/internal/channels/crabline"
 )
-
-// runSink starts a run for every message; the run ends when ended is
-// closed.
-type runSink struct{ ended chan struct{} }
-
-func (s runSink) Handle(context.Context, channels.Inbound) (channels.Outcome, error) {
-	return channels.Outcome{RunID: "run-1"}, nil
-}
-
-func (s runSink) WaitRun(ctx context.Context, _ string) error {
-	select {
-	case <-s.ended:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
 
 // typingCalls returns the sendTyping calls crabline took, in order.
 func typingCalls(t *testing.T, c *crabline.Server) []map[string]any {
@@ -48,7 +31,7 @@ func TestTypingWhileTheRunRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := runSink{ended: make(chan struct{})}
+	sink := chantest.NewRunSink()
 	if err := a.Start(context.Background(), sink); err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +49,7 @@ func TestTypingWhileTheRunRuns(t *testing.T) {
 	if r, _ := first["recipient"].([]any); len(r) != 1 || r[0] != ada || first["stop"] != nil {
 		t.Fatalf("first sendTyping = %v, want recipient [%s] without stop", first, ada)
 	}
-	close(sink.ended)
+	close(sink.Ended)
 	crabline.WaitFor(t, "the typing stop", func() bool {
 		calls := typingCalls(t, c)
 		return calls[len(calls)-1]["stop"] == true

@@ -14,54 +14,28 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/channels"
-	"github.com/switchboard-go/switchboard/internal/outbox"
 )
 
 // Channel is the channel name.
 const Channel = "whatsapp"
 
-// maxDeliveryBytes bounds a webhook delivery.
-const maxDeliveryBytes = 4 << 20
-
 // maxStatuses bounds the remembered message statuses per account.
 const maxStatuses = 10000
 
 // Options build an Adapter.
-type Options struct {
-	// Raw is the `channels.whatsapp` block.
-	Raw    map[string]any
-	Getenv func(string) string
-	Logger *slog.Logger
-	// HTTPClient carries Graph API calls (default: one without a timeout;
-	// each call has its own deadline).
-	HTTPClient *http.Client
-	// Backoff is the wait before the n-th retry of the startup probe
-	// (default outbox.Backoff).
-	Backoff func(n int) time.Duration
-	// Paired reports a direct sender approved by pairing; Pair asks for a
-	// pairing code for an unknown one (nil: pairing answers nothing).
-	Paired func(account, sender string) bool
-	Pair   func(ctx context.Context, account, sender, name string) (code string, fresh bool, err error)
-}
+type Options = channels.ProviderOptions
 
 // Adapter is the WhatsApp channel.
 type Adapter struct {
-	o        Options
-	log      *slog.Logger
+	p        *channels.Provider
 	accounts []*acct
-	progress channels.Progress
-
-	mu        sync.Mutex
-	cancel    context.CancelFunc
-	wg        sync.WaitGroup
-	listeners []*listener
+	hooks    channels.Webhooks[*acct]
 }
 
 // acct is one phone number at run time.
@@ -74,37 +48,21 @@ type acct struct {
 	stOrder  []string
 }
 
-// listener is one webhook listener: the accounts that share its address.
-type listener struct {
-	addr  string
-	srv   *http.Server
-	bound string
-	paths map[string][]*acct
-}
+// AccountID is the account's id.
+func (x *acct) AccountID() string { return x.id }
+
+// Enabled reports whether the account runs.
+func (x *acct) Enabled() bool { return x.cfg.Enabled == nil || *x.cfg.Enabled }
 
 // New builds the adapter of a `channels.whatsapp` block; it reaches no
 // network until Start.
 func New(o Options) (*Adapter, error) {
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.Getenv == nil {
-		o.Getenv = func(string) string { return "" }
-	}
-	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{}
-	}
-	if o.Backoff == nil {
-		o.Backoff = outbox.Backoff
-	}
-	accts, err := parse(o.Raw, o.Getenv)
+	a := &Adapter{p: channels.NewProvider(Channel, "WhatsApp", o)}
+	accts, err := parse(a.p.O.Raw, a.p.O.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	a := &Adapter{o: o, log: o.Logger.With("channel", Channel)}
-	for _, k := range channels.NoEffect("channels.whatsapp", o.Raw, effectKeys) {
-		a.log.Warn("config key accepted without effect (docs/channels.md)", "key", k)
-	}
+	a.p.WarnNoEffect(effectKeys)
 	for _, ac := range accts {
 		x := &acct{account: ac, statuses: map[string]Status{}}
 		if ac.problem != "" {
@@ -118,134 +76,42 @@ func New(o Options) (*Adapter, error) {
 // Channel is "whatsapp".
 func (a *Adapter) Channel() string { return Channel }
 
-func (x *acct) enabled() bool { return x.cfg.Enabled == nil || *x.cfg.Enabled }
-
 // Start serves the webhook of every enabled, configured account and
 // checks each access token against the Graph API.
 func (a *Adapter) Start(ctx context.Context, sink channels.Sink) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.cancel != nil {
-		return errors.New("whatsapp: already started")
+	ctx, err := a.p.Begin(ctx)
+	if err != nil {
+		return err
 	}
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	a.cancel = cancel
-	byAddr := map[string]*listener{}
 	for _, x := range a.accounts {
-		if !x.enabled() {
+		if !x.Enabled() {
 			continue
 		}
 		if x.problem != "" {
-			a.log.Error("whatsapp account not started", "account", x.id, "err", x.problem)
+			a.p.Log.Error("whatsapp account not started", "account", x.id, "err", x.problem)
 			continue
 		}
-		l := byAddr[x.webhookAddr]
-		if l == nil {
-			l = &listener{addr: x.webhookAddr, paths: map[string][]*acct{}}
-			byAddr[x.webhookAddr] = l
-			a.listeners = append(a.listeners, l)
-		}
-		l.paths[x.hookPath] = append(l.paths[x.hookPath], x)
+		a.hooks.Add(x.webhookAddr, x.hookPath, x.id, &x.Counters, x)
 		x.Started(time.Now())
-		a.wg.Add(1)
-		go func() {
-			defer a.wg.Done()
-			a.probe(ctx, x)
-		}()
+		a.p.Go(func() {
+			// Reading the phone number shows a refused token or an
+			// unreachable API.
+			a.p.Probe(ctx, &x.Counters, x.id, func(ctx context.Context) error {
+				return a.graph(ctx, x, http.MethodGet, "/"+x.cfg.PhoneNumberID, nil, nil)
+			})
+		})
 	}
-	for _, l := range a.listeners {
-		mux := http.NewServeMux()
-		for path, accts := range l.paths {
-			mux.Handle(path, a.handler(ctx, accts, sink))
-		}
-		srv, bound, err := channels.Listen(l.addr, mux, &a.wg, a.log)
-		if err != nil {
-			for _, accts := range l.paths {
-				for _, x := range accts {
-					x.SetError(err)
-				}
-			}
-			a.log.Error("whatsapp webhook not started", "addr", l.addr, "err", err)
-			continue
-		}
-		l.srv, l.bound = srv, bound.String()
-		for _, accts := range l.paths {
-			for _, x := range accts {
-				x.SetRunning(true)
-			}
-		}
-		a.log.Info("whatsapp webhook listening", "addr", l.bound)
-	}
+	a.hooks.Serve(a.p, func(accts []*acct) http.Handler { return a.handler(ctx, accts, sink) })
 	return nil
 }
 
 // WebhookURL is the local URL an account's webhook listens at (after
 // Start), "" when it does not listen.
-func (a *Adapter) WebhookURL(accountID string) string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for _, l := range a.listeners {
-		for path, accts := range l.paths {
-			for _, x := range accts {
-				if x.id == accountID && l.bound != "" {
-					return "http://" + l.bound + path
-				}
-			}
-		}
-	}
-	return ""
-}
+func (a *Adapter) WebhookURL(accountID string) string { return a.hooks.URL(accountID) }
 
 // Stop closes the webhook listeners and waits for the adapter's
 // goroutines.
-func (a *Adapter) Stop(ctx context.Context) error {
-	a.mu.Lock()
-	cancel := a.cancel
-	ls := a.listeners
-	a.mu.Unlock()
-	if cancel == nil {
-		return nil
-	}
-	cancel()
-	for _, l := range ls {
-		if l.srv != nil {
-			_ = l.srv.Shutdown(ctx)
-		}
-	}
-	done := make(chan struct{})
-	go func() { a.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("whatsapp: stop: %w", ctx.Err())
-	}
-}
-
-// probe reads the phone number from the Graph API until it answers, so
-// status shows a refused token (which stops the probing) or an
-// unreachable API.
-func (a *Adapter) probe(ctx context.Context, x *acct) {
-	for attempt := 1; ; attempt++ {
-		err := a.graph(ctx, x, http.MethodGet, "/"+x.cfg.PhoneNumberID, nil, nil)
-		if err == nil {
-			x.SetConnected(true)
-			return
-		}
-		if ctx.Err() != nil {
-			return
-		}
-		x.SetConnected(false)
-		x.SetError(err)
-		if errors.Is(err, outbox.ErrPermanent) {
-			a.log.Error("whatsapp refused the account", "account", x.id, "err", err)
-			return
-		}
-		if !channels.Sleep(ctx, a.o.Backoff(attempt)) {
-			return
-		}
-	}
-}
+func (a *Adapter) Stop(ctx context.Context) error { return a.p.End(ctx, a.hooks.Shutdown) }
 
 // handler serves one webhook path: the GET handshake, and POSTed
 // deliveries whose signature one of the accounts' app secrets verifies.
@@ -273,9 +139,8 @@ func (a *Adapter) handler(ctx context.Context, accts []*acct, sink channels.Sink
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, maxDeliveryBytes+1))
-		if err != nil || len(body) > maxDeliveryBytes {
-			http.Error(w, "body too large or unreadable", http.StatusRequestEntityTooLarge)
+		body, ok := channels.ReadDelivery(w, r)
+		if !ok {
 			return
 		}
 		var signed []*acct
@@ -285,14 +150,14 @@ func (a *Adapter) handler(ctx context.Context, accts []*acct, sink channels.Sink
 			}
 		}
 		if len(signed) == 0 {
-			a.log.Warn("whatsapp webhook: delivery with a wrong signature refused", "remote", r.RemoteAddr)
+			a.p.Log.Warn("whatsapp webhook: delivery with a wrong signature refused", "remote", r.RemoteAddr)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
 		ds, err := decodePayload(body)
 		if err != nil {
 			// A body that never decodes would be delivered again forever.
-			a.log.Warn("whatsapp webhook: delivery does not decode", "err", err)
+			a.p.Log.Warn("whatsapp webhook: delivery does not decode", "err", err)
 			w.WriteHeader(http.StatusOK)
 			return
 		}
@@ -301,7 +166,7 @@ func (a *Adapter) handler(ctx context.Context, accts []*acct, sink channels.Sink
 		for _, d := range ds {
 			x := pick(signed, d.phoneNumberID)
 			if x == nil {
-				a.log.Warn("whatsapp webhook: delivery for an unknown phone number", "phoneNumberId", d.phoneNumberID)
+				a.p.Log.Warn("whatsapp webhook: delivery for an unknown phone number", "phoneNumberId", d.phoneNumberID)
 				continue
 			}
 			for _, st := range d.statuses {
@@ -310,7 +175,7 @@ func (a *Adapter) handler(ctx context.Context, accts []*acct, sink channels.Sink
 			for _, in := range d.messages {
 				out, err := a.handle(hctx, x, sink, in)
 				if err != nil {
-					a.log.Warn("whatsapp message not handled, asking for redelivery", "account", x.id, "message", in.EventID, "err", err)
+					a.p.Log.Warn("whatsapp message not handled, asking for redelivery", "account", x.id, "message", in.EventID, "err", err)
 					http.Error(w, "not handled, retry", http.StatusInternalServerError)
 					return
 				}
@@ -344,39 +209,16 @@ func (a *Adapter) handle(ctx context.Context, x *acct, sink channels.Sink, in ch
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	in.AccountID = x.id
-	switch v, why := x.cfg.access().Decide(&in, func(s string) bool { return a.o.Paired != nil && a.o.Paired(x.id, s) }); v {
-	case channels.Drop:
-		a.log.Debug("whatsapp message dropped", "account", x.id, "chat", in.ChatID, "sender", in.SenderID, "reason", why)
-		return nil, nil
-	case channels.Pair:
-		a.pairing(ctx, x, in)
+	if !a.p.Admit(ctx, x.cfg.access(), x.id, &in, func(ctx context.Context, to, text string) error {
+		return a.send(ctx, x, to, text, "")
+	}) {
 		return nil, nil
 	}
-	out, err := sink.Handle(ctx, in)
+	out, err := channels.HandleCounted(ctx, sink, &x.Counters, in)
 	if err != nil {
 		return nil, err
 	}
-	if !out.Duplicate {
-		x.Received(time.Now())
-	}
 	return &out, nil
-}
-
-// pairing answers an unknown direct sender with a pairing code.
-func (a *Adapter) pairing(ctx context.Context, x *acct, in channels.Inbound) {
-	if a.o.Pair == nil {
-		return
-	}
-	code, fresh, err := a.o.Pair(ctx, x.id, in.SenderID, in.SenderName)
-	if err != nil || !fresh {
-		if err != nil {
-			a.log.Info("whatsapp pairing refused", "account", x.id, "sender", in.SenderID, "err", err)
-		}
-		return
-	}
-	if err := a.send(ctx, x, in.To, channels.PairingText("WhatsApp", Channel, in.SenderID, code), ""); err != nil {
-		a.log.Warn("whatsapp pairing code not sent", "account", x.id, "err", err)
-	}
 }
 
 // recordStatus remembers the last status of one of the bot's messages
@@ -400,10 +242,10 @@ func (a *Adapter) recordStatus(x *acct, st Status) {
 		for _, e := range st.Errors {
 			reason += fmt.Sprintf("%d %s %s; ", e.Code, e.Title, e.Message)
 		}
-		a.log.Warn("whatsapp message failed", "account", x.id, "message", st.ID, "to", st.RecipientID, "reason", strings.TrimSpace(reason))
+		a.p.Log.Warn("whatsapp message failed", "account", x.id, "message", st.ID, "to", st.RecipientID, "reason", strings.TrimSpace(reason))
 		return
 	}
-	a.log.Debug("whatsapp message status", "account", x.id, "message", st.ID, "status", st.Status)
+	a.p.Log.Debug("whatsapp message status", "account", x.id, "message", st.ID, "status", st.Status)
 }
 
 // MessageStatus returns the last status callback of one of the bot's
@@ -420,29 +262,17 @@ func (a *Adapter) MessageStatus(accountID, messageID string) (Status, bool) {
 }
 
 // account returns the account with id (the first enabled one for the
-// default).
+// default), nil for none.
 func (a *Adapter) account(id string) *acct {
-	id = strings.ToLower(strings.TrimSpace(id))
-	for _, x := range a.accounts {
-		if x.id == id {
-			return x
-		}
-	}
-	if id == "" || id == channels.DefaultAccountID {
-		for _, x := range a.accounts {
-			if x.enabled() {
-				return x
-			}
-		}
-	}
-	return nil
+	x, _ := channels.FindAccount(a.accounts, id)
+	return x
 }
 
 // Status reports each account.
 func (a *Adapter) Status() []channels.AccountStatus {
 	out := make([]channels.AccountStatus, 0, len(a.accounts))
 	for _, x := range a.accounts {
-		s := channels.AccountStatus{AccountID: x.id, Enabled: x.enabled(), Configured: x.problem == "",
+		s := channels.AccountStatus{AccountID: x.id, Enabled: x.Enabled(), Configured: x.problem == "",
 			Mode: "webhook", BotUsername: x.cfg.PhoneNumberID}
 		x.Fill(&s)
 		out = append(out, s)

@@ -3,7 +3,6 @@ package whatsapp
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -11,109 +10,33 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/channels"
+	"github.com/switchboard-go/switchboard/internal/channels/chantest"
 	"github.com/switchboard-go/switchboard/internal/channels/crabline"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/outbox"
 )
 
-// echoSink answers every message at once through the adapter, as the
-// channel layer would through the outbox; a repeated event id is a
-// duplicate, as the Router's idempotency makes it.
-type echoSink struct {
-	a    *Adapter
-	mu   sync.Mutex
-	got  []channels.Inbound
-	seen map[string]int
-}
-
-func (s *echoSink) Handle(ctx context.Context, m channels.Inbound) (channels.Outcome, error) {
-	s.mu.Lock()
-	s.got = append(s.got, m)
-	if s.seen == nil {
-		s.seen = map[string]int{}
-	}
-	s.seen[m.EventID]++
-	dup := s.seen[m.EventID] > 1
-	s.mu.Unlock()
-	if dup {
-		return channels.Outcome{Duplicate: true}, nil
-	}
-	return channels.Outcome{}, s.a.Send(ctx, channels.Outbound{AccountID: m.AccountID, To: m.To, Text: "echo: " + m.Text, IdempotencyKey: "k-" + m.EventID})
-}
-
-func (s *echoSink) count() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.got)
-}
-
-func (s *echoSink) inbound(text string) (channels.Inbound, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, m := range s.got {
-		if m.Text == text {
-			return m, true
-		}
-	}
-	return channels.Inbound{}, false
-}
-
-// texts returns the bodies of the accepted text sends to a number.
-func texts(t *testing.T, c *crabline.Server, to string) []string {
-	var out []string
-	for _, call := range c.Calls(t, func(call crabline.Call) bool {
-		return call.Accepted && strings.HasSuffix(call.Path, "/messages") && call.Body["to"] == to
-	}) {
-		if txt, ok := call.Body["text"].(map[string]any); ok {
-			out = append(out, txt["body"].(string))
-		}
-	}
-	return out
-}
-
-func countText(t *testing.T, c *crabline.Server, to, body string) int {
-	n := 0
-	for _, b := range texts(t, c, to) {
-		if b == body {
-			n++
-		}
-	}
-	return n
-}
-
 const appSecret = "test-app-secret"
 
-// relay injects a user message through crabline's admin ingress and
-// posts the Cloud API payload it returns to the webhook, signed with
-// secret; it returns the webhook's status.
+// relay injects a user message through crabline and posts the Cloud API
+// payload to the webhook, signed with secret.
 func relay(t *testing.T, c *crabline.Server, hook, secret string, msg map[string]any) (int, []byte) {
 	t.Helper()
-	var res struct {
-		Webhook json.RawMessage `json:"webhook"`
-	}
-	if err := json.Unmarshal(c.InjectResult(t, msg), &res); err != nil || len(res.Webhook) == 0 {
-		t.Fatalf("crabline gave no webhook payload: %v", err)
-	}
-	return post(t, hook, secret, res.Webhook), res.Webhook
+	return c.RelayWhatsApp(t, hook, signer(secret), msg)
 }
 
 func post(t *testing.T, hook, secret string, body []byte) int {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, hook, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(signatureHeader, Sign(secret, body))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
+	return crabline.PostSigned(t, hook, signer(secret), body)
+}
+
+func signer(secret string) func([]byte) string {
+	return func(b []byte) string { return Sign(secret, b) }
 }
 
 func TestAdapterAgainstCrabline(t *testing.T) {
@@ -160,7 +83,7 @@ func TestAdapterAgainstCrabline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &echoSink{a: a}
+	sink := &chantest.EchoSink{Send: a.Send}
 	if err := a.Start(context.Background(), sink); err != nil {
 		t.Fatal(err)
 	}
@@ -197,10 +120,10 @@ func TestAdapterAgainstCrabline(t *testing.T) {
 		if st, _ := relay(t, c, hook, appSecret, dm(ada, "hello")); st != http.StatusOK {
 			t.Fatalf("webhook answered %d", st)
 		}
-		if n := countText(t, c, ada, "echo: hello"); n != 1 {
+		if n := c.CloudSent(t, ada, "echo: hello"); n != 1 {
 			t.Fatalf("%d replies, want 1 (the reply is sent before the webhook answers)", n)
 		}
-		in, _ := sink.inbound("hello")
+		in, _ := sink.Inbound("hello")
 		if in.SenderID != "+"+ada || in.To != "whatsapp:+"+ada || in.ChatType != channels.ChatDirect || in.SenderName != "Ada" {
 			t.Fatalf("inbound = %+v", in)
 		}
@@ -213,11 +136,11 @@ func TestAdapterAgainstCrabline(t *testing.T) {
 		}
 	})
 	t.Run("a wrong signature is refused with 401 and changes nothing", func(t *testing.T) {
-		before := sink.count()
+		before := sink.Count()
 		if st, _ := relay(t, c, hook, "not-the-secret", dm(ada, "forged")); st != http.StatusUnauthorized {
 			t.Fatalf("webhook answered %d, want 401", st)
 		}
-		if sink.count() != before || countText(t, c, ada, "echo: forged") != 0 {
+		if sink.Count() != before || c.CloudSent(t, ada, "echo: forged") != 0 {
 			t.Fatal("a forged delivery reached the sink")
 		}
 	})
@@ -226,7 +149,7 @@ func TestAdapterAgainstCrabline(t *testing.T) {
 		if st != http.StatusOK || post(t, hook, appSecret, payload) != http.StatusOK {
 			t.Fatal("webhook refused a delivery")
 		}
-		if n := countText(t, c, ada, "echo: once"); n != 1 {
+		if n := c.CloudSent(t, ada, "echo: once"); n != 1 {
 			t.Fatalf("%d replies, want 1", n)
 		}
 	})
@@ -234,7 +157,7 @@ func TestAdapterAgainstCrabline(t *testing.T) {
 		if st, _ := relay(t, c, hook, appSecret, dm(bob, "let me in")); st != http.StatusOK {
 			t.Fatalf("webhook answered %d", st)
 		}
-		if _, ok := sink.inbound("let me in"); ok || len(texts(t, c, bob)) != 0 {
+		if _, n := sink.Inbound("let me in"); n > 0 || len(c.CloudTexts(t, bob)) != 0 {
 			t.Fatal("a sender outside allowFrom got through")
 		}
 	})
@@ -256,7 +179,7 @@ func TestAdapterAgainstCrabline(t *testing.T) {
 		if err := a.Send(context.Background(), out); err != nil {
 			t.Fatal(err)
 		}
-		if n := countText(t, c, ada, "echo: flaky"); n != 1 {
+		if n := c.CloudSent(t, ada, "echo: flaky"); n != 1 {
 			t.Fatalf("%d sends, want 1", n)
 		}
 	})
@@ -272,7 +195,7 @@ func TestAdapterAgainstCrabline(t *testing.T) {
 		if err := a.Send(context.Background(), channels.Outbound{To: "whatsapp:+" + bob, Text: long, IdempotencyKey: "l1"}); err != nil {
 			t.Fatal(err)
 		}
-		got := texts(t, c, bob)
+		got := c.CloudTexts(t, bob)
 		if len(got) != 2 || !strings.HasPrefix(got[0], "*bold* word") || len([]rune(got[0])) > DefaultTextLimit {
 			t.Fatalf("pieces = %d, first starts %q", len(got), got[0][:12])
 		}

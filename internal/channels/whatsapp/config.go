@@ -2,8 +2,6 @@ package whatsapp
 
 import (
 	"fmt"
-	"net"
-	"strconv"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/channels"
@@ -15,28 +13,16 @@ import (
 // OpenClaw's schema (with the Cloud API keys added); the keys not in
 // effectKeys are accepted and have no effect.
 type Config struct {
-	Enabled          *bool                  `json:"enabled"`
-	AccessToken      any                    `json:"accessToken"`
-	PhoneNumberID    string                 `json:"phoneNumberId"`
-	AppSecret        any                    `json:"appSecret"`
-	VerifyToken      any                    `json:"verifyToken"`
-	APIRoot          string                 `json:"apiRoot"`
-	WebhookPath      string                 `json:"webhookPath"`
-	WebhookHost      string                 `json:"webhookHost"`
-	WebhookPort      *int                   `json:"webhookPort"`
-	DMPolicy         string                 `json:"dmPolicy"`
-	AllowFrom        []string               `json:"allowFrom"`
-	GroupPolicy      string                 `json:"groupPolicy"`
-	GroupAllowFrom   []string               `json:"groupAllowFrom"`
-	Groups           map[string]GroupConfig `json:"groups"`
-	TextChunkLimit   int                    `json:"textChunkLimit"`
-	SendReadReceipts *bool                  `json:"sendReadReceipts"`
-}
-
-// GroupConfig is `groups.<groupId>`.
-type GroupConfig struct {
-	RequireMention *bool  `json:"requireMention"`
-	SystemPrompt   string `json:"systemPrompt"`
+	Enabled       *bool  `json:"enabled"`
+	AccessToken   any    `json:"accessToken"`
+	PhoneNumberID string `json:"phoneNumberId"`
+	AppSecret     any    `json:"appSecret"`
+	VerifyToken   any    `json:"verifyToken"`
+	APIRoot       string `json:"apiRoot"`
+	channels.WebhookKeys
+	channels.AccessKeys
+	TextChunkLimit   int   `json:"textChunkLimit"`
+	SendReadReceipts *bool `json:"sendReadReceipts"`
 }
 
 var effectKeys = map[string]bool{"enabled": true, "accessToken": true, "phoneNumberId": true, "appSecret": true,
@@ -50,7 +36,6 @@ const (
 	DefaultAPIRoot = "https://graph.facebook.com/v25.0"
 	// DefaultTextLimit is the Cloud API's limit of a text message body.
 	DefaultTextLimit   = 4096
-	defaultWebhookHost = "127.0.0.1"
 	defaultWebhookPort = 8788
 	defaultWebhookPath = "/whatsapp-webhook"
 )
@@ -67,33 +52,19 @@ type account struct {
 
 // parse resolves the accounts of a `channels.whatsapp` block.
 func parse(raw map[string]any, getenv func(string) string) ([]account, error) {
-	var out []account
-	for _, b := range channels.AccountBlocks(raw) {
-		var c Config
-		path := "channels.whatsapp"
-		if raw["accounts"] != nil {
-			path += ".accounts." + b.ID
-		}
-		if err := channels.Decode(path, b.Raw, &c); err != nil {
-			return nil, err
-		}
+	blocks, err := channels.DecodeAccounts[Config](Channel, raw)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]account, 0, len(blocks))
+	for _, b := range blocks {
+		c, path := b.Cfg, b.Path
 		a := account{id: b.ID, cfg: c}
 		a.apiRoot = strings.TrimRight(c.APIRoot, "/")
 		if a.apiRoot == "" {
 			a.apiRoot = DefaultAPIRoot
 		}
-		host, port := c.WebhookHost, defaultWebhookPort
-		if host == "" {
-			host = defaultWebhookHost
-		}
-		if c.WebhookPort != nil {
-			port = *c.WebhookPort
-		}
-		a.webhookAddr = net.JoinHostPort(host, strconv.Itoa(port))
-		a.hookPath = c.WebhookPath
-		if a.hookPath == "" {
-			a.hookPath = defaultWebhookPath
-		}
+		a.webhookAddr, a.hookPath = c.Where(defaultWebhookPort, defaultWebhookPath)
 		var problems []string
 		for _, s := range []struct {
 			key string
@@ -120,14 +91,4 @@ func parse(raw map[string]any, getenv func(string) string) ([]account, error) {
 
 // access is the account's access rules. WhatsApp marks no mentions of a
 // Cloud API number, so requireMention does not gate.
-func (c *Config) access() channels.Access {
-	a := channels.Access{DMPolicy: c.DMPolicy, AllowFrom: c.AllowFrom, GroupPolicy: c.GroupPolicy,
-		GroupAllowFrom: c.GroupAllowFrom, Prefixes: []string{"whatsapp:"}}
-	if len(c.Groups) > 0 {
-		a.Groups = map[string]channels.GroupAccess{}
-		for id, g := range c.Groups {
-			a.Groups[id] = channels.GroupAccess{RequireMention: g.RequireMention, SystemPrompt: g.SystemPrompt}
-		}
-	}
-	return a
-}
+func (c *Config) access() channels.Access { return c.Access(false, "whatsapp:") }

@@ -49,9 +49,9 @@ func (a *Adapter) send(ctx context.Context, x *acct, to, text, idem string) erro
 		limit = DefaultTextLimit
 	}
 	pieces := channels.SplitText(toWhatsApp(text), limit)
-	for i := a.progress.Done(idem); i < len(pieces); i++ {
+	return a.p.SendPieces(idem, pieces, func(_ int, piece string) error {
 		body := map[string]any{"messaging_product": "whatsapp", "recipient_type": recipientType, "to": target,
-			"type": "text", "text": map[string]any{"body": pieces[i], "preview_url": false}}
+			"type": "text", "text": map[string]any{"body": piece, "preview_url": false}}
 		var out struct {
 			Messages []struct {
 				ID string `json:"id"`
@@ -61,12 +61,10 @@ func (a *Adapter) send(ctx context.Context, x *acct, to, text, idem string) erro
 			return err
 		}
 		if len(out.Messages) > 0 {
-			a.log.Debug("whatsapp message sent", "account", x.id, "message", out.Messages[0].ID, "delivery", idem)
+			a.p.Log.Debug("whatsapp message sent", "account", x.id, "message", out.Messages[0].ID, "delivery", idem)
 		}
-		a.progress.Set(idem, i+1)
-	}
-	a.progress.Set(idem, 0)
-	return nil
+		return nil
+	})
 }
 
 // whatsappMarks are WhatsApp's formatting markers.
@@ -127,7 +125,7 @@ func (a *Adapter) graph(ctx context.Context, x *acct, method, path string, body,
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := a.o.HTTPClient.Do(req)
+	resp, err := a.p.O.HTTPClient.Do(req)
 	if err != nil {
 		x.SetConnected(false)
 		return fmt.Errorf("whatsapp %s %s: %w", method, path, err)
@@ -150,12 +148,9 @@ func (a *Adapter) graph(ctx context.Context, x *acct, method, path string, body,
 	switch {
 	case e.Code == 131056:
 		return &channels.RetryAfterError{After: pairLimitWait, Err: err}
-	case resp.StatusCode == http.StatusTooManyRequests || e.Code == 4 || e.Code == 80007 || e.Code == 130429 || e.Code == 131048:
+	case e.Code == 4 || e.Code == 80007 || e.Code == 130429 || e.Code == 131048:
 		return &channels.RetryAfterError{After: otherLimitWait, Err: err}
-	case resp.StatusCode >= 500:
-		x.SetConnected(false)
-		return err
 	default:
-		return outbox.Permanent(err)
+		return channels.ClassifyHTTP(&x.Counters, resp.StatusCode, resp.Header, otherLimitWait, err)
 	}
 }

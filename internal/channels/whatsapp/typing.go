@@ -21,13 +21,11 @@ func (a *Adapter) markRead(ctx context.Context, x *acct, messageID string, typin
 	if typing {
 		body["typing_indicator"] = map[string]any{"type": "text"}
 	}
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
+	a.p.Go(func() {
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		if err := a.graph(cctx, x, http.MethodPost, "/"+x.cfg.PhoneNumberID+"/messages", body, nil); err != nil && ctx.Err() == nil {
-			a.log.Debug("whatsapp read receipt not sent", "account", x.id, "typing", typing, "err", err)
+			a.p.Log.Debug("whatsapp read receipt not sent", "account", x.id, "typing", typing, "err", err)
 		}
-	}()
+	})
 }

@@ -158,6 +158,19 @@ func (f *Server) Sent(chat, message string) int {
 	return n
 }
 
+// SentContaining counts the sends to chat whose message contains text.
+func (f *Server) SentContaining(chat, text string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, s := range f.sends {
+		if m, _ := s["message"].(string); s["chatGuid"] == chat && strings.Contains(m, text) {
+			n++
+		}
+	}
+	return n
+}
+
 // Sends returns the recorded send bodies.
 func (f *Server) Sends() []map[string]any {
 	f.mu.Lock()
