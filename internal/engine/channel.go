@@ -3,9 +3,10 @@ package engine
 import (
 	"context"
 	"errors"
-	"github.com/switchboard-go/switchboard/internal/delivery"
 	"slices"
 	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/delivery"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"

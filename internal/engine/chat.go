@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
-	"github.com/switchboard-go/switchboard/internal/runs"
 	"slices"
 	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/runs"
+	"github.com/switchboard-go/switchboard/internal/runspec"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -112,13 +114,13 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 	if err := e.admit(key); err != nil {
 		return api.ChatResult{}, err
 	}
-	spec := runSpec{
+	spec := runspec.Spec{
 		Spec: runs.Spec{UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(msg),
 			Provenance: &domain.Provenance{Kind: domain.ProvenanceExternalUser, SourceChannel: channel}}},
 		System: req.ExtraSystem, Model: req.Model, Thinking: req.Thinking, Fingerprint: fingerprint,
 		Chain: slices.Clone(req.Chain), Deliver: deliver, TraceParent: tracing.Root(ctx, "chat"),
 	}
-	raw, err := encodeSpec(spec)
+	raw, err := runspec.Encode(spec)
 	if err != nil {
 		return api.ChatResult{}, err
 	}
@@ -133,7 +135,7 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 	created := false
 	run, fresh, err := e.rt.SubmitSpec(ctx, domain.Run{SessionKey: key, AgentID: e.keys.AgentOf(key), Kind: kind,
 		Lane: domain.LaneMain, IdempotencyKey: idem, Message: msg, Spec: raw, TimeoutMs: timeoutMs},
-		spec.runtimeSpec(), row, func(tx domain.Tx) error {
+		spec.Runtime(), row, func(tx domain.Tx) error {
 			s, isNew, err := e.ensureSession(tx, key, func(s *domain.Session) {
 				if s.Channel == "" {
 					s.Channel = channel

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/runspec"
 
 	"github.com/switchboard-go/switchboard/internal/delivery"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -122,7 +123,7 @@ func (e *Engine) chatDelivered(tx domain.Tx, run domain.Run) error {
 	if run.Status != domain.RunOK || !bytes.Contains(run.Spec, delivery.SpecKey) {
 		return nil
 	}
-	spec, err := decodeSpec(run)
+	spec, err := runspec.Decode(run)
 	if err != nil || spec.Deliver == nil {
 		return nil
 	}

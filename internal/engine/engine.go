@@ -18,12 +18,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/switchboard-go/switchboard/internal/a2a/remote"
-	"github.com/switchboard-go/switchboard/internal/replica"
 	"log/slog"
 	"net/http"
 	"sync/atomic"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/a2a/remote"
+	"github.com/switchboard-go/switchboard/internal/replica"
 
 	"github.com/switchboard-go/switchboard/internal/budget"
 	"github.com/switchboard-go/switchboard/internal/config"

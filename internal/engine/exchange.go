@@ -4,18 +4,19 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/exchange"
 	"github.com/switchboard-go/switchboard/internal/runs"
+	"github.com/switchboard-go/switchboard/internal/runspec"
 )
 
 // exchangeFollowUp writes what follows a run of an agent-to-agent exchange
 // (exchange.Next decides): the next step's run, or the announce's outbox
 // item, in the transaction that records the run's end. The steps draw on
 // the budgets the exchange's first run drew on (its payer).
-func (e *Engine) exchangeFollowUp(tx domain.Tx, run domain.Run, spec runSpec, next func(domain.Run) (domain.Run, error)) error {
+func (e *Engine) exchangeFollowUp(tx domain.Tx, run domain.Run, spec runspec.Spec, next func(domain.Run) (domain.Run, error)) error {
 	steps := exchange.Next(*spec.A2A, spec.Chain, run)
 	for _, f := range steps.Runs {
 		state := f.State
 		msg := f.Message
-		raw, err := encodeSpec(runSpec{Spec: runs.Spec{UserMessage: &msg, Payer: spec.Payer}, System: f.System, Chain: f.Chain, A2A: &state, TraceParent: spec.TraceParent})
+		raw, err := runspec.Encode(runspec.Spec{Spec: runs.Spec{UserMessage: &msg, Payer: spec.Payer}, System: f.System, Chain: f.Chain, A2A: &state, TraceParent: spec.TraceParent})
 		if err != nil {
 			return err
 		}

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/switchboard-go/switchboard/internal/delivery"
 	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/delivery"
+	"github.com/switchboard-go/switchboard/internal/runspec"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/attachments"
@@ -49,7 +51,7 @@ func (e *Engine) toolsFor(s domain.Session) []string {
 
 func (h hooks) Prepare(ctx context.Context, run domain.Run, sess domain.Session) (runs.Plan, error) {
 	e := h.e
-	spec, err := decodePlanSpec(run)
+	spec, err := runspec.DecodePlan(run)
 	if err != nil {
 		return runs.Plan{}, err
 	}
@@ -114,12 +116,12 @@ func (h hooks) Finished(tx domain.Tx, run domain.Run, next func(domain.Run) (dom
 		// (requesterDelivery), delivers its reply when it asks to.
 		return e.chatDelivered(tx, run)
 	}
-	if !followsUp(run.Kind) {
+	if !runspec.FollowsUp(run.Kind) {
 		// No follow-up work: the spec is not decoded here, on the store's
 		// writer goroutine (a chat turn's end).
 		return nil
 	}
-	spec, err := decodeSpec(run)
+	spec, err := runspec.Decode(run)
 	if err != nil {
 		// The run has ended (Prepare refused this spec when it started);
 		// its follow-up work cannot be known, so none starts.

@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"errors"
+
 	"github.com/switchboard-go/switchboard/internal/delivery"
+	"github.com/switchboard-go/switchboard/internal/runspec"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -83,7 +85,7 @@ func (e *Engine) priorRun(ctx context.Context, idem, fingerprint string) (domain
 // with the parameters fingerprint digests. A run recorded before
 // fingerprints existed is taken as the same work.
 func sameWork(run domain.Run, fingerprint string) error {
-	spec, err := decodeSpec(run)
+	spec, err := runspec.Decode(run)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/runspec"
 )
 
 // payloadOf decodes a tool outcome's payload into a map.
@@ -336,7 +337,7 @@ func TestSendSteerJoinsTheRunningRun(t *testing.T) {
 	if n := len(runsOf(h, "agent:main:worker", domain.RunKindAnnounce)) + len(runsOf(h, "agent:main:worker", domain.RunKindReply)); n != 0 {
 		t.Fatalf("%d announce/reply runs on the worker; a joined steer runs neither", n)
 	}
-	if spec, err := decodeSpec(joined); err != nil || spec.JoinedRunID != host.ID {
+	if spec, err := runspec.Decode(joined); err != nil || spec.JoinedRunID != host.ID {
 		t.Fatalf("steer run spec joinedRunId = %q, %v; want %q", spec.JoinedRunID, err, host.ID)
 	}
 	// Asked again (the same idempotency key), the answer is the joined run's

@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/runs"
+	"github.com/switchboard-go/switchboard/internal/runspec"
 )
 
 // StartReport says what Start recovered from the previous process: runs
@@ -63,7 +64,7 @@ func (e *Engine) sweepAttachments(ctx context.Context) (int, error) {
 	}
 	named := map[string]bool{}
 	for _, r := range runs {
-		if spec, err := decodeSpec(r); err == nil && spec.Spawn != nil && spec.Spawn.AttachmentsDir != "" {
+		if spec, err := runspec.Decode(r); err == nil && spec.Spawn != nil && spec.Spawn.AttachmentsDir != "" {
 			named[filepath.Clean(spec.Spawn.AttachmentsDir)] = true
 		}
 	}

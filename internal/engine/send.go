@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
+
 	"github.com/switchboard-go/switchboard/internal/delivery"
 	"github.com/switchboard-go/switchboard/internal/query"
 	"github.com/switchboard-go/switchboard/internal/runs"
-	"strings"
-	"time"
+	"github.com/switchboard-go/switchboard/internal/runspec"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -95,7 +97,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 			return api.SendResult{}, err
 		}
 		if err == nil {
-			spec, err := decodeSpec(r)
+			spec, err := runspec.Decode(r)
 			if err != nil {
 				return api.SendResult{}, err
 			}
@@ -147,7 +149,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 		targetTo = delivery.RecipientOn(*targetRow, targetChannel)
 	}
 	maxTurns := e.cfg.Session.AgentToAgent.MaxPingPongTurns
-	spec := runSpec{
+	spec := runspec.Spec{
 		Spec: runs.Spec{
 			UserMessage: &domain.Message{
 				Role:    domain.RoleUser,
@@ -176,7 +178,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 		// a steer to a remote agent is a followup.
 		spec.Steer = false
 	}
-	rawSpec, err := encodeSpec(spec)
+	rawSpec, err := runspec.Encode(spec)
 	if err != nil {
 		return api.SendResult{}, err
 	}
@@ -236,7 +238,7 @@ func (e *Engine) sendAnswer(ctx context.Context, run domain.Run, display string,
 	}
 	switch done.Status {
 	case domain.RunOK:
-		if spec, err := decodeSpec(done); err == nil && spec.JoinedRunID != "" {
+		if spec, err := runspec.Decode(done); err == nil && spec.JoinedRunID != "" {
 			delivery = nil // a steer that joined a running run has no announce of its own
 		}
 		res := api.SendResult{RunID: run.ID, Status: "ok", SessionKey: display, Delivery: delivery}

@@ -3,10 +3,12 @@ package engine
 import (
 	"context"
 	"errors"
-	"github.com/switchboard-go/switchboard/internal/budget"
-	"github.com/switchboard-go/switchboard/internal/runs"
 	"path/filepath"
 	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/budget"
+	"github.com/switchboard-go/switchboard/internal/runs"
+	"github.com/switchboard-go/switchboard/internal/runspec"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/attachments"
@@ -188,7 +190,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 	if err := e.admit(requesterKey, childKey); err != nil {
 		return api.SpawnResult{}, err
 	}
-	spec := runSpec{
+	spec := runspec.Spec{
 		Spec: runs.Spec{Prelude: forked,
 			UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(task),
 				Provenance: &domain.Provenance{Kind: domain.ProvenanceInterSession, SourceSessionKey: requesterKey,
@@ -205,7 +207,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 		// the payer's chain explicitly.
 		spec.Payer = payer
 	}
-	rawSpec, err := encodeSpec(spec)
+	rawSpec, err := runspec.Encode(spec)
 	if err != nil {
 		return api.SpawnResult{}, err
 	}
@@ -293,7 +295,7 @@ func spawnFingerprint(p api.SpawnRequest) string {
 // priorSpawn is the answer to a retried spawn: the first spawn's run.
 func priorSpawn(run domain.Run) api.SpawnResult {
 	mode := "run"
-	if spec, err := decodeSpec(run); err == nil && spec.Spawn != nil && spec.Spawn.Mode != "" {
+	if spec, err := runspec.Decode(run); err == nil && spec.Spawn != nil && spec.Spawn.Mode != "" {
 		mode = spec.Spawn.Mode
 	}
 	return api.SpawnResult{Status: "accepted", ChildSessionKey: run.SessionKey, RunID: run.ID, Mode: mode, Note: subagent.Note}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/switchboard-go/switchboard/internal/delivery"
 	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/delivery"
+	"github.com/switchboard-go/switchboard/internal/runspec"
 
 	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -16,7 +18,7 @@ import (
 
 // subagentFinished records a child's end on its session and, in the same
 // transaction, queues its announce (and archive) in the outbox.
-func (e *Engine) subagentFinished(tx domain.Tx, run domain.Run, spec runSpec) error {
+func (e *Engine) subagentFinished(tx domain.Tx, run domain.Run, spec runspec.Spec) error {
 	if spec.Spawn == nil {
 		// A child run always carries its spawn spec; without one its
 		// announce cannot be addressed.
@@ -121,7 +123,7 @@ func (e *Engine) deliverSubagentAnnounce(ctx context.Context, item domain.Outbox
 		}
 		text := a.Text()
 		msg := subagent.Message(text, p.ChildKey, run.ID)
-		raw, err := encodeSpec(runSpec{Spec: runs.Spec{UserMessage: &msg}, System: subagent.AnnounceSystem,
+		raw, err := runspec.Encode(runspec.Spec{Spec: runs.Spec{UserMessage: &msg}, System: subagent.AnnounceSystem,
 			Deliver: e.requesterDelivery(ctx, p.Spawn.RequesterKey, p.Spawn.RequesterChannel), TraceParent: traceParentOr(ctx, run)})
 		if err != nil {
 			return err

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
-	"github.com/switchboard-go/switchboard/internal/budget"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/budget"
+	"github.com/switchboard-go/switchboard/internal/runspec"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 )
@@ -62,7 +64,7 @@ func (e *Engine) payerFor(ctx context.Context, req Requester, requesterKey strin
 		return requesterKey
 	}
 	if r, err := e.store.GetRun(ctx, req.RunID); err == nil {
-		if spec, err := decodeSpec(r); err == nil {
+		if spec, err := runspec.Decode(r); err == nil {
 			return spec.Payer
 		}
 	}
