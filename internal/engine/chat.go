@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/switchboard-go/switchboard/internal/idempotency"
 	"github.com/switchboard-go/switchboard/internal/runs"
 	"github.com/switchboard-go/switchboard/internal/runspec"
 
@@ -82,7 +83,7 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 		// chat and the CLI, whatever kind the run records.
 		idem = string(domain.RunKindChat) + ":" + req.IdempotencyKey
 	}
-	fingerprint := api.Fingerprint(chatWork{SessionKey: key, Message: msg, Channel: channel, Model: req.Model,
+	fingerprint := api.Fingerprint(idempotency.ChatWork{SessionKey: key, Message: msg, Channel: channel, Model: req.Model,
 		Thinking: req.Thinking, ExtraSystem: req.ExtraSystem, Deliver: deliver})
 	if _, resets := resetRemainder(msg); resets {
 		// Held until the run commits: a duplicate must not pass the lookup
@@ -90,13 +91,13 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 		// need no gate, the store dedupes their run by key (CreateRun),
 		// so the common turn pays no lock (a round trip each way on
 		// PostgreSQL).
-		unlockIdem, err := e.lockIdem(ctx, idem)
+		unlockIdem, err := idempotency.Lock(ctx, e.store, idem)
 		if err != nil {
 			return api.ChatResult{}, err
 		}
 		defer unlockIdem()
 	}
-	if prior, found, err := e.priorRun(ctx, idem, fingerprint); err != nil || found {
+	if prior, found, err := idempotency.Prior(ctx, e.store, idem, fingerprint); err != nil || found {
 		if err != nil {
 			return api.ChatResult{}, err
 		}
@@ -155,7 +156,7 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 		return api.ChatResult{}, err
 	}
 	if !fresh {
-		if err := sameWork(run, fingerprint); err != nil {
+		if err := idempotency.SameWork(run, fingerprint); err != nil {
 			return api.ChatResult{}, err
 		}
 	}

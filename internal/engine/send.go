@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/delivery"
+	"github.com/switchboard-go/switchboard/internal/idempotency"
 	"github.com/switchboard-go/switchboard/internal/query"
 	"github.com/switchboard-go/switchboard/internal/runs"
 	"github.com/switchboard-go/switchboard/internal/runspec"
@@ -73,12 +74,12 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 	if p.IdempotencyKey != "" {
 		idem = "send:" + req.scopeKey(api.OpSessionsSend, p.IdempotencyKey)
 	}
-	work := sendWork{Target: target, Message: p.Message}
+	work := idempotency.SendWork{Target: target, Message: p.Message}
 	if mode == api.SendSteer {
 		work.Mode = mode
 	}
 	fingerprint := api.Fingerprint(work)
-	if prior, found, err := e.priorRun(ctx, idem, fingerprint); err != nil || found {
+	if prior, found, err := idempotency.Prior(ctx, e.store, idem, fingerprint); err != nil || found {
 		if err != nil {
 			return api.SendResult{}, err
 		}
@@ -202,7 +203,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 	}
 	if !fresh {
 		// Another call with this key won the race: the same work, or a conflict.
-		if err := sameWork(run, fingerprint); err != nil {
+		if err := idempotency.SameWork(run, fingerprint); err != nil {
 			return api.SendResult{}, err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/budget"
+	"github.com/switchboard-go/switchboard/internal/idempotency"
 	"github.com/switchboard-go/switchboard/internal/runs"
 	"github.com/switchboard-go/switchboard/internal/runspec"
 
@@ -50,7 +51,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 		idem = "spawn:" + req.scopeKey(api.OpSessionsSpawn, p.IdempotencyKey)
 	}
 	fingerprint := spawnFingerprint(p)
-	if prior, found, err := e.priorRun(ctx, idem, fingerprint); err != nil || found {
+	if prior, found, err := idempotency.Prior(ctx, e.store, idem, fingerprint); err != nil || found {
 		if err != nil {
 			return api.SpawnResult{}, err
 		}
@@ -258,7 +259,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 		if receipt != nil {
 			_ = attachments.SafeRemove(ss.AttachmentsRoot, ss.AttachmentsDir)
 		}
-		if err := sameWork(run, fingerprint); err != nil {
+		if err := idempotency.SameWork(run, fingerprint); err != nil {
 			return api.SpawnResult{}, err
 		}
 		return priorSpawn(run), nil
@@ -281,7 +282,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 // spawnFingerprint digests the parameters that define a spawn's work (its
 // timeout is not one of them).
 func spawnFingerprint(p api.SpawnRequest) string {
-	w := spawnWork{Task: p.Task, Label: p.Label, AgentID: strings.ToLower(strings.TrimSpace(p.AgentID)), Model: p.Model,
+	w := idempotency.SpawnWork{Task: p.Task, Label: p.Label, AgentID: strings.ToLower(strings.TrimSpace(p.AgentID)), Model: p.Model,
 		Thinking: p.Thinking, Thread: p.Thread, Mode: p.Mode, Cleanup: p.Cleanup, Sandbox: p.Sandbox, MountPath: p.MountPath}
 	if p.Context == api.SpawnFork {
 		w.Context = api.SpawnFork // isolated is the default: old fingerprints stay valid
