@@ -20,10 +20,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/a2a/remote"
+	"github.com/switchboard-go/switchboard/internal/reload"
 	"github.com/switchboard-go/switchboard/internal/replica"
 
 	"github.com/switchboard-go/switchboard/internal/budget"
@@ -103,7 +103,7 @@ type ChannelDeliverers interface {
 // it and waits for everything it started.
 type Engine struct {
 	cfg        *config.Config
-	live       atomic.Pointer[config.Config] // cfg with a Reload's live keys (reload.go)
+	live       *reload.Live // cfg with a Reload's live keys
 	store      domain.Store
 	models     Models
 	mirror     Mirror
@@ -171,6 +171,7 @@ func New(opts Options) (*Engine, error) {
 		hold:     opts.HoldDeliveries || opts.HoldRuns,
 		channels: opts.Channels,
 	}
+	e.live = reload.New(cfg, func(ref string) error { _, _, err := opts.Models.Resolve(ref); return err })
 	e.budgets = budget.Ledger{Store: opts.Store, Config: e.conf, Now: opts.Now,
 		Progress: func(key string) (domain.Progress, bool) { return e.rt.SessionProgress(key) }}
 	e.reads = query.Reader{Store: opts.Store, Keys: e.keys, Config: e.conf, Now: opts.Now}
@@ -230,6 +231,20 @@ func New(opts Options) (*Engine, error) {
 // Config returns the engine's configuration in effect (read-only; a
 // Reload's live keys included).
 func (e *Engine) Config() *config.Config { return e.conf() }
+
+// conf is the configuration in effect (package reload).
+func (e *Engine) conf() *config.Config { return e.live.Config() }
+
+// Reload applies the live keys of next (a validated configuration) to the
+// running engine (reload.Live.Apply): it returns the live keys that
+// changed and the changed keys that need a restart.
+func (e *Engine) Reload(next *config.Config) (applied, needRestart []string, err error) {
+	return e.live.Apply(next)
+}
+
+// LiveKeys lists the configuration keys Reload applies to a running
+// engine (the rest needs a restart).
+func LiveKeys() []string { return reload.Keys() }
 
 // Store returns the engine's store (for read-only surfaces such as metrics).
 func (e *Engine) Store() domain.Store { return e.store }
