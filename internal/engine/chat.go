@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/switchboard-go/switchboard/internal/sessions"
+
 	"github.com/switchboard-go/switchboard/internal/idempotency"
 	"github.com/switchboard-go/switchboard/internal/runs"
 	"github.com/switchboard-go/switchboard/internal/runspec"
@@ -39,7 +41,7 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 	if err != nil {
 		return api.ChatResult{}, err
 	}
-	if res, handled, err := e.command(ctx, key, channel, req.SenderID, msg); handled || err != nil {
+	if res, handled, err := e.sessions.Command(ctx, key, channel, req.SenderID, msg); handled || err != nil {
 		return res, err
 	}
 	if req.Model != "" {
@@ -51,7 +53,7 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 		model := req.Model
 		if model == "" {
 			if s, err := e.store.GetSession(ctx, key); err == nil {
-				model = e.modelFor(s)
+				model = e.sessions.ModelFor(s)
 			} else {
 				model = e.conf().AgentModel(e.keys.AgentOf(key))
 			}
@@ -60,7 +62,7 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 			return api.ChatResult{}, err
 		}
 	}
-	facts, row, err := e.sessionFactsRow(ctx, key)
+	facts, row, err := e.sessions.FactsRow(ctx, key)
 	if err != nil {
 		return api.ChatResult{}, err
 	}
@@ -85,7 +87,7 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 	}
 	fingerprint := api.Fingerprint(idempotency.ChatWork{SessionKey: key, Message: msg, Channel: channel, Model: req.Model,
 		Thinking: req.Thinking, ExtraSystem: req.ExtraSystem, Deliver: deliver})
-	if _, resets := resetRemainder(msg); resets {
+	if _, resets := sessions.ResetRemainder(msg); resets {
 		// Held until the run commits: a duplicate must not pass the lookup
 		// while this call resets the session (idem_gate.go). Other chats
 		// need no gate, the store dedupes their run by key (CreateRun),
@@ -103,10 +105,10 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 		}
 		return api.ChatResult{Run: prior, SessionKey: prior.SessionKey}, nil
 	}
-	if rest, ok := resetRemainder(msg); ok {
+	if rest, ok := sessions.ResetRemainder(msg); ok {
 		// The fingerprint above keeps the whole message, so a retry finds
 		// this run instead of resetting again.
-		if _, err := e.reset(ctx, key); err != nil {
+		if _, err := e.sessions.Reset(ctx, key); err != nil {
 			return api.ChatResult{}, err
 		}
 		msg = rest
@@ -126,7 +128,7 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 		return api.ChatResult{}, err
 	}
 	timeoutMs := int64(req.TimeoutSeconds) * 1000
-	if timeoutMs == 0 && e.isRemote(e.keys.AgentOf(key)) {
+	if timeoutMs == 0 && e.sessions.IsRemote(e.keys.AgentOf(key)) {
 		timeoutMs = remoteRunTimeout().Milliseconds() // a remote that never answers (remote.go)
 	}
 	asChild, err := e.childOf(ctx, e.parentOf(req))
@@ -137,7 +139,7 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 	run, fresh, err := e.rt.SubmitSpec(ctx, domain.Run{SessionKey: key, AgentID: e.keys.AgentOf(key), Kind: kind,
 		Lane: domain.LaneMain, IdempotencyKey: idem, Message: msg, Spec: raw, TimeoutMs: timeoutMs},
 		spec.Runtime(), row, func(tx domain.Tx) error {
-			s, isNew, err := e.ensureSession(tx, key, func(s *domain.Session) {
+			s, isNew, err := e.sessions.Ensure(tx, key, func(s *domain.Session) {
 				if s.Channel == "" {
 					s.Channel = channel
 				}

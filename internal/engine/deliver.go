@@ -23,7 +23,7 @@ var errDeliveryExists = errors.New("delivery already queued")
 // checkSendPolicy refuses, for good, a channel message to a session whose
 // send policy denies it (a session that cannot be read is not refused).
 func (e *Engine) checkSendPolicy(ctx context.Context, it domain.OutboxItem) error {
-	facts, err := e.sessionFacts(ctx, it.SessionKey)
+	facts, err := e.sessions.Facts(ctx, it.SessionKey)
 	if err != nil {
 		return nil
 	}
@@ -44,7 +44,7 @@ func (e *Engine) queueDelivery(ctx context.Context, req api.DeliverRequest) (dom
 	if err != nil {
 		return domain.OutboxItem{}, err
 	}
-	facts, err := e.sessionFacts(ctx, key)
+	facts, err := e.sessions.Facts(ctx, key)
 	if err != nil {
 		return domain.OutboxItem{}, err
 	}
@@ -77,7 +77,7 @@ func (e *Engine) queueDelivery(ctx context.Context, req api.DeliverRequest) (dom
 		if !fresh {
 			return domain.Session{}, errDeliveryExists
 		}
-		s, made, err := e.ensureSession(tx, key, nil)
+		s, made, err := e.sessions.Ensure(tx, key, nil)
 		created = made
 		return s, err
 	})

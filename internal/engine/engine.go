@@ -25,6 +25,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/a2a/remote"
 	"github.com/switchboard-go/switchboard/internal/reload"
 	"github.com/switchboard-go/switchboard/internal/replica"
+	"github.com/switchboard-go/switchboard/internal/sessions"
 
 	"github.com/switchboard-go/switchboard/internal/budget"
 	"github.com/switchboard-go/switchboard/internal/config"
@@ -119,6 +120,7 @@ type Engine struct {
 	remotes    *remote.Client // A2A client of a2a.remotes (remote.go)
 	budgets    budget.Ledger
 	reads      query.Reader
+	sessions   *sessions.Book
 	channels   ChannelDeliverers
 
 	started bool
@@ -175,6 +177,12 @@ func New(opts Options) (*Engine, error) {
 	e.budgets = budget.Ledger{Store: opts.Store, Config: e.conf, Now: opts.Now,
 		Progress: func(key string) (domain.Progress, bool) { return e.rt.SessionProgress(key) }}
 	e.reads = query.Reader{Store: opts.Store, Keys: e.keys, Config: e.conf, Now: opts.Now}
+	var sm sessions.Mirror
+	if opts.Mirror != nil {
+		sm = opts.Mirror
+	}
+	e.sessions = sessions.NewBook(sessions.Options{Store: opts.Store, Keys: e.keys, Config: cfg, Live: e.conf, Models: opts.Models,
+		Mirror: sm, Reads: e.reads, Stop: e.StopSession, Publish: e.bus.publish, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
 	e.guards = newGuards(cfg, opts.Now)
 	claimer, _ := opts.Cluster.(outbox.Claimer)
 	e.remotes = remote.New(remote.Options{HTTP: opts.A2AHTTPClient})

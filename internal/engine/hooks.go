@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/delivery"
 	"github.com/switchboard-go/switchboard/internal/runspec"
+	"github.com/switchboard-go/switchboard/internal/sessions"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/attachments"
@@ -74,7 +75,7 @@ func (h hooks) Prepare(ctx context.Context, run domain.Run, sess domain.Session)
 	}
 	model := spec.Model
 	if model == "" {
-		model = e.modelFor(sess)
+		model = e.sessions.ModelFor(sess)
 	}
 	thinking := spec.Thinking
 	if thinking == "" {
@@ -87,7 +88,7 @@ func (h hooks) Prepare(ctx context.Context, run domain.Run, sess domain.Session)
 		Tools:    tools.Specs(e.toolsFor(sess)...),
 		ToolContext: domain.ToolCallContext{
 			SessionKey: sess.Key, AgentID: sess.AgentID, ParentRunID: run.ParentRunID,
-			Sandboxed: e.sandboxed(sess), SpawnDepth: sess.SpawnDepth, Channel: e.channelOf(sess),
+			Sandboxed: e.sandboxed(sess), SpawnDepth: sess.SpawnDepth, Channel: sessions.ChannelOf(sess),
 		},
 	}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/exchange"
 	"github.com/switchboard-go/switchboard/internal/policy"
 	"github.com/switchboard-go/switchboard/internal/runs"
+	"github.com/switchboard-go/switchboard/internal/sessions"
 )
 
 // Remote A2A agents (a2a.remotes, docs/a2a.md "Calling remote agents").
@@ -28,10 +29,6 @@ import (
 // lane forever.
 func remoteRunTimeout() time.Duration { return time.Duration(api.SendTimeout.Max) * time.Second }
 
-// RemoteChannel is the channel recorded on the local sessions of remote
-// agents.
-const RemoteChannel = "a2a"
-
 // remoteOf returns the remote agent named id, when id is one.
 func (e *Engine) remoteOf(id string) (remote.Remote, bool) {
 	r, ok := e.cfg.Remote(id)
@@ -42,12 +39,6 @@ func (e *Engine) remoteOf(id string) (remote.Remote, bool) {
 		AllowPrivateNetwork: e.cfg.A2A.SSRFPolicy.DangerouslyAllowPrivateNetwork}, true
 }
 
-// isRemote reports whether agent id names a remote A2A agent.
-func (e *Engine) isRemote(id string) bool {
-	_, ok := e.remoteOf(id)
-	return ok
-}
-
 // remotePlan is the plan of a run in a remote agent's session: no tools,
 // no system prompt (neither crosses the wire), and the A2A exchange as its
 // model.
@@ -56,7 +47,7 @@ func (e *Engine) remotePlan(r remote.Remote, run domain.Run, sess domain.Session
 		ModelRef: "a2a/" + r.ID,
 		Provider: remoteProvider{client: e.remotes, remote: r, key: sess.Key, chain: chain, messageID: run.ID},
 		ToolContext: domain.ToolCallContext{
-			SessionKey: sess.Key, AgentID: sess.AgentID, Channel: RemoteChannel,
+			SessionKey: sess.Key, AgentID: sess.AgentID, Channel: sessions.RemoteChannel,
 		},
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/sessions"
 )
 
 const planner = "agent:planner:main"
@@ -57,7 +58,7 @@ func TestSendToRemoteAgentRecordsTheExchange(t *testing.T) {
 		t.Fatalf("provenance = %+v", p)
 	}
 	s, err := h.st.GetSession(t.Context(), planner)
-	if err != nil || s.Channel != RemoteChannel || s.AgentID != "planner" {
+	if err != nil || s.Channel != sessions.RemoteChannel || s.AgentID != "planner" {
 		t.Fatalf("local session = %+v, %v", s, err)
 	}
 	// Reply-back turns and the announce are local steps: none follow.

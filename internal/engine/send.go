@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/query"
 	"github.com/switchboard-go/switchboard/internal/runs"
 	"github.com/switchboard-go/switchboard/internal/runspec"
+	"github.com/switchboard-go/switchboard/internal/sessions"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -111,7 +112,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 	}
 
 	// Send policy of the target (its row, or the row it would get).
-	facts, targetRow, err := e.sessionFactsRow(ctx, target)
+	facts, targetRow, err := e.sessions.FactsRow(ctx, target)
 	if err != nil {
 		return fail("error", domain.ErrorMessage(err), display), nil
 	}
@@ -126,7 +127,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 		return res, err
 	}
 	if mode == api.SendNotify {
-		if e.isRemote(targetAgent) {
+		if e.sessions.IsRemote(targetAgent) {
 			// A2A has no message that starts no task: a notify would stay
 			// in the local record and never reach the remote agent.
 			return fail("error", fmt.Sprintf("mode %q cannot reach remote agent %q (an A2A message always starts a task); use followup", api.SendNotify, targetAgent), display), nil
@@ -136,7 +137,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 
 	requesterChannel := ""
 	if s, err := e.store.GetSession(ctx, requesterKey); err == nil {
-		requesterChannel = e.channelOf(s)
+		requesterChannel = sessions.ChannelOf(s)
 	}
 	targetChannel := facts.Channel
 	if targetChannel == "" {
@@ -169,7 +170,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 		TraceParent: tracing.Root(ctx, "sessions_send"),
 	}
 	var timeoutMs int64
-	if e.isRemote(targetAgent) {
+	if e.sessions.IsRemote(targetAgent) {
 		// A remote agent (remote.go): its reply is the exchange; the
 		// injected context and the reply-back and announce steps stay
 		// local, so neither the context nor the exchange state is kept.
@@ -190,7 +191,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 		Message: p.Message, Spec: rawSpec, TimeoutMs: timeoutMs,
 	}, func(tx domain.Tx) error {
 		var err error
-		_, created, err = e.ensureSession(tx, target, nil)
+		_, created, err = e.sessions.Ensure(tx, target, nil)
 		return err
 	})
 	if err != nil {
@@ -220,9 +221,9 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 // context's): the wait is clamped, the target's run goes on.
 func (e *Engine) sendAnswer(ctx context.Context, run domain.Run, display string, timeoutSeconds *int, inRun bool) (api.SendResult, error) {
 	delivery := &api.Delivery{Status: "pending", Mode: "announce"}
-	if e.isRemote(run.AgentID) {
+	if e.sessions.IsRemote(run.AgentID) {
 		// No announce follows a remote agent's reply (remote.go).
-		delivery = &api.Delivery{Status: "none", Mode: RemoteChannel}
+		delivery = &api.Delivery{Status: "none", Mode: sessions.RemoteChannel}
 	}
 	timeout := int(api.SendTimeout.Default)
 	if timeoutSeconds != nil {

@@ -238,7 +238,7 @@ func TestSendErrorsAndPolicy(t *testing.T) {
 	if res.Status != "error" || res.Error != "send blocked by session policy" || !out.IsError {
 		t.Fatalf("policy deny: %+v", res)
 	}
-	if _, err := h.e.patch(t.Context(), "research", api.PatchRequest{SendPolicy: api.SetValue("deny")}); err != nil {
+	if _, err := h.e.sessions.Patch(t.Context(), "research", api.PatchRequest{SendPolicy: api.SetValue("deny")}); err != nil {
 		t.Fatal(err)
 	}
 	res = sendResult(t, h.call(Requester{}, api.ToolSessionsSend, `{"sessionKey":"research","message":"hi"}`))

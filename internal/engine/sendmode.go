@@ -6,6 +6,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/sessions"
 )
 
 // sendMode validates sessions_send's mode ("" is followup). A notify
@@ -33,7 +34,7 @@ func (e *Engine) notify(ctx context.Context, req Requester, target, display, mes
 	requesterKey := req.key(e)
 	requesterChannel := ""
 	if s, err := e.store.GetSession(ctx, requesterKey); err == nil {
-		requesterChannel = e.channelOf(s)
+		requesterChannel = sessions.ChannelOf(s)
 	}
 	msg := domain.Message{
 		Role:    domain.RoleUser,
@@ -43,7 +44,7 @@ func (e *Engine) notify(ctx context.Context, req Requester, target, display, mes
 	}
 	created := false
 	stored, err := e.rt.Inject(ctx, target, []domain.Message{msg}, func(tx domain.Tx) (domain.Session, error) {
-		s, fresh, err := e.ensureSession(tx, target, nil)
+		s, fresh, err := e.sessions.Ensure(tx, target, nil)
 		created = fresh
 		return s, err
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/idempotency"
 	"github.com/switchboard-go/switchboard/internal/runs"
 	"github.com/switchboard-go/switchboard/internal/runspec"
+	"github.com/switchboard-go/switchboard/internal/sessions"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/attachments"
@@ -60,7 +61,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 	requesterKey, requesterAgent := req.key(e), req.agent(e)
 	requester, err := e.store.GetSession(ctx, requesterKey)
 	if err != nil {
-		requester, err = e.newSession(requesterKey)
+		requester, err = e.sessions.New(requesterKey)
 		if err != nil {
 			return api.SpawnResult{}, err
 		}
@@ -156,7 +157,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 
 	childKey := sessionkey.NewSubagentKey(agent, e.newID())
 	task := p.Task
-	ss := subagent.Spec{RequesterKey: requesterKey, RequesterChannel: e.channelOf(requester), Label: p.Label,
+	ss := subagent.Spec{RequesterKey: requesterKey, RequesterChannel: sessions.ChannelOf(requester), Label: p.Label,
 		Task: p.Task, Mode: mode, Cleanup: cleanup}
 
 	// Attachments are written before the run exists; a failure leaves nothing.
@@ -224,11 +225,11 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 			TimeoutMs: int64(timeout) * 1000, Spec: rawSpec,
 		}, func(tx domain.Tx) error {
 			if _, err := tx.GetSession(requesterKey); err != nil {
-				if _, _, err := e.ensureSession(tx, requesterKey, nil); err != nil {
+				if _, _, err := e.sessions.Ensure(tx, requesterKey, nil); err != nil {
 					return err
 				}
 			}
-			_, _, err := e.ensureSession(tx, childKey, func(s *domain.Session) {
+			_, _, err := e.sessions.Ensure(tx, childKey, func(s *domain.Session) {
 				s.SpawnedBy = requesterKey
 				s.SpawnDepth = depth + 1
 				s.Sandboxed = childSandboxed || requesterSandboxed

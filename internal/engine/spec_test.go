@@ -19,7 +19,7 @@ func TestUndecodableRunSpecEndsTheRunWithAnError(t *testing.T) {
 	key := "agent:main:main"
 	run, _, err := h.e.rt.Submit(ctx, domain.Run{SessionKey: key, AgentID: "main", Kind: domain.RunKindSend,
 		Lane: domain.LaneNested, Spec: json.RawMessage(`{"a2a":"not an object"}`)}, func(tx domain.Tx) error {
-		_, _, err := h.e.ensureSession(tx, key, nil)
+		_, _, err := h.e.sessions.Ensure(tx, key, nil)
 		return err
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/delivery"
 	"github.com/switchboard-go/switchboard/internal/runspec"
+	"github.com/switchboard-go/switchboard/internal/sessions"
 
 	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -77,7 +78,7 @@ func (e *Engine) requesterDelivery(ctx context.Context, key, channel string) *de
 		return nil
 	}
 	if channel == "" {
-		channel = e.channelOf(s)
+		channel = sessions.ChannelOf(s)
 	}
 	to := delivery.RecipientOn(s, channel)
 	if !delivery.Deliverable(channel) || to == "" {
@@ -119,7 +120,7 @@ func (e *Engine) deliverSubagentAnnounce(ctx context.Context, item domain.Outbox
 			a.Account = &acct
 		}
 		if child.Key != "" {
-			a.TranscriptPath = e.relTranscriptPath(child)
+			a.TranscriptPath = e.sessions.RelTranscriptPath(child)
 		}
 		text := a.Text()
 		msg := subagent.Message(text, p.ChildKey, run.ID)
@@ -133,7 +134,7 @@ func (e *Engine) deliverSubagentAnnounce(ctx context.Context, item domain.Outbox
 			Kind: domain.RunKindInbound, Lane: domain.LaneMain, RequesterKey: p.ChildKey,
 			IdempotencyKey: "subagent-announce:" + run.ID, Message: text, Spec: raw},
 			func(tx domain.Tx) error {
-				_, _, err := e.ensureSession(tx, p.Spawn.RequesterKey, nil)
+				_, _, err := e.sessions.Ensure(tx, p.Spawn.RequesterKey, nil)
 				return err
 			})
 		if err != nil {
@@ -150,7 +151,7 @@ func (e *Engine) deliverSubagentAnnounce(ctx context.Context, item domain.Outbox
 		}
 	}
 	if subagent.DeleteChild(p.Spawn) && child.Key != "" {
-		if err := e.deleteSession(ctx, child.Key); err != nil && !errors.Is(err, domain.ErrNotFound) {
+		if err := e.sessions.Delete(ctx, child.Key); err != nil && !errors.Is(err, domain.ErrNotFound) {
 			return fmt.Errorf("delete sub-agent session: %w", err)
 		}
 	}
