@@ -22,6 +22,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/spawn"
+
 	"github.com/switchboard-go/switchboard/internal/a2a/remote"
 	"github.com/switchboard-go/switchboard/internal/reload"
 	"github.com/switchboard-go/switchboard/internal/replica"
@@ -121,6 +123,7 @@ type Engine struct {
 	budgets    budget.Ledger
 	reads      query.Reader
 	sessions   *sessions.Book
+	spawner    *spawn.Spawner
 	channels   ChannelDeliverers
 
 	started bool
@@ -195,7 +198,7 @@ func New(opts Options) (*Engine, error) {
 		channels.External = e.channels.Deliverer
 	}
 	ob, err := outbox.Wire(outbox.Wiring{
-		Store: e.store, Channels: channels, SubagentAnnounce: outbox.DelivererFunc(e.deliverSubagentAnnounce),
+		Store: e.store, Channels: channels, SubagentAnnounce: outbox.DelivererFunc(func(ctx context.Context, it domain.OutboxItem) error { return e.spawner.DeliverAnnounce(ctx, it) }),
 		Hosted:   map[domain.OutboxKind]outbox.Deliverer{outboxHeldSend: outbox.DelivererFunc(e.deliverHeldSend)},
 		Archived: func(key string) { e.publishSession(key, "archived") },
 		Publish:  e.bus.publish, Logger: e.log, Now: e.now, Interval: opts.MaintenanceInterval, Claimer: claimer,
@@ -233,6 +236,9 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e.rt = rt
+	e.spawner = spawn.New(spawn.Options{Store: opts.Store, Keys: e.keys, Config: cfg, Live: e.conf, Models: opts.Models,
+		Sessions: e.sessions, Budgets: e.budgets, Runs: rt, Admit: e.admit, Payer: e.payerFor, Published: e.publishSession,
+		StateDir: opts.StateDir, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
 	return e, nil
 }
 

@@ -135,7 +135,7 @@ func (h hooks) Finished(tx domain.Tx, run domain.Run, next func(domain.Run) (dom
 			return e.exchangeFollowUp(tx, run, spec, next)
 		}
 	case domain.RunKindSubagent:
-		return e.subagentFinished(tx, run, spec)
+		return e.spawner.Finished(tx, run, spec)
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-go/switchboard/internal/spawn"
+
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -229,7 +231,7 @@ func TestForkBudget(t *testing.T) {
 	for range 30 {
 		h.chat("main", big)
 	}
-	msgs, err := h.e.forkMessages(t.Context(), "agent:main:main")
+	msgs, err := spawn.ForkMessages(t.Context(), h.e.store, "agent:main:main")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +247,7 @@ func TestForkBudget(t *testing.T) {
 		t.Fatalf("last forked message = %+v", last)
 	}
 	// A requester with no transcript forks nothing.
-	none, err := h.e.forkMessages(t.Context(), "agent:main:fresh")
+	none, err := spawn.ForkMessages(t.Context(), h.e.store, "agent:main:fresh")
 	if err != nil || len(none) != 0 {
 		t.Fatalf("fork of a fresh session = %d, %v", len(none), err)
 	}

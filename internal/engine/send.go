@@ -160,7 +160,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 					SourceChannel: requesterChannel, SourceTool: api.ToolSessionsSend, SourceRunID: req.RunID},
 			},
 			Steer: mode == api.SendSteer,
-			Payer: e.payerFor(ctx, req, requesterKey),
+			Payer: e.payerFor(ctx, requesterKey, req.RunID),
 		},
 		System: exchange.MessageContext(requesterKey, requesterChannel, target, targetChannel),
 		Chain:  chain,

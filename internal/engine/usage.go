@@ -56,14 +56,14 @@ func (e *Engine) UsageStatus(ctx context.Context, key string) (api.UsageStatus, 
 // reply-back turns and announce step): the requester when it is a spawned
 // session (its chain may be budgeted), else the payer of the calling run
 // itself. Calls from outside a run cause nothing a budget bounds.
-func (e *Engine) payerFor(ctx context.Context, req Requester, requesterKey string) string {
-	if req.RunID == "" {
+func (e *Engine) payerFor(ctx context.Context, requesterKey, runID string) string {
+	if runID == "" {
 		return ""
 	}
 	if s, err := e.store.GetSession(ctx, requesterKey); err == nil && s.SpawnedBy != "" {
 		return requesterKey
 	}
-	if r, err := e.store.GetRun(ctx, req.RunID); err == nil {
+	if r, err := e.store.GetRun(ctx, runID); err == nil {
 		if spec, err := runspec.Decode(r); err == nil {
 			return spec.Payer
 		}

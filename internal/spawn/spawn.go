@@ -1,4 +1,4 @@
-package engine
+package spawn
 
 import (
 	"context"
@@ -21,15 +21,13 @@ import (
 	"github.com/switchboard-go/switchboard/internal/tracing"
 )
 
-// spawn starts a sub-agent run in a new isolated session and returns at
+// Spawn starts a sub-agent run in a new isolated session and returns at
 // once; the child's result is announced back to the requester session.
-func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (api.SpawnResult, error) {
-	subs := e.cfg.Agents.Defaults.Subagents
+// p.IdempotencyKey is already scoped to the caller (the engine's gate).
+func (sp *Spawner) Spawn(ctx context.Context, c Caller, p api.SpawnRequest) (api.SpawnResult, error) {
+	subs := sp.cfg.Agents.Defaults.Subagents
 	p.Thinking = api.NormalizeThinking(p.Thinking)
 	var err error
-	if p.IdempotencyKey == "" {
-		p.IdempotencyKey = req.IdempotencyKey
-	}
 	if strings.TrimSpace(p.Task) == "" {
 		return api.SpawnResult{}, domain.Invalid("task required")
 	}
@@ -49,19 +47,19 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 	}
 	idem := ""
 	if p.IdempotencyKey != "" {
-		idem = "spawn:" + req.scopeKey(api.OpSessionsSpawn, p.IdempotencyKey)
+		idem = "spawn:" + p.IdempotencyKey
 	}
 	fingerprint := spawnFingerprint(p)
-	if prior, found, err := idempotency.Prior(ctx, e.store, idem, fingerprint); err != nil || found {
+	if prior, found, err := idempotency.Prior(ctx, sp.store, idem, fingerprint); err != nil || found {
 		if err != nil {
 			return api.SpawnResult{}, err
 		}
 		return priorSpawn(prior), nil
 	}
-	requesterKey, requesterAgent := req.key(e), req.agent(e)
-	requester, err := e.store.GetSession(ctx, requesterKey)
+	requesterKey, requesterAgent := c.Key, c.Agent
+	requester, err := sp.store.GetSession(ctx, requesterKey)
 	if err != nil {
-		requester, err = e.sessions.New(requesterKey)
+		requester, err = sp.sessions.New(requesterKey)
 		if err != nil {
 			return api.SpawnResult{}, err
 		}
@@ -88,7 +86,10 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 	if mode == "session" && !p.Thread {
 		return api.SpawnResult{}, domain.Invalid(`mode="session" requires thread=true so the subagent can stay bound to a thread.`)
 	}
-	cleanup := orDefault(p.Cleanup, "keep")
+	cleanup := p.Cleanup
+	if cleanup == "" {
+		cleanup = "keep"
+	}
 	if mode == "session" {
 		// A persistent child is kept whatever cleanup says (OpenClaw's
 		// rule): deleting it after its first announce would end the
@@ -101,7 +102,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 	if p.AgentID != "" {
 		agent = strings.ToLower(strings.TrimSpace(p.AgentID))
 	}
-	if err := policy.SpawnAllowed(e.cfg, requesterAgent, agent); err != nil {
+	if err := policy.SpawnAllowed(sp.cfg, requesterAgent, agent); err != nil {
 		return api.SpawnResult{}, err
 	}
 
@@ -111,13 +112,13 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 		model = subs.Model
 	}
 	if model == "" {
-		model = e.conf().AgentModel(agent)
+		model = sp.conf().AgentModel(agent)
 	}
-	if _, _, err := e.models.Resolve(model); err != nil {
+	if _, _, err := sp.models.Resolve(model); err != nil {
 		return api.SpawnResult{}, err
 	}
 	if p.Thinking != "" {
-		if err := e.models.ValidateThinking(model, p.Thinking); err != nil {
+		if err := sp.models.ValidateThinking(model, p.Thinking); err != nil {
 			return api.SpawnResult{}, err
 		}
 	}
@@ -127,9 +128,9 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 	if err != nil {
 		return api.SpawnResult{}, err
 	}
-	payer := e.payerFor(ctx, req, requesterKey)
-	childBudget, err := e.budgets.ForSpawn(ctx, budget.Spawn{
-		Asked: asked, InRun: req.RunID != "", Requester: requesterKey, Payer: payer,
+	payer := sp.payer(ctx, requesterKey, c.RunID)
+	childBudget, err := sp.budgets.ForSpawn(ctx, budget.Spawn{
+		Asked: asked, InRun: c.RunID != "", Requester: requesterKey, Payer: payer,
 		RequesterAgent: requesterAgent, Model: model,
 		FirstPrompt: budget.EstimateTokens(p.Task, subagent.Context(requesterKey, "", p.Label)),
 	})
@@ -138,8 +139,8 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 	}
 
 	// Sandbox inheritance.
-	childSandboxed := e.conf().AgentSandboxed(agent)
-	requesterSandboxed := e.sandboxed(requester)
+	childSandboxed := sp.conf().AgentSandboxed(agent)
+	requesterSandboxed := policy.Sandboxed(sp.conf(), requester.AgentID, requester.Sandboxed)
 	if requesterSandboxed && !childSandboxed {
 		return api.SpawnResult{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn refused: this session is sandboxed and agent %q would run unsandboxed", agent)
 	}
@@ -155,7 +156,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 		timeout = *p.RunTimeoutSeconds
 	}
 
-	childKey := sessionkey.NewSubagentKey(agent, e.newID())
+	childKey := sessionkey.NewSubagentKey(agent, sp.newID())
 	task := p.Task
 	ss := subagent.Spec{RequesterKey: requesterKey, RequesterChannel: sessions.ChannelOf(requester), Label: p.Label,
 		Task: p.Task, Mode: mode, Cleanup: cleanup}
@@ -163,7 +164,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 	// Attachments are written before the run exists; a failure leaves nothing.
 	var receipt *attachments.Receipt
 	if len(p.Attachments) > 0 {
-		ac := e.cfg.Tools.SessionsSpawn.Attachments
+		ac := sp.cfg.Tools.SessionsSpawn.Attachments
 		if !ac.Enabled {
 			return api.SpawnResult{}, domain.Errorf(domain.CodeForbidden, "attachments are disabled for sessions_spawn (enable tools.sessions_spawn.attachments.enabled)")
 		}
@@ -171,8 +172,8 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 		if err != nil {
 			return api.SpawnResult{}, err
 		}
-		ws := e.cfg.Workspace(e.dir, agent)
-		r, dir, err := attachments.Materialize(ws, files, e.newID)
+		ws := sp.cfg.Workspace(sp.dir, agent)
+		r, dir, err := attachments.Materialize(ws, files, sp.newID)
 		if err != nil {
 			return api.SpawnResult{}, fsFailure("writing the attachments", err)
 		}
@@ -185,18 +186,18 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 
 	var forked []domain.Message
 	if p.Context == api.SpawnFork {
-		if forked, err = e.forkMessages(ctx, requesterKey); err != nil {
+		if forked, err = ForkMessages(ctx, sp.store, requesterKey); err != nil {
 			return api.SpawnResult{}, err
 		}
 	}
-	if err := e.admit(requesterKey, childKey); err != nil {
+	if err := sp.admit(requesterKey, childKey); err != nil {
 		return api.SpawnResult{}, err
 	}
 	spec := runspec.Spec{
 		Spec: runs.Spec{Prelude: forked,
 			UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(task),
 				Provenance: &domain.Provenance{Kind: domain.ProvenanceInterSession, SourceSessionKey: requesterKey,
-					SourceTool: api.ToolSessionsSpawn, SourceRunID: req.RunID}}},
+					SourceTool: api.ToolSessionsSpawn, SourceRunID: c.RunID}}},
 		System:      subagent.Context(requesterKey, childKey, p.Label),
 		Model:       model,
 		Thinking:    p.Thinking,
@@ -213,23 +214,23 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 	if err != nil {
 		return api.SpawnResult{}, err
 	}
-	now := e.nowMs()
+	now := sp.nowMs()
 	var (
 		run     domain.Run
 		created bool
 	)
-	err = e.admitSpawn(ctx, requesterKey, idem, func() (err error) {
-		run, created, err = e.rt.Submit(ctx, domain.Run{
+	err = sp.admitSpawn(ctx, requesterKey, idem, func() (err error) {
+		run, created, err = sp.rt.Submit(ctx, domain.Run{
 			SessionKey: childKey, AgentID: agent, Kind: domain.RunKindSubagent, Lane: domain.LaneSubagent,
-			ParentRunID: req.RunID, RequesterKey: requesterKey, IdempotencyKey: idem, Message: p.Task,
+			ParentRunID: c.RunID, RequesterKey: requesterKey, IdempotencyKey: idem, Message: p.Task,
 			TimeoutMs: int64(timeout) * 1000, Spec: rawSpec,
 		}, func(tx domain.Tx) error {
 			if _, err := tx.GetSession(requesterKey); err != nil {
-				if _, _, err := e.sessions.Ensure(tx, requesterKey, nil); err != nil {
+				if _, _, err := sp.sessions.Ensure(tx, requesterKey, nil); err != nil {
 					return err
 				}
 			}
-			_, _, err := e.sessions.Ensure(tx, childKey, func(s *domain.Session) {
+			_, _, err := sp.sessions.Ensure(tx, childKey, func(s *domain.Session) {
 				s.SpawnedBy = requesterKey
 				s.SpawnDepth = depth + 1
 				s.Sandboxed = childSandboxed || requesterSandboxed
@@ -265,8 +266,8 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 		}
 		return priorSpawn(run), nil
 	}
-	e.publishSession(childKey, "created")
-	e.log.Info("sessions_spawn", "requester", requesterKey, "child", childKey, "run", run.ID, "agent", agent, "model", model)
+	sp.publishSession(childKey, "created")
+	sp.log.Info("sessions_spawn", "requester", requesterKey, "child", childKey, "run", run.ID, "agent", agent, "model", model)
 	res := api.SpawnResult{Status: "accepted", ChildSessionKey: childKey, RunID: run.ID, Mode: mode, Note: subagent.Note, Attachments: receipt}
 	if !childBudget.IsZero() {
 		res.Budget = &childBudget
@@ -321,14 +322,14 @@ const spawnGateName = "spawn-limits"
 // idempotency key idem already names a run is a retry, not one more child:
 // it skips the limits, and start finds the first run (so two concurrent
 // calls with one key both answer the one child, even at the limit).
-func (e *Engine) admitSpawn(ctx context.Context, requesterKey, idem string, start func() error) error {
-	release, err := e.store.Gate(ctx, spawnGateName)
+func (sp *Spawner) admitSpawn(ctx context.Context, requesterKey, idem string, start func() error) error {
+	release, err := sp.store.Gate(ctx, spawnGateName)
 	if err != nil {
 		return err
 	}
 	defer release()
 	if idem != "" {
-		_, err := e.store.GetRunByIdempotencyKey(ctx, idem)
+		_, err := sp.store.GetRunByIdempotencyKey(ctx, idem)
 		if err == nil {
 			return start()
 		}
@@ -336,8 +337,8 @@ func (e *Engine) admitSpawn(ctx context.Context, requesterKey, idem string, star
 			return err
 		}
 	}
-	subs := e.cfg.Agents.Defaults.Subagents
-	active, err := e.store.ListRuns(ctx, domain.RunQuery{Kinds: []domain.RunKind{domain.RunKindSubagent}, Statuses: []domain.RunStatus{domain.RunQueued, domain.RunRunning}})
+	subs := sp.cfg.Agents.Defaults.Subagents
+	active, err := sp.store.ListRuns(ctx, domain.RunQuery{Kinds: []domain.RunKind{domain.RunKindSubagent}, Statuses: []domain.RunStatus{domain.RunQueued, domain.RunRunning}})
 	if err != nil {
 		return err
 	}
