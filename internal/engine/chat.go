@@ -114,7 +114,7 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 		msg = rest
 		row = nil // (read before the reset)
 	}
-	if err := e.admit(key); err != nil {
+	if err := e.guards.Admit(key); err != nil {
 		return api.ChatResult{}, err
 	}
 	spec := runspec.Spec{

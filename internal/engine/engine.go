@@ -22,6 +22,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/limits"
+
 	"github.com/switchboard-go/switchboard/internal/spawn"
 
 	"github.com/switchboard-go/switchboard/internal/a2a/remote"
@@ -118,7 +120,7 @@ type Engine struct {
 	dir        string
 	bus        *bus
 	deliveries *outbox.Worker
-	guards     *guards        // rate limits and the loop breaker (limits.go)
+	guards     *limits.Guards // rate limits and the loop breaker
 	remotes    *remote.Client // A2A client of a2a.remotes (remote.go)
 	budgets    budget.Ledger
 	reads      query.Reader
@@ -186,7 +188,8 @@ func New(opts Options) (*Engine, error) {
 	}
 	e.sessions = sessions.NewBook(sessions.Options{Store: opts.Store, Keys: e.keys, Config: cfg, Live: e.conf, Models: opts.Models,
 		Mirror: sm, Reads: e.reads, Stop: e.StopSession, Publish: e.bus.publish, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
-	e.guards = newGuards(cfg, opts.Now)
+	e.guards = limits.New(limits.Options{Config: cfg, Store: opts.Store, Keys: e.keys, Publish: e.bus.publish,
+		Poke: func() { e.deliveries.Poke() }, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
 	claimer, _ := opts.Cluster.(outbox.Claimer)
 	e.remotes = remote.New(remote.Options{HTTP: opts.A2AHTTPClient})
 	webhooks := map[string]string{}
@@ -199,7 +202,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	ob, err := outbox.Wire(outbox.Wiring{
 		Store: e.store, Channels: channels, SubagentAnnounce: outbox.DelivererFunc(func(ctx context.Context, it domain.OutboxItem) error { return e.spawner.DeliverAnnounce(ctx, it) }),
-		Hosted:   map[domain.OutboxKind]outbox.Deliverer{outboxHeldSend: outbox.DelivererFunc(e.deliverHeldSend)},
+		Hosted:   map[domain.OutboxKind]outbox.Deliverer{limits.OutboxHeldSend: outbox.DelivererFunc(e.deliverHeldSend)},
 		Archived: func(key string) { e.publishSession(key, "archived") },
 		Publish:  e.bus.publish, Logger: e.log, Now: e.now, Interval: opts.MaintenanceInterval, Claimer: claimer,
 	})
@@ -237,7 +240,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	e.rt = rt
 	e.spawner = spawn.New(spawn.Options{Store: opts.Store, Keys: e.keys, Config: cfg, Live: e.conf, Models: opts.Models,
-		Sessions: e.sessions, Budgets: e.budgets, Runs: rt, Admit: e.admit, Payer: e.payerFor, Published: e.publishSession,
+		Sessions: e.sessions, Budgets: e.budgets, Runs: rt, Admit: e.guards.Admit, Payer: e.payerFor, Published: e.publishSession,
 		StateDir: opts.StateDir, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
 	return e, nil
 }
@@ -276,7 +279,7 @@ func (e *Engine) Start(ctx context.Context) error {
 		return fmt.Errorf("engine: start: %w", err)
 	}
 	e.swept = swept
-	if err := e.restorePauses(ctx); err != nil {
+	if err := e.guards.Restore(ctx); err != nil {
 		return fmt.Errorf("engine: start: %w", err)
 	}
 	if err := e.rt.Start(ctx); err != nil {

@@ -120,10 +120,10 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 		e.log.Info("send blocked by session policy", "target", target, "reason", d.Reason)
 		return fail("error", "send blocked by session policy", display), nil
 	}
-	if err := e.admit(requesterKey, target); err != nil {
+	if err := e.guards.Admit(requesterKey, target); err != nil {
 		return api.SendResult{}, err
 	}
-	if res, held, err := e.holdOnLoop(ctx, req, requesterKey, target, display, chain, p.Message); held || err != nil {
+	if res, held, err := e.guards.HoldOnLoop(ctx, req.RunID, requesterKey, target, display, chain, p.Message); held || err != nil {
 		return res, err
 	}
 	if mode == api.SendNotify {
