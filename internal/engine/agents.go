@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 
+	"github.com/switchboard-go/switchboard/internal/send"
+
 	"github.com/switchboard-go/switchboard/internal/spawn"
 
 	"github.com/switchboard-go/switchboard/internal/api"
@@ -28,4 +30,14 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 	}
 	p.IdempotencyKey = req.scopeKey(api.OpSessionsSpawn, p.IdempotencyKey)
 	return e.spawner.Spawn(ctx, spawn.Caller{Key: req.key(e), Agent: req.agent(e), RunID: req.RunID}, p)
+}
+
+// send is sessions_send as req: the idempotency key scoped to req, then
+// package send.
+func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (api.SendResult, error) {
+	if p.IdempotencyKey == "" {
+		p.IdempotencyKey = req.IdempotencyKey
+	}
+	p.IdempotencyKey = req.scopeKey(api.OpSessionsSend, p.IdempotencyKey)
+	return e.sender.Send(ctx, send.Caller{Key: req.key(e), Agent: req.agent(e), Operator: req.Operator, RunID: req.RunID}, p)
 }

@@ -129,7 +129,7 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 	}
 	timeoutMs := int64(req.TimeoutSeconds) * 1000
 	if timeoutMs == 0 && e.sessions.IsRemote(e.keys.AgentOf(key)) {
-		timeoutMs = remoteRunTimeout().Milliseconds() // a remote that never answers (remote.go)
+		timeoutMs = sessions.RemoteRunTimeout().Milliseconds() // a remote that never answers (remote.go)
 	}
 	asChild, err := e.childOf(ctx, e.parentOf(req))
 	if err != nil {

@@ -22,6 +22,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/send"
+
 	"github.com/switchboard-go/switchboard/internal/limits"
 
 	"github.com/switchboard-go/switchboard/internal/spawn"
@@ -126,6 +128,7 @@ type Engine struct {
 	reads      query.Reader
 	sessions   *sessions.Book
 	spawner    *spawn.Spawner
+	sender     *send.Sender
 	channels   ChannelDeliverers
 
 	started bool
@@ -242,6 +245,9 @@ func New(opts Options) (*Engine, error) {
 	e.spawner = spawn.New(spawn.Options{Store: opts.Store, Keys: e.keys, Config: cfg, Live: e.conf, Models: opts.Models,
 		Sessions: e.sessions, Budgets: e.budgets, Runs: rt, Admit: e.guards.Admit, Payer: e.payerFor, Published: e.publishSession,
 		StateDir: opts.StateDir, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
+	e.sender = send.New(send.Options{Store: opts.Store, Keys: e.keys, Config: cfg, Live: e.conf, Reads: e.reads,
+		Sessions: e.sessions, Guards: e.guards, Runs: rt, Payer: e.payerFor, Published: e.publishSession,
+		Log: opts.Logger, Now: opts.Now})
 	return e, nil
 }
 

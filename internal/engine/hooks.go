@@ -132,7 +132,7 @@ func (h hooks) Finished(tx domain.Tx, run domain.Run, next func(domain.Run) (dom
 	switch run.Kind {
 	case domain.RunKindSend, domain.RunKindReply, domain.RunKindAnnounce:
 		if spec.A2A != nil {
-			return e.exchangeFollowUp(tx, run, spec, next)
+			return e.sender.FollowUp(tx, run, spec, next)
 		}
 	case domain.RunKindSubagent:
 		return e.spawner.Finished(tx, run, spec)

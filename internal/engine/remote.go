@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/switchboard-go/switchboard/internal/a2a/remote"
 	"github.com/switchboard-go/switchboard/internal/api"
@@ -23,11 +22,6 @@ import (
 // in context remote.ContextID(key), and the remote's answer is the run's
 // reply. The exchange has no reply-back turns and no announce step: those
 // are switchboard-local steps, and the remote runs its own side.
-
-// remoteRunTimeout bounds a run waiting for a remote agent (the longest a
-// sessions_send may wait): a remote that never answers does not hold a
-// lane forever.
-func remoteRunTimeout() time.Duration { return time.Duration(api.SendTimeout.Max) * time.Second }
 
 // remoteOf returns the remote agent named id, when id is one.
 func (e *Engine) remoteOf(id string) (remote.Remote, bool) {

@@ -270,7 +270,7 @@ func TestSessionStatusOfARemoteAgentsSession(t *testing.T) {
 func TestChatIntoARemoteSession(t *testing.T) {
 	h, f := remoteHarness(t, nil, nil)
 	r := h.chat("agent:planner:direct", "hello remote")
-	if r.Status != domain.RunOK || r.Reply != "fake echo: hello remote" || r.TimeoutMs != remoteRunTimeout().Milliseconds() {
+	if r.Status != domain.RunOK || r.Reply != "fake echo: hello remote" || r.TimeoutMs != sessions.RemoteRunTimeout().Milliseconds() {
 		t.Fatalf("chat run = %s %q timeoutMs=%d %s", r.Status, r.Reply, r.TimeoutMs, r.Error)
 	}
 	if got := f.Received(); len(got) != 1 || got[0].ContextID != "direct" {

@@ -2,32 +2,12 @@ package engine
 
 import (
 	"context"
-	"time"
 
 	"github.com/switchboard-go/switchboard/internal/budget"
 	"github.com/switchboard-go/switchboard/internal/runspec"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 )
-
-// deadlineMargin is kept back from a run's deadline when a wait inside it
-// is clamped, so the wait answers before the run itself is stopped.
-const deadlineMargin = 50 * time.Millisecond
-
-// clampToDeadline shortens a wait made inside a run to the run's
-// remaining time (its context's deadline: runTimeoutSeconds or a seconds
-// budget above it).
-func clampToDeadline(ctx context.Context, wait time.Duration, inRun bool) time.Duration {
-	d, ok := ctx.Deadline()
-	if !ok || !inRun {
-		return wait
-	}
-	left := time.Until(d) - deadlineMargin
-	if left < wait {
-		return max(left, time.Millisecond)
-	}
-	return wait
-}
 
 // UsageReport sums the usage ledger (operator only).
 func (e *Engine) UsageReport(ctx context.Context, p api.Principal, r api.UsageRequest) (api.UsageResult, error) {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/query"
@@ -20,6 +21,11 @@ import (
 // RemoteChannel is the channel recorded on the local sessions of remote
 // A2A agents.
 const RemoteChannel = "a2a"
+
+// RemoteRunTimeout bounds a run of a remote agent's local session (the
+// longest a sessions_send may wait): a remote that never answers does
+// not hold a lane forever.
+func RemoteRunTimeout() time.Duration { return time.Duration(api.SendTimeout.Max) * time.Second }
 
 // Models is what the book needs of the model registry.
 type Models interface {
