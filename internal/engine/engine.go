@@ -1,17 +1,20 @@
 // Package engine is switchboard's facade behind api.Service, the one
 // contract every surface calls (the CLI, the WebSocket gateway, the HTTP
 // API, MCP and the web UI). It owns the gate (service*.go: scopes,
-// binding, requester resolution), the operations behind it (chat.go,
-// commands.go, sessions.go, resolve.go, runs.go, send.go, spawn.go,
-// agents.go, list.go), the wiring of the runtime (hooks.go: what a run
-// sees and what follows its end) and of the outbox worker (outbox.go), and
-// the event bus (bus.go).
+// binding, requester resolution, idempotency scoping), the chat turn
+// (chat.go, deliver.go), the runtime's hooks (hooks.go: what a run sees
+// and what follows its end), the event bus (bus.go), and it wires the
+// packages that carry the operations out.
 //
-// What it reads and decides lives in packages named for what they hold:
-// who may see what and the read models in package query, spend bounds in
-// package budget, where a reply goes in package delivery; what follows a
-// run is decided by package exchange (agent-to-agent) and package subagent,
-// and package outbox delivers what a transaction enqueued.
+// Those live in packages named for what they hold: session rows and
+// references in package sessions, sessions_send and its exchange in
+// package send, sessions_spawn and a sub-agent's end in package spawn,
+// rate limits and the loop breaker in package limits, the stored run spec
+// in package runspec, idempotency keys in package idempotency, the live
+// configuration in package reload; who may see what and the read models
+// in package query, spend bounds in package budget, where a reply goes in
+// package delivery; runs themselves in package runs, and package outbox
+// delivers what a transaction enqueued.
 package engine
 
 import (
