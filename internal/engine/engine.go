@@ -92,8 +92,8 @@ type Options struct {
 	// QuickGrace is runs.Options.QuickGrace (0: the default).
 	QuickGrace time.Duration
 	// Cluster coordinates this engine with the other replicas on its
-	// store (nil: alone on it). When it also claims outbox items
-	// (outbox.Claimer), every item is delivered by one replica.
+	// store (nil: alone on it). When it also takes outbox items
+	// (outbox.Taker), every item is delivered by one replica.
 	Cluster replica.Cluster
 	// A2AHTTPClient carries requests to the remote A2A agents of
 	// a2a.remotes (default: a client without a timeout; each send's run
@@ -196,7 +196,7 @@ func New(opts Options) (*Engine, error) {
 		Mirror: sm, Reads: e.reads, Stop: e.StopSession, Publish: e.bus.publish, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
 	e.guards = limits.New(limits.Options{Config: cfg, Store: opts.Store, Keys: e.keys, Publish: e.bus.publish,
 		Poke: func() { e.deliveries.Poke() }, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
-	claimer, _ := opts.Cluster.(outbox.Claimer)
+	taker, _ := opts.Cluster.(outbox.Taker)
 	e.remotes = remote.New(remote.Options{HTTP: opts.A2AHTTPClient})
 	webhooks := map[string]string{}
 	for name, ch := range e.cfg.Channels.Webhook {
@@ -210,7 +210,7 @@ func New(opts Options) (*Engine, error) {
 		Store: e.store, Channels: channels, SubagentAnnounce: outbox.DelivererFunc(func(ctx context.Context, it domain.OutboxItem) error { return e.spawner.DeliverAnnounce(ctx, it) }),
 		Hosted:   map[domain.OutboxKind]outbox.Deliverer{limits.OutboxHeldSend: outbox.DelivererFunc(e.deliverHeldSend)},
 		Archived: func(key string) { e.publishSession(key, "archived") },
-		Publish:  e.bus.publish, Logger: e.log, Now: e.now, Interval: opts.MaintenanceInterval, Claimer: claimer,
+		Publish:  e.bus.publish, Logger: e.log, Now: e.now, Interval: opts.MaintenanceInterval, Taker: taker,
 	})
 	if err != nil {
 		return nil, err

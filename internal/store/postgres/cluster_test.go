@@ -234,16 +234,16 @@ func TestClusterClaimsOutboxOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := c1.ClaimOutbox(t.Context(), 100, 2)
+	first, err := c1.TakeOutbox(t.Context(), 100, 2)
 	if err != nil || len(first) != 2 {
 		t.Fatalf("first claim: %d items, %v", len(first), err)
 	}
-	second, err := c2.ClaimOutbox(t.Context(), 100, 10)
+	second, err := c2.TakeOutbox(t.Context(), 100, 10)
 	if err != nil || len(second) != 1 || second[0].IdempotencyKey != "o3" {
 		t.Fatalf("second claim: %+v %v, want o3 only", second, err)
 	}
 	// Past the claim lease they are due again (their worker died).
-	again, err := c2.ClaimOutbox(t.Context(), 100+int64(outboxLeaseFactor*5*time.Second/time.Millisecond), 10)
+	again, err := c2.TakeOutbox(t.Context(), 100+int64(outboxLeaseFactor*5*time.Second/time.Millisecond), 10)
 	if err != nil || len(again) != 3 {
 		t.Fatalf("claim after the lease: %d items, %v, want 3", len(again), err)
 	}
