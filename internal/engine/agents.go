@@ -3,13 +3,10 @@ package engine
 import (
 	"context"
 
-	"github.com/switchboard-go/switchboard/internal/send"
-
-	"github.com/switchboard-go/switchboard/internal/spawn"
-
 	"github.com/switchboard-go/switchboard/internal/api"
-
 	"github.com/switchboard-go/switchboard/internal/policy"
+	"github.com/switchboard-go/switchboard/internal/send"
+	"github.com/switchboard-go/switchboard/internal/spawn"
 )
 
 // agentsList lists the agents req may spawn under.

@@ -8,11 +8,10 @@ import (
 	"context"
 	"errors"
 
-	"github.com/switchboard-go/switchboard/internal/delivery"
-	"github.com/switchboard-go/switchboard/internal/runspec"
-
 	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/delivery"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/runspec"
 )
 
 // A caller's key is scoped to (principal, requester, operation) by the

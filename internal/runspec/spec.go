@@ -7,8 +7,8 @@ package runspec
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/switchboard-go/switchboard/internal/delivery"
 
+	"github.com/switchboard-go/switchboard/internal/delivery"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/exchange"
 	"github.com/switchboard-go/switchboard/internal/runs"

@@ -8,17 +8,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/delivery"
+	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/exchange"
 	"github.com/switchboard-go/switchboard/internal/idempotency"
+	"github.com/switchboard-go/switchboard/internal/policy"
 	"github.com/switchboard-go/switchboard/internal/query"
 	"github.com/switchboard-go/switchboard/internal/runs"
 	"github.com/switchboard-go/switchboard/internal/runspec"
 	"github.com/switchboard-go/switchboard/internal/sessions"
-
-	"github.com/switchboard-go/switchboard/internal/api"
-	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/exchange"
-	"github.com/switchboard-go/switchboard/internal/policy"
 	"github.com/switchboard-go/switchboard/internal/tracing"
 )
 

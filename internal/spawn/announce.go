@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/switchboard-go/switchboard/internal/delivery"
-	"github.com/switchboard-go/switchboard/internal/runspec"
-	"github.com/switchboard-go/switchboard/internal/sessions"
-
 	"github.com/switchboard-go/switchboard/internal/attachments"
+	"github.com/switchboard-go/switchboard/internal/delivery"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/outbox"
 	"github.com/switchboard-go/switchboard/internal/runs"
+	"github.com/switchboard-go/switchboard/internal/runspec"
+	"github.com/switchboard-go/switchboard/internal/sessions"
 	"github.com/switchboard-go/switchboard/internal/subagent"
 )
 

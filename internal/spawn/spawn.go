@@ -6,17 +6,16 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/switchboard-go/switchboard/internal/budget"
-	"github.com/switchboard-go/switchboard/internal/idempotency"
-	"github.com/switchboard-go/switchboard/internal/runs"
-	"github.com/switchboard-go/switchboard/internal/runspec"
-	"github.com/switchboard-go/switchboard/internal/sessions"
-
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/attachments"
+	"github.com/switchboard-go/switchboard/internal/budget"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/idempotency"
 	"github.com/switchboard-go/switchboard/internal/policy"
+	"github.com/switchboard-go/switchboard/internal/runs"
+	"github.com/switchboard-go/switchboard/internal/runspec"
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
+	"github.com/switchboard-go/switchboard/internal/sessions"
 	"github.com/switchboard-go/switchboard/internal/subagent"
 	"github.com/switchboard-go/switchboard/internal/tracing"
 )
