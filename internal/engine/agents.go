@@ -4,9 +4,9 @@ import (
 	"context"
 
 	"github.com/switchboard-go/switchboard/internal/api"
-
-	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/policy"
+	"github.com/switchboard-go/switchboard/internal/send"
+	"github.com/switchboard-go/switchboard/internal/spawn"
 )
 
 // agentsList lists the agents req may spawn under.
@@ -16,48 +16,25 @@ func (e *Engine) agentsList(req Requester) policy.AgentsListResult {
 
 // Children lists the sub-agent runs a session spawned, newest first.
 func (e *Engine) Children(ctx context.Context, requesterKey string) ([]api.ChildRow, error) {
-	rows, err := e.store.ListSessions(ctx, domain.SessionQuery{SpawnedBy: requesterKey, IncludeArchived: true, Limit: 500})
-	if err != nil {
-		return nil, err
+	return e.spawner.Children(ctx, requesterKey)
+}
+
+// spawn is sessions_spawn as req: the idempotency key scoped to req, then
+// package spawn.
+func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (api.SpawnResult, error) {
+	if p.IdempotencyKey == "" {
+		p.IdempotencyKey = req.IdempotencyKey
 	}
-	out := []api.ChildRow{}
-	for _, s := range rows {
-		runs, err := e.store.ListRuns(ctx, domain.RunQuery{SessionKey: s.Key, Kinds: []domain.RunKind{domain.RunKindSubagent}, Limit: 1})
-		if err != nil {
-			return nil, err
-		}
-		if len(runs) == 0 {
-			continue
-		}
-		r := runs[0]
-		c := api.ChildRow{RunID: r.ID, ChildSessionKey: s.Key, Label: s.Label, Status: r.Status, StartedAt: r.StartedAt,
-			EndedAt: r.EndedAt, TotalTokens: s.TotalTokens, Error: r.Error}
-		if r.EndedAt > 0 && r.StartedAt > 0 {
-			c.RuntimeMs = r.EndedAt - r.StartedAt
-		}
-		if p, ok := e.rt.SessionProgress(s.Key); ok {
-			c.Progress = &p
-		}
-		out = append(out, c)
+	p.IdempotencyKey = req.scopeKey(api.OpSessionsSpawn, p.IdempotencyKey)
+	return e.spawner.Spawn(ctx, spawn.Caller{Key: req.key(e), Agent: req.agent(e), RunID: req.RunID}, p)
+}
+
+// send is sessions_send as req: the idempotency key scoped to req, then
+// package send.
+func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (api.SendResult, error) {
+	if p.IdempotencyKey == "" {
+		p.IdempotencyKey = req.IdempotencyKey
 	}
-	if len(rows) > 0 {
-		keys := make([]string, len(out))
-		for i, c := range out {
-			keys[i] = c.ChildSessionKey
-		}
-		accts, err := e.store.GetAccounts(ctx, keys)
-		if err != nil {
-			return nil, err
-		}
-		for i := range out {
-			a := accts[out[i].ChildSessionKey]
-			u := a.Usage
-			out[i].Usage = &u
-			if !a.Budget.IsZero() {
-				b := a.Budget
-				out[i].Budget = &b
-			}
-		}
-	}
-	return out, nil
+	p.IdempotencyKey = req.scopeKey(api.OpSessionsSend, p.IdempotencyKey)
+	return e.sender.Send(ctx, send.Caller{Key: req.key(e), Agent: req.agent(e), Operator: req.Operator, RunID: req.RunID}, p)
 }

@@ -3,10 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/switchboard-go/switchboard/internal/budget"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/budget"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/config"

@@ -3,11 +3,13 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/switchboard-go/switchboard/internal/budget"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/budget"
+	"github.com/switchboard-go/switchboard/internal/runspec"
 
 	"pgregory.net/rapid"
 
@@ -129,7 +131,7 @@ func checkBudgetProperty(t *rapid.T, h *harness, checked map[string]bool) {
 	// chain and its payer's.
 	pools := func(r domain.Run) []domain.Account {
 		var out []domain.Account
-		spec, err := decodeSpec(r)
+		spec, err := runspec.Decode(r)
 		if err != nil {
 			t.Fatal(err)
 		}

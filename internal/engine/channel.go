@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"errors"
-	"github.com/switchboard-go/switchboard/internal/delivery"
 	"slices"
 	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/delivery"
+	"github.com/switchboard-go/switchboard/internal/sessions"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -17,7 +19,7 @@ import (
 // internal, the A2A surface's channel, and the messaging channels of
 // OpenClaw's registry, whose names clients and imported stores carry.
 var builtinChannels = []string{
-	"webchat", sessionkey.ChannelInternal, RemoteChannel,
+	"webchat", sessionkey.ChannelInternal, sessions.RemoteChannel,
 	"whatsapp", "telegram", "discord", "signal", "imessage", "slack", "irc", "googlechat",
 }
 

@@ -2,9 +2,14 @@ package engine
 
 import (
 	"context"
-	"github.com/switchboard-go/switchboard/internal/runs"
 	"slices"
 	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/sessions"
+
+	"github.com/switchboard-go/switchboard/internal/idempotency"
+	"github.com/switchboard-go/switchboard/internal/runs"
+	"github.com/switchboard-go/switchboard/internal/runspec"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -36,7 +41,7 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 	if err != nil {
 		return api.ChatResult{}, err
 	}
-	if res, handled, err := e.command(ctx, key, channel, req.SenderID, msg); handled || err != nil {
+	if res, handled, err := e.sessions.Command(ctx, key, channel, req.SenderID, msg); handled || err != nil {
 		return res, err
 	}
 	if req.Model != "" {
@@ -48,7 +53,7 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 		model := req.Model
 		if model == "" {
 			if s, err := e.store.GetSession(ctx, key); err == nil {
-				model = e.modelFor(s)
+				model = e.sessions.ModelFor(s)
 			} else {
 				model = e.conf().AgentModel(e.keys.AgentOf(key))
 			}
@@ -57,7 +62,7 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 			return api.ChatResult{}, err
 		}
 	}
-	facts, row, err := e.sessionFactsRow(ctx, key)
+	facts, row, err := e.sessions.FactsRow(ctx, key)
 	if err != nil {
 		return api.ChatResult{}, err
 	}
@@ -80,51 +85,51 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 		// chat and the CLI, whatever kind the run records.
 		idem = string(domain.RunKindChat) + ":" + req.IdempotencyKey
 	}
-	fingerprint := api.Fingerprint(chatWork{SessionKey: key, Message: msg, Channel: channel, Model: req.Model,
+	fingerprint := api.Fingerprint(idempotency.ChatWork{SessionKey: key, Message: msg, Channel: channel, Model: req.Model,
 		Thinking: req.Thinking, ExtraSystem: req.ExtraSystem, Deliver: deliver})
-	if _, resets := resetRemainder(msg); resets {
+	if _, resets := sessions.ResetRemainder(msg); resets {
 		// Held until the run commits: a duplicate must not pass the lookup
 		// while this call resets the session (idem_gate.go). Other chats
 		// need no gate, the store dedupes their run by key (CreateRun),
 		// so the common turn pays no lock (a round trip each way on
 		// PostgreSQL).
-		unlockIdem, err := e.lockIdem(ctx, idem)
+		unlockIdem, err := idempotency.Lock(ctx, e.store, idem)
 		if err != nil {
 			return api.ChatResult{}, err
 		}
 		defer unlockIdem()
 	}
-	if prior, found, err := e.priorRun(ctx, idem, fingerprint); err != nil || found {
+	if prior, found, err := idempotency.Prior(ctx, e.store, idem, fingerprint); err != nil || found {
 		if err != nil {
 			return api.ChatResult{}, err
 		}
 		return api.ChatResult{Run: prior, SessionKey: prior.SessionKey}, nil
 	}
-	if rest, ok := resetRemainder(msg); ok {
+	if rest, ok := sessions.ResetRemainder(msg); ok {
 		// The fingerprint above keeps the whole message, so a retry finds
 		// this run instead of resetting again.
-		if _, err := e.reset(ctx, key); err != nil {
+		if _, err := e.sessions.Reset(ctx, key); err != nil {
 			return api.ChatResult{}, err
 		}
 		msg = rest
 		row = nil // (read before the reset)
 	}
-	if err := e.admit(key); err != nil {
+	if err := e.guards.Admit(key); err != nil {
 		return api.ChatResult{}, err
 	}
-	spec := runSpec{
+	spec := runspec.Spec{
 		Spec: runs.Spec{UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(msg),
 			Provenance: &domain.Provenance{Kind: domain.ProvenanceExternalUser, SourceChannel: channel}}},
 		System: req.ExtraSystem, Model: req.Model, Thinking: req.Thinking, Fingerprint: fingerprint,
 		Chain: slices.Clone(req.Chain), Deliver: deliver, TraceParent: tracing.Root(ctx, "chat"),
 	}
-	raw, err := encodeSpec(spec)
+	raw, err := runspec.Encode(spec)
 	if err != nil {
 		return api.ChatResult{}, err
 	}
 	timeoutMs := int64(req.TimeoutSeconds) * 1000
-	if timeoutMs == 0 && e.isRemote(e.keys.AgentOf(key)) {
-		timeoutMs = remoteRunTimeout().Milliseconds() // a remote that never answers (remote.go)
+	if timeoutMs == 0 && e.sessions.IsRemote(e.keys.AgentOf(key)) {
+		timeoutMs = sessions.RemoteRunTimeout().Milliseconds() // a remote that never answers (remote.go)
 	}
 	asChild, err := e.childOf(ctx, e.parentOf(req))
 	if err != nil {
@@ -133,8 +138,8 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 	created := false
 	run, fresh, err := e.rt.SubmitSpec(ctx, domain.Run{SessionKey: key, AgentID: e.keys.AgentOf(key), Kind: kind,
 		Lane: domain.LaneMain, IdempotencyKey: idem, Message: msg, Spec: raw, TimeoutMs: timeoutMs},
-		spec.runtimeSpec(), row, func(tx domain.Tx) error {
-			s, isNew, err := e.ensureSession(tx, key, func(s *domain.Session) {
+		spec.Runtime(), row, func(tx domain.Tx) error {
+			s, isNew, err := e.sessions.Ensure(tx, key, func(s *domain.Session) {
 				if s.Channel == "" {
 					s.Channel = channel
 				}
@@ -153,7 +158,7 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 		return api.ChatResult{}, err
 	}
 	if !fresh {
-		if err := sameWork(run, fingerprint); err != nil {
+		if err := idempotency.SameWork(run, fingerprint); err != nil {
 			return api.ChatResult{}, err
 		}
 	}

@@ -3,10 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/switchboard-go/switchboard/internal/api"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/api"
 
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"

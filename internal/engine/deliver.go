@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/runspec"
 
 	"github.com/switchboard-go/switchboard/internal/delivery"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -22,7 +23,7 @@ var errDeliveryExists = errors.New("delivery already queued")
 // checkSendPolicy refuses, for good, a channel message to a session whose
 // send policy denies it (a session that cannot be read is not refused).
 func (e *Engine) checkSendPolicy(ctx context.Context, it domain.OutboxItem) error {
-	facts, err := e.sessionFacts(ctx, it.SessionKey)
+	facts, err := e.sessions.Facts(ctx, it.SessionKey)
 	if err != nil {
 		return nil
 	}
@@ -43,7 +44,7 @@ func (e *Engine) queueDelivery(ctx context.Context, req api.DeliverRequest) (dom
 	if err != nil {
 		return domain.OutboxItem{}, err
 	}
-	facts, err := e.sessionFacts(ctx, key)
+	facts, err := e.sessions.Facts(ctx, key)
 	if err != nil {
 		return domain.OutboxItem{}, err
 	}
@@ -76,7 +77,7 @@ func (e *Engine) queueDelivery(ctx context.Context, req api.DeliverRequest) (dom
 		if !fresh {
 			return domain.Session{}, errDeliveryExists
 		}
-		s, made, err := e.ensureSession(tx, key, nil)
+		s, made, err := e.sessions.Ensure(tx, key, nil)
 		created = made
 		return s, err
 	})
@@ -122,7 +123,7 @@ func (e *Engine) chatDelivered(tx domain.Tx, run domain.Run) error {
 	if run.Status != domain.RunOK || !bytes.Contains(run.Spec, delivery.SpecKey) {
 		return nil
 	}
-	spec, err := decodeSpec(run)
+	spec, err := runspec.Decode(run)
 	if err != nil || spec.Deliver == nil {
 		return nil
 	}

@@ -1,29 +1,40 @@
 // Package engine is switchboard's facade behind api.Service, the one
 // contract every surface calls (the CLI, the WebSocket gateway, the HTTP
 // API, MCP and the web UI). It owns the gate (service*.go: scopes,
-// binding, requester resolution), the operations behind it (chat.go,
-// commands.go, sessions.go, resolve.go, runs.go, send.go, spawn.go,
-// agents.go, list.go), the wiring of the runtime (hooks.go: what a run
-// sees and what follows its end) and of the outbox worker (outbox.go), and
-// the event bus (bus.go).
+// binding, requester resolution, idempotency scoping), the chat turn
+// (chat.go, deliver.go), the runtime's hooks (hooks.go: what a run sees
+// and what follows its end), the event bus (bus.go), and it wires the
+// packages that carry the operations out.
 //
-// What it reads and decides lives in packages named for what they hold:
-// who may see what and the read models in package query, spend bounds in
-// package budget, where a reply goes in package delivery; what follows a
-// run is decided by package exchange (agent-to-agent) and package subagent,
-// and package outbox delivers what a transaction enqueued.
+// Those live in packages named for what they hold: session rows and
+// references in package sessions, sessions_send and its exchange in
+// package send, sessions_spawn and a sub-agent's end in package spawn,
+// rate limits and the loop breaker in package limits, the stored run spec
+// in package runspec, idempotency keys in package idempotency, the live
+// configuration in package reload; who may see what and the read models
+// in package query, spend bounds in package budget, where a reply goes in
+// package delivery; runs themselves in package runs, and package outbox
+// delivers what a transaction enqueued.
 package engine
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/switchboard-go/switchboard/internal/a2a/remote"
-	"github.com/switchboard-go/switchboard/internal/replica"
 	"log/slog"
 	"net/http"
-	"sync/atomic"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/send"
+
+	"github.com/switchboard-go/switchboard/internal/limits"
+
+	"github.com/switchboard-go/switchboard/internal/spawn"
+
+	"github.com/switchboard-go/switchboard/internal/a2a/remote"
+	"github.com/switchboard-go/switchboard/internal/reload"
+	"github.com/switchboard-go/switchboard/internal/replica"
+	"github.com/switchboard-go/switchboard/internal/sessions"
 
 	"github.com/switchboard-go/switchboard/internal/budget"
 	"github.com/switchboard-go/switchboard/internal/config"
@@ -81,8 +92,8 @@ type Options struct {
 	// QuickGrace is runs.Options.QuickGrace (0: the default).
 	QuickGrace time.Duration
 	// Cluster coordinates this engine with the other replicas on its
-	// store (nil: alone on it). When it also claims outbox items
-	// (outbox.Claimer), every item is delivered by one replica.
+	// store (nil: alone on it). When it also takes outbox items
+	// (outbox.Taker), every item is delivered by one replica.
 	Cluster replica.Cluster
 	// A2AHTTPClient carries requests to the remote A2A agents of
 	// a2a.remotes (default: a client without a timeout; each send's run
@@ -102,7 +113,7 @@ type ChannelDeliverers interface {
 // it and waits for everything it started.
 type Engine struct {
 	cfg        *config.Config
-	live       atomic.Pointer[config.Config] // cfg with a Reload's live keys (reload.go)
+	live       *reload.Live // cfg with a Reload's live keys
 	store      domain.Store
 	models     Models
 	mirror     Mirror
@@ -114,10 +125,13 @@ type Engine struct {
 	dir        string
 	bus        *bus
 	deliveries *outbox.Worker
-	guards     *guards        // rate limits and the loop breaker (limits.go)
+	guards     *limits.Guards // rate limits and the loop breaker
 	remotes    *remote.Client // A2A client of a2a.remotes (remote.go)
 	budgets    budget.Ledger
 	reads      query.Reader
+	sessions   *sessions.Book
+	spawner    *spawn.Spawner
+	sender     *send.Sender
 	channels   ChannelDeliverers
 
 	started bool
@@ -170,11 +184,19 @@ func New(opts Options) (*Engine, error) {
 		hold:     opts.HoldDeliveries || opts.HoldRuns,
 		channels: opts.Channels,
 	}
+	e.live = reload.New(cfg, func(ref string) error { _, _, err := opts.Models.Resolve(ref); return err })
 	e.budgets = budget.Ledger{Store: opts.Store, Config: e.conf, Now: opts.Now,
 		Progress: func(key string) (domain.Progress, bool) { return e.rt.SessionProgress(key) }}
 	e.reads = query.Reader{Store: opts.Store, Keys: e.keys, Config: e.conf, Now: opts.Now}
-	e.guards = newGuards(cfg, opts.Now)
-	claimer, _ := opts.Cluster.(outbox.Claimer)
+	var sm sessions.Mirror
+	if opts.Mirror != nil {
+		sm = opts.Mirror
+	}
+	e.sessions = sessions.NewBook(sessions.Options{Store: opts.Store, Keys: e.keys, Config: cfg, Live: e.conf, Models: opts.Models,
+		Mirror: sm, Reads: e.reads, Stop: e.StopSession, Publish: e.bus.publish, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
+	e.guards = limits.New(limits.Options{Config: cfg, Store: opts.Store, Keys: e.keys, Publish: e.bus.publish,
+		Poke: func() { e.deliveries.Poke() }, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
+	taker, _ := opts.Cluster.(outbox.Taker)
 	e.remotes = remote.New(remote.Options{HTTP: opts.A2AHTTPClient})
 	webhooks := map[string]string{}
 	for name, ch := range e.cfg.Channels.Webhook {
@@ -185,10 +207,10 @@ func New(opts Options) (*Engine, error) {
 		channels.External = e.channels.Deliverer
 	}
 	ob, err := outbox.Wire(outbox.Wiring{
-		Store: e.store, Channels: channels, SubagentAnnounce: outbox.DelivererFunc(e.deliverSubagentAnnounce),
-		Hosted:   map[domain.OutboxKind]outbox.Deliverer{outboxHeldSend: outbox.DelivererFunc(e.deliverHeldSend)},
+		Store: e.store, Channels: channels, SubagentAnnounce: outbox.DelivererFunc(func(ctx context.Context, it domain.OutboxItem) error { return e.spawner.DeliverAnnounce(ctx, it) }),
+		Hosted:   map[domain.OutboxKind]outbox.Deliverer{limits.OutboxHeldSend: outbox.DelivererFunc(e.deliverHeldSend)},
 		Archived: func(key string) { e.publishSession(key, "archived") },
-		Publish:  e.bus.publish, Logger: e.log, Now: e.now, Interval: opts.MaintenanceInterval, Claimer: claimer,
+		Publish:  e.bus.publish, Logger: e.log, Now: e.now, Interval: opts.MaintenanceInterval, Taker: taker,
 	})
 	if err != nil {
 		return nil, err
@@ -223,12 +245,32 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e.rt = rt
+	e.spawner = spawn.New(spawn.Options{Store: opts.Store, Keys: e.keys, Config: cfg, Live: e.conf, Models: opts.Models,
+		Sessions: e.sessions, Budgets: e.budgets, Runs: rt, Admit: e.guards.Admit, Payer: e.payerFor, Published: e.publishSession,
+		StateDir: opts.StateDir, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
+	e.sender = send.New(send.Options{Store: opts.Store, Keys: e.keys, Config: cfg, Live: e.conf, Reads: e.reads,
+		Sessions: e.sessions, Guards: e.guards, Runs: rt, Payer: e.payerFor, Published: e.publishSession,
+		Log: opts.Logger, Now: opts.Now})
 	return e, nil
 }
 
 // Config returns the engine's configuration in effect (read-only; a
 // Reload's live keys included).
 func (e *Engine) Config() *config.Config { return e.conf() }
+
+// conf is the configuration in effect (package reload).
+func (e *Engine) conf() *config.Config { return e.live.Config() }
+
+// Reload applies the live keys of next (a validated configuration) to the
+// running engine (reload.Live.Apply): it returns the live keys that
+// changed and the changed keys that need a restart.
+func (e *Engine) Reload(next *config.Config) (applied, needRestart []string, err error) {
+	return e.live.Apply(next)
+}
+
+// LiveKeys lists the configuration keys Reload applies to a running
+// engine (the rest needs a restart).
+func LiveKeys() []string { return reload.Keys() }
 
 // Store returns the engine's store (for read-only surfaces such as metrics).
 func (e *Engine) Store() domain.Store { return e.store }
@@ -246,7 +288,7 @@ func (e *Engine) Start(ctx context.Context) error {
 		return fmt.Errorf("engine: start: %w", err)
 	}
 	e.swept = swept
-	if err := e.restorePauses(ctx); err != nil {
+	if err := e.guards.Restore(ctx); err != nil {
 		return fmt.Errorf("engine: start: %w", err)
 	}
 	if err := e.rt.Start(ctx); err != nil {

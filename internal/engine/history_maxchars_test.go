@@ -2,9 +2,10 @@ package engine
 
 import (
 	"context"
-	"github.com/switchboard-go/switchboard/internal/api"
 	"strings"
 	"testing"
+
+	"github.com/switchboard-go/switchboard/internal/api"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 )

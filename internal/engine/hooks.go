@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/switchboard-go/switchboard/internal/delivery"
 	"strings"
+
+	"github.com/switchboard-go/switchboard/internal/delivery"
+	"github.com/switchboard-go/switchboard/internal/runspec"
+	"github.com/switchboard-go/switchboard/internal/sessions"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/attachments"
@@ -49,7 +52,7 @@ func (e *Engine) toolsFor(s domain.Session) []string {
 
 func (h hooks) Prepare(ctx context.Context, run domain.Run, sess domain.Session) (runs.Plan, error) {
 	e := h.e
-	spec, err := decodePlanSpec(run)
+	spec, err := runspec.DecodePlan(run)
 	if err != nil {
 		return runs.Plan{}, err
 	}
@@ -72,7 +75,7 @@ func (h hooks) Prepare(ctx context.Context, run domain.Run, sess domain.Session)
 	}
 	model := spec.Model
 	if model == "" {
-		model = e.modelFor(sess)
+		model = e.sessions.ModelFor(sess)
 	}
 	thinking := spec.Thinking
 	if thinking == "" {
@@ -85,7 +88,7 @@ func (h hooks) Prepare(ctx context.Context, run domain.Run, sess domain.Session)
 		Tools:    tools.Specs(e.toolsFor(sess)...),
 		ToolContext: domain.ToolCallContext{
 			SessionKey: sess.Key, AgentID: sess.AgentID, ParentRunID: run.ParentRunID,
-			Sandboxed: e.sandboxed(sess), SpawnDepth: sess.SpawnDepth, Channel: e.channelOf(sess),
+			Sandboxed: e.sandboxed(sess), SpawnDepth: sess.SpawnDepth, Channel: sessions.ChannelOf(sess),
 		},
 	}, nil
 }
@@ -114,12 +117,12 @@ func (h hooks) Finished(tx domain.Tx, run domain.Run, next func(domain.Run) (dom
 		// (requesterDelivery), delivers its reply when it asks to.
 		return e.chatDelivered(tx, run)
 	}
-	if !followsUp(run.Kind) {
+	if !runspec.FollowsUp(run.Kind) {
 		// No follow-up work: the spec is not decoded here, on the store's
 		// writer goroutine (a chat turn's end).
 		return nil
 	}
-	spec, err := decodeSpec(run)
+	spec, err := runspec.Decode(run)
 	if err != nil {
 		// The run has ended (Prepare refused this spec when it started);
 		// its follow-up work cannot be known, so none starts.
@@ -129,10 +132,10 @@ func (h hooks) Finished(tx domain.Tx, run domain.Run, next func(domain.Run) (dom
 	switch run.Kind {
 	case domain.RunKindSend, domain.RunKindReply, domain.RunKindAnnounce:
 		if spec.A2A != nil {
-			return e.exchangeFollowUp(tx, run, spec, next)
+			return e.sender.FollowUp(tx, run, spec, next)
 		}
 	case domain.RunKindSubagent:
-		return e.subagentFinished(tx, run, spec)
+		return e.spawner.Finished(tx, run, spec)
 	}
 	return nil
 }

@@ -3,9 +3,10 @@ package engine
 import (
 	"context"
 	"errors"
-	"github.com/switchboard-go/switchboard/internal/api"
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/api"
 
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"

@@ -8,9 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-go/switchboard/internal/spawn"
+
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/runspec"
 )
 
 // payloadOf decodes a tool outcome's payload into a map.
@@ -228,7 +231,7 @@ func TestForkBudget(t *testing.T) {
 	for range 30 {
 		h.chat("main", big)
 	}
-	msgs, err := h.e.forkMessages(t.Context(), "agent:main:main")
+	msgs, err := spawn.ForkMessages(t.Context(), h.e.store, "agent:main:main")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +247,7 @@ func TestForkBudget(t *testing.T) {
 		t.Fatalf("last forked message = %+v", last)
 	}
 	// A requester with no transcript forks nothing.
-	none, err := h.e.forkMessages(t.Context(), "agent:main:fresh")
+	none, err := spawn.ForkMessages(t.Context(), h.e.store, "agent:main:fresh")
 	if err != nil || len(none) != 0 {
 		t.Fatalf("fork of a fresh session = %d, %v", len(none), err)
 	}
@@ -336,7 +339,7 @@ func TestSendSteerJoinsTheRunningRun(t *testing.T) {
 	if n := len(runsOf(h, "agent:main:worker", domain.RunKindAnnounce)) + len(runsOf(h, "agent:main:worker", domain.RunKindReply)); n != 0 {
 		t.Fatalf("%d announce/reply runs on the worker; a joined steer runs neither", n)
 	}
-	if spec, err := decodeSpec(joined); err != nil || spec.JoinedRunID != host.ID {
+	if spec, err := runspec.Decode(joined); err != nil || spec.JoinedRunID != host.ID {
 		t.Fatalf("steer run spec joinedRunId = %q, %v; want %q", spec.JoinedRunID, err, host.ID)
 	}
 	// Asked again (the same idempotency key), the answer is the joined run's

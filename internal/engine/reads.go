@@ -41,7 +41,7 @@ func (e *Engine) row(s domain.Session, req Requester) api.SessionRow {
 	r := api.RowOf(s)
 	r.Key = e.keys.Display(s.Key, agent)
 	if r.Model == "" {
-		r.Model = e.modelFor(s)
+		r.Model = e.sessions.ModelFor(s)
 	}
 	if req.Operator {
 		r.TranscriptPath = e.TranscriptPath(s)
@@ -51,12 +51,4 @@ func (e *Engine) row(s domain.Session, req Requester) api.SessionRow {
 		r.ParentSessionKey = r.SpawnedBy
 	}
 	return r
-}
-
-// modelFor is the model reference runs of s use.
-func (e *Engine) modelFor(s domain.Session) string {
-	if s.ModelOverride != "" {
-		return s.ModelOverride
-	}
-	return e.conf().AgentModel(s.AgentID)
 }

@@ -2,15 +2,13 @@ package engine
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/runs"
+	"github.com/switchboard-go/switchboard/internal/runspec"
 )
 
 // StartReport says what Start recovered from the previous process: runs
@@ -29,28 +27,6 @@ func (e *Engine) StartReport() StartReport {
 	return StartReport{StartReport: e.rt.Report(), AttachmentsRemoved: e.swept}
 }
 
-// fsFailure returns err as a retryable CodeUnavailable error naming the
-// cause when the file system refused a write (full disk, quota, I/O
-// error): nothing was acknowledged, and the same call succeeds once the
-// file system accepts writes again. Other errors are returned as they are.
-func fsFailure(what string, err error) error {
-	var cause string
-	switch {
-	case errors.Is(err, syscall.ENOSPC):
-		cause = "no space left on device"
-	case errors.Is(err, syscall.EDQUOT):
-		cause = "disk quota exceeded"
-	case errors.Is(err, syscall.EIO):
-		cause = "input/output error"
-	case errors.Is(err, syscall.EROFS):
-		cause = "read-only file system"
-	default:
-		return err
-	}
-	return &domain.Error{Code: domain.CodeUnavailable, Err: err,
-		Message: fmt.Sprintf("%s failed: %s; nothing was saved, retry once the disk can be written again", what, cause)}
-}
-
 // sweepAttachments removes the attachment folders no run names: a process
 // killed between writing a spawn's attachments and committing its run left
 // them behind. It runs before the runtime starts, while nothing spawns;
@@ -63,7 +39,7 @@ func (e *Engine) sweepAttachments(ctx context.Context) (int, error) {
 	}
 	named := map[string]bool{}
 	for _, r := range runs {
-		if spec, err := decodeSpec(r); err == nil && spec.Spawn != nil && spec.Spawn.AttachmentsDir != "" {
+		if spec, err := runspec.Decode(r); err == nil && spec.Spawn != nil && spec.Spawn.AttachmentsDir != "" {
 			named[filepath.Clean(spec.Spawn.AttachmentsDir)] = true
 		}
 	}

@@ -2,12 +2,14 @@ package engine
 
 import (
 	"context"
-	"github.com/switchboard-go/switchboard/internal/api"
-	"github.com/switchboard-go/switchboard/internal/runs"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/runs"
+	"github.com/switchboard-go/switchboard/internal/runspec"
 
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -27,7 +29,7 @@ func TestRecoveryAfterCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now().UnixMilli()
-	spec, _ := encodeSpec(runSpec{Spec: runs.Spec{UserMessage: &domain.Message{Role: "user", Content: domain.TextContent("queued hello")}}})
+	spec, _ := runspec.Encode(runspec.Spec{Spec: runs.Spec{UserMessage: &domain.Message{Role: "user", Content: domain.TextContent("queued hello")}}})
 	err = st.Update(ctx, func(tx domain.Tx) error {
 		if err := tx.PutSession(domain.Session{Key: "agent:main:main", AgentID: "main", SessionID: "s1", Kind: "main", UpdatedAt: now}); err != nil {
 			return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/switchboard-go/switchboard/internal/a2a/remote"
 	"github.com/switchboard-go/switchboard/internal/api"
@@ -12,6 +11,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/exchange"
 	"github.com/switchboard-go/switchboard/internal/policy"
 	"github.com/switchboard-go/switchboard/internal/runs"
+	"github.com/switchboard-go/switchboard/internal/sessions"
 )
 
 // Remote A2A agents (a2a.remotes, docs/a2a.md "Calling remote agents").
@@ -23,15 +23,6 @@ import (
 // reply. The exchange has no reply-back turns and no announce step: those
 // are switchboard-local steps, and the remote runs its own side.
 
-// remoteRunTimeout bounds a run waiting for a remote agent (the longest a
-// sessions_send may wait): a remote that never answers does not hold a
-// lane forever.
-func remoteRunTimeout() time.Duration { return time.Duration(api.SendTimeout.Max) * time.Second }
-
-// RemoteChannel is the channel recorded on the local sessions of remote
-// agents.
-const RemoteChannel = "a2a"
-
 // remoteOf returns the remote agent named id, when id is one.
 func (e *Engine) remoteOf(id string) (remote.Remote, bool) {
 	r, ok := e.cfg.Remote(id)
@@ -42,12 +33,6 @@ func (e *Engine) remoteOf(id string) (remote.Remote, bool) {
 		AllowPrivateNetwork: e.cfg.A2A.SSRFPolicy.DangerouslyAllowPrivateNetwork}, true
 }
 
-// isRemote reports whether agent id names a remote A2A agent.
-func (e *Engine) isRemote(id string) bool {
-	_, ok := e.remoteOf(id)
-	return ok
-}
-
 // remotePlan is the plan of a run in a remote agent's session: no tools,
 // no system prompt (neither crosses the wire), and the A2A exchange as its
 // model.
@@ -56,7 +41,7 @@ func (e *Engine) remotePlan(r remote.Remote, run domain.Run, sess domain.Session
 		ModelRef: "a2a/" + r.ID,
 		Provider: remoteProvider{client: e.remotes, remote: r, key: sess.Key, chain: chain, messageID: run.ID},
 		ToolContext: domain.ToolCallContext{
-			SessionKey: sess.Key, AgentID: sess.AgentID, Channel: RemoteChannel,
+			SessionKey: sess.Key, AgentID: sess.AgentID, Channel: sessions.RemoteChannel,
 		},
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/sessions"
 )
 
 const planner = "agent:planner:main"
@@ -57,7 +58,7 @@ func TestSendToRemoteAgentRecordsTheExchange(t *testing.T) {
 		t.Fatalf("provenance = %+v", p)
 	}
 	s, err := h.st.GetSession(t.Context(), planner)
-	if err != nil || s.Channel != RemoteChannel || s.AgentID != "planner" {
+	if err != nil || s.Channel != sessions.RemoteChannel || s.AgentID != "planner" {
 		t.Fatalf("local session = %+v, %v", s, err)
 	}
 	// Reply-back turns and the announce are local steps: none follow.
@@ -269,7 +270,7 @@ func TestSessionStatusOfARemoteAgentsSession(t *testing.T) {
 func TestChatIntoARemoteSession(t *testing.T) {
 	h, f := remoteHarness(t, nil, nil)
 	r := h.chat("agent:planner:direct", "hello remote")
-	if r.Status != domain.RunOK || r.Reply != "fake echo: hello remote" || r.TimeoutMs != remoteRunTimeout().Milliseconds() {
+	if r.Status != domain.RunOK || r.Reply != "fake echo: hello remote" || r.TimeoutMs != sessions.RemoteRunTimeout().Milliseconds() {
 		t.Fatalf("chat run = %s %q timeoutMs=%d %s", r.Status, r.Reply, r.TimeoutMs, r.Error)
 	}
 	if got := f.Received(); len(got) != 1 || got[0].ContextID != "direct" {

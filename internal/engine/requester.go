@@ -57,10 +57,37 @@ func (r Requester) agent(e *Engine) string {
 // DefaultRequesterKey is the default agent's main session key.
 func (e *Engine) DefaultRequesterKey() string { return Requester{}.key(e) }
 
+// viewer is req as package query and package sessions see a caller.
+func (e *Engine) viewer(req Requester) query.Viewer {
+	return query.Viewer{Key: req.key(e), Agent: req.agent(e), Operator: req.Operator}
+}
+
 // guardFor is req's visibility guard (package query).
 func (e *Engine) guardFor(ctx context.Context, req Requester) query.Guard {
-	return e.reads.GuardFor(ctx, query.Viewer{Key: req.key(e), Agent: req.agent(e), Operator: req.Operator})
+	return e.reads.GuardFor(ctx, e.viewer(req))
 }
+
+// resolveRef resolves a session reference as req (sessions.Book.Resolve).
+func (e *Engine) resolveRef(ctx context.Context, req Requester, ref string) (string, error) {
+	return e.sessions.Resolve(ctx, e.viewer(req), ref)
+}
+
+// DisplayKey shows key as the default requester sees it (`main` for its
+// main session).
+func (e *Engine) DisplayKey(key string) string { return e.sessions.DisplayKey(key) }
+
+// CanonicalKey resolves user input (`main`, a key, a sessionId) to a key.
+func (e *Engine) CanonicalKey(ctx context.Context, ref string) (string, error) {
+	return e.sessions.CanonicalKey(ctx, ref)
+}
+
+// Session returns a session row by reference (key, main or sessionId).
+func (e *Engine) Session(ctx context.Context, ref string) (domain.Session, error) {
+	return e.sessions.Get(ctx, ref)
+}
+
+// TranscriptPath is the JSONL mirror path of a session ("" without a mirror).
+func (e *Engine) TranscriptPath(s domain.Session) string { return e.sessions.TranscriptPath(s) }
 
 // sandboxed reports whether session s runs sandboxed now: the current
 // configuration wins when it is stricter than the row's creation-time flag.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/tracing"
 )
 
 // waitRun waits for a run to end, up to timeout.
@@ -47,4 +48,12 @@ func (e *Engine) StopSession(ctx context.Context, key string) (int, error) {
 		}
 	}
 	return len(runs), nil
+}
+
+// withTrace fills r's trace id, and its viewer link, from its spec.
+func (e *Engine) withTrace(r domain.Run) domain.Run {
+	if r.TraceID = tracing.TraceIDOfSpec(r.Spec); r.TraceID != "" {
+		r.TraceURL = e.cfg.Tracing.TraceLink(r.TraceID)
+	}
+	return r
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/runspec"
 )
 
 const research = "agent:main:research"
@@ -83,7 +84,7 @@ func TestSendFromOutsideARunRepliesAndAnnounces(t *testing.T) {
 	if len(primary) != 1 {
 		t.Fatalf("primary runs = %d", len(primary))
 	}
-	var spec runSpec
+	var spec runspec.Spec
 	_ = json.Unmarshal(primary[0].Spec, &spec)
 	if !strings.HasPrefix(spec.System, domain.A2AHeaderMessage) || strings.Contains(spec.System, domain.A2AHeaderReply) || strings.Contains(spec.System, domain.A2AHeaderAnnounce) {
 		t.Fatalf("injected context = %q", spec.System)
@@ -237,7 +238,7 @@ func TestSendErrorsAndPolicy(t *testing.T) {
 	if res.Status != "error" || res.Error != "send blocked by session policy" || !out.IsError {
 		t.Fatalf("policy deny: %+v", res)
 	}
-	if _, err := h.e.patch(t.Context(), "research", api.PatchRequest{SendPolicy: api.SetValue("deny")}); err != nil {
+	if _, err := h.e.sessions.Patch(t.Context(), "research", api.PatchRequest{SendPolicy: api.SetValue("deny")}); err != nil {
 		t.Fatal(err)
 	}
 	res = sendResult(t, h.call(Requester{}, api.ToolSessionsSend, `{"sessionKey":"research","message":"hi"}`))
@@ -305,9 +306,9 @@ func TestSendLoopSafety(t *testing.T) {
 	}
 }
 
-func mustSpec(t *testing.T, r domain.Run) runSpec {
+func mustSpec(t *testing.T, r domain.Run) runspec.Spec {
 	t.Helper()
-	s, err := decodeSpec(r)
+	s, err := runspec.Decode(r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,8 +55,8 @@ func (e *Engine) requesterKey(key string) (string, error) {
 	if err != nil {
 		return "", domain.Invalid("requester session %q: %v", key, err)
 	}
-	if id := e.keys.AgentOf(canon); !e.agentConfigured(id) {
-		return "", domain.Invalid("requester session %q: %s", key, domain.ErrorMessage(e.unknownAgent(id, canon)))
+	if id := e.keys.AgentOf(canon); !e.sessions.AgentConfigured(id) {
+		return "", domain.Invalid("requester session %q: %s", key, domain.ErrorMessage(e.sessions.UnknownAgent(id, canon)))
 	}
 	return canon, nil
 }
@@ -171,7 +171,7 @@ func (e *Engine) Chat(ctx context.Context, p api.Principal, r api.ChatRequest) (
 	}
 	r.IdempotencyKey = req.scopeKey(api.OpChat, r.IdempotencyKey)
 	if l := strings.TrimSpace(r.Label); l != "" {
-		if _, err := e.patch(ctx, orDefault(r.SessionKey, "main"), api.PatchRequest{Label: api.SetValue(l)}); err != nil {
+		if _, err := e.sessions.Patch(ctx, orDefault(r.SessionKey, "main"), api.PatchRequest{Label: api.SetValue(l)}); err != nil {
 			return api.ChatResult{}, err
 		}
 	}
@@ -305,7 +305,7 @@ func (e *Engine) Patch(ctx context.Context, p api.Principal, r api.PatchRequest)
 	if err != nil {
 		return domain.Session{}, err
 	}
-	return e.patch(ctx, key, r)
+	return e.sessions.Patch(ctx, key, r)
 }
 
 // Reset starts a new transcript generation for a session.
@@ -314,7 +314,7 @@ func (e *Engine) Reset(ctx context.Context, p api.Principal, r api.ResetRequest)
 	if err != nil {
 		return domain.Session{}, err
 	}
-	return e.reset(ctx, key)
+	return e.sessions.Reset(ctx, key)
 }
 
 // Delete removes a session.
@@ -323,7 +323,7 @@ func (e *Engine) Delete(ctx context.Context, p api.Principal, r api.DeleteReques
 	if err != nil {
 		return api.DeleteResult{}, err
 	}
-	if err := e.removeSession(ctx, key); err != nil {
+	if err := e.sessions.Remove(ctx, key); err != nil {
 		return api.DeleteResult{}, err
 	}
 	return api.DeleteResult{Key: key, Deleted: true}, nil

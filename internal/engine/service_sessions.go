@@ -59,7 +59,7 @@ func (e *Engine) Resolve(ctx context.Context, p api.Principal, r api.ResolveRequ
 		candidates = []string{k}
 	case sessionID != "":
 		notFound = domain.Errorf(domain.CodeNotFound, "No session found: %s", sessionID)
-		rows, err := e.findSessionsByID(ctx, sessionID)
+		rows, err := e.sessions.FindByID(ctx, sessionID)
 		if err != nil {
 			return api.ResolveResult{}, err
 		}

@@ -13,7 +13,7 @@ import (
 func (h *harness) labelled(key, label string) {
 	h.t.Helper()
 	h.chat(key, "hello")
-	if _, err := h.e.patch(context.Background(), key, api.PatchRequest{Label: api.SetValue(label)}); err != nil {
+	if _, err := h.e.sessions.Patch(context.Background(), key, api.PatchRequest{Label: api.SetValue(label)}); err != nil {
 		h.t.Fatal(err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/switchboard-go/switchboard/internal/sessions"
+
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/policy"
@@ -48,7 +50,7 @@ func (e *Engine) SessionStatus(ctx context.Context, p api.Principal, r api.Statu
 		return api.StatusResult{}, err
 	}
 	changed := false
-	if model != "" && e.isRemote(e.keys.AgentOf(key)) {
+	if model != "" && e.sessions.IsRemote(e.keys.AgentOf(key)) {
 		return api.StatusResult{}, domain.Invalid("model cannot be switched for %s: a remote agent's session runs on that agent, over A2A", key)
 	}
 	if model != "" {
@@ -60,7 +62,7 @@ func (e *Engine) SessionStatus(ctx context.Context, p api.Principal, r api.Statu
 			}
 			override = api.SetValue(model)
 		}
-		if _, err := e.patch(ctx, key, api.PatchRequest{Model: override}); err != nil {
+		if _, err := e.sessions.Patch(ctx, key, api.PatchRequest{Model: override}); err != nil {
 			return api.StatusResult{}, err
 		}
 		changed = true
@@ -74,14 +76,14 @@ func (e *Engine) SessionStatus(ctx context.Context, p api.Principal, r api.Statu
 func (e *Engine) statusCard(ctx context.Context, req Requester, key string) (api.StatusResult, error) {
 	v := query.StatusView{
 		Key:        e.keys.Display(key, req.agent(e)),
-		NewSession: e.newSession,
+		NewSession: e.sessions.New,
 		Model: func(s domain.Session) string {
-			if e.isRemote(s.AgentID) {
+			if e.sessions.IsRemote(s.AgentID) {
 				return "a2a/" + s.AgentID // the remote agent answers (remote.go)
 			}
-			return e.modelFor(s)
+			return e.sessions.ModelFor(s)
 		},
-		Channel: e.channelOf,
+		Channel: sessions.ChannelOf,
 		Usage:   e.UsageStatus,
 	}
 	return e.reads.StatusCard(ctx, key, v)

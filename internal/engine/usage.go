@@ -2,30 +2,12 @@ package engine
 
 import (
 	"context"
+
 	"github.com/switchboard-go/switchboard/internal/budget"
-	"time"
+	"github.com/switchboard-go/switchboard/internal/runspec"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 )
-
-// deadlineMargin is kept back from a run's deadline when a wait inside it
-// is clamped, so the wait answers before the run itself is stopped.
-const deadlineMargin = 50 * time.Millisecond
-
-// clampToDeadline shortens a wait made inside a run to the run's
-// remaining time (its context's deadline: runTimeoutSeconds or a seconds
-// budget above it).
-func clampToDeadline(ctx context.Context, wait time.Duration, inRun bool) time.Duration {
-	d, ok := ctx.Deadline()
-	if !ok || !inRun {
-		return wait
-	}
-	left := time.Until(d) - deadlineMargin
-	if left < wait {
-		return max(left, time.Millisecond)
-	}
-	return wait
-}
 
 // UsageReport sums the usage ledger (operator only).
 func (e *Engine) UsageReport(ctx context.Context, p api.Principal, r api.UsageRequest) (api.UsageResult, error) {
@@ -54,15 +36,15 @@ func (e *Engine) UsageStatus(ctx context.Context, key string) (api.UsageStatus, 
 // reply-back turns and announce step): the requester when it is a spawned
 // session (its chain may be budgeted), else the payer of the calling run
 // itself. Calls from outside a run cause nothing a budget bounds.
-func (e *Engine) payerFor(ctx context.Context, req Requester, requesterKey string) string {
-	if req.RunID == "" {
+func (e *Engine) payerFor(ctx context.Context, requesterKey, runID string) string {
+	if runID == "" {
 		return ""
 	}
 	if s, err := e.store.GetSession(ctx, requesterKey); err == nil && s.SpawnedBy != "" {
 		return requesterKey
 	}
-	if r, err := e.store.GetRun(ctx, req.RunID); err == nil {
-		if spec, err := decodeSpec(r); err == nil {
+	if r, err := e.store.GetRun(ctx, runID); err == nil {
+		if spec, err := runspec.Decode(r); err == nil {
 			return spec.Payer
 		}
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // sessionModels keeps the model of recently updated sessions as the
-// runtime announced them, so the final `res` of an `agent` call can name
+// runtime published them, so the final `res` of an `agent` call can name
 // its session's model (agentMeta.model/provider) without reading the
 // session and its usage accounts back from the store on every round trip.
 //

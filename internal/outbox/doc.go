@@ -3,7 +3,7 @@
 // announce posted to a channel, a sub-agent's result delivered to its
 // requester session, a gateway `send`, a deferred archive.
 //
-// A Worker claims the items that are due, hands each to the Deliverer of
+// A Worker takes the items that are due, hands each to the Deliverer of
 // its kind and records the outcome: delivered, retried with exponential
 // backoff (1 s, 2 s … 64 s), or failed for good after MaxAttempts (8)
 // attempts or a permanent error. Channel messages go through Channels,

@@ -28,7 +28,7 @@ type Wiring struct {
 	Logger   *slog.Logger
 	Now      func() time.Time
 	Interval time.Duration
-	Claimer  Claimer
+	Taker    Taker
 }
 
 // Wire builds the worker with one deliverer per item kind: channel
@@ -61,7 +61,7 @@ func Wire(w Wiring) (*Worker, error) {
 		Logger:     w.Logger,
 		Now:        w.Now,
 		Interval:   w.Interval,
-		Claimer:    w.Claimer,
+		Taker:      w.Taker,
 	})
 }
 

@@ -19,7 +19,7 @@ const (
 	// DefaultMaxAttempts is the retry budget of one item; after it the
 	// item is failed (visible in `switchboard outbox` and metrics).
 	DefaultMaxAttempts = 8
-	// DefaultBatchSize is how many due items one query claims.
+	// DefaultBatchSize is how many due items one query takes.
 	DefaultBatchSize = 100
 )
 
@@ -43,32 +43,32 @@ type Config struct {
 	Interval time.Duration
 	// MaxAttempts is each item's retry budget (DefaultMaxAttempts).
 	MaxAttempts int
-	// BatchSize is how many due items one query claims (DefaultBatchSize).
+	// BatchSize is how many due items one query takes (DefaultBatchSize).
 	BatchSize int
-	// Claimer, when set, hands out due items instead of listing them, so
+	// Taker, when set, hands out due items instead of listing them, so
 	// that workers of several replicas never deliver the same item at once
 	// (nil: the worker is alone on its store).
-	Claimer Claimer
+	Taker Taker
 }
 
-// Claimer claims due outbox items for one worker among several sharing a
+// Taker takes due outbox items for one worker among several sharing a
 // store: an item it returns is not returned to another worker until this
-// one records an attempt, or until the claim's lease expires (its worker
+// one records an attempt, or until its lease on them expires (its worker
 // died mid-delivery; the item is then delivered again, and its
 // idempotency key keeps the recipient from seeing it twice).
-type Claimer interface {
-	ClaimOutbox(ctx context.Context, dueBefore int64, limit int) ([]domain.OutboxItem, error)
+type Taker interface {
+	TakeOutbox(ctx context.Context, dueBefore int64, limit int) ([]domain.OutboxItem, error)
 }
 
-// Releaser is a Claimer that can give claimed items back. A worker that
-// stops cleanly releases the items it claimed and did not attempt, so
-// another replica delivers them at once rather than after the claim's
+// Releaser is a Taker that can give taken items back. A worker that
+// stops cleanly releases the items it took and did not attempt, so
+// another replica delivers them at once rather than after the
 // lease.
 type Releaser interface {
 	ReleaseOutbox(ctx context.Context, items []domain.OutboxItem, dueAt int64) error
 }
 
-// releaseTimeout bounds the release of claims at a stop.
+// releaseTimeout bounds the release of taken items at a stop.
 const releaseTimeout = 5 * time.Second
 
 // withDefaults fills unset fields and validates the rest.
@@ -192,7 +192,7 @@ type Result struct {
 
 // Passes returns how many passes ran to their end since the worker was
 // built (a pass the stop cut short, or whose listing failed, is not
-// counted). An item due before a pass began and not claimed elsewhere was
+// counted). An item due before a pass began and not taken elsewhere was
 // attempted by the time that pass ended, so the count tells an observer
 // (metrics, tests) that the worker has looked again since some moment.
 func (w *Worker) Passes() uint64 { return w.passes.Load() }
@@ -240,21 +240,21 @@ func (w *Worker) RunOnce(ctx context.Context) (res Result) {
 	return res
 }
 
-// due returns the next batch of due items: claimed ones when workers
+// due returns the next batch of due items: taken ones when workers
 // share the store, else the pending ones.
 func (w *Worker) due(ctx context.Context) ([]domain.OutboxItem, error) {
 	now := w.cfg.Now().UnixMilli()
-	if w.cfg.Claimer != nil {
-		return w.cfg.Claimer.ClaimOutbox(ctx, now, w.cfg.BatchSize)
+	if w.cfg.Taker != nil {
+		return w.cfg.Taker.TakeOutbox(ctx, now, w.cfg.BatchSize)
 	}
 	return w.cfg.Store.ListOutbox(ctx, domain.OutboxQuery{Statuses: []domain.OutboxStatus{domain.OutboxPending},
 		DueBefore: now, Limit: w.cfg.BatchSize})
 }
 
-// release gives back claimed items not attempted (the worker stops), when
-// its Claimer can.
+// release gives back taken items not attempted (the worker stops), when
+// its Taker can.
 func (w *Worker) release(items []domain.OutboxItem) {
-	r, ok := w.cfg.Claimer.(Releaser)
+	r, ok := w.cfg.Taker.(Releaser)
 	if !ok || len(items) == 0 {
 		return
 	}
@@ -262,7 +262,7 @@ func (w *Worker) release(items []domain.OutboxItem) {
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
 	if err := r.ReleaseOutbox(ctx, items, w.cfg.Now().UnixMilli()); err != nil {
-		w.cfg.Logger.Warn("outbox: release claimed items at stop", "items", len(items), "err", err)
+		w.cfg.Logger.Warn("outbox: release taken items at stop", "items", len(items), "err", err)
 	}
 }
 

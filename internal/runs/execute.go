@@ -196,7 +196,7 @@ func (rt *Runtime) carryOut(ctx context.Context, c claimed) {
 	written = append(written, msgs...)
 	defer rt.finishJoined(run, out)
 	if out.aborted && !toolsStarted && max(run.Attempt, 1) < MaxAttempts {
-		err := rt.requeue(run)
+		err := rt.recovery.requeue(run)
 		if err == nil {
 			rt.cache.drop(run.SessionKey)
 			rt.log.Info("run interrupted by the stop before any tool call; queued again", "run", run.ID)

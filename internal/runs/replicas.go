@@ -18,26 +18,11 @@ var errLeaseLost = errors.New("replica lease lost")
 // shared reports whether other replicas may share the store.
 func (rt *Runtime) shared() bool { return rt.cluster.Shared() }
 
-// leftRunning returns the runs a stopped process left running, which the
-// crash rule resolves at Start: every running run when the runtime is
-// alone on its store; with replicas only those whose replica's lease
-// expired (the others are running somewhere now).
-func (rt *Runtime) leftRunning(ctx context.Context) ([]domain.Run, error) {
-	if rt.shared() {
-		return rt.cluster.TakeOver(ctx)
-	}
-	return rt.opts.Store.ListRuns(ctx, domain.RunQuery{Statuses: []domain.RunStatus{domain.RunRunning}})
-}
-
 // maintain is what rides on each renewal of the lease: the crash rule on
 // the runs of replicas whose lease expired, the cancels peers wrote down,
 // and the queued runs nobody claimed.
 func (rt *Runtime) maintain(ctx context.Context) {
-	runs, err := rt.cluster.TakeOver(ctx)
-	if err != nil && ctx.Err() == nil {
-		rt.log.Warn("taking over expired replicas' runs failed", "err", err)
-	}
-	rt.recoverTaken(ctx, runs)
+	rt.recovery.takeOver(ctx)
 	rt.honourCancels(ctx)
 	rt.pull(ctx, "")
 }
@@ -61,28 +46,6 @@ func (rt *Runtime) honourCancels(ctx context.Context) {
 		return
 	}
 	rt.exec.cancelAll(marked, errCancelled)
-}
-
-// recoverTaken applies the crash rule to runs taken over from a replica
-// whose lease expired, and schedules the re-queued ones here.
-func (rt *Runtime) recoverTaken(ctx context.Context, runs []domain.Run) {
-	requeued, aborted := 0, 0
-	for _, r := range runs {
-		again, err := rt.recoverRun(ctx, r)
-		if err != nil {
-			rt.log.Error("crash rule on a taken-over run failed", "run", r.ID, "err", err)
-			continue
-		}
-		if again {
-			requeued++
-		} else {
-			aborted++
-		}
-		rt.pull(ctx, r.SessionKey)
-	}
-	if len(runs) > 0 {
-		rt.log.Warn("took over runs of a replica whose lease expired", "requeued", requeued, "aborted", aborted)
-	}
 }
 
 // underLease notes that run id was claimed under the current lease.

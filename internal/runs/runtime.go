@@ -163,7 +163,8 @@ type Options struct {
 //   - the wait board: the waiters of runs and the ends of runs that ended
 //     here (wait.go);
 //   - the canceller: the cancels cascading now (cancel.go);
-//   - recovery: the crash rule at Start and on takeover (recover.go);
+//   - recovery: the crash rule at Start and on takeover, the mirror's
+//     repair at Start (recover.go);
 //   - the lease keeper: with replicas, the lease and the peers' signals
 //     (lease.go, replicas.go);
 //   - the transcript mirror writer (mirror.go).
@@ -246,7 +247,6 @@ func New(opts Options) (*Runtime, error) {
 		sched:    newScheduler(schedulerConfig{Lanes: opts.Lanes, Hold: opts.Hold, OwnWorkOnly: opts.OwnWorkOnly}),
 		exec:     newExecuting(),
 		waits:    newWaitBoard(),
-		recovery: &recovery{},
 
 		quickGrace: quickGrace,
 	}
@@ -264,6 +264,17 @@ func New(opts Options) (*Runtime, error) {
 		EndQueued: func(r domain.Run, out runOutcome) error {
 			return rt.finishIf(r, domain.RunQueued, out)
 		},
+	})
+	rt.recovery = newRecovery(recoveryConfig{
+		Store:    opts.Store,
+		Cluster:  opts.Cluster,
+		Mirror:   opts.Mirror,
+		Logger:   opts.Logger,
+		Now:      rt.now,
+		Finish:   func(r domain.Run, out runOutcome) error { return rt.finish(r, nil, out) },
+		Requeued: rt.signalQueued,
+		Enqueue:  rt.enqueue,
+		Pull:     rt.pull,
 	})
 	rt.leases = newLeaseKeeper(leaseKeeperConfig{
 		Cluster:    opts.Cluster,
@@ -287,6 +298,7 @@ func (rt *Runtime) Close(ctx context.Context) error {
 	go func() {
 		rt.sched.Wait()
 		rt.leases.Stop()
+		rt.recovery.Stop()
 		if rt.mirror != nil {
 			rt.mirror.Stop()
 		}
@@ -304,6 +316,22 @@ func (rt *Runtime) Close(ctx context.Context) error {
 		return fmt.Errorf("runtime: close: %w", ctx.Err())
 	}
 }
+
+// Start recovers what a previous process left behind (the recovery
+// service) and then accepts work; with replicas the lease keeper starts.
+func (rt *Runtime) Start(ctx context.Context) error {
+	serving := !rt.opts.Hold && !rt.scoped()
+	if err := rt.recovery.Start(ctx, serving); err != nil {
+		return err
+	}
+	if serving {
+		rt.leases.Start(rt.exec.ctx)
+	}
+	return nil
+}
+
+// Report returns what Start recovered.
+func (rt *Runtime) Report() StartReport { return rt.recovery.Report() }
 
 // QueueDepth returns how many runs wait in session lanes (for metrics).
 func (rt *Runtime) QueueDepth() int { return rt.sched.queueDepth() }

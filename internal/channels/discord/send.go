@@ -171,7 +171,7 @@ func (s *Sender) dmChannel(ctx context.Context, userID string) (string, error) {
 }
 
 // fetchChannel reads a channel's kind, guild and parent (a thread the
-// gateway did not announce).
+// gateway did not tell of).
 func (s *Sender) fetchChannel(ctx context.Context, id string) (channelInfo, error) {
 	cid, err := snowflake.Parse(id)
 	if err != nil {

@@ -19,8 +19,8 @@ import (
 // the PostgreSQL replica.Cluster): claims of runs (claims.go), replica
 // leases, under which each replica holds its runs, and the take-over of a
 // dead replica's runs (leases.go), signals
-// between replicas over LISTEN/NOTIFY (notify.go) and claims of outbox
-// items (outboxclaim.go). Its tables are PostgreSQL's only (the SQLite
+// between replicas over LISTEN/NOTIFY (notify.go) and leases on outbox
+// items (outboxtake.go). Its tables are PostgreSQL's only (the SQLite
 // store has one process and needs none); they are created, if missing,
 // when a Cluster opens (clusterSchema).
 type Cluster struct {

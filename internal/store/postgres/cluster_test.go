@@ -225,7 +225,7 @@ func TestClusterTakeOver(t *testing.T) {
 	}
 }
 
-func TestClusterClaimsOutboxOnce(t *testing.T) {
+func TestClusterTakesOutboxOnce(t *testing.T) {
 	s1, c1, _, c2 := joinTwo(t, 5*time.Second)
 	err := s1.Update(t.Context(), func(tx domain.Tx) error {
 		for _, k := range []string{"o1", "o2", "o3"} {
@@ -239,18 +239,18 @@ func TestClusterClaimsOutboxOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := c1.ClaimOutbox(t.Context(), 100, 2)
+	first, err := c1.TakeOutbox(t.Context(), 100, 2)
 	if err != nil || len(first) != 2 {
-		t.Fatalf("first claim: %d items, %v", len(first), err)
+		t.Fatalf("first take: %d items, %v", len(first), err)
 	}
-	second, err := c2.ClaimOutbox(t.Context(), 100, 10)
+	second, err := c2.TakeOutbox(t.Context(), 100, 10)
 	if err != nil || len(second) != 1 || second[0].IdempotencyKey != "o3" {
-		t.Fatalf("second claim: %+v %v, want o3 only", second, err)
+		t.Fatalf("second take: %+v %v, want o3 only", second, err)
 	}
-	// Past the claim lease they are due again (their worker died).
-	again, err := c2.ClaimOutbox(t.Context(), 100+int64(outboxLeaseFactor*5*time.Second/time.Millisecond), 10)
+	// Past the lease they are due again (their worker died).
+	again, err := c2.TakeOutbox(t.Context(), 100+int64(outboxLeaseFactor*5*time.Second/time.Millisecond), 10)
 	if err != nil || len(again) != 3 {
-		t.Fatalf("claim after the lease: %d items, %v, want 3", len(again), err)
+		t.Fatalf("take after the lease: %d items, %v, want 3", len(again), err)
 	}
 }
 

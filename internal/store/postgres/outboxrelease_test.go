@@ -10,10 +10,10 @@ import (
 	"github.com/switchboard-go/switchboard/internal/outbox"
 )
 
-// TestOutboxReleasedAtCleanStop: a replica's worker claims three items,
+// TestOutboxReleasedAtCleanStop: a replica's worker takes three items,
 // delivers the first and is stopped while it delivers the second. The
-// items it did not finish go back at once: the other replica claims them
-// now, not after the claim lease (4 × 5 s here); the delivered one stays
+// items it did not finish go back at once: the other replica takes them
+// now, not after the lease (4 × 5 s here); the delivered one stays
 // delivered.
 func TestOutboxReleasedAtCleanStop(t *testing.T) {
 	s1, c1, _, c2 := joinTwo(t, 5*time.Second)
@@ -38,7 +38,7 @@ func TestOutboxReleasedAtCleanStop(t *testing.T) {
 		<-ctx.Done()
 		return ctx.Err()
 	})
-	w, err := outbox.New(outbox.Config{Store: s1, Claimer: c1, Interval: time.Hour, BatchSize: 10,
+	w, err := outbox.New(outbox.Config{Store: s1, Taker: c1, Interval: time.Hour, BatchSize: 10,
 		Deliverers: map[domain.OutboxKind]outbox.Deliverer{domain.OutboxDelivery: deliver}})
 	if err != nil {
 		t.Fatal(err)
@@ -52,15 +52,15 @@ func TestOutboxReleasedAtCleanStop(t *testing.T) {
 		t.Fatal("the worker did not reach the second item")
 	}
 	// Before the stop, the other replica sees nothing due.
-	if got, err := c2.ClaimOutbox(t.Context(), time.Now().UnixMilli(), 10); err != nil || len(got) != 0 {
-		t.Fatalf("claim while the first worker holds the items: %d items, %v, want none", len(got), err)
+	if got, err := c2.TakeOutbox(t.Context(), time.Now().UnixMilli(), 10); err != nil || len(got) != 0 {
+		t.Fatalf("take while the first worker holds the items: %d items, %v, want none", len(got), err)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	if err := w.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, err := c2.ClaimOutbox(t.Context(), time.Now().UnixMilli(), 10)
+	got, err := c2.TakeOutbox(t.Context(), time.Now().UnixMilli(), 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestOutboxReleasedAtCleanStop(t *testing.T) {
 		keys = append(keys, it.IdempotencyKey)
 	}
 	if !slices.Equal(keys, []string{"r2", "r3"}) {
-		t.Fatalf("claimed by the other replica right after the stop: %v, want [r2 r3]", keys)
+		t.Fatalf("taken by the other replica right after the stop: %v, want [r2 r3]", keys)
 	}
 	items, err := s1.ListOutbox(t.Context(), domain.OutboxQuery{Statuses: []domain.OutboxStatus{domain.OutboxDelivered}})
 	if err != nil || len(items) != 1 || items[0].IdempotencyKey != "r1" {

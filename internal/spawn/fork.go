@@ -1,4 +1,4 @@
-package engine
+package spawn
 
 import (
 	"context"
@@ -22,7 +22,7 @@ func spawnContext(c string) (string, error) {
 	return "", domain.Invalid("context must be one of %s (got %q)", strings.Join(api.SpawnContexts(), "|"), c)
 }
 
-// forkMessages is what a forked child is given: the newest user and
+// ForkMessages is what a forked child is given: the newest user and
 // assistant messages of the requester's current transcript, sanitized as
 // sessions_history sanitizes them (credentials masked, each text capped,
 // usage and details dropped), without tool results and without tool calls
@@ -32,15 +32,15 @@ func spawnContext(c string) (string, error) {
 // sourceSessionKey}; one that came from elsewhere keeps its provenance
 // (forkProvenance).
 // A requester without a transcript yet gives nothing.
-func (e *Engine) forkMessages(ctx context.Context, requesterKey string) ([]domain.Message, error) {
-	s, err := e.store.GetSession(ctx, requesterKey)
+func ForkMessages(ctx context.Context, store domain.Store, requesterKey string) ([]domain.Message, error) {
+	s, err := store.GetSession(ctx, requesterKey)
 	if errors.Is(err, domain.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	raw, err := e.store.ReadMessages(ctx, requesterKey, domain.MessageQuery{SessionID: s.SessionID,
+	raw, err := store.ReadMessages(ctx, requesterKey, domain.MessageQuery{SessionID: s.SessionID,
 		Limit: int(api.ForkMessages.Max), ExcludeRoles: []string{domain.RoleToolResult, "tool"}})
 	if err != nil {
 		return nil, err

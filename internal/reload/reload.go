@@ -1,10 +1,14 @@
-package engine
+// Package reload is the configuration a running engine takes on Reload:
+// which keys are live, and the configuration in effect, swapped
+// atomically.
+package reload
 
 import (
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
+	"sync/atomic"
 
 	"github.com/switchboard-go/switchboard/internal/config"
 )
@@ -15,7 +19,7 @@ import (
 // limits, attachments, the agents' ids and workspaces). Sandboxes are live
 // so that turning one on covers the agent's existing sessions at once: a
 // row's flag can only add the sandbox (policy.Sandboxed), never lift it.
-// Engine code that reads one of these per call reads it through conf().
+// Code that reads one of these per call reads it through Live.Config.
 var liveKeys = []string{
 	"session.sendPolicy",
 	"session.owners",
@@ -29,26 +33,39 @@ var liveKeys = []string{
 	"agents.list[].sandbox",
 }
 
-// LiveKeys lists the configuration keys Reload applies to a running
-// engine (the rest needs a restart).
-func LiveKeys() []string { return slices.Clone(liveKeys) }
+// Keys lists the configuration keys Apply takes on in a running engine
+// (the rest needs a restart).
+func Keys() []string { return slices.Clone(liveKeys) }
 
-// conf is the configuration in effect: the one the engine was built with,
-// with the live keys of the last Reload.
-func (e *Engine) conf() *config.Config {
-	if c := e.live.Load(); c != nil {
-		return c
-	}
-	return e.cfg
+// Live is the configuration in effect.
+type Live struct {
+	base    *config.Config
+	cur     atomic.Pointer[config.Config]
+	resolve func(ref string) error
 }
 
-// Reload applies the live keys of next (a validated configuration) to the
+// New is the configuration in effect of an engine built with base;
+// resolve errors for a model reference the engine cannot serve.
+func New(base *config.Config, resolve func(ref string) error) *Live {
+	return &Live{base: base, resolve: resolve}
+}
+
+// Config is the configuration in effect: the one the engine was built
+// with, with the live keys of the last Apply.
+func (l *Live) Config() *config.Config {
+	if c := l.cur.Load(); c != nil {
+		return c
+	}
+	return l.base
+}
+
+// Apply applies the live keys of next (a validated configuration) to the
 // running engine, atomically: a call sees the old values or the new ones,
 // never a mix. It returns the live keys that changed and the keys that
 // changed but keep their old value until a restart. A model reference the
 // engine's providers cannot resolve refuses the whole reload.
-func (e *Engine) Reload(next *config.Config) (applied, needRestart []string, err error) {
-	cur := e.conf()
+func (l *Live) Apply(next *config.Config) (applied, needRestart []string, err error) {
+	cur := l.Config()
 	eff := *cur
 	eff.Session.SendPolicy = next.Session.SendPolicy
 	eff.Session.Owners = next.Session.Owners
@@ -66,13 +83,13 @@ func (e *Engine) Reload(next *config.Config) (applied, needRestart []string, err
 	}
 	for _, id := range eff.AgentIDs() {
 		ref := eff.AgentModel(id)
-		if _, _, err := e.models.Resolve(ref); err != nil {
+		if err := l.resolve(ref); err != nil {
 			return nil, nil, fmt.Errorf("agent %s: model %q: %w (models.providers changes need a restart)", id, ref, err)
 		}
 	}
 	applied = diffKeys(cur, &eff)
 	needRestart = diffKeys(&eff, next)
-	e.live.Store(&eff)
+	l.cur.Store(&eff)
 	return applied, needRestart, nil
 }
 

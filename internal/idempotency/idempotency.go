@@ -1,22 +1,27 @@
-package engine
+// Package idempotency is what an idempotency key means for the work it
+// names: the parameters that define a chat turn, a sessions_send and a
+// sessions_spawn (fingerprinted with api.Fingerprint), the run a scoped
+// key already names, and the store gate that orders duplicates.
+package idempotency
 
 import (
 	"context"
 	"errors"
-	"github.com/switchboard-go/switchboard/internal/delivery"
 
 	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/delivery"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/runspec"
 )
 
-// Idempotency: a caller's key is scoped to (principal, requester,
-// operation) by Requester.scopeKey before it reaches the store, so another
+// A caller's key is scoped to (principal, requester, operation) by the
+// engine's gate before it reaches the store, so another
 // caller's key never finds this caller's run. Within one scope, the key
 // names one piece of work: a retry with the same parameters gets the
 // first run, and the same key with other parameters is a conflict.
 
-// sendWork are the parameters that define a sessions_send (not its timeout).
-type sendWork struct {
+// SendWork are the parameters that define a sessions_send (not its timeout).
+type SendWork struct {
 	Target  string `json:"target"`
 	Message string `json:"message"`
 	// Mode is set for steer only (followup is the default, and notify
@@ -24,9 +29,9 @@ type sendWork struct {
 	Mode string `json:"mode,omitempty"`
 }
 
-// spawnWork are the parameters that define a sessions_spawn (not its
+// SpawnWork are the parameters that define a sessions_spawn (not its
 // timeout).
-type spawnWork struct {
+type SpawnWork struct {
 	Task        string `json:"task"`
 	Label       string `json:"label,omitempty"`
 	AgentID     string `json:"agentId,omitempty"`
@@ -41,8 +46,8 @@ type spawnWork struct {
 	Context     string `json:"context,omitempty"`
 }
 
-// chatWork are the parameters that define a chat turn (not its timeout).
-type chatWork struct {
+// ChatWork are the parameters that define a chat turn (not its timeout).
+type ChatWork struct {
 	SessionKey  string `json:"sessionKey"`
 	Message     string `json:"message"`
 	Channel     string `json:"channel,omitempty"`
@@ -54,46 +59,46 @@ type chatWork struct {
 	Deliver *delivery.Target `json:"deliver,omitempty"`
 }
 
-// errIdempotencyConflict is the error of a reused key with other parameters.
-func errIdempotencyConflict() error {
+// ErrConflict is the error of a reused key with other parameters.
+func ErrConflict() error {
 	return domain.Errorf(domain.CodeConflict, "%s", api.ErrIdempotencyConflict)
 }
 
-// priorRun returns the run a scoped idempotency key already names (found
+// Prior returns the run a scoped idempotency key already names (found
 // false when none does). A run recorded with other parameters than
 // fingerprint is a conflict.
-func (e *Engine) priorRun(ctx context.Context, idem, fingerprint string) (domain.Run, bool, error) {
+func Prior(ctx context.Context, store domain.Store, idem, fingerprint string) (domain.Run, bool, error) {
 	if idem == "" {
 		return domain.Run{}, false, nil
 	}
-	run, err := e.store.GetRunByIdempotencyKey(ctx, idem)
+	run, err := store.GetRunByIdempotencyKey(ctx, idem)
 	if errors.Is(err, domain.ErrNotFound) {
 		return domain.Run{}, false, nil
 	}
 	if err != nil {
 		return domain.Run{}, false, err
 	}
-	if err := sameWork(run, fingerprint); err != nil {
+	if err := SameWork(run, fingerprint); err != nil {
 		return domain.Run{}, false, err
 	}
 	return run, true, nil
 }
 
-// sameWork checks that run, found under an idempotency key, was created
+// SameWork checks that run, found under an idempotency key, was created
 // with the parameters fingerprint digests. A run recorded before
 // fingerprints existed is taken as the same work.
-func sameWork(run domain.Run, fingerprint string) error {
-	spec, err := decodeSpec(run)
+func SameWork(run domain.Run, fingerprint string) error {
+	spec, err := runspec.Decode(run)
 	if err != nil {
 		return err
 	}
 	if spec.Fingerprint != "" && spec.Fingerprint != fingerprint {
-		return errIdempotencyConflict()
+		return ErrConflict()
 	}
 	return nil
 }
 
-// lockIdem orders the calls that carry one idempotency key from the
+// Lock orders the calls that carry one idempotency key from the
 // lookup of the key to the commit of its run. The store dedupes the run
 // itself (CreateRun), but a chat turn "/reset <text>" resets the session
 // between the lookup and the commit: a duplicate that looked before the
@@ -102,11 +107,11 @@ func sameWork(run domain.Run, fingerprint string) error {
 // the gate the duplicate looks after the commit and finds the run. Calls
 // with different keys do not wait for each other. The gate is the store's
 // (domain.Store.Gate), so duplicates sent to two replicas on PostgreSQL
-// are ordered too. Only a chat that resets takes it (chat.go): any other
+// are ordered too. Only a chat that resets takes it (the engine's chat): any other
 // duplicate is deduped by the store alone. An empty key holds nothing.
-func (e *Engine) lockIdem(ctx context.Context, idem string) (unlock func(), err error) {
+func Lock(ctx context.Context, store domain.Store, idem string) (unlock func(), err error) {
 	if idem == "" {
 		return func() {}, nil
 	}
-	return e.store.Gate(ctx, "idem\x00"+idem)
+	return store.Gate(ctx, "idem\x00"+idem)
 }

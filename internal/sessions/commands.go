@@ -1,4 +1,4 @@
-package engine
+package sessions
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 	"github.com/switchboard-go/switchboard/internal/policy"
 )
 
-// command handles /new, /reset, /stop and /send before the model sees them.
-func (e *Engine) command(ctx context.Context, key, channel, sender, msg string) (api.ChatResult, bool, error) {
+// Command handles /new, /reset, /stop and /send before the model sees them.
+func (b *Book) Command(ctx context.Context, key, channel, sender, msg string) (api.ChatResult, bool, error) {
 	text := strings.TrimSpace(msg)
 	if !strings.HasPrefix(text, "/") {
 		return api.ChatResult{}, false, nil
@@ -24,10 +24,10 @@ func (e *Engine) command(ctx context.Context, key, channel, sender, msg string) 
 	case "/new", "/reset":
 		if len(fields) > 1 {
 			// "/new <text>" resets and then runs <text>: chat does both,
-			// after its idempotency check (resetRemainder).
+			// after its idempotency check (ResetRemainder).
 			return api.ChatResult{}, false, nil
 		}
-		s, err := e.reset(ctx, key)
+		s, err := b.Reset(ctx, key)
 		if err != nil {
 			return api.ChatResult{}, true, err
 		}
@@ -37,7 +37,7 @@ func (e *Engine) command(ctx context.Context, key, channel, sender, msg string) 
 		if len(fields) > 1 {
 			return api.ChatResult{}, false, nil
 		}
-		n, err := e.StopSession(ctx, key)
+		n, err := b.stop(ctx, key)
 		if err != nil {
 			return api.ChatResult{}, true, err
 		}
@@ -48,7 +48,7 @@ func (e *Engine) command(ctx context.Context, key, channel, sender, msg string) 
 		}
 		return res, true, nil
 	case "/send":
-		if !e.isOwner(channel, sender) {
+		if !b.isOwner(channel, sender) {
 			return api.ChatResult{}, true, domain.Errorf(domain.CodeForbidden, "/send is only available to owners")
 		}
 		if len(fields) == 1 {
@@ -68,7 +68,7 @@ func (e *Engine) command(ctx context.Context, key, channel, sender, msg string) 
 		if v != "" {
 			set = api.SetValue(v)
 		}
-		if _, err := e.patch(ctx, key, api.PatchRequest{SendPolicy: set}); err != nil {
+		if _, err := b.Patch(ctx, key, api.PatchRequest{SendPolicy: set}); err != nil {
 			return api.ChatResult{}, true, err
 		}
 		word := map[string]string{domain.SendPolicyAllow: "on", domain.SendPolicyDeny: "off", "": "inherit"}[v]
@@ -78,19 +78,19 @@ func (e *Engine) command(ctx context.Context, key, channel, sender, msg string) 
 	return api.ChatResult{}, false, nil
 }
 
-func (e *Engine) isOwner(channel, sender string) bool {
+func (b *Book) isOwner(channel, sender string) bool {
 	if channel == "webchat" && (sender == "" || sender == "webchat") {
 		return true
 	}
-	return sender != "" && contains(e.conf().Session.Owners, sender)
+	return sender != "" && contains(b.conf().Session.Owners, sender)
 }
 
-// resetRemainder reports whether msg is a reset trigger followed by text
+// ResetRemainder reports whether msg is a reset trigger followed by text
 // ("/new <text>", "/reset <text>") and returns the text: OpenClaw starts a
 // fresh session id and passes the remainder of the message through
 // (OpenClaw's gateway methods, `agent`: "A leading /new or /reset in message
 // resets the session first").
-func resetRemainder(msg string) (string, bool) {
+func ResetRemainder(msg string) (string, bool) {
 	text := strings.TrimSpace(msg)
 	i := strings.IndexFunc(text, unicode.IsSpace)
 	if i < 0 {

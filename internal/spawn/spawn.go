@@ -1,31 +1,32 @@
-package engine
+package spawn
 
 import (
 	"context"
 	"errors"
-	"github.com/switchboard-go/switchboard/internal/budget"
-	"github.com/switchboard-go/switchboard/internal/runs"
 	"path/filepath"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/attachments"
+	"github.com/switchboard-go/switchboard/internal/budget"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/idempotency"
 	"github.com/switchboard-go/switchboard/internal/policy"
+	"github.com/switchboard-go/switchboard/internal/runs"
+	"github.com/switchboard-go/switchboard/internal/runspec"
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
+	"github.com/switchboard-go/switchboard/internal/sessions"
 	"github.com/switchboard-go/switchboard/internal/subagent"
 	"github.com/switchboard-go/switchboard/internal/tracing"
 )
 
-// spawn starts a sub-agent run in a new isolated session and returns at
+// Spawn starts a sub-agent run in a new isolated session and returns at
 // once; the child's result is announced back to the requester session.
-func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (api.SpawnResult, error) {
-	subs := e.cfg.Agents.Defaults.Subagents
+// p.IdempotencyKey is already scoped to the caller (the engine's gate).
+func (sp *Spawner) Spawn(ctx context.Context, c Caller, p api.SpawnRequest) (api.SpawnResult, error) {
+	subs := sp.cfg.Agents.Defaults.Subagents
 	p.Thinking = api.NormalizeThinking(p.Thinking)
 	var err error
-	if p.IdempotencyKey == "" {
-		p.IdempotencyKey = req.IdempotencyKey
-	}
 	if strings.TrimSpace(p.Task) == "" {
 		return api.SpawnResult{}, domain.Invalid("task required")
 	}
@@ -45,19 +46,19 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 	}
 	idem := ""
 	if p.IdempotencyKey != "" {
-		idem = "spawn:" + req.scopeKey(api.OpSessionsSpawn, p.IdempotencyKey)
+		idem = "spawn:" + p.IdempotencyKey
 	}
 	fingerprint := spawnFingerprint(p)
-	if prior, found, err := e.priorRun(ctx, idem, fingerprint); err != nil || found {
+	if prior, found, err := idempotency.Prior(ctx, sp.store, idem, fingerprint); err != nil || found {
 		if err != nil {
 			return api.SpawnResult{}, err
 		}
 		return priorSpawn(prior), nil
 	}
-	requesterKey, requesterAgent := req.key(e), req.agent(e)
-	requester, err := e.store.GetSession(ctx, requesterKey)
+	requesterKey, requesterAgent := c.Key, c.Agent
+	requester, err := sp.store.GetSession(ctx, requesterKey)
 	if err != nil {
-		requester, err = e.newSession(requesterKey)
+		requester, err = sp.sessions.New(requesterKey)
 		if err != nil {
 			return api.SpawnResult{}, err
 		}
@@ -84,7 +85,10 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 	if mode == "session" && !p.Thread {
 		return api.SpawnResult{}, domain.Invalid(`mode="session" requires thread=true so the subagent can stay bound to a thread.`)
 	}
-	cleanup := orDefault(p.Cleanup, "keep")
+	cleanup := p.Cleanup
+	if cleanup == "" {
+		cleanup = "keep"
+	}
 	if mode == "session" {
 		// A persistent child is kept whatever cleanup says (OpenClaw's
 		// rule): deleting it after its first announce would end the
@@ -97,7 +101,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 	if p.AgentID != "" {
 		agent = strings.ToLower(strings.TrimSpace(p.AgentID))
 	}
-	if err := policy.SpawnAllowed(e.cfg, requesterAgent, agent); err != nil {
+	if err := policy.SpawnAllowed(sp.cfg, requesterAgent, agent); err != nil {
 		return api.SpawnResult{}, err
 	}
 
@@ -107,13 +111,13 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 		model = subs.Model
 	}
 	if model == "" {
-		model = e.conf().AgentModel(agent)
+		model = sp.conf().AgentModel(agent)
 	}
-	if _, _, err := e.models.Resolve(model); err != nil {
+	if _, _, err := sp.models.Resolve(model); err != nil {
 		return api.SpawnResult{}, err
 	}
 	if p.Thinking != "" {
-		if err := e.models.ValidateThinking(model, p.Thinking); err != nil {
+		if err := sp.models.ValidateThinking(model, p.Thinking); err != nil {
 			return api.SpawnResult{}, err
 		}
 	}
@@ -123,9 +127,9 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 	if err != nil {
 		return api.SpawnResult{}, err
 	}
-	payer := e.payerFor(ctx, req, requesterKey)
-	childBudget, err := e.budgets.ForSpawn(ctx, budget.Spawn{
-		Asked: asked, InRun: req.RunID != "", Requester: requesterKey, Payer: payer,
+	payer := sp.payer(ctx, requesterKey, c.RunID)
+	childBudget, err := sp.budgets.ForSpawn(ctx, budget.Spawn{
+		Asked: asked, InRun: c.RunID != "", Requester: requesterKey, Payer: payer,
 		RequesterAgent: requesterAgent, Model: model,
 		FirstPrompt: budget.EstimateTokens(p.Task, subagent.Context(requesterKey, "", p.Label)),
 	})
@@ -134,8 +138,8 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 	}
 
 	// Sandbox inheritance.
-	childSandboxed := e.conf().AgentSandboxed(agent)
-	requesterSandboxed := e.sandboxed(requester)
+	childSandboxed := sp.conf().AgentSandboxed(agent)
+	requesterSandboxed := policy.Sandboxed(sp.conf(), requester.AgentID, requester.Sandboxed)
 	if requesterSandboxed && !childSandboxed {
 		return api.SpawnResult{}, domain.Errorf(domain.CodeForbidden, "sessions_spawn refused: this session is sandboxed and agent %q would run unsandboxed", agent)
 	}
@@ -151,15 +155,15 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 		timeout = *p.RunTimeoutSeconds
 	}
 
-	childKey := sessionkey.NewSubagentKey(agent, e.newID())
+	childKey := sessionkey.NewSubagentKey(agent, sp.newID())
 	task := p.Task
-	ss := subagent.Spec{RequesterKey: requesterKey, RequesterChannel: e.channelOf(requester), Label: p.Label,
+	ss := subagent.Spec{RequesterKey: requesterKey, RequesterChannel: sessions.ChannelOf(requester), Label: p.Label,
 		Task: p.Task, Mode: mode, Cleanup: cleanup}
 
 	// Attachments are written before the run exists; a failure leaves nothing.
 	var receipt *attachments.Receipt
 	if len(p.Attachments) > 0 {
-		ac := e.cfg.Tools.SessionsSpawn.Attachments
+		ac := sp.cfg.Tools.SessionsSpawn.Attachments
 		if !ac.Enabled {
 			return api.SpawnResult{}, domain.Errorf(domain.CodeForbidden, "attachments are disabled for sessions_spawn (enable tools.sessions_spawn.attachments.enabled)")
 		}
@@ -167,8 +171,8 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 		if err != nil {
 			return api.SpawnResult{}, err
 		}
-		ws := e.cfg.Workspace(e.dir, agent)
-		r, dir, err := attachments.Materialize(ws, files, e.newID)
+		ws := sp.cfg.Workspace(sp.dir, agent)
+		r, dir, err := attachments.Materialize(ws, files, sp.newID)
 		if err != nil {
 			return api.SpawnResult{}, fsFailure("writing the attachments", err)
 		}
@@ -181,18 +185,18 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 
 	var forked []domain.Message
 	if p.Context == api.SpawnFork {
-		if forked, err = e.forkMessages(ctx, requesterKey); err != nil {
+		if forked, err = ForkMessages(ctx, sp.store, requesterKey); err != nil {
 			return api.SpawnResult{}, err
 		}
 	}
-	if err := e.admit(requesterKey, childKey); err != nil {
+	if err := sp.admit(requesterKey, childKey); err != nil {
 		return api.SpawnResult{}, err
 	}
-	spec := runSpec{
+	spec := runspec.Spec{
 		Spec: runs.Spec{Prelude: forked,
 			UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(task),
 				Provenance: &domain.Provenance{Kind: domain.ProvenanceInterSession, SourceSessionKey: requesterKey,
-					SourceTool: api.ToolSessionsSpawn, SourceRunID: req.RunID}}},
+					SourceTool: api.ToolSessionsSpawn, SourceRunID: c.RunID}}},
 		System:      subagent.Context(requesterKey, childKey, p.Label),
 		Model:       model,
 		Thinking:    p.Thinking,
@@ -205,27 +209,27 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 		// the payer's chain explicitly.
 		spec.Payer = payer
 	}
-	rawSpec, err := encodeSpec(spec)
+	rawSpec, err := runspec.Encode(spec)
 	if err != nil {
 		return api.SpawnResult{}, err
 	}
-	now := e.nowMs()
+	now := sp.nowMs()
 	var (
 		run     domain.Run
 		created bool
 	)
-	err = e.admitSpawn(ctx, requesterKey, idem, func() (err error) {
-		run, created, err = e.rt.Submit(ctx, domain.Run{
+	err = sp.admitSpawn(ctx, requesterKey, idem, func() (err error) {
+		run, created, err = sp.rt.Submit(ctx, domain.Run{
 			SessionKey: childKey, AgentID: agent, Kind: domain.RunKindSubagent, Lane: domain.LaneSubagent,
-			ParentRunID: req.RunID, RequesterKey: requesterKey, IdempotencyKey: idem, Message: p.Task,
+			ParentRunID: c.RunID, RequesterKey: requesterKey, IdempotencyKey: idem, Message: p.Task,
 			TimeoutMs: int64(timeout) * 1000, Spec: rawSpec,
 		}, func(tx domain.Tx) error {
 			if _, err := tx.GetSession(requesterKey); err != nil {
-				if _, _, err := e.ensureSession(tx, requesterKey, nil); err != nil {
+				if _, _, err := sp.sessions.Ensure(tx, requesterKey, nil); err != nil {
 					return err
 				}
 			}
-			_, _, err := e.ensureSession(tx, childKey, func(s *domain.Session) {
+			_, _, err := sp.sessions.Ensure(tx, childKey, func(s *domain.Session) {
 				s.SpawnedBy = requesterKey
 				s.SpawnDepth = depth + 1
 				s.Sandboxed = childSandboxed || requesterSandboxed
@@ -256,13 +260,13 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 		if receipt != nil {
 			_ = attachments.SafeRemove(ss.AttachmentsRoot, ss.AttachmentsDir)
 		}
-		if err := sameWork(run, fingerprint); err != nil {
+		if err := idempotency.SameWork(run, fingerprint); err != nil {
 			return api.SpawnResult{}, err
 		}
 		return priorSpawn(run), nil
 	}
-	e.publishSession(childKey, "created")
-	e.log.Info("sessions_spawn", "requester", requesterKey, "child", childKey, "run", run.ID, "agent", agent, "model", model)
+	sp.publishSession(childKey, "created")
+	sp.log.Info("sessions_spawn", "requester", requesterKey, "child", childKey, "run", run.ID, "agent", agent, "model", model)
 	res := api.SpawnResult{Status: "accepted", ChildSessionKey: childKey, RunID: run.ID, Mode: mode, Note: subagent.Note, Attachments: receipt}
 	if !childBudget.IsZero() {
 		res.Budget = &childBudget
@@ -279,7 +283,7 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 // spawnFingerprint digests the parameters that define a spawn's work (its
 // timeout is not one of them).
 func spawnFingerprint(p api.SpawnRequest) string {
-	w := spawnWork{Task: p.Task, Label: p.Label, AgentID: strings.ToLower(strings.TrimSpace(p.AgentID)), Model: p.Model,
+	w := idempotency.SpawnWork{Task: p.Task, Label: p.Label, AgentID: strings.ToLower(strings.TrimSpace(p.AgentID)), Model: p.Model,
 		Thinking: p.Thinking, Thread: p.Thread, Mode: p.Mode, Cleanup: p.Cleanup, Sandbox: p.Sandbox, MountPath: p.MountPath}
 	if p.Context == api.SpawnFork {
 		w.Context = api.SpawnFork // isolated is the default: old fingerprints stay valid
@@ -293,7 +297,7 @@ func spawnFingerprint(p api.SpawnRequest) string {
 // priorSpawn is the answer to a retried spawn: the first spawn's run.
 func priorSpawn(run domain.Run) api.SpawnResult {
 	mode := "run"
-	if spec, err := decodeSpec(run); err == nil && spec.Spawn != nil && spec.Spawn.Mode != "" {
+	if spec, err := runspec.Decode(run); err == nil && spec.Spawn != nil && spec.Spawn.Mode != "" {
 		mode = spec.Spawn.Mode
 	}
 	return api.SpawnResult{Status: "accepted", ChildSessionKey: run.SessionKey, RunID: run.ID, Mode: mode, Note: subagent.Note}
@@ -317,14 +321,14 @@ const spawnGateName = "spawn-limits"
 // idempotency key idem already names a run is a retry, not one more child:
 // it skips the limits, and start finds the first run (so two concurrent
 // calls with one key both answer the one child, even at the limit).
-func (e *Engine) admitSpawn(ctx context.Context, requesterKey, idem string, start func() error) error {
-	release, err := e.store.Gate(ctx, spawnGateName)
+func (sp *Spawner) admitSpawn(ctx context.Context, requesterKey, idem string, start func() error) error {
+	release, err := sp.store.Gate(ctx, spawnGateName)
 	if err != nil {
 		return err
 	}
 	defer release()
 	if idem != "" {
-		_, err := e.store.GetRunByIdempotencyKey(ctx, idem)
+		_, err := sp.store.GetRunByIdempotencyKey(ctx, idem)
 		if err == nil {
 			return start()
 		}
@@ -332,8 +336,8 @@ func (e *Engine) admitSpawn(ctx context.Context, requesterKey, idem string, star
 			return err
 		}
 	}
-	subs := e.cfg.Agents.Defaults.Subagents
-	active, err := e.store.ListRuns(ctx, domain.RunQuery{Kinds: []domain.RunKind{domain.RunKindSubagent}, Statuses: []domain.RunStatus{domain.RunQueued, domain.RunRunning}})
+	subs := sp.cfg.Agents.Defaults.Subagents
+	active, err := sp.store.ListRuns(ctx, domain.RunQuery{Kinds: []domain.RunKind{domain.RunKindSubagent}, Statuses: []domain.RunStatus{domain.RunQueued, domain.RunRunning}})
 	if err != nil {
 		return err
 	}

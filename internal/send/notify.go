@@ -1,4 +1,4 @@
-package engine
+package send
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/sessions"
 )
 
 // sendMode validates sessions_send's mode ("" is followup). A notify
@@ -29,11 +30,11 @@ func sendMode(p api.SendRequest) (string, error) {
 // notify writes an inter-session message into target's transcript without
 // starting a run: no model call, no reply-back loop, no announce. It
 // answers {status:"ok", messageId} once the message is committed.
-func (e *Engine) notify(ctx context.Context, req Requester, target, display, message string) (api.SendResult, error) {
-	requesterKey := req.key(e)
+func (sd *Sender) notify(ctx context.Context, req Caller, target, display, message string) (api.SendResult, error) {
+	requesterKey := req.Key
 	requesterChannel := ""
-	if s, err := e.store.GetSession(ctx, requesterKey); err == nil {
-		requesterChannel = e.channelOf(s)
+	if s, err := sd.store.GetSession(ctx, requesterKey); err == nil {
+		requesterChannel = sessions.ChannelOf(s)
 	}
 	msg := domain.Message{
 		Role:    domain.RoleUser,
@@ -42,8 +43,8 @@ func (e *Engine) notify(ctx context.Context, req Requester, target, display, mes
 			SourceChannel: requesterChannel, SourceTool: api.ToolSessionsSend, SourceRunID: req.RunID},
 	}
 	created := false
-	stored, err := e.rt.Inject(ctx, target, []domain.Message{msg}, func(tx domain.Tx) (domain.Session, error) {
-		s, fresh, err := e.ensureSession(tx, target, nil)
+	stored, err := sd.rt.Inject(ctx, target, []domain.Message{msg}, func(tx domain.Tx) (domain.Session, error) {
+		s, fresh, err := sd.sessions.Ensure(tx, target, nil)
 		created = fresh
 		return s, err
 	})
@@ -54,8 +55,8 @@ func (e *Engine) notify(ctx context.Context, req Requester, target, display, mes
 		return api.SendResult{Status: statusOf(err), Error: domain.ErrorMessage(err), SessionKey: display}, nil
 	}
 	if created {
-		e.publishSession(target, "created")
+		sd.publishSession(target, "created")
 	}
-	e.log.Info("sessions_send notify", "from", requesterKey, "to", target, "message", stored[0].ID)
+	sd.log.Info("sessions_send notify", "from", requesterKey, "to", target, "message", stored[0].ID)
 	return api.SendResult{Status: "ok", MessageID: stored[0].ID, SessionKey: display}, nil
 }

@@ -1,4 +1,4 @@
-package engine
+package sessions
 
 import (
 	"context"
@@ -7,29 +7,30 @@ import (
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/policy"
+	"github.com/switchboard-go/switchboard/internal/query"
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
 )
 
 // DisplayKey shows key as requester sees it (`main` for its main session).
-func (e *Engine) DisplayKey(key string) string {
-	return e.keys.Display(key, e.cfg.DefaultAgentID())
+func (b *Book) DisplayKey(key string) string {
+	return b.keys.Display(key, b.base.DefaultAgentID())
 }
 
 // CanonicalKey resolves user input (`main`, a key, a sessionId) to a key.
-func (e *Engine) CanonicalKey(ctx context.Context, ref string) (string, error) {
-	return e.resolveRef(ctx, Requester{Operator: true}, ref)
+func (b *Book) CanonicalKey(ctx context.Context, ref string) (string, error) {
+	return b.Resolve(ctx, b.operator(), ref)
 }
 
 // canonical turns user input into a canonical key for requester agent.
-func (e *Engine) canonical(input, requesterAgent string) (string, error) {
-	key, err := e.keys.Canonical(input, requesterAgent)
+func (b *Book) canonical(input, requesterAgent string) (string, error) {
+	key, err := b.keys.Canonical(input, requesterAgent)
 	if err != nil {
 		return "", domain.Invalid("%v", err)
 	}
 	return key, nil
 }
 
-// resolveRef resolves a session reference — a key, `main`, `current` or a
+// Resolve resolves a session reference — a key, `main`, `current` or a
 // sessionId — to a canonical key, by one rule for every surface
 // (docs/design.md#session-keys-and-resolution):
 //
@@ -44,7 +45,7 @@ func (e *Engine) canonical(input, requesterAgent string) (string, error) {
 //   - keys (`main`, `agent:…`, legacy keys) are canonicalized, and a key of
 //     an agent that is not configured is refused (unless its session
 //     exists), with the same error everywhere.
-func (e *Engine) resolveRef(ctx context.Context, req Requester, input string) (string, error) {
+func (b *Book) Resolve(ctx context.Context, v query.Viewer, input string) (string, error) {
 	in := strings.TrimSpace(input)
 	if in == "" {
 		return "", domain.Invalid("sessionKey required")
@@ -55,10 +56,10 @@ func (e *Engine) resolveRef(ctx context.Context, req Requester, input string) (s
 		return "", err
 	}
 	if strings.EqualFold(in, "current") {
-		return req.key(e), nil
+		return v.Key, nil
 	}
 	if sessionkey.LooksLikeSessionID(in) {
-		key, found, err := e.sessionByID(ctx, req, in)
+		key, found, err := b.byID(ctx, v, in)
 		if err != nil || found {
 			return key, err
 		}
@@ -66,50 +67,50 @@ func (e *Engine) resolveRef(ctx context.Context, req Requester, input string) (s
 			// A sandboxed requester clamped to its tree gets the reference's
 			// sandbox answer (forbidden) for every sessionId outside it, hidden
 			// or missing alike, so the answer still reveals nothing.
-			if !req.Operator && e.guardFor(ctx, req).Visibility().Restricted() {
+			if !v.Operator && b.reads.GuardFor(ctx, v).Visibility().Restricted() {
 				return "", domain.Errorf(domain.CodeForbidden, "Session not visible from this sandboxed agent session: %s", in)
 			}
 			return "", domain.Errorf(domain.CodeNotFound, "Session not found: %s (use the full sessionKey from sessions_list)", in)
 		}
 	}
-	key, err := e.canonical(in, req.agent(e))
+	key, err := b.canonical(in, v.Agent)
 	if err != nil {
 		return "", err
 	}
-	if err := e.knownAgent(ctx, key); err != nil {
+	if err := b.knownAgent(ctx, key); err != nil {
 		return "", err
 	}
 	return key, nil
 }
 
-// findSessionsByID returns the sessions whose current sessionId is id in
+// FindByID returns the sessions whose current sessionId is id in
 // any letter case: sessionIds are UUID-like hex that switchboard writes in
 // lower case, so an id typed or copied in upper case finds its session.
 // An exact match (an imported id kept as it was) is tried first.
-func (e *Engine) findSessionsByID(ctx context.Context, id string) ([]domain.Session, error) {
+func (b *Book) FindByID(ctx context.Context, id string) ([]domain.Session, error) {
 	id = strings.TrimSpace(id)
-	rows, err := e.store.FindSessionsByID(ctx, id)
+	rows, err := b.store.FindSessionsByID(ctx, id)
 	if err != nil || len(rows) > 0 {
 		return rows, err
 	}
 	if lower := strings.ToLower(id); lower != id {
-		return e.store.FindSessionsByID(ctx, lower)
+		return b.store.FindSessionsByID(ctx, lower)
 	}
 	return nil, nil
 }
 
-// sessionByID finds the session whose current sessionId is id; found is
+// byID finds the session whose current sessionId is id; found is
 // false when none is, and two are an error. Only sessions the requester
 // may see count, so a hidden session's id answers exactly as an unknown
 // one (and an ambiguity never names a hidden key).
-func (e *Engine) sessionByID(ctx context.Context, req Requester, id string) (string, bool, error) {
-	all, err := e.findSessionsByID(ctx, id)
+func (b *Book) byID(ctx context.Context, v query.Viewer, id string) (string, bool, error) {
+	all, err := b.FindByID(ctx, id)
 	if err != nil {
 		return "", false, err
 	}
 	rows := all[:0]
-	if len(all) > 0 && !req.Operator {
-		g := e.guardFor(ctx, req)
+	if len(all) > 0 && !v.Operator {
+		g := b.reads.GuardFor(ctx, v)
 		for _, s := range all {
 			if g.Check(ctx, s.Key, policy.ActionHistory) == nil {
 				rows = append(rows, s)
@@ -134,19 +135,19 @@ func (e *Engine) sessionByID(ctx context.Context, req Requester, id string) (str
 // knownAgent refuses a canonical key of an agent that is not configured,
 // unless a session already has the key (a session of an agent since
 // removed from config stays reachable).
-func (e *Engine) knownAgent(ctx context.Context, key string) error {
-	id := e.keys.AgentOf(key)
-	if e.agentConfigured(id) || e.isRemote(id) {
+func (b *Book) knownAgent(ctx context.Context, key string) error {
+	id := b.keys.AgentOf(key)
+	if b.AgentConfigured(id) || b.IsRemote(id) {
 		return nil
 	}
-	if _, err := e.store.GetSession(ctx, key); err == nil {
+	if _, err := b.store.GetSession(ctx, key); err == nil {
 		return nil
 	}
-	return e.unknownAgent(id, key)
+	return b.UnknownAgent(id, key)
 }
 
-// unknownAgent is the one error for a key naming an agent that is not
+// UnknownAgent is the one error for a key naming an agent that is not
 // configured.
-func (e *Engine) unknownAgent(id, key string) error {
-	return domain.Invalid("unknown agent id %q in session key %q (configured: %s)", id, key, strings.Join(e.cfg.AgentIDs(), ", "))
+func (b *Book) UnknownAgent(id, key string) error {
+	return domain.Invalid("unknown agent id %q in session key %q (configured: %s)", id, key, strings.Join(b.base.AgentIDs(), ", "))
 }

@@ -1,28 +1,30 @@
-package engine
+package send
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"github.com/switchboard-go/switchboard/internal/delivery"
-	"github.com/switchboard-go/switchboard/internal/query"
-	"github.com/switchboard-go/switchboard/internal/runs"
 	"strings"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/delivery"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/exchange"
+	"github.com/switchboard-go/switchboard/internal/idempotency"
 	"github.com/switchboard-go/switchboard/internal/policy"
+	"github.com/switchboard-go/switchboard/internal/query"
+	"github.com/switchboard-go/switchboard/internal/runs"
+	"github.com/switchboard-go/switchboard/internal/runspec"
+	"github.com/switchboard-go/switchboard/internal/sessions"
 	"github.com/switchboard-go/switchboard/internal/tracing"
 )
 
-// send delivers a message into another session as an inter-session
+// Send delivers a message into another session as an inter-session
 // message, and waits for the reply unless TimeoutSeconds is 0.
-func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (api.SendResult, error) {
-	if p.IdempotencyKey == "" {
-		p.IdempotencyKey = req.IdempotencyKey
-	}
+// p.IdempotencyKey is already scoped to the caller (the engine's gate).
+func (sd *Sender) Send(ctx context.Context, req Caller, p api.SendRequest) (api.SendResult, error) {
 	// A refused send has no run: its answer carries no runId.
 	fail := func(status, msg, key string) api.SendResult {
 		return api.SendResult{Status: status, Error: msg, SessionKey: key}
@@ -45,8 +47,8 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 		t := int(n)
 		p.TimeoutSeconds = &t
 	}
-	requesterKey, requesterAgent := req.key(e), req.agent(e)
-	g := e.guardFor(ctx, req)
+	requesterKey, requesterAgent := req.Key, req.Agent
+	g := sd.reads.GuardFor(ctx, req.viewer())
 	var target string
 	switch {
 	case p.SessionKey != "" && p.Label != "":
@@ -54,35 +56,35 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 	case p.SessionKey == "" && p.Label == "":
 		return fail("error", "Either sessionKey or label is required", ""), nil
 	case p.Label != "":
-		key, res, ok := e.findLabel(ctx, req, g, p.Label, p.AgentID)
+		key, res, ok := sd.findLabel(ctx, req, g, p.Label, p.AgentID)
 		if !ok {
 			return res, nil
 		}
 		target = key
 	default:
-		key, err := e.resolveRef(ctx, req, p.SessionKey)
+		key, err := sd.sessions.Resolve(ctx, req.viewer(), p.SessionKey)
 		if err != nil {
 			return fail(statusOf(err), domain.ErrorMessage(err), ""), nil
 		}
 		target = key
 	}
-	display := e.keys.Display(target, requesterAgent)
+	display := sd.keys.Display(target, requesterAgent)
 	idem := ""
 	if p.IdempotencyKey != "" {
-		idem = "send:" + req.scopeKey(api.OpSessionsSend, p.IdempotencyKey)
+		idem = "send:" + p.IdempotencyKey
 	}
-	work := sendWork{Target: target, Message: p.Message}
+	work := idempotency.SendWork{Target: target, Message: p.Message}
 	if mode == api.SendSteer {
 		work.Mode = mode
 	}
 	fingerprint := api.Fingerprint(work)
-	if prior, found, err := e.priorRun(ctx, idem, fingerprint); err != nil || found {
+	if prior, found, err := idempotency.Prior(ctx, sd.store, idem, fingerprint); err != nil || found {
 		if err != nil {
 			return api.SendResult{}, err
 		}
-		return e.sendAnswer(ctx, prior, display, p.TimeoutSeconds, req.RunID != "")
+		return sd.sendAnswer(ctx, prior, display, p.TimeoutSeconds, req.RunID != "")
 	}
-	targetAgent := e.keys.AgentOf(target)
+	targetAgent := sd.keys.AgentOf(target)
 	if err := g.Check(ctx, target, policy.ActionSend); err != nil {
 		return fail(statusOf(err), domain.ErrorMessage(err), display), nil
 	}
@@ -90,16 +92,16 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 	// Loop safety: a chain of sends carries the sessions it went through.
 	var chain []string
 	if req.RunID != "" {
-		r, err := e.store.GetRun(ctx, req.RunID)
+		r, err := sd.store.GetRun(ctx, req.RunID)
 		if err != nil && !errors.Is(err, domain.ErrNotFound) {
 			return api.SendResult{}, err
 		}
 		if err == nil {
-			spec, err := decodeSpec(r)
+			spec, err := runspec.Decode(r)
 			if err != nil {
 				return api.SendResult{}, err
 			}
-			next, refused := exchange.Extend(spec.Chain, requesterKey, target, display, e.cfg.Session.AgentToAgent.MaxHops)
+			next, refused := exchange.Extend(spec.Chain, requesterKey, target, display, sd.cfg.Session.AgentToAgent.MaxHops)
 			if refused != "" {
 				return fail("error", refused, display), nil
 			}
@@ -108,32 +110,32 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 	}
 
 	// Send policy of the target (its row, or the row it would get).
-	facts, targetRow, err := e.sessionFactsRow(ctx, target)
+	facts, targetRow, err := sd.sessions.FactsRow(ctx, target)
 	if err != nil {
 		return fail("error", domain.ErrorMessage(err), display), nil
 	}
-	if d := policy.SendPolicy(e.conf().Session.SendPolicy, facts); !d.Allow {
-		e.log.Info("send blocked by session policy", "target", target, "reason", d.Reason)
+	if d := policy.SendPolicy(sd.conf().Session.SendPolicy, facts); !d.Allow {
+		sd.log.Info("send blocked by session policy", "target", target, "reason", d.Reason)
 		return fail("error", "send blocked by session policy", display), nil
 	}
-	if err := e.admit(requesterKey, target); err != nil {
+	if err := sd.guards.Admit(requesterKey, target); err != nil {
 		return api.SendResult{}, err
 	}
-	if res, held, err := e.holdOnLoop(ctx, req, requesterKey, target, display, chain, p.Message); held || err != nil {
+	if res, held, err := sd.guards.HoldOnLoop(ctx, req.RunID, requesterKey, target, display, chain, p.Message); held || err != nil {
 		return res, err
 	}
 	if mode == api.SendNotify {
-		if e.isRemote(targetAgent) {
+		if sd.sessions.IsRemote(targetAgent) {
 			// A2A has no message that starts no task: a notify would stay
 			// in the local record and never reach the remote agent.
 			return fail("error", fmt.Sprintf("mode %q cannot reach remote agent %q (an A2A message always starts a task); use followup", api.SendNotify, targetAgent), display), nil
 		}
-		return e.notify(ctx, req, target, display, p.Message)
+		return sd.notify(ctx, req, target, display, p.Message)
 	}
 
 	requesterChannel := ""
-	if s, err := e.store.GetSession(ctx, requesterKey); err == nil {
-		requesterChannel = e.channelOf(s)
+	if s, err := sd.store.GetSession(ctx, requesterKey); err == nil {
+		requesterChannel = sessions.ChannelOf(s)
 	}
 	targetChannel := facts.Channel
 	if targetChannel == "" {
@@ -146,8 +148,8 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 	if targetRow != nil {
 		targetTo = delivery.RecipientOn(*targetRow, targetChannel)
 	}
-	maxTurns := e.cfg.Session.AgentToAgent.MaxPingPongTurns
-	spec := runSpec{
+	maxTurns := sd.cfg.Session.AgentToAgent.MaxPingPongTurns
+	spec := runspec.Spec{
 		Spec: runs.Spec{
 			UserMessage: &domain.Message{
 				Role:    domain.RoleUser,
@@ -156,7 +158,7 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 					SourceChannel: requesterChannel, SourceTool: api.ToolSessionsSend, SourceRunID: req.RunID},
 			},
 			Steer: mode == api.SendSteer,
-			Payer: e.payerFor(ctx, req, requesterKey),
+			Payer: sd.payer(ctx, requesterKey, req.RunID),
 		},
 		System: exchange.MessageContext(requesterKey, requesterChannel, target, targetChannel),
 		Chain:  chain,
@@ -166,28 +168,28 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 		TraceParent: tracing.Root(ctx, "sessions_send"),
 	}
 	var timeoutMs int64
-	if e.isRemote(targetAgent) {
-		// A remote agent (remote.go): its reply is the exchange; the
+	if sd.sessions.IsRemote(targetAgent) {
+		// A remote agent (the engine's remote agents): its reply is the exchange; the
 		// injected context and the reply-back and announce steps stay
 		// local, so neither the context nor the exchange state is kept.
 		spec.System, spec.A2A = "", nil
-		timeoutMs = remoteRunTimeout().Milliseconds()
+		timeoutMs = sessions.RemoteRunTimeout().Milliseconds()
 		// A remote run is one A2A exchange with no steps to join between:
 		// a steer to a remote agent is a followup.
 		spec.Steer = false
 	}
-	rawSpec, err := encodeSpec(spec)
+	rawSpec, err := runspec.Encode(spec)
 	if err != nil {
 		return api.SendResult{}, err
 	}
 	created := false
-	run, fresh, err := e.rt.Submit(ctx, domain.Run{
+	run, fresh, err := sd.rt.Submit(ctx, domain.Run{
 		SessionKey: target, AgentID: targetAgent, Kind: domain.RunKindSend, Lane: domain.LaneNested,
 		ParentRunID: req.RunID, RequesterKey: requesterKey, IdempotencyKey: idem,
 		Message: p.Message, Spec: rawSpec, TimeoutMs: timeoutMs,
 	}, func(tx domain.Tx) error {
 		var err error
-		_, created, err = e.ensureSession(tx, target, nil)
+		_, created, err = sd.sessions.Ensure(tx, target, nil)
 		return err
 	})
 	if err != nil {
@@ -200,26 +202,26 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 	}
 	if !fresh {
 		// Another call with this key won the race: the same work, or a conflict.
-		if err := sameWork(run, fingerprint); err != nil {
+		if err := idempotency.SameWork(run, fingerprint); err != nil {
 			return api.SendResult{}, err
 		}
 	}
 	if created {
-		e.publishSession(target, "created")
+		sd.publishSession(target, "created")
 	}
-	e.log.Info("sessions_send", "from", requesterKey, "to", target, "run", run.ID)
-	return e.sendAnswer(ctx, run, display, p.TimeoutSeconds, req.RunID != "")
+	sd.log.Info("sessions_send", "from", requesterKey, "to", target, "run", run.ID)
+	return sd.sendAnswer(ctx, run, display, p.TimeoutSeconds, req.RunID != "")
 }
 
 // sendAnswer is sessions_send's answer about run: accepted without a
 // wait, else what the run came to within the timeout.
 // A send made inside a run waits at most until that run's deadline (its
 // context's): the wait is clamped, the target's run goes on.
-func (e *Engine) sendAnswer(ctx context.Context, run domain.Run, display string, timeoutSeconds *int, inRun bool) (api.SendResult, error) {
+func (sd *Sender) sendAnswer(ctx context.Context, run domain.Run, display string, timeoutSeconds *int, inRun bool) (api.SendResult, error) {
 	delivery := &api.Delivery{Status: "pending", Mode: "announce"}
-	if e.isRemote(run.AgentID) {
-		// No announce follows a remote agent's reply (remote.go).
-		delivery = &api.Delivery{Status: "none", Mode: RemoteChannel}
+	if sd.sessions.IsRemote(run.AgentID) {
+		// No announce follows a remote agent's reply (the engine's remote agents).
+		delivery = &api.Delivery{Status: "none", Mode: sessions.RemoteChannel}
 	}
 	timeout := int(api.SendTimeout.Default)
 	if timeoutSeconds != nil {
@@ -230,13 +232,13 @@ func (e *Engine) sendAnswer(ctx context.Context, run domain.Run, display string,
 	}
 	wait := clampToDeadline(ctx, time.Duration(timeout)*time.Second, inRun)
 	timeout = int((wait + time.Second - 1) / time.Second)
-	done, err := e.rt.Wait(ctx, run.ID, wait)
+	done, err := sd.rt.Wait(ctx, run.ID, wait)
 	if err != nil {
 		return api.SendResult{}, err
 	}
 	switch done.Status {
 	case domain.RunOK:
-		if spec, err := decodeSpec(done); err == nil && spec.JoinedRunID != "" {
+		if spec, err := runspec.Decode(done); err == nil && spec.JoinedRunID != "" {
 			delivery = nil // a steer that joined a running run has no announce of its own
 		}
 		res := api.SendResult{RunID: run.ID, Status: "ok", SessionKey: display, Delivery: delivery}
@@ -248,14 +250,14 @@ func (e *Engine) sendAnswer(ctx context.Context, run domain.Run, display string,
 		return api.SendResult{RunID: run.ID, Status: "timeout", SessionKey: display,
 			Error: fmt.Sprintf("no reply within %ds; the run goes on — read the reply later with sessions_history or wait with runs_wait", timeout)}, nil
 	case domain.RunTimeout:
-		return api.SendResult{RunID: run.ID, Status: "timeout", SessionKey: display, Error: orDefault(done.Error, "run timed out")}, nil
+		return api.SendResult{RunID: run.ID, Status: "timeout", SessionKey: display, Error: cmp.Or(done.Error, "run timed out")}, nil
 	default:
-		return api.SendResult{RunID: run.ID, Status: "error", SessionKey: display, Error: orDefault(done.Error, "agent error")}, nil
+		return api.SendResult{RunID: run.ID, Status: "error", SessionKey: display, Error: cmp.Or(done.Error, "agent error")}, nil
 	}
 }
 
 // findLabel resolves a label to a key; on failure it returns the payload.
-func (e *Engine) findLabel(ctx context.Context, req Requester, g query.Guard, label, agentID string) (string, api.SendResult, bool) {
+func (sd *Sender) findLabel(ctx context.Context, req Caller, g query.Guard, label, agentID string) (string, api.SendResult, bool) {
 	fail := func(status, msg string) (string, api.SendResult, bool) {
 		return "", api.SendResult{Status: status, Error: msg}, false
 	}
@@ -263,7 +265,7 @@ func (e *Engine) findLabel(ctx context.Context, req Requester, g query.Guard, la
 	if err != nil {
 		return fail("error", domain.ErrorMessage(err))
 	}
-	requesterAgent := req.agent(e)
+	requesterAgent := req.Agent
 	agent := requesterAgent
 	if agentID != "" {
 		agent = strings.ToLower(strings.TrimSpace(agentID))
@@ -271,7 +273,7 @@ func (e *Engine) findLabel(ctx context.Context, req Requester, g query.Guard, la
 			if g.Visibility().Restricted() {
 				return fail("forbidden", "Sandboxed sessions_send label lookup is limited to this agent")
 			}
-			a2a := policy.NewA2A(e.conf())
+			a2a := policy.NewA2A(sd.conf())
 			if !a2a.Enabled {
 				return fail("forbidden", "Agent-to-agent messaging is disabled. Set tools.agentToAgent.enabled=true to allow cross-agent sends.")
 			}
@@ -280,7 +282,7 @@ func (e *Engine) findLabel(ctx context.Context, req Requester, g query.Guard, la
 			}
 		}
 	}
-	all, err := e.store.ListSessions(ctx, domain.SessionQuery{Label: label, AgentIDs: []string{agent}, Limit: 10})
+	all, err := sd.store.ListSessions(ctx, domain.SessionQuery{Label: label, AgentIDs: []string{agent}, Limit: 10})
 	if err != nil {
 		return fail("error", domain.ErrorMessage(err))
 	}

@@ -1,4 +1,4 @@
-package engine
+package sessions
 
 import (
 	"context"
@@ -12,28 +12,28 @@ import (
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
 )
 
-// patch changes a session's settings, creating the session when missing.
-func (e *Engine) patch(ctx context.Context, ref string, p api.PatchRequest) (domain.Session, error) {
-	key, err := e.resolveRef(ctx, Requester{Operator: true}, ref)
+// Patch changes a session's settings, creating the session when missing.
+func (b *Book) Patch(ctx context.Context, ref string, p api.PatchRequest) (domain.Session, error) {
+	key, err := b.Resolve(ctx, b.operator(), ref)
 	if err != nil {
 		return domain.Session{}, err
 	}
-	set, err := e.patchSettings(p)
+	set, err := b.patchSettings(p)
 	if err != nil {
 		return domain.Session{}, err
 	}
 	if set.label != nil && *set.label != "" {
 		// The uniqueness check below reads committed rows: the gate keeps
 		// another setter of this label from committing in between.
-		unlock, err := e.lockLabel(ctx, e.keys.AgentOf(key), *set.label)
+		unlock, err := b.lockLabel(ctx, b.keys.AgentOf(key), *set.label)
 		if err != nil {
 			return domain.Session{}, err
 		}
 		defer unlock()
 	}
 	var out domain.Session
-	err = e.store.Update(ctx, func(tx domain.Tx) error {
-		s, _, err := e.ensureSession(tx, key, nil)
+	err = b.store.Update(ctx, func(tx domain.Tx) error {
+		s, _, err := b.Ensure(tx, key, nil)
 		if err != nil {
 			return err
 		}
@@ -41,7 +41,7 @@ func (e *Engine) patch(ctx context.Context, ref string, p api.PatchRequest) (dom
 			l := *set.label
 			if l != "" && l != s.Label {
 				// Labels are unique per agent.
-				if other, err := e.store.ListSessions(ctx, domain.SessionQuery{Label: l, AgentIDs: []string{s.AgentID}, Limit: 1}); err == nil && len(other) > 0 && other[0].Key != key {
+				if other, err := b.store.ListSessions(ctx, domain.SessionQuery{Label: l, AgentIDs: []string{s.AgentID}, Limit: 1}); err == nil && len(other) > 0 && other[0].Key != key {
 					return domain.Invalid("label already in use: %s", l)
 				}
 			}
@@ -62,107 +62,107 @@ func (e *Engine) patch(ctx context.Context, ref string, p api.PatchRequest) (dom
 		// the model override is not checked: it goes back to the agent's
 		// model, which the config chose.
 		if s.ThinkingLevel != "" && (set.thinking != nil || (set.model != nil && *set.model != "")) {
-			if err := e.models.ValidateThinking(e.modelFor(s), s.ThinkingLevel); err != nil {
+			if err := b.models.ValidateThinking(b.ModelFor(s), s.ThinkingLevel); err != nil {
 				return err
 			}
 		}
 		if set.verbose != nil {
 			s.VerboseLevel = *set.verbose
 		}
-		s.UpdatedAt = e.nowMs()
+		s.UpdatedAt = b.nowMs()
 		out = s
 		return tx.PutSession(s)
 	})
 	if err != nil {
 		return domain.Session{}, err
 	}
-	e.bus.publish(domain.Event{Kind: domain.EventSession, SessionKey: key, Session: &out, Reason: "patched", TS: e.nowMs()})
+	b.publish(domain.Event{Kind: domain.EventSession, SessionKey: key, Session: &out, Reason: "patched", TS: b.nowMs()})
 	return out, nil
 }
 
-// reset starts a new transcript generation (new sessionId) for a session:
+// Reset starts a new transcript generation (new sessionId) for a session:
 // active runs are cancelled, the old transcript is kept, spawn lineage too.
-func (e *Engine) reset(ctx context.Context, ref string) (domain.Session, error) {
-	key, err := e.resolveRef(ctx, Requester{Operator: true}, ref)
+func (b *Book) Reset(ctx context.Context, ref string) (domain.Session, error) {
+	key, err := b.Resolve(ctx, b.operator(), ref)
 	if err != nil {
 		return domain.Session{}, err
 	}
-	if _, err := e.StopSession(ctx, key); err != nil {
+	if _, err := b.stop(ctx, key); err != nil {
 		return domain.Session{}, err
 	}
 	// The old transcript file is archived before the new generation is
 	// committed: a crash in between leaves the old generation current and
 	// its file rebuilt from the store at start, never a file of a
 	// generation no session has.
-	if cur, err := e.store.GetSession(ctx, key); err == nil && e.mirror != nil {
-		if err := e.mirror.Archive(cur.AgentID, cur.SessionID, e.now()); err != nil {
-			e.log.Warn("archive transcript mirror", "session", key, "err", err)
+	if cur, err := b.store.GetSession(ctx, key); err == nil && b.mirror != nil {
+		if err := b.mirror.Archive(cur.AgentID, cur.SessionID, b.now()); err != nil {
+			b.log.Warn("archive transcript mirror", "session", key, "err", err)
 		}
 	}
 	var out domain.Session
 	var old domain.Session
-	err = e.store.Update(ctx, func(tx domain.Tx) error {
-		s, created, err := e.ensureSession(tx, key, nil)
+	err = b.store.Update(ctx, func(tx domain.Tx) error {
+		s, created, err := b.Ensure(tx, key, nil)
 		if err != nil {
 			return err
 		}
 		old = s
 		if !created {
-			s.SessionID = e.newID()
+			s.SessionID = b.newID()
 			s.InputTokens, s.OutputTokens, s.TotalTokens, s.ContextTokens = 0, 0, 0, 0
 			s.SystemSent, s.AbortedLastRun = false, false
 		}
-		s.UpdatedAt = e.nowMs()
+		s.UpdatedAt = b.nowMs()
 		out = s
 		return tx.PutSession(s)
 	})
 	if err != nil {
 		return domain.Session{}, err
 	}
-	if e.mirror != nil && old.SessionID != out.SessionID {
-		if err := e.mirror.Archive(old.AgentID, old.SessionID, e.now()); err != nil {
-			e.log.Warn("archive transcript mirror", "session", key, "err", err)
+	if b.mirror != nil && old.SessionID != out.SessionID {
+		if err := b.mirror.Archive(old.AgentID, old.SessionID, b.now()); err != nil {
+			b.log.Warn("archive transcript mirror", "session", key, "err", err)
 		}
 	}
-	e.log.Info("session reset", "session", key, "sessionId", out.SessionID)
-	e.bus.publish(domain.Event{Kind: domain.EventSession, SessionKey: key, Session: &out, Reason: "reset", TS: e.nowMs()})
+	b.log.Info("session reset", "session", key, "sessionId", out.SessionID)
+	b.publish(domain.Event{Kind: domain.EventSession, SessionKey: key, Session: &out, Reason: "reset", TS: b.nowMs()})
 	return out, nil
 }
 
-// removeSession removes a session and its transcript. The main session of an
+// Remove removes a session and its transcript. The main session of an
 // agent cannot be deleted.
-func (e *Engine) removeSession(ctx context.Context, ref string) error {
-	key, err := e.resolveRef(ctx, Requester{Operator: true}, ref)
+func (b *Book) Remove(ctx context.Context, ref string) error {
+	key, err := b.Resolve(ctx, b.operator(), ref)
 	if err != nil {
 		return err
 	}
-	if e.keys.Kind(key) == domain.KindMain {
+	if b.keys.Kind(key) == domain.KindMain {
 		return domain.Invalid("Cannot delete the main session (%s).", key)
 	}
-	if _, err := e.store.GetSession(ctx, key); err != nil {
+	if _, err := b.store.GetSession(ctx, key); err != nil {
 		if errors.Is(err, domain.ErrNotFound) {
 			return domain.Errorf(domain.CodeNotFound, "No session found: %s", ref)
 		}
 		return err
 	}
-	if _, err := e.StopSession(ctx, key); err != nil {
+	if _, err := b.stop(ctx, key); err != nil {
 		return err
 	}
-	return e.deleteSession(ctx, key)
+	return b.Delete(ctx, key)
 }
 
-func (e *Engine) deleteSession(ctx context.Context, key string) error {
+func (b *Book) Delete(ctx context.Context, key string) error {
 	// The transcript file goes first: a crash before the row's deletion
 	// commits leaves the session, its file rebuilt from the store at start
 	// (and the deletion, when it was a cleanup, retried), never a file of
 	// a session that no longer exists.
-	if cur, err := e.store.GetSession(ctx, key); err == nil && e.mirror != nil {
-		if err := e.mirror.Remove(cur.AgentID, cur.SessionID); err != nil {
-			e.log.Warn("remove transcript mirror", "session", key, "err", err)
+	if cur, err := b.store.GetSession(ctx, key); err == nil && b.mirror != nil {
+		if err := b.mirror.Remove(cur.AgentID, cur.SessionID); err != nil {
+			b.log.Warn("remove transcript mirror", "session", key, "err", err)
 		}
 	}
 	var s domain.Session
-	err := e.store.Update(ctx, func(tx domain.Tx) error {
+	err := b.store.Update(ctx, func(tx domain.Tx) error {
 		var err error
 		s, err = tx.GetSession(key)
 		if err != nil {
@@ -173,36 +173,36 @@ func (e *Engine) deleteSession(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	if e.mirror != nil {
-		if err := e.mirror.Remove(s.AgentID, s.SessionID); err != nil {
-			e.log.Warn("remove transcript mirror", "session", key, "err", err)
+	if b.mirror != nil {
+		if err := b.mirror.Remove(s.AgentID, s.SessionID); err != nil {
+			b.log.Warn("remove transcript mirror", "session", key, "err", err)
 		}
 	}
-	e.log.Info("session deleted", "session", key)
-	e.publishSession(key, "deleted")
+	b.log.Info("session deleted", "session", key)
+	b.publish(domain.Event{Kind: domain.EventSession, SessionKey: key, Reason: "deleted", TS: b.nowMs()})
 	return nil
 }
 
-// newSession builds the row of a session that does not exist yet.
-func (e *Engine) newSession(key string) (domain.Session, error) {
+// New builds the row of a session that does not exist yet.
+func (b *Book) New(key string) (domain.Session, error) {
 	k, err := sessionkey.Parse(key)
 	if err != nil {
 		return domain.Session{}, domain.Invalid("invalid session key %q: %v", key, err)
 	}
-	_, local := e.cfg.Agent(k.AgentID)
-	remote := e.isRemote(k.AgentID)
+	_, local := b.base.Agent(k.AgentID)
+	remote := b.IsRemote(k.AgentID)
 	if !local && !remote {
-		return domain.Session{}, e.unknownAgent(k.AgentID, key)
+		return domain.Session{}, b.UnknownAgent(k.AgentID, key)
 	}
-	now := e.nowMs()
+	now := b.nowMs()
 	s := domain.Session{
 		Key:       key,
 		AgentID:   k.AgentID,
-		SessionID: e.newID(),
-		Kind:      e.keys.Kind(key),
+		SessionID: b.newID(),
+		Kind:      b.keys.Kind(key),
 		ChatType:  sessionkey.ChatTypeFromKey(key),
 		Channel:   sessionkey.ChannelFromKey(key),
-		Sandboxed: e.conf().AgentSandboxed(k.AgentID),
+		Sandboxed: b.conf().AgentSandboxed(k.AgentID),
 		CreatedAt: now,
 		UpdatedAt: now,
 	}
@@ -212,8 +212,8 @@ func (e *Engine) newSession(key string) (domain.Session, error) {
 	return s, nil
 }
 
-// ensureSession returns the session row of key, creating it when missing.
-func (e *Engine) ensureSession(tx domain.Tx, key string, init func(*domain.Session)) (domain.Session, bool, error) {
+// Ensure returns the session row of key, creating it when missing.
+func (b *Book) Ensure(tx domain.Tx, key string, init func(*domain.Session)) (domain.Session, bool, error) {
 	s, err := tx.GetSession(key)
 	if err == nil {
 		return s, false, nil
@@ -221,7 +221,7 @@ func (e *Engine) ensureSession(tx domain.Tx, key string, init func(*domain.Sessi
 	if !errors.Is(err, domain.ErrNotFound) {
 		return s, false, err
 	}
-	s, err = e.newSession(key)
+	s, err = b.New(key)
 	if err != nil {
 		return s, false, err
 	}
@@ -234,13 +234,13 @@ func (e *Engine) ensureSession(tx domain.Tx, key string, init func(*domain.Sessi
 	return s, true, nil
 }
 
-// Session returns a session row by reference (key, main or sessionId).
-func (e *Engine) Session(ctx context.Context, ref string) (domain.Session, error) {
-	key, err := e.resolveRef(ctx, Requester{Operator: true}, ref)
+// Get returns a session row by reference (key, main or sessionId).
+func (b *Book) Get(ctx context.Context, ref string) (domain.Session, error) {
+	key, err := b.Resolve(ctx, b.operator(), ref)
 	if err != nil {
 		return domain.Session{}, err
 	}
-	s, err := e.store.GetSession(ctx, key)
+	s, err := b.store.GetSession(ctx, key)
 	if errors.Is(err, domain.ErrNotFound) {
 		return s, domain.Errorf(domain.CodeNotFound, "No session found: %s", ref)
 	}
@@ -248,18 +248,18 @@ func (e *Engine) Session(ctx context.Context, ref string) (domain.Session, error
 }
 
 // TranscriptPath is the JSONL mirror path of a session ("" without a mirror).
-func (e *Engine) TranscriptPath(s domain.Session) string {
-	if e.mirror == nil || s.SessionID == "" {
+func (b *Book) TranscriptPath(s domain.Session) string {
+	if b.mirror == nil || s.SessionID == "" {
 		return ""
 	}
-	return e.mirror.Path(s.AgentID, s.SessionID)
+	return b.mirror.Path(s.AgentID, s.SessionID)
 }
 
-// relTranscriptPath is the session's transcript mirror path below the
+// RelTranscriptPath is the session's transcript mirror path below the
 // mirror's root (agents/<agentId>/sessions/<sessionId>.jsonl): what text a
 // session can read (an announce) may name, without the server's directories.
-func (e *Engine) relTranscriptPath(s domain.Session) string {
-	path := e.TranscriptPath(s)
+func (b *Book) RelTranscriptPath(s domain.Session) string {
+	path := b.TranscriptPath(s)
 	if path == "" {
 		return ""
 	}
@@ -271,8 +271,8 @@ func (e *Engine) relTranscriptPath(s domain.Session) string {
 	return filepath.ToSlash(rel)
 }
 
-// channelOf is a session's channel as the session tools report it.
-func (e *Engine) channelOf(s domain.Session) string {
+// ChannelOf is a session's channel as the session tools report it.
+func ChannelOf(s domain.Session) string {
 	var origin, delivery string
 	if s.Origin != nil {
 		origin = s.Origin.Provider
@@ -283,30 +283,30 @@ func (e *Engine) channelOf(s domain.Session) string {
 	return sessionkey.DeriveChannel(s.Kind, s.Channel, origin, delivery, s.LastChannel, s.Key)
 }
 
-// agentConfigured reports whether id is a configured agent.
-func (e *Engine) agentConfigured(id string) bool {
-	_, ok := e.cfg.Agent(id)
+// AgentConfigured reports whether id is a configured agent.
+func (b *Book) AgentConfigured(id string) bool {
+	_, ok := b.base.Agent(id)
 	return ok
 }
 
-// sessionFacts are the send-policy inputs of key (a new key's are derived
+// Facts are the send-policy inputs of key (a new key's are derived
 // from the key alone).
-func (e *Engine) sessionFacts(ctx context.Context, key string) (policy.SessionFacts, error) {
-	f, _, err := e.sessionFactsRow(ctx, key)
+func (b *Book) Facts(ctx context.Context, key string) (policy.SessionFacts, error) {
+	f, _, err := b.FactsRow(ctx, key)
 	return f, err
 }
 
-// sessionFactsRow is sessionFacts and the stored session row it read (nil
+// FactsRow is sessionFacts and the stored session row it read (nil
 // when there is none).
-func (e *Engine) sessionFactsRow(ctx context.Context, key string) (policy.SessionFacts, *domain.Session, error) {
-	s, err := e.store.GetSession(ctx, key)
+func (b *Book) FactsRow(ctx context.Context, key string) (policy.SessionFacts, *domain.Session, error) {
+	s, err := b.store.GetSession(ctx, key)
 	var row *domain.Session
 	if err == nil {
 		row = &s
-	} else if s, err = e.newSession(key); err != nil {
+	} else if s, err = b.New(key); err != nil {
 		return policy.SessionFacts{}, nil, err
 	}
-	return policy.SessionFacts{Key: s.Key, Channel: e.channelOf(s), ChatType: s.ChatType, LastChannel: s.LastChannel, Override: s.SendPolicy}, row, nil
+	return policy.SessionFacts{Key: s.Key, Channel: ChannelOf(s), ChatType: s.ChatType, LastChannel: s.LastChannel, Override: s.SendPolicy}, row, nil
 }
 
 // lockLabel makes "label already in use" hold under concurrent setters.
@@ -318,8 +318,8 @@ func (e *Engine) sessionFactsRow(ctx context.Context, key string) (policy.Sessio
 // first's row. Different labels do not wait for each other. The gate is
 // the store's (domain.Store.Gate), so on PostgreSQL it orders the setters
 // of every replica, not only this process's.
-func (e *Engine) lockLabel(ctx context.Context, agent, label string) (unlock func(), err error) {
-	return e.store.Gate(ctx, "label\x00"+agent+"\x00"+label)
+func (b *Book) lockLabel(ctx context.Context, agent, label string) (unlock func(), err error) {
+	return b.store.Gate(ctx, "label\x00"+agent+"\x00"+label)
 }
 
 // patchSet is what a sessions.patch stores: nil leaves a setting as it is,
@@ -332,13 +332,13 @@ type patchSet struct {
 // (the one normalisation every surface's patch goes through: null clears,
 // a value — "" and blanks included — must be valid for its field), then
 // what only the engine knows: that a model exists in the registry.
-func (e *Engine) patchSettings(p api.PatchRequest) (patchSet, error) {
+func (b *Book) patchSettings(p api.PatchRequest) (patchSet, error) {
 	p, err := p.Normalize()
 	if err != nil {
 		return patchSet{}, err
 	}
 	if v, ok := p.Model.Value(); ok {
-		if _, _, err := e.models.Resolve(v); err != nil {
+		if _, _, err := b.models.Resolve(v); err != nil {
 			return patchSet{}, err
 		}
 	}

@@ -1,22 +1,26 @@
-package engine
+// Package runspec is the spec the engine stores on a run: what the run,
+// and the work that follows its end, needs to be carried out after a
+// restart. It is written once here and read by every package that starts
+// or follows up a run (the engine, sessions_send, sessions_spawn).
+package runspec
 
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/switchboard-go/switchboard/internal/delivery"
 
+	"github.com/switchboard-go/switchboard/internal/delivery"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/exchange"
 	"github.com/switchboard-go/switchboard/internal/runs"
 	"github.com/switchboard-go/switchboard/internal/subagent"
 )
 
-// runSpec is what the engine keeps on a run so the run, and the work that
+// Spec is what the engine keeps on a run so the run, and the work that
 // follows it, can be carried out after a restart: the runtime's spec
 // (runs.Spec: the user message, prelude, steer, joined run and payer —
 // one type, its fields inline in the stored JSON) and what only the
 // engine reads.
-type runSpec struct {
+type Spec struct {
 	runs.Spec
 	// System is injected after the agent's system prompt.
 	System   string `json:"system,omitempty"`
@@ -28,7 +32,7 @@ type runSpec struct {
 	A2A   *exchange.State `json:"a2a,omitempty"`
 	Spawn *subagent.Spec  `json:"spawn,omitempty"`
 	// Fingerprint digests the parameters that define the work of a run
-	// created under an idempotency key (see idempotency.go).
+	// created under an idempotency key (package idempotency).
 	Fingerprint string `json:"fingerprint,omitempty"`
 	// Deliver is where a chat run's reply is delivered when it ends
 	// (api.ChatRequest.Deliver); nil for no delivery.
@@ -39,7 +43,8 @@ type runSpec struct {
 	TraceParent string `json:"traceparent,omitempty"`
 }
 
-func encodeSpec(s runSpec) (json.RawMessage, error) {
+// Encode is the stored form of s.
+func Encode(s Spec) (json.RawMessage, error) {
 	b, err := json.Marshal(s)
 	if err != nil {
 		return nil, fmt.Errorf("encode run spec: %w", err)
@@ -47,57 +52,57 @@ func encodeSpec(s runSpec) (json.RawMessage, error) {
 	return b, nil
 }
 
-// runtimeSpec is the runtime's part of s (runs.Spec), as decoding
-// encodeSpec(s) gives it.
-func (s runSpec) runtimeSpec() runs.Spec { return s.Spec }
+// Runtime is the runtime's part of s (runs.Spec), as decoding
+// Encode(s) gives it.
+func (s Spec) Runtime() runs.Spec { return s.Spec }
 
-// decodeSpec reads the spec stored on r. A spec that does not decode is
+// Decode reads the spec stored on r. A spec that does not decode is
 // an error naming the run: a run is never carried out, or followed up, on
 // a zero spec.
-func decodeSpec(r domain.Run) (runSpec, error) {
-	var s runSpec
+func Decode(r domain.Run) (Spec, error) {
+	var s Spec
 	if len(r.Spec) > 0 {
 		if err := json.Unmarshal(r.Spec, &s); err != nil {
-			return runSpec{}, fmt.Errorf("run %s: stored run spec does not decode: %w", r.ID, err)
+			return Spec{}, fmt.Errorf("run %s: stored run spec does not decode: %w", r.ID, err)
 		}
 	}
 	return s, nil
 }
 
-// planSpec is the part of a runSpec that planning a run reads (Prepare):
+// Plan is the part of a Spec that planning a run reads (Prepare):
 // decoding only it skips the user message, the prelude and the exchange
 // state, which every run's start would otherwise decode a second time
 // (the runtime decodes the messages it appends).
-type planSpec struct {
+type Plan struct {
 	System   string   `json:"system,omitempty"`
 	Model    string   `json:"model,omitempty"`
 	Thinking string   `json:"thinking,omitempty"`
 	Chain    []string `json:"chain,omitempty"`
 }
 
-// decodePlanSpec reads the planSpec stored on r, with decodeSpec's error.
-// A run whose end has follow-up work (followsUp) has its whole spec
+// DecodePlan reads the Plan stored on r, with Decode's error.
+// A run whose end has follow-up work (FollowsUp) has its whole spec
 // decoded, so one that would fail at its end fails before it runs.
-func decodePlanSpec(r domain.Run) (planSpec, error) {
-	if followsUp(r.Kind) {
-		full, err := decodeSpec(r)
+func DecodePlan(r domain.Run) (Plan, error) {
+	if FollowsUp(r.Kind) {
+		full, err := Decode(r)
 		if err != nil {
-			return planSpec{}, err
+			return Plan{}, err
 		}
-		return planSpec{System: full.System, Model: full.Model, Thinking: full.Thinking, Chain: full.Chain}, nil
+		return Plan{System: full.System, Model: full.Model, Thinking: full.Thinking, Chain: full.Chain}, nil
 	}
-	var s planSpec
+	var s Plan
 	if len(r.Spec) > 0 {
 		if err := json.Unmarshal(r.Spec, &s); err != nil {
-			return planSpec{}, fmt.Errorf("run %s: stored run spec does not decode: %w", r.ID, err)
+			return Plan{}, fmt.Errorf("run %s: stored run spec does not decode: %w", r.ID, err)
 		}
 	}
 	return s, nil
 }
 
-// followsUp reports whether runs of kind have follow-up work at their end
-// (hooks.Finished), read from their spec.
-func followsUp(kind domain.RunKind) bool {
+// FollowsUp reports whether runs of kind have follow-up work at their end
+// (the engine's runs.Hooks.Finished), read from their spec.
+func FollowsUp(kind domain.RunKind) bool {
 	switch kind {
 	case domain.RunKindSend, domain.RunKindReply, domain.RunKindAnnounce, domain.RunKindSubagent:
 		return true
