@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/channels/bluebubbles/bbtest"
 	crab "github.com/switchboard-go/switchboard/internal/channels/crabline"
 	"github.com/switchboard-go/switchboard/internal/channels/whatsapp"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // openclawSession is one imported session: its key and transcript.
@@ -154,7 +155,7 @@ func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(state, "switchboard.json5"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(binary, "import", "openclaw", "--state-dir", state, oc).CombinedOutput(); err != nil {
+	if out, err := exec.Command(testkit.Binary(t), "import", "openclaw", "--state-dir", state, oc).CombinedOutput(); err != nil {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
 	g := startChannelGateway(t, state, cfg)
@@ -163,10 +164,10 @@ func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
 
 	// Signal: a group message, answered in the group.
 	sig.Inject(t, map[string]any{"groupId": signalGroup, "sourceNumber": "+15550002002", "sourceName": "Bob", "text": "signal follow-up"})
-	waitFor(t, 30*time.Second, "the Signal reply", func() bool { return countRPCSends(t, sig, "groupId", signalGroup, "signal follow-up") == 1 })
+	testkit.WaitFor(t, 30*time.Second, "the Signal reply", func() bool { return countRPCSends(t, sig, "groupId", signalGroup, "signal follow-up") == 1 })
 
 	// WhatsApp: a forged delivery first, then the real one twice.
-	waitFor(t, 30*time.Second, "the WhatsApp webhook", func() bool {
+	testkit.WaitFor(t, 30*time.Second, "the WhatsApp webhook", func() bool {
 		resp, err := http.Get(waHook + "?hub.mode=subscribe&hub.verify_token=vt&hub.challenge=ok")
 		if err != nil {
 			return false
@@ -184,10 +185,10 @@ func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
 	if st != http.StatusOK || postSigned(t, waHook, appSecret, payload) != http.StatusOK {
 		t.Fatalf("the WhatsApp webhook refused a signed delivery")
 	}
-	waitFor(t, 30*time.Second, "the WhatsApp reply", func() bool { return countCloudSends(t, wa, waNumber, "whatsapp follow-up") >= 1 })
+	testkit.WaitFor(t, 30*time.Second, "the WhatsApp reply", func() bool { return countCloudSends(t, wa, waNumber, "whatsapp follow-up") >= 1 })
 
 	// iMessage: a group message through the BlueBubbles webhook.
-	waitFor(t, 30*time.Second, "the BlueBubbles webhook", func() bool {
+	testkit.WaitFor(t, 30*time.Second, "the BlueBubbles webhook", func() bool {
 		resp, err := http.Get(bbHook) // a listening webhook answers 405
 		if err != nil {
 			return false
@@ -204,7 +205,7 @@ func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("the BlueBubbles webhook answered %d", resp.StatusCode)
 	}
-	waitFor(t, 30*time.Second, "the iMessage reply", func() bool {
+	testkit.WaitFor(t, 30*time.Second, "the iMessage reply", func() bool {
 		for _, s := range bb.Sends() {
 			if s["chatGuid"] == bbGroup && strings.Contains(s["message"].(string), "imessage follow-up") {
 				return true
@@ -230,7 +231,7 @@ func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
 		}
 	}
 	for _, s := range imported {
-		hist := exec.Command(binary, "sessions", "history", "--json", "--state-dir", state, s.key)
+		hist := exec.Command(testkit.Binary(t), "sessions", "history", "--json", "--state-dir", state, s.key)
 		hist.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
 		out, err := hist.CombinedOutput()
 		if err != nil {
@@ -266,7 +267,7 @@ func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
 	// A chat command from the Signal group: /new starts a new session
 	// there and its answer goes back to the group.
 	sig.Inject(t, map[string]any{"groupId": signalGroup, "sourceNumber": "+15550002002", "text": "/new"})
-	waitFor(t, 30*time.Second, "the /new answer", func() bool {
+	testkit.WaitFor(t, 30*time.Second, "the /new answer", func() bool {
 		return countRPCSends(t, sig, "groupId", signalGroup, "New session started") == 1
 	})
 	if row := g.session(t, imported[0].key); row == nil || row["sessionId"] == imported[0].sid {
@@ -315,7 +316,7 @@ func TestWhatsAppKilledBeforeDeliveryDeliversOnce(t *testing.T) {
 	state := t.TempDir()
 	g := startChannelGateway(t, state, cfg)
 	hook := fmt.Sprintf("http://127.0.0.1:%d/whatsapp-webhook", port)
-	waitFor(t, 30*time.Second, "the webhook", func() bool {
+	testkit.WaitFor(t, 30*time.Second, "the webhook", func() bool {
 		resp, err := http.Get(hook + "?hub.mode=subscribe&hub.verify_token=vt&hub.challenge=ok")
 		if err != nil {
 			return false
@@ -341,15 +342,15 @@ func TestWhatsAppKilledBeforeDeliveryDeliversOnce(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("POST /api/send: %s", resp.Status)
 	}
-	waitFor(t, 30*time.Second, "both deliveries refused once", func() bool { return refused.Load() >= 2 })
+	testkit.WaitFor(t, 30*time.Second, "both deliveries refused once", func() bool { return refused.Load() >= 2 })
 	g.kill(t)
 	down.Store(false)
 	startChannelGateway(t, state, cfg)
-	waitFor(t, 60*time.Second, "both deliveries", func() bool {
+	testkit.WaitFor(t, 60*time.Second, "both deliveries", func() bool {
 		return countCloudSends(t, wa, number, "killed before delivery") >= 1 && countCloudSends(t, wa, number, "announce while down") >= 1
 	})
-	waitFor(t, 30*time.Second, "an empty outbox", func() bool {
-		cmd := exec.Command(binary, "outbox", "list", "--status", "pending", "--json", "--state-dir", state)
+	testkit.WaitFor(t, 30*time.Second, "an empty outbox", func() bool {
+		cmd := exec.Command(testkit.Binary(t), "outbox", "list", "--status", "pending", "--json", "--state-dir", state)
 		cmd.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
 		out, err := cmd.Output()
 		var list struct {
@@ -402,7 +403,7 @@ func TestIMessageKilledBeforeDeliveryDeliversOnce(t *testing.T) {
 	state := t.TempDir()
 	g := startChannelGateway(t, state, cfg)
 	hook := fmt.Sprintf("http://127.0.0.1:%d/bluebubbles-webhook?password=%s", port, password)
-	waitFor(t, 30*time.Second, "the webhook", func() bool {
+	testkit.WaitFor(t, 30*time.Second, "the webhook", func() bool {
 		resp, err := http.Get(hook) // a listening webhook answers 405
 		if err != nil {
 			return false
@@ -420,7 +421,7 @@ func TestIMessageKilledBeforeDeliveryDeliversOnce(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("webhook answered %d", resp.StatusCode)
 	}
-	waitFor(t, 30*time.Second, "a refused delivery", func() bool { return bb.Refused() >= 1 })
+	testkit.WaitFor(t, 30*time.Second, "a refused delivery", func() bool { return bb.Refused() >= 1 })
 	g.kill(t)
 	bb.Down.Store(false)
 	startChannelGateway(t, state, cfg)
@@ -434,9 +435,9 @@ func TestIMessageKilledBeforeDeliveryDeliversOnce(t *testing.T) {
 		}
 		return n
 	}
-	waitFor(t, 60*time.Second, "the reply", func() bool { return count() >= 1 })
-	waitFor(t, 30*time.Second, "an empty outbox", func() bool {
-		cmd := exec.Command(binary, "outbox", "list", "--status", "pending", "--json", "--state-dir", state)
+	testkit.WaitFor(t, 60*time.Second, "the reply", func() bool { return count() >= 1 })
+	testkit.WaitFor(t, 30*time.Second, "an empty outbox", func() bool {
+		cmd := exec.Command(testkit.Binary(t), "outbox", "list", "--status", "pending", "--json", "--state-dir", state)
 		cmd.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
 		out, err := cmd.Output()
 		var list struct {
@@ -485,13 +486,13 @@ func TestSignalKilledBeforeDeliveryDeliversOnce(t *testing.T) {
 	g := startChannelGateway(t, state, cfg)
 	down.Store(true)
 	sig.Inject(t, map[string]any{"sourceNumber": ada, "sourceName": "Ada", "text": "signal asleep then awake"})
-	waitFor(t, 30*time.Second, "a refused delivery", func() bool { return refused.Load() >= 1 })
+	testkit.WaitFor(t, 30*time.Second, "a refused delivery", func() bool { return refused.Load() >= 1 })
 	g.kill(t)
 	down.Store(false)
 	startChannelGateway(t, state, cfg)
-	waitFor(t, 60*time.Second, "the reply", func() bool { return countRPCSends(t, sig, "recipient", ada, "signal asleep then awake") >= 1 })
-	waitFor(t, 30*time.Second, "an empty outbox", func() bool {
-		cmd := exec.Command(binary, "outbox", "list", "--status", "pending", "--json", "--state-dir", state)
+	testkit.WaitFor(t, 60*time.Second, "the reply", func() bool { return countRPCSends(t, sig, "recipient", ada, "signal asleep then awake") >= 1 })
+	testkit.WaitFor(t, 30*time.Second, "an empty outbox", func() bool {
+		cmd := exec.Command(testkit.Binary(t), "outbox", "list", "--status", "pending", "--json", "--state-dir", state)
 		cmd.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
 		out, err := cmd.Output()
 		var list struct {
