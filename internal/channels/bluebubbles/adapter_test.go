@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/channels/bluebubbles/bbtest"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/outbox"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // echoSink answers every message at once through the adapter; a repeated
@@ -73,13 +74,7 @@ func withText(t *testing.T, guid, text string) []byte {
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.WaitFor(t, 10*time.Second, what, cond)
 }
 
 func TestAdapterAgainstFakeServer(t *testing.T) {
