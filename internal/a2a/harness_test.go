@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/engine"
 	"github.com/switchboard-go/switchboard/internal/model"
 	"github.com/switchboard-go/switchboard/internal/store/sqlite"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 	"github.com/switchboard-go/switchboard/internal/transcript"
 )
 
@@ -31,25 +32,12 @@ const chunkedReply = "the quick brown fox jumps over the lazy dog"
 // starting "slow" take 30 s (until cancelled), "fail" ends in an error,
 // "tool" calls agents_list and answers with its result.
 func testConfig() *config.Config {
-	c := &config.Config{}
-	c.Session.MainKey = "main"
-	c.Session.Scope = "per-sender"
-	c.Session.AgentToAgent.MaxPingPongTurns = 5
-	c.Session.AgentToAgent.MaxHops = 5
-	c.Tools.Sessions.Visibility = "tree"
-	c.Agents.Defaults.Model = "script"
-	c.Agents.Defaults.Subagents.ArchiveAfterMinutes = 60
-	c.Agents.Defaults.Subagents.MaxSpawnDepth = 1
-	c.Agents.Defaults.Subagents.MaxChildrenPerAgent = 5
-	c.Agents.Defaults.Subagents.MaxConcurrent = 8
-	c.Agents.Defaults.Sandbox.SessionToolsVisibility = "spawned"
+	c := testkit.Config()
 	c.Agents.List = []config.AgentConfig{
 		{ID: "main", Name: "Main", Description: "the main agent",
 			Skills: []config.AgentSkill{{ID: "qa", Name: "Questions", Description: "answers", Tags: []string{"chat"}}}},
 		{ID: "research"},
 	}
-	c.Runtime.MaxSteps = 25
-	c.Tools.SessionsSpawn.Attachments = config.AttachmentsConfig{MaxFiles: 50, MaxFileBytes: 1 << 20, MaxTotalBytes: 5 << 20}
 	slow, failMsg, chunked := "done slowly", "the model failed", chunkedReply
 	c.Models.Providers = map[string]config.ProviderConfig{"script": {Rules: []config.ScriptRule{
 		{When: config.ScriptWhen{Role: "user", Message: "^slow"}, Reply: &slow, DelayMs: 30_000},

@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/model/script"
 	"github.com/switchboard-go/switchboard/internal/store/sqlite"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 	"github.com/switchboard-go/switchboard/internal/transcript"
 )
 
@@ -96,24 +97,7 @@ func newHarnessOpts(t testing.TB, rules []config.ScriptRule, mutate func(*config
 }
 
 // testConfig is a default config for tests (independent of the loader).
-func testConfig() *config.Config {
-	c := &config.Config{}
-	c.Session.MainKey = "main"
-	c.Session.Scope = "per-sender"
-	c.Session.AgentToAgent.MaxPingPongTurns = 5
-	c.Session.AgentToAgent.MaxHops = 5
-	c.Tools.Sessions.Visibility = "tree"
-	c.Agents.Defaults.Model = "script"
-	c.Agents.Defaults.Subagents.ArchiveAfterMinutes = 60
-	c.Agents.Defaults.Subagents.MaxSpawnDepth = 1
-	c.Agents.Defaults.Subagents.MaxChildrenPerAgent = 5
-	c.Agents.Defaults.Subagents.MaxConcurrent = 8
-	c.Agents.Defaults.Sandbox.SessionToolsVisibility = "spawned"
-	c.Agents.List = []config.AgentConfig{{ID: "main"}}
-	c.Runtime.MaxSteps = 25
-	c.Tools.SessionsSpawn.Attachments = config.AttachmentsConfig{MaxFiles: 50, MaxFileBytes: 1 << 20, MaxTotalBytes: 5 << 20}
-	return c
-}
+func testConfig() *config.Config { return testkit.Config() }
 
 func str(s string) *string { return &s }
 

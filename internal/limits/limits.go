@@ -197,7 +197,9 @@ func (g *Guards) Resume(ctx context.Context, from, to string) (int, error) {
 	now, n := g.nowMs(), 0
 	for _, it := range items {
 		var h HeldSend
-		if it.Kind != OutboxHeldSend || json.Unmarshal(it.Payload, &h) != nil || h.From != from {
+		// An item already due was released by an earlier resume and may be
+		// in a delivery's hands: rewriting it could send it twice.
+		if it.Kind != OutboxHeldSend || it.NextAttemptAt <= now || json.Unmarshal(it.Payload, &h) != nil || h.From != from {
 			continue
 		}
 		it.NextAttemptAt = now

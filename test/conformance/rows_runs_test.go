@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// Rows for Subagents, WaitRun and the write side of finding 8.
+// Rows for Subagents, WaitRun and the queue a writing command takes.
 
 // subagentsShape is the top-level keys of a subagents payload and whether
 // count is the list's length.
@@ -165,7 +165,7 @@ func waitRows(_ *world) []row {
 	}
 }
 
-// writeQueueRows: finding 8, the write side — a command that writes runs
+// writeQueueRows: a command that writes runs
 // the work it created, not other sessions' queued work.
 func writeQueueRows(_ *world) []row {
 	const a, b = "agent:main:f8w-a", "agent:main:f8w-b"

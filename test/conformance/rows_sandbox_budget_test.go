@@ -2,10 +2,10 @@ package conformance
 
 import "net/http"
 
-// probeRows: what the second attacker probe found in the engine — a
-// sandbox frozen when a session was made, and a spawn given the rest of a
-// budget too small to pay for anything.
-func probeRows(_ *world) []row {
+// sandboxBudgetRows: a sandbox applies to sessions made before it was
+// turned on, and a spawn given the rest of a budget too small to pay for
+// anything is refused.
+func sandboxBudgetRows(_ *world) []row {
 	other := m{"sessionKey": lateboxOther}
 	tiny := m{"task": "budgeted child", "budget": m{"tokens": 5}}
 	return []row{

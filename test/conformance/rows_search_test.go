@@ -9,7 +9,7 @@ import (
 )
 
 // Rows for sessions_search and the paging parameters of sessions_list
-// and sessions_history (issue 15), on every surface that carries them.
+// and sessions_history, on every surface that carries them.
 
 // searchFields extracts what search rows compare: how many results, and
 // whether any names agent:main:main (as "main" in tool results, canonical

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Rows for the WS subscription methods (issue 14): sessions.subscribe,
+// Rows for the WS subscription methods: sessions.subscribe,
 // sessions.unsubscribe, sessions.messages.subscribe {key} and
 // sessions.messages.unsubscribe {key}. Subscriptions are a connection's
 // state, so every cell dials a connection of its own (the shared ones of

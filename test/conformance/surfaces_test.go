@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // surface names one of the six ways to reach switchboard.
@@ -28,7 +29,7 @@ const (
 	sMCPStdio surface = "mcp-stdio"
 	sMCPHTTP  surface = "mcp-http"
 	// sA2A is the A2A JSON-RPC endpoint of an agent (/a2a/agents/<id>),
-	// issue 17: SendMessage is a chat, GetTask runs.get, CancelTask
+	// where SendMessage is a chat, GetTask runs.get, CancelTask
 	// runs.cancel.
 	sA2A surface = "a2a"
 )
@@ -58,8 +59,8 @@ func (w *world) cliUnlocked(t *testing.T, dir string, args ...string) cliResult 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, append([]string{"--state-dir", dir}, args...)...)
-	cmd.Env = cleanEnv()
+	cmd := exec.CommandContext(ctx, testkit.Binary(t), append([]string{"--state-dir", dir}, args...)...)
+	cmd.Env = testkit.CleanEnv()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -250,8 +251,8 @@ func (w *world) mcpStdioFor(t *testing.T, session string) (*mcp.ClientSession, e
 	if session != "" {
 		args = append(args, "--session", session)
 	}
-	cmd := exec.Command(binary, args...)
-	cmd.Env = cleanEnv()
+	cmd := exec.Command(testkit.Binary(t), args...)
+	cmd.Env = testkit.CleanEnv()
 	var stderr bytes.Buffer
 	cmd.Stderr = &lockedBuffer{b: &stderr}
 	s, err := mcp.NewClient(&mcp.Implementation{Name: "conformance", Version: "1"}, nil).Connect(deadline(t, 30*time.Second),

@@ -1,19 +1,17 @@
 package conformance
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // Tokens of the test config, one per principal. The config names each
@@ -162,67 +160,12 @@ func (w *world) close() {
 	}
 }
 
-// cleanEnv is the environment of every child process: none of the
-// caller's SWITCHBOARD_* variables leak in.
-func cleanEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "SWITCHBOARD_") {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
-
 // startGateway runs `switchboard gateway --listen 127.0.0.1:0` on dir and
 // returns its base URL once gateway.json (which tells the CLI where the
 // gateway is) names it. It is stopped with SIGTERM when the test ends.
 func startGateway(t *testing.T, dir string) string {
 	t.Helper()
-	cmd := exec.Command(binary, "--state-dir", dir, "gateway", "--listen", "127.0.0.1:0")
-	cmd.Env = cleanEnv()
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = &prefixWriter{t: t, prefix: "gateway: "}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Errorf("gateway exited with %v after SIGTERM", err)
-			}
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Errorf("gateway did not stop within 20s of SIGTERM")
-		}
-	})
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if i := strings.Index(sc.Text(), "listening on "); i >= 0 {
-				select {
-				case urls <- strings.Fields(sc.Text()[i+len("listening on "):])[0]:
-				default:
-				}
-			}
-		}
-	}()
-	var base string
-	select {
-	case base = <-urls:
-	case err := <-exited:
-		t.Fatalf("gateway exited before listening: %v", err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("gateway did not print its URL within 30s")
-	}
+	base := testkit.StartGateway(t, testkit.GatewayOptions{Dir: dir}).URL
 	b, err := os.ReadFile(filepath.Join(dir, "gateway.json"))
 	if err != nil {
 		t.Fatalf("gateway listens on %s but wrote no gateway.json: %v", base, err)
@@ -236,35 +179,5 @@ func startGateway(t *testing.T, dir string) string {
 	return base
 }
 
-// prefixWriter logs a child's stderr lines to the test log.
-type prefixWriter struct {
-	t      *testing.T
-	prefix string
-	mu     sync.Mutex
-	buf    []byte
-}
-
-func (p *prefixWriter) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.buf = append(p.buf, b...)
-	for {
-		i := strings.IndexByte(string(p.buf), '\n')
-		if i < 0 {
-			break
-		}
-		line := string(p.buf[:i])
-		p.buf = p.buf[i+1:]
-		if strings.Contains(line, "level=ERROR") || strings.Contains(line, "DATA RACE") || strings.Contains(line, "panic") {
-			p.t.Log(p.prefix + line)
-		}
-	}
-	return len(b), nil
-}
-
 // deadline is the context of one cell: nothing waits without a bound.
-func deadline(t *testing.T, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
+func deadline(t *testing.T, d time.Duration) context.Context { return testkit.Deadline(t, d) }

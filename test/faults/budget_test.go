@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // budgetConfig: a session labelled loop calls agents_list after every
@@ -89,7 +91,7 @@ func TestBudgetSurvivesKill(t *testing.T) {
 	}
 	const budget = 4000
 	dir := t.TempDir()
-	writeConfig(t, dir, budgetConfig)
+	testkit.WriteConfig(t, dir, budgetConfig)
 	g := startGateway(t, dir, "first")
 	pool := spawn(t, g, map[string]any{"task": "loop", "label": "loop", "budget": map[string]any{"tokens": budget}})
 	// Let it spend some, then kill the process mid-run.

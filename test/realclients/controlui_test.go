@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // controlUIConfig serves the Control UI of the installed OpenClaw package
@@ -28,9 +30,9 @@ const controlUIConfig = `{
 // Chromium: it connects, lists the sessions, opens a transcript, sends a
 // chat and shows the reply as it streams.
 func TestOpenClawControlUI(t *testing.T) {
-	if os.Getenv("SWITCHBOARD_REAL_CLIENTS") != "1" || os.Getenv("SWITCHBOARD_BROWSER_TESTS") != "1" {
-		t.Skip("set SWITCHBOARD_REAL_CLIENTS=1 and SWITCHBOARD_BROWSER_TESTS=1 to drive OpenClaw's Control UI in Chromium (installed by .ci/run)")
-	}
+	const why = "set SWITCHBOARD_REAL_CLIENTS=1 and SWITCHBOARD_BROWSER_TESTS=1 to drive OpenClaw's Control UI in Chromium (installed by .ci/run)"
+	testkit.RealClients(t, why)
+	chromium := testkit.Browser(t, why)
 	node := realNode(t)
 	root, err := filepath.Abs("node_modules/openclaw/dist/control-ui")
 	if err != nil {
@@ -48,7 +50,7 @@ func TestOpenClawControlUI(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A group session with a turn in it, written before the gateway starts.
-	seed := exec.Command(binary, "--state-dir", state, "chat", "agent:main:discord:group:eng-standup", "standup notes please")
+	seed := exec.Command(testkit.Binary(t), "--state-dir", state, "chat", "agent:main:discord:group:eng-standup", "standup notes please")
 	if out, err := seed.CombinedOutput(); err != nil || !strings.Contains(string(out), "Standup: all green.") {
 		t.Fatalf("seed chat: %v\n%s", err, out)
 	}
@@ -57,6 +59,7 @@ func TestOpenClawControlUI(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "controlui.mjs", base+"/openclaw/", token, "standup notes please", "Standup: all green.")
+	cmd.Env = append(os.Environ(), "SWITCHBOARD_CHROMIUM="+chromium)
 	out, err := cmd.CombinedOutput()
 	text := string(out)
 	t.Logf("scenario output:\n%s", text)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	crab "github.com/switchboard-go/switchboard/internal/channels/crabline"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // ocSession is one session of an OpenClaw state dir: its index entry and
@@ -56,7 +57,7 @@ func openclawState(t *testing.T, rows ...ocSession) string {
 // history prints a session's transcript through the CLI.
 func history(t *testing.T, stateDir, key string) string {
 	t.Helper()
-	cmd := exec.Command(binary, "sessions", "history", "--json", "--state-dir", stateDir, key)
+	cmd := exec.Command(testkit.Binary(t), "sessions", "history", "--json", "--state-dir", stateDir, key)
 	cmd.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -106,7 +107,7 @@ func TestDiscordImportThenContinue(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(state, "switchboard.json5"), b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(binary, "import", "openclaw", "--state-dir", state, oc).CombinedOutput(); err != nil {
+	if out, err := exec.Command(testkit.Binary(t), "import", "openclaw", "--state-dir", state, oc).CombinedOutput(); err != nil {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
 	base := gateway(t, state)

@@ -1,7 +1,6 @@
 package realclients
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"os"
@@ -9,9 +8,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // The MCP conformance suite's server scenarios, as they apply to
@@ -150,51 +150,5 @@ func contains(list []string, s string) bool {
 // environment sets one.
 func gatewayWith(t *testing.T, stateDir string, extra []string) string {
 	t.Helper()
-	cmd := exec.Command(binary, "gateway", "--listen", "127.0.0.1:0", "--state-dir", stateDir)
-	cmd.Env = append(withoutToken(os.Environ()), extra...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Errorf("gateway did not stop on SIGTERM")
-		}
-	})
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if i := strings.Index(sc.Text(), "listening on "); i >= 0 {
-				urls <- strings.Fields(sc.Text()[i+len("listening on "):])[0]
-			}
-		}
-	}()
-	select {
-	case u := <-urls:
-		return u
-	case <-time.After(30 * time.Second):
-		t.Fatal("gateway did not print its URL")
-	}
-	return ""
-}
-
-func withoutToken(env []string) []string {
-	out := env[:0:0]
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, "SWITCHBOARD_GATEWAY_TOKEN=") {
-			out = append(out, kv)
-		}
-	}
-	return out
+	return testkit.StartGateway(t, testkit.GatewayOptions{Dir: stateDir, Env: extra}).URL
 }

@@ -2,6 +2,7 @@ package realclients
 
 import (
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 	"net/http"
 	"net/url"
 	"strings"
@@ -89,7 +90,7 @@ func TestMessengersOutbound(t *testing.T) {
 	}
 	for _, c := range chats {
 		c.say("hello from " + c.name)
-		waitFor(t, 30*time.Second, c.name+"'s reply", func() bool { return c.count("hello from "+c.name)() == 1 })
+		testkit.WaitFor(t, 30*time.Second, c.name+"'s reply", func() bool { return c.count("hello from "+c.name)() == 1 })
 	}
 
 	// The rows carry what the traffic said.
@@ -115,13 +116,13 @@ func TestMessengersOutbound(t *testing.T) {
 	// goes to the chat.
 	for _, c := range chats {
 		cli(t, state, "send", c.key, "please announce", "--timeout", "0")
-		waitFor(t, 30*time.Second, c.name+"'s announce", func() bool { return c.count("announced to "+c.name)() == 1 })
+		testkit.WaitFor(t, 30*time.Second, c.name+"'s announce", func() bool { return c.count("announced to "+c.name)() == 1 })
 	}
 	// A sub-agent spawned from each chat: its announce is answered there,
 	// the child's own reply reaches no chat.
 	for _, c := range chats {
 		c.say("spawn a helper")
-		waitFor(t, 60*time.Second, c.name+"'s spawn announce", func() bool { return c.count(c.name+" helper reported back")() == 1 })
+		testkit.WaitFor(t, 60*time.Second, c.name+"'s spawn announce", func() bool { return c.count(c.name+" helper reported back")() == 1 })
 		if n := c.count("child result 77")(); n != 0 {
 			t.Errorf("the child's reply reached the %s chat %d times", c.name, n)
 		}
@@ -130,13 +131,13 @@ func TestMessengersOutbound(t *testing.T) {
 	// /stop from the Signal group stops the slow run: its reply never
 	// comes.
 	signalSay("think slowly")
-	waitFor(t, 30*time.Second, "the slow run", func() bool { return g.runRunning(t, chats[0].key) })
+	testkit.WaitFor(t, 30*time.Second, "the slow run", func() bool { return g.runRunning(t, chats[0].key) })
 	signalSay("/stop")
-	waitFor(t, 30*time.Second, "the /stop answer", func() bool { return signalCount("Stopped 1 run")() == 1 })
+	testkit.WaitFor(t, 30*time.Second, "the /stop answer", func() bool { return signalCount("Stopped 1 run")() == 1 })
 	// /reset from WhatsApp starts a new session in the same row.
 	before := g.session(t, chats[1].key)["sessionId"]
 	waSay("/reset")
-	waitFor(t, 30*time.Second, "the /reset answer", func() bool { return waCount("New session started")() == 1 })
+	testkit.WaitFor(t, 30*time.Second, "the /reset answer", func() bool { return waCount("New session started")() == 1 })
 	if after := g.session(t, chats[1].key)["sessionId"]; after == before {
 		t.Errorf("/reset kept sessionId %v", after)
 	}
@@ -145,12 +146,12 @@ func TestMessengersOutbound(t *testing.T) {
 	// /send inherit gives it back. The webhook answers once a message is
 	// handled, so the muted message was refused before the next is sent.
 	bbSay("/send off")
-	waitFor(t, 30*time.Second, "the /send off override", func() bool { return g.session(t, chats[2].key)["sendPolicy"] == "deny" })
+	testkit.WaitFor(t, 30*time.Second, "the /send off override", func() bool { return g.session(t, chats[2].key)["sendPolicy"] == "deny" })
 	bbSay("while muted")
 	bbSay("/send inherit")
-	waitFor(t, 30*time.Second, "the /send inherit answer", func() bool { return bbCount("Send policy set to inherit")() == 1 })
+	testkit.WaitFor(t, 30*time.Second, "the /send inherit answer", func() bool { return bbCount("Send policy set to inherit")() == 1 })
 	bbSay("heard again")
-	waitFor(t, 30*time.Second, "the reply after /send inherit", func() bool { return bbCount("heard again")() == 1 })
+	testkit.WaitFor(t, 30*time.Second, "the reply after /send inherit", func() bool { return bbCount("heard again")() == 1 })
 	if n := bbCount("while muted")(); n != 0 {
 		t.Errorf("the muted group got %d replies", n)
 	}

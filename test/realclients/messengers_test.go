@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/channels/bluebubbles/bbtest"
 	crab "github.com/switchboard-go/switchboard/internal/channels/crabline"
 	"github.com/switchboard-go/switchboard/internal/channels/whatsapp"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // openclawSession is one imported session: its key and transcript.
@@ -73,7 +74,7 @@ func startMessengers(t *testing.T) messengers {
 // verification handshake (verify token "vt").
 func waitWhatsAppHook(t *testing.T, hook string) {
 	t.Helper()
-	waitFor(t, 30*time.Second, "the WhatsApp webhook", func() bool {
+	testkit.WaitFor(t, 30*time.Second, "the WhatsApp webhook", func() bool {
 		resp, err := http.Get(hook + "?hub.mode=subscribe&hub.verify_token=vt&hub.challenge=ok")
 		if err != nil {
 			return false
@@ -87,7 +88,7 @@ func waitWhatsAppHook(t *testing.T, hook string) {
 // answers a GET 405).
 func waitBlueBubblesHook(t *testing.T, hook string) {
 	t.Helper()
-	waitFor(t, 30*time.Second, "the BlueBubbles webhook", func() bool {
+	testkit.WaitFor(t, 30*time.Second, "the BlueBubbles webhook", func() bool {
 		resp, err := http.Get(hook)
 		if err != nil {
 			return false
@@ -119,8 +120,8 @@ func waSigner(secret string) func([]byte) string {
 // delivery.
 func waitOutboxEmpty(t *testing.T, state string) {
 	t.Helper()
-	waitFor(t, 30*time.Second, "an empty outbox", func() bool {
-		cmd := exec.Command(binary, "outbox", "list", "--status", "pending", "--json", "--state-dir", state)
+	testkit.WaitFor(t, 30*time.Second, "an empty outbox", func() bool {
+		cmd := exec.Command(testkit.Binary(t), "outbox", "list", "--status", "pending", "--json", "--state-dir", state)
 		cmd.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
 		out, err := cmd.Output()
 		var list struct {
@@ -169,7 +170,7 @@ func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(state, "switchboard.json5"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(binary, "import", "openclaw", "--state-dir", state, oc).CombinedOutput(); err != nil {
+	if out, err := exec.Command(testkit.Binary(t), "import", "openclaw", "--state-dir", state, oc).CombinedOutput(); err != nil {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
 	g := startChannelGateway(t, state, cfg)
@@ -178,7 +179,7 @@ func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
 
 	// Signal: a group message, answered in the group.
 	sig.Inject(t, map[string]any{"groupId": signalGroup, "sourceNumber": "+15550002002", "sourceName": "Bob", "text": "signal follow-up"})
-	waitFor(t, 30*time.Second, "the Signal reply", func() bool { return sig.SignalSent(t, "groupId", signalGroup, "signal follow-up") == 1 })
+	testkit.WaitFor(t, 30*time.Second, "the Signal reply", func() bool { return sig.SignalSent(t, "groupId", signalGroup, "signal follow-up") == 1 })
 
 	// WhatsApp: a forged delivery first, then the real one twice.
 	waitWhatsAppHook(t, waHook)
@@ -192,13 +193,13 @@ func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
 	if st != http.StatusOK || crab.PostSigned(t, waHook, waSigner(appSecret), payload) != http.StatusOK {
 		t.Fatalf("the WhatsApp webhook refused a signed delivery")
 	}
-	waitFor(t, 30*time.Second, "the WhatsApp reply", func() bool { return wa.CloudSent(t, waNumber, "whatsapp follow-up") >= 1 })
+	testkit.WaitFor(t, 30*time.Second, "the WhatsApp reply", func() bool { return wa.CloudSent(t, waNumber, "whatsapp follow-up") >= 1 })
 
 	// iMessage: a group message through the BlueBubbles webhook.
 	waitBlueBubblesHook(t, bbHook)
 	body := bbtest.Delivery(t, "new-message-group.json", "", "imessage follow-up", "")
 	postBlueBubbles(t, bbHook, body)
-	waitFor(t, 30*time.Second, "the iMessage reply", func() bool { return bb.SentContaining(bbGroup, "imessage follow-up") >= 1 })
+	testkit.WaitFor(t, 30*time.Second, "the iMessage reply", func() bool { return bb.SentContaining(bbGroup, "imessage follow-up") >= 1 })
 
 	for _, s := range imported {
 		row := g.session(t, s.key)
@@ -217,7 +218,7 @@ func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
 		}
 	}
 	for _, s := range imported {
-		hist := exec.Command(binary, "sessions", "history", "--json", "--state-dir", state, s.key)
+		hist := exec.Command(testkit.Binary(t), "sessions", "history", "--json", "--state-dir", state, s.key)
 		hist.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
 		out, err := hist.CombinedOutput()
 		if err != nil {
@@ -253,7 +254,7 @@ func TestSignalWhatsAppIMessageImportThenContinue(t *testing.T) {
 	// A chat command from the Signal group: /new starts a new session
 	// there and its answer goes back to the group.
 	sig.Inject(t, map[string]any{"groupId": signalGroup, "sourceNumber": "+15550002002", "text": "/new"})
-	waitFor(t, 30*time.Second, "the /new answer", func() bool {
+	testkit.WaitFor(t, 30*time.Second, "the /new answer", func() bool {
 		return sig.SignalSent(t, "groupId", signalGroup, "New session started") == 1
 	})
 	if row := g.session(t, imported[0].key); row == nil || row["sessionId"] == imported[0].sid {
@@ -321,11 +322,11 @@ func TestWhatsAppKilledBeforeDeliveryDeliversOnce(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("POST /api/send: %s", resp.Status)
 	}
-	waitFor(t, 30*time.Second, "both deliveries refused once", func() bool { return refused.Load() >= 2 })
+	testkit.WaitFor(t, 30*time.Second, "both deliveries refused once", func() bool { return refused.Load() >= 2 })
 	g.kill(t)
 	down.Store(false)
 	startChannelGateway(t, state, cfg)
-	waitFor(t, 60*time.Second, "both deliveries", func() bool {
+	testkit.WaitFor(t, 60*time.Second, "both deliveries", func() bool {
 		return wa.CloudSent(t, number, "killed before delivery") >= 1 && wa.CloudSent(t, number, "announce while down") >= 1
 	})
 	waitOutboxEmpty(t, state)
@@ -378,13 +379,13 @@ func TestIMessageKilledBeforeDeliveryDeliversOnce(t *testing.T) {
 	bb.Down.Store(true)
 	body := bbtest.Delivery(t, "new-message-direct.json", "", "asleep then awake", "")
 	postBlueBubbles(t, hook, body)
-	waitFor(t, 30*time.Second, "a refused delivery", func() bool { return bb.Refused() >= 1 })
+	testkit.WaitFor(t, 30*time.Second, "a refused delivery", func() bool { return bb.Refused() >= 1 })
 	g.kill(t)
 	bb.Down.Store(false)
 	startChannelGateway(t, state, cfg)
 	const chat = "iMessage;-;+15551234567"
 	count := func() int { return bb.SentContaining(chat, "asleep then awake") }
-	waitFor(t, 60*time.Second, "the reply", func() bool { return count() >= 1 })
+	testkit.WaitFor(t, 60*time.Second, "the reply", func() bool { return count() >= 1 })
 	waitOutboxEmpty(t, state)
 	if n := count(); n != 1 {
 		t.Errorf("the reply was delivered %d times, want 1", n)
@@ -427,11 +428,11 @@ func TestSignalKilledBeforeDeliveryDeliversOnce(t *testing.T) {
 	g := startChannelGateway(t, state, cfg)
 	down.Store(true)
 	sig.Inject(t, map[string]any{"sourceNumber": ada, "sourceName": "Ada", "text": "signal asleep then awake"})
-	waitFor(t, 30*time.Second, "a refused delivery", func() bool { return refused.Load() >= 1 })
+	testkit.WaitFor(t, 30*time.Second, "a refused delivery", func() bool { return refused.Load() >= 1 })
 	g.kill(t)
 	down.Store(false)
 	startChannelGateway(t, state, cfg)
-	waitFor(t, 60*time.Second, "the reply", func() bool { return sig.SignalSent(t, "recipient", ada, "signal asleep then awake") >= 1 })
+	testkit.WaitFor(t, 60*time.Second, "the reply", func() bool { return sig.SignalSent(t, "recipient", ada, "signal asleep then awake") >= 1 })
 	waitOutboxEmpty(t, state)
 	if n := sig.SignalSent(t, "recipient", ada, "signal asleep then awake"); n != 1 {
 		t.Errorf("the reply was delivered %d times, want 1", n)

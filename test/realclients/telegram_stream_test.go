@@ -8,6 +8,7 @@ import (
 	"unicode/utf16"
 
 	crab "github.com/switchboard-go/switchboard/internal/channels/crabline"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // streamConfig is a gateway config whose script model streams its
@@ -46,7 +47,7 @@ func TestTelegramStreamingEdits(t *testing.T) {
 			m := crabline(t)
 			startChannelGateway(t, t.TempDir(), streamConfig(m, key))
 			m.inject(t, map[string]any{"chatId": 4242, "fromId": 4242, "text": "stream please"})
-			waitFor(t, 30*time.Second, "the final edit", func() bool {
+			testkit.WaitFor(t, 30*time.Second, "the final edit", func() bool {
 				e := m.edits(t)
 				return len(e) > 0 && e[len(e)-1] == streamedReply
 			})
@@ -94,7 +95,7 @@ func TestTelegramStreamingLongReply(t *testing.T) {
 	m := crabline(t)
 	startChannelGateway(t, t.TempDir(), streamConfig(m, `streaming: { mode: "partial" }`))
 	m.inject(t, map[string]any{"chatId": 4242, "fromId": 4242, "text": "long stream"})
-	waitFor(t, 60*time.Second, "the rest of the reply", func() bool { return len(m.sends(t)) >= 2 })
+	testkit.WaitFor(t, 60*time.Second, "the rest of the reply", func() bool { return len(m.sends(t)) >= 2 })
 	sends, edits := m.sends(t), m.edits(t)
 	if len(sends) != 2 || len(edits) == 0 {
 		t.Fatalf("%d sends and %d edits, want 2 sends and some edits", len(sends), len(edits))

@@ -1,7 +1,6 @@
 package realclients
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -16,12 +15,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 	"unicode/utf16"
 
 	crab "github.com/switchboard-go/switchboard/internal/channels/crabline"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // crablineManifest is a running `crabline serve telegram` (the shared
@@ -76,7 +75,7 @@ func (m crablineManifest) sends(t *testing.T) []sent {
 func (m crablineManifest) waitSend(t *testing.T, want string) sent {
 	t.Helper()
 	var got sent
-	waitFor(t, 30*time.Second, "sendMessage with "+want, func() bool {
+	testkit.WaitFor(t, 30*time.Second, "sendMessage with "+want, func() bool {
 		for _, s := range m.sends(t) {
 			if strings.Contains(s.Text, want) {
 				got = s
@@ -98,83 +97,23 @@ func (m crablineManifest) countSends(t *testing.T, want string) int {
 	return n
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// channelGateway runs `switchboard gateway` with a config and returns
-// the process (stopped at the test's end) and its base URL.
+// channelGateway is a running `switchboard gateway` with a channel
+// config (stopped at the test's end) and its base URL.
 type channelGateway struct {
-	cmd *exec.Cmd
+	*testkit.Gateway
 	url string
 }
 
 func startChannelGateway(t *testing.T, stateDir, config string) *channelGateway {
 	t.Helper()
-	cfgPath := filepath.Join(stateDir, "switchboard.json5")
-	if err := os.MkdirAll(stateDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(cfgPath, []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(binary, "gateway", "--listen", "127.0.0.1:0", "--state-dir", stateDir)
-	cmd.Env = append(os.Environ(), "SWITCHBOARD_GATEWAY_TOKEN="+token)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	g := &channelGateway{cmd: cmd}
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case <-done:
-			case <-time.After(20 * time.Second):
-				_ = cmd.Process.Kill()
-				t.Errorf("gateway did not stop on SIGTERM")
-			}
-		})
-	}
-	t.Cleanup(stop)
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			line := sc.Text()
-			if i := strings.Index(line, "listening on "); i >= 0 {
-				urls <- strings.Fields(line[i+len("listening on "):])[0]
-			}
-		}
-	}()
-	select {
-	case g.url = <-urls:
-	case <-time.After(60 * time.Second):
-		t.Fatal("gateway did not start")
-	}
-	return g
+	g := testkit.StartGateway(t, testkit.GatewayOptions{Dir: stateDir, Config: config, Token: token})
+	return &channelGateway{Gateway: g, url: g.URL}
 }
 
 // kill ends the gateway with SIGKILL.
 func (g *channelGateway) kill(t *testing.T) {
 	t.Helper()
-	_ = g.cmd.Process.Kill()
-	_ = g.cmd.Wait()
+	g.Kill()
 }
 
 // session reads a session row through the gateway's HTTP API.
@@ -255,7 +194,7 @@ func TestTelegramLongReplySplit(t *testing.T) {
 	m := crabline(t)
 	startChannelGateway(t, t.TempDir(), telegramConfig(m, `dmPolicy: "open", allowFrom: ["*"]`))
 	m.inject(t, map[string]any{"chatId": 4242, "fromId": 4242, "text": "long please"})
-	waitFor(t, 30*time.Second, "two pieces", func() bool { return m.countSends(t, "word word") >= 2 })
+	testkit.WaitFor(t, 30*time.Second, "two pieces", func() bool { return m.countSends(t, "word word") >= 2 })
 	total := 0
 	for _, s := range m.sends(t) {
 		if n := len(utf16.Encode([]rune(s.Text))); n > 4096 {
@@ -290,7 +229,7 @@ func TestTelegramWebhookSecret(t *testing.T) {
 	forged := `{"update_id": 900, "message": {"message_id": 1, "date": 1, "chat": {"id": 4242, "type": "private"},
 	  "from": {"id": 4242, "is_bot": false, "first_name": "F"}, "text": "forged message"}}`
 	var resp *http.Response
-	waitFor(t, 30*time.Second, "webhook listener", func() bool {
+	testkit.WaitFor(t, 30*time.Second, "webhook listener", func() bool {
 		req, _ := http.NewRequest(http.MethodPost, hook, strings.NewReader(forged))
 		req.Header.Set("X-Telegram-Bot-Api-Secret-Token", "wrong")
 		r, err := http.DefaultClient.Do(req)
@@ -305,7 +244,7 @@ func TestTelegramWebhookSecret(t *testing.T) {
 		t.Errorf("wrong secret: %s, want 401", resp.Status)
 	}
 	// setWebhook is registered once the bot identified itself.
-	waitFor(t, 30*time.Second, "setWebhook", func() bool { return recorded(m, "/setWebhook") })
+	testkit.WaitFor(t, 30*time.Second, "setWebhook", func() bool { return recorded(m, "/setWebhook") })
 	m.inject(t, map[string]any{"chatId": 4242, "fromId": 4242, "text": "via webhook"})
 	m.waitSend(t, "via webhook")
 	if n := m.countSends(t, "forged message"); n != 0 {
@@ -459,7 +398,7 @@ func TestTelegramImportThenContinue(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(state, "switchboard.json5"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(binary, "import", "openclaw", "--state-dir", state, oc).CombinedOutput(); err != nil {
+	if out, err := exec.Command(testkit.Binary(t), "import", "openclaw", "--state-dir", state, oc).CombinedOutput(); err != nil {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
 	g := startChannelGateway(t, state, cfg)

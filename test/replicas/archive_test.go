@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // TestArchiveFiresOnce: a finished child's archive (a cleanup outbox item,
@@ -20,7 +21,7 @@ import (
 // archive is told to every replica), the item is delivered in one attempt,
 // and no second one comes after every worker has looked again.
 func TestArchiveFiresOnce(t *testing.T) {
-	url := pg.Database(t)
+	url := testkit.Postgres(t)
 	var gs []*gateway
 	for i := range 3 {
 		gs = append(gs, startGateway(t, fmt.Sprintf("r%d", i+1), fmt.Sprintf(replicaConfig, url, 3, 64)))
@@ -32,7 +33,7 @@ func TestArchiveFiresOnce(t *testing.T) {
 	}
 	parent := a.chat("agent:main:archiver", "spawn quick")
 	var child run
-	waitFor(t, 20*time.Second, "the child ended", func() bool {
+	testkit.WaitFor(t, 20*time.Second, "the child ended", func() bool {
 		kids := a.children(parent.RunID)
 		if len(kids) == 1 && kids[0].Status == "ok" {
 			child = kids[0]
@@ -45,7 +46,7 @@ func TestArchiveFiresOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(t.Context())
-	waitFor(t, 20*time.Second, "the child's cleanup item made due", func() bool {
+	testkit.WaitFor(t, 20*time.Second, "the child's cleanup item made due", func() bool {
 		ct, err := conn.Exec(t.Context(), `UPDATE outbox SET next_attempt_at = 0
 			WHERE idempotency_key = $1 AND status = 'pending'`, "archive:"+child.RunID)
 		if err != nil {
@@ -56,7 +57,7 @@ func TestArchiveFiresOnce(t *testing.T) {
 	var ob struct {
 		Items []outboxItem `json:"items"`
 	}
-	waitFor(t, 20*time.Second, "the cleanup item delivered", func() bool {
+	testkit.WaitFor(t, 20*time.Second, "the cleanup item delivered", func() bool {
 		a.call("GET", "/api/outbox?run="+child.RunID, nil, &ob)
 		for _, it := range ob.Items {
 			if it.Kind == "cleanup" && it.Status == "delivered" {
@@ -87,7 +88,7 @@ func TestArchiveFiresOnce(t *testing.T) {
 	// reach each peer in order).
 	for _, g := range gs {
 		from := g.outboxPasses()
-		waitFor(t, 20*time.Second, g.name+"'s outbox worker passed twice", func() bool { return g.outboxPasses() >= from+2 })
+		testkit.WaitFor(t, 20*time.Second, g.name+"'s outbox worker passed twice", func() bool { return g.outboxPasses() >= from+2 })
 	}
 	for _, g := range gs {
 		key := "agent:main:barrier-" + g.name
@@ -107,7 +108,7 @@ func TestArchiveFiresOnce(t *testing.T) {
 // its outbox worker ended.
 func (g *gateway) outboxPasses() uint64 {
 	g.t.Helper()
-	resp, err := client.Get(g.base + "/metrics")
+	resp, err := testkit.Client.Get(g.base + "/metrics")
 	if err != nil {
 		g.t.Fatalf("GET /metrics on %s: %v", g.name, err)
 	}

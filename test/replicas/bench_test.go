@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/app"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // BenchmarkWakeAcrossReplicas measures how long after a run ends on one
@@ -23,7 +24,7 @@ import (
 // (the local waiter wakes right after the end commits). Metrics: p50, p95,
 // p99 in ms.
 func BenchmarkWakeAcrossReplicas(b *testing.B) {
-	url := pg.Database(b)
+	url := testkit.Postgres(b)
 	open := func(name string) *app.App {
 		dir := filepath.Join(b.TempDir(), name)
 		if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -3,6 +3,8 @@ package replicas
 import (
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // TestCancelWhileOwnerDead: runs execute on a replica that is SIGKILLed;
@@ -18,7 +20,7 @@ func TestCancelWhileOwnerDead(t *testing.T) {
 	plain := a.chat("agent:main:deadcancel", "stall while dead")
 	parent := a.chat("agent:main:deadparent", "spawn long child")
 	var child run
-	waitFor(t, 20*time.Second, "the run and the long child running", func() bool {
+	testkit.WaitFor(t, 20*time.Second, "the run and the long child running", func() bool {
 		var r run
 		b.call("GET", "/api/runs/"+plain.RunID, nil, &r)
 		kids := b.children(parent.RunID)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // TestKillReplicaMidRun: a replica is SIGKILLed while it executes two
@@ -18,7 +20,7 @@ func TestKillReplicaMidRun(t *testing.T) {
 	// Submitted through a, so a claims and executes both.
 	plain := a.chat("agent:main:plainstall", "stall here")
 	tooled := a.chat("agent:main:toolstall", "tool then stall")
-	waitFor(t, 30*time.Second, "both runs running on a, the tool call executed", func() bool {
+	testkit.WaitFor(t, 30*time.Second, "both runs running on a, the tool call executed", func() bool {
 		var r run
 		b.call("GET", "/api/runs/"+plain.RunID, nil, &r)
 		if r.Status != "running" {
@@ -83,18 +85,6 @@ func count(msgs []message, role, text string) int {
 	return n
 }
 
-// waitFor polls cond (a read of the gateways' state) until it holds.
-func waitFor(t testing.TB, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %s: %s", within, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // TestEventsAcrossReplicas: a WebSocket client connected to one replica
 // receives the agent and chat events of a run executed on another.
 func TestEventsAcrossReplicas(t *testing.T) {
@@ -152,7 +142,7 @@ func TestCancelAndCleanStopAcrossReplicas(t *testing.T) {
 // waitRunning waits until run id is running (read through g).
 func waitRunning(t *testing.T, g *gateway, id string) {
 	t.Helper()
-	waitFor(t, 20*time.Second, "run "+id+" running", func() bool {
+	testkit.WaitFor(t, 20*time.Second, "run "+id+" running", func() bool {
 		var r run
 		g.call("GET", "/api/runs/"+id, nil, &r)
 		return r.Status == "running"

@@ -1,20 +1,14 @@
 package replicas
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // replicaConfig is every replica's config: the PostgreSQL store, no JSONL
@@ -42,38 +36,10 @@ const replicaConfig = `{
 
 // gateway is one running `switchboard gateway` process.
 type gateway struct {
-	t      testing.TB
-	name   string
-	cmd    *exec.Cmd
-	base   string
-	exited chan struct{}
-	err    error
-	log    *logBuffer
-}
-
-// logBuffer keeps a child's stderr and the lines that must fail the test.
-type logBuffer struct {
-	mu  sync.Mutex
-	all bytes.Buffer
-	bad []string
-}
-
-func (l *logBuffer) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.all.Write(b)
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.Contains(line, "DATA RACE") || strings.HasPrefix(line, "panic:") || strings.Contains(line, "fatal error:") {
-			l.bad = append(l.bad, line)
-		}
-	}
-	return len(b), nil
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.all.String()
+	*testkit.Gateway
+	t    testing.TB
+	name string
+	base string
 }
 
 // setup says how to start replicas.
@@ -88,7 +54,7 @@ type setup struct {
 // startReplicas starts n gateways on one fresh database.
 func startReplicas(t testing.TB, n int, opts setup) []*gateway {
 	t.Helper()
-	url := pg.Database(t)
+	url := testkit.Postgres(t)
 	if opts.lease == 0 {
 		opts.lease = 3
 	}
@@ -104,105 +70,30 @@ func startReplicas(t testing.TB, n int, opts setup) []*gateway {
 }
 
 // startGateway runs `switchboard gateway` on a new state dir with cfg and
-// returns once it listens.
+// returns once it listens; it is killed when the test ends.
 func startGateway(t testing.TB, name, cfg string) *gateway {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), name)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "switchboard.json5"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(binary, "--state-dir", dir, "gateway", "--listen", "127.0.0.1:0")
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "SWITCHBOARD_") {
-			env = append(env, kv)
-		}
-	}
-	cmd.Env = env
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := &gateway{t: t, name: name, cmd: cmd, exited: make(chan struct{}), log: &logBuffer{}}
-	cmd.Stderr = g.log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { g.err = cmd.Wait(); close(g.exited) }()
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if i := strings.Index(sc.Text(), "listening on "); i >= 0 {
-				select {
-				case urls <- strings.Fields(sc.Text()[i+len("listening on "):])[0]:
-				default:
-				}
-			}
-		}
-	}()
-	select {
-	case g.base = <-urls:
-	case <-g.exited:
-		t.Fatalf("gateway %s exited before listening: %v\n%s", name, g.err, g.log)
-	case <-time.After(60 * time.Second):
-		_ = cmd.Process.Kill()
-		t.Fatalf("gateway %s did not listen within 60s\n%s", name, g.log)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("gateway %s log:\n%s", name, g.log)
-		}
-		g.kill()
-	})
-	return g
+	g := testkit.StartGateway(t, testkit.GatewayOptions{Name: name, Dir: filepath.Join(t.TempDir(), name), Config: cfg, KillAtEnd: true})
+	return &gateway{Gateway: g, t: t, name: name, base: g.URL}
 }
 
 // kill ends the gateway with SIGKILL (no-op when it already ended) and
 // fails the test if its log showed a race or a panic.
-func (g *gateway) kill() {
-	_ = g.cmd.Process.Signal(syscall.SIGKILL)
-	select {
-	case <-g.exited:
-	case <-time.After(10 * time.Second):
-	}
-	g.log.mu.Lock()
-	bad := g.log.bad
-	g.log.mu.Unlock()
-	if len(bad) > 0 {
-		g.t.Errorf("gateway %s: %s", g.name, strings.Join(bad, "\n"))
-	}
-}
+func (g *gateway) kill() { g.Kill() }
 
-var client = &http.Client{Timeout: 60 * time.Second}
+// stop ends the gateway with SIGTERM and waits for a clean exit.
+func (g *gateway) stop() { g.Stop() }
 
 // call sends a JSON request and decodes a 2xx answer into out; it fails
 // the test on any other answer.
 func (g *gateway) call(method, path string, body, out any) {
 	g.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, g.base+path, rd)
+	code, b, err := g.Do(method, path, body)
 	if err != nil {
 		g.t.Fatal(err)
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		g.t.Fatalf("%s %s on %s: %v", method, path, g.name, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode >= 300 {
-		g.t.Fatalf("%s %s on %s: %d %s", method, path, g.name, resp.StatusCode, b)
+	if code >= 300 {
+		g.t.Fatalf("%s %s on %s: %d %s", method, path, g.name, code, b)
 	}
 	if out != nil {
 		if err := json.Unmarshal(b, out); err != nil {
@@ -285,45 +176,22 @@ func (g *gateway) history(key string) []message {
 // status sends a JSON request and returns the HTTP status.
 func (g *gateway) status(method, path string, body any) int {
 	g.t.Helper()
-	b, _ := json.Marshal(body)
-	req, err := http.NewRequest(method, g.base+path, bytes.NewReader(b))
+	code, _, err := g.Do(method, path, body)
 	if err != nil {
 		g.t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		g.t.Fatalf("%s %s on %s: %v", method, path, g.name, err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
-}
-
-// stop ends the gateway with SIGTERM and waits for a clean exit.
-func (g *gateway) stop() {
-	g.t.Helper()
-	_ = g.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-g.exited:
-		if g.err != nil {
-			g.t.Fatalf("gateway %s exited with %v after SIGTERM\n%s", g.name, g.err, g.log)
-		}
-	case <-time.After(20 * time.Second):
-		g.t.Fatalf("gateway %s did not stop within 20s of SIGTERM\n%s", g.name, g.log)
-	}
+	return code
 }
 
 // post sends an empty JSON POST and returns what went wrong, if anything;
 // unlike call it may run on any goroutine.
 func (g *gateway) post(path string) error {
-	resp, err := client.Post(g.base+path, "application/json", strings.NewReader("{}"))
+	code, b, err := g.Do("POST", path, map[string]any{})
 	if err != nil {
-		return fmt.Errorf("POST %s on %s: %w", path, g.name, err)
+		return err
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode >= 300 {
-		return fmt.Errorf("POST %s on %s: %d %s", path, g.name, resp.StatusCode, b)
+	if code >= 300 {
+		return fmt.Errorf("POST %s on %s: %d %s", path, g.name, code, b)
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // TestMirrorRepairWithReplicas: replicas share transcripts.dir. The
@@ -16,7 +18,7 @@ import (
 // (under each file's flock, skipping lines a peer wrote). Every message of
 // every session is then in its file exactly once.
 func TestMirrorRepairWithReplicas(t *testing.T) {
-	url := pg.Database(t)
+	url := testkit.Postgres(t)
 	shared := t.TempDir()
 	cfg := strings.Replace(fmt.Sprintf(replicaConfig, url, 3, 64), "transcripts: { mirror: false }",
 		fmt.Sprintf("transcripts: { dir: %q }", shared), 1)

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // TestThousandRunsThreeReplicas: 1,000 chat turns on 20 sessions,
@@ -88,7 +90,7 @@ func texts(msgs []message) []string {
 // waitIdle waits until no run is queued or running.
 func waitIdle(t testing.TB, g *gateway, within time.Duration) {
 	t.Helper()
-	waitFor(t, within, "every run ended", func() bool {
+	testkit.WaitFor(t, within, "every run ended", func() bool {
 		var live struct{ Runs []run }
 		g.call("GET", "/api/runs?limit=1&status=queued,running", nil, &live)
 		return len(live.Runs) == 0

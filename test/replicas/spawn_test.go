@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // TestSpawnAnnouncedOnceAcrossReplicas: a child spawned by a run on one
@@ -17,7 +19,7 @@ func TestSpawnAnnouncedOnceAcrossReplicas(t *testing.T) {
 	long := a.chat("agent:main:parent1", "spawn long child")
 	// The long child holds a's only sub-agent slot for 4 s.
 	var longChild run
-	waitFor(t, 20*time.Second, "the long child running", func() bool {
+	testkit.WaitFor(t, 20*time.Second, "the long child running", func() bool {
 		kids := a.children(long.RunID)
 		if len(kids) == 1 && kids[0].Status == "running" {
 			longChild = kids[0]
@@ -30,7 +32,7 @@ func TestSpawnAnnouncedOnceAcrossReplicas(t *testing.T) {
 		t.Fatalf("parent run: %+v", r)
 	}
 	var child run
-	waitFor(t, 20*time.Second, "the quick child", func() bool {
+	testkit.WaitFor(t, 20*time.Second, "the quick child", func() bool {
 		kids := a.children(quick.RunID)
 		if len(kids) == 1 {
 			child = kids[0]
@@ -52,7 +54,7 @@ func TestSpawnAnnouncedOnceAcrossReplicas(t *testing.T) {
 	var ob struct {
 		Items []outboxItem `json:"items"`
 	}
-	waitFor(t, 20*time.Second, "the announce delivered and every run ended", func() bool {
+	testkit.WaitFor(t, 20*time.Second, "the announce delivered and every run ended", func() bool {
 		a.call("GET", "/api/outbox?run="+child.RunID, nil, &ob)
 		// (Its archive, due later, is the other item of the run.)
 		ob.Items = slices.DeleteFunc(ob.Items, func(it outboxItem) bool { return it.Kind != "subagent_announce" })

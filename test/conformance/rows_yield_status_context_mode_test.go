@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Rows for issue 15 items 3–6: sessions_yield, session_status,
+// Rows for sessions_yield, session_status,
 // sessions_spawn's context and sessions_send's mode.
 
 // statusCardKeys are the keys every session_status card carries.
@@ -32,7 +32,7 @@ func notifyFields(p []byte) map[string]string {
 	return map[string]string{"messageId set": fmt.Sprint(jsonPath(p, "messageId") != ""), "runId": jsonPath(p, "runId")}
 }
 
-func newToolsRows(_ *world) []row {
+func yieldStatusContextModeRows(_ *world) []row {
 	noCLI := []cell{na(sCLI, noCLIToolCall), na(sCLIGW, noCLIToolCall)}
 	tokenOnly := []cell{na(sCLI, cliIsOperator), na(sCLIGW, cliIsOperator), na(sMCPStdio, stdioIsOwner)}
 	status := m{"sessionKey": "main"}

@@ -10,9 +10,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
-// limitRows: finding 4 — one limits table behind every surface.
+// limitRows: one limits table behind every surface.
 func limitRows(_ *world) []row {
 	spawnCells := func(secs int, tag string) []cell {
 		args := m{"task": "limit " + tag, "runTimeoutSeconds": secs}
@@ -33,7 +35,7 @@ func limitRows(_ *world) []row {
 	}
 }
 
-// requesterRows: finding 5 — a malformed requester key and an unknown
+// requesterRows: a malformed requester key and an unknown
 // agent are the same error everywhere, with and without a gateway.
 func requesterRows(_ *world) []row {
 	r := func(as, msg string) row {
@@ -63,7 +65,7 @@ func requesterRows(_ *world) []row {
 	}
 }
 
-// cancelRows: finding 6 — cancelling an ended run answers cancelled:false,
+// cancelRows: cancelling an ended run answers cancelled:false,
 // alreadyEnded:true and the status it ended with.
 func cancelRows(_ *world) []row {
 	fields := func(p []byte) map[string]string {
@@ -97,7 +99,7 @@ func cancelRows(_ *world) []row {
 		}}}
 }
 
-// resolutionRows: finding 7 — an unknown sessionId (or its prefix) is an
+// resolutionRows: an unknown sessionId (or its prefix) is an
 // error everywhere; a missing --config file is an error.
 func resolutionRows(_ *world) []row {
 	const prefix = "d386f8db-6fdf-4c7e"
@@ -125,7 +127,7 @@ func resolutionRows(_ *world) []row {
 	}
 }
 
-// readRows: finding 8 — a command that only reads runs no queued work.
+// readRows: a command that only reads runs no queued work.
 func readRows(_ *world) []row {
 	return []row{{finding: "8", name: "a read leaves queued work queued",
 		want: outcome{OK: true, Status: "queued"},
@@ -155,7 +157,7 @@ func readRows(_ *world) []row {
 		}}}
 }
 
-// refusalRows: finding 9 — invalid input is invalid on every surface, and
+// refusalRows: invalid input is invalid on every surface, and
 // a refused call returns no run id.
 func refusalRows(_ *world) []row {
 	bogus := m{"kinds": []string{"bogus"}}
@@ -220,9 +222,9 @@ func refusalRows(_ *world) []row {
 // in an empty directory and reports whether it made a directory "--json".
 func stateDirWithoutValue(t *testing.T, _ *world) outcome {
 	dir := t.TempDir()
-	cmd := exec.CommandContext(deadline(t, 60*time.Second), binary, "--state-dir", "--json", "sessions", "list")
+	cmd := exec.CommandContext(deadline(t, 60*time.Second), testkit.Binary(t), "--state-dir", "--json", "sessions", "list")
 	cmd.Dir = dir
-	cmd.Env = append(cleanEnv(), "HOME="+dir)
+	cmd.Env = append(testkit.CleanEnv(), "HOME="+dir)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -238,7 +240,7 @@ func stateDirWithoutValue(t *testing.T, _ *world) outcome {
 	return o
 }
 
-// keyRows: finding 10 — tool results show the requester's own main as
+// keyRows: tool results show the requester's own main as
 // "main"; gateway-native methods and the HTTP API show canonical keys; the
 // CLI prints the same with and without a gateway.
 func keyRows(_ *world) []row {
