@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/policy"
 	"github.com/switchboard-go/switchboard/internal/tracing"
@@ -16,10 +17,13 @@ import (
 func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult, error) {
 	msg := req.Message
 	req.Thinking = api.NormalizeThinking(req.Thinking)
-	if strings.TrimSpace(msg) == "" {
+	if strings.TrimSpace(msg) == "" && len(req.Attachments) == 0 {
 		return api.ChatResult{}, domain.Invalid("message required")
 	}
 	if err := checkChatTexts(req); err != nil {
+		return api.ChatResult{}, err
+	}
+	if err := e.checkChatFiles(req); err != nil {
 		return api.ChatResult{}, err
 	}
 	if _, err := api.ChatTimeout.Apply(int64(req.TimeoutSeconds)); err != nil {
@@ -81,7 +85,7 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 		idem = string(domain.RunKindChat) + ":" + req.IdempotencyKey
 	}
 	fingerprint := api.Fingerprint(chatWork{SessionKey: key, Message: msg, Channel: channel, Model: req.Model,
-		Thinking: req.Thinking, ExtraSystem: req.ExtraSystem, Deliver: deliver})
+		Thinking: req.Thinking, ExtraSystem: req.ExtraSystem, Deliver: deliver, Files: attachments.Digest(req.Attachments)})
 	if _, resets := resetRemainder(msg); resets {
 		// Held until the run commits: a duplicate must not pass the lookup
 		// while this call resets the session (idem_gate.go). Other chats
@@ -112,8 +116,13 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 	if err := e.admit(key); err != nil {
 		return api.ChatResult{}, err
 	}
+	content, err := e.chatContent(key, msg, req.Attachments)
+	if err != nil {
+		return api.ChatResult{}, err
+	}
+	msg = content.Text()
 	spec := runSpec{
-		Spec: runs.Spec{UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(msg),
+		Spec: runs.Spec{UserMessage: &domain.Message{Role: domain.RoleUser, Content: content,
 			Provenance: &domain.Provenance{Kind: domain.ProvenanceExternalUser, SourceChannel: channel}}},
 		System: req.ExtraSystem, Model: req.Model, Thinking: req.Thinking, Fingerprint: fingerprint,
 		Chain: slices.Clone(req.Chain), Deliver: deliver, TraceParent: tracing.Root(ctx, "chat"),

@@ -8,12 +8,14 @@ import (
 	"log/slog"
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	disgogw "github.com/disgoorg/disgo/gateway"
 
+	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/channels"
 	"github.com/switchboard-go/switchboard/internal/outbox"
 )
@@ -40,6 +42,9 @@ type Options struct {
 	// nothing).
 	Paired func(account, sender string) bool
 	Pair   func(ctx context.Context, account, sender, name string) (code string, fresh bool, err error)
+	// MediaLimits bound the files a message brings in
+	// (tools.sessions_spawn.attachments; zero fields: the defaults).
+	MediaLimits attachments.Limits
 }
 
 // Adapter is the Discord channel: one gateway session and one REST
@@ -92,6 +97,7 @@ func New(opts Options) (*Adapter, error) {
 		}
 		if acc.token != "" {
 			acc.sender = NewSender(acc.token, ac.APIRoot, opts.HTTPClient, acc.log)
+			acc.media = newMediaFetcher(opts.MediaLimits, ac.APIRoot, opts.HTTPClient)
 			url := ac.GatewayURL
 			if url == "" {
 				url = DefaultGatewayURL
@@ -257,6 +263,7 @@ type account struct {
 	log     *slog.Logger
 	now     func() time.Time
 	sender  *Sender
+	media   *mediaFetcher
 	gw      *Gateway
 	sink    channels.Sink
 	// bg owns the typing indicators, which outlive their message's
@@ -394,6 +401,16 @@ func (acc *account) message(ctx context.Context, m Message) {
 	if dec.Verdict == Pair {
 		acc.pairing(ctx, m)
 		return
+	}
+	if acc.media != nil {
+		if err := acc.media.fetch(ctx, m.Attachments, &in); err != nil {
+			// Discord does not redeliver: the turn goes on, the files named.
+			acc.log.Warn("discord: attachments not downloaded", "message", m.ID, "err", err)
+			for _, at := range m.Attachments {
+				in.Text = strings.TrimSpace(in.Text + "\n[media not attached: " + channels.SafeFileName(at.Filename) + " (download failed)]")
+			}
+			in.Files = nil
+		}
 	}
 	acc.count.Received(acc.now())
 	// Discord does not redeliver: a failed hand-over is retried here a few

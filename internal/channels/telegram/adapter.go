@@ -20,6 +20,7 @@ import (
 	"github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/channels"
 	"github.com/switchboard-go/switchboard/internal/outbox"
 )
@@ -50,6 +51,9 @@ type Options struct {
 	// for a pairing code for an unknown one (nil: pairing answers nothing).
 	Paired func(account, sender string) bool
 	Pair   func(ctx context.Context, account, sender, name string) (code string, fresh bool, err error)
+	// MediaLimits bound the photos and documents a message brings in
+	// (tools.sessions_spawn.attachments; zero fields: the defaults).
+	MediaLimits attachments.Limits
 }
 
 // Adapter is the Telegram channel.
@@ -338,8 +342,11 @@ func (a *Adapter) handle(ctx context.Context, x *acct, sink channels.Sink, u mod
 		return a.pairing(ctx, x, in)
 	}
 	in.Text = stripMention(me, in.Text)
-	if in.Text == "" {
+	if in.Text == "" && !hasMedia(u.Message) {
 		return nil
+	}
+	if err := a.fetchMedia(ctx, x, u.Message, &in); err != nil {
+		return err
 	}
 	out, err := sink.Handle(ctx, in)
 	if err != nil {
