@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/attachments"
+	"github.com/switchboard-go/switchboard/internal/delivery"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
@@ -35,4 +36,17 @@ func (e *Engine) chatContent(key, msg string, files []attachments.File) (domain.
 		return domain.Content{}, fsFailure("writing the message's attachments", err)
 	}
 	return attachments.UserContent(msg, files, r.RelDir), nil
+}
+
+// sendFiles decodes a channel send's files under the attachment limits
+// and refuses them for a channel that cannot send files.
+func (e *Engine) sendFiles(channel string, req api.DeliverRequest) ([]attachments.File, error) {
+	if len(req.Attachments) == 0 {
+		return nil, nil
+	}
+	files, err := attachments.Decode(req.Attachments, e.attachmentLimits())
+	if err != nil {
+		return nil, err
+	}
+	return files, delivery.CheckFiles(channel, files)
 }

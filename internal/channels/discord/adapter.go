@@ -193,6 +193,9 @@ func (a *Adapter) Stop(ctx context.Context) error {
 	return nil
 }
 
+// SendsFiles marks the adapter as one that sends files (channels.FileSender).
+func (a *Adapter) SendsFiles() {}
+
 // Send posts one outbound message with its account's bot. A refused
 // target or request fails for good; a long rate limit asks the outbox to
 // wait; anything else is retried.
@@ -201,7 +204,7 @@ func (a *Adapter) Send(ctx context.Context, msg channels.Outbound) error {
 	if acc == nil || acc.sender == nil {
 		return outbox.Permanent(fmt.Errorf("discord: no usable account %q", msg.AccountID))
 	}
-	_, err := acc.sender.Send(ctx, msg.To, msg.Text, msg.IdempotencyKey)
+	_, err := acc.sender.Send(ctx, msg.To, msg.Text, msg.IdempotencyKey, msg.Files...)
 	var ra *RetryAfterError
 	switch {
 	case err == nil:
