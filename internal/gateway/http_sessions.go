@@ -43,9 +43,9 @@ type deliverBody struct {
 	To             string             `json:"to"`
 	Message        string             `json:"message"`
 	Attachments    []attachments.Spec `json:"attachments"`
-	Channel        string `json:"channel"`
-	SessionKey     string `json:"sessionKey"`
-	IdempotencyKey string `json:"idempotencyKey"`
+	Channel        string             `json:"channel"`
+	SessionKey     string             `json:"sessionKey"`
+	IdempotencyKey string             `json:"idempotencyKey"`
 }
 
 // apiDeliver queues a direct outbound message (operator only):

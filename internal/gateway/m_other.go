@@ -13,9 +13,9 @@ type sendParams struct {
 	To             string             `json:"to"`
 	Message        string             `json:"message"`
 	Attachments    []attachments.Spec `json:"attachments"`
-	Channel        string `json:"channel"`
-	SessionKey     string `json:"sessionKey"`
-	IdempotencyKey string `json:"idempotencyKey"`
+	Channel        string             `json:"channel"`
+	SessionKey     string             `json:"sessionKey"`
+	IdempotencyKey string             `json:"idempotencyKey"`
 }
 
 // mSend queues a direct outbound message (at least once, deduplicated by
