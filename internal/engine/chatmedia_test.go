@@ -82,3 +82,40 @@ func TestChatAttachmentsRefused(t *testing.T) {
 		t.Errorf("a refused chat wrote %d messages", len(msgs))
 	}
 }
+
+// A send with files stores them in its outbox item, mirrors their names
+// into the transcript, and is refused for a channel that cannot send
+// files and past the attachment limits.
+func TestDeliverAttachments(t *testing.T) {
+	h := newHarness(t, nil, func(c *config.Config) { c.Tools.SessionsSpawn.Attachments.MaxFileBytes = 16 })
+	ctx := context.Background()
+	file := attachments.Spec{Name: "a.txt", Content: "aGVsbG8=", Encoding: "base64"}
+	res, err := h.e.Deliver(ctx, api.Operator(), api.DeliverRequest{Channel: "telegram", To: "telegram:1", Attachments: []attachments.Spec{file}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, err := h.st.ListOutbox(ctx, domain.OutboxQuery{SessionKey: res.SessionKey})
+	if err != nil || len(items) != 1 {
+		t.Fatalf("outbox %+v, %v", items, err)
+	}
+	if want := `{"text":"","files":[{"name":"a.txt","mimeType":"text/plain","data":"aGVsbG8="}]}`; string(items[0].Payload) != want {
+		t.Errorf("payload %s, want %s", items[0].Payload, want)
+	}
+	if msgs := h.history("main"); len(msgs) != 1 || msgs[0].Content.Text() != "[media sent: a.txt (text/plain)]" {
+		t.Errorf("mirror %v", texts(msgs))
+	}
+	for _, tt := range []struct {
+		req  api.DeliverRequest
+		want string
+	}{
+		{api.DeliverRequest{Channel: "signal", To: "+1", Attachments: []attachments.Spec{file}}, "channel signal cannot send files yet"},
+		{api.DeliverRequest{Channel: "discord", To: "channel:1", Attachments: []attachments.Spec{{Name: "b", Content: strings.Repeat("x", 17)}}},
+			"attachments_file_bytes_exceeded (name=b bytes=17 maxFileBytes=16)"},
+		{api.DeliverRequest{Channel: "discord", To: "channel:1", Attachments: []attachments.Spec{{Name: "b", Content: "!!", Encoding: "base64"}}},
+			"attachments_invalid_base64_or_too_large"},
+	} {
+		if _, err := h.e.Deliver(ctx, api.Operator(), tt.req); err == nil || err.Error() != tt.want {
+			t.Errorf("%s: %v, want %q", tt.req.Channel, err, tt.want)
+		}
+	}
+}
