@@ -20,7 +20,7 @@ func sendCommand() *command {
 			"With --to, MESSAGE goes to RECIPIENT on --channel (the gateway's `send`, POST /api/send): queued\n" +
 			"in the outbox and delivered once, mirrored into --session's transcript (default main); the\n" +
 			"session's send policy applies. Operator only. --file (repeatable) sends a photo or document with\n" +
-			"it (Telegram and Discord; MESSAGE is then optional, the caption), within\n" +
+			"it (Telegram, Discord and Signal; MESSAGE is then optional, the caption), within\n" +
 			"tools.sessions_spawn.attachments' maxFiles, maxFileBytes and maxTotalBytes.",
 		example: []string{
 			"switchboard send agent:main:research \"find three papers on lane scheduling\"",

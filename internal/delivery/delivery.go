@@ -197,7 +197,7 @@ type PayloadFile struct {
 }
 
 // fileChannels are the channels whose adapters can send files.
-var fileChannels = map[string]bool{"telegram": true, "discord": true}
+var fileChannels = map[string]bool{"telegram": true, "discord": true, "signal": true}
 
 // CheckFiles refuses files for a channel that cannot send them.
 func CheckFiles(channel string, files []attachments.File) error {

@@ -107,8 +107,8 @@ func TestSendItemFiles(t *testing.T) {
 	if got := MirrorText("see", files); got != "see\n[media sent: a.txt (text/plain)]" {
 		t.Errorf("mirror text %q", got)
 	}
-	if err := CheckFiles("signal", files); err == nil || err.Error() != "channel signal cannot send files yet" {
-		t.Errorf("files to signal: %v", err)
+	if err := CheckFiles("whatsapp", files); err == nil || err.Error() != "channel whatsapp cannot send files yet" {
+		t.Errorf("files to whatsapp: %v", err)
 	}
 	if err := CheckFiles("discord", files); err != nil {
 		t.Errorf("files to discord: %v", err)
