@@ -196,8 +196,12 @@ type PayloadFile struct {
 	Data     []byte `json:"data"`
 }
 
-// fileChannels are the channels whose adapters can send files.
+// fileChannels are the channels whose adapters can send files (those
+// that are a channels.FileSender; internal/app's test checks the two agree).
 var fileChannels = map[string]bool{"telegram": true, "discord": true, "signal": true}
+
+// SendsFiles reports a channel that can send files.
+func SendsFiles(channel string) bool { return fileChannels[channel] }
 
 // CheckFiles refuses files for a channel that cannot send them.
 func CheckFiles(channel string, files []attachments.File) error {
