@@ -68,3 +68,17 @@ func TestMediaLimits(t *testing.T) {
 		t.Errorf("what Media admits, the engine must admit: %v", err)
 	}
 }
+
+// Whatever name a sender gives a file, the name it is kept under passes
+// the attachments layer's check.
+func FuzzSafeFileName(f *testing.F) {
+	for _, s := range []string{"report.pdf", "../../etc/passwd", "a\u202eb", "", " . ", "\xff\xfe", ".manifest.json", strings.Repeat("é", 300)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		safe := SafeFileName(name)
+		if err := attachments.Check([]attachments.File{{Name: safe}}, attachments.Limits{}); err != nil {
+			t.Fatalf("SafeFileName(%q) = %q: %v", name, safe, err)
+		}
+	})
+}
