@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 
+	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
@@ -10,6 +11,12 @@ import (
 type ChatRequest struct {
 	SessionKey string
 	Message    string
+	// Attachments are the files the message carries (a chat photo or
+	// document). They are held to tools.sessions_spawn.attachments'
+	// limits, written to the agent's workspace and stored with the user
+	// message (images as image blocks the model sees); with files,
+	// Message may be empty.
+	Attachments []attachments.File
 	// Channel defaults to webchat; SenderID identifies the sender for
 	// owner-only commands (the local webchat user is always an owner).
 	Channel  string

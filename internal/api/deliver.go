@@ -1,5 +1,7 @@
 package api
 
+import "github.com/switchboard-go/switchboard/internal/attachments"
+
 // DeliverRequest is a direct outbound message to a channel (the gateway's
 // WS `send` and POST /api/send; operator only, OpDeliver).
 type DeliverRequest struct {
@@ -11,6 +13,10 @@ type DeliverRequest struct {
 	Channel string
 	To      string
 	Message string
+	// Attachments are files to send with (or instead of) Message, inline
+	// like sessions_spawn's ({name, content, encoding, mimeType}) and held
+	// to the same limits; only channels that can send files take them.
+	Attachments []attachments.Spec
 	// IdempotencyKey deduplicates retries within the caller's scope.
 	IdempotencyKey string
 }

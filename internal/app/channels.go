@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"path/filepath"
 
+	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/channels"
 	"github.com/switchboard-go/switchboard/internal/channels/bluebubbles"
 	"github.com/switchboard-go/switchboard/internal/channels/discord"
@@ -20,8 +21,9 @@ import (
 // the gateway also starts their receiving (StartChannels).
 func newChannels(cfg *config.Config, getenv func(string) string, stateDir string, log *slog.Logger, st domain.Store, pairs *channels.Pairing) (*channels.Registry, error) {
 	reg := channels.NewRegistry(log, st)
+	media := attachments.LimitsFromConfig(cfg.Tools.SessionsSpawn.Attachments)
 	if cfg.Channels.Telegram != nil {
-		a, err := telegram.New(telegram.Options{Raw: cfg.Channels.Telegram, Getenv: getenv, StateDir: stateDir, Logger: log,
+		a, err := telegram.New(telegram.Options{Raw: cfg.Channels.Telegram, Getenv: getenv, StateDir: stateDir, Logger: log, MediaLimits: media,
 			Paired: func(account, sender string) bool { return pairs.Approved(telegram.Channel, account, sender) },
 			Pair: func(ctx context.Context, account, sender, name string) (string, bool, error) {
 				return pairs.Request(telegram.Channel, account, sender, name)
@@ -34,7 +36,7 @@ func newChannels(cfg *config.Config, getenv func(string) string, stateDir string
 		}
 	}
 	if cfg.Channels.Discord != nil {
-		a, err := discord.New(discord.Options{Block: cfg.Channels.Discord, Getenv: getenv, Logger: log,
+		a, err := discord.New(discord.Options{Block: cfg.Channels.Discord, Getenv: getenv, Logger: log, MediaLimits: media,
 			Paired: func(account, sender string) bool { return pairs.Approved(discord.ChannelName, account, sender) },
 			Pair: func(ctx context.Context, account, sender, name string) (string, bool, error) {
 				return pairs.Request(discord.ChannelName, account, sender, name)

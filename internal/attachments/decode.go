@@ -51,6 +51,9 @@ func LimitsFromConfig(c config.AttachmentsConfig) Limits {
 	return l.withDefaults()
 }
 
+// WithDefaults returns l with the defaults for unset fields.
+func (l Limits) WithDefaults() Limits { return l.withDefaults() }
+
 func (l Limits) withDefaults() Limits {
 	if l.MaxFiles <= 0 {
 		l.MaxFiles = DefaultMaxFiles
@@ -82,18 +85,12 @@ func Decode(specs []Spec, lim Limits) ([]File, error) {
 		return nil, domain.Invalid("attachments_file_count_exceeded (maxFiles=%d)", lim.MaxFiles)
 	}
 	files := make([]File, 0, len(specs))
-	seen := make(map[string]bool, len(specs))
-	var total int64
+	t := tally{lim: lim, seen: make(map[string]bool, len(specs))}
 	for _, s := range specs {
 		name := strings.TrimSpace(s.Name)
-		if err := checkName(name); err != nil {
+		if err := t.name(name); err != nil {
 			return nil, err
 		}
-		if seen[name] {
-			return nil, domain.Invalid("attachments_duplicate_name (%s)", name)
-		}
-		seen[name] = true
-
 		var data []byte
 		switch enc := strings.ToLower(strings.TrimSpace(s.Encoding)); enc {
 		case "", EncodingUTF8, "utf-8":
@@ -106,17 +103,63 @@ func Decode(specs []Spec, lim Limits) ([]File, error) {
 		default:
 			return nil, domain.Invalid("attachments_invalid_encoding (name=%s encoding=%s; use utf8 or base64)", name, displayName(clip(enc, 32)))
 		}
-		n := int64(len(data))
-		if n > lim.MaxFileBytes {
-			return nil, domain.Invalid("attachments_file_bytes_exceeded (name=%s bytes=%d maxFileBytes=%d)", name, n, lim.MaxFileBytes)
-		}
-		total += n
-		if total > lim.MaxTotalBytes {
-			return nil, domain.Invalid("attachments_total_bytes_exceeded (totalBytes=%d maxTotalBytes=%d)", total, lim.MaxTotalBytes)
+		if err := t.size(name, int64(len(data))); err != nil {
+			return nil, err
 		}
 		files = append(files, File{Name: name, Data: data, MimeType: strings.TrimSpace(s.MimeType)})
 	}
 	return files, nil
+}
+
+// Check validates files already decoded (a chat message's attachments, a
+// channel's downloads) against lim by Decode's rules: the count, each
+// name, each file's size and the total.
+func Check(files []File, lim Limits) error {
+	lim = lim.withDefaults()
+	if len(files) > lim.MaxFiles {
+		return domain.Invalid("attachments_file_count_exceeded (maxFiles=%d)", lim.MaxFiles)
+	}
+	t := tally{lim: lim, seen: make(map[string]bool, len(files))}
+	for _, f := range files {
+		if err := t.name(f.Name); err != nil {
+			return err
+		}
+		if err := t.size(f.Name, int64(len(f.Data))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tally applies the per-file rules of one set of attachments.
+type tally struct {
+	lim   Limits
+	seen  map[string]bool
+	total int64
+}
+
+// name checks a file name and that no earlier file took it.
+func (t *tally) name(name string) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	if t.seen[name] {
+		return domain.Invalid("attachments_duplicate_name (%s)", name)
+	}
+	t.seen[name] = true
+	return nil
+}
+
+// size checks a file's size and the running total.
+func (t *tally) size(name string, n int64) error {
+	if n > t.lim.MaxFileBytes {
+		return domain.Invalid("attachments_file_bytes_exceeded (name=%s bytes=%d maxFileBytes=%d)", name, n, t.lim.MaxFileBytes)
+	}
+	t.total += n
+	if t.total > t.lim.MaxTotalBytes {
+		return domain.Invalid("attachments_total_bytes_exceeded (totalBytes=%d maxTotalBytes=%d)", t.total, t.lim.MaxTotalBytes)
+	}
+	return nil
 }
 
 // checkName refuses names that could escape the attachments folder, hide

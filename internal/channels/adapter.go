@@ -3,6 +3,8 @@ package channels
 import (
 	"context"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/attachments"
 )
 
 // Adapter connects one provider to switchboard. The Registry owns it:
@@ -39,6 +41,9 @@ type Outbound struct {
 	// Text is Markdown; the adapter converts it to the provider's
 	// formatting and splits it at the provider's length limit.
 	Text string
+	// Files are photos and documents to send with Text (only to an
+	// adapter that is a FileSender).
+	Files []attachments.File
 	// IdempotencyKey is the outbox item's key (Discord sends it as the
 	// nonce); SessionKey the session the message belongs to.
 	IdempotencyKey string
@@ -47,6 +52,14 @@ type Outbound struct {
 	// adapter that streamed that run's reply edits the streamed message
 	// into this text instead of sending a new one.
 	RunID string
+}
+
+// FileSender is an Adapter whose Send sends Outbound.Files; an item with
+// files for any other adapter fails for good ("cannot send files yet").
+type FileSender interface {
+	Adapter
+	// SendsFiles marks the adapter.
+	SendsFiles()
 }
 
 // Sink receives inbound messages. The Router implements it; tests use

@@ -1,5 +1,7 @@
 package channels
 
+import "github.com/switchboard-go/switchboard/internal/attachments"
+
 // Chat types of an Inbound (OpenClaw's peer kinds).
 const (
 	// ChatDirect is a one-to-one chat with the bot.
@@ -53,6 +55,10 @@ type Inbound struct {
 	MessageID string
 	// Text is the message text (a caption for media).
 	Text string
+	// Files are the photos and documents the message carried, downloaded
+	// (within MediaLimits); a file that could not be taken is named in
+	// Text instead (MediaRefusal).
+	Files []attachments.File
 	// To is where a reply to this message goes, in the channel's own
 	// recipient form (Telegram: "telegram:<chatId>" or
 	// "telegram:<chatId>:topic:<threadId>"). The Router records it as the

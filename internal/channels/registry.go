@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/switchboard-go/switchboard/internal/attachments"
+	"github.com/switchboard-go/switchboard/internal/delivery"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/outbox"
 )
@@ -141,13 +143,18 @@ func (r *Registry) Deliverer(channel string) (outbox.Deliverer, bool) {
 		return nil, false
 	}
 	return outbox.DelivererFunc(func(ctx context.Context, it domain.OutboxItem) error {
-		var p struct {
-			Text string `json:"text"`
-		}
+		var p delivery.Payload
 		if err := json.Unmarshal(it.Payload, &p); err != nil {
 			return outbox.Permanent(fmt.Errorf("outbox payload does not decode: %w", err))
 		}
-		return a.Send(ctx, Outbound{AccountID: r.accountOf(ctx, channel, it.SessionKey), To: it.To, Text: p.Text,
+		var files []attachments.File
+		for _, f := range p.Files {
+			files = append(files, attachments.File{Name: f.Name, MimeType: f.MimeType, Data: f.Data})
+		}
+		if _, ok := a.(FileSender); len(files) > 0 && !ok {
+			return outbox.Permanent(fmt.Errorf("channel %s cannot send files yet", channel))
+		}
+		return a.Send(ctx, Outbound{AccountID: r.accountOf(ctx, channel, it.SessionKey), To: it.To, Text: p.Text, Files: files,
 			IdempotencyKey: it.IdempotencyKey, SessionKey: it.SessionKey, RunID: replyRun(it)})
 	}), true
 }

@@ -59,7 +59,7 @@ func Principal(channel string) api.Principal {
 // channel, account and EventID, so a redelivered event finds its first
 // turn (Outcome.Duplicate) instead of starting another.
 func (r *Router) Handle(ctx context.Context, m Inbound) (Outcome, error) {
-	if strings.TrimSpace(m.Text) == "" {
+	if strings.TrimSpace(m.Text) == "" && len(m.Files) == 0 {
 		return Outcome{}, nil
 	}
 	route := Resolve(r.o.Config(), m)
@@ -78,7 +78,7 @@ func (r *Router) Handle(ctx context.Context, m Inbound) (Outcome, error) {
 	if m.EventID != "" {
 		idem = m.Channel + ":" + normAccount(m.AccountID) + ":" + m.EventID
 	}
-	req := api.ChatRequest{SessionKey: key, Message: Envelope(m), Channel: m.Channel, SenderID: m.SenderID,
+	req := api.ChatRequest{SessionKey: key, Message: Envelope(m), Attachments: m.Files, Channel: m.Channel, SenderID: m.SenderID,
 		To: m.To, AccountID: normAccount(m.AccountID), ThreadID: m.ThreadID, ChatType: chatTypeOf(m),
 		DisplayName: m.ChatTitle, Deliver: true, ReplyChannel: m.Channel, ReplyTo: m.To,
 		IdempotencyKey: idem, ExtraSystem: m.SystemPrompt}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
@@ -61,5 +62,29 @@ func TestRouterRefusalIsAcknowledged(t *testing.T) {
 				t.Errorf("outcome %+v, requests %+v", out, g.chat)
 			}
 		})
+	}
+}
+
+// A message that is only a file is a turn, and its files ride on the
+// chat request.
+func TestRouterPassesFiles(t *testing.T) {
+	cfg, err := config.Parse([]byte(`{}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &fakeGate{res: api.ChatResult{Run: domain.Run{ID: "r1"}, Created: true}}
+	r := NewRouter(RouterOptions{Gate: g, Config: func() *config.Config { return cfg }})
+	m := Inbound{Channel: "telegram", EventID: "10", ChatType: ChatDirect, ChatID: "7", SenderID: "7", To: "telegram:7",
+		Files: []attachments.File{{Name: "photo-a.jpg", MimeType: "image/jpeg", Data: []byte{0xff, 0xd8}}}}
+	out, err := r.Handle(context.Background(), m)
+	if err != nil || out.RunID != "r1" {
+		t.Fatalf("outcome %+v, %v", out, err)
+	}
+	if len(g.chat) != 1 || len(g.chat[0].Attachments) != 1 || g.chat[0].Attachments[0].Name != "photo-a.jpg" {
+		t.Fatalf("requests %+v", g.chat)
+	}
+	m.Files = nil
+	if _, err := r.Handle(context.Background(), m); err != nil || len(g.chat) != 1 {
+		t.Fatalf("a message with neither text nor files started a turn (%d requests, %v)", len(g.chat), err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 func sendCommand() *command {
 	return &command{
 		name:    "send",
-		args:    "KEY MESSAGE | --channel CHANNEL --to RECIPIENT MESSAGE",
+		args:    "KEY MESSAGE | --channel CHANNEL --to RECIPIENT [--file PATH]... [MESSAGE]",
 		summary: "send an inter-session message (sessions_send), or a message straight to a chat, and print the result",
 		help: "Like the sessions_send tool: the message is written into KEY's session with inter-session\n" +
 			"provenance, its agent answers, and the announce step runs afterwards. Sent from the CLI (outside\n" +
@@ -19,7 +19,9 @@ func sendCommand() *command {
 			"Exit status 1 when the result's status is error, forbidden or timeout.\n\n" +
 			"With --to, MESSAGE goes to RECIPIENT on --channel (the gateway's `send`, POST /api/send): queued\n" +
 			"in the outbox and delivered once, mirrored into --session's transcript (default main); the\n" +
-			"session's send policy applies. Operator only.",
+			"session's send policy applies. Operator only. --file (repeatable) sends a photo or document with\n" +
+			"it (Telegram, Discord and Signal; MESSAGE is then optional, the caption), within\n" +
+			"tools.sessions_spawn.attachments' maxFiles, maxFileBytes and maxTotalBytes.",
 		example: []string{
 			"switchboard send agent:main:research \"find three papers on lane scheduling\"",
 			"switchboard send agent:main:research \"status?\" --timeout 60 --json",
@@ -27,6 +29,7 @@ func sendCommand() *command {
 			"switchboard send agent:main:research \"also check X\" --mode steer   # into its running run",
 			"switchboard send agent:main:research \"FYI: deploy done\" --mode notify   # into its transcript, no run",
 			"switchboard send --channel telegram --to telegram:-1001 \"deploy done\"   # straight to a Telegram group",
+			"switchboard send --channel telegram --to telegram:-1001 --file chart.png \"this week\"   # a photo with a caption",
 		},
 		define: func(e *env, fs *flag.FlagSet) func([]string) error {
 			var timeout intFlag
@@ -35,13 +38,20 @@ func sendCommand() *command {
 			channel := fs.String("channel", "", "with --to: the `CHANNEL` to deliver on (telegram, discord, a channels.webhook name; default the session's)")
 			to := fs.String("to", "", "deliver MESSAGE to `RECIPIENT` on --channel (telegram:<chatId>, discord:<channelId>) instead of into a session")
 			session := fs.String("session", "", "with --to: the session `KEY` whose transcript records the message (default main)")
+			var files listFlag
+			fs.Var(&files, "file", "with --to: send the file at `PATH` too (repeatable)")
 			mode := fs.String("mode", "", "`MODE`: followup (default: after the target's current run), steer (into its running run at the next step) or notify (into its transcript, no run)")
 			return func(pos []string) error {
 				if *to != "" {
-					return deliverTo(e, api.DeliverRequest{SessionKey: *session, Channel: *channel, To: *to, Message: strings.Join(pos, " ")}, pos, *as)
+					specs, err := readFiles(files.v)
+					if err != nil {
+						return err
+					}
+					return deliverTo(e, api.DeliverRequest{SessionKey: *session, Channel: *channel, To: *to, Message: strings.Join(pos, " "),
+						Attachments: specs}, pos, *as)
 				}
-				if *channel != "" || *session != "" {
-					return e.usagef("--channel and --session go with --to")
+				if *channel != "" || *session != "" || len(files.v) > 0 {
+					return e.usagef("--channel, --session and --file go with --to")
 				}
 				if err := e.wantArgs(pos, 2, -1, "KEY", "MESSAGE"); err != nil {
 					return err
@@ -89,8 +99,10 @@ func sendCommand() *command {
 
 // deliverTo queues a message straight to a chat (`send --to`).
 func deliverTo(e *env, req api.DeliverRequest, pos []string, as string) error {
-	if err := e.wantArgs(pos, 1, -1, "MESSAGE"); err != nil {
-		return err
+	if len(req.Attachments) == 0 {
+		if err := e.wantArgs(pos, 1, -1, "MESSAGE"); err != nil {
+			return err
+		}
 	}
 	return e.withService(writes, func(s *service) error {
 		res, err := s.Deliver(e.ctx, principal(as), req)

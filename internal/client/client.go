@@ -620,12 +620,15 @@ func (c *Client) Defaults(ctx context.Context, p api.Principal) (api.Defaults, e
 // Deliver queues a direct outbound message (operator only; POST /api/send).
 func (c *Client) Deliver(ctx context.Context, p api.Principal, req api.DeliverRequest) (api.DeliverResult, error) {
 	h, q := as(p)
-	body := map[string]string{"message": req.Message}
+	body := map[string]any{"message": req.Message}
 	for k, v := range map[string]string{"sessionKey": req.SessionKey, "channel": req.Channel, "to": req.To,
 		"idempotencyKey": req.IdempotencyKey} {
 		if v != "" {
 			body[k] = v
 		}
+	}
+	if len(req.Attachments) > 0 {
+		body["attachments"] = req.Attachments
 	}
 	var out api.DeliverResult
 	err := c.do(ctx, http.MethodPost, apiPath("send"), q, h, body, &out)

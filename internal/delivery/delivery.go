@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/exchange"
 	"github.com/switchboard-go/switchboard/internal/query"
@@ -155,7 +156,7 @@ func notOwnRecipient(to, channel string) error {
 // CheckSend refuses a gateway send without its message or recipient, or
 // with a text over its api limit.
 func CheckSend(req api.DeliverRequest) error {
-	if strings.TrimSpace(req.Message) == "" {
+	if strings.TrimSpace(req.Message) == "" && len(req.Attachments) == 0 {
 		return domain.Invalid("message required")
 	}
 	if strings.TrimSpace(req.To) == "" {
@@ -181,6 +182,48 @@ const (
 	mirrorKind  = "delivery"
 )
 
+// Payload is the payload of an outbox delivery item: the text (Markdown)
+// and the files to send with it.
+type Payload struct {
+	Text  string        `json:"text"`
+	Files []PayloadFile `json:"files,omitempty"`
+}
+
+// PayloadFile is one file of a Payload; Data is base64 in the JSON.
+type PayloadFile struct {
+	Name     string `json:"name"`
+	MimeType string `json:"mimeType,omitempty"`
+	Data     []byte `json:"data"`
+}
+
+// fileChannels are the channels whose adapters can send files (those
+// that are a channels.FileSender; internal/app's test checks the two agree).
+var fileChannels = map[string]bool{"telegram": true, "discord": true, "signal": true}
+
+// SendsFiles reports a channel that can send files.
+func SendsFiles(channel string) bool { return fileChannels[channel] }
+
+// CheckFiles refuses files for a channel that cannot send them.
+func CheckFiles(channel string, files []attachments.File) error {
+	if len(files) > 0 && !fileChannels[channel] {
+		return domain.Invalid("channel %s cannot send files yet", channel)
+	}
+	return nil
+}
+
+// MirrorText is the transcript text of a send of text and files: the text
+// and a `[media sent: <name> (<type>)]` line per file.
+func MirrorText(text string, files []attachments.File) string {
+	lines := []string{}
+	if strings.TrimSpace(text) != "" {
+		lines = append(lines, text)
+	}
+	for _, f := range files {
+		lines = append(lines, "[media sent: "+f.Name+" ("+attachments.TypeOf(f)+")]")
+	}
+	return strings.Join(lines, "\n")
+}
+
 // Mirror is the transcript copy of a gateway send of text: an assistant
 // message of the session (OpenClaw's delivery mirror).
 func Mirror(text string) domain.Message {
@@ -189,11 +232,16 @@ func Mirror(text string) domain.Message {
 		Usage: &domain.Usage{}, Kind: mirrorKind}
 }
 
-// SendItem is the outbox item of a gateway send of text from session key
-// to recipient to on channel, deduplicated by idem (at-least-once, so the
-// recipient sees one).
-func SendItem(key, channel, to, idem, text string, now int64) domain.OutboxItem {
-	payload, _ := json.Marshal(map[string]string{"text": text})
+// SendItem is the outbox item of a gateway send of text and files from
+// session key to recipient to on channel, deduplicated by idem
+// (at-least-once, so the recipient sees one). The files are stored in the
+// item itself, so a delivery after a restart still has them.
+func SendItem(key, channel, to, idem, text string, files []attachments.File, now int64) domain.OutboxItem {
+	p := Payload{Text: text}
+	for _, f := range files {
+		p.Files = append(p.Files, PayloadFile{Name: f.Name, MimeType: attachments.TypeOf(f), Data: f.Data})
+	}
+	payload, _ := json.Marshal(p)
 	return domain.OutboxItem{IdempotencyKey: "send:" + idem, Kind: domain.OutboxDelivery,
 		SessionKey: key, Channel: channel, To: to, Payload: payload, Status: domain.OutboxPending,
 		NextAttemptAt: now, CreatedAt: now}

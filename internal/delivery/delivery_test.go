@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
@@ -87,12 +88,32 @@ func TestCheckSend(t *testing.T) {
 }
 
 func TestSendItemAndMirror(t *testing.T) {
-	it := SendItem("agent:main:main", "telegram", "42", "k", "hello", 7)
+	it := SendItem("agent:main:main", "telegram", "42", "k", "hello", nil, 7)
 	if it.IdempotencyKey != "send:k" || it.Kind != domain.OutboxDelivery || string(it.Payload) != `{"text":"hello"}` || it.NextAttemptAt != 7 {
 		t.Errorf("SendItem = %+v", it)
 	}
 	m := Mirror("hello")
 	if m.Role != domain.RoleAssistant || m.Model != "delivery-mirror" || m.Content.Text() != "hello" {
 		t.Errorf("Mirror = %+v", m)
+	}
+}
+
+func TestSendItemFiles(t *testing.T) {
+	files := []attachments.File{{Name: "a.txt", Data: []byte("hi")}}
+	it := SendItem("agent:main:main", "telegram", "42", "k", "", files, 7)
+	if want := `{"text":"","files":[{"name":"a.txt","mimeType":"text/plain","data":"aGk="}]}`; string(it.Payload) != want {
+		t.Errorf("payload %s, want %s", it.Payload, want)
+	}
+	if got := MirrorText("see", files); got != "see\n[media sent: a.txt (text/plain)]" {
+		t.Errorf("mirror text %q", got)
+	}
+	if err := CheckFiles("whatsapp", files); err == nil || err.Error() != "channel whatsapp cannot send files yet" {
+		t.Errorf("files to whatsapp: %v", err)
+	}
+	if err := CheckFiles("discord", files); err != nil {
+		t.Errorf("files to discord: %v", err)
+	}
+	if err := CheckSend(api.DeliverRequest{To: "42", Attachments: []attachments.Spec{{Name: "a", Content: "x"}}}); err != nil {
+		t.Errorf("a send of a file alone: %v", err)
 	}
 }

@@ -5,15 +5,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/switchboard-go/switchboard/internal/sessions"
-
+	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/attachments"
+	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/idempotency"
+	"github.com/switchboard-go/switchboard/internal/policy"
 	"github.com/switchboard-go/switchboard/internal/runs"
 	"github.com/switchboard-go/switchboard/internal/runspec"
-
-	"github.com/switchboard-go/switchboard/internal/api"
-	"github.com/switchboard-go/switchboard/internal/domain"
-	"github.com/switchboard-go/switchboard/internal/policy"
+	"github.com/switchboard-go/switchboard/internal/sessions"
 	"github.com/switchboard-go/switchboard/internal/tracing"
 )
 
@@ -21,10 +20,13 @@ import (
 func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult, error) {
 	msg := req.Message
 	req.Thinking = api.NormalizeThinking(req.Thinking)
-	if strings.TrimSpace(msg) == "" {
+	if strings.TrimSpace(msg) == "" && len(req.Attachments) == 0 {
 		return api.ChatResult{}, domain.Invalid("message required")
 	}
 	if err := checkChatTexts(req); err != nil {
+		return api.ChatResult{}, err
+	}
+	if err := e.checkChatFiles(req); err != nil {
 		return api.ChatResult{}, err
 	}
 	if _, err := api.ChatTimeout.Apply(int64(req.TimeoutSeconds)); err != nil {
@@ -86,7 +88,7 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 		idem = string(domain.RunKindChat) + ":" + req.IdempotencyKey
 	}
 	fingerprint := api.Fingerprint(idempotency.ChatWork{SessionKey: key, Message: msg, Channel: channel, Model: req.Model,
-		Thinking: req.Thinking, ExtraSystem: req.ExtraSystem, Deliver: deliver})
+		Thinking: req.Thinking, ExtraSystem: req.ExtraSystem, Deliver: deliver, Files: attachments.Digest(req.Attachments)})
 	if _, resets := sessions.ResetRemainder(msg); resets {
 		// Held until the run commits: a duplicate must not pass the lookup
 		// while this call resets the session (idem_gate.go). Other chats
@@ -117,8 +119,13 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 	if err := e.guards.Admit(key); err != nil {
 		return api.ChatResult{}, err
 	}
+	content, err := e.chatContent(key, msg, req.Attachments)
+	if err != nil {
+		return api.ChatResult{}, err
+	}
+	msg = content.Text()
 	spec := runspec.Spec{
-		Spec: runs.Spec{UserMessage: &domain.Message{Role: domain.RoleUser, Content: domain.TextContent(msg),
+		Spec: runs.Spec{UserMessage: &domain.Message{Role: domain.RoleUser, Content: content,
 			Provenance: &domain.Provenance{Kind: domain.ProvenanceExternalUser, SourceChannel: channel}}},
 		System: req.ExtraSystem, Model: req.Model, Thinking: req.Thinking, Fingerprint: fingerprint,
 		Chain: slices.Clone(req.Chain), Deliver: deliver, TraceParent: tracing.Root(ctx, "chat"),

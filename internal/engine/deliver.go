@@ -52,6 +52,10 @@ func (e *Engine) queueDelivery(ctx context.Context, req api.DeliverRequest) (dom
 		return domain.OutboxItem{}, domain.Invalid("send blocked by session policy")
 	}
 	channel := orDefault(req.Channel, facts.Channel)
+	files, err := e.sendFiles(channel, req)
+	if err != nil {
+		return domain.OutboxItem{}, err
+	}
 	idem := req.IdempotencyKey
 	if idem == "" {
 		idem = e.newID()
@@ -63,8 +67,8 @@ func (e *Engine) queueDelivery(ctx context.Context, req api.DeliverRequest) (dom
 	// transcript", and readers of any channel's transcript see what the
 	// session said on it. A retry with the same idempotency key finds its
 	// first row and writes nothing.
-	mirror := delivery.Mirror(req.Message)
-	item := delivery.SendItem(key, channel, req.To, idem, req.Message, now)
+	mirror := delivery.Mirror(delivery.MirrorText(req.Message, files))
+	item := delivery.SendItem(key, channel, req.To, idem, req.Message, files, now)
 	var stored domain.OutboxItem
 	created := false
 	_, err = e.rt.Inject(ctx, key, []domain.Message{mirror}, func(tx domain.Tx) (domain.Session, error) {

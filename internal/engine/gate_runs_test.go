@@ -31,8 +31,11 @@ func TestRunsThroughTheGate(t *testing.T) {
 		t.Fatalf("operator get = %+v, %v", got, err)
 	}
 	for name, call := range map[string]func() error{
-		"get":    func() error { _, err := h.e.GetRun(ctx, bound, done.ID); return err },
-		"wait":   func() error { _, err := h.e.WaitRun(ctx, bound, api.WaitRequest{RunID: done.ID, Timeout: time.Second}); return err },
+		"get": func() error { _, err := h.e.GetRun(ctx, bound, done.ID); return err },
+		"wait": func() error {
+			_, err := h.e.WaitRun(ctx, bound, api.WaitRequest{RunID: done.ID, Timeout: time.Second})
+			return err
+		},
 		"cancel": func() error { _, err := h.e.CancelRun(ctx, bound, done.ID); return err },
 	} {
 		if err := call(); domain.ErrorCode(err) != domain.CodeNotFound || !strings.Contains(err.Error(), "run not found: "+done.ID) {

@@ -37,6 +37,13 @@ func (s *Server) spawnBody() int64 {
 	return api.SpawnBodyBytes(lim.MaxTotalBytes, lim.MaxFiles)
 }
 
+// sendBody is the limit of POST /api/send: a message and the files the
+// attachment limits allow, counted as SpawnBodyBytes counts them.
+func (s *Server) sendBody() int64 {
+	lim := attachments.LimitsFromConfig(s.attachmentsConfig())
+	return textBody + 2*lim.MaxTotalBytes + int64(lim.MaxFiles)*api.AttachmentFileBytes
+}
+
 // attachmentsConfig is tools.sessions_spawn.attachments (the defaults
 // without a configuration).
 func (s *Server) attachmentsConfig() config.AttachmentsConfig {

@@ -66,7 +66,7 @@ func (s *Server) routeTable() []route {
 		{pattern: "DELETE /api/sessions/{key}", limit: ignoredBody, unread: true, h: s.api(api.OpSessionsDel, s.apiDelete)},
 		{pattern: "GET /api/sessions/resolve", limit: noBody, h: s.api(api.OpSessionsResolve, s.apiResolve)},
 		{pattern: "GET /api/sessions/{key}", limit: noBody, h: s.api(api.OpSessionsGet, s.apiGetSession)},
-		{pattern: "POST /api/send", limit: textBody, h: s.api(api.OpDeliver, s.apiDeliver)},
+		{pattern: "POST /api/send", limit: s.sendBody(), h: s.api(api.OpDeliver, s.apiDeliver)},
 		{pattern: "GET /api/defaults", limit: noBody, h: s.api(api.OpDefaults, s.apiDefaults)},
 		{pattern: "GET /api/outbox", limit: noBody, h: s.api(api.OpOutboxList, s.apiOutbox)},
 		{pattern: "POST /api/spawn", limit: spawn, h: s.api(api.OpSessionsSpawn, s.apiSpawn)},

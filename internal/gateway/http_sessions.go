@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
@@ -39,11 +40,12 @@ func (s *Server) apiDefaults(r *http.Request, g grant) (any, error) {
 
 // deliverBody is the body of POST /api/send (the WS `send`'s params).
 type deliverBody struct {
-	To             string `json:"to"`
-	Message        string `json:"message"`
-	Channel        string `json:"channel"`
-	SessionKey     string `json:"sessionKey"`
-	IdempotencyKey string `json:"idempotencyKey"`
+	To             string             `json:"to"`
+	Message        string             `json:"message"`
+	Attachments    []attachments.Spec `json:"attachments"`
+	Channel        string             `json:"channel"`
+	SessionKey     string             `json:"sessionKey"`
+	IdempotencyKey string             `json:"idempotencyKey"`
 }
 
 // apiDeliver queues a direct outbound message (operator only):
@@ -55,7 +57,7 @@ func (s *Server) apiDeliver(r *http.Request, g grant) (any, error) {
 	}
 	p := g.principal(as(r))
 	res, err := s.eng.Deliver(r.Context(), p, api.DeliverRequest{SessionKey: b.SessionKey, Channel: b.Channel, To: b.To,
-		Message: b.Message, IdempotencyKey: b.IdempotencyKey})
+		Message: b.Message, Attachments: b.Attachments, IdempotencyKey: b.IdempotencyKey})
 	if err != nil {
 		return nil, err
 	}

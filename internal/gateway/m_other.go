@@ -6,14 +6,16 @@ import (
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/attachments"
 )
 
 type sendParams struct {
-	To             string `json:"to"`
-	Message        string `json:"message"`
-	Channel        string `json:"channel"`
-	SessionKey     string `json:"sessionKey"`
-	IdempotencyKey string `json:"idempotencyKey"`
+	To             string             `json:"to"`
+	Message        string             `json:"message"`
+	Attachments    []attachments.Spec `json:"attachments"`
+	Channel        string             `json:"channel"`
+	SessionKey     string             `json:"sessionKey"`
+	IdempotencyKey string             `json:"idempotencyKey"`
 }
 
 // mSend queues a direct outbound message (at least once, deduplicated by
@@ -24,11 +26,13 @@ func (s *Server) mSend(ctx context.Context, cl *call) (any, error) {
 	if err := decodeParams(cl.method, cl.params, &p); err != nil {
 		return nil, err
 	}
-	if err := requireString(cl.method, "message", p.Message); err != nil {
-		return nil, err
+	if len(p.Attachments) == 0 {
+		if err := requireString(cl.method, "message", p.Message); err != nil {
+			return nil, err
+		}
 	}
 	return s.eng.Deliver(ctx, cl.principal(""), api.DeliverRequest{SessionKey: p.SessionKey, Channel: p.Channel, To: p.To,
-		Message: p.Message, IdempotencyKey: p.IdempotencyKey})
+		Message: p.Message, Attachments: p.Attachments, IdempotencyKey: p.IdempotencyKey})
 }
 
 // agentsListRow is one agent of agents.list.

@@ -57,6 +57,8 @@ type ChatWork struct {
 	// Deliver is the reply's delivery target (none: omitted, so keys
 	// written before it keep their fingerprint).
 	Deliver *delivery.Target `json:"deliver,omitempty"`
+	// Files is the digest of the message's attachments (attachments.Digest).
+	Files string `json:"files,omitempty"`
 }
 
 // ErrConflict is the error of a reused key with other parameters.

@@ -29,7 +29,9 @@ func (toolOnceModel) Complete(_ context.Context, req domain.ModelRequest) (domai
 
 type toolOnceModels struct{}
 
-func (toolOnceModels) Resolve(string) (domain.Provider, string, error) { return toolOnceModel{}, "once", nil }
+func (toolOnceModels) Resolve(string) (domain.Provider, string, error) {
+	return toolOnceModel{}, "once", nil
+}
 
 // With tracing on, a run is one span with its model calls and tool calls
 // under it, carrying the GenAI attributes: the operation, the model, the

@@ -174,7 +174,7 @@ func (sp *Spawner) Spawn(ctx context.Context, c Caller, p api.SpawnRequest) (api
 		ws := sp.cfg.Workspace(sp.dir, agent)
 		r, dir, err := attachments.Materialize(ws, files, sp.newID)
 		if err != nil {
-			return api.SpawnResult{}, fsFailure("writing the attachments", err)
+			return api.SpawnResult{}, attachments.WriteFailure("writing the attachments", err)
 		}
 		receipt = &r
 		ss.AttachmentsDir = dir

@@ -1,9 +1,12 @@
 package conformance
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -81,18 +84,31 @@ func channelRows(_ *world) []row {
 			return w.cliOutcome(t, s, "pairing", "list", "telegram")
 		}
 	}
-	sendTo := func(s surface, via string, n int) cell {
+	// sendTo sends "to the group" to a Telegram group, with a file
+	// (notes.txt, "three lines") when file is set.
+	sendTo := func(s surface, via string, n int, file bool) cell {
 		return custom(s, via, func(t *testing.T, w *world) outcome {
 			key := fmt.Sprintf("agent:main:telegram:group:-%d", 7700+n)
 			to := fmt.Sprintf("telegram:-%d", 7700+n)
+			body := m{"sessionKey": key, "channel": "telegram", "to": to, "message": "to the group"}
+			args := []string{"send", "--channel", "telegram", "--to", to, "--session", key}
+			if file {
+				body["attachments"] = []m{{"name": "notes.txt", "content": base64.StdEncoding.EncodeToString([]byte("three lines")), "encoding": "base64"}}
+				path := filepath.Join(t.TempDir(), "notes.txt")
+				if err := os.WriteFile(path, []byte("three lines"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				args = append(args, "--file", path)
+			}
 			var o outcome
 			switch s {
 			case sHTTP:
-				o = w.httpOutcome(t, operatorToken, http.MethodPost, "/api/send", m{"sessionKey": key, "channel": "telegram", "to": to, "message": "to the group"})
+				o = w.httpOutcome(t, operatorToken, http.MethodPost, "/api/send", body)
 			case sWS:
-				o = w.wsOutcome(t, operatorToken, "send", m{"sessionKey": key, "channel": "telegram", "to": to, "message": "to the group", "idempotencyKey": "channel-send-ws"})
+				body["idempotencyKey"] = fmt.Sprintf("channel-send-ws-%d", n)
+				o = w.wsOutcome(t, operatorToken, "send", body)
 			default:
-				o = w.cliOutcome(t, s, "send", "--channel", "telegram", "--to", to, "--session", key, "to the group")
+				o = w.cliOutcome(t, s, append(args, "to the group")...)
 			}
 			if !o.OK {
 				return o
@@ -102,16 +118,27 @@ func channelRows(_ *world) []row {
 					Kind    string `json:"kind"`
 					Channel string `json:"channel"`
 					To      string `json:"to"`
+					Payload struct {
+						Files []struct {
+							Name string `json:"name"`
+							Data []byte `json:"data"`
+						} `json:"files"`
+					} `json:"payload"`
 				} `json:"items"`
 			}
 			b := outboxOf(t, w, s, key)
 			_ = json.Unmarshal(b, &list)
-			queued := false
+			queued, withFile := false, false
 			for _, it := range list.Items {
-				queued = queued || (it.Kind == "delivery" && it.Channel == "telegram" && it.To == to)
+				mine := it.Kind == "delivery" && it.Channel == "telegram" && it.To == to
+				queued = queued || mine
+				withFile = withFile || (mine && len(it.Payload.Files) == 1 && it.Payload.Files[0].Name == "notes.txt" && string(it.Payload.Files[0].Data) == "three lines")
 			}
 			o.Fields = map[string]string{"channel": jsonPath([]byte(o.Payload), "channel"), "to is the recipient": fmt.Sprint(jsonPath([]byte(o.Payload), "to") == to),
 				"in the outbox for telegram": fmt.Sprint(queued)}
+			if file {
+				o.Fields["the file in the outbox item"] = fmt.Sprint(withFile)
+			}
 			o.Payload += "\noutbox: " + string(b)
 			return o
 		})
@@ -163,10 +190,19 @@ func channelRows(_ *world) []row {
 			want: outcome{OK: true, Status: "queued", Fields: map[string]string{"channel": "telegram", "to is the recipient": "true",
 				"in the outbox for telegram": "true"}},
 			cells: append([]cell{
-				sendTo(sHTTP, "POST /api/send", 1),
-				sendTo(sWS, "send", 2),
-				sendTo(sCLIGW, "send --channel --to", 3),
-				sendTo(sCLI, "send --channel --to", 4),
+				sendTo(sHTTP, "POST /api/send", 1, false),
+				sendTo(sWS, "send", 2, false),
+				sendTo(sCLIGW, "send --channel --to", 3, false),
+				sendTo(sCLI, "send --channel --to", 4, false),
+			}, noMCP...)},
+		{finding: "27", name: "send with a file: queued with the file stored in its outbox item",
+			want: outcome{OK: true, Status: "queued", Fields: map[string]string{"channel": "telegram", "to is the recipient": "true",
+				"in the outbox for telegram": "true", "the file in the outbox item": "true"}},
+			cells: append([]cell{
+				sendTo(sHTTP, "POST /api/send {attachments}", 5, true),
+				sendTo(sWS, "send {attachments}", 6, true),
+				sendTo(sCLIGW, "send --channel --to --file", 7, true),
+				sendTo(sCLI, "send --channel --to --file", 8, true),
 			}, noMCP...)},
 	}
 }

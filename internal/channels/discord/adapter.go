@@ -8,12 +8,14 @@ import (
 	"log/slog"
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	disgogw "github.com/disgoorg/disgo/gateway"
 
+	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/channels"
 	"github.com/switchboard-go/switchboard/internal/outbox"
 )
@@ -40,6 +42,9 @@ type Options struct {
 	// nothing).
 	Paired func(account, sender string) bool
 	Pair   func(ctx context.Context, account, sender, name string) (code string, fresh bool, err error)
+	// MediaLimits bound the files a message brings in
+	// (tools.sessions_spawn.attachments; zero fields: the defaults).
+	MediaLimits attachments.Limits
 }
 
 // Adapter is the Discord channel: one gateway session and one REST
@@ -92,6 +97,7 @@ func New(opts Options) (*Adapter, error) {
 		}
 		if acc.token != "" {
 			acc.sender = NewSender(acc.token, ac.APIRoot, opts.HTTPClient, acc.log)
+			acc.media = newMediaFetcher(opts.MediaLimits, ac.APIRoot, opts.HTTPClient)
 			url := ac.GatewayURL
 			if url == "" {
 				url = DefaultGatewayURL
@@ -187,6 +193,9 @@ func (a *Adapter) Stop(ctx context.Context) error {
 	return nil
 }
 
+// SendsFiles marks the adapter as one that sends files (channels.FileSender).
+func (a *Adapter) SendsFiles() {}
+
 // Send posts one outbound message with its account's bot. A refused
 // target or request fails for good; a long rate limit asks the outbox to
 // wait; anything else is retried.
@@ -195,7 +204,7 @@ func (a *Adapter) Send(ctx context.Context, msg channels.Outbound) error {
 	if acc == nil || acc.sender == nil {
 		return outbox.Permanent(fmt.Errorf("discord: no usable account %q", msg.AccountID))
 	}
-	_, err := acc.sender.Send(ctx, msg.To, msg.Text, msg.IdempotencyKey)
+	_, err := acc.sender.Send(ctx, msg.To, msg.Text, msg.IdempotencyKey, msg.Files...)
 	var ra *RetryAfterError
 	switch {
 	case err == nil:
@@ -257,6 +266,7 @@ type account struct {
 	log     *slog.Logger
 	now     func() time.Time
 	sender  *Sender
+	media   *mediaFetcher
 	gw      *Gateway
 	sink    channels.Sink
 	// bg owns the typing indicators, which outlive their message's
@@ -394,6 +404,16 @@ func (acc *account) message(ctx context.Context, m Message) {
 	if dec.Verdict == Pair {
 		acc.pairing(ctx, m)
 		return
+	}
+	if acc.media != nil {
+		if err := acc.media.fetch(ctx, m.Attachments, &in); err != nil {
+			// Discord does not redeliver: the turn goes on, the files named.
+			acc.log.Warn("discord: attachments not downloaded", "message", m.ID, "err", err)
+			for _, at := range m.Attachments {
+				in.Text = strings.TrimSpace(in.Text + "\n[media not attached: " + channels.SafeFileName(at.Filename) + " (download failed)]")
+			}
+			in.Files = nil
+		}
 	}
 	acc.count.Received(acc.now())
 	// Discord does not redeliver: a failed hand-over is retried here a few

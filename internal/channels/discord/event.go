@@ -106,6 +106,8 @@ type Message struct {
 	ReplyToAuthorID string
 	// WebhookID is set for messages posted by a webhook.
 	WebhookID string
+	// Attachments are the files the message carried.
+	Attachments []Attachment
 }
 
 // ErrNotAMessage reports a MESSAGE_CREATE whose d lacks a field every
@@ -145,6 +147,13 @@ func decodeMessage(d []byte) (Message, error) {
 	}
 	if m.WebhookID != nil {
 		out.WebhookID = m.WebhookID.String()
+	}
+	for _, at := range m.Attachments {
+		a := Attachment{Filename: at.Filename, Size: int64(at.Size), URL: at.URL}
+		if at.ContentType != nil {
+			a.ContentType = *at.ContentType
+		}
+		out.Attachments = append(out.Attachments, a)
 	}
 	return out, nil
 }

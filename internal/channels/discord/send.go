@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base32"
@@ -15,6 +16,8 @@ import (
 	"github.com/disgoorg/disgo/discord"
 	"github.com/disgoorg/disgo/rest"
 	"github.com/disgoorg/snowflake/v2"
+
+	"github.com/switchboard-go/switchboard/internal/attachments"
 )
 
 // DefaultAPIRoot is Discord's REST root; the API version is appended.
@@ -112,10 +115,15 @@ func isSnowflake(s string) bool {
 	return err == nil
 }
 
+// MaxFilesPerMessage is how many files one Discord message may carry.
+const MaxFilesPerMessage = 10
+
 // Send posts text to a target, split at MaxMessageChars, each chunk with
-// its nonce and enforce_nonce and no mentions. It returns the posted
+// its nonce and enforce_nonce and no mentions, and files as multipart
+// uploads on the last chunk (MaxFilesPerMessage to a message, more in
+// messages after it, each with its own nonce). It returns the posted
 // message ids.
-func (s *Sender) Send(ctx context.Context, to, text, nonceSeed string) ([]string, error) {
+func (s *Sender) Send(ctx context.Context, to, text, nonceSeed string, files ...attachments.File) ([]string, error) {
 	kind, id, err := ParseTarget(to)
 	if err != nil {
 		return nil, err
@@ -127,16 +135,28 @@ func (s *Sender) Send(ctx context.Context, to, text, nonceSeed string) ([]string
 		}
 	}
 	cid, _ := snowflake.Parse(channelID)
+	msgs := []discord.MessageCreate{}
+	for _, chunk := range splitText(text, MaxMessageChars) {
+		msgs = append(msgs, discord.MessageCreate{Content: chunk})
+	}
+	for i := 0; i < len(files); i += MaxFilesPerMessage {
+		if i > 0 || len(msgs) == 0 {
+			msgs = append(msgs, discord.MessageCreate{})
+		}
+		last := &msgs[len(msgs)-1]
+		for _, f := range files[i:min(i+MaxFilesPerMessage, len(files))] {
+			last.Files = append(last.Files, discord.NewFile(f.Name, "", bytes.NewReader(f.Data)))
+		}
+	}
 	var ids []string
-	for i, chunk := range splitText(text, MaxMessageChars) {
-		var m *discord.Message
-		err := s.client.Do(rest.CreateMessage.Compile(nil, cid), discord.MessageCreate{
-			Content:         chunk,
-			Nonce:           Nonce(nonceSeed, i),
-			EnforceNonce:    true,
-			AllowedMentions: noMentions(),
-		}, &m, rest.WithCtx(ctx))
+	for i, mc := range msgs {
+		mc.Nonce, mc.EnforceNonce, mc.AllowedMentions = Nonce(nonceSeed, i), true, noMentions()
+		body, err := mc.ToBody()
 		if err != nil {
+			return ids, fmt.Errorf("discord: files for channel %s: %w", channelID, err)
+		}
+		var m *discord.Message
+		if err := s.client.Do(rest.CreateMessage.Compile(nil, cid), body, &m, rest.WithCtx(ctx)); err != nil {
 			return ids, fmt.Errorf("discord: post to channel %s: %w", channelID, err)
 		}
 		if m != nil {

@@ -194,7 +194,7 @@ func (a *Adapter) Send(ctx context.Context, msg channels.Outbound) error {
 	if x == nil {
 		return outbox.Permanent(fmt.Errorf("signal: no account %q", msg.AccountID))
 	}
-	err := a.send(ctx, x, msg.To, msg.Text, msg.IdempotencyKey)
+	err := a.send(ctx, x, msg.To, msg.Text, msg.IdempotencyKey, dataURIs(msg.Files)...)
 	x.Sent(err, time.Now())
 	return err
 }

@@ -25,9 +25,10 @@ type rpcError struct {
 }
 
 // send sends text to a recipient ("signal:+<number>", "signal:<uuid>",
-// "signal:group:<groupId>"), piece by piece; a retried delivery (same
+// "signal:group:<groupId>"), piece by piece, with attach (files as
+// signal-cli's data URIs) on the last piece; a retried delivery (same
 // idem) resumes after the pieces Signal already took.
-func (a *Adapter) send(ctx context.Context, x *acct, to, text, idem string) error {
+func (a *Adapter) send(ctx context.Context, x *acct, to, text, idem string, attach ...string) error {
 	params, err := recipient(to)
 	if err != nil {
 		return outbox.Permanent(err)
@@ -47,6 +48,12 @@ func (a *Adapter) send(ctx context.Context, x *acct, to, text, idem string) erro
 			params["textStyle"] = styles
 		} else {
 			delete(params, "textStyle")
+		}
+		if i == len(pieces)-1 && len(attach) > 0 {
+			params["attachments"] = attach
+			if plain == "" {
+				delete(params, "message")
+			}
 		}
 		return a.rpc(ctx, x, "send", params, fmt.Sprintf("%s#%d", idem, i))
 	})

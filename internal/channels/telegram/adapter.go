@@ -20,6 +20,7 @@ import (
 	"github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/channels"
 	"github.com/switchboard-go/switchboard/internal/outbox"
 )
@@ -50,6 +51,9 @@ type Options struct {
 	// for a pairing code for an unknown one (nil: pairing answers nothing).
 	Paired func(account, sender string) bool
 	Pair   func(ctx context.Context, account, sender, name string) (code string, fresh bool, err error)
+	// MediaLimits bound the photos and documents a message brings in
+	// (tools.sessions_spawn.attachments; zero fields: the defaults).
+	MediaLimits attachments.Limits
 }
 
 // Adapter is the Telegram channel.
@@ -338,8 +342,11 @@ func (a *Adapter) handle(ctx context.Context, x *acct, sink channels.Sink, u mod
 		return a.pairing(ctx, x, in)
 	}
 	in.Text = stripMention(me, in.Text)
-	if in.Text == "" {
+	if in.Text == "" && !hasMedia(u.Message) {
 		return nil
+	}
+	if err := a.fetchMedia(ctx, x, u.Message, &in); err != nil {
+		return err
 	}
 	out, err := sink.Handle(ctx, in)
 	if err != nil {
@@ -410,6 +417,9 @@ func (a *Adapter) Send(ctx context.Context, msg channels.Outbound) error {
 	if x.bot == nil {
 		return fmt.Errorf("telegram account %s: %s", x.id, x.lastError)
 	}
+	if len(msg.Files) > 0 {
+		return x.count.Sent(a.sendFiles(ctx, x, msg), time.Now())
+	}
 	if done, err := a.finishStream(ctx, x, msg); done {
 		return x.count.Sent(err, time.Now())
 	}
@@ -463,11 +473,29 @@ func (a *Adapter) sendText(ctx context.Context, x *acct, to, text string, markdo
 	return nil
 }
 
-// sendPiece sends one message, waiting out short rate limits.
+// sendPiece sends one message, waiting out short rate limits; HTML that
+// does not parse goes again as the plain text.
 func (a *Adapter) sendPiece(ctx context.Context, x *acct, p *bot.SendMessageParams, plain string) error {
+	return a.try(ctx, x, "sendMessage", 30*time.Second, func(ctx context.Context) error {
+		_, err := x.bot.SendMessage(ctx, p)
+		return err
+	}, func() bool {
+		if p.ParseMode == "" {
+			return false
+		}
+		p.Text, p.ParseMode = plain, ""
+		return true
+	})
+}
+
+// try makes one Bot API send, each attempt within timeout, waiting out
+// short rate limits. When a 400 says the formatting did not parse,
+// asPlain (if set) switches the send to plain text and reports whether it
+// did, and the send goes again.
+func (a *Adapter) try(ctx context.Context, x *acct, method string, timeout time.Duration, send func(context.Context) error, asPlain func() bool) error {
 	for attempt := 0; ; attempt++ {
-		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		_, err := x.bot.SendMessage(cctx, p)
+		cctx, cancel := context.WithTimeout(ctx, timeout)
+		err := send(cctx)
 		cancel()
 		var tmr *bot.TooManyRequestsError
 		switch {
@@ -484,15 +512,13 @@ func (a *Adapter) sendPiece(ctx context.Context, x *acct, p *bot.SendMessagePara
 			if !sleep(ctx, wait) {
 				return ctx.Err()
 			}
-		case errors.Is(err, bot.ErrorBadRequest) && p.ParseMode != "" && strings.Contains(strings.ToLower(err.Error()), "parse"):
-			// The HTML did not parse: send the text as it is.
-			p.Text, p.ParseMode = plain, ""
+		case errors.Is(err, bot.ErrorBadRequest) && asPlain != nil && strings.Contains(strings.ToLower(err.Error()), "parse") && asPlain():
 		case errors.Is(err, bot.ErrorBadRequest), errors.Is(err, bot.ErrorForbidden),
 			errors.Is(err, bot.ErrorUnauthorized), errors.Is(err, bot.ErrorNotFound):
-			return outbox.Permanent(fmt.Errorf("telegram sendMessage: %w", err))
+			return outbox.Permanent(fmt.Errorf("telegram %s: %w", method, err))
 		default:
 			x.connected.Store(false)
-			return fmt.Errorf("telegram sendMessage: %w", err)
+			return fmt.Errorf("telegram %s: %w", method, err)
 		}
 	}
 }

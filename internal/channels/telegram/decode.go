@@ -56,7 +56,7 @@ type botInfo struct {
 
 // toInbound turns an update into the channel layer's message; ok is false
 // for updates that are no user message (edits, bots, service messages,
-// channel posts, empty text).
+// channel posts, no text and no photo or document).
 func toInbound(accountID string, me botInfo, u models.Update) (channels.Inbound, bool) {
 	m := u.Message
 	if m == nil || m.From == nil || m.From.IsBot {
@@ -66,7 +66,7 @@ func toInbound(accountID string, me botInfo, u models.Update) (channels.Inbound,
 	if text == "" {
 		text = m.Caption
 	}
-	if strings.TrimSpace(text) == "" {
+	if strings.TrimSpace(text) == "" && !hasMedia(m) {
 		return channels.Inbound{}, false
 	}
 	chatID := strconv.FormatInt(m.Chat.ID, 10)

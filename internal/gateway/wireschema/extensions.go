@@ -12,6 +12,11 @@ var extensions = map[string]map[string]string{
 		"sinceMinutes": `{"type":"integer"}`,
 		"cursor":       `{"type":"string"}`,
 	},
+	// send takes files inline, in sessions_spawn's attachment shape
+	// (OpenClaw's send takes media URLs only).
+	"send": {
+		"attachments": `{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"content":{"type":"string"},"encoding":{"type":"string"},"mimeType":{"type":"string"}},"required":["name","content"]}}`,
+	},
 }
 
 // Extensions returns the fields switchboard adds to method's params
