@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/switchboard-go/switchboard/internal/a2a/remote"
+	"github.com/switchboard-go/switchboard/internal/audit"
 	"github.com/switchboard-go/switchboard/internal/replica"
 	"log/slog"
 	"net/http"
@@ -119,6 +120,8 @@ type Engine struct {
 	budgets    budget.Ledger
 	reads      query.Reader
 	channels   ChannelDeliverers
+	audit      *audit.Log // the audit log (audit.go)
+	prune      *pruner
 
 	started bool
 	hold    bool
@@ -174,6 +177,7 @@ func New(opts Options) (*Engine, error) {
 		Progress: func(key string) (domain.Progress, bool) { return e.rt.SessionProgress(key) }}
 	e.reads = query.Reader{Store: opts.Store, Keys: e.keys, Config: e.conf, Now: opts.Now}
 	e.guards = newGuards(cfg, opts.Now)
+	e.audit = audit.NewLog(opts.Store, opts.Now, func() bool { return e.conf().Audit.On() })
 	claimer, _ := opts.Cluster.(outbox.Claimer)
 	e.remotes = remote.New(remote.Options{HTTP: opts.A2AHTTPClient})
 	webhooks := map[string]string{}
@@ -218,6 +222,7 @@ func New(opts Options) (*Engine, error) {
 		OwnWorkOnly: opts.OwnWorkOnly,
 		Cluster:     opts.Cluster,
 		QuickGrace:  opts.QuickGrace,
+		Audit:       e.auditRun,
 	})
 	if err != nil {
 		return nil, err
@@ -257,6 +262,7 @@ func (e *Engine) Start(ctx context.Context) error {
 			return fmt.Errorf("engine: start: %w", err)
 		}
 	}
+	e.startPruner(ctx)
 	return nil
 }
 
@@ -266,6 +272,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	if !e.started {
 		return e.rt.Close(ctx)
 	}
+	e.stopPruner()
 	return errors.Join(e.rt.Close(ctx), e.deliveries.Stop(ctx))
 }
 

@@ -113,7 +113,10 @@ func (e *Engine) holdOnLoop(ctx context.Context, req Requester, from, to, displa
 	err = e.store.Update(ctx, func(tx domain.Tx) error {
 		_, _, err := tx.EnqueueOutbox(domain.OutboxItem{IdempotencyKey: "held:" + e.newID(), Kind: outboxHeldSend, SessionKey: to,
 			RunID: req.RunID, Payload: payload, Status: domain.OutboxPending, NextAttemptAt: now + heldForever.Milliseconds(), CreatedAt: now})
-		return err
+		if err != nil || wasPaused {
+			return err
+		}
+		return e.audit.RecordTx(tx, loopPauseEntry(req, from, to, p.Reason, e.keys.AgentOf(from)))
 	})
 	if err != nil {
 		return api.SendResult{}, false, err
@@ -165,7 +168,8 @@ func (e *Engine) deliverHeldSend(ctx context.Context, it domain.OutboxItem) erro
 }
 
 // LoopsList lists the paused edges of the message graph (operator only).
-func (e *Engine) LoopsList(ctx context.Context, p api.Principal) (api.LoopsResult, error) {
+func (e *Engine) LoopsList(ctx context.Context, p api.Principal) (_ api.LoopsResult, err error) {
+	defer e.audited(ctx, p, api.OpLoopsList, "", &err)
 	if _, err := e.enter(p, api.OpLoopsList); err != nil {
 		return api.LoopsResult{}, err
 	}
@@ -185,7 +189,8 @@ func (e *Engine) LoopsList(ctx context.Context, p api.Principal) (api.LoopsResul
 
 // LoopResume lifts the pause of an edge and sends the messages it held,
 // oldest first (operator only).
-func (e *Engine) LoopResume(ctx context.Context, p api.Principal, req api.LoopResumeRequest) (api.LoopResumeResult, error) {
+func (e *Engine) LoopResume(ctx context.Context, p api.Principal, req api.LoopResumeRequest) (_ api.LoopResumeResult, err error) {
+	defer e.audited(ctx, p, api.OpLoopsResume, req.From + " -> " + req.To, &err)
 	if _, err := e.enter(p, api.OpLoopsResume); err != nil {
 		return api.LoopResumeResult{}, err
 	}

@@ -73,6 +73,7 @@ func (e *Engine) Reload(next *config.Config) (applied, needRestart []string, err
 	applied = diffKeys(cur, &eff)
 	needRestart = diffKeys(&eff, next)
 	e.live.Store(&eff)
+	e.auditReload(applied, needRestart)
 	return applied, needRestart, nil
 }
 

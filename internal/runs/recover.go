@@ -194,7 +194,7 @@ func (rt *Runtime) requeue(r domain.Run) error {
 		if err := rt.cluster.ReleaseTx(tx, r.ID); err != nil {
 			return err
 		}
-		_, _, err = transition(tx, cur, domain.RunQueued, now)
+		_, _, err = rt.transition(tx, cur, domain.RunQueued, now)
 		return err
 	})
 	if err == nil {
