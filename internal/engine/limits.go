@@ -190,7 +190,7 @@ func (e *Engine) LoopsList(ctx context.Context, p api.Principal) (_ api.LoopsRes
 // LoopResume lifts the pause of an edge and sends the messages it held,
 // oldest first (operator only).
 func (e *Engine) LoopResume(ctx context.Context, p api.Principal, req api.LoopResumeRequest) (_ api.LoopResumeResult, err error) {
-	defer e.audited(ctx, p, api.OpLoopsResume, req.From + " -> " + req.To, &err)
+	defer e.audited(ctx, p, api.OpLoopsResume, req.From+" -> "+req.To, &err)
 	if _, err := e.enter(p, api.OpLoopsResume); err != nil {
 		return api.LoopResumeResult{}, err
 	}
