@@ -14,7 +14,7 @@ import (
 // one row holding its head and its anchor. Appends lock that row, so the
 // transactions of every replica append one after another.
 const schemaV4 = `
-CREATE TABLE audit_log (
+CREATE TABLE IF NOT EXISTS audit_log (
 	seq          BIGINT PRIMARY KEY,
 	at           BIGINT NOT NULL,
 	kind         TEXT NOT NULL,
@@ -31,14 +31,14 @@ CREATE TABLE audit_log (
 	prev         TEXT NOT NULL,
 	hash         TEXT NOT NULL
 );
-CREATE TABLE audit_head (
+CREATE TABLE IF NOT EXISTS audit_head (
 	id          INTEGER PRIMARY KEY CHECK (id = 1),
 	head_seq    BIGINT NOT NULL,
 	head_hash   TEXT NOT NULL,
 	anchor_seq  BIGINT NOT NULL,
 	anchor_hash TEXT NOT NULL
 );
-INSERT INTO audit_head VALUES (1, 0, '', 0, '');
+INSERT INTO audit_head VALUES (1, 0, '', 0, '') ON CONFLICT (id) DO NOTHING;
 `
 
 const (

@@ -13,7 +13,7 @@ import (
 // last record pruned). Records are appended by the single writer, each
 // reading the head its predecessor wrote in the same batch.
 const schemaV11 = `
-CREATE TABLE audit_log (
+CREATE TABLE IF NOT EXISTS audit_log (
 	seq          INTEGER PRIMARY KEY,
 	at           INTEGER NOT NULL,
 	kind         TEXT NOT NULL,
@@ -30,14 +30,14 @@ CREATE TABLE audit_log (
 	prev         TEXT NOT NULL,
 	hash         TEXT NOT NULL
 );
-CREATE TABLE audit_head (
+CREATE TABLE IF NOT EXISTS audit_head (
 	id          INTEGER PRIMARY KEY CHECK (id = 1),
 	head_seq    INTEGER NOT NULL,
 	head_hash   TEXT NOT NULL,
 	anchor_seq  INTEGER NOT NULL,
 	anchor_hash TEXT NOT NULL
 );
-INSERT INTO audit_head VALUES (1, 0, '', 0, '');
+INSERT OR IGNORE INTO audit_head VALUES (1, 0, '', 0, '');
 `
 
 const (
