@@ -134,6 +134,8 @@ func Limits() map[string][]Limit {
 		ToolSessionStatus:             {KeyChars, ModelChars},
 		"sessions_spawn context fork": {ForkMessages, ForkChars},
 		"usage":                       {UsageLimit},
+		"audit.list":                  {AuditListLimit, AuditCursorChars},
+		"audit.chain.list":            {AuditChainLimit, AuditCursorChars},
 	}
 }
 

@@ -95,6 +95,8 @@ var rules = map[Op]Rule{
 	OpChannelsPairing: {Scope: ScopeAdmin, Acting: OperatorOnly},
 	OpLoopsList:       {Scope: ScopeRead, Acting: OperatorOnly, Reads: true},
 	OpLoopsResume:     {Scope: ScopeAdmin, Acting: OperatorOnly},
+	OpAuditList:       {Scope: ScopeAdmin, Acting: OperatorOnly, Reads: true},
+	OpAuditChain:      {Scope: ScopeAdmin, Acting: OperatorOnly, Reads: true},
 }
 
 // RuleFor returns the rule of op. An operation missing from the table is

@@ -25,6 +25,8 @@ type Config struct {
 	A2A      A2AConfig      `json:"a2a"`
 	// Tracing exports OpenTelemetry traces (tracing.go).
 	Tracing TracingConfig `json:"tracing"`
+	// Audit is the tamper-evident audit log (audit.go).
+	Audit AuditConfig `json:"audit"`
 }
 
 // A2AConfig is `a2a.*`: the Agent2Agent (A2A) protocol surface.

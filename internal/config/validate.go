@@ -160,6 +160,7 @@ func (c *Config) problems(skip map[string]bool) []Problem {
 	c.checkA2A(v)
 	c.checkA2ARemotes(v)
 	c.checkTracing(v)
+	c.checkAudit(v)
 	c.checkLimits(v)
 	return v.problems
 }

@@ -51,8 +51,10 @@ func BenchmarkChatTurn(b *testing.B) { benchChatTurn(b, 1000) }
 // grows by two messages a turn (the run reads up to 400 as context).
 func BenchmarkChatTurnLongSession(b *testing.B) { benchChatTurn(b, 1) }
 
-func benchChatTurn(b *testing.B, sessions int) {
-	h := benchHarness(b, nil, nil)
+func benchChatTurn(b *testing.B, sessions int) { benchChatTurnConfig(b, sessions, nil) }
+
+func benchChatTurnConfig(b *testing.B, sessions int, mutate func(*config.Config)) {
+	h := benchHarness(b, nil, mutate)
 	ctx := context.Background()
 	var lat latencies
 	b.ResetTimer()
@@ -183,10 +185,15 @@ func benchListMessageLimit5(b *testing.B, encode bool) {
 	lat.report(b)
 }
 
-func BenchmarkSpawnReturn(b *testing.B) {
+func BenchmarkSpawnReturn(b *testing.B) { benchSpawnReturn(b, nil) }
+
+func benchSpawnReturn(b *testing.B, mutate func(*config.Config)) {
 	h := benchHarness(b, nil, func(c *config.Config) {
 		c.Agents.Defaults.Subagents.MaxChildrenPerAgent = 100_000
 		c.Agents.Defaults.Subagents.MaxConcurrent = 1000
+		if mutate != nil {
+			mutate(c)
+		}
 	})
 	ctx := context.Background()
 	var lat latencies

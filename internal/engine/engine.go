@@ -25,17 +25,14 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/switchboard-go/switchboard/internal/send"
-
-	"github.com/switchboard-go/switchboard/internal/limits"
-
-	"github.com/switchboard-go/switchboard/internal/spawn"
-
 	"github.com/switchboard-go/switchboard/internal/a2a/remote"
+	"github.com/switchboard-go/switchboard/internal/audit"
+	"github.com/switchboard-go/switchboard/internal/limits"
 	"github.com/switchboard-go/switchboard/internal/reload"
 	"github.com/switchboard-go/switchboard/internal/replica"
+	"github.com/switchboard-go/switchboard/internal/send"
 	"github.com/switchboard-go/switchboard/internal/sessions"
-
+	"github.com/switchboard-go/switchboard/internal/spawn"
 	"github.com/switchboard-go/switchboard/internal/budget"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -133,6 +130,8 @@ type Engine struct {
 	spawner    *spawn.Spawner
 	sender     *send.Sender
 	channels   ChannelDeliverers
+	audit      *audit.Log // the audit log (audit.go)
+	prune      *pruner
 
 	started bool
 	hold    bool
@@ -194,8 +193,9 @@ func New(opts Options) (*Engine, error) {
 	}
 	e.sessions = sessions.NewBook(sessions.Options{Store: opts.Store, Keys: e.keys, Config: cfg, Live: e.conf, Models: opts.Models,
 		Mirror: sm, Reads: e.reads, Stop: e.StopSession, Publish: e.bus.publish, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
+	e.audit = audit.NewLog(opts.Store, opts.Now, func() bool { return e.conf().Audit.On() })
 	e.guards = limits.New(limits.Options{Config: cfg, Store: opts.Store, Keys: e.keys, Publish: e.bus.publish,
-		Poke: func() { e.deliveries.Poke() }, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
+		Poke: func() { e.deliveries.Poke() }, Paused: e.auditPause, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
 	taker, _ := opts.Cluster.(outbox.Taker)
 	e.remotes = remote.New(remote.Options{HTTP: opts.A2AHTTPClient})
 	webhooks := map[string]string{}
@@ -240,6 +240,7 @@ func New(opts Options) (*Engine, error) {
 		OwnWorkOnly: opts.OwnWorkOnly,
 		Cluster:     opts.Cluster,
 		QuickGrace:  opts.QuickGrace,
+		Audit:       e.auditRun,
 	})
 	if err != nil {
 		return nil, err
@@ -265,7 +266,11 @@ func (e *Engine) conf() *config.Config { return e.live.Config() }
 // running engine (reload.Live.Apply): it returns the live keys that
 // changed and the changed keys that need a restart.
 func (e *Engine) Reload(next *config.Config) (applied, needRestart []string, err error) {
-	return e.live.Apply(next)
+	applied, needRestart, err = e.live.Apply(next)
+	if err == nil {
+		e.auditReload(applied, needRestart)
+	}
+	return applied, needRestart, err
 }
 
 // LiveKeys lists the configuration keys Reload applies to a running
@@ -299,6 +304,7 @@ func (e *Engine) Start(ctx context.Context) error {
 			return fmt.Errorf("engine: start: %w", err)
 		}
 	}
+	e.startPruner(ctx)
 	return nil
 }
 
@@ -308,6 +314,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	if !e.started {
 		return e.rt.Close(ctx)
 	}
+	e.stopPruner()
 	return errors.Join(e.rt.Close(ctx), e.deliveries.Stop(ctx))
 }
 

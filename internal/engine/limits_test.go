@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/audit"
 	"strings"
 	"testing"
 	"time"
@@ -109,6 +110,16 @@ func TestLoopBreakerStopsThreeAgentLoopAndResumeLosesNothing(t *testing.T) {
 	}
 	if _, err := h.e.LoopResume(t.Context(), api.Operator(), api.LoopResumeRequest{From: a, To: b}); err == nil {
 		t.Fatal("resuming an edge that is not paused succeeded")
+	}
+	// The audit log holds the pause (once, however many messages it held)
+	// and the operator's resume.
+	recs := auditRecords(t, h)
+	paused, admin := ofKind(recs, audit.KindLoopPause), ofKind(recs, audit.KindAdmin)
+	if len(paused) != 1 || paused[0].Session != a || paused[0].Target != b || paused[0].Outcome != "paused" || paused[0].RunID == "" {
+		t.Fatalf("loop pause records: %+v", paused)
+	}
+	if len(admin) != 1 || admin[0].Op != string(api.OpLoopsResume) {
+		t.Fatalf("admin records: %+v", admin)
 	}
 }
 

@@ -19,7 +19,8 @@ func (e *Engine) history(ctx context.Context, req Requester, p api.HistoryReques
 
 // Search is sessions_search as the principal: messages of the sessions it
 // may read (as sessions_history decides), newest first (package query).
-func (e *Engine) Search(ctx context.Context, p api.Principal, r api.SearchRequest) (api.SearchResult, error) {
+func (e *Engine) Search(ctx context.Context, p api.Principal, r api.SearchRequest) (_ api.SearchResult, err error) {
+	defer e.audited(ctx, p, api.OpSessionsSearch, "", &err)
 	req, err := e.enter(p, api.OpSessionsSearch)
 	if err != nil {
 		return api.SearchResult{}, err

@@ -71,7 +71,8 @@ func (e *Engine) target(ctx context.Context, req Requester, key string, action p
 }
 
 // ListSessions lists the sessions the principal may see, newest first.
-func (e *Engine) ListSessions(ctx context.Context, p api.Principal, r api.ListRequest) (api.ListResult, error) {
+func (e *Engine) ListSessions(ctx context.Context, p api.Principal, r api.ListRequest) (_ api.ListResult, err error) {
+	defer e.audited(ctx, p, api.OpSessionsList, "", &err)
 	req, err := e.enter(p, api.OpSessionsList)
 	if err != nil {
 		return api.ListResult{}, err
@@ -80,7 +81,8 @@ func (e *Engine) ListSessions(ctx context.Context, p api.Principal, r api.ListRe
 }
 
 // History returns the newest messages of a session the principal may see.
-func (e *Engine) History(ctx context.Context, p api.Principal, r api.HistoryRequest) (api.HistoryResult, error) {
+func (e *Engine) History(ctx context.Context, p api.Principal, r api.HistoryRequest) (_ api.HistoryResult, err error) {
+	defer e.audited(ctx, p, api.OpSessionsHistory, r.SessionKey, &err)
 	req, err := e.enter(p, api.OpSessionsHistory)
 	if err != nil {
 		return api.HistoryResult{}, err
@@ -92,7 +94,8 @@ func (e *Engine) History(ctx context.Context, p api.Principal, r api.HistoryRequ
 }
 
 // Send is sessions_send as the principal.
-func (e *Engine) Send(ctx context.Context, p api.Principal, r api.SendRequest) (api.SendResult, error) {
+func (e *Engine) Send(ctx context.Context, p api.Principal, r api.SendRequest) (res api.SendResult, err error) {
+	defer func() { e.auditSend(ctx, p, r, res, err) }()
 	req, err := e.enter(p, api.OpSessionsSend)
 	if err != nil {
 		return api.SendResult{}, err
@@ -104,7 +107,8 @@ func (e *Engine) Send(ctx context.Context, p api.Principal, r api.SendRequest) (
 }
 
 // Spawn is sessions_spawn as the principal.
-func (e *Engine) Spawn(ctx context.Context, p api.Principal, r api.SpawnRequest) (api.SpawnResult, error) {
+func (e *Engine) Spawn(ctx context.Context, p api.Principal, r api.SpawnRequest) (_ api.SpawnResult, err error) {
+	defer e.audited(ctx, p, api.OpSessionsSpawn, r.AgentID, &err)
 	req, err := e.enter(p, api.OpSessionsSpawn)
 	if err != nil {
 		return api.SpawnResult{}, err
@@ -116,7 +120,8 @@ func (e *Engine) Spawn(ctx context.Context, p api.Principal, r api.SpawnRequest)
 }
 
 // AgentsList lists the agents the principal's requester may spawn under.
-func (e *Engine) AgentsList(ctx context.Context, p api.Principal) (api.AgentsListResult, error) {
+func (e *Engine) AgentsList(ctx context.Context, p api.Principal) (_ api.AgentsListResult, err error) {
+	defer e.audited(ctx, p, api.OpAgentsList, "", &err)
 	req, err := e.enter(p, api.OpAgentsList)
 	if err != nil {
 		return api.AgentsListResult{}, err
@@ -142,8 +147,9 @@ func agentPrincipal(tc domain.ToolCallContext) api.Principal {
 // Chat is a user message arriving on a channel. Commands with admin
 // effects need the admin scope; a requester may chat only into sessions
 // it may see.
-func (e *Engine) Chat(ctx context.Context, p api.Principal, r api.ChatRequest) (api.ChatResult, error) {
+func (e *Engine) Chat(ctx context.Context, p api.Principal, r api.ChatRequest) (_ api.ChatResult, err error) {
 	op := api.OpChat
+	defer func() { e.audited(ctx, p, op, r.SessionKey, &err) }()
 	if isAdminCommand(r.Message) {
 		op = api.OpCommand
 	}
@@ -208,7 +214,8 @@ func (e *Engine) runFor(ctx context.Context, req Requester, runID string) (domai
 }
 
 // GetRun returns a run of a session the principal may see.
-func (e *Engine) GetRun(ctx context.Context, p api.Principal, runID string) (domain.Run, error) {
+func (e *Engine) GetRun(ctx context.Context, p api.Principal, runID string) (_ domain.Run, err error) {
+	defer e.audited(ctx, p, api.OpRunsGet, runID, &err)
 	req, err := e.enter(p, api.OpRunsGet)
 	if err != nil {
 		return domain.Run{}, err
@@ -217,7 +224,8 @@ func (e *Engine) GetRun(ctx context.Context, p api.Principal, runID string) (dom
 }
 
 // WaitRun waits for a run to end, up to the request's timeout.
-func (e *Engine) WaitRun(ctx context.Context, p api.Principal, r api.WaitRequest) (domain.Run, error) {
+func (e *Engine) WaitRun(ctx context.Context, p api.Principal, r api.WaitRequest) (_ domain.Run, err error) {
+	defer e.audited(ctx, p, api.OpRunsWait, r.RunID, &err)
 	req, err := e.enter(p, api.OpRunsWait)
 	if err != nil {
 		return domain.Run{}, err
@@ -235,7 +243,8 @@ func (e *Engine) WaitRun(ctx context.Context, p api.Principal, r api.WaitRequest
 
 // CancelRun cancels a run and everything it started, and says what
 // happened: cancelled, or already ended with its status.
-func (e *Engine) CancelRun(ctx context.Context, p api.Principal, runID string) (api.CancelResult, error) {
+func (e *Engine) CancelRun(ctx context.Context, p api.Principal, runID string) (_ api.CancelResult, err error) {
+	defer e.audited(ctx, p, api.OpRunsCancel, runID, &err)
 	req, err := e.enter(p, api.OpRunsCancel)
 	if err != nil {
 		return api.CancelResult{}, err
@@ -259,7 +268,8 @@ func (e *Engine) CancelRun(ctx context.Context, p api.Principal, runID string) (
 
 // ListRuns lists runs, newest first; a requester sees only runs of
 // sessions it may see.
-func (e *Engine) ListRuns(ctx context.Context, p api.Principal, q api.RunsRequest) ([]domain.Run, error) {
+func (e *Engine) ListRuns(ctx context.Context, p api.Principal, q api.RunsRequest) (_ []domain.Run, err error) {
+	defer e.audited(ctx, p, api.OpRunsList, q.SessionKey, &err)
 	req, err := e.enter(p, api.OpRunsList)
 	if err != nil {
 		return nil, err
@@ -300,7 +310,8 @@ func (e *Engine) sessionTarget(ctx context.Context, p api.Principal, op api.Op, 
 }
 
 // Patch changes a session's settings.
-func (e *Engine) Patch(ctx context.Context, p api.Principal, r api.PatchRequest) (domain.Session, error) {
+func (e *Engine) Patch(ctx context.Context, p api.Principal, r api.PatchRequest) (_ domain.Session, err error) {
+	defer e.audited(ctx, p, api.OpSessionsPatch, r.Key, &err)
 	key, err := e.sessionTarget(ctx, p, api.OpSessionsPatch, r.Key)
 	if err != nil {
 		return domain.Session{}, err
@@ -309,7 +320,8 @@ func (e *Engine) Patch(ctx context.Context, p api.Principal, r api.PatchRequest)
 }
 
 // Reset starts a new transcript generation for a session.
-func (e *Engine) Reset(ctx context.Context, p api.Principal, r api.ResetRequest) (domain.Session, error) {
+func (e *Engine) Reset(ctx context.Context, p api.Principal, r api.ResetRequest) (_ domain.Session, err error) {
+	defer e.audited(ctx, p, api.OpSessionsReset, r.Key, &err)
 	key, err := e.sessionTarget(ctx, p, api.OpSessionsReset, r.Key)
 	if err != nil {
 		return domain.Session{}, err
@@ -318,7 +330,8 @@ func (e *Engine) Reset(ctx context.Context, p api.Principal, r api.ResetRequest)
 }
 
 // Delete removes a session.
-func (e *Engine) Delete(ctx context.Context, p api.Principal, r api.DeleteRequest) (api.DeleteResult, error) {
+func (e *Engine) Delete(ctx context.Context, p api.Principal, r api.DeleteRequest) (_ api.DeleteResult, err error) {
+	defer e.audited(ctx, p, api.OpSessionsDel, r.Key, &err)
 	key, err := e.sessionTarget(ctx, p, api.OpSessionsDel, r.Key)
 	if err != nil {
 		return api.DeleteResult{}, err
@@ -330,7 +343,8 @@ func (e *Engine) Delete(ctx context.Context, p api.Principal, r api.DeleteReques
 }
 
 // Outbox lists outbox rows (operator only).
-func (e *Engine) Outbox(ctx context.Context, p api.Principal, q api.OutboxRequest) ([]domain.OutboxItem, error) {
+func (e *Engine) Outbox(ctx context.Context, p api.Principal, q api.OutboxRequest) (_ []domain.OutboxItem, err error) {
+	defer e.audited(ctx, p, api.OpOutboxList, "", &err)
 	if _, err := e.enter(p, api.OpOutboxList); err != nil {
 		return nil, err
 	}
@@ -358,8 +372,9 @@ func (r Requester) scopeKey(op api.Op, key string) string {
 
 // Subagents lists the requester's sub-agents, or cancels one ("all" for
 // every running one) and everything it started.
-func (e *Engine) Subagents(ctx context.Context, p api.Principal, r api.SubagentsRequest) (api.SubagentsResult, error) {
+func (e *Engine) Subagents(ctx context.Context, p api.Principal, r api.SubagentsRequest) (_ api.SubagentsResult, err error) {
 	op := api.OpSubagentsList
+	defer func() { e.audited(ctx, p, op, r.Target, &err) }()
 	if r.Action == "cancel" {
 		op = api.OpSubagentsCancel
 	}

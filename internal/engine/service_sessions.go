@@ -20,7 +20,8 @@ const resolveLabelLimit = 10
 // Resolve finds a session by exactly one of key, sessionId or label. A
 // session the principal may not see answers exactly as an unknown one,
 // and ambiguity is decided among the sessions it may see.
-func (e *Engine) Resolve(ctx context.Context, p api.Principal, r api.ResolveRequest) (api.ResolveResult, error) {
+func (e *Engine) Resolve(ctx context.Context, p api.Principal, r api.ResolveRequest) (_ api.ResolveResult, err error) {
+	defer e.audited(ctx, p, api.OpSessionsResolve, "", &err)
 	req, err := e.enter(p, api.OpSessionsResolve)
 	if err != nil {
 		return api.ResolveResult{}, err
@@ -105,7 +106,8 @@ func (e *Engine) Resolve(ctx context.Context, p api.Principal, r api.ResolveRequ
 // GetSession returns the row of one session the principal may see (ref:
 // a key, `main` or a sessionId); one it may not see is not found, worded
 // as an unknown one.
-func (e *Engine) GetSession(ctx context.Context, p api.Principal, ref string) (api.SessionRow, error) {
+func (e *Engine) GetSession(ctx context.Context, p api.Principal, ref string) (_ api.SessionRow, err error) {
+	defer e.audited(ctx, p, api.OpSessionsGet, ref, &err)
 	req, err := e.enter(p, api.OpSessionsGet)
 	if err != nil {
 		return api.SessionRow{}, err
@@ -141,7 +143,8 @@ func (e *Engine) GetSession(ctx context.Context, p api.Principal, ref string) (a
 // client can subscribe before its first chat.send creates it. A ref p
 // could not see answers GetSession's "No session found" whether or not a
 // session has it, so the answer reveals no more than GetSession does.
-func (e *Engine) SubscribeKey(ctx context.Context, p api.Principal, ref string) (string, error) {
+func (e *Engine) SubscribeKey(ctx context.Context, p api.Principal, ref string) (_ string, err error) {
+	defer e.audited(ctx, p, api.OpSessionsGet, ref, &err)
 	req, err := e.enter(p, api.OpSessionsGet)
 	if err != nil {
 		return "", err
@@ -163,7 +166,8 @@ func (e *Engine) SubscribeKey(ctx context.Context, p api.Principal, ref string) 
 // Defaults are the session defaults as the principal sees them: its
 // requester's main session and model (the operator's: the default
 // agent's).
-func (e *Engine) Defaults(_ context.Context, p api.Principal) (api.Defaults, error) {
+func (e *Engine) Defaults(ctx context.Context, p api.Principal) (_ api.Defaults, err error) {
+	defer e.audited(ctx, p, api.OpDefaults, "", &err)
 	req, err := e.enter(p, api.OpDefaults)
 	if err != nil {
 		return api.Defaults{}, err
@@ -188,7 +192,8 @@ func (e *Engine) Defaults(_ context.Context, p api.Principal) (api.Defaults, err
 
 // Deliver queues a direct outbound message (operator only). Its
 // idempotency key is scoped to the caller.
-func (e *Engine) Deliver(ctx context.Context, p api.Principal, r api.DeliverRequest) (api.DeliverResult, error) {
+func (e *Engine) Deliver(ctx context.Context, p api.Principal, r api.DeliverRequest) (_ api.DeliverResult, err error) {
+	defer e.audited(ctx, p, api.OpDeliver, "", &err)
 	req, err := e.enter(p, api.OpDeliver)
 	if err != nil {
 		return api.DeliverResult{}, err

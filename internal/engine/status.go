@@ -19,8 +19,9 @@ const ModelDefault = "default"
 // requester's session or of one it may see (the visibility of
 // sessions_history), and with Model a switch of that session's model
 // override, gated like sessions.patch (its scope, the same visibility).
-func (e *Engine) SessionStatus(ctx context.Context, p api.Principal, r api.StatusRequest) (api.StatusResult, error) {
+func (e *Engine) SessionStatus(ctx context.Context, p api.Principal, r api.StatusRequest) (_ api.StatusResult, err error) {
 	op := api.OpSessionStatus
+	defer func() { e.audited(ctx, p, op, r.SessionKey, &err) }()
 	model := strings.TrimSpace(r.Model)
 	if r.Model != "" {
 		if model == "" {

@@ -10,7 +10,8 @@ import (
 )
 
 // UsageReport sums the usage ledger (operator only).
-func (e *Engine) UsageReport(ctx context.Context, p api.Principal, r api.UsageRequest) (api.UsageResult, error) {
+func (e *Engine) UsageReport(ctx context.Context, p api.Principal, r api.UsageRequest) (_ api.UsageResult, err error) {
+	defer e.audited(ctx, p, api.OpUsageReport, "", &err)
 	if _, err := e.enter(p, api.OpUsageReport); err != nil {
 		return api.UsageResult{}, err
 	}

@@ -13,7 +13,8 @@ import (
 // after the tool call (see hooks.CallTool); the next input the session
 // receives (a sub-agent's announce, a send, a chat message) starts the
 // next turn as a queued run. Outside a run there is no turn to end.
-func (e *Engine) Yield(_ context.Context, p api.Principal, r api.YieldRequest) (api.YieldResult, error) {
+func (e *Engine) Yield(ctx context.Context, p api.Principal, r api.YieldRequest) (_ api.YieldResult, err error) {
+	defer e.audited(ctx, p, api.OpSessionsYield, "", &err)
 	if _, err := e.enter(p, api.OpSessionsYield); err != nil {
 		return api.YieldResult{}, err
 	}

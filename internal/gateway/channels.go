@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"github.com/switchboard-go/switchboard/internal/audit"
 	"net/http"
 	"strings"
 	"time"
@@ -155,6 +156,8 @@ func (s *Server) pairingResolve(cl *call, approve bool) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.record(cl.c.ctx, audit.Entry{Kind: audit.KindAdmin, Actor: cl.c.self.Name, Surface: "ws", Op: cl.method,
+		Target: p.Channel + ":" + r.SenderID, Outcome: "ok", Detail: "requestId " + r.Code})
 	if !approve {
 		return map[string]any{"requestId": r.Code, "senderId": r.SenderID}, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/audit"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/engine"
 )
@@ -16,6 +17,10 @@ import (
 type Engine interface {
 	api.Service
 	api.Operators
+	api.Auditor
+	// Record appends to the audit log (token uses, the gateway's own
+	// refusals and admin actions).
+	audit.Recorder
 
 	// Subscribe delivers engine events (the WS fan-out and metrics).
 	Subscribe(buffer int) (<-chan domain.Event, func())

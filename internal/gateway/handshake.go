@@ -82,6 +82,7 @@ func (c *conn) handshake() bool {
 	}
 	c.self = c.grant.principal("")
 	c.filtered = !c.self.IsOperator()
+	c.s.recordTokenUse(c.ctx, c.grant, "ws", "connect "+c.remote)
 	c.visible = map[string]bool{}
 
 	// Subscribe before hello-ok so no event after it is missed.

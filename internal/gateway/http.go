@@ -78,6 +78,8 @@ func (s *Server) routeTable() []route {
 		{pattern: "GET /api/usage", limit: noBody, h: s.api(api.OpUsageReport, s.apiUsage)},
 		{pattern: "GET /api/loops", limit: noBody, h: s.api(api.OpLoopsList, s.apiLoops)},
 		{pattern: "POST /api/loops/resume", limit: smallBody, h: s.api(api.OpLoopsResume, s.apiLoopsResume)},
+		{pattern: "GET /api/audit", limit: noBody, h: s.api(api.OpAuditList, s.apiAudit)},
+		{pattern: "GET /api/audit/chain", limit: noBody, h: s.api(api.OpAuditChain, s.apiAuditChain)},
 		{pattern: "GET /api/channels/status", limit: noBody, h: s.api(api.OpChannelsStatus, s.apiChannelsStatus)},
 		{pattern: "POST /api/tools/{name}", limit: spawn, h: s.api("", s.apiTool)},
 		{pattern: "/api/", limit: noBody, h: s.api("", func(r *http.Request, _ grant) (any, error) {
@@ -237,6 +239,7 @@ func (s *Server) withAuth(h func(http.ResponseWriter, *http.Request, grant)) htt
 		}
 		ctx, release := s.held.hold(r.Context(), holdCred(token, nil, g))
 		defer release()
+		s.recordTokenUse(ctx, g, httpSurface(r), r.Method+" "+r.URL.Path)
 		h(w, r.WithContext(ctx), g)
 	})
 }
@@ -251,7 +254,7 @@ type apiFunc func(r *http.Request, g grant) (any, error)
 func (s *Server) api(op api.Op, fn apiFunc) http.Handler {
 	return s.withAuth(func(w http.ResponseWriter, r *http.Request, g grant) {
 		if op != "" {
-			if err := api.Authorize(g.principal(""), op); err != nil {
+			if err := s.authorize(r.Context(), g.principal(""), op, httpSurface(r)); err != nil {
 				writeError(w, err)
 				return
 			}

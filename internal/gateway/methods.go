@@ -69,6 +69,8 @@ func (s *Server) methodTable() map[string]method {
 		"usage.report":     {api.OpUsageReport, s.mUsageReport},
 		"loops.list":       {api.OpLoopsList, s.mLoopsList},
 		"loops.resume":     {api.OpLoopsResume, s.mLoopsResume},
+		"audit.list":       {api.OpAuditList, s.mAuditList},
+		"audit.chain.list": {api.OpAuditChain, s.mAuditChainList},
 
 		"channels.status":          {api.OpChannelsStatus, s.mChannelsStatus},
 		"channels.pairing.list":    {api.OpChannelsPairing, s.mPairingList},
@@ -99,7 +101,7 @@ func (c *conn) dispatch(f reqFrame) {
 	// The same rule the engine's gate applies, checked before the params
 	// are read so a refused caller learns nothing from validation.
 	if m.op != "" {
-		if err := api.Authorize(c.self, m.op); err != nil {
+		if err := s.authorize(c.ctx, c.self, m.op, "ws"); err != nil {
 			s.metrics.request(f.Method, toWireError(err).Code)
 			_ = c.respondErr(f.ID, err)
 			return

@@ -89,16 +89,18 @@ type Options struct {
 type Server struct {
 	opts Options
 	// bufs lends connections their write buffers for one batch (cork.go).
-	bufs    bufPool
-	eng     Engine
-	log     *slog.Logger
-	now     func() time.Time
-	auth    *liveAuth // swapped on a config reload (SetAuth)
-	policy  *browserPolicy
-	limits  serverLimits
-	handler http.Handler
-	metrics *metrics
-	fan     *fanout
+	bufs bufPool
+	eng  Engine
+	log  *slog.Logger
+	// tokenUses dedups the audit log's token-use records (audit.go).
+	tokenUses tokenUses
+	now       func() time.Time
+	auth      *liveAuth // swapped on a config reload (SetAuth)
+	policy    *browserPolicy
+	limits    serverLimits
+	handler   http.Handler
+	metrics   *metrics
+	fan       *fanout
 	// models keeps recently updated sessions' models for agentMeta.
 	models  *sessionModels
 	methods map[string]method

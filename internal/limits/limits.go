@@ -47,6 +47,9 @@ type Options struct {
 	// outbox worker when held messages become due.
 	Publish func(domain.Event)
 	Poke    func()
+	// Paused, when set, records an edge's pause inside the transaction
+	// that holds its first message (the audit log).
+	Paused func(tx domain.Tx, runID, from, to, reason string) error
 	Log     *slog.Logger
 	Now     func() time.Time
 	NewID   func() string
@@ -60,6 +63,7 @@ type Guards struct {
 	keys    sessionkey.Resolver
 	publish func(domain.Event)
 	poke    func()
+	paused  func(tx domain.Tx, runID, from, to, reason string) error
 	log     *slog.Logger
 	now     func() time.Time
 	newID   func() string
@@ -82,7 +86,7 @@ func New(o Options) *Guards {
 		window = config.DefaultLoopWindowSeconds * time.Second
 	}
 	return &Guards{rate: ratelimit.New(limits, now), loops: loopguard.New(loopguard.Limits{Max: lb.MaxMessages, Window: window}, now),
-		store: o.Store, keys: o.Keys, publish: o.Publish, poke: o.Poke, log: o.Log, now: now, newID: o.NewID}
+		store: o.Store, keys: o.Keys, publish: o.Publish, poke: o.Poke, paused: o.Paused, log: o.Log, now: now, newID: o.NewID}
 }
 
 func (g *Guards) nowMs() int64 { return g.now().UnixMilli() }
@@ -144,7 +148,10 @@ func (g *Guards) HoldOnLoop(ctx context.Context, runID, from, to, display string
 	err = g.store.Update(ctx, func(tx domain.Tx) error {
 		_, _, err := tx.EnqueueOutbox(domain.OutboxItem{IdempotencyKey: "held:" + g.newID(), Kind: OutboxHeldSend, SessionKey: to,
 			RunID: runID, Payload: payload, Status: domain.OutboxPending, NextAttemptAt: now + heldForever.Milliseconds(), CreatedAt: now})
-		return err
+		if err != nil || wasPaused || g.paused == nil {
+			return err
+		}
+		return g.paused(tx, runID, from, to, p.Reason)
 	})
 	if err != nil {
 		return api.SendResult{}, false, err

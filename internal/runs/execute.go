@@ -361,7 +361,7 @@ func (rt *Runtime) startTx(tx domain.Tx, cur domain.Run, decoded *Spec) (claimed
 		return claimed{}, false, errResetSinceFirstAttempt
 	}
 	cur.SessionID = s.SessionID
-	cur, created, err := transition(tx, cur, domain.RunRunning, now)
+	cur, created, err := rt.transition(tx, cur, domain.RunRunning, now)
 	if err != nil || !created {
 		return claimed{run: cur}, false, err
 	}

@@ -143,7 +143,7 @@ func (rt *Runtime) endTx(tx domain.Tx, cur domain.Run, inbound []domain.Message,
 		return domain.Run{}, nil, domain.Session{}, err
 	}
 	cur.Reply, cur.Error, cur.Usage = out.reply, out.err, out.usage
-	ended, fresh, err := transition(tx, cur, out.status, now)
+	ended, fresh, err := rt.transition(tx, cur, out.status, now)
 	if err != nil {
 		return domain.Run{}, nil, domain.Session{}, err
 	}
@@ -168,7 +168,7 @@ func (rt *Runtime) followUps(tx domain.Tx, cur domain.Run, next *[]domain.Run) f
 		if followUp {
 			rt.ownFollowUp(n.ID)
 		}
-		stored, created, err := transition(tx, n, domain.RunQueued, n.CreatedAt)
+		stored, created, err := rt.transition(tx, n, domain.RunQueued, n.CreatedAt)
 		if err != nil {
 			return domain.Run{}, err
 		}

@@ -73,6 +73,8 @@ type recoveryConfig struct {
 	// Finish records the end of a run the crash rule does not queue
 	// again (the one end-of-run transaction).
 	Finish func(r domain.Run, out runOutcome) error
+	// Transition is the runtime's one status change (transition.go).
+	Transition func(tx domain.Tx, cur domain.Run, to domain.RunStatus, now int64) (domain.Run, bool, error)
 	// Requeued tells the other replicas that a run waits for a claim again.
 	Requeued func(r domain.Run)
 	// Enqueue schedules a queued run here; Pull looks for the queued runs
@@ -278,7 +280,7 @@ func (rc *recovery) requeue(r domain.Run) error {
 		if err := rc.cfg.Cluster.ReleaseTx(tx, r.ID); err != nil {
 			return err
 		}
-		_, _, err = transition(tx, cur, domain.RunQueued, now)
+		_, _, err = rc.cfg.Transition(tx, cur, domain.RunQueued, now)
 		return err
 	})
 	if err == nil {

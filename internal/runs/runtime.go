@@ -149,6 +149,11 @@ type Options struct {
 	// a few milliseconds; negative turns quick turns off. Tests that count
 	// quick turns on a loaded machine give it longer.
 	QuickGrace time.Duration
+	// Audit, when set, is called inside the transaction of every run
+	// transition that wrote (from is the status before; domain.RunNew for
+	// a run just created): the audit log's records of sends, spawns and
+	// budget stops commit with them. Its error fails the transaction.
+	Audit func(tx domain.Tx, from domain.RunStatus, next domain.Run) error
 }
 
 // Runtime schedules and executes runs. Start it with Start and stop it with
@@ -266,15 +271,16 @@ func New(opts Options) (*Runtime, error) {
 		},
 	})
 	rt.recovery = newRecovery(recoveryConfig{
-		Store:    opts.Store,
-		Cluster:  opts.Cluster,
-		Mirror:   opts.Mirror,
-		Logger:   opts.Logger,
-		Now:      rt.now,
-		Finish:   func(r domain.Run, out runOutcome) error { return rt.finish(r, nil, out) },
-		Requeued: rt.signalQueued,
-		Enqueue:  rt.enqueue,
-		Pull:     rt.pull,
+		Store:      opts.Store,
+		Cluster:    opts.Cluster,
+		Mirror:     opts.Mirror,
+		Logger:     opts.Logger,
+		Now:        rt.now,
+		Finish:     func(r domain.Run, out runOutcome) error { return rt.finish(r, nil, out) },
+		Transition: rt.transition,
+		Requeued:   rt.signalQueued,
+		Enqueue:    rt.enqueue,
+		Pull:       rt.pull,
 	})
 	rt.leases = newLeaseKeeper(leaseKeeperConfig{
 		Cluster:    opts.Cluster,

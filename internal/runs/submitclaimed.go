@@ -16,7 +16,7 @@ func (rt *Runtime) createQueued(ctx context.Context, r domain.Run, prepare func(
 			}
 		}
 		var err error
-		stored, created, err = transition(tx, r, domain.RunQueued, r.CreatedAt)
+		stored, created, err = rt.transition(tx, r, domain.RunQueued, r.CreatedAt)
 		return err
 	})
 	return stored, created, err
@@ -62,7 +62,7 @@ func (rt *Runtime) submitClaimed(ctx context.Context, r domain.Run, spec *Spec, 
 			stored = c.run
 			return err
 		}
-		stored, created, err = transition(tx, r, domain.RunQueued, r.CreatedAt)
+		stored, created, err = rt.transition(tx, r, domain.RunQueued, r.CreatedAt)
 		if err != nil || !created {
 			return err
 		}

@@ -19,15 +19,23 @@ import "github.com/switchboard-go/switchboard/internal/domain"
 // *domain.IllegalRunTransition naming both statuses, and nothing is
 // written. created is false when a new run's idempotency key names an
 // earlier run, which is returned unchanged.
-func transition(tx domain.Tx, cur domain.Run, to domain.RunStatus, now int64) (next domain.Run, created bool, err error) {
+//
+// Options.Audit sees every transition that wrote something, in tx, so the
+// audit record of a run's creation or stop commits with it.
+func (rt *Runtime) transition(tx domain.Tx, cur domain.Run, to domain.RunStatus, now int64) (next domain.Run, created bool, err error) {
 	if err := domain.CheckRunEdge(cur.ID, cur.Status, to); err != nil {
 		return cur, false, err
 	}
 	next = moved(cur, to, now)
 	if cur.Status == domain.RunNew {
-		return tx.CreateRun(next)
+		next, created, err = tx.CreateRun(next)
+	} else {
+		created, err = true, tx.PutRun(next)
 	}
-	return next, true, tx.PutRun(next)
+	if err == nil && created && rt.opts.Audit != nil {
+		err = rt.opts.Audit(tx, cur.Status, next)
+	}
+	return next, created, err
 }
 
 // moved is cur with status to, its times stamped at now: the only

@@ -50,7 +50,7 @@ func TestTransitionTakesLegalEdgesRefusesOthers(t *testing.T) {
 				var next domain.Run
 				err := st.Update(ctx, func(tx domain.Tx) error {
 					var err error
-					next, _, err = transition(tx, cur, to, 50)
+					next, _, err = (&Runtime{}).transition(tx, cur, to, 50)
 					return err
 				})
 				got, gerr := st.GetRun(ctx, cur.ID)

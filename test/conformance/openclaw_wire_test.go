@@ -85,6 +85,9 @@ func wireProbes() []struct {
 		{"send", m{"to": "", "message": "hi", "idempotencyKey": "wire-probe-send-bad"}},
 		{"sessions.delete", m{"key": "agent:main:wire-probe"}},
 		{"sessions.delete", m{}},
+		{"audit.list", m{"limit": 50}},
+		{"audit.list", m{"limit": 0}},
+		{"audit.list", m{"kind": "session"}},
 	}
 }
 
@@ -212,7 +215,7 @@ func checkOpenClawWire(t *testing.T, w *world) {
 	}
 	t.Logf("checked against OpenClaw %s: %s", v.version, strings.Join(sortedKeys(checked), ", "))
 	t.Logf("no OpenClaw schema: %s", strings.Join(sortedKeys(noSchema), ", "))
-	for _, need := range []string{"params chat.history", "params agent", "params chat.send", "result sessions.resolve", "result agents.list", "event agent", "event chat"} {
+	for _, need := range []string{"params chat.history", "params agent", "params chat.send", "result sessions.resolve", "result agents.list", "event agent", "event chat", "params audit.list", "result audit.list"} {
 		found := false
 		for k := range checked {
 			found = found || strings.HasPrefix(k, need+" ")

@@ -72,7 +72,7 @@ func TestConformance(t *testing.T) {
 		searchRows(w), pagingRows(w),
 		budgetRows(w),
 		chatDeliverRows(w),
-		loopsRows(w),
+		loopsRows(w), auditRows(w),
 		patchLabelRows(w), deliverRecipientRows(w), patchSettingRows(w), patchEmptyFlagRows(w),
 		paramsRows(w),
 		nulTextRows(w), listSearchRows(w),

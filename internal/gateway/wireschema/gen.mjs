@@ -16,6 +16,7 @@ const methods = {
   "agent": "validateAgentParams",
   "agent.wait": "validateAgentWaitParams",
   "agents.list": "validateAgentsListParams",
+  "audit.list": "validateAuditListParams",
   "chat.abort": "validateChatAbortParams",
   "chat.history": "validateChatHistoryParams",
   "chat.send": "validateChatSendParams",

@@ -234,6 +234,9 @@ func (s *Store) updateOnce(ctx context.Context, fn func(domain.Tx) error, deferr
 	if err := fn(t); err != nil {
 		return 0, err
 	}
+	if err := t.flushAudit(); err != nil {
+		return 0, err
+	}
 	t.finish()
 	// A deferred commit reads its log position after the COMMIT; a
 	// durable one, while deferred commits wait, the flush position.

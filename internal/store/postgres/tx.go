@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/switchboard-go/switchboard/internal/audit"
 	"hash/fnv"
 	"sync/atomic"
 
@@ -34,6 +35,9 @@ type tx struct {
 	locked map[string]bool
 	// encBuf is scratch space for message bodies.
 	encBuf []byte
+	// audit holds the fn's audit entries, appended to the chain just
+	// before the commit (audit.go).
+	audit []audit.Entry
 }
 
 type deferredStmt struct {
