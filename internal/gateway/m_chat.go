@@ -120,6 +120,13 @@ func (s *Server) mChatSend(ctx context.Context, cl *call) (any, error) {
 	if res.Command != "" {
 		return map[string]any{"runId": "", "status": "ok", "command": res.Command, "reply": res.Reply, "sessionKey": res.SessionKey}, nil
 	}
+	// The run is named by the caller's key from here on, in this answer
+	// and in the run's events (runaliases.go), before the connection
+	// claims it.
+	runID := res.Run.ID
+	if idem != "" && s.aliases.add(res.Run.ID, idem) {
+		runID = idem
+	}
 	// The connection gets the events of the run it started (docs/design.md#events-and-subscriptions).
 	if !domain.RunTerminal(res.Run.Status) {
 		s.fan.claimRun(cl.c.sub, res.Run.ID)
@@ -132,7 +139,7 @@ func (s *Server) mChatSend(ctx context.Context, cl *call) (any, error) {
 			status = string(res.Run.Status)
 		}
 	}
-	return map[string]any{"runId": res.Run.ID, "status": status, "sessionKey": res.SessionKey}, nil
+	return map[string]any{"runId": runID, "status": status, "sessionKey": res.SessionKey}, nil
 }
 
 // idempotencyKey reads a chat surface's idempotencyKey: absent is no key
@@ -203,7 +210,7 @@ func (s *Server) mChatAbort(ctx context.Context, cl *call) (any, error) {
 	}
 	pr := cl.principal("")
 	var targets []domain.Run
-	if id := strings.TrimSpace(p.RunID); id != "" {
+	if id := s.aliases.run(strings.TrimSpace(p.RunID)); id != "" {
 		r, err := s.eng.GetRun(ctx, pr, id)
 		if err != nil {
 			return nil, err
@@ -230,9 +237,10 @@ func (s *Server) mChatAbort(ctx context.Context, cl *call) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		res.ID = s.aliases.name(r.ID)
 		results = append(results, res)
 		if res.Cancelled {
-			ids = append(ids, r.ID)
+			ids = append(ids, res.ID)
 		}
 	}
 	return map[string]any{"ok": true, "aborted": len(ids) > 0, "runIds": ids, "runs": results}, nil

@@ -157,8 +157,10 @@ func TestChatSendEventsToEveryClient(t *testing.T) {
 		RunID, Status, SessionKey string
 	}
 	a.ok("chat.send", map[string]any{"sessionKey": "main", "message": "hi all", "idempotencyKey": "c1"}, &started)
-	if started.Status != "started" || started.RunID == "" || started.SessionKey != "agent:main:main" {
-		t.Fatalf("chat.send = %+v", started)
+	// The run goes by the idempotencyKey, in the answer and in its events,
+	// as on OpenClaw's gateway (its Control UI matches events by it).
+	if started.Status != "started" || started.RunID != "c1" || started.SessionKey != "agent:main:main" {
+		t.Fatalf("chat.send = %+v, want runId c1", started)
 	}
 	for name, w := range map[string]*wsClient{"sender": a, "observer": b} {
 		var lastSeq int64
@@ -210,6 +212,18 @@ func TestChatSendEventsToEveryClient(t *testing.T) {
 	b.ok("chat.history", map[string]any{"sessionKey": "main", "limit": 5}, &hist)
 	if hist.SessionKey != "agent:main:main" || hist.SessionID == "" || len(hist.Messages) != 2 || hist.Messages[1].Content.Text() != "echo: hi all" {
 		t.Fatalf("chat.history = %+v", hist)
+	}
+
+	// agent.wait and runs.get take the key too, and answer by it.
+	var waited struct{ RunID, Status string }
+	a.ok("agent.wait", map[string]any{"runId": "c1", "timeoutMs": 5000}, &waited)
+	if waited.RunID != "c1" || waited.Status != "ok" {
+		t.Fatalf("agent.wait by the idempotencyKey = %+v", waited)
+	}
+	var run struct{ RunID, Status string }
+	a.ok("runs.get", map[string]any{"runId": "c1"}, &run)
+	if run.RunID != "c1" || run.Status != string(domain.RunOK) {
+		t.Fatalf("runs.get by the idempotencyKey = %+v", run)
 	}
 }
 
