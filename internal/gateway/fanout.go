@@ -80,6 +80,9 @@ func (f *fanout) run(ctx context.Context, s *Server) {
 			}
 			s.models.observe(ev)
 			key, runID := eventSessionKey(ev), eventRunID(ev)
+			if ev.Kind == domain.EventRunStart && ev.Run != nil {
+				s.aliases.started(ev.Run.ID, ev.Run.Message)
+			}
 			mapped := ev
 			if id := runID; id != "" || ev.Progress != nil {
 				if id == "" {

@@ -50,6 +50,12 @@ func (s *Server) mChatHistory(ctx context.Context, cl *call) (any, error) {
 	switch {
 	case err == nil:
 		out["thinkingLevel"], out["verboseLevel"] = sess.ThinkingLevel, sess.VerboseLevel
+		// Without the session's runs (a caller that may not list them)
+		// the history goes without sessionInfo, as OpenClaw's does for a
+		// session it has no row of.
+		if info, err := s.sessionInfo(ctx, pr, key, sess); err == nil {
+			out["sessionInfo"] = info
+		}
 	case !errors.Is(err, domain.ErrNotFound) && domain.ErrorCode(err) != domain.CodeNotFound:
 		return nil, err
 	}
@@ -110,10 +116,12 @@ func (s *Server) mChatSend(ctx context.Context, cl *call) (any, error) {
 	if channel == "" {
 		channel = "webchat"
 	}
+	expected := s.aliases.expect(p.Message, idem)
 	res, err := s.eng.Chat(ctx, cl.principal(""), api.ChatRequest{SessionKey: p.SessionKey, Message: p.Message, Channel: channel,
 		To: p.OriginatingTo, AccountID: p.OriginatingAccountID, ThreadID: thread,
 		Deliver: p.Deliver, BestEffortDeliver: true,
 		IdempotencyKey: idem, Thinking: p.Thinking, TimeoutSeconds: timeout})
+	expected()
 	if err != nil {
 		return nil, err
 	}

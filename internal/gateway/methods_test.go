@@ -214,6 +214,23 @@ func TestChatSendEventsToEveryClient(t *testing.T) {
 		t.Fatalf("chat.history = %+v", hist)
 	}
 
+	// sessionInfo names the session's last run by the key too: OpenClaw's
+	// Control UI retires the message it sent when it sees that run there.
+	var withInfo struct {
+		SessionInfo struct {
+			Key          string   `json:"key"`
+			LastRunID    string   `json:"lastRunId"`
+			HasActiveRun bool     `json:"hasActiveRun"`
+			ActiveRunIDs []string `json:"activeRunIds"`
+			Status       string   `json:"status"`
+		} `json:"sessionInfo"`
+	}
+	a.ok("agent.wait", map[string]any{"runId": "c1", "timeoutMs": 5000}, nil)
+	a.ok("chat.history", map[string]any{"sessionKey": "main"}, &withInfo)
+	if si := withInfo.SessionInfo; si.Key != "agent:main:main" || si.LastRunID != "c1" || si.HasActiveRun || len(si.ActiveRunIDs) != 0 || si.Status != "done" {
+		t.Fatalf("chat.history sessionInfo = %+v", si)
+	}
+
 	// agent.wait and runs.get take the key too, and answer by it.
 	var waited struct{ RunID, Status string }
 	a.ok("agent.wait", map[string]any{"runId": "c1", "timeoutMs": 5000}, &waited)

@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -22,6 +24,15 @@ type runAliases struct {
 	byRun map[string]string // run id → key
 	byKey map[string]string // key → run id
 	order []string          // run ids, oldest first
+	// expected are the chat.send calls under way: the run one starts may
+	// send its first events before the call learns the run's id, so the
+	// fan-out names a starting run whose message one of them sent.
+	expected []expectedRun
+}
+
+// expectedRun is a chat.send under way: its message and key.
+type expectedRun struct {
+	message, key string
 }
 
 // maxRunAliases bounds the names kept; the oldest go first. A run's name
@@ -60,6 +71,45 @@ func (a *runAliases) add(runID, key string) bool {
 	a.byKey[key] = runID
 	a.order = append(a.order, runID)
 	return true
+}
+
+// expect records a chat.send of message with key under way, until the
+// returned func is called (when the call has the run's id).
+func (a *runAliases) expect(message, key string) (done func()) {
+	if key == "" {
+		return func() {}
+	}
+	e := expectedRun{message: strings.TrimSpace(message), key: key}
+	a.mu.Lock()
+	a.expected = append(a.expected, e)
+	a.mu.Unlock()
+	return func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if i := slices.Index(a.expected, e); i >= 0 {
+			a.expected = slices.Delete(a.expected, i, i+1)
+		}
+	}
+}
+
+// started names run runID, starting with message, by the key of a
+// chat.send of that message under way, if there is one and the run has
+// no name yet. Two calls sending the same text at once may see each
+// other's runs named so until the calls return; each call's answer then
+// names its own run (add).
+func (a *runAliases) started(runID, message string) {
+	a.mu.Lock()
+	_, named := a.byRun[runID]
+	i := slices.IndexFunc(a.expected, func(e expectedRun) bool { return e.message == strings.TrimSpace(message) })
+	var key string
+	if !named && i >= 0 {
+		key = a.expected[i].key
+		a.expected = slices.Delete(a.expected, i, i+1)
+	}
+	a.mu.Unlock()
+	if key != "" {
+		a.add(runID, key)
+	}
 }
 
 // public returns the id events of runID carry: its key when it has one,

@@ -51,3 +51,36 @@ func TestRenamedRunCopies(t *testing.T) {
 		t.Fatal("the shared event was changed")
 	}
 }
+
+// TestRunAliasesExpected: a run that starts while the chat.send of its
+// message is under way is named by that call's key before the call
+// returns; once the call returned, a run of the same text is not.
+func TestRunAliasesExpected(t *testing.T) {
+	a := newRunAliases()
+	done := a.expect(" hello ", "k1")
+	a.started("r0", "other text")
+	a.started("r1", "hello")
+	if a.public("r0") != "" || a.public("r1") != "k1" {
+		t.Fatalf("r0 named %q, r1 named %q", a.public("r0"), a.public("r1"))
+	}
+	if !a.add("r1", "k1") {
+		t.Fatal("the call's own answer must find its run named by its key")
+	}
+	done()
+	a.started("r2", "hello")
+	if a.public("r2") != "" {
+		t.Fatal("a run after the call returned was named")
+	}
+	// The same text from two calls at once: each expectation is taken once.
+	d2, d3 := a.expect("x", "k2"), a.expect("x", "k3")
+	a.started("r3", "x")
+	a.started("r4", "x")
+	d2()
+	d3()
+	if a.public("r3") != "k2" || a.public("r4") != "k3" || len(a.expected) != 0 {
+		t.Fatalf("r3 %q, r4 %q, %d expectations left", a.public("r3"), a.public("r4"), len(a.expected))
+	}
+	if a.expect("y", "")(); len(a.expected) != 0 {
+		t.Fatal("a call without a key expects nothing")
+	}
+}
