@@ -16,6 +16,9 @@ type chatHistoryParams struct {
 	Limit      *api.Int `json:"limit"`
 	// MaxChars cuts each text field (api.ChatHistoryMaxChars).
 	MaxChars *api.Int `json:"maxChars"`
+	// InputRunIDs are runs whose user message the caller sent and asks
+	// about (inputConsumptions).
+	InputRunIDs []string `json:"inputRunIds"`
 }
 
 // mChatHistory is a session's transcript (raw, tools included, for an
@@ -44,6 +47,9 @@ func (s *Server) mChatHistory(ctx context.Context, cl *call) (any, error) {
 	}
 	key := s.canonical(ctx, pr, h.SessionKey)
 	out := map[string]any{"sessionKey": key, "sessionId": h.SessionID, "messages": h.Messages}
+	if p.InputRunIDs != nil {
+		out["inputConsumptions"] = s.inputConsumptions(p.InputRunIDs, h.Messages)
+	}
 	sess, err := observe(s.metrics, "get_session", func() (api.SessionRow, error) {
 		return s.eng.GetSession(ctx, pr, key)
 	})

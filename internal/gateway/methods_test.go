@@ -225,7 +225,17 @@ func TestChatSendEventsToEveryClient(t *testing.T) {
 			Status       string   `json:"status"`
 		} `json:"sessionInfo"`
 	}
+	var consumed struct {
+		Messages          []struct{ ID, Role string }                 `json:"messages"`
+		InputConsumptions []struct{ RunID, ConsumedByEventID string } `json:"inputConsumptions"`
+	}
 	a.ok("agent.wait", map[string]any{"runId": "c1", "timeoutMs": 5000}, nil)
+	a.ok("chat.history", map[string]any{"sessionKey": "main", "inputRunIds": []string{"c1", "nope"}}, &consumed)
+	// The run's user message took its input: the UI drops its own copy.
+	user := consumed.Messages[0]
+	if ic := consumed.InputConsumptions; user.Role != "user" || user.ID == "" || len(ic) != 1 || ic[0].RunID != "c1" || ic[0].ConsumedByEventID != user.ID {
+		t.Fatalf("inputConsumptions = %+v, want c1 consumed by %+v", ic, user)
+	}
 	a.ok("chat.history", map[string]any{"sessionKey": "main"}, &withInfo)
 	if si := withInfo.SessionInfo; si.Key != "agent:main:main" || si.LastRunID != "c1" || si.HasActiveRun || len(si.ActiveRunIDs) != 0 || si.Status != "done" {
 		t.Fatalf("chat.history sessionInfo = %+v", si)

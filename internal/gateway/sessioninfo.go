@@ -63,3 +63,28 @@ func sessionStatusOf(st domain.RunStatus) string {
 	}
 	return "failed"
 }
+
+// inputConsumption says which transcript message took the input of a run
+// the caller started: OpenClaw's chat.history answers inputRunIds so, and
+// its Control UI replaces the copy of the message it sent with that one.
+type inputConsumption struct {
+	RunID           string `json:"runId"`
+	ConsumedByEvent string `json:"consumedByEventId"`
+}
+
+// inputConsumptions answers inputRunIds (a run's id or its chat.send
+// key) with the user message of each run among msgs; a run whose message
+// is not among them is left out.
+func (s *Server) inputConsumptions(ids []string, msgs []api.HistoryMessage) []inputConsumption {
+	out := []inputConsumption{}
+	for _, id := range ids {
+		run := s.aliases.run(id)
+		for _, m := range msgs {
+			if m.RunID == run && m.Role == domain.RoleUser && m.ID != "" {
+				out = append(out, inputConsumption{RunID: id, ConsumedByEvent: m.ID})
+				break
+			}
+		}
+	}
+	return out
+}
