@@ -138,7 +138,9 @@ func (s *Server) mChatSend(ctx context.Context, cl *call) (any, error) {
 	// and in the run's events (runaliases.go), before the connection
 	// claims it.
 	runID := res.Run.ID
-	if idem != "" && s.aliases.add(res.Run.ID, idem) {
+	// A run another surface started with the same key (agent, HTTP chat)
+	// keeps the id that surface answered.
+	if idem != "" && (res.Created || s.aliases.public(res.Run.ID) == idem) && s.aliases.add(res.Run.ID, idem) {
 		runID = idem
 	}
 	// The connection gets the events of the run it started (docs/design.md#events-and-subscriptions).
