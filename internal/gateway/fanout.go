@@ -80,7 +80,19 @@ func (f *fanout) run(ctx context.Context, s *Server) {
 			}
 			s.models.observe(ev)
 			key, runID := eventSessionKey(ev), eventRunID(ev)
-			for _, out := range s.mapEvent(ev) {
+			if ev.Kind == domain.EventRunStart && ev.Run != nil {
+				s.aliases.started(ev.Run.ID, ev.Run.Message)
+			}
+			mapped := ev
+			if id := runID; id != "" || ev.Progress != nil {
+				if id == "" {
+					id = ev.Progress.RunID
+				}
+				if pub := s.aliases.public(id); pub != "" {
+					mapped = renamedRun(ev, pub)
+				}
+			}
+			for _, out := range s.mapEvent(mapped) {
 				payload, err := json.Marshal(out.payload)
 				if err != nil {
 					s.log.Warn("gateway: event does not encode", "event", out.name, "err", err)

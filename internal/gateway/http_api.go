@@ -487,16 +487,31 @@ func (s *Server) apiRun(r *http.Request, g grant) (any, error) {
 		return nil, err
 	}
 	p := g.principal(as(r))
+	// A chat.send run may be named by its idempotencyKey (runaliases.go).
+	asked := r.PathValue("id")
+	var run domain.Run
 	if waiting {
-		return s.eng.WaitRun(r.Context(), p, api.WaitRequest{RunID: r.PathValue("id"), Timeout: wait})
+		run, err = s.eng.WaitRun(r.Context(), p, api.WaitRequest{RunID: s.aliases.run(asked), Timeout: wait})
+	} else {
+		run, err = s.eng.GetRun(r.Context(), p, s.aliases.run(asked))
 	}
-	return s.eng.GetRun(r.Context(), p, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	run.ID = asked
+	return run, nil
 }
 
 // apiCancelRun answers api.CancelResult: the run with its final status
 // and whether this call cancelled it.
 func (s *Server) apiCancelRun(r *http.Request, g grant) (any, error) {
-	return s.eng.CancelRun(r.Context(), g.principal(as(r)), r.PathValue("id"))
+	asked := r.PathValue("id")
+	res, err := s.eng.CancelRun(r.Context(), g.principal(as(r)), s.aliases.run(asked))
+	if err != nil {
+		return nil, err
+	}
+	res.ID = asked
+	return res, nil
 }
 
 func (s *Server) apiAgents(r *http.Request, g grant) (any, error) {

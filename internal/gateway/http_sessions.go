@@ -68,7 +68,8 @@ func (s *Server) apiDeliver(r *http.Request, g grant) (any, error) {
 // apiOutbox lists deliveries (operator only):
 // GET /api/outbox?status=&session=&run=&limit= → {items}.
 func (s *Server) apiOutbox(r *http.Request, g grant) (any, error) {
-	q := api.OutboxRequest{Statuses: domain.Typed[domain.OutboxStatus](queryList(r, "status")), SessionKey: r.URL.Query().Get("session"), RunID: r.URL.Query().Get("run")}
+	q := api.OutboxRequest{Statuses: domain.Typed[domain.OutboxStatus](queryList(r, "status")), SessionKey: r.URL.Query().Get("session"),
+		RunID: s.aliases.run(r.URL.Query().Get("run"))}
 	var err error
 	if q.Limit, err = queryLimited(r, "limit", api.OutboxListLimit); err != nil {
 		return nil, err
@@ -84,6 +85,10 @@ func (s *Server) apiOutbox(r *http.Request, g grant) (any, error) {
 	}
 	if items == nil {
 		items = []domain.OutboxItem{}
+	}
+	// A chat.send run goes by its idempotencyKey here too (runaliases.go).
+	for i := range items {
+		items[i].RunID = s.aliases.name(items[i].RunID)
 	}
 	return map[string]any{"items": items}, nil
 }

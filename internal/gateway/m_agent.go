@@ -242,9 +242,17 @@ func (s *Server) mAgentWait(ctx context.Context, cl *call) (any, error) {
 	if p.TimeoutMs != nil {
 		timeout = time.Duration(min(int64(*p.TimeoutMs), api.WaitTimeout.Max*1000)) * time.Millisecond
 	}
-	runID := strings.TrimSpace(p.RunID)
+	// A chat.send run is named by its idempotencyKey (runaliases.go); the
+	// answer names the run as the caller did.
+	asked := strings.TrimSpace(p.RunID)
+	runID := s.aliases.run(asked)
+	answer := func(r domain.Run) waitResultPayload {
+		out := waitPayload(r)
+		out.RunID = asked
+		return out
+	}
 	if r, ok := cl.c.ended.get(runID); ok {
-		return waitPayload(r), nil // its own `agent` call saw it end (endedruns.go)
+		return answer(r), nil // its own `agent` call saw it end (endedruns.go)
 	}
 	r, err := s.eng.WaitRun(ctx, cl.principal(""), api.WaitRequest{RunID: runID, Timeout: timeout})
 	if err != nil {
@@ -253,7 +261,7 @@ func (s *Server) mAgentWait(ctx context.Context, cl *call) (any, error) {
 		}
 		return nil, err
 	}
-	return waitPayload(r), nil
+	return answer(r), nil
 }
 
 // waitPayload is agent.wait's result for a run as it stands.

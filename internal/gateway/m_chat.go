@@ -16,6 +16,9 @@ type chatHistoryParams struct {
 	Limit      *api.Int `json:"limit"`
 	// MaxChars cuts each text field (api.ChatHistoryMaxChars).
 	MaxChars *api.Int `json:"maxChars"`
+	// InputRunIDs are runs whose user message the caller sent and asks
+	// about (inputConsumptions).
+	InputRunIDs []string `json:"inputRunIds"`
 }
 
 // mChatHistory is a session's transcript (raw, tools included, for an
@@ -44,12 +47,21 @@ func (s *Server) mChatHistory(ctx context.Context, cl *call) (any, error) {
 	}
 	key := s.canonical(ctx, pr, h.SessionKey)
 	out := map[string]any{"sessionKey": key, "sessionId": h.SessionID, "messages": h.Messages}
+	if p.InputRunIDs != nil {
+		out["inputConsumptions"] = s.inputConsumptions(p.InputRunIDs, h.Messages)
+	}
 	sess, err := observe(s.metrics, "get_session", func() (api.SessionRow, error) {
 		return s.eng.GetSession(ctx, pr, key)
 	})
 	switch {
 	case err == nil:
 		out["thinkingLevel"], out["verboseLevel"] = sess.ThinkingLevel, sess.VerboseLevel
+		// Without the session's runs (a caller that may not list them)
+		// the history goes without sessionInfo, as OpenClaw's does for a
+		// session it has no row of.
+		if info, err := s.sessionInfo(ctx, pr, key, sess); err == nil {
+			out["sessionInfo"] = info
+		}
 	case !errors.Is(err, domain.ErrNotFound) && domain.ErrorCode(err) != domain.CodeNotFound:
 		return nil, err
 	}
@@ -110,15 +122,26 @@ func (s *Server) mChatSend(ctx context.Context, cl *call) (any, error) {
 	if channel == "" {
 		channel = "webchat"
 	}
+	expected := s.aliases.expect(p.Message, idem)
 	res, err := s.eng.Chat(ctx, cl.principal(""), api.ChatRequest{SessionKey: p.SessionKey, Message: p.Message, Channel: channel,
 		To: p.OriginatingTo, AccountID: p.OriginatingAccountID, ThreadID: thread,
 		Deliver: p.Deliver, BestEffortDeliver: true,
 		IdempotencyKey: idem, Thinking: p.Thinking, TimeoutSeconds: timeout})
+	expected()
 	if err != nil {
 		return nil, err
 	}
 	if res.Command != "" {
 		return map[string]any{"runId": "", "status": "ok", "command": res.Command, "reply": res.Reply, "sessionKey": res.SessionKey}, nil
+	}
+	// The run is named by the caller's key from here on, in this answer
+	// and in the run's events (runaliases.go), before the connection
+	// claims it.
+	runID := res.Run.ID
+	// A run another surface started with the same key (agent, HTTP chat)
+	// keeps the id that surface answered.
+	if idem != "" && (res.Created || s.aliases.public(res.Run.ID) == idem) && s.aliases.add(res.Run.ID, idem) {
+		runID = idem
 	}
 	// The connection gets the events of the run it started (docs/design.md#events-and-subscriptions).
 	if !domain.RunTerminal(res.Run.Status) {
@@ -132,7 +155,7 @@ func (s *Server) mChatSend(ctx context.Context, cl *call) (any, error) {
 			status = string(res.Run.Status)
 		}
 	}
-	return map[string]any{"runId": res.Run.ID, "status": status, "sessionKey": res.SessionKey}, nil
+	return map[string]any{"runId": runID, "status": status, "sessionKey": res.SessionKey}, nil
 }
 
 // idempotencyKey reads a chat surface's idempotencyKey: absent is no key
@@ -203,7 +226,7 @@ func (s *Server) mChatAbort(ctx context.Context, cl *call) (any, error) {
 	}
 	pr := cl.principal("")
 	var targets []domain.Run
-	if id := strings.TrimSpace(p.RunID); id != "" {
+	if id := s.aliases.run(strings.TrimSpace(p.RunID)); id != "" {
 		r, err := s.eng.GetRun(ctx, pr, id)
 		if err != nil {
 			return nil, err
@@ -230,9 +253,10 @@ func (s *Server) mChatAbort(ctx context.Context, cl *call) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		res.ID = s.aliases.name(r.ID)
 		results = append(results, res)
 		if res.Cancelled {
-			ids = append(ids, r.ID)
+			ids = append(ids, res.ID)
 		}
 	}
 	return map[string]any{"ok": true, "aborted": len(ids) > 0, "runIds": ids, "runs": results}, nil

@@ -84,7 +84,13 @@ func (s *Server) mRunsGet(ctx context.Context, cl *call) (any, error) {
 	if err := requireString(cl.method, "runId", p.RunID); err != nil {
 		return nil, err
 	}
-	return s.eng.GetRun(ctx, cl.principal(""), strings.TrimSpace(p.RunID))
+	asked := strings.TrimSpace(p.RunID)
+	r, err := s.eng.GetRun(ctx, cl.principal(""), s.aliases.run(asked))
+	if err != nil {
+		return nil, err
+	}
+	r.ID = asked // a chat.send run asked for by its idempotencyKey keeps that name
+	return r, nil
 }
 
 // mRunsCancel cancels a run and answers api.CancelResult: the run with
@@ -97,7 +103,13 @@ func (s *Server) mRunsCancel(ctx context.Context, cl *call) (any, error) {
 	if err := requireString(cl.method, "runId", p.RunID); err != nil {
 		return nil, err
 	}
-	return s.eng.CancelRun(ctx, cl.principal(""), strings.TrimSpace(p.RunID))
+	asked := strings.TrimSpace(p.RunID)
+	res, err := s.eng.CancelRun(ctx, cl.principal(""), s.aliases.run(asked))
+	if err != nil {
+		return nil, err
+	}
+	res.ID = asked
+	return res, nil
 }
 
 type toolsInvokeParams struct {

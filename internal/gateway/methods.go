@@ -63,6 +63,7 @@ func (s *Server) methodTable() map[string]method {
 		"agent.wait":       {api.OpRunsWait, s.mAgentWait},
 		"send":             {api.OpDeliver, s.mSend},
 		"agents.list":      {api.OpAgentsList, s.mAgentsList},
+		"models.list":      {api.OpAgentsList, s.mModelsList},
 		"runs.get":         {api.OpRunsGet, s.mRunsGet},
 		"runs.cancel":      {api.OpRunsCancel, s.mRunsCancel},
 		"tools.invoke":     {"", s.mToolsInvoke},

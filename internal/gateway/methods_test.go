@@ -157,8 +157,10 @@ func TestChatSendEventsToEveryClient(t *testing.T) {
 		RunID, Status, SessionKey string
 	}
 	a.ok("chat.send", map[string]any{"sessionKey": "main", "message": "hi all", "idempotencyKey": "c1"}, &started)
-	if started.Status != "started" || started.RunID == "" || started.SessionKey != "agent:main:main" {
-		t.Fatalf("chat.send = %+v", started)
+	// The run goes by the idempotencyKey, in the answer and in its events,
+	// as on OpenClaw's gateway (its Control UI matches events by it).
+	if started.Status != "started" || started.RunID != "c1" || started.SessionKey != "agent:main:main" {
+		t.Fatalf("chat.send = %+v, want runId c1", started)
 	}
 	for name, w := range map[string]*wsClient{"sender": a, "observer": b} {
 		var lastSeq int64
@@ -210,6 +212,45 @@ func TestChatSendEventsToEveryClient(t *testing.T) {
 	b.ok("chat.history", map[string]any{"sessionKey": "main", "limit": 5}, &hist)
 	if hist.SessionKey != "agent:main:main" || hist.SessionID == "" || len(hist.Messages) != 2 || hist.Messages[1].Content.Text() != "echo: hi all" {
 		t.Fatalf("chat.history = %+v", hist)
+	}
+
+	// sessionInfo names the session's last run by the key too: OpenClaw's
+	// Control UI retires the message it sent when it sees that run there.
+	var withInfo struct {
+		SessionInfo struct {
+			Key          string   `json:"key"`
+			LastRunID    string   `json:"lastRunId"`
+			HasActiveRun bool     `json:"hasActiveRun"`
+			ActiveRunIDs []string `json:"activeRunIds"`
+			Status       string   `json:"status"`
+		} `json:"sessionInfo"`
+	}
+	var consumed struct {
+		Messages          []struct{ ID, Role string }                 `json:"messages"`
+		InputConsumptions []struct{ RunID, ConsumedByEventID string } `json:"inputConsumptions"`
+	}
+	a.ok("agent.wait", map[string]any{"runId": "c1", "timeoutMs": 5000}, nil)
+	a.ok("chat.history", map[string]any{"sessionKey": "main", "inputRunIds": []string{"c1", "nope"}}, &consumed)
+	// The run's user message took its input: the UI drops its own copy.
+	user := consumed.Messages[0]
+	if ic := consumed.InputConsumptions; user.Role != "user" || user.ID == "" || len(ic) != 1 || ic[0].RunID != "c1" || ic[0].ConsumedByEventID != user.ID {
+		t.Fatalf("inputConsumptions = %+v, want c1 consumed by %+v", ic, user)
+	}
+	a.ok("chat.history", map[string]any{"sessionKey": "main"}, &withInfo)
+	if si := withInfo.SessionInfo; si.Key != "agent:main:main" || si.LastRunID != "c1" || si.HasActiveRun || len(si.ActiveRunIDs) != 0 || si.Status != "done" {
+		t.Fatalf("chat.history sessionInfo = %+v", si)
+	}
+
+	// agent.wait and runs.get take the key too, and answer by it.
+	var waited struct{ RunID, Status string }
+	a.ok("agent.wait", map[string]any{"runId": "c1", "timeoutMs": 5000}, &waited)
+	if waited.RunID != "c1" || waited.Status != "ok" {
+		t.Fatalf("agent.wait by the idempotencyKey = %+v", waited)
+	}
+	var run struct{ RunID, Status string }
+	a.ok("runs.get", map[string]any{"runId": "c1"}, &run)
+	if run.RunID != "c1" || run.Status != string(domain.RunOK) {
+		t.Fatalf("runs.get by the idempotencyKey = %+v", run)
 	}
 }
 

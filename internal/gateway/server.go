@@ -102,7 +102,9 @@ type Server struct {
 	metrics   *metrics
 	fan       *fanout
 	// models keeps recently updated sessions' models for agentMeta.
-	models  *sessionModels
+	models *sessionModels
+	// aliases name chat.send's runs by their idempotencyKey (runaliases.go).
+	aliases *runAliases
 	methods map[string]method
 	started time.Time
 
@@ -188,6 +190,7 @@ func New(opts Options) (*Server, error) {
 	s.metrics = newMetrics(s)
 	s.fan = newFanout()
 	s.models = newSessionModels()
+	s.aliases = newRunAliases()
 	s.methods = s.methodTable()
 	s.handler = traceHTTP(s.routes())
 	return s, nil

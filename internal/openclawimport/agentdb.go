@@ -31,6 +31,9 @@ const (
 	AgentSchemaApp = "2026.9.6"
 	// maxEventBytes is OpenClaw's own bound on one stored event.
 	maxEventBytes = 4 << 20
+	// agentDBMmapBytes bounds how much of an agent database is mapped
+	// into memory while it is read; pages beyond it are read as usual.
+	agentDBMmapBytes = 1 << 30
 )
 
 // agentDBPath returns the path of agent dir's database under the state dir.
@@ -63,6 +66,9 @@ func openAgentDB(ctx context.Context, path string, lockWait time.Duration) (_ *a
 	q.Set("mode", "ro")
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", lockWait.Milliseconds()))
 	q.Add("_pragma", "query_only(1)")
+	// Mapped, the file's pages are read without a system call and a copy
+	// each: the integrity check and the transcripts read every page once.
+	q.Add("_pragma", fmt.Sprintf("mmap_size(%d)", agentDBMmapBytes))
 	db, err := sql.Open("sqlite", "file:"+p+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -195,8 +201,12 @@ func (er *eventReader) read(ctx context.Context, a *agentDB, sessionID string) (
 		joined       []byte
 		total, plain int64
 	)
-	err := a.db.QueryRowContext(ctx, `SELECT group_concat(event_json, char(10) ORDER BY seq), count(*), count(event_json)
-		FROM transcript_events WHERE session_id = ?`, sessionID).Scan(&joined, &total, &plain)
+	// The ordered subquery walks the primary key (session_id, seq), so
+	// the events come in seq order without the sort an ORDER BY inside
+	// group_concat costs (SQLite does not flatten an ordered subquery
+	// into an aggregate, so its order is the order concatenated).
+	err := a.db.QueryRowContext(ctx, `SELECT group_concat(event_json, char(10)), count(*), count(event_json)
+		FROM (SELECT event_json FROM transcript_events WHERE session_id = ? ORDER BY seq)`, sessionID).Scan(&joined, &total, &plain)
 	if err != nil {
 		return nil, a.explain(err)
 	}

@@ -166,12 +166,81 @@ func (w *exportWriter) progress() {
 }
 
 // messages reads the current transcript of s.
-func (w *exportWriter) messages(s *domain.Session) ([]domain.Message, error) {
-	msgs, err := w.st.ReadMessages(w.ctx, s.Key, domain.MessageQuery{SessionID: s.SessionID})
+func (w *exportWriter) messages(ctx context.Context, s *domain.Session) ([]domain.Message, error) {
+	msgs, err := w.st.ReadMessages(ctx, s.Key, domain.MessageQuery{SessionID: s.SessionID})
 	if err != nil {
 		return nil, fmt.Errorf("read messages of %s: %w", s.Key, err)
 	}
 	return msgs, nil
+}
+
+// exported is one session made ready for writing: its messages and its
+// transcript encoded as JSONL.
+type exported struct {
+	s    *domain.Session
+	msgs []domain.Message
+	data []byte
+}
+
+// exportAhead is how many sessions the reader may have ready before the
+// writer takes them.
+const exportAhead = 64
+
+// each reads and encodes sessions on a goroutine of its own and hands
+// them to write in order, so reading the store and encoding the
+// transcripts overlap with writing the files or the database. It returns
+// the first error of either side, after the reader stopped.
+func (w *exportWriter) each(sessions []domain.Session, encode func(s *domain.Session, msgs []domain.Message) ([]byte, error), write func(x *exported) error) error {
+	ctx, cancel := context.WithCancel(w.ctx)
+	defer cancel()
+	ready := make(chan exported, exportAhead)
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(ready)
+		for i := range sessions {
+			s := &sessions[i]
+			msgs, err := w.messages(ctx, s)
+			var data []byte
+			if err == nil {
+				if data, err = encode(s, msgs); err != nil {
+					err = fmt.Errorf("session %s: %w", s.Key, err)
+				}
+			}
+			if err != nil {
+				readErr <- err
+				return
+			}
+			select {
+			case ready <- exported{s: s, msgs: msgs, data: data}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var err error
+	for x := range ready {
+		if err = write(&x); err != nil {
+			break
+		}
+		w.sum.Sessions++
+		w.sum.Messages += len(x.msgs)
+		w.done++
+		if w.done%DefaultBatchSize == 0 {
+			w.progress()
+		}
+	}
+	cancel()
+	for range ready {
+		// Drain so the reader, blocked on a send, sees the cancel.
+	}
+	select {
+	case rerr := <-readErr:
+		if err == nil {
+			err = rerr
+		}
+	default:
+	}
+	return err
 }
 
 // exportEntry is the session entry OpenClaw keeps for s: the fields the

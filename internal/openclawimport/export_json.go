@@ -21,30 +21,21 @@ func (w *exportWriter) agentJSON(agent string, sessions []domain.Session) error 
 	}
 	finalDir := filepath.Join(w.final, "agents", agent, "sessions")
 	index := make(map[string]entry, len(sessions))
-	for i := range sessions {
-		s := &sessions[i]
-		msgs, err := w.messages(s)
-		if err != nil {
-			return err
-		}
-		name := s.SessionID + ".jsonl"
+	err := w.each(sessions, func(s *domain.Session, msgs []domain.Message) ([]byte, error) {
 		h := transcript.Header{ID: s.SessionID, Timestamp: transcript.FormatTime(headerTime(s, msgs, w.opts.Now)), Cwd: w.final}
-		data, err := transcript.Encode(h, msgs)
-		if err != nil {
-			return fmt.Errorf("session %s: %w", s.Key, err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+		return transcript.Encode(h, msgs)
+	}, func(x *exported) error {
+		name := x.s.SessionID + ".jsonl"
+		if err := os.WriteFile(filepath.Join(dir, name), x.data, 0o600); err != nil {
 			return err
 		}
-		e := exportEntry(s)
+		e := exportEntry(x.s)
 		e.SessionFile = filepath.Join(finalDir, name)
-		index[s.Key] = e
-		w.sum.Sessions++
-		w.sum.Messages += len(msgs)
-		w.done++
-		if w.done%DefaultBatchSize == 0 {
-			w.progress()
-		}
+		index[x.s.Key] = e
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

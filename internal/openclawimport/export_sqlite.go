@@ -70,22 +70,18 @@ func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (err
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	defer ins.close()
-	var buf bytes.Buffer
-	for i := range sessions {
-		s := &sessions[i]
-		msgs, err := w.messages(s)
-		if err != nil {
-			return err
+	err = w.each(sessions, func(s *domain.Session, msgs []domain.Message) ([]byte, error) {
+		_, created := sessionTimes(s, now)
+		h := transcript.Header{Version: transcriptVersion, ID: s.SessionID, Cwd: w.final, Timestamp: transcript.FormatTime(msTime(created))}
+		return transcript.Encode(h, msgs)
+	}, func(x *exported) error {
+		if err := ins.session(ctx, x.s, x.msgs, x.data, now); err != nil {
+			return fmt.Errorf("%s: session %s: %w", path, x.s.Key, err)
 		}
-		if err := ins.session(ctx, s, msgs, w.final, now, &buf); err != nil {
-			return fmt.Errorf("%s: session %s: %w", path, s.Key, err)
-		}
-		w.sum.Sessions++
-		w.sum.Messages += len(msgs)
-		w.done++
-		if w.done%DefaultBatchSize == 0 {
-			w.progress()
-		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	// The schema's triggers mark each inserted row unvalidated
 	// (entry_valid 0), and OpenClaw refuses to read such a row until its
@@ -261,18 +257,11 @@ var (
 	windowChatTypes = map[string]bool{"direct": true, "group": true, "channel": true}
 )
 
-// session writes s's row, its window and its transcript's events: the
-// session header at seq 0, then one message event per message, each the
-// JSON line the JSONL layout holds.
-func (ins *inserts) session(ctx context.Context, s *domain.Session, msgs []domain.Message, cwd string, now int64, buf *bytes.Buffer) error {
-	updated := s.UpdatedAt
-	if updated <= 0 {
-		updated = now
-	}
-	created := s.CreatedAt
-	if created <= 0 || created > updated {
-		created = updated
-	}
+// session writes s's row, its window and its transcript's events: data is
+// the transcript as the JSONL layout holds it (the session header, then
+// one line per message), each line an event.
+func (ins *inserts) session(ctx context.Context, s *domain.Session, msgs []domain.Message, data []byte, now int64) error {
+	updated, created := sessionTimes(s, now)
 	// OpenClaw takes a row whose updated_at differs from its entry's
 	// updatedAt for a damaged one.
 	e := exportEntry(s)
@@ -299,14 +288,7 @@ func (ins *inserts) session(ctx context.Context, s *domain.Session, msgs []domai
 		nullIf(s.SpawnedBy, true), nullIf(s.DisplayName, true)); err != nil {
 		return fmt.Errorf("session_windows: %w", err)
 	}
-	h := transcript.Header{Version: transcriptVersion, ID: s.SessionID, Cwd: cwd, Timestamp: transcript.FormatTime(msTime(created))}
-	data, err := transcript.Encode(h, msgs)
-	if err != nil {
-		return err
-	}
-	buf.Reset()
-	buf.Write(data)
-	lines := bytes.Split(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), []byte{'\n'})
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte{'\n'}), []byte{'\n'})
 	if len(lines) != len(msgs)+1 {
 		return fmt.Errorf("internal error: %d transcript lines for %d messages", len(lines), len(msgs))
 	}
@@ -333,6 +315,20 @@ func (ins *inserts) session(ctx context.Context, s *domain.Session, msgs []domai
 		}
 	}
 	return nil
+}
+
+// sessionTimes returns when s was last updated and created as its row
+// says them, now standing in for a time the store has none of.
+func sessionTimes(s *domain.Session, now int64) (updated, created int64) {
+	updated = s.UpdatedAt
+	if updated <= 0 {
+		updated = now
+	}
+	created = s.CreatedAt
+	if created <= 0 || created > updated {
+		created = updated
+	}
+	return updated, created
 }
 
 func nullIf(s string, ok bool) any {

@@ -132,3 +132,49 @@ func TestSplitSchemaKeepsEveryStatement(t *testing.T) {
 		t.Errorf("%d statements after the split, %d before", got, want)
 	}
 }
+
+// failingReads is a store whose ReadMessages fails for one session key.
+type failingReads struct {
+	domain.Store
+	key string
+}
+
+func (f failingReads) ReadMessages(ctx context.Context, key string, q domain.MessageQuery) ([]domain.Message, error) {
+	if key == f.key {
+		return nil, errors.New("disk on fire")
+	}
+	return f.Store.ReadMessages(ctx, key, q)
+}
+
+// TestExportFailsWhole: a session the store cannot read, in the middle of
+// an agent, fails the export with its key, and nothing is left where
+// OpenClaw would look (nor beside it), in both layouts.
+func TestExportFailsWhole(t *testing.T) {
+	ctx := context.Background()
+	src := filepath.Join(t.TempDir(), "gen")
+	if err := Generate(src, 3*exportAhead, 2, 1); err != nil {
+		t.Fatal(err)
+	}
+	st := openStore(t)
+	if _, err := Import(ctx, st, src, testOptions()); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := st.ListSessions(ctx, domain.SessionQuery{IncludeArchived: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := rows[len(rows)/2].Key
+	for _, layout := range Layouts {
+		t.Run(layout, func(t *testing.T) {
+			parent := t.TempDir()
+			out := filepath.Join(parent, "exported")
+			_, err := Export(ctx, failingReads{Store: st, key: bad}, out, ExportOptions{Layout: layout})
+			if err == nil || !strings.Contains(err.Error(), "disk on fire") || !strings.Contains(err.Error(), bad) {
+				t.Fatalf("err = %v, want the store's error naming %s", err, bad)
+			}
+			if des, _ := os.ReadDir(parent); len(des) != 0 {
+				t.Fatalf("a failed export left %v", des)
+			}
+		})
+	}
+}

@@ -56,6 +56,8 @@ func wireProbes() []struct {
 		{"sessions.resolve", m{"key": ""}},
 		{"agents.list", m{}},
 		{"agents.list", m{"agentId": "main"}},
+		// OpenClaw's Control UI asks so; the result has no exported schema.
+		{"models.list", m{"view": "configured", "sessionKey": "main", "agentId": "main"}},
 		{"chat.history", m{"sessionKey": "main", "limit": 5}},
 		{"chat.history", m{"sessionKey": "main", "limit": 5000}},
 		{"chat.history", m{"limit": "ten"}},

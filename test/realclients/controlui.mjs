@@ -6,7 +6,8 @@
 // It prints "ok - <step>" per step; "methods: …" and "unanswered: …" with
 // the gateway methods the UI called and those switchboard refused as
 // unknown; and on failure "not ok - <step>: <why>" with the page's text,
-// then exits 1.
+// then exits 1. CONTROLUI_DEBUG=1 also prints every request, response and
+// agent or chat event on the UI's WebSocket, one "# …" line each.
 
 // playwright-core is the browser tests' own (npm ci in internal/web/e2e).
 const {chromium} = await import(new URL('../../internal/web/e2e/node_modules/playwright-core/index.mjs', import.meta.url));
@@ -39,6 +40,7 @@ page.on('websocket', (ws) => {
         called.add(j.method);
         if (j.method === 'chat.send') sentTo.push(j.params?.sessionKey);
         pending.set(j.id, j.method);
+        if (process.env.CONTROLUI_DEBUG) console.log(`# req ${j.method} ${JSON.stringify(j.params).slice(0, 120)}`);
       }
     } catch {}
   });
@@ -46,6 +48,9 @@ page.on('websocket', (ws) => {
     try {
       const j = JSON.parse(f.payload);
       if (j.type === 'res' && !j.ok && /^unknown method/.test(j.error?.message || '')) unknown.add(pending.get(j.id));
+      if (process.env.CONTROLUI_DEBUG && j.type === 'event' && (j.event === 'chat' || j.event === 'agent')) console.log(`# ${j.event} ${j.payload?.state || j.payload?.stream} ${j.payload?.runId} ${JSON.stringify(j.payload?.message?.content || j.payload?.data || '').slice(0, 80)}`);
+      if (process.env.CONTROLUI_DEBUG && j.type === 'res') console.log(`# res ${pending.get(j.id) || j.id} ${j.ok} ${JSON.stringify(j.payload || j.error).slice(0, 120)}`);
+      if (j.type === 'res') pending.delete(j.id);
     } catch {}
   });
 });
@@ -83,8 +88,10 @@ await step('sends a chat and shows the streamed reply', async () => {
   await page.evaluate(() => {
     window.__seen = new Set();
     new MutationObserver(() => {
+      // Any element whose text is the reply so far: the bubble of the
+      // run the page started may hold its text with a cursor beside it.
       for (const el of document.querySelectorAll('main *')) {
-        const t = el.childElementCount === 0 ? (el.textContent || '').trim() : '';
+        const t = (el.textContent || '').trim();
         if (t.startsWith('Streaming:')) window.__seen.add(t);
       }
     }).observe(document.body, {subtree: true, childList: true, characterData: true});
