@@ -450,7 +450,9 @@ func queued(t *testing.T, h *pushHarness, run domain.Run) []domain.OutboxItem {
 	return h.pushItems(t, run.ID)
 }
 
-func isPermanent(err error) bool { return err != nil && strings.Contains(err.Error(), outbox.ErrPermanent.Error()) }
+func isPermanent(err error) bool {
+	return err != nil && strings.Contains(err.Error(), outbox.ErrPermanent.Error())
+}
 
 // TestPushRetriesAreBounded: a receiver that keeps failing gets the
 // outbox's retry budget of attempts, then the item fails for good; one
