@@ -273,6 +273,11 @@ const (
 // status update (and, for a completed task, the reply artifact before
 // it); in 0.3 the task as it is.
 func pushUpdates(run domain.Run, gen string) []pushUpdate {
+	if run.Status == domain.RunQueued && run.Attempt > 1 {
+		// Queued again after a restart: the task was submitted long ago
+		// and stays WORKING for its client.
+		return nil
+	}
 	ctxID := ContextOf(run.SessionKey)
 	state := StateOf(run.Status)
 	if gen == wire.LegacyVersion {
