@@ -240,6 +240,18 @@ func fromCLI(exit int, stdout, stderr string) outcome {
 	if exit == 0 {
 		return outcome{OK: true, Status: statusOf([]byte(stdout)), Payload: stdout}
 	}
+	// Under --json a failed command prints {ok:false, error:{code,
+	// message}} on stdout, the HTTP API's shape.
+	var e struct {
+		OK    *bool `json:"ok"`
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(stdout), &e) == nil && e.OK != nil && !*e.OK && e.Error.Code != "" {
+		return outcome{Code: e.Error.Code, Msg: e.Error.Message + " | " + msg, Payload: stdout + stderr}
+	}
 	if exit == 2 {
 		return outcome{Code: codeUsage, Msg: msg, Payload: stderr}
 	}
