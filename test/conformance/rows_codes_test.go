@@ -1,6 +1,27 @@
 package conformance
 
-import "net/http"
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// cliCodeC runs a CLI command with --json and reads the code of its
+// {ok:false, error:{code}} answer, whatever its exit status (a usage
+// error, exit 2, says invalid).
+func cliCodeC(s surface, args ...string) cell {
+	return custom(s, strings.Join(args, " "), func(t *testing.T, w *world) outcome {
+		r := w.cli(t, w.dirOf(s), append(args, "--json")...)
+		var e struct {
+			Error struct {
+				Code string `json:"code"`
+			} `json:"error"`
+		}
+		_ = json.Unmarshal([]byte(r.stdout), &e)
+		return outcome{OK: r.ok, Code: e.Error.Code, Msg: r.msg, Payload: r.stdout + r.msg}
+	})
+}
 
 // codeRows: issue 32 — every refusal carries a machine-readable code
 // (internal/domain's codes), the same one on every surface: the HTTP
@@ -17,8 +38,8 @@ func codeRows(_ *world) []row {
 		{finding: "32", name: "code not_found: an unknown sessionId's history, an unknown task", exactCode: true,
 			want: outcome{Code: "not_found"},
 			cells: []cell{
-				cliC(sCLI, "sessions", "history", unknown),
-				cliC(sCLIGW, "sessions", "history", unknown),
+				cliCodeC(sCLI, "sessions", "history", unknown),
+				cliCodeC(sCLIGW, "sessions", "history", unknown),
 				httpC(operatorToken, http.MethodGet, "/api/sessions/"+esc(unknown)+"/history", nil),
 				httpToolC(operatorToken, "", "sessions_history", m{"sessionKey": unknown}),
 				wsC(operatorToken, "chat.history", m{"sessionKey": unknown}),
@@ -30,8 +51,8 @@ func codeRows(_ *world) []row {
 		{finding: "32", name: "code invalid: a bad parameter", exactCode: true,
 			want: outcome{Code: "invalid"},
 			cells: []cell{
-				cliC(sCLI, "sessions", "list", "--kinds", "bogus"),
-				cliC(sCLIGW, "sessions", "list", "--kinds", "bogus"),
+				cliCodeC(sCLI, "sessions", "list", "--kinds", "bogus"),
+				cliCodeC(sCLIGW, "sessions", "list", "--kinds", "bogus"),
 				httpC(operatorToken, http.MethodGet, "/api/sessions?kinds=bogus", nil),
 				httpToolC(operatorToken, "", "sessions_list", bogus),
 				wsToolC(operatorToken, "", "sessions_list", bogus),
