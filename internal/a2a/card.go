@@ -68,7 +68,7 @@ func EndpointURL(base, id string) string { return strings.TrimRight(base, "/") +
 func (s *Server) Card(base string, a Agent) wire.AgentCard {
 	url := EndpointURL(base, a.ID)
 	yes := true
-	no := false
+	push := s.opts.Push != nil
 	name := a.Name
 	if name == "" {
 		name = a.ID
@@ -95,7 +95,7 @@ func (s *Server) Card(base string, a Agent) wire.AgentCard {
 		},
 		Provider:     &wire.AgentProvider{URL: base, Organization: "switchboard"},
 		Version:      s.opts.Version,
-		Capabilities: wire.AgentCapabilities{Streaming: &yes, PushNotifications: &no, ExtendedAgentCard: &yes},
+		Capabilities: wire.AgentCapabilities{Streaming: &yes, PushNotifications: &push, ExtendedAgentCard: &yes},
 		SecuritySchemes: map[string]wire.SecurityScheme{
 			bearerScheme: {HTTPAuth: &wire.HTTPAuthSecurityScheme{Scheme: "Bearer",
 				Description: "a switchboard gateway token (gateway.auth.token or gateway.auth.tokens[])"},

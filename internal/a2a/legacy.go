@@ -18,6 +18,7 @@ type legacySend struct {
 	msg     *wire.Message
 	wait    bool
 	history *int32
+	push    *pushRequest
 }
 
 // decodeLegacySend reads MessageSendParams (0.3).
@@ -29,7 +30,8 @@ func decodeLegacySend(raw json.RawMessage) (legacySend, *rpcError) {
 	out := legacySend{wait: true}
 	if c := p.Config; c != nil {
 		if c.PushConfig != nil {
-			return legacySend{}, invalidPush()
+			r := fromLegacyPush("", *c.PushConfig)
+			out.push = &r
 		}
 		if c.Blocking != nil {
 			out.wait = *c.Blocking
@@ -47,10 +49,6 @@ func decodeLegacySend(raw json.RawMessage) (legacySend, *rpcError) {
 		out.msg = &m
 	}
 	return out, nil
-}
-
-func invalidPush() *rpcError {
-	return newError(wire.CodePushNotificationNotSupported, "invalid", "push notifications are not supported")
 }
 
 // decodeLegacyQuery reads TaskQueryParams (0.3).

@@ -23,6 +23,10 @@ type sendParams struct {
 	// 0.3 blocking, true unless the client says false).
 	wait    bool
 	history *int32
+	// push is the push config the message carries (nil: none).
+	push *pushRequest
+	// pushField names where the message carries it.
+	pushField string
 }
 
 // decodeSend reads the params of SendMessage / message/send (and the
@@ -36,7 +40,8 @@ func decodeSend(c *call) (sendParams, *rpcError) {
 		if e != nil {
 			return sp, e
 		}
-		m, sp.wait, sp.history = lp.msg, lp.wait, lp.history
+		m, sp.wait, sp.history, sp.push = lp.msg, lp.wait, lp.history, lp.push
+		sp.pushField = "configuration.pushNotificationConfig"
 	default:
 		var req wire.SendMessageRequest
 		if e := decodeParams(c.params, &req); e != nil {
@@ -49,8 +54,12 @@ func decodeSend(c *call) (sendParams, *rpcError) {
 				name string
 				raw  json.RawMessage
 			}{{"taskPushNotificationConfig", cfg.TaskPushNotificationConfig}, {"pushNotificationConfig", cfg.PushNotificationConfig}, {"pushNotification", cfg.PushNotification}} {
-				if len(f.raw) > 0 && string(f.raw) != "null" {
-					return sp, newError(wire.CodePushNotificationNotSupported, domain.CodeInvalid, "configuration.%s: push notifications are not supported", f.name)
+				r, e := decodeSendPush(f.name, f.raw)
+				if e != nil {
+					return sp, e
+				}
+				if r != nil {
+					sp.push, sp.pushField = r, "configuration."+f.name
 				}
 			}
 			if cfg.HistoryLength != nil && *cfg.HistoryLength < 0 {
@@ -116,9 +125,33 @@ func commandReply(res api.ChatResult, ctxID string) *wire.Message {
 		Parts: []wire.Part{wire.TextPart(res.Reply)}, Metadata: map[string]any{"command": res.Command}}
 }
 
+// checkSendPush refuses a message whose push config cannot be honoured,
+// before its task exists.
+func (s *Server) checkSendPush(sp sendParams) *rpcError {
+	if sp.push == nil {
+		return nil
+	}
+	if s.opts.Push == nil {
+		return newError(wire.CodePushNotificationNotSupported, domain.CodeInvalid, "%s: push notifications are not supported", sp.pushField)
+	}
+	return s.checkPush("params."+sp.pushField, *sp.push)
+}
+
+// startPush stores the message's push config for the task it started.
+func (s *Server) startPush(ctx context.Context, c *call, sp sendParams, run domain.Run) *rpcError {
+	if sp.push == nil {
+		return nil
+	}
+	_, e := s.addPush(ctx, c, run, *sp.push)
+	return e
+}
+
 // sendMessage is SendMessage and message/send.
 func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, c *call) {
 	sp, e := decodeSend(c)
+	if e == nil {
+		e = s.checkSendPush(sp)
+	}
 	if e != nil {
 		writeRPC(w, c.id, nil, e)
 		return
@@ -134,6 +167,10 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	run := res.Run
+	if e := s.startPush(ctx, c, sp, run); e != nil {
+		writeRPC(w, c.id, nil, e)
+		return
+	}
 	if sp.wait && !domain.RunTerminal(run.Status) {
 		var err error
 		run, err = s.waitEnd(ctx, c.p, run.ID)

@@ -66,10 +66,12 @@ func requestedVersion(r *http.Request) (gen generation, explicit bool, e *rpcErr
 func methodGen(method string) (generation, bool) {
 	switch method {
 	case wire.MethodSendMessage, wire.MethodSendStreamingMessage, wire.MethodGetTask, wire.MethodCancelTask,
-		wire.MethodSubscribeToTask, wire.MethodListTasks, wire.MethodGetExtendedAgentCard:
+		wire.MethodSubscribeToTask, wire.MethodListTasks, wire.MethodGetExtendedAgentCard,
+		wire.MethodCreatePushConfig, wire.MethodGetPushConfig, wire.MethodListPushConfigs, wire.MethodListPushConfig, wire.MethodDeletePushConfig:
 		return gen10, true
 	case wire.LegacyMethodSendMessage, wire.LegacyMethodStreamMessage, wire.LegacyMethodGetTask,
-		wire.LegacyMethodCancelTask, wire.LegacyMethodResubscribe, wire.LegacyMethodExtendedCard:
+		wire.LegacyMethodCancelTask, wire.LegacyMethodResubscribe, wire.LegacyMethodExtendedCard,
+		wire.LegacyMethodSetPushConfig, wire.LegacyMethodGetPushConfig, wire.LegacyMethodListPushConfig, wire.LegacyMethodDeletePushConfig:
 		return gen03, true
 	}
 	return gen10, false
@@ -180,12 +182,43 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request, a Agent) {
 		writeRPC(w, req.ID, s.Card(s.baseURL(r), a), nil)
 	default:
 		if strings.Contains(strings.ToLower(req.Method), "pushnotification") {
-			writeRPC(w, req.ID, nil, newError(wire.CodePushNotificationNotSupported, domain.CodeInvalid, "push notifications are not supported"))
+			s.servePush(w, r, c)
 			return
 		}
 		writeRPC(w, req.ID, nil, newError(wire.CodeMethodNotFound, domain.CodeNotFound,
-			"method %q not found (1.0: SendMessage, SendStreamingMessage, GetTask, ListTasks, CancelTask, SubscribeToTask, GetExtendedAgentCard; 0.3: message/send, message/stream, tasks/get, tasks/cancel, tasks/resubscribe, agent/getAuthenticatedExtendedCard)", clip(req.Method)))
+			"method %q not found (1.0: SendMessage, SendStreamingMessage, GetTask, ListTasks, CancelTask, SubscribeToTask, GetExtendedAgentCard, CreateTaskPushNotificationConfig, GetTaskPushNotificationConfig, ListTaskPushNotificationConfigs, DeleteTaskPushNotificationConfig; 0.3: message/send, message/stream, tasks/get, tasks/cancel, tasks/resubscribe, agent/getAuthenticatedExtendedCard, tasks/pushNotificationConfig/set|get|list|delete)", clip(req.Method)))
 	}
+}
+
+// servePush answers the push notification config methods.
+func (s *Server) servePush(w http.ResponseWriter, r *http.Request, c *call) {
+	if s.opts.Push == nil {
+		writeRPC(w, c.id, nil, pushUnsupported())
+		return
+	}
+	switch c.method {
+	case wire.MethodCreatePushConfig, wire.LegacyMethodSetPushConfig:
+		c.gen = genOf(c.method)
+		s.createPush(w, r, c)
+	case wire.MethodGetPushConfig, wire.LegacyMethodGetPushConfig:
+		c.gen = genOf(c.method)
+		s.getPush(w, r, c)
+	case wire.MethodListPushConfigs, wire.MethodListPushConfig, wire.LegacyMethodListPushConfig:
+		c.gen = genOf(c.method)
+		s.listPush(w, r, c)
+	case wire.MethodDeletePushConfig, wire.LegacyMethodDeletePushConfig:
+		c.gen = genOf(c.method)
+		s.deletePush(w, r, c)
+	default:
+		writeRPC(w, c.id, nil, newError(wire.CodeMethodNotFound, domain.CodeNotFound,
+			"method %q not found (push configs: CreateTaskPushNotificationConfig, GetTaskPushNotificationConfig, ListTaskPushNotificationConfigs, DeleteTaskPushNotificationConfig; 0.3: tasks/pushNotificationConfig/set|get|list|delete)", clip(c.method)))
+	}
+}
+
+// genOf is the generation of a known method.
+func genOf(method string) generation {
+	g, _ := methodGen(method)
+	return g
 }
 
 // validID reports whether a JSON-RPC id is a string, a number or null.

@@ -47,6 +47,10 @@ type Options struct {
 	// X-Forwarded-Proto is believed when deriving the base URL; from any
 	// other client the header is ignored.
 	TrustedProxies []netip.Prefix
+	// Push serves push notification configs and sends task updates to
+	// them (nil: push notifications are not supported, and the cards say
+	// so).
+	Push *Pushes
 	// Version is the software version shown as each card's version.
 	Version string
 	Logger  *slog.Logger

@@ -115,6 +115,9 @@ func (s *sse) artifact(taskID, ctxID string, a wire.Artifact, appendTo, last boo
 // status, as the run's events say.
 func (s *Server) sendStreaming(w http.ResponseWriter, r *http.Request, c *call) {
 	sp, e := decodeSend(c)
+	if e == nil {
+		e = s.checkSendPush(sp)
+	}
 	if e != nil {
 		writeRPC(w, c.id, nil, e)
 		return
@@ -127,6 +130,12 @@ func (s *Server) sendStreaming(w http.ResponseWriter, r *http.Request, c *call) 
 	if e != nil {
 		writeRPC(w, c.id, nil, e)
 		return
+	}
+	if res.Command == "" {
+		if e := s.startPush(ctx, c, sp, res.Run); e != nil {
+			writeRPC(w, c.id, nil, e)
+			return
+		}
 	}
 	out := startSSE(w, c)
 	if res.Command != "" {

@@ -15,12 +15,15 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/a2a"
 	"github.com/switchboard-go/switchboard/internal/channels"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/engine"
 	"github.com/switchboard-go/switchboard/internal/model"
+	"github.com/switchboard-go/switchboard/internal/outbox"
 	"github.com/switchboard-go/switchboard/internal/tracing"
+	"github.com/switchboard-go/switchboard/internal/urlguard"
 )
 
 // Options say where the state lives and how to log.
@@ -182,6 +185,9 @@ func open(ctx context.Context, opts Options, readOnly bool) (_ *App, err error) 
 		Config: cfg, Store: st, Models: models, Mirror: NewMirror(cfg, opts.StateDir),
 		StateDir: opts.StateDir, Logger: opts.Logger, MaintenanceInterval: opts.MaintenanceInterval,
 		HoldRuns: opts.Hold || readOnly, OwnWorkOnly: opts.OwnWorkOnly, Cluster: cluster, Channels: chans,
+		Deliverers: map[domain.OutboxKind]outbox.Deliverer{
+			a2a.PushKind: a2a.NewPushDeliverer(st, PushGuard(cfg), opts.Logger),
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -192,6 +198,12 @@ func open(ctx context.Context, opts Options, readOnly bool) (_ *App, err error) 
 		}
 	}
 	return &App{Config: cfg, Engine: e, Store: st, StateDir: opts.StateDir, Channels: chans, Pairing: pairs, lock: lock, closeCluster: closeCluster, tracer: tracer}, nil
+}
+
+// PushGuard is the outbound-URL guard of A2A push notifications: the
+// gateway's A2A policy (a2a.ssrfPolicy), as for remote agents.
+func PushGuard(cfg *config.Config) *urlguard.Guard {
+	return urlguard.New(urlguard.Policy{AllowPrivateNetwork: cfg.A2A.SSRFPolicy.DangerouslyAllowPrivateNetwork})
 }
 
 // tracingConfig is what tracing.Setup reads of cfg.

@@ -6,18 +6,28 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/a2a"
 	"github.com/switchboard-go/switchboard/internal/a2a/wire"
+	"github.com/switchboard-go/switchboard/internal/app"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/engine"
 	"github.com/switchboard-go/switchboard/internal/gateway"
 )
 
 // a2aHandler builds the gateway's A2A surface (nil when a2a.enabled is
-// false). The cards read the engine's configuration in effect; a2a.* and
-// the agents' descriptions and skills are not live keys, so a reload
-// reports them as needing a restart.
-func a2aHandler(eng *engine.Engine, cfg *config.Config, log *slog.Logger, version string) http.Handler {
+// false) and starts its push notifications; stop ends them (before the
+// engine closes). The cards read the engine's configuration in effect;
+// a2a.* and the agents' descriptions and skills are not live keys, so a
+// reload reports them as needing a restart.
+func a2aHandler(eng *engine.Engine, cfg *config.Config, log *slog.Logger, version string) (h http.Handler, stop func(), err error) {
 	if !cfg.A2AEnabled() {
-		return nil
+		return nil, func() {}, nil
+	}
+	push, err := a2a.NewPushes(a2a.PushOptions{Store: eng.Store(), Subscribe: eng.Subscribe, Poke: eng.PokeOutbox,
+		Guard: app.PushGuard(cfg), Logger: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := push.Start(); err != nil {
+		return nil, nil, err
 	}
 	return a2a.New(a2a.Options{
 		Service:   eng,
@@ -28,7 +38,8 @@ func a2aHandler(eng *engine.Engine, cfg *config.Config, log *slog.Logger, versio
 		TrustedProxies: cfg.Gateway.TrustedProxyPrefixes(),
 		Version:        version,
 		Logger:         log,
-	})
+		Push:           push,
+	}), push.Stop, nil
 }
 
 // A2AAgents are the agents a configuration exposes over A2A, the default

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/mcpserver"
 )
 
@@ -121,7 +122,33 @@ func run(ctx context.Context, hup *hangup, args []string, getenv func(string) st
 	if *help {
 		rest = append(rest, "--help")
 	}
-	return dispatch(env, root, pos[0], rest)
+	err = dispatch(env, root, pos[0], rest)
+	if err != nil && env.json {
+		writeJSONError(env.stdout, err)
+	}
+	return err
+}
+
+// writeJSONError prints a failed command's error on stdout under --json,
+// in the shape of the HTTP API's errors ({ok:false, error:{code,
+// message}}), so a script reads the same machine-readable code
+// (domain.Code*) as every other surface gives; stderr keeps the text. A
+// command that printed its own JSON answer (exitErr) prints nothing more.
+func writeJSONError(stdout io.Writer, err error) {
+	var ee *exitErr
+	if errors.As(err, &ee) {
+		return
+	}
+	code, msg := domain.ErrorCode(err), strings.TrimRight(err.Error(), "\n")
+	var de *domain.Error
+	if errors.As(err, &de) {
+		msg = de.Message
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		code, msg = domain.CodeInvalid, ue.msg
+	}
+	_ = printJSON(stdout, map[string]any{"ok": false, "error": map[string]string{"code": code, "message": msg}})
 }
 
 // dispatch finds the command named by name (and sub-command names in args)

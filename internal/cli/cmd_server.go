@@ -114,6 +114,11 @@ func runGateway(e *env, listen strFlag) (err error) {
 			return fmt.Errorf("gateway: %w", err)
 		}
 	}
+	a2aSurface, stopPush, err := a2aHandler(a.Engine, cfg, log, version)
+	if err != nil {
+		return fmt.Errorf("gateway: %w", err)
+	}
+	defer stopPush()
 	srv, err := gateway.New(gateway.Options{
 		Engine: a.Engine,
 		Config: cfg,
@@ -126,7 +131,7 @@ func runGateway(e *env, listen strFlag) (err error) {
 			}
 			return p, nil
 		}),
-		A2A:       a2aHandler(a.Engine, cfg, log, version),
+		A2A:       a2aSurface,
 		Channels:  a.Channels,
 		Pairing:   a.Pairing,
 		Web:       web.Handler(),
@@ -188,6 +193,7 @@ func runGateway(e *env, listen strFlag) (err error) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), closeTimeout)
 	defer cancel()
 	serveErr = errors.Join(serveErr, srv.Shutdown(cctx), mcp.Close(cctx))
+	stopPush()
 	closed = true
 	serveErr = errors.Join(serveErr, a.Close(cctx))
 	attrs := []any{"reason", stopReason(e.ctx, serveErr), "shutdown", time.Since(stopping).Round(time.Millisecond).String()}

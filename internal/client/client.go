@@ -255,7 +255,11 @@ func (c *Client) CallTool(ctx context.Context, p api.Principal, name string, arg
 	if errors.As(err, &de) {
 		msg = de.Message
 	}
-	return api.ToolOutcome{Payload: api.ErrorPayload{Status: status, Error: msg}, IsError: true}
+	code := domain.ErrorCode(err)
+	if status == "forbidden" {
+		code = "" // the status says it, as in tools.Failure
+	}
+	return api.ToolOutcome{Payload: api.ErrorPayload{Status: status, Error: msg, Code: code}, IsError: true}
 }
 
 // ListSessions lists the sessions p may see.

@@ -99,6 +99,9 @@ type Options struct {
 	// Channels delivers outbox items of provider channels (telegram,
 	// discord): the gateway's channels.Registry. Nil: none.
 	Channels ChannelDeliverers
+	// Deliverers deliver outbox items of kinds the engine does not know
+	// (A2A push notifications), by kind.
+	Deliverers map[domain.OutboxKind]outbox.Deliverer
 }
 
 // ChannelDeliverers hands out the outbox deliverer of a provider channel.
@@ -206,9 +209,13 @@ func New(opts Options) (*Engine, error) {
 	if e.channels != nil {
 		channels.External = e.channels.Deliverer
 	}
+	hosted := map[domain.OutboxKind]outbox.Deliverer{limits.OutboxHeldSend: outbox.DelivererFunc(e.deliverHeldSend)}
+	for kind, d := range opts.Deliverers {
+		hosted[kind] = d
+	}
 	ob, err := outbox.Wire(outbox.Wiring{
 		Store: e.store, Channels: channels, SubagentAnnounce: outbox.DelivererFunc(func(ctx context.Context, it domain.OutboxItem) error { return e.spawner.DeliverAnnounce(ctx, it) }),
-		Hosted:   map[domain.OutboxKind]outbox.Deliverer{limits.OutboxHeldSend: outbox.DelivererFunc(e.deliverHeldSend)},
+		Hosted:   hosted,
 		Archived: func(key string) { e.publishSession(key, "archived") },
 		Publish:  e.bus.publish, Logger: e.log, Now: e.now, Interval: opts.MaintenanceInterval, Taker: taker,
 	})

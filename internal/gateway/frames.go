@@ -87,7 +87,7 @@ func toWireError(err error) *wireError {
 		}}
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return &wireError{Code: CodeUnavailable, Message: "request cancelled"}
+		return &wireError{Code: CodeUnavailable, Message: "request cancelled", Details: map[string]any{"code": domain.CodeUnavailable}}
 	}
 	code := CodeInvalidRequest
 	switch domain.ErrorCode(err) {
@@ -98,7 +98,11 @@ func toWireError(err error) *wireError {
 	case domain.CodeConflict:
 		code = CodeConflict
 	}
-	return &wireError{Code: code, Message: domain.ErrorMessage(err), Retryable: domain.ErrorCode(err) == domain.CodeUnavailable}
+	// details.code is switchboard's machine-readable code, the one the
+	// other surfaces give for the same refusal: INVALID_REQUEST alone
+	// covers bad input, not found, forbidden and conflict alike.
+	return &wireError{Code: code, Message: domain.ErrorMessage(err), Retryable: domain.ErrorCode(err) == domain.CodeUnavailable,
+		Details: map[string]any{"code": domain.ErrorCode(err)}}
 }
 
 // idKnown reports whether a frame carried a usable request id.

@@ -257,7 +257,9 @@ func (s *Server) mAgentWait(ctx context.Context, cl *call) (any, error) {
 	r, err := s.eng.WaitRun(ctx, cl.principal(""), api.WaitRequest{RunID: runID, Timeout: timeout})
 	if err != nil {
 		if domain.ErrorCode(err) == domain.CodeNotFound {
-			return nil, domain.Invalid("run not found: %s", p.RunID)
+			// INVALID_REQUEST on the wire (as OpenClaw answers), not_found
+			// in details.code.
+			return nil, domain.Errorf(domain.CodeNotFound, "run not found: %s", p.RunID)
 		}
 		return nil, err
 	}

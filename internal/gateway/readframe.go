@@ -69,7 +69,7 @@ func readConnect(typ websocket.MessageType, data []byte) (reqFrame, connectParam
 	if lo > hi {
 		return f, p, 0, &frameFault{close: websocket.StatusProtocolError, reason: "protocol mismatch",
 			wire: &wireError{Code: CodeInvalidRequest, Message: "protocol mismatch",
-				Details: map[string]any{"supported": []int{ProtocolMin, ProtocolMax}, "requested": []int64{*p.MinProtocol, *p.MaxProtocol}}}}
+				Details: map[string]any{"code": domain.CodeInvalid, "supported": []int{ProtocolMin, ProtocolMax}, "requested": []int64{*p.MinProtocol, *p.MaxProtocol}}}}
 	}
 	if p.Role != "" && p.Role != "operator" {
 		return refuse("invalid connect params", invalidParams("connect", "role %q is not supported (switchboard accepts operator clients only)", p.Role))

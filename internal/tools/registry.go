@@ -90,15 +90,15 @@ func Call(ctx context.Context, svc api.Service, p api.Principal, name string, ra
 }
 
 // Failure is the outcome of a failed call: status "forbidden" for a
-// refusal, "error" otherwise, with the client-safe message and, where the
-// status alone does not say it, the error code.
+// refusal, "error" otherwise with the machine-readable error code
+// (domain.Code*) the other surfaces give for the same refusal, and the
+// client-safe message.
 func Failure(err error) api.ToolOutcome {
-	p := api.ErrorPayload{Status: "error", Error: domain.ErrorMessage(err)}
-	switch code := domain.ErrorCode(err); code {
-	case domain.CodeForbidden:
-		p.Status = "forbidden"
-	case domain.CodeConflict, domain.CodeUnavailable, domain.CodeNotFound, domain.CodeTimeout:
-		p.Code = code
+	code := domain.ErrorCode(err)
+	p := api.ErrorPayload{Status: "error", Error: domain.ErrorMessage(err), Code: code}
+	if code == domain.CodeForbidden {
+		// OpenClaw's refusal payload: the status is the code.
+		p.Status, p.Code = "forbidden", ""
 	}
 	return api.ToolOutcome{Payload: p, IsError: true}
 }

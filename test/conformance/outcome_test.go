@@ -241,7 +241,19 @@ func fromCLI(exit int, stdout, stderr string) outcome {
 		return outcome{OK: true, Status: statusOf([]byte(stdout)), Payload: stdout}
 	}
 	if exit == 2 {
-		return outcome{Code: codeUsage, Msg: msg, Payload: stderr}
+		return outcome{Code: codeUsage, Msg: msg, Payload: stdout + stderr}
+	}
+	// Under --json a failed command prints {ok:false, error:{code,
+	// message}} on stdout, the HTTP API's shape. "internal" is what an
+	// error the command did not classify says: any refusal.
+	var e struct {
+		OK    *bool `json:"ok"`
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(stdout), &e) == nil && e.OK != nil && !*e.OK && e.Error.Code != "" && e.Error.Code != "internal" {
+		return outcome{Code: e.Error.Code, Msg: msg, Payload: stdout + stderr}
 	}
 	if st := statusOf([]byte(stdout)); st == "forbidden" || st == "error" || st == "timeout" {
 		o := fromTool(true, []byte(stdout))

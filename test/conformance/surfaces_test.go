@@ -282,7 +282,16 @@ func mcpCall(t *testing.T, s *mcp.ClientSession, tool string, args any) outcome 
 			}
 		}
 	}
-	return fromTool(res.IsError, payload)
+	o := fromTool(res.IsError, payload)
+	// An error result names its code in _meta too; it must agree with
+	// the payload's.
+	if code, _ := res.Meta["switchboard/code"].(string); res.IsError && code != "" {
+		if o.Code != codeToolError && o.Code != code {
+			o.Msg += fmt.Sprintf(" | _meta code %q disagrees with the payload's %q", code, o.Code)
+		}
+		o.Code = code
+	}
+	return o
 }
 
 // mcpHTTPOutcome calls a tool over /mcp with a token.

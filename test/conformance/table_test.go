@@ -22,7 +22,11 @@ type row struct {
 	// sameFields lists fields (and "Msg") that must be identical on every
 	// cell that answered, beyond matching want.
 	sameFields []string
-	cells      []cell
+	// exactCode asks every cell for the row's code itself: a coarse code
+	// (a WS INVALID_REQUEST, a tool "error", a CLI exit status) that
+	// would cover it is not enough.
+	exactCode bool
+	cells     []cell
 }
 
 // cell is one surface's way to make the row's call.
@@ -82,6 +86,7 @@ func TestConformance(t *testing.T) {
 		a2aOwnerRows(w),
 		revokeRows(w),
 		resourceRows(w),
+		codeRows(w),
 	} {
 		rows = append(rows, group...)
 	}
@@ -125,6 +130,9 @@ func runRow(t *testing.T, w *world, r row) {
 			}
 			if d := diff(want, o); d != "" {
 				t.Errorf("%s %s", name, d)
+			}
+			if r.exactCode && o.Code != want.Code {
+				t.Errorf("%s: code %q, want exactly %q (payload: %s)", name, o.Code, want.Code, clipText(o.Payload, 600))
 			}
 		})
 	}

@@ -22,6 +22,9 @@ type Endpoint struct {
 	Version string
 	// Name is the agent's name from its card.
 	Name string
+	// Streaming: the card says capabilities.streaming, so a message is
+	// sent as a stream (SendStreamingMessage / message/stream).
+	Streaming bool
 }
 
 // cached is a fetched card's endpoint and when it stops being fresh.
@@ -102,6 +105,7 @@ func (c *Client) fetchCard(ctx context.Context, r Remote) (Endpoint, error) {
 	if err != nil {
 		return Endpoint{}, err
 	}
+	ep.Streaming = card.Capabilities.Streaming != nil && *card.Capabilities.Streaming
 	return pinEndpoint(r, cardURL, ep)
 }
 

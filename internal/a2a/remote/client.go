@@ -149,40 +149,46 @@ func (c *Client) send(ctx context.Context, r Remote, msg Message) (Result, error
 	if err != nil {
 		return Result{}, err
 	}
+	if ep.Streaming {
+		return c.sendStream(ctx, r, ep, msg)
+	}
 	if ep.Version == wire.LegacyVersion {
 		return c.sendLegacy(ctx, r, ep, msg)
 	}
+	// Not blocking: the answer names the task at once, so a caller that
+	// stops waiting can cancel it (a server that blocks anyway is polled
+	// no differently).
+	req := detach(ctx)
+	defer req.end()
+	var out json.RawMessage
+	if err := c.call(req.ctx, r, ep, wire.MethodSendMessage, wire.SendMessageRequest{Message: modernMessage(msg),
+		Configuration: &wire.SendMessageConfiguration{ReturnImmediately: true}}, &out); err != nil {
+		if ctx.Err() != nil {
+			return Result{}, context.Cause(ctx)
+		}
+		return Result{}, err
+	}
+	var answer wire.SendMessageResponse
+	if err := json.Unmarshal(out, &answer); err != nil {
+		return Result{}, fmt.Errorf("%w: SendMessage result: %v", ErrProtocol, err)
+	}
+	switch {
+	case answer.Message != nil:
+		return Result{Reply: partsText(answer.Message.Parts), Version: ep.Version}, nil
+	case answer.Task == nil:
+		return Result{}, fmt.Errorf("%w: SendMessage answered neither a task nor a message", ErrProtocol)
+	}
+	return c.poll(ctx, r, ep, *answer.Task)
+}
+
+// modernMessage is msg as a 1.0 message.
+func modernMessage(msg Message) *wire.Message {
 	text := msg.Text
 	m := &wire.Message{MessageID: msg.id(), ContextID: msg.ContextID, Role: wire.RoleUser, Parts: []wire.Part{{Text: &text}}}
 	if len(msg.Chain) > 0 {
 		m.Metadata = map[string]any{ChainKey: msg.Chain}
 	}
-	var out wire.SendMessageResponse
-	if err := c.call(ctx, r, ep, wire.MethodSendMessage, wire.SendMessageRequest{Message: m}, &out); err != nil {
-		return Result{}, err
-	}
-	switch {
-	case out.Message != nil:
-		return Result{Reply: partsText(out.Message.Parts), Version: ep.Version}, nil
-	case out.Task == nil:
-		return Result{}, fmt.Errorf("%w: SendMessage answered neither a task nor a message", ErrProtocol)
-	}
-	task := *out.Task
-	for delay := c.pollFirst; !task.Status.State.Terminal() && !task.Status.State.Interrupted(); delay = min(2*delay, c.pollMax) {
-		if err := wait(ctx, delay); err != nil {
-			c.cancelTask(r, ep, task.ID)
-			return Result{}, err
-		}
-		var next wire.Task
-		if err := c.call(ctx, r, ep, wire.MethodGetTask, wire.GetTaskRequest{ID: task.ID}, &next); err != nil {
-			if ctx.Err() != nil {
-				c.cancelTask(r, ep, task.ID)
-			}
-			return Result{}, err
-		}
-		task = next
-	}
-	return taskResult(task, ep.Version)
+	return m
 }
 
 // taskResult is the Result of a task that stopped.
@@ -236,27 +242,38 @@ func (c *Client) cancelTask(r Remote, ep Endpoint, id string) {
 
 // call makes one JSON-RPC call and decodes its result into out.
 func (c *Client) call(ctx context.Context, r Remote, ep Endpoint, method string, params, out any) error {
+	ctx, span := tracing.StartClient(ctx, "a2a "+method, attribute.String("rpc.system", "jsonrpc"), attribute.String("rpc.method", method))
+	defer span.End(nil)
+	resp, err := c.post(ctx, r, ep, method, params, "application/json")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	return c.decodeAnswer(ctx, resp, method, out)
+}
+
+// post sends one JSON-RPC request and returns the HTTP answer (its
+// status not yet looked at).
+func (c *Client) post(ctx context.Context, r Remote, ep Endpoint, method string, params any, accept string) (*http.Response, error) {
 	rawParams, err := json.Marshal(params)
 	if err != nil {
-		return fmt.Errorf("%s params: %w", method, err)
+		return nil, fmt.Errorf("%s params: %w", method, err)
 	}
 	body, err := json.Marshal(wire.Request{JSONRPC: wire.JSONRPCVersion, ID: json.RawMessage(`1`), Method: method, Params: rawParams})
 	if err != nil {
-		return fmt.Errorf("%s request: %w", method, err)
+		return nil, fmt.Errorf("%s request: %w", method, err)
 	}
 	if _, err := r.guard().CheckURL(ep.URL); err != nil {
-		return fmt.Errorf("%w: endpoint: %w", ErrBadCard, err)
+		return nil, fmt.Errorf("%w: endpoint: %w", ErrBadCard, err)
 	}
-	ctx, span := tracing.StartClient(ctx, "a2a "+method, attribute.String("rpc.system", "jsonrpc"), attribute.String("rpc.method", method))
-	defer span.End(nil)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL, bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("%w: endpoint %q: %v", ErrBadCard, ep.URL, err)
+		return nil, fmt.Errorf("%w: endpoint %q: %v", ErrBadCard, ep.URL, err)
 	}
 	// The remote gateway's work joins this trace (W3C traceparent).
 	tracing.InjectHeaders(ctx, req.Header)
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", accept)
 	if ep.Version == wire.Version {
 		req.Header.Set(wire.VersionHeader, wire.Version)
 	}
@@ -265,9 +282,13 @@ func (c *Client) call(ctx context.Context, r Remote, ep Endpoint, method string,
 	}
 	resp, err := c.client(r).Do(req)
 	if err != nil {
-		return unreachable(ctx, err)
+		return nil, unreachable(ctx, err)
 	}
-	defer resp.Body.Close()
+	return resp, nil
+}
+
+// decodeAnswer reads a JSON-RPC answer and decodes its result into out.
+func (c *Client) decodeAnswer(ctx context.Context, resp *http.Response, method string, out any) error {
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
 	if err != nil {
 		return unreachable(ctx, err)
@@ -282,6 +303,11 @@ func (c *Client) call(ctx context.Context, r Remote, ep Endpoint, method string,
 	if err := json.Unmarshal(data, &rpc); err != nil {
 		return fmt.Errorf("%w: %s answer is not JSON-RPC: %v", ErrUnreachable, method, err)
 	}
+	return result(rpc, method, out)
+}
+
+// result decodes one JSON-RPC response's result into out.
+func result(rpc wire.Response, method string, out any) error {
 	if rpc.Error != nil {
 		return fmt.Errorf("%w: %s answered JSON-RPC error %d%s", ErrProtocol, method, rpc.Error.Code, remoteSays(rpc.Error.Message))
 	}

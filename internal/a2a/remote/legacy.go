@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -48,7 +49,8 @@ type legacyResult struct {
 		Message *legacyMessage `json:"message"`
 	} `json:"status"`
 	Artifacts []struct {
-		Parts []legacyPart `json:"parts"`
+		ArtifactID string       `json:"artifactId"`
+		Parts      []legacyPart `json:"parts"`
 	} `json:"artifacts"`
 	Parts []legacyPart `json:"parts"`
 }
@@ -91,17 +93,28 @@ func legacyParts(ps []legacyPart) []wire.Part {
 	return out
 }
 
-// sendLegacy is Send over protocol 0.3 (message/send, tasks/get).
-func (c *Client) sendLegacy(ctx context.Context, r Remote, ep Endpoint, msg Message) (Result, error) {
+// legacyParams is msg as 0.3 message/send (or message/stream) params.
+func legacyParams(msg Message, blocking bool) legacySendParams {
 	var p legacySendParams
 	p.Message = legacyMessage{Kind: "message", MessageID: msg.id(), ContextID: msg.ContextID, Role: "user",
 		Parts: []legacyPart{{Kind: "text", Text: msg.Text}}}
 	if len(msg.Chain) > 0 {
 		p.Message.Metadata = map[string]any{ChainKey: msg.Chain}
 	}
-	p.Configuration.Blocking = true
+	p.Configuration.Blocking = blocking
+	return p
+}
+
+// sendLegacy is Send over protocol 0.3 (message/send, not blocking so
+// that the task is known at once, then tasks/get).
+func (c *Client) sendLegacy(ctx context.Context, r Remote, ep Endpoint, msg Message) (Result, error) {
+	req := detach(ctx)
+	defer req.end()
 	var out legacyResult
-	if err := c.call(ctx, r, ep, wire.LegacyMethodSendMessage, p, &out); err != nil {
+	if err := c.call(req.ctx, r, ep, wire.LegacyMethodSendMessage, legacyParams(msg, false), &out); err != nil {
+		if ctx.Err() != nil {
+			return Result{}, context.Cause(ctx)
+		}
 		return Result{}, err
 	}
 	if out.Kind == "message" {
@@ -111,21 +124,52 @@ func (c *Client) sendLegacy(ctx context.Context, r Remote, ep Endpoint, msg Mess
 	if err != nil {
 		return Result{}, err
 	}
-	for delay := c.pollFirst; !task.Status.State.Terminal() && !task.Status.State.Interrupted(); delay = min(2*delay, c.pollMax) {
-		if err := wait(ctx, delay); err != nil {
-			c.cancelTask(r, ep, task.ID)
-			return Result{}, err
-		}
-		var next legacyResult
-		if err := c.call(ctx, r, ep, wire.LegacyMethodGetTask, legacyTaskID{ID: task.ID}, &next); err != nil {
-			if ctx.Err() != nil {
-				c.cancelTask(r, ep, task.ID)
-			}
-			return Result{}, err
-		}
-		if task, err = next.modern(); err != nil {
-			return Result{}, err
-		}
+	return c.poll(ctx, r, ep, task)
+}
+
+// legacyStreamEvent is one 0.3 stream event: a task, a message, a
+// status-update or an artifact-update (kind says which).
+type legacyStreamEvent struct {
+	legacyResult
+	TaskID   string `json:"taskId"`
+	Artifact *struct {
+		ArtifactID string       `json:"artifactId"`
+		Parts      []legacyPart `json:"parts"`
+	} `json:"artifact"`
+	Append bool `json:"append"`
+}
+
+// legacyEvent translates a 0.3 stream event to the 1.0 shape.
+func legacyEvent(raw json.RawMessage) (wire.StreamResponse, error) {
+	var ev legacyStreamEvent
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		return wire.StreamResponse{}, fmt.Errorf("%w: stream event: %v", ErrProtocol, err)
 	}
-	return taskResult(task, ep.Version)
+	switch ev.Kind {
+	case "message":
+		return wire.StreamResponse{Message: &wire.Message{Role: wire.RoleAgent, Parts: legacyParts(ev.Parts)}}, nil
+	case "task":
+		t, err := ev.modern()
+		if err != nil {
+			return wire.StreamResponse{}, err
+		}
+		for i, a := range ev.Artifacts {
+			t.Artifacts[i].ArtifactID = a.ArtifactID
+		}
+		return wire.StreamResponse{Task: &t}, nil
+	case "status-update":
+		ev.ID = ev.TaskID
+		t, err := ev.modern()
+		if err != nil {
+			return wire.StreamResponse{}, err
+		}
+		return wire.StreamResponse{StatusUpdate: &wire.TaskStatusUpdateEvent{TaskID: ev.TaskID, ContextID: ev.ContextID, Status: t.Status}}, nil
+	case "artifact-update":
+		if ev.Artifact == nil {
+			return wire.StreamResponse{}, fmt.Errorf("%w: artifact-update without an artifact", ErrProtocol)
+		}
+		return wire.StreamResponse{ArtifactUpdate: &wire.TaskArtifactUpdateEvent{TaskID: ev.TaskID, ContextID: ev.ContextID,
+			Artifact: wire.Artifact{ArtifactID: ev.Artifact.ArtifactID, Parts: legacyParts(ev.Artifact.Parts)}, Append: ev.Append}}, nil
+	}
+	return wire.StreamResponse{}, fmt.Errorf("%w: stream event of kind %q", ErrProtocol, ev.Kind)
 }

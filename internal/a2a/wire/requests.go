@@ -5,13 +5,14 @@ import "encoding/json"
 // SendMessageConfiguration tunes one SendMessage or SendStreamingMessage.
 type SendMessageConfiguration struct {
 	AcceptedOutputModes []string `json:"acceptedOutputModes,omitempty"`
-	// TaskPushNotificationConfig is kept raw: push notifications are not
-	// supported by switchboard, and the server only needs to see it is set.
+	// TaskPushNotificationConfig is kept raw: the server decodes it as a
+	// TaskPushNotificationConfig when it serves push notifications, and
+	// refuses it by name when it does not.
 	TaskPushNotificationConfig json.RawMessage `json:"taskPushNotificationConfig,omitempty"`
 	// PushNotificationConfig and PushNotification are the names earlier
 	// drafts and SDKs give the same field; a push config under any of them
-	// is refused rather than silently ignored (the client would wait for
-	// webhooks that never come).
+	// is honoured, or refused rather than silently ignored (the client
+	// would wait for webhooks that never come).
 	PushNotificationConfig json.RawMessage `json:"pushNotificationConfig,omitempty"`
 	PushNotification       json.RawMessage `json:"pushNotification,omitempty"`
 	HistoryLength          *int32          `json:"historyLength,omitempty"`

@@ -28,6 +28,15 @@ const (
 	MethodCancelTask           = "CancelTask"
 	MethodSubscribeToTask      = "SubscribeToTask"
 	MethodGetExtendedAgentCard = "GetExtendedAgentCard"
+
+	MethodCreatePushConfig = "CreateTaskPushNotificationConfig"
+	MethodGetPushConfig    = "GetTaskPushNotificationConfig"
+	// MethodListPushConfigs is the name the JSON-RPC binding uses;
+	// MethodListPushConfig is the RPC's name in a2a.proto, which some
+	// clients send as is.
+	MethodListPushConfigs  = "ListTaskPushNotificationConfigs"
+	MethodListPushConfig   = "ListTaskPushNotificationConfig"
+	MethodDeletePushConfig = "DeleteTaskPushNotificationConfig"
 )
 
 // JSON-RPC method names of protocol 0.3 (their params and results use the 0.3
@@ -40,4 +49,9 @@ const (
 	LegacyMethodResubscribe   = "tasks/resubscribe"
 	// LegacyMethodExtendedCard is 0.3's GetExtendedAgentCard.
 	LegacyMethodExtendedCard = "agent/getAuthenticatedExtendedCard"
+
+	LegacyMethodSetPushConfig    = "tasks/pushNotificationConfig/set"
+	LegacyMethodGetPushConfig    = "tasks/pushNotificationConfig/get"
+	LegacyMethodListPushConfig   = "tasks/pushNotificationConfig/list"
+	LegacyMethodDeletePushConfig = "tasks/pushNotificationConfig/delete"
 )
