@@ -95,6 +95,12 @@ var rules = map[Op]Rule{
 	OpChannelsPairing: {Scope: ScopeAdmin, Acting: OperatorOnly},
 	OpLoopsList:       {Scope: ScopeRead, Acting: OperatorOnly, Reads: true},
 	OpLoopsResume:     {Scope: ScopeAdmin, Acting: OperatorOnly},
+	// Approvals need OpenClaw's operator.approvals (admin implies it): a
+	// read-only or session-bound credential neither reads nor decides them.
+	OpApprovalGet:     {Scope: ScopeApprovals, Acting: OperatorOnly, Reads: true},
+	OpApprovalList:    {Scope: ScopeApprovals, Acting: OperatorOnly, Reads: true},
+	OpApprovalHistory: {Scope: ScopeApprovals, Acting: OperatorOnly, Reads: true},
+	OpApprovalResolve: {Scope: ScopeApprovals, Acting: OperatorOnly},
 }
 
 // RuleFor returns the rule of op. An operation missing from the table is

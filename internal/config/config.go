@@ -25,6 +25,8 @@ type Config struct {
 	A2A      A2AConfig      `json:"a2a"`
 	// Tracing exports OpenTelemetry traces (tracing.go).
 	Tracing TracingConfig `json:"tracing"`
+	// Approvals hold agent-to-agent calls for an operator (approvals.go).
+	Approvals ApprovalsConfig `json:"approvals"`
 }
 
 // A2AConfig is `a2a.*`: the Agent2Agent (A2A) protocol surface.
@@ -432,7 +434,7 @@ type TokenBinding struct {
 	// gateway names it tokens[<index>]. Names are unique.
 	Name  string `json:"name,omitempty"`
 	Token string `json:"token"`
-	// Scopes are read|write|admin. Empty means all for an unbound token and
+	// Scopes are read|write|admin|approvals. Empty means all for an unbound token and
 	// read+write for a token bound to a session.
 	Scopes  []string `json:"scopes,omitempty"`
 	Session string   `json:"session,omitempty"`

@@ -161,6 +161,7 @@ func (c *Config) problems(skip map[string]bool) []Problem {
 	c.checkA2ARemotes(v)
 	c.checkTracing(v)
 	c.checkLimits(v)
+	c.checkApprovals(v)
 	return v.problems
 }
 
@@ -476,7 +477,7 @@ func (c *Config) checkGateway(v *checker) {
 			seen[t.Token] = i
 		}
 		for j, sc := range t.Scopes {
-			v.oneOf(fmt.Sprintf("%s.scopes[%d]", path, j), sc, "read", "write", "admin")
+			v.oneOf(fmt.Sprintf("%s.scopes[%d]", path, j), sc, "read", "write", "admin", "approvals")
 		}
 		if t.Session != "" {
 			if _, err := keys.Canonical(t.Session, ""); err != nil {

@@ -25,6 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/approvals"
 	"github.com/switchboard-go/switchboard/internal/budget"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -120,6 +121,9 @@ type Engine struct {
 	reads      query.Reader
 	channels   ChannelDeliverers
 
+	// approvalWaiters wakes tool calls waiting for a decision (approvals.go).
+	approvalWaiters approvals.Waiters
+
 	started bool
 	hold    bool
 	swept   int // attachment folders removed at start
@@ -186,7 +190,8 @@ func New(opts Options) (*Engine, error) {
 	}
 	ob, err := outbox.Wire(outbox.Wiring{
 		Store: e.store, Channels: channels, SubagentAnnounce: outbox.DelivererFunc(e.deliverSubagentAnnounce),
-		Hosted:   map[domain.OutboxKind]outbox.Deliverer{outboxHeldSend: outbox.DelivererFunc(e.deliverHeldSend)},
+		Hosted: map[domain.OutboxKind]outbox.Deliverer{outboxHeldSend: outbox.DelivererFunc(e.deliverHeldSend),
+			outboxApproval: outbox.DelivererFunc(e.deliverApproval)},
 		Archived: func(key string) { e.publishSession(key, "archived") },
 		Publish:  e.bus.publish, Logger: e.log, Now: e.now, Interval: opts.MaintenanceInterval, Claimer: claimer,
 	})

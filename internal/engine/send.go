@@ -122,6 +122,9 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 	if res, held, err := e.holdOnLoop(ctx, req, requesterKey, target, display, chain, p.Message); held || err != nil {
 		return res, err
 	}
+	if res, held, err := e.holdSend(ctx, req, p, target, display, facts.Channel, facts.ChatType); held || err != nil {
+		return res, err
+	}
 	if mode == api.SendNotify {
 		if e.isRemote(targetAgent) {
 			// A2A has no message that starts no task: a notify would stay

@@ -143,6 +143,10 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 		return api.SpawnResult{}, domain.Errorf(domain.CodeForbidden, `sessions_spawn refused: sandbox="require" but agent %q runs unsandboxed (set its sandbox.mode to "all")`, agent)
 	}
 
+	if res, held, err := e.holdSpawn(ctx, req, p, agent); held || err != nil {
+		return res, err
+	}
+
 	// Limits on live children: checked with the run's commit, under the
 	// spawn gate (admitSpawn), so that concurrent spawns cannot overshoot.
 

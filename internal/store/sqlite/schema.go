@@ -11,7 +11,7 @@ import (
 const applicationID = 0x53774264
 
 // SchemaVersion is the schema version this package writes and understands.
-const SchemaVersion = 10
+const SchemaVersion = 11
 
 // migrateTo moves the schema on conn, inside the migration transaction,
 // from version to-1 to to. A new store runs every migration in turn.
@@ -54,6 +54,9 @@ func migrateTo(ctx context.Context, conn *sql.Conn, to int) error {
 		// (scopeOf), so a search under agent visibility reads only its
 		// agents' messages however many sessions they hold: rebuilt.
 		return migrateV10(ctx, conn)
+	case 11:
+		// Approvals of agent-to-agent calls (approvals.go).
+		return migrateApprovals(ctx, conn)
 	}
 	return fmt.Errorf("no migration to version %d", to)
 }

@@ -1,0 +1,95 @@
+package approvals
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/domain"
+)
+
+// Presentation limits of OpenClaw's plugin approval presentation.
+const (
+	maxTitle       = 80
+	maxDescription = 512
+	maxDetail      = 16384
+)
+
+// URLPath is where the web UI shows approval id.
+func URLPath(id string) string { return "/approvals/" + id }
+
+// Presentation is the reviewer's view of a held call: what it is (title),
+// who calls whom (description) and the message or task (detail).
+func Presentation(a domain.Approval, text string) api.ApprovalPresentation {
+	title := a.Tool + " to " + a.TargetKey
+	if a.Tool == api.ToolSessionsSpawn {
+		title = a.Tool + " of agent " + a.TargetAgent
+	}
+	desc := fmt.Sprintf("%s asks to %s %s (approvals.rules[%d]).", a.RequesterKey, verb(a.Tool), a.TargetKey, a.Rule)
+	if a.Tool == api.ToolSessionsSpawn {
+		desc = fmt.Sprintf("%s asks to spawn a sub-agent of agent %s (approvals.rules[%d]).", a.RequesterKey, a.TargetAgent, a.Rule)
+	}
+	p := api.ApprovalPresentation{
+		Kind: api.ApprovalKindPlugin, Title: clip(title, maxTitle), Description: clip(desc, maxDescription),
+		Detail: clip(text, maxDetail), Severity: "warning", ToolName: a.Tool, AgentID: a.RequesterAgent,
+		AllowedDecisions: []string{api.DecisionAllowOnce, api.DecisionAllowAlways, api.DecisionDeny},
+	}
+	return p
+}
+
+func verb(tool string) string {
+	if tool == api.ToolSessionsSend {
+		return "send a message to"
+	}
+	return "call"
+}
+
+// Snapshot is a in OpenClaw's ApprovalSnapshot shape; text is the held
+// message or task, shown as its detail.
+func Snapshot(a domain.Approval, text string) api.ApprovalSnapshot {
+	s := api.ApprovalSnapshot{
+		ID: a.ID, URLPath: URLPath(a.ID), CreatedAtMs: a.CreatedAt, ExpiresAtMs: a.ExpiresAt,
+		Presentation: Presentation(a, text), Status: string(a.Status),
+	}
+	if a.Status == domain.ApprovalPending {
+		s.SourceSessionKey = a.RequesterKey
+		return s
+	}
+	at := a.ResolvedAt
+	s.ResolvedAtMs = &at
+	s.Source = &api.ApprovalSource{AgentID: a.RequesterAgent, SessionKey: a.RequesterKey}
+	s.Resolver = resolverOf(a.Resolver)
+	switch a.Status {
+	case domain.ApprovalAllowed, domain.ApprovalDenied:
+		s.Decision, s.Reason = a.Decision, "user"
+	case domain.ApprovalExpired:
+		s.Reason = "timeout"
+	case domain.ApprovalCancelled:
+		s.Reason = "run-aborted"
+	}
+	return s
+}
+
+// resolverOf reads a stored resolver, "kind:id" (or just the kind).
+func resolverOf(s string) *api.ApprovalResolver {
+	if s == "" {
+		return nil
+	}
+	kind, id, _ := strings.Cut(s, ":")
+	return &api.ApprovalResolver{Kind: kind, ID: id}
+}
+
+// clip shortens s to n characters; an empty s becomes "-" since every
+// presentation text is at least one character.
+func clip(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "-"
+	}
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
