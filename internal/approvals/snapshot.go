@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -45,9 +46,31 @@ func verb(tool string) string {
 	return "call"
 }
 
-// Snapshot is a in OpenClaw's ApprovalSnapshot shape; text is the held
-// message or task, shown as its detail.
-func Snapshot(a domain.Approval, text string) api.ApprovalSnapshot {
+// Text is the message or task of a held call (its "send" or "spawn"),
+// the reviewer's detail.
+func Text(call json.RawMessage) string {
+	var c struct {
+		Send *struct {
+			Message string
+		} `json:"send"`
+		Spawn *struct {
+			Task string
+		} `json:"spawn"`
+	}
+	_ = json.Unmarshal(call, &c)
+	switch {
+	case c.Send != nil:
+		return c.Send.Message
+	case c.Spawn != nil:
+		return c.Spawn.Task
+	}
+	return ""
+}
+
+// Snapshot is a in OpenClaw's ApprovalSnapshot shape, the held message or
+// task shown as its detail.
+func Snapshot(a domain.Approval) api.ApprovalSnapshot {
+	text := Text(a.Call)
 	s := api.ApprovalSnapshot{
 		ID: a.ID, URLPath: URLPath(a.ID), CreatedAtMs: a.CreatedAt, ExpiresAtMs: a.ExpiresAt,
 		Presentation: Presentation(a, text), Status: string(a.Status),

@@ -32,26 +32,10 @@ type heldCall struct {
 	RunID string `json:"runId,omitempty"`
 }
 
-// text is the held message or task, the reviewer's detail.
-func (h heldCall) text() string {
-	switch {
-	case h.Send != nil:
-		return h.Send.Message
-	case h.Spawn != nil:
-		return h.Spawn.Task
-	}
-	return ""
-}
-
 func heldOf(a domain.Approval) heldCall {
 	var h heldCall
 	_ = json.Unmarshal(a.Call, &h)
 	return h
-}
-
-// approvalSnapshot is a in OpenClaw's snapshot shape.
-func approvalSnapshot(a domain.Approval) api.ApprovalSnapshot {
-	return approvals.Snapshot(a, heldOf(a).text())
 }
 
 // holdSend is the approval gate of sessions_send: a send an
@@ -187,7 +171,7 @@ func (e *Engine) holdForApproval(ctx context.Context, req Requester, c approvals
 	a := domain.Approval{ID: id, Tool: string(op), Rule: rule, Edge: edge, RequesterKey: c.RequesterKey,
 		RequesterAgent: c.RequesterAgent, TargetKey: target, TargetAgent: c.TargetAgent, Call: raw,
 		Status: domain.ApprovalPending, CreatedAt: now, ExpiresAt: now + int64(cfg.ApprovalExpiry())*1000}
-	a.Summary = approvals.Presentation(a, call.text()).Description
+	a.Summary = approvals.Presentation(a, "").Description
 	err = e.store.Update(ctx, func(tx domain.Tx) error {
 		atx, ok := tx.(domain.ApprovalTx)
 		if !ok {
@@ -409,7 +393,7 @@ func (e *Engine) ApprovalGet(ctx context.Context, p api.Principal, r api.Approva
 	if err != nil {
 		return api.ApprovalGetResult{}, err
 	}
-	return api.ApprovalGetResult{Approval: approvalSnapshot(a)}, nil
+	return api.ApprovalGetResult{Approval: approvals.Snapshot(a)}, nil
 }
 
 // ApprovalResolve is approval.resolve: the first decision on a pending
@@ -445,7 +429,7 @@ func (e *Engine) ApprovalResolve(ctx context.Context, p api.Principal, r api.App
 	if err != nil {
 		return api.ApprovalResolveResult{}, err
 	}
-	return api.ApprovalResolveResult{Applied: applied, Approval: approvalSnapshot(a)}, nil
+	return api.ApprovalResolveResult{Applied: applied, Approval: approvals.Snapshot(a)}, nil
 }
 
 // ApprovalList is approval.list (switchboard's): the pending approvals,
@@ -512,7 +496,7 @@ func (e *Engine) listApprovals(ctx context.Context, statuses []domain.ApprovalSt
 		rows = rows[:limit]
 	}
 	for _, a := range rows {
-		out = append(out, approvalSnapshot(a))
+		out = append(out, approvals.Snapshot(a))
 	}
 	return out, more, nil
 }

@@ -16,6 +16,7 @@ import (
 type Engine interface {
 	api.Service
 	api.Operators
+	api.Approvals
 
 	// Subscribe delivers engine events (the WS fan-out and metrics).
 	Subscribe(buffer int) (<-chan domain.Event, func())

@@ -70,6 +70,13 @@ func (s *Server) methodTable() map[string]method {
 		"loops.list":       {api.OpLoopsList, s.mLoopsList},
 		"loops.resume":     {api.OpLoopsResume, s.mLoopsResume},
 
+		// Approvals (approvals.go): OpenClaw's approval.get, .resolve and
+		// .history, and switchboard's approval.list.
+		"approval.get":     {api.OpApprovalGet, s.mApprovalGet},
+		"approval.resolve": {api.OpApprovalResolve, s.mApprovalResolve},
+		"approval.history": {api.OpApprovalHistory, s.mApprovalHistory},
+		"approval.list":    {api.OpApprovalList, s.mApprovalList},
+
 		"channels.status":          {api.OpChannelsStatus, s.mChannelsStatus},
 		"channels.pairing.list":    {api.OpChannelsPairing, s.mPairingList},
 		"channels.pairing.approve": {api.OpChannelsPairing, s.mPairingApprove},
