@@ -3,6 +3,7 @@ package approvals
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -17,8 +18,8 @@ const (
 	maxDetail      = 16384
 )
 
-// URLPath is where the web UI shows approval id.
-func URLPath(id string) string { return "/approvals/" + id }
+// URLPath is where the web UI shows approval id (its Approvals view).
+func URLPath(id string) string { return "/#/approvals/" + url.PathEscape(id) }
 
 // Presentation is the reviewer's view of a held call: what it is (title),
 // who calls whom (description) and the message or task (detail).
