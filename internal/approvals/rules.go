@@ -13,6 +13,10 @@ const (
 	ToolSpawn = "spawn"
 )
 
+// ToolLoopsResume is the tool of an approval that asks to resume an edge
+// the loop breaker paused (raised by the breaker, not by a rule).
+const ToolLoopsResume = "loops.resume"
+
 // Call is what a rule is matched against: one sessions_send or
 // sessions_spawn about to be carried out.
 type Call struct {

@@ -29,13 +29,21 @@ func Presentation(a domain.Approval, text string) api.ApprovalPresentation {
 		title = a.Tool + " of agent " + a.TargetAgent
 	}
 	desc := fmt.Sprintf("%s asks to %s %s (approvals.rules[%d]).", a.RequesterKey, verb(a.Tool), a.TargetKey, a.Rule)
-	if a.Tool == api.ToolSessionsSpawn {
+	switch a.Tool {
+	case api.ToolSessionsSpawn:
 		desc = fmt.Sprintf("%s asks to spawn a sub-agent of agent %s (approvals.rules[%d]).", a.RequesterKey, a.TargetAgent, a.Rule)
+	case ToolLoopsResume:
+		title = "resume the paused edge to " + a.TargetKey
+		desc = fmt.Sprintf("The loop breaker paused %s → %s; allow resumes the edge and sends its held messages, deny keeps it paused.", a.RequesterKey, a.TargetKey)
 	}
 	p := api.ApprovalPresentation{
 		Kind: api.ApprovalKindPlugin, Title: clip(title, maxTitle), Description: clip(desc, maxDescription),
 		Detail: clip(text, maxDetail), Severity: "warning", ToolName: a.Tool, AgentID: a.RequesterAgent,
 		AllowedDecisions: []string{api.DecisionAllowOnce, api.DecisionAllowAlways, api.DecisionDeny},
+	}
+	if a.Tool == ToolLoopsResume {
+		// A resume has no edge to allow always: it is asked once per pause.
+		p.AllowedDecisions = []string{api.DecisionAllowOnce, api.DecisionDeny}
 	}
 	return p
 }
@@ -57,6 +65,9 @@ func Text(call json.RawMessage) string {
 		Spawn *struct {
 			Task string
 		} `json:"spawn"`
+		Resume *struct {
+			Reason string `json:"reason"`
+		} `json:"resume"`
 	}
 	_ = json.Unmarshal(call, &c)
 	switch {
@@ -64,6 +75,8 @@ func Text(call json.RawMessage) string {
 		return c.Send.Message
 	case c.Spawn != nil:
 		return c.Spawn.Task
+	case c.Resume != nil:
+		return c.Resume.Reason
 	}
 	return ""
 }

@@ -28,6 +28,8 @@ const outboxApproval domain.OutboxKind = "approval"
 type heldCall struct {
 	Send  *api.SendRequest  `json:"send,omitempty"`
 	Spawn *api.SpawnRequest `json:"spawn,omitempty"`
+	// Resume is a paused edge of the loop breaker to resume.
+	Resume *loopEdge `json:"resume,omitempty"`
 	// RunID is the requester's run that made the call.
 	RunID string `json:"runId,omitempty"`
 }
@@ -50,6 +52,8 @@ func (e *Engine) holdSend(ctx context.Context, req Requester, p api.SendRequest,
 	if !held || err != nil {
 		return api.SendResult{}, held, err
 	}
+	// The replays below run under the approval's key, not the caller's.
+	p.IdempotencyKey = ""
 	if a.Status == domain.ApprovalPending {
 		wait := api.SendTimeout.Default
 		if p.TimeoutSeconds != nil {
@@ -86,6 +90,7 @@ func (e *Engine) holdSpawn(ctx context.Context, req Requester, p api.SpawnReques
 	if !held || err != nil {
 		return api.SpawnResult{}, held, err
 	}
+	p.IdempotencyKey = ""
 	switch a.Status {
 	case domain.ApprovalPending:
 		return api.SpawnResult{Status: api.StatusPendingApproval, ApprovalID: a.ID, Note: pendingText(a)}, true, nil
@@ -333,7 +338,7 @@ func (e *Engine) deliverApproval(ctx context.Context, it domain.OutboxItem) erro
 		case h.Send != nil:
 			p := *h.Send
 			zero := 0
-			p.TimeoutSeconds = &zero
+			p.TimeoutSeconds, p.IdempotencyKey = &zero, ""
 			res, err := e.send(ctx, req, p)
 			if err != nil {
 				return err
@@ -346,16 +351,26 @@ func (e *Engine) deliverApproval(ctx context.Context, it domain.OutboxItem) erro
 				outcome += ": " + res.Error
 			}
 		case h.Spawn != nil:
-			res, err := e.spawn(ctx, req, *h.Spawn)
+			p := *h.Spawn
+			p.IdempotencyKey = ""
+			res, err := e.spawn(ctx, req, p)
 			if err != nil {
 				outcome = fmt.Sprintf("approval %s: an operator allowed the sessions_spawn, but it failed: %s", a.ID, domain.ErrorMessage(err))
 				break
 			}
 			outcome = fmt.Sprintf("approval %s: an operator allowed the sessions_spawn (%s); status %s, childSessionKey %s, runId %s",
 				a.ID, a.Decision, res.Status, res.ChildSessionKey, res.RunID)
+		case h.Resume != nil:
+			n, err := e.loopResume(ctx, h.Resume.From, h.Resume.To)
+			if err != nil && domain.ErrorCode(err) != domain.CodeNotFound {
+				return err
+			}
+			outcome = fmt.Sprintf("approval %s: an operator resumed the paused edge %s → %s; %d held message(s) released", a.ID, h.Resume.From, h.Resume.To, n)
 		default:
 			return fmt.Errorf("%w: approval %s holds no call", outbox.ErrPermanent, a.ID)
 		}
+	} else if h.Resume != nil {
+		outcome = fmt.Sprintf("%s The edge %s → %s stays paused (switchboard loops resume resumes it).", outcome, h.Resume.From, h.Resume.To)
 	}
 	return e.postOutcome(ctx, a, outcome)
 }

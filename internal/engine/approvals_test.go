@@ -339,3 +339,31 @@ func TestApprovalRetryWithIdempotencyKeyFindsItsApproval(t *testing.T) {
 		t.Fatalf("%d send runs for one idempotency key", n)
 	}
 }
+
+func TestLoopBreakerAsksAnOperatorToResume(t *testing.T) {
+	h, runOf := loopHarness(t, func(c *config.Config) {
+		c.Session.AgentToAgent.LoopBreaker.MaxMessages = 1
+		// Approvals are on; this rule holds nothing the loop sends.
+		c.Approvals.Rules = []config.ApprovalRule{{Tool: "spawn"}}
+	})
+	a, b := "agent:main:a", "agent:main:b"
+	sendFrom(h, runOf, a, b, "one")
+	if res := sendFrom(h, runOf, a, b, "two"); res.Status != "paused" {
+		t.Fatalf("second message = %+v; want paused", res)
+	}
+	list, err := h.e.ApprovalList(t.Context(), api.Operator(), api.ApprovalListRequest{})
+	if err != nil || len(list.Items) != 1 || list.Items[0].Presentation.ToolName != "loops.resume" ||
+		strings.Join(list.Items[0].Presentation.AllowedDecisions, ",") != "allow-once,deny" {
+		t.Fatalf("approvals after the pause = %+v, %v; want one asking to resume", list, err)
+	}
+	before := len(runsOf(h, b, domain.RunKindSend))
+	resolve(t, h, api.Operator(), list.Items[0].ID, api.DecisionAllowOnce)
+	h.waitFor("the held message released", func() bool { return len(runsOf(h, b, domain.RunKindSend)) == before+1 })
+	if got := runsOf(h, b, domain.RunKindSend)[0].Message; got != "two" {
+		t.Fatalf("released message = %q", got)
+	}
+	pauses, err := h.e.LoopsList(t.Context(), api.Operator())
+	if err != nil || len(pauses.Pauses) != 0 {
+		t.Fatalf("pauses after the allow = %+v, %v", pauses, err)
+	}
+}

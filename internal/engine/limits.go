@@ -121,6 +121,7 @@ func (e *Engine) holdOnLoop(ctx context.Context, req Requester, from, to, displa
 	if !wasPaused {
 		e.log.Warn("loop breaker paused an edge", "from", from, "to", to, "reason", p.Reason)
 		e.bus.publish(domain.Event{Kind: domain.EventLoopPaused, SessionKey: from, Reason: p.Reason, TS: now})
+		e.askLoopResume(ctx, from, to, p.Reason)
 	}
 	msg := fmt.Sprintf("loop breaker: %s; the message is held until an operator resumes the edge (switchboard loops resume %s %s)", p.Reason, from, to)
 	return api.SendResult{Status: "paused", Error: msg, SessionKey: display}, true, nil
