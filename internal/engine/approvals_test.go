@@ -367,3 +367,25 @@ func TestLoopBreakerAsksAnOperatorToResume(t *testing.T) {
 		t.Fatalf("pauses after the allow = %+v, %v", pauses, err)
 	}
 }
+
+func TestApprovalFromAChatCommand(t *testing.T) {
+	h, runOf := approvalHarness(t, nil, func(c *config.Config) { c.Session.Owners = []string{"alice"} })
+	res := sendFrom(h, runOf, sessA, sessB, "ship it")
+	ctx := t.Context()
+	if _, err := h.e.chat(ctx, api.ChatRequest{SessionKey: "ops", Message: "/approve " + res.ApprovalID, Channel: "discord", SenderID: "mallory"}); domain.ErrorCode(err) != domain.CodeForbidden {
+		t.Fatalf("/approve from a stranger = %v; want forbidden", err)
+	}
+	got, err := h.e.chat(ctx, api.ChatRequest{SessionKey: "ops", Message: "/approve " + res.ApprovalID, Channel: "discord", SenderID: "alice"})
+	if err != nil || !strings.Contains(got.Reply, "allowed (allow-once)") {
+		t.Fatalf("/approve from an owner = %+v, %v", got, err)
+	}
+	a := approvalOf(t, h, res.ApprovalID)
+	if a.Resolver == nil || a.Resolver.Kind != "channel" || a.Resolver.ID != "discord/alice" {
+		t.Fatalf("resolver = %+v; want the channel and sender", a.Resolver)
+	}
+	h.waitFor("the allowed send's run", func() bool { return len(runsOf(h, sessB, domain.RunKindSend)) == 1 })
+	again, err := h.e.chat(ctx, api.ChatRequest{SessionKey: "ops", Message: "/deny " + res.ApprovalID, Channel: "discord", SenderID: "alice"})
+	if err != nil || !strings.Contains(again.Reply, "already allowed") {
+		t.Fatalf("/deny after the allow = %+v, %v", again, err)
+	}
+}

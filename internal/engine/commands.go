@@ -11,7 +11,8 @@ import (
 	"github.com/switchboard-go/switchboard/internal/policy"
 )
 
-// command handles /new, /reset, /stop and /send before the model sees them.
+// command handles /new, /reset, /stop, /send, /approve and /deny before
+// the model sees them.
 func (e *Engine) command(ctx context.Context, key, channel, sender, msg string) (api.ChatResult, bool, error) {
 	text := strings.TrimSpace(msg)
 	if !strings.HasPrefix(text, "/") {
@@ -74,6 +75,8 @@ func (e *Engine) command(ctx context.Context, key, channel, sender, msg string) 
 		word := map[string]string{domain.SendPolicyAllow: "on", domain.SendPolicyDeny: "off", "": "inherit"}[v]
 		res.Reply = "⚙️ Send policy set to " + word + "."
 		return res, true, nil
+	case "/approve", "/deny":
+		return e.approvalCommand(ctx, res, channel, sender, fields)
 	}
 	return api.ChatResult{}, false, nil
 }
