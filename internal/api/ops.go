@@ -97,6 +97,12 @@ var rules = map[Op]Rule{
 	OpLoopsResume:     {Scope: ScopeAdmin, Acting: OperatorOnly},
 	OpAuditList:       {Scope: ScopeAdmin, Acting: OperatorOnly, Reads: true},
 	OpAuditChain:      {Scope: ScopeAdmin, Acting: OperatorOnly, Reads: true},
+	// Approvals need OpenClaw's operator.approvals (admin implies it): a
+	// read-only or session-bound credential neither reads nor decides them.
+	OpApprovalGet:     {Scope: ScopeApprovals, Acting: OperatorOnly, Reads: true},
+	OpApprovalList:    {Scope: ScopeApprovals, Acting: OperatorOnly, Reads: true},
+	OpApprovalHistory: {Scope: ScopeApprovals, Acting: OperatorOnly, Reads: true},
+	OpApprovalResolve: {Scope: ScopeApprovals, Acting: OperatorOnly},
 }
 
 // RuleFor returns the rule of op. An operation missing from the table is

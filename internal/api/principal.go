@@ -17,11 +17,14 @@ const (
 	ScopeWrite
 	// ScopeAdmin patches, resets and deletes sessions and runs commands.
 	ScopeAdmin
+	// ScopeApprovals reads and decides approvals (OpenClaw's
+	// operator.approvals); admin implies it, write does not.
+	ScopeApprovals
 )
 
 // AllScopes is what the operator (the local CLI, the gateway's main token,
 // a gateway without a token) holds.
-const AllScopes = ScopeRead | ScopeWrite | ScopeAdmin
+const AllScopes = ScopeRead | ScopeWrite | ScopeAdmin | ScopeApprovals
 
 // Has reports whether s satisfies need, admin implying write implying read.
 func (s Scope) Has(need Scope) bool {
@@ -41,7 +44,7 @@ func (s Scope) Names() []string {
 	for _, n := range []struct {
 		s    Scope
 		name string
-	}{{ScopeRead, "read"}, {ScopeWrite, "write"}, {ScopeAdmin, "admin"}} {
+	}{{ScopeRead, "read"}, {ScopeWrite, "write"}, {ScopeAdmin, "admin"}, {ScopeApprovals, "approvals"}} {
 		if s&n.s != 0 {
 			out = append(out, n.name)
 		}
@@ -52,9 +55,9 @@ func (s Scope) Names() []string {
 // String is the name of a single scope, or the names of several joined by +.
 func (s Scope) String() string { return strings.Join(s.Names(), "+") }
 
-// ParseScope reads a scope name: read|write|admin, with or without
-// OpenClaw's "operator." prefix. Other operator scopes (approvals,
-// pairing, talk.secrets) grant nothing here and parse as 0.
+// ParseScope reads a scope name: read|write|admin|approvals, with or
+// without OpenClaw's "operator." prefix. Other operator scopes (pairing,
+// talk.secrets) grant nothing here and parse as 0.
 func ParseScope(name string) (Scope, error) {
 	n := strings.ToLower(strings.TrimSpace(name))
 	n = strings.TrimPrefix(n, "operator.")
@@ -65,10 +68,12 @@ func ParseScope(name string) (Scope, error) {
 		return ScopeWrite, nil
 	case "admin":
 		return ScopeAdmin, nil
-	case "approvals", "pairing", "talk.secrets":
+	case "approvals":
+		return ScopeApprovals, nil
+	case "pairing", "talk.secrets":
 		return 0, nil
 	}
-	return 0, fmt.Errorf("unknown scope %q (use read, write or admin)", name)
+	return 0, fmt.Errorf("unknown scope %q (use read, write, admin or approvals)", name)
 }
 
 // ParseScopes reads a list of scope names; an empty list is def.

@@ -29,4 +29,7 @@ type SendResult struct {
 	Error      string    `json:"error,omitempty"`
 	SessionKey string    `json:"sessionKey,omitempty"`
 	Delivery   *Delivery `json:"delivery,omitempty"`
+	// ApprovalID names the approval that holds the send (status
+	// pending_approval), or that decided it.
+	ApprovalID string `json:"approvalId,omitempty"`
 }

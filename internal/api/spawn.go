@@ -39,6 +39,9 @@ type SpawnResult struct {
 	Attachments     *attachments.Receipt `json:"attachments,omitempty"`
 	// Budget is the child's effective budget, when it has one.
 	Budget *domain.Budget `json:"budget,omitempty"`
+	// ApprovalID names the approval that holds the spawn (status
+	// pending_approval).
+	ApprovalID string `json:"approvalId,omitempty"`
 }
 
 // SubagentsRequest is the subagents tool: list the requester's children,

@@ -87,7 +87,7 @@ func sendCommand() *command {
 					} else if err := writeSend(e, res); err != nil {
 						return err
 					}
-					if res.Status != "ok" && res.Status != "accepted" {
+					if res.Status != "ok" && res.Status != "accepted" && res.Status != api.StatusPendingApproval {
 						return &exitErr{code: exitError}
 					}
 					return nil
@@ -133,6 +133,9 @@ func writeSend(e *env, res api.SendResult) error {
 	}
 	if key != "" {
 		t.row("session:", key)
+	}
+	if res.ApprovalID != "" {
+		t.row("approval:", res.ApprovalID)
 	}
 	if res.Error != "" {
 		t.row("error:", res.Error)

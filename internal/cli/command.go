@@ -34,7 +34,7 @@ func commands() *command {
 			"otherwise run the engine in-process.",
 		subs: []*command{
 			chatCommand(), sendCommand(), spawnCommand(), sessionsCommand(), agentsCommand(), runsCommand(),
-			outboxCommand(), loopsCommand(), auditCommand(), channelsCommand(), pairingCommand(), gatewayCommand(), mcpCommand(), demoCommand(), configCommand(),
+			outboxCommand(), loopsCommand(), approvalsCommand(), auditCommand(), channelsCommand(), pairingCommand(), gatewayCommand(), mcpCommand(), demoCommand(), configCommand(),
 			importCommand(), exportCommand(),
 			benchCommand(), migrateCommand(), usageCommand(), versionCommand(),
 		},

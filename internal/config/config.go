@@ -27,6 +27,8 @@ type Config struct {
 	Tracing TracingConfig `json:"tracing"`
 	// Audit is the tamper-evident audit log (audit.go).
 	Audit AuditConfig `json:"audit"`
+	// Approvals hold agent-to-agent calls for an operator (approvals.go).
+	Approvals ApprovalsConfig `json:"approvals"`
 }
 
 // A2AConfig is `a2a.*`: the Agent2Agent (A2A) protocol surface.
@@ -434,7 +436,7 @@ type TokenBinding struct {
 	// gateway names it tokens[<index>]. Names are unique.
 	Name  string `json:"name,omitempty"`
 	Token string `json:"token"`
-	// Scopes are read|write|admin. Empty means all for an unbound token and
+	// Scopes are read|write|admin|approvals. Empty means all for an unbound token and
 	// read+write for a token bound to a session.
 	Scopes  []string `json:"scopes,omitempty"`
 	Session string   `json:"session,omitempty"`

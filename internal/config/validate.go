@@ -162,6 +162,7 @@ func (c *Config) problems(skip map[string]bool) []Problem {
 	c.checkTracing(v)
 	c.checkAudit(v)
 	c.checkLimits(v)
+	c.checkApprovals(v)
 	return v.problems
 }
 
@@ -477,7 +478,7 @@ func (c *Config) checkGateway(v *checker) {
 			seen[t.Token] = i
 		}
 		for j, sc := range t.Scopes {
-			v.oneOf(fmt.Sprintf("%s.scopes[%d]", path, j), sc, "read", "write", "admin")
+			v.oneOf(fmt.Sprintf("%s.scopes[%d]", path, j), sc, "read", "write", "admin", "approvals")
 		}
 		if t.Session != "" {
 			if _, err := keys.Canonical(t.Session, ""); err != nil {

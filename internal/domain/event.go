@@ -9,6 +9,8 @@ const (
 	EventOutbox   = "outbox"
 	// EventLoopPaused: the loop breaker paused an edge (Reason says why).
 	EventLoopPaused = "loop.paused"
+	// EventApproval: an approval was raised or decided (Approval).
+	EventApproval = "approval"
 )
 
 // Event is something that happened, for live clients (gateway events, web
@@ -22,6 +24,8 @@ type Event struct {
 	Session    *Session    `json:"session,omitempty"`
 	Outbox     *OutboxItem `json:"outbox,omitempty"`
 	Progress   *Progress   `json:"progress,omitempty"`
+	// Approval is the approval of an EventApproval.
+	Approval *Approval `json:"approval,omitempty"`
 	// Reason says why a session event happened (created, updated, deleted, reset).
 	Reason string `json:"reason,omitempty"`
 	TS     int64  `json:"ts"`

@@ -26,7 +26,10 @@ func (e *Engine) spawn(ctx context.Context, req Requester, p api.SpawnRequest) (
 		p.IdempotencyKey = req.IdempotencyKey
 	}
 	p.IdempotencyKey = req.scopeKey(api.OpSessionsSpawn, p.IdempotencyKey)
-	return e.spawner.Spawn(ctx, spawn.Caller{Key: req.key(e), Agent: req.agent(e), RunID: req.RunID}, p)
+	hold := func(ctx context.Context, p api.SpawnRequest, agent string) (api.SpawnResult, bool, error) {
+		return e.holdSpawn(ctx, req, p, agent)
+	}
+	return e.spawner.Spawn(ctx, spawn.Caller{Key: req.key(e), Agent: req.agent(e), RunID: req.RunID, Hold: hold}, p)
 }
 
 // send is sessions_send as req: the idempotency key scoped to req, then
@@ -36,5 +39,8 @@ func (e *Engine) send(ctx context.Context, req Requester, p api.SendRequest) (ap
 		p.IdempotencyKey = req.IdempotencyKey
 	}
 	p.IdempotencyKey = req.scopeKey(api.OpSessionsSend, p.IdempotencyKey)
-	return e.sender.Send(ctx, send.Caller{Key: req.key(e), Agent: req.agent(e), Operator: req.Operator, RunID: req.RunID}, p)
+	hold := func(ctx context.Context, p api.SendRequest, target, display, channel, chatType string) (api.SendResult, bool, error) {
+		return e.holdSend(ctx, req, p, target, display, channel, chatType)
+	}
+	return e.sender.Send(ctx, send.Caller{Key: req.key(e), Agent: req.agent(e), Operator: req.Operator, RunID: req.RunID, Hold: hold}, p)
 }

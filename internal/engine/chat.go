@@ -46,6 +46,9 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 	if res, handled, err := e.sessions.Command(ctx, key, channel, req.SenderID, msg); handled || err != nil {
 		return res, err
 	}
+	if res, handled, err := e.approvalCommand(ctx, key, channel, req.SenderID, msg); handled || err != nil {
+		return res, err
+	}
 	if req.Model != "" {
 		if _, _, err := e.models.Resolve(req.Model); err != nil {
 			return api.ChatResult{}, err

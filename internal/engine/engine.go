@@ -26,20 +26,21 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/a2a/remote"
+	"github.com/switchboard-go/switchboard/internal/approvals"
 	"github.com/switchboard-go/switchboard/internal/audit"
-	"github.com/switchboard-go/switchboard/internal/limits"
-	"github.com/switchboard-go/switchboard/internal/reload"
-	"github.com/switchboard-go/switchboard/internal/replica"
-	"github.com/switchboard-go/switchboard/internal/send"
-	"github.com/switchboard-go/switchboard/internal/sessions"
-	"github.com/switchboard-go/switchboard/internal/spawn"
 	"github.com/switchboard-go/switchboard/internal/budget"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/limits"
 	"github.com/switchboard-go/switchboard/internal/outbox"
 	"github.com/switchboard-go/switchboard/internal/query"
+	"github.com/switchboard-go/switchboard/internal/reload"
+	"github.com/switchboard-go/switchboard/internal/replica"
 	"github.com/switchboard-go/switchboard/internal/runs"
+	"github.com/switchboard-go/switchboard/internal/send"
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
+	"github.com/switchboard-go/switchboard/internal/sessions"
+	"github.com/switchboard-go/switchboard/internal/spawn"
 )
 
 // Models is what the engine needs of the model registry.
@@ -136,6 +137,9 @@ type Engine struct {
 	audit      *audit.Log // the audit log (audit.go)
 	prune      *pruner
 
+	// approvalWaiters wakes tool calls waiting for a decision (approvals.go).
+	approvalWaiters approvals.Waiters
+
 	started bool
 	hold    bool
 	swept   int // attachment folders removed at start
@@ -198,7 +202,7 @@ func New(opts Options) (*Engine, error) {
 		Mirror: sm, Reads: e.reads, Stop: e.StopSession, Publish: e.bus.publish, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
 	e.audit = audit.NewLog(opts.Store, opts.Now, func() bool { return e.conf().Audit.On() })
 	e.guards = limits.New(limits.Options{Config: cfg, Store: opts.Store, Keys: e.keys, Publish: e.bus.publish,
-		Poke: func() { e.deliveries.Poke() }, Paused: e.auditPause, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
+		Poke: func() { e.deliveries.Poke() }, Paused: e.auditPause, AskResume: e.askLoopResume, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
 	taker, _ := opts.Cluster.(outbox.Taker)
 	e.remotes = remote.New(remote.Options{HTTP: opts.A2AHTTPClient})
 	webhooks := map[string]string{}
@@ -209,7 +213,8 @@ func New(opts Options) (*Engine, error) {
 	if e.channels != nil {
 		channels.External = e.channels.Deliverer
 	}
-	hosted := map[domain.OutboxKind]outbox.Deliverer{limits.OutboxHeldSend: outbox.DelivererFunc(e.deliverHeldSend)}
+	hosted := map[domain.OutboxKind]outbox.Deliverer{limits.OutboxHeldSend: outbox.DelivererFunc(e.deliverHeldSend),
+		outboxApproval: outbox.DelivererFunc(e.deliverApproval)}
 	for kind, d := range opts.Deliverers {
 		hosted[kind] = d
 	}

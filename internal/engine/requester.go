@@ -29,6 +29,9 @@ type Requester struct {
 	// idempotency keys; scoped marks a key already scoped.
 	caller string
 	scoped bool
+	// approved names the approval that allowed this call: the approval
+	// gate lets it through (approvals.go).
+	approved string
 }
 
 // key returns the requester's canonical session key.

@@ -21,6 +21,7 @@ type Engine interface {
 	// Record appends to the audit log (token uses, the gateway's own
 	// refusals and admin actions).
 	audit.Recorder
+	api.Approvals
 
 	// Subscribe delivers engine events (the WS fan-out and metrics).
 	Subscribe(buffer int) (<-chan domain.Event, func())

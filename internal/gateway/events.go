@@ -54,6 +54,8 @@ func (s *Server) mapEvent(ev domain.Event) []outEvent {
 			p["session"] = sessionRow(*ev.Session)
 		}
 		return []outEvent{{"sessions.changed", p}}
+	case domain.EventApproval:
+		return approvalEvent(ev)
 	case domain.EventLoopPaused:
 		return []outEvent{{"loops.paused", map[string]any{"sessionKey": ev.SessionKey, "reason": ev.Reason, "ts": ev.TS}}}
 	}

@@ -131,7 +131,7 @@ func (s *Server) hello(c *conn) map[string]any {
 		"server":   map[string]any{"version": s.opts.Version, "connId": c.id},
 		"features": map[string]any{
 			"methods": methods,
-			"events":  []string{"connect.challenge", "tick", "agent", "chat", "sessions.changed", "session.message", "loops.paused", "shutdown"},
+			"events":  []string{"connect.challenge", "tick", "agent", "chat", "sessions.changed", "session.message", "loops.paused", "session.approval", "shutdown"},
 		},
 		"snapshot": snapshot,
 		"policy": map[string]any{

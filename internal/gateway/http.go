@@ -80,6 +80,10 @@ func (s *Server) routeTable() []route {
 		{pattern: "POST /api/loops/resume", limit: smallBody, h: s.api(api.OpLoopsResume, s.apiLoopsResume)},
 		{pattern: "GET /api/audit", limit: noBody, h: s.api(api.OpAuditList, s.apiAudit)},
 		{pattern: "GET /api/audit/chain", limit: noBody, h: s.api(api.OpAuditChain, s.apiAuditChain)},
+		{pattern: "GET /api/approvals", limit: noBody, h: s.api(api.OpApprovalList, s.apiApprovals)},
+		{pattern: "GET /api/approvals/history", limit: noBody, h: s.api(api.OpApprovalHistory, s.apiApprovalHistory)},
+		{pattern: "GET /api/approvals/{id}", limit: noBody, h: s.api(api.OpApprovalGet, s.apiApproval)},
+		{pattern: "POST /api/approvals/{id}/resolve", limit: smallBody, h: s.api(api.OpApprovalResolve, s.apiApprovalResolve)},
 		{pattern: "GET /api/channels/status", limit: noBody, h: s.api(api.OpChannelsStatus, s.apiChannelsStatus)},
 		{pattern: "POST /api/tools/{name}", limit: spawn, h: s.api("", s.apiTool)},
 		{pattern: "/api/", limit: noBody, h: s.api("", func(r *http.Request, _ grant) (any, error) {

@@ -73,6 +73,13 @@ func (s *Server) methodTable() map[string]method {
 		"audit.list":       {api.OpAuditList, s.mAuditList},
 		"audit.chain.list": {api.OpAuditChain, s.mAuditChainList},
 
+		// Approvals (approvals.go): OpenClaw's approval.get, .resolve and
+		// .history, and switchboard's approval.list.
+		"approval.get":     {api.OpApprovalGet, s.mApprovalGet},
+		"approval.resolve": {api.OpApprovalResolve, s.mApprovalResolve},
+		"approval.history": {api.OpApprovalHistory, s.mApprovalHistory},
+		"approval.list":    {api.OpApprovalList, s.mApprovalList},
+
 		"channels.status":          {api.OpChannelsStatus, s.mChannelsStatus},
 		"channels.pairing.list":    {api.OpChannelsPairing, s.mPairingList},
 		"channels.pairing.approve": {api.OpChannelsPairing, s.mPairingApprove},

@@ -50,9 +50,12 @@ type Options struct {
 	// Paused, when set, records an edge's pause inside the transaction
 	// that holds its first message (the audit log).
 	Paused func(tx domain.Tx, runID, from, to, reason string) error
-	Log     *slog.Logger
-	Now     func() time.Time
-	NewID   func() string
+	// AskResume, when set, is told of each new pause after it is durable
+	// (an operator may be asked to resume the edge: approvals).
+	AskResume func(ctx context.Context, from, to, reason string)
+	Log       *slog.Logger
+	Now       func() time.Time
+	NewID     func() string
 }
 
 // Guards are the limits that stop runaway agents.
@@ -64,6 +67,7 @@ type Guards struct {
 	publish func(domain.Event)
 	poke    func()
 	paused  func(tx domain.Tx, runID, from, to, reason string) error
+	ask     func(ctx context.Context, from, to, reason string)
 	log     *slog.Logger
 	now     func() time.Time
 	newID   func() string
@@ -86,7 +90,7 @@ func New(o Options) *Guards {
 		window = config.DefaultLoopWindowSeconds * time.Second
 	}
 	return &Guards{rate: ratelimit.New(limits, now), loops: loopguard.New(loopguard.Limits{Max: lb.MaxMessages, Window: window}, now),
-		store: o.Store, keys: o.Keys, publish: o.Publish, poke: o.Poke, paused: o.Paused, log: o.Log, now: now, newID: o.NewID}
+		store: o.Store, keys: o.Keys, publish: o.Publish, poke: o.Poke, paused: o.Paused, ask: o.AskResume, log: o.Log, now: now, newID: o.NewID}
 }
 
 func (g *Guards) nowMs() int64 { return g.now().UnixMilli() }
@@ -159,6 +163,9 @@ func (g *Guards) HoldOnLoop(ctx context.Context, runID, from, to, display string
 	if !wasPaused {
 		g.log.Warn("loop breaker paused an edge", "from", from, "to", to, "reason", p.Reason)
 		g.publish(domain.Event{Kind: domain.EventLoopPaused, SessionKey: from, Reason: p.Reason, TS: now})
+		if g.ask != nil {
+			g.ask(ctx, from, to, p.Reason)
+		}
 	}
 	msg := fmt.Sprintf("loop breaker: %s; the message is held until an operator resumes the edge (switchboard loops resume %s %s)", p.Reason, from, to)
 	return api.SendResult{Status: "paused", Error: msg, SessionKey: display}, true, nil

@@ -124,6 +124,11 @@ func (sd *Sender) Send(ctx context.Context, req Caller, p api.SendRequest) (api.
 	if res, held, err := sd.guards.HoldOnLoop(ctx, req.RunID, requesterKey, target, display, chain, p.Message); held || err != nil {
 		return res, err
 	}
+	if req.Hold != nil {
+		if res, held, err := req.Hold(ctx, p, target, display, facts.Channel, facts.ChatType); held || err != nil {
+			return res, err
+		}
+	}
 	if mode == api.SendNotify {
 		if sd.sessions.IsRemote(targetAgent) {
 			// A2A has no message that starts no task: a notify would stay

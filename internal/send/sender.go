@@ -8,6 +8,7 @@ package send
 
 import (
 	"context"
+	"github.com/switchboard-go/switchboard/internal/api"
 	"log/slog"
 	"time"
 
@@ -29,6 +30,9 @@ type Caller struct {
 	// RunID is the run whose tool call sends ("" outside a run): it
 	// enables the reply-back loop and loop safety.
 	RunID string
+	// Hold, when set, may hold the send for an operator's decision
+	// (approvals) once its target is resolved and allowed.
+	Hold func(ctx context.Context, p api.SendRequest, target, display, channel, chatType string) (api.SendResult, bool, error)
 }
 
 func (c Caller) viewer() query.Viewer {

@@ -11,7 +11,8 @@ import (
 	"github.com/switchboard-go/switchboard/internal/policy"
 )
 
-// Command handles /new, /reset, /stop and /send before the model sees them.
+// Command handles /new, /reset, /stop and /send before the model sees
+// them (the engine handles /approve and /deny).
 func (b *Book) Command(ctx context.Context, key, channel, sender, msg string) (api.ChatResult, bool, error) {
 	text := strings.TrimSpace(msg)
 	if !strings.HasPrefix(text, "/") {
@@ -48,7 +49,7 @@ func (b *Book) Command(ctx context.Context, key, channel, sender, msg string) (a
 		}
 		return res, true, nil
 	case "/send":
-		if !b.isOwner(channel, sender) {
+		if !b.IsOwner(channel, sender) {
 			return api.ChatResult{}, true, domain.Errorf(domain.CodeForbidden, "/send is only available to owners")
 		}
 		if len(fields) == 1 {
@@ -78,7 +79,9 @@ func (b *Book) Command(ctx context.Context, key, channel, sender, msg string) (a
 	return api.ChatResult{}, false, nil
 }
 
-func (b *Book) isOwner(channel, sender string) bool {
+// IsOwner reports whether sender on channel may use the owner-only chat
+// commands: the local webchat user, or an id listed in session.owners.
+func (b *Book) IsOwner(channel, sender string) bool {
 	if channel == "webchat" && (sender == "" || sender == "webchat") {
 		return true
 	}

@@ -147,6 +147,12 @@ func (sp *Spawner) Spawn(ctx context.Context, c Caller, p api.SpawnRequest) (api
 		return api.SpawnResult{}, domain.Errorf(domain.CodeForbidden, `sessions_spawn refused: sandbox="require" but agent %q runs unsandboxed (set its sandbox.mode to "all")`, agent)
 	}
 
+	if c.Hold != nil {
+		if res, held, err := c.Hold(ctx, p, agent); held || err != nil {
+			return res, err
+		}
+	}
+
 	// Limits on live children: checked with the run's commit, under the
 	// spawn gate (admitSpawn), so that concurrent spawns cannot overshoot.
 

@@ -27,6 +27,9 @@ type Caller struct {
 	Key, Agent string
 	// RunID is the run whose tool call spawns ("" outside a run).
 	RunID string
+	// Hold, when set, may hold the spawn for an operator's decision
+	// (approvals) once its agent is chosen and allowed.
+	Hold func(ctx context.Context, p api.SpawnRequest, agent string) (api.SpawnResult, bool, error)
 }
 
 // Options are a Spawner's dependencies; all are required.

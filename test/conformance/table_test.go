@@ -77,6 +77,7 @@ func TestConformance(t *testing.T) {
 		budgetRows(w),
 		chatDeliverRows(w),
 		loopsRows(w), auditRows(w),
+		approvalsRows(w),
 		patchLabelRows(w), deliverRecipientRows(w), patchSettingRows(w), patchEmptyFlagRows(w),
 		paramsRows(w),
 		nulTextRows(w), listSearchRows(w),

@@ -64,6 +64,8 @@ const testConfig = `{
   // A Telegram bot whose Bot API nothing answers (rows_channels_test.go).
   channels: { telegram: { botToken: "123456:conformance", apiRoot: "http://127.0.0.1:9" } },
   // A remote A2A agent nothing answers for (rows_remotes_test.go).
+  // Sends from agent beta to agent beta wait for an operator (rows_approvals_test.go).
+  approvals: { rules: [{ tool: "send", requesterAgent: "beta", targetAgent: "beta" }] },
   a2a: { ssrfPolicy: { dangerouslyAllowPrivateNetwork: true }, remotes: [{ id: "planner", url: "` + plannerCard + `" }] },
   gateway: {
     auth: {

@@ -13,7 +13,7 @@ import (
 // It counts PostgreSQL migrations, which are numbered on their own: the
 // SQLite store's history (its v2 reshaped a v1 that PostgreSQL never had)
 // is not replayed here.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // applicationName marks a database as a switchboard store in
 // schema_version, so a database of another application is refused.
@@ -36,6 +36,8 @@ var migrations = []string{
 	schemaV2,
 	schemaV3,
 	schemaV4,
+	// Approvals of agent-to-agent calls (approvals.go).
+	schemaApprovals,
 }
 
 // schemaV3 is the SQLite store's v5 (budgets, usage rollups, the usage

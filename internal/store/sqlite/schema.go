@@ -11,7 +11,7 @@ import (
 const applicationID = 0x53774264
 
 // SchemaVersion is the schema version this package writes and understands.
-const SchemaVersion = 11
+const SchemaVersion = 12
 
 // migrateTo moves the schema on conn, inside the migration transaction,
 // from version to-1 to to. A new store runs every migration in turn.
@@ -58,6 +58,9 @@ func migrateTo(ctx context.Context, conn *sql.Conn, to int) error {
 		// The audit log (audit.go).
 		_, err := conn.ExecContext(ctx, schemaV11)
 		return err
+	case 12:
+		// Approvals of agent-to-agent calls (approvals.go).
+		return migrateApprovals(ctx, conn)
 	}
 	return fmt.Errorf("no migration to version %d", to)
 }

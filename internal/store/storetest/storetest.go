@@ -69,6 +69,7 @@ func Run(t *testing.T, open func(t *testing.T) domain.Store) {
 		{"ListRuns", testListRuns},
 		{"OutboxEnqueue", testOutboxEnqueue},
 		{"OutboxPut", testOutboxPut},
+		{"Approvals", testApprovals},
 		{"ListOutbox", testListOutbox},
 		{"UpdateAtomic", testUpdateAtomic},
 		{"UpdateConcurrentFailures", testUpdateConcurrentFailures},

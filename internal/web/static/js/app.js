@@ -6,6 +6,7 @@
 //   #/tree/<key>        the spawn tree under a session
 //   #/runs              active and recent runs
 //   #/search?q=…        full-text search of the transcripts
+//   #/approvals         agent-to-agent calls held for an operator
 
 import {Gateway} from './gateway.js';
 import {h, clear, errorText} from './dom.js';
@@ -14,6 +15,7 @@ import {mountSession} from './views/session.js';
 import {mountTree} from './views/tree.js';
 import {mountRuns} from './views/runs.js';
 import {mountSearch} from './views/search.js';
+import {mountApprovals} from './views/approvals.js';
 
 const TOKEN_KEY = 'switchboard.token';
 
@@ -22,6 +24,7 @@ const routes = [
   {re: /^#\/session\/(.+)$/, nav: 'sessions', mount: (ctx, el, m) => mountSession(ctx, el, decodeURIComponent(m[1]))},
   {re: /^#\/tree\/(.+)$/, nav: 'sessions', mount: (ctx, el, m) => mountTree(ctx, el, decodeURIComponent(m[1]))},
   {re: /^#\/runs\/?$/, nav: 'runs', mount: (ctx, el) => mountRuns(ctx, el)},
+  {re: /^#\/approvals\/?(?:.*)$/, nav: 'approvals', mount: (ctx, el) => mountApprovals(ctx, el)},
   {re: /^#\/search\/?(?:\?q=(.*))?$/, nav: 'search', mount: (ctx, el, m) => mountSearch(ctx, el, m[1] ? decodeURIComponent(m[1]) : '')},
 ];
 
