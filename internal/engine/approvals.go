@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/approvals"
+	"github.com/switchboard-go/switchboard/internal/audit"
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/outbox"
 )
@@ -228,12 +229,16 @@ func (e *Engine) publishApproval(a domain.Approval) {
 	e.bus.publish(domain.Event{Kind: domain.EventApproval, SessionKey: a.RequesterKey, Approval: &a, TS: e.nowMs()})
 }
 
-// recordApprovalDecision is where a decision on an approval (allowed,
-// denied, or expired) is recorded beyond the approval's own row: the one
-// place an audit trail of decisions hooks in.
-func (e *Engine) recordApprovalDecision(_ context.Context, a domain.Approval) {
-	e.log.Info("approval decided", "approval", a.ID, "status", a.Status, "decision", a.Decision, "resolver", a.Resolver,
-		"tool", a.Tool, "from", a.RequesterKey, "to", a.TargetKey)
+// approvalEntry is the audit record of a decision on an approval (or its
+// expiry), written in the transaction that records the decision.
+func approvalEntry(a domain.Approval) audit.Entry {
+	outcome := a.Decision
+	if a.Status == domain.ApprovalExpired {
+		outcome = "expired"
+	}
+	return audit.Entry{Kind: audit.KindApproval, Actor: a.Resolver, Op: "approval.resolve", Session: a.RequesterKey,
+		Target: a.ID, AgentID: a.RequesterAgent, Outcome: outcome,
+		Detail: fmt.Sprintf("%s %s → %s (rule %d)", a.Tool, a.RequesterKey, a.TargetKey, a.Rule)}
 }
 
 // decide records the decision (or the expiry) of the pending approval
@@ -283,13 +288,14 @@ func (e *Engine) decide(ctx context.Context, id string, status domain.ApprovalSt
 		}
 		a, changed = cur, true
 		applied = cur.Status == status && cur.Decision == decision
-		return nil
+		return e.audit.RecordTx(tx, approvalEntry(cur))
 	})
 	if err != nil {
 		return a, false, err
 	}
 	if changed {
-		e.recordApprovalDecision(ctx, a)
+		e.log.Info("approval decided", "approval", a.ID, "status", a.Status, "decision", a.Decision, "resolver", a.Resolver,
+			"tool", a.Tool, "from", a.RequesterKey, "to", a.TargetKey)
 		e.publishApproval(a)
 		e.approvalWaiters.Decided(a)
 		e.deliveries.Poke()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/audit"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
@@ -148,6 +149,11 @@ func TestApprovalDeniedSendNeverRuns(t *testing.T) {
 	h.waitFor("the denial in the requester session", func() bool { return posted(h, sessA, res.ApprovalID, "denied") })
 	if n := len(runsOf(h, sessB, domain.RunKindSend)); n != 0 {
 		t.Fatalf("a denied send started %d run(s)", n)
+	}
+	// The decision is in the audit log, with who decided and what.
+	recs := ofKind(auditRecords(t, h), audit.KindApproval)
+	if len(recs) != 1 || recs[0].Target != res.ApprovalID || recs[0].Outcome != api.DecisionDeny || recs[0].Session != sessA {
+		t.Fatalf("approval audit records = %+v, want the one deny of %s", recs, res.ApprovalID)
 	}
 }
 

@@ -33,7 +33,8 @@ func (e *Engine) deliverHeldSend(ctx context.Context, it domain.OutboxItem) erro
 }
 
 // LoopsList lists the paused edges of the message graph (operator only).
-func (e *Engine) LoopsList(ctx context.Context, p api.Principal) (api.LoopsResult, error) {
+func (e *Engine) LoopsList(ctx context.Context, p api.Principal) (_ api.LoopsResult, err error) {
+	defer e.audited(ctx, p, api.OpLoopsList, "", &err)
 	if _, err := e.enter(p, api.OpLoopsList); err != nil {
 		return api.LoopsResult{}, err
 	}
@@ -49,7 +50,8 @@ func (e *Engine) LoopsList(ctx context.Context, p api.Principal) (api.LoopsResul
 
 // LoopResume lifts the pause of an edge and sends the messages it held,
 // oldest first (operator only).
-func (e *Engine) LoopResume(ctx context.Context, p api.Principal, req api.LoopResumeRequest) (api.LoopResumeResult, error) {
+func (e *Engine) LoopResume(ctx context.Context, p api.Principal, req api.LoopResumeRequest) (_ api.LoopResumeResult, err error) {
+	defer e.audited(ctx, p, api.OpLoopsResume, req.From+" -> "+req.To, &err)
 	if _, err := e.enter(p, api.OpLoopsResume); err != nil {
 		return api.LoopResumeResult{}, err
 	}
