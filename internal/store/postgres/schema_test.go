@@ -30,7 +30,7 @@ func TestOpenRefuses(t *testing.T) {
 		fresh bool
 		want  string
 	}{
-		{"newer schema", `UPDATE schema_version SET version = 99`, false, "store schema version 99 is newer than this switchboard supports (4)"},
+		{"newer schema", `UPDATE schema_version SET version = 99`, false, "store schema version 99 is newer than this switchboard supports (5)"},
 		{"foreign tables", `CREATE TABLE accounts (id int)`, true, "holds 1 tables but no switchboard schema"},
 		{"foreign schema_version", `CREATE TABLE schema_version (v int)`, true, "not a switchboard store"},
 		{"another application", `UPDATE schema_version SET application = 'other'`, false, `database of another application ("other")`},

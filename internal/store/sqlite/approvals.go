@@ -16,7 +16,7 @@ import (
 // standing allows of their edge). It is its own migration so it can be
 // numbered beside the other migrations of the same release.
 const schemaApprovals = `
-CREATE TABLE approvals (
+CREATE TABLE IF NOT EXISTS approvals (
 	id              TEXT PRIMARY KEY,
 	tool            TEXT NOT NULL,
 	rule            INTEGER NOT NULL,
@@ -34,8 +34,8 @@ CREATE TABLE approvals (
 	expires_at      INTEGER NOT NULL,
 	resolved_at     INTEGER NOT NULL
 );
-CREATE INDEX approvals_status ON approvals (status, created_at);
-CREATE INDEX approvals_edge ON approvals (edge, decision);
+CREATE INDEX IF NOT EXISTS approvals_status ON approvals (status, created_at);
+CREATE INDEX IF NOT EXISTS approvals_edge ON approvals (edge, decision);
 `
 
 // migrateApprovals adds the approvals table.
