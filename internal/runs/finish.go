@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/replica"
 )
 
 // finish records the end of r (unless it already ended), lets the engine
@@ -41,6 +42,12 @@ func (rt *Runtime) finishWhen(r domain.Run, written []domain.Message, out runOut
 		}
 		if want != "" && cur.Status != want {
 			return errNotQueued
+		}
+		if want == "" && cur.Status == domain.RunQueued {
+			// Queued again since this process started it: another replica
+			// applied the crash rule after this one's lease was lost, and
+			// the next attempt is not this one's to end.
+			return replica.ErrTakenOver
 		}
 		if err := rt.cluster.ReleaseTx(tx, r.ID); err != nil {
 			return err
