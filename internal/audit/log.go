@@ -100,14 +100,26 @@ func (l *Log) Prune(ctx context.Context, r Retention) (int64, error) {
 }
 
 // VerifyStore checks the whole stored chain, page by page.
+// A pruning that commits while the chain is read removes records the
+// read still expects: a break at or before the anchor as it then stands
+// is that, not tampering, and the chain is read again from the new anchor.
 func VerifyStore(ctx context.Context, s Store, page int) (checked int64, brk *Break, err error) {
-	st, err := s.AuditState(ctx)
-	if err != nil {
-		return 0, nil, err
+	for {
+		st, err := s.AuditState(ctx)
+		if err != nil {
+			return 0, nil, err
+		}
+		checked, brk, err = VerifyPages(st, func(after int64) ([]Record, error) {
+			return s.ListAudit(ctx, Query{After: after, Limit: page})
+		})
+		if err != nil || brk == nil {
+			return checked, brk, err
+		}
+		now, err := s.AuditState(ctx)
+		if err != nil || now.Anchor.Seq == st.Anchor.Seq || brk.Seq > now.Anchor.Seq {
+			return checked, brk, err
+		}
 	}
-	return VerifyPages(st, func(after int64) ([]Record, error) {
-		return s.ListAudit(ctx, Query{After: after, Limit: page})
-	})
 }
 
 // VerifyPages checks the chain st describes, reading it oldest first
