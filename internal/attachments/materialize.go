@@ -47,6 +47,11 @@ func Root(workspace string) string {
 	return filepath.Join(workspace, filepath.FromSlash(RootRel))
 }
 
+// MessageFolderPrefix starts the folder name of a chat message's files:
+// they live as long as the transcript that names them, so the sweep of
+// folders no spawn names leaves them alone.
+const MessageFolderPrefix = "msg-"
+
 // Materialize writes files into a new folder
 // <workspace>/.switchboard/attachments/<newID()>/ (mode 0700, parents
 // created) with exclusive-create files of mode 0600 and a .manifest.json,

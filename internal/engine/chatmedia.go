@@ -25,13 +25,15 @@ func (e *Engine) checkChatFiles(req api.ChatRequest) error {
 // chatContent is the user message's content: msg alone, or with files,
 // msg with a note per file and the images as image blocks. The files are
 // written to the session agent's workspace first
-// (<workspace>/.switchboard/attachments/<id>/), so the agent's tools can
-// read what the model only sees named.
+// (<workspace>/.switchboard/attachments/msg-<id>/), so the agent's tools
+// can read what the model only sees named; they stay as long as the
+// transcript does.
 func (e *Engine) chatContent(key, msg string, files []attachments.File) (domain.Content, error) {
 	if len(files) == 0 {
 		return domain.TextContent(msg), nil
 	}
-	r, _, err := attachments.Materialize(e.conf().Workspace(e.dir, e.keys.AgentOf(key)), files, e.newID)
+	r, _, err := attachments.Materialize(e.conf().Workspace(e.dir, e.keys.AgentOf(key)), files,
+		func() string { return attachments.MessageFolderPrefix + e.newID() })
 	if err != nil {
 		return domain.Content{}, attachments.WriteFailure("writing the message's attachments", err)
 	}

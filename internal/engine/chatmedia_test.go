@@ -47,6 +47,15 @@ func TestChatAttachments(t *testing.T) {
 	if err != nil || string(got) != "remember the milk" {
 		t.Fatalf("the document in the workspace: %q, %v", got, err)
 	}
+	// A restart's sweep of spawn folders no run names keeps the files of
+	// a chat message: the transcript names them.
+	h.restartWith(func(*config.Config) {})
+	if got, err := os.ReadFile(filepath.Join(h.cfg.Workspace(h.dir, "main"), rel, "notes.txt")); err != nil || string(got) != "remember the milk" {
+		t.Fatalf("the document after a restart: %q, %v", got, err)
+	}
+	if n := h.e.StartReport().AttachmentsRemoved; n != 0 {
+		t.Fatalf("the start removed %d attachment folders, want none", n)
+	}
 
 	out := h.call(Requester{Operator: true}, "sessions_history", `{"sessionKey":"main"}`)
 	var hist struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -29,7 +30,7 @@ func (e *Engine) StartReport() StartReport {
 
 // sweepAttachments removes the attachment folders no run names: a process
 // killed between writing a spawn's attachments and committing its run left
-// them behind. It runs before the runtime starts, while nothing spawns;
+// them behind (a chat message's files are the transcript's, and kept). It runs before the runtime starts, while nothing spawns;
 // folders a sub-agent run names are left to its lifecycle (the announce's
 // cleanup). It returns how many it removed.
 func (e *Engine) sweepAttachments(ctx context.Context) (int, error) {
@@ -52,7 +53,7 @@ func (e *Engine) sweepAttachments(ctx context.Context) (int, error) {
 		}
 		for _, ent := range entries {
 			dir := filepath.Join(root, ent.Name())
-			if !ent.IsDir() || named[dir] {
+			if !ent.IsDir() || named[dir] || strings.HasPrefix(ent.Name(), attachments.MessageFolderPrefix) {
 				continue
 			}
 			if err := attachments.SafeRemove(root, dir); err != nil {
