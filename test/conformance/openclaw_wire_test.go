@@ -36,6 +36,7 @@ var knownDeviations = map[string][]string{
 // the params without them.
 var paramExtensions = map[string][]string{
 	"sessions.search": {"kinds", "sinceMinutes", "cursor"},
+	"send":            {"attachments"},
 }
 
 // wireProbes are requests the sweep makes itself, so every method switchboard
