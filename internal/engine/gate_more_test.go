@@ -80,3 +80,35 @@ func TestCanonicalAndDisplayKeys(t *testing.T) {
 		t.Fatalf("stats when idle = %d queued, %d active", queued, active)
 	}
 }
+
+// A command beside no gateway (an engine that is not started) lists the
+// paused edges from the messages held in the store.
+func TestLoopsListWithoutStart(t *testing.T) {
+	h, runOf := loopHarness(t, func(c *config.Config) { c.Session.AgentToAgent.LoopBreaker.MaxMessages = 1 })
+	a, b := "agent:main:a", "agent:main:b"
+	sendFrom(h, runOf, a, b, "one")
+	if res := sendFrom(h, runOf, a, b, "two"); res.Status != "paused" {
+		t.Fatalf("second message = %+v", res)
+	}
+	cli, err := New(Options{Config: h.cfg, Store: h.st, Models: h.e.models, StateDir: h.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := cli.LoopsList(t.Context(), api.Operator())
+	if err != nil || len(list.Pauses) != 1 || list.Pauses[0].From != a || list.Pauses[0].To != b {
+		t.Fatalf("pauses seen without a start = %+v, %v", list.Pauses, err)
+	}
+}
+
+// What the gateway records through the engine (a token's use) joins the
+// chain with everything else.
+func TestRecordJoinsTheChain(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	if err := h.e.Record(t.Context(), audit.Entry{Kind: audit.KindTokenUse, Actor: "ci-token", Surface: "http", Outcome: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	recs := ofKind(auditRecords(t, h), audit.KindTokenUse)
+	if len(recs) != 1 || recs[0].Actor != "ci-token" || recs[0].Surface != "http" {
+		t.Fatalf("token use records = %+v", recs)
+	}
+}
