@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -130,12 +131,16 @@ func scenarioOf(dir string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	i := strings.LastIndex(rest, "-20")
-	if i < 0 {
+	// The suite appends the run's time, -YYYY-MM-DDTHH-MM-SS…, whose
+	// own digits may hold "-20" again: cut at the date.
+	m := scenarioStamp.FindStringIndex(rest)
+	if m == nil {
 		return "", false
 	}
-	return rest[:i], true
+	return rest[:m[0]], true
 }
+
+var scenarioStamp = regexp.MustCompile(`-\d{4}-\d{2}-\d{2}T`)
 
 func contains(list []string, s string) bool {
 	for _, v := range list {
@@ -151,4 +156,20 @@ func contains(list []string, s string) bool {
 func gatewayWith(t *testing.T, stateDir string, extra []string) string {
 	t.Helper()
 	return testkit.StartGateway(t, testkit.GatewayOptions{Dir: stateDir, Env: extra}).URL
+}
+
+// The scenario is the directory name between "server-" and the run's
+// time, whatever digits the time holds.
+func TestScenarioOf(t *testing.T) {
+	for _, tt := range []struct{ dir, want string }{
+		{"server-resources-read-text-2026-12-07T11-07-57-207Z", "resources-read-text"},
+		{"server-tools-list-2026-12-07T20-20-20-020Z", "tools-list"},
+		{"client-tools-list-2026-12-07T11-07-57-207Z", ""},
+		{"server-no-stamp", ""},
+	} {
+		got, ok := scenarioOf(tt.dir)
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("scenarioOf(%q) = %q, %v; want %q", tt.dir, got, ok, tt.want)
+		}
+	}
 }
