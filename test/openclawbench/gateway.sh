@@ -75,7 +75,7 @@ if [ "${REUSE:-0}" != 1 ] || [ ! -f "$marker" ]; then
 rm -rf "$WORK/gen" "$WORK/sb" "$WORK/oc" "$WORK"/state-*.done
 "$node" "$here/bench-openclaw-store.mjs" --dist "$oc_pkg/dist" --sessions "$SESSIONS" --messages 10 --big 100 \
   --state "$WORK/gen" --phase generate >/dev/null
-mkdir -p "$WORK/sb"
+mkdir -p "$WORK/sb" "$WORK/oc"
 write_switchboard_config
 "$SWITCHBOARD" --state-dir "$WORK/sb" import openclaw "$WORK/gen" >/dev/null
 "$SWITCHBOARD" --state-dir "$WORK/sb" export openclaw --to "$WORK/oc/.openclaw" --layout sqlite >/dev/null
