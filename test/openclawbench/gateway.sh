@@ -4,7 +4,7 @@
 # same fake OpenAI-compatible model (fake-model.mjs), driven by `switchboard bench gateway`
 # over OpenClaw's WebSocket protocol with token auth.
 #
-# Usage: SWITCHBOARD=path/to/switchboard [CLIENTS="1 50 200"] [SECONDS=20] [SESSIONS=10000] \
+# Usage: SWITCHBOARD=path/to/switchboard [CLIENTS="1 50 200"] [RUN_SECONDS=20] [SESSIONS=10000] \
 #          [OUT=gateway-bench-results] bash gateway.sh
 # Writes $OUT/<gateway>-agent-c<N>.json (agent + agent.wait round trips at N clients),
 # $OUT/<gateway>-list.json (sessions.list, limit 100, one client, over the SESSIONS-session
@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${SWITCHBOARD:?set SWITCHBOARD to a switchboard binary}"
 SWITCHBOARD=$(cd "$(dirname "$SWITCHBOARD")" && pwd)/$(basename "$SWITCHBOARD")
 CLIENTS=${CLIENTS:-"1 50 200"}
-SECONDS_EACH=${SECONDS:-20}
+SECONDS_EACH=${RUN_SECONDS:-20} # not SECONDS: bash counts the seconds since start in it
 SESSIONS=${SESSIONS:-10000}
 OUT=$(mkdir -p "${OUT:-gateway-bench-results}" && cd "${OUT:-gateway-bench-results}" && pwd)
 WORK=${WORK:-${TMPDIR:-/tmp}/switchboard-openclaw-gateway-bench}
