@@ -137,8 +137,7 @@ type Engine struct {
 	audit      *audit.Log // the audit log (audit.go)
 	prune      *pruner
 
-	// approvalWaiters wakes tool calls waiting for a decision (approvals.go).
-	approvalWaiters approvals.Waiters
+	approvals *approvals.Approver // held calls and their decisions (approvals.go)
 
 	started bool
 	hold    bool
@@ -201,8 +200,9 @@ func New(opts Options) (*Engine, error) {
 	e.sessions = sessions.NewBook(sessions.Options{Store: opts.Store, Keys: e.keys, Config: cfg, Live: e.conf, Models: opts.Models,
 		Mirror: sm, Reads: e.reads, Stop: e.StopSession, Publish: e.bus.publish, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
 	e.audit = audit.NewLog(opts.Store, opts.Now, func() bool { return e.conf().Audit.On() })
+	e.approvals = e.newApprover()
 	e.guards = limits.New(limits.Options{Config: cfg, Store: opts.Store, Keys: e.keys, Publish: e.bus.publish,
-		Poke: func() { e.deliveries.Poke() }, Paused: e.auditPause, AskResume: e.askLoopResume, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
+		Poke: func() { e.deliveries.Poke() }, Paused: e.auditPause, AskResume: e.approvals.AskResume, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
 	taker, _ := opts.Cluster.(outbox.Taker)
 	e.remotes = remote.New(remote.Options{HTTP: opts.A2AHTTPClient})
 	webhooks := map[string]string{}
@@ -214,7 +214,7 @@ func New(opts Options) (*Engine, error) {
 		channels.External = e.channels.Deliverer
 	}
 	hosted := map[domain.OutboxKind]outbox.Deliverer{limits.OutboxHeldSend: outbox.DelivererFunc(e.deliverHeldSend),
-		outboxApproval: outbox.DelivererFunc(e.deliverApproval)}
+		approvals.OutboxKind: outbox.DelivererFunc(e.approvals.Deliver)}
 	for kind, d := range opts.Deliverers {
 		hosted[kind] = d
 	}
