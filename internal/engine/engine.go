@@ -28,6 +28,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/a2a/remote"
 	"github.com/switchboard-go/switchboard/internal/approvals"
 	"github.com/switchboard-go/switchboard/internal/audit"
+	"github.com/switchboard-go/switchboard/internal/audit/auditor"
 	"github.com/switchboard-go/switchboard/internal/budget"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -134,8 +135,8 @@ type Engine struct {
 	spawner    *spawn.Spawner
 	sender     *send.Sender
 	channels   ChannelDeliverers
-	audit      *audit.Log // the audit log (audit.go)
-	prune      *pruner
+	audit      *audit.Log       // the audit log
+	auditor    *auditor.Auditor // what is recorded in it and read of it (audit.go)
 
 	approvals *approvals.Approver // held calls and their decisions (approvals.go)
 
@@ -200,9 +201,10 @@ func New(opts Options) (*Engine, error) {
 	e.sessions = sessions.NewBook(sessions.Options{Store: opts.Store, Keys: e.keys, Config: cfg, Live: e.conf, Models: opts.Models,
 		Mirror: sm, Reads: e.reads, Stop: e.StopSession, Publish: e.bus.publish, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
 	e.audit = audit.NewLog(opts.Store, opts.Now, func() bool { return e.conf().Audit.On() })
+	e.auditor = auditor.New(auditor.Options{Log: e.audit, Config: e.conf, AgentOf: e.keys.AgentOf, Logger: opts.Logger})
 	e.approvals = e.newApprover()
 	e.guards = limits.New(limits.Options{Config: cfg, Store: opts.Store, Keys: e.keys, Publish: e.bus.publish,
-		Poke: func() { e.deliveries.Poke() }, Paused: e.auditPause, AskResume: e.approvals.AskResume, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
+		Poke: func() { e.deliveries.Poke() }, Paused: e.auditor.Pause, AskResume: e.approvals.AskResume, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
 	taker, _ := opts.Cluster.(outbox.Taker)
 	e.remotes = remote.New(remote.Options{HTTP: opts.A2AHTTPClient})
 	webhooks := map[string]string{}
@@ -252,7 +254,7 @@ func New(opts Options) (*Engine, error) {
 		OwnWorkOnly: opts.OwnWorkOnly,
 		Cluster:     opts.Cluster,
 		QuickGrace:  opts.QuickGrace,
-		Audit:       e.auditRun,
+		Audit:       e.auditor.Run,
 	})
 	if err != nil {
 		return nil, err
@@ -280,7 +282,7 @@ func (e *Engine) conf() *config.Config { return e.live.Config() }
 func (e *Engine) Reload(next *config.Config) (applied, needRestart []string, err error) {
 	applied, needRestart, err = e.live.Apply(next)
 	if err == nil {
-		e.auditReload(applied, needRestart)
+		e.auditor.Reload(applied, needRestart)
 	}
 	return applied, needRestart, err
 }
@@ -316,7 +318,7 @@ func (e *Engine) Start(ctx context.Context) error {
 			return fmt.Errorf("engine: start: %w", err)
 		}
 	}
-	e.startPruner(ctx)
+	e.auditor.Start(ctx)
 	return nil
 }
 
@@ -326,7 +328,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	if !e.started {
 		return e.rt.Close(ctx)
 	}
-	e.stopPruner()
+	e.auditor.Stop()
 	return errors.Join(e.rt.Close(ctx), e.deliveries.Stop(ctx))
 }
 
