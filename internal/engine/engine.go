@@ -341,6 +341,11 @@ func (e *Engine) OutboxPasses() uint64 { return e.deliveries.Passes() }
 // poke wakes the outbox worker early (new outbox work).
 func (e *Engine) poke() { e.deliveries.Poke() }
 
+// PokeOutbox makes the outbox worker look for due items now: a surface
+// that queued items itself (A2A push notifications) need not wait for
+// the worker's next pass.
+func (e *Engine) PokeOutbox() { e.deliveries.Poke() }
+
 func (e *Engine) nowMs() int64 { return e.now().UnixMilli() }
 
 func orDefault[T ~string](s, def T) T {
