@@ -13,8 +13,10 @@
 // in package runspec, idempotency keys in package idempotency, the live
 // configuration in package reload; who may see what and the read models
 // in package query, spend bounds in package budget, where a reply goes in
-// package delivery; runs themselves in package runs, and package outbox
-// delivers what a transaction enqueued.
+// package delivery, calls held for an operator in package approvals,
+// what the audit log records and shows in package audit/auditor; runs
+// themselves in package runs, and package outbox delivers what a
+// transaction enqueued.
 package engine
 
 import (
