@@ -54,9 +54,10 @@ type Options struct {
 	// IsOwner reports whether sender on channel is an owner
 	// (session.owners): only owners decide from a chat.
 	IsOwner func(channel, sender string) bool
-	Log     *slog.Logger
-	Now     func() time.Time
-	NewID   func() string
+	// Log is where holds and decisions are logged (default: nowhere).
+	Log   *slog.Logger
+	Now   func() time.Time
+	NewID func() string
 }
 
 // Approver holds the calls approvals.rules match until an operator
@@ -69,7 +70,12 @@ type Approver struct {
 }
 
 // New builds an Approver.
-func New(o Options) *Approver { return &Approver{o: o} }
+func New(o Options) *Approver {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Approver{o: o}
+}
 
 func (ap *Approver) nowMs() int64 { return ap.o.Now().UnixMilli() }
 
