@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/api"
+	"github.com/switchboard-go/switchboard/internal/approvals"
 	"github.com/switchboard-go/switchboard/internal/audit"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -218,7 +219,7 @@ func TestApprovalWaitingSendProceedsOnceAllowed(t *testing.T) {
 	}
 	// The outbox's replay finds the run the waiting call made.
 	h.waitFor("the held call's item delivered", func() bool {
-		for _, it := range outboxOf(h, outboxApproval) {
+		for _, it := range outboxOf(h, approvals.OutboxKind) {
 			if it.Status == domain.OutboxDelivered {
 				return true
 			}

@@ -46,7 +46,7 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 	if res, handled, err := e.sessions.Command(ctx, key, channel, req.SenderID, msg); handled || err != nil {
 		return res, err
 	}
-	if res, handled, err := e.approvalCommand(ctx, key, channel, req.SenderID, msg); handled || err != nil {
+	if res, handled, err := e.approvals.Command(ctx, key, channel, req.SenderID, msg); handled || err != nil {
 		return res, err
 	}
 	if req.Model != "" {

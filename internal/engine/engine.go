@@ -13,8 +13,10 @@
 // in package runspec, idempotency keys in package idempotency, the live
 // configuration in package reload; who may see what and the read models
 // in package query, spend bounds in package budget, where a reply goes in
-// package delivery; runs themselves in package runs, and package outbox
-// delivers what a transaction enqueued.
+// package delivery, calls held for an operator in package approvals,
+// what the audit log records and shows in package audit/auditor; runs
+// themselves in package runs, and package outbox delivers what a
+// transaction enqueued.
 package engine
 
 import (
@@ -28,6 +30,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/a2a/remote"
 	"github.com/switchboard-go/switchboard/internal/approvals"
 	"github.com/switchboard-go/switchboard/internal/audit"
+	"github.com/switchboard-go/switchboard/internal/audit/auditor"
 	"github.com/switchboard-go/switchboard/internal/budget"
 	"github.com/switchboard-go/switchboard/internal/config"
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -134,11 +137,10 @@ type Engine struct {
 	spawner    *spawn.Spawner
 	sender     *send.Sender
 	channels   ChannelDeliverers
-	audit      *audit.Log // the audit log (audit.go)
-	prune      *pruner
+	audit      *audit.Log       // the audit log
+	auditor    *auditor.Auditor // what is recorded in it and read of it (audit.go)
 
-	// approvalWaiters wakes tool calls waiting for a decision (approvals.go).
-	approvalWaiters approvals.Waiters
+	approvals *approvals.Approver // held calls and their decisions (approvals.go)
 
 	started bool
 	hold    bool
@@ -201,8 +203,10 @@ func New(opts Options) (*Engine, error) {
 	e.sessions = sessions.NewBook(sessions.Options{Store: opts.Store, Keys: e.keys, Config: cfg, Live: e.conf, Models: opts.Models,
 		Mirror: sm, Reads: e.reads, Stop: e.StopSession, Publish: e.bus.publish, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
 	e.audit = audit.NewLog(opts.Store, opts.Now, func() bool { return e.conf().Audit.On() })
+	e.auditor = auditor.New(auditor.Options{Log: e.audit, Config: e.conf, AgentOf: e.keys.AgentOf, Logger: opts.Logger})
+	e.approvals = e.newApprover()
 	e.guards = limits.New(limits.Options{Config: cfg, Store: opts.Store, Keys: e.keys, Publish: e.bus.publish,
-		Poke: func() { e.deliveries.Poke() }, Paused: e.auditPause, AskResume: e.askLoopResume, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
+		Poke: func() { e.deliveries.Poke() }, Paused: e.auditor.Pause, AskResume: e.approvals.AskResume, Log: opts.Logger, Now: opts.Now, NewID: opts.NewID})
 	taker, _ := opts.Cluster.(outbox.Taker)
 	e.remotes = remote.New(remote.Options{HTTP: opts.A2AHTTPClient})
 	webhooks := map[string]string{}
@@ -214,7 +218,7 @@ func New(opts Options) (*Engine, error) {
 		channels.External = e.channels.Deliverer
 	}
 	hosted := map[domain.OutboxKind]outbox.Deliverer{limits.OutboxHeldSend: outbox.DelivererFunc(e.deliverHeldSend),
-		outboxApproval: outbox.DelivererFunc(e.deliverApproval)}
+		approvals.OutboxKind: outbox.DelivererFunc(e.approvals.Deliver)}
 	for kind, d := range opts.Deliverers {
 		hosted[kind] = d
 	}
@@ -252,7 +256,7 @@ func New(opts Options) (*Engine, error) {
 		OwnWorkOnly: opts.OwnWorkOnly,
 		Cluster:     opts.Cluster,
 		QuickGrace:  opts.QuickGrace,
-		Audit:       e.auditRun,
+		Audit:       e.auditor.Run,
 	})
 	if err != nil {
 		return nil, err
@@ -280,7 +284,7 @@ func (e *Engine) conf() *config.Config { return e.live.Config() }
 func (e *Engine) Reload(next *config.Config) (applied, needRestart []string, err error) {
 	applied, needRestart, err = e.live.Apply(next)
 	if err == nil {
-		e.auditReload(applied, needRestart)
+		e.auditor.Reload(applied, needRestart)
 	}
 	return applied, needRestart, err
 }
@@ -316,7 +320,7 @@ func (e *Engine) Start(ctx context.Context) error {
 			return fmt.Errorf("engine: start: %w", err)
 		}
 	}
-	e.startPruner(ctx)
+	e.auditor.Start(ctx)
 	return nil
 }
 
@@ -326,7 +330,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	if !e.started {
 		return e.rt.Close(ctx)
 	}
-	e.stopPruner()
+	e.auditor.Stop()
 	return errors.Join(e.rt.Close(ctx), e.deliveries.Stop(ctx))
 }
 
@@ -338,6 +342,11 @@ func (e *Engine) OutboxPasses() uint64 { return e.deliveries.Passes() }
 
 // poke wakes the outbox worker early (new outbox work).
 func (e *Engine) poke() { e.deliveries.Poke() }
+
+// PokeOutbox makes the outbox worker look for due items now: a surface
+// that queued items itself (A2A push notifications) need not wait for
+// the worker's next pass.
+func (e *Engine) PokeOutbox() { e.deliveries.Poke() }
 
 func (e *Engine) nowMs() int64 { return e.now().UnixMilli() }
 

@@ -2,10 +2,11 @@ package engine
 
 import (
 	"fmt"
-	"github.com/switchboard-go/switchboard/internal/audit"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-go/switchboard/internal/audit"
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/config"

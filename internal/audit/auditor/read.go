@@ -1,7 +1,9 @@
-package engine
+package auditor
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -10,23 +12,17 @@ import (
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
-var _ api.Auditor = (*Engine)(nil)
-
-// AuditChain is audit.chain.list: a page of the whole chain, oldest first.
-func (e *Engine) AuditChain(ctx context.Context, p api.Principal, r api.AuditChainRequest) (_ api.AuditChainResult, err error) {
-	defer e.audited(ctx, p, api.OpAuditChain, "", &err)
-	if _, err := e.enter(p, api.OpAuditChain); err != nil {
-		return api.AuditChainResult{}, err
-	}
+// Chain is audit.chain.list: a page of the whole chain, oldest first.
+func (au *Auditor) Chain(ctx context.Context, r api.AuditChainRequest) (api.AuditChainResult, error) {
 	limit, err := api.AuditChainLimit.Apply(api.AuditChainLimit.Or(r.Limit))
 	if err != nil {
 		return api.AuditChainResult{}, err
 	}
-	after, err := auditCursor(r.Cursor)
+	after, err := cursor(r.Cursor)
 	if err != nil {
 		return api.AuditChainResult{}, err
 	}
-	s, err := e.audit.Reader()
+	s, err := au.o.Log.Reader()
 	if err != nil {
 		return api.AuditChainResult{}, domain.Errorf(domain.CodeUnavailable, "%v", err)
 	}
@@ -45,72 +41,68 @@ func (e *Engine) AuditChain(ctx context.Context, p api.Principal, r api.AuditCha
 	return out, nil
 }
 
-// auditListScan bounds the records one audit.list call reads looking for
+// listScan bounds the records one audit.list call reads looking for
 // matching events; a page that ends there carries a cursor to go on.
-const auditListScan = 5000
+const listScan = 5000
 
-// auditListPage is how many records audit.list reads at a time.
-const auditListPage = 500
+// listPage is how many records audit.list reads at a time.
+const listPage = 500
 
 // openclawKinds are the record kinds audit.list can show as OpenClaw's
 // run and tool events.
 var openclawKinds = []audit.Kind{audit.KindMessage, audit.KindSpawn, audit.KindBudgetStop, audit.KindRefusal, audit.KindLoopPause, audit.KindApproval}
 
-// AuditList is OpenClaw's audit.list: the records that are run or tool
+// List is OpenClaw's audit.list: the records that are run or tool
 // events, newest first, in its AuditEvent shape.
-func (e *Engine) AuditList(ctx context.Context, p api.Principal, r api.AuditListRequest) (_ api.AuditListResult, err error) {
-	defer e.audited(ctx, p, api.OpAuditList, "", &err)
-	if _, err := e.enter(p, api.OpAuditList); err != nil {
-		return api.AuditListResult{}, err
-	}
+func (au *Auditor) List(ctx context.Context, r api.AuditListRequest) (api.AuditListResult, error) {
 	limit, err := api.AuditListLimit.Apply(api.AuditListLimit.Or(r.Limit))
 	if err != nil {
 		return api.AuditListResult{}, err
 	}
-	before, err := auditCursor(r.Cursor)
+	before, err := cursor(r.Cursor)
 	if err != nil {
 		return api.AuditListResult{}, err
 	}
-	if err := checkAuditFilter(r); err != nil {
+	if err := checkFilter(r); err != nil {
 		return api.AuditListResult{}, err
 	}
-	s, err := e.audit.Reader()
+	s, err := au.o.Log.Reader()
 	if err != nil {
 		return api.AuditListResult{}, domain.Errorf(domain.CodeUnavailable, "%v", err)
 	}
 	out := api.AuditListResult{Events: []api.AuditEvent{}}
 	for scanned := 0; ; {
-		recs, err := s.ListAudit(ctx, audit.Query{Desc: true, Before: before, Kinds: openclawKinds, Limit: auditListPage})
+		recs, err := s.ListAudit(ctx, audit.Query{Desc: true, Before: before, Kinds: openclawKinds, Limit: listPage})
 		if err != nil {
 			return api.AuditListResult{}, err
 		}
 		for _, rec := range recs {
 			before = rec.Seq
 			scanned++
-			if ev, ok := openclawEvent(rec); ok && matchAudit(r, ev) {
+			if ev, ok := openclawEvent(rec); ok && matches(r, ev) {
 				out.Events = append(out.Events, ev)
 				if len(out.Events) == int(limit) {
 					break
 				}
 			}
-			if scanned == auditListScan {
+			if scanned == listScan {
 				break
 			}
 		}
 		switch {
 		case len(recs) == 0 || before <= 1:
 			return out, nil
-		case len(out.Events) == int(limit) || scanned >= auditListScan:
+		case len(out.Events) == int(limit) || scanned >= listScan:
 			out.NextCursor = strconv.FormatInt(before, 10)
 			return out, nil
-		case len(recs) < auditListPage:
+		case len(recs) < listPage:
 			return out, nil
 		}
 	}
 }
 
-// auditCursor reads a cursor: a record's position ("" = none).
-func auditCursor(c string) (int64, error) {
+// cursor reads a cursor: a record's position ("" = none).
+func cursor(c string) (int64, error) {
 	if c == "" {
 		return 0, nil
 	}
@@ -126,16 +118,16 @@ func auditCursor(c string) (int64, error) {
 
 // Values of audit.list's filters (OpenClaw's AuditListParams).
 var (
-	auditEventKinds    = []string{"agent_run", "tool_action"}
-	auditEventStatuses = []string{"started", "succeeded", "failed", "cancelled", "timed_out", "blocked", "unknown"}
+	eventKinds    = []string{"agent_run", "tool_action"}
+	eventStatuses = []string{"started", "succeeded", "failed", "cancelled", "timed_out", "blocked", "unknown"}
 )
 
-func checkAuditFilter(r api.AuditListRequest) error {
-	if r.Kind != "" && !contains(auditEventKinds, r.Kind) {
-		return domain.Invalid("kind must be one of %s (got %q)", strings.Join(auditEventKinds, "|"), r.Kind)
+func checkFilter(r api.AuditListRequest) error {
+	if r.Kind != "" && !slices.Contains(eventKinds, r.Kind) {
+		return domain.Invalid("kind must be one of %s (got %q)", strings.Join(eventKinds, "|"), r.Kind)
 	}
-	if r.Status != "" && !contains(auditEventStatuses, r.Status) {
-		return domain.Invalid("status must be one of %s (got %q)", strings.Join(auditEventStatuses, "|"), r.Status)
+	if r.Status != "" && !slices.Contains(eventStatuses, r.Status) {
+		return domain.Invalid("status must be one of %s (got %q)", strings.Join(eventStatuses, "|"), r.Status)
 	}
 	for name, v := range map[string]*int64{"after": r.After, "before": r.Before} {
 		if v != nil && *v < 0 {
@@ -145,7 +137,7 @@ func checkAuditFilter(r api.AuditListRequest) error {
 	return nil
 }
 
-func matchAudit(r api.AuditListRequest, ev api.AuditEvent) bool {
+func matches(r api.AuditListRequest, ev api.AuditEvent) bool {
 	return (r.AgentID == "" || r.AgentID == ev.AgentID) &&
 		(r.SessionKey == "" || r.SessionKey == ev.SessionKey) &&
 		(r.RunID == "" || r.RunID == ev.RunID) &&
@@ -167,7 +159,7 @@ func openclawEvent(r audit.Record) (api.AuditEvent, bool) {
 	ev := api.AuditEvent{
 		EventID: "audit-" + strconv.FormatInt(r.Seq, 10), Sequence: r.Seq, SourceSequence: r.Seq,
 		OccurredAt: max(r.At, 0), AgentID: r.AgentID, RunID: r.RunID, ToolCallID: r.ToolCallID,
-		Actor: api.AuditActor{Type: "system", ID: orDefault(r.Actor, "system")}, Redaction: "metadata_only",
+		Actor: api.AuditActor{Type: "system", ID: cmp.Or(r.Actor, "system")}, Redaction: "metadata_only",
 	}
 	if r.Actor == "agent" && r.Session != "" {
 		ev.Actor = api.AuditActor{Type: "agent", ID: r.Session}
