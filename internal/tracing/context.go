@@ -112,3 +112,17 @@ func Root(ctx context.Context, name string) string {
 	defer sp.End()
 	return Inject(ctx)
 }
+
+// ExtractState is Extract with the W3C tracestate that goes with
+// traceparent ("" for none), for carriers that are not HTTP headers
+// (an MCP request's _meta).
+func ExtractState(ctx context.Context, traceparent, tracestate string) context.Context {
+	if traceparent == "" || !Enabled() {
+		return ctx
+	}
+	c := propagation.MapCarrier{"traceparent": traceparent}
+	if tracestate != "" {
+		c["tracestate"] = tracestate
+	}
+	return propagator.Extract(ctx, c)
+}
