@@ -1,9 +1,7 @@
 package tracing
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 
 	"go.opentelemetry.io/otel/propagation"
@@ -51,25 +49,6 @@ func InjectHeaders(ctx context.Context, h http.Header) {
 	propagator.Inject(ctx, propagation.HeaderCarrier(h))
 }
 
-// specTrace is the member of a stored run spec that holds the trace
-// context of the work that created the run.
-type specTrace struct {
-	TraceParent string `json:"traceparent"`
-}
-
-// FromSpec is the traceparent kept in a run's stored spec ("" when none
-// or tracing is off).
-func FromSpec(spec json.RawMessage) string {
-	if !Enabled() || len(spec) == 0 {
-		return ""
-	}
-	var s specTrace
-	if json.Unmarshal(spec, &s) != nil {
-		return ""
-	}
-	return s.TraceParent
-}
-
 // TraceID is the trace id (32 hex digits) of a W3C traceparent, "" when
 // it is not one. It works with tracing off: stored runs keep their ids.
 func TraceID(traceparent string) string {
@@ -82,19 +61,6 @@ func TraceID(traceparent string) string {
 		return ""
 	}
 	return id
-}
-
-// TraceIDOfSpec is TraceID of the traceparent a stored run spec keeps,
-// read whether tracing is on or not.
-func TraceIDOfSpec(spec json.RawMessage) string {
-	if !bytes.Contains(spec, []byte(`"traceparent"`)) {
-		return ""
-	}
-	var s specTrace
-	if json.Unmarshal(spec, &s) != nil {
-		return ""
-	}
-	return TraceID(s.TraceParent)
 }
 
 // Root is Inject(ctx) when ctx has a span; otherwise it records a root
