@@ -14,13 +14,12 @@ func Inject(ctx context.Context) string {
 	if !Enabled() {
 		return ""
 	}
-	sc := trace.SpanContextFromContext(ctx)
-	if !sc.IsValid() {
+	if !trace.SpanContextFromContext(ctx).IsValid() {
 		return ""
 	}
-	c := propagation.MapCarrier{}
-	propagator.Inject(ctx, c)
-	return c["traceparent"]
+	var c w3c
+	propagator.Inject(ctx, &c)
+	return c.parent
 }
 
 // Extract returns ctx with traceparent as its remote parent ("" or an
@@ -29,8 +28,34 @@ func Extract(ctx context.Context, traceparent string) context.Context {
 	if traceparent == "" || !Enabled() {
 		return ctx
 	}
-	return propagator.Extract(ctx, propagation.MapCarrier{"traceparent": traceparent})
+	return propagator.Extract(ctx, &w3c{parent: traceparent})
 }
+
+// w3c carries one trace context's W3C fields between a string and the
+// propagator: every run start extracts one and every run created injects
+// one, without a map each time.
+type w3c struct{ parent, state string }
+
+func (c *w3c) Get(key string) string {
+	switch key {
+	case "traceparent":
+		return c.parent
+	case "tracestate":
+		return c.state
+	}
+	return ""
+}
+
+func (c *w3c) Set(key, value string) {
+	switch key {
+	case "traceparent":
+		c.parent = value
+	case "tracestate":
+		c.state = value
+	}
+}
+
+func (c *w3c) Keys() []string { return []string{"traceparent", "tracestate"} }
 
 // ExtractHeaders returns ctx with the trace context of h (traceparent,
 // tracestate) as its remote parent.
@@ -86,9 +111,5 @@ func ExtractState(ctx context.Context, traceparent, tracestate string) context.C
 	if traceparent == "" || !Enabled() {
 		return ctx
 	}
-	c := propagation.MapCarrier{"traceparent": traceparent}
-	if tracestate != "" {
-		c["tracestate"] = tracestate
-	}
-	return propagator.Extract(ctx, c)
+	return propagator.Extract(ctx, &w3c{parent: traceparent, state: tracestate})
 }

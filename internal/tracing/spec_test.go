@@ -1,6 +1,7 @@
 package tracing
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 )
@@ -28,5 +29,28 @@ func TestSpecTraceParent(t *testing.T) {
 				t.Errorf("specTraceParent(%s) = %q, want %q", tc.spec, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestInjectExtract: a traceparent extracted as a remote parent is
+// injected back unchanged, its tracestate kept; bad or empty input
+// leaves ctx without a span.
+func TestInjectExtract(t *testing.T) {
+	on.Store(true)
+	defer on.Store(false)
+	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	ctx := ExtractState(context.Background(), tp, "vendor=1")
+	if got := Inject(ctx); got != tp {
+		t.Errorf("Inject(Extract(%s)) = %q", tp, got)
+	}
+	var c w3c
+	propagator.Inject(ctx, &c)
+	if c.state != "vendor=1" {
+		t.Errorf("tracestate = %q, want vendor=1", c.state)
+	}
+	for _, bad := range []string{"", "00-zz", "00-00000000000000000000000000000000-00f067aa0ba902b7-01"} {
+		if got := Inject(Extract(context.Background(), bad)); got != "" {
+			t.Errorf("Inject(Extract(%q)) = %q, want none", bad, got)
+		}
 	}
 }
