@@ -58,6 +58,7 @@ func benchChatTurnConfig(b *testing.B, sessions int, mutate func(*config.Config)
 	ctx := context.Background()
 	var lat latencies
 	b.ResetTimer()
+	cpu := startCPU(b)
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
 		res, err := h.e.chat(ctx, api.ChatRequest{SessionKey: "agent:main:c" + strconv.Itoa(i%sessions), Message: "hi"})
@@ -69,6 +70,7 @@ func benchChatTurnConfig(b *testing.B, sessions int, mutate func(*config.Config)
 		}
 		lat.add(time.Since(start))
 	}
+	cpu.report(b)
 	lat.report(b)
 }
 

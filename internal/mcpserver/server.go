@@ -233,7 +233,13 @@ func (s *Server) handler(name string, p api.Principal, owner *calls) mcp.ToolHan
 		if k := idempotencyKey(meta); k != "" && takesIdempotencyKey(name) {
 			args = withArgument(args, "idempotencyKey", "idempotency_key", k)
 		}
-		return toResult(s.caller.CallTool(ctx, p, name, args)), nil
+		ctx, span := traceCall(ctx, name, meta)
+		out := s.caller.CallTool(ctx, p, name, args)
+		if out.IsError {
+			span.Fail("tool returned an error")
+		}
+		span.End(nil)
+		return toResult(out), nil
 	}
 }
 

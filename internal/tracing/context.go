@@ -1,9 +1,7 @@
 package tracing
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 
 	"go.opentelemetry.io/otel/propagation"
@@ -16,13 +14,12 @@ func Inject(ctx context.Context) string {
 	if !Enabled() {
 		return ""
 	}
-	sc := trace.SpanContextFromContext(ctx)
-	if !sc.IsValid() {
+	if !trace.SpanContextFromContext(ctx).IsValid() {
 		return ""
 	}
-	c := propagation.MapCarrier{}
-	propagator.Inject(ctx, c)
-	return c["traceparent"]
+	var c w3c
+	propagator.Inject(ctx, &c)
+	return c.parent
 }
 
 // Extract returns ctx with traceparent as its remote parent ("" or an
@@ -31,8 +28,34 @@ func Extract(ctx context.Context, traceparent string) context.Context {
 	if traceparent == "" || !Enabled() {
 		return ctx
 	}
-	return propagator.Extract(ctx, propagation.MapCarrier{"traceparent": traceparent})
+	return propagator.Extract(ctx, &w3c{parent: traceparent})
 }
+
+// w3c carries one trace context's W3C fields between a string and the
+// propagator: every run start extracts one and every run created injects
+// one, without a map each time.
+type w3c struct{ parent, state string }
+
+func (c *w3c) Get(key string) string {
+	switch key {
+	case "traceparent":
+		return c.parent
+	case "tracestate":
+		return c.state
+	}
+	return ""
+}
+
+func (c *w3c) Set(key, value string) {
+	switch key {
+	case "traceparent":
+		c.parent = value
+	case "tracestate":
+		c.state = value
+	}
+}
+
+func (c *w3c) Keys() []string { return []string{"traceparent", "tracestate"} }
 
 // ExtractHeaders returns ctx with the trace context of h (traceparent,
 // tracestate) as its remote parent.
@@ -51,25 +74,6 @@ func InjectHeaders(ctx context.Context, h http.Header) {
 	propagator.Inject(ctx, propagation.HeaderCarrier(h))
 }
 
-// specTrace is the member of a stored run spec that holds the trace
-// context of the work that created the run.
-type specTrace struct {
-	TraceParent string `json:"traceparent"`
-}
-
-// FromSpec is the traceparent kept in a run's stored spec ("" when none
-// or tracing is off).
-func FromSpec(spec json.RawMessage) string {
-	if !Enabled() || len(spec) == 0 {
-		return ""
-	}
-	var s specTrace
-	if json.Unmarshal(spec, &s) != nil {
-		return ""
-	}
-	return s.TraceParent
-}
-
 // TraceID is the trace id (32 hex digits) of a W3C traceparent, "" when
 // it is not one. It works with tracing off: stored runs keep their ids.
 func TraceID(traceparent string) string {
@@ -82,19 +86,6 @@ func TraceID(traceparent string) string {
 		return ""
 	}
 	return id
-}
-
-// TraceIDOfSpec is TraceID of the traceparent a stored run spec keeps,
-// read whether tracing is on or not.
-func TraceIDOfSpec(spec json.RawMessage) string {
-	if !bytes.Contains(spec, []byte(`"traceparent"`)) {
-		return ""
-	}
-	var s specTrace
-	if json.Unmarshal(spec, &s) != nil {
-		return ""
-	}
-	return TraceID(s.TraceParent)
 }
 
 // Root is Inject(ctx) when ctx has a span; otherwise it records a root
@@ -111,4 +102,14 @@ func Root(ctx context.Context, name string) string {
 	ctx, sp := tracer().Start(ctx, name, trace.WithSpanKind(trace.SpanKindInternal))
 	defer sp.End()
 	return Inject(ctx)
+}
+
+// ExtractState is Extract with the W3C tracestate that goes with
+// traceparent ("" for none), for carriers that are not HTTP headers
+// (an MCP request's _meta).
+func ExtractState(ctx context.Context, traceparent, tracestate string) context.Context {
+	if traceparent == "" || !Enabled() {
+		return ctx
+	}
+	return propagator.Extract(ctx, &w3c{parent: traceparent, state: tracestate})
 }

@@ -41,8 +41,20 @@ var on atomic.Bool
 // Enabled reports whether spans are being recorded and exported.
 func Enabled() bool { return on.Load() }
 
+// tracerName names switchboard's spans' instrumentation scope.
+const tracerName = "github.com/switchboard-go/switchboard"
+
+// installed is the tracer of the installed provider, taken once at Setup
+// rather than looked up through the global provider for every span.
+var installed atomic.Pointer[trace.Tracer]
+
 // tracer is the one tracer of switchboard's spans.
-func tracer() trace.Tracer { return otel.Tracer("github.com/switchboard-go/switchboard") }
+func tracer() trace.Tracer {
+	if t := installed.Load(); t != nil {
+		return *t
+	}
+	return otel.Tracer(tracerName)
+}
 
 // propagator is the W3C trace-context propagator every carrier uses.
 var propagator = propagation.TraceContext{}
@@ -98,6 +110,8 @@ func Setup(ctx context.Context, cfg Config, getenv func(string) string) (*Provid
 	}
 	p := &Provider{tp: sdktrace.NewTracerProvider(tpOpts...), prev: otel.GetTracerProvider()}
 	otel.SetTracerProvider(p.tp)
+	t := p.tp.Tracer(tracerName)
+	installed.Store(&t)
 	on.Store(true)
 	return p, nil
 }
@@ -109,6 +123,7 @@ func (p *Provider) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	on.Store(false)
+	installed.Store(nil)
 	otel.SetTracerProvider(p.prev)
 	if err := p.tp.Shutdown(ctx); err != nil {
 		return fmt.Errorf("tracing: shutdown: %w", err)

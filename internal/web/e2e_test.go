@@ -150,10 +150,18 @@ func repoRoot(t *testing.T) string {
 // Everything stops when the test ends.
 func startGateway(t *testing.T, token string, bulk int) string {
 	t.Helper()
+	url, _ := startGatewayConfig(t, token, bulk, e2eConfig)
+	return url
+}
+
+// startGatewayConfig is startGateway with the state dir's config, and
+// the app it serves (for a test that acts beside the browser).
+func startGatewayConfig(t *testing.T, token string, bulk int, config string) (string, *app.App) {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "switchboard.json5")
-	if err := os.WriteFile(cfgPath, []byte(e2eConfig), 0o600); err != nil {
+	if err := os.WriteFile(cfgPath, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	a, err := app.Open(ctx, app.Options{StateDir: dir, ConfigPath: cfgPath, Getenv: func(string) string { return "" }, Owner: "web e2e test"})
@@ -188,7 +196,7 @@ func startGateway(t *testing.T, token string, bulk int) string {
 			t.Errorf("close app: %v", err)
 		}
 	})
-	return "http://" + ln.Addr().String() + "/"
+	return "http://" + ln.Addr().String() + "/", a
 }
 
 // scenarioSteps are the lines scenario.mjs prints as it passes each step;

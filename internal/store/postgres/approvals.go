@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/store/rowcodec"
 )
 
 // schemaApprovals is the approvals table (the SQLite store's is the
@@ -38,27 +38,12 @@ CREATE INDEX approvals_status ON approvals (status, created_at);
 CREATE INDEX approvals_edge ON approvals (edge, decision);
 `
 
-const approvalColumns = `id, tool, rule, edge, requester_key, requester_agent, target_key, target_agent,
-	summary, call, status, decision, resolver, created_at, expires_at, resolved_at`
-
-func approvalArgs(a domain.Approval) ([]any, error) {
-	if len(a.Call) > 0 && !json.Valid(a.Call) {
-		return nil, domain.Invalid("approval %q: call is not valid JSON", a.ID)
-	}
-	return []any{pgText(a.ID), a.Tool, a.Rule, pgText(a.Edge), pgText(a.RequesterKey), pgText(a.RequesterAgent),
-		pgText(a.TargetKey), pgText(a.TargetAgent), pgText(a.Summary), rawOrNull(a.Call), string(a.Status),
-		a.Decision, pgText(a.Resolver), a.CreatedAt, a.ExpiresAt, a.ResolvedAt}, nil
-}
+const approvalColumns = rowcodec.ApprovalColumns
 
 func scanApproval(r pgx.Row) (domain.Approval, error) {
-	var a domain.Approval
-	var call *string
-	err := r.Scan(&a.ID, &a.Tool, &a.Rule, &a.Edge, &a.RequesterKey, &a.RequesterAgent, &a.TargetKey, &a.TargetAgent,
-		&a.Summary, &call, &a.Status, &a.Decision, &a.Resolver, &a.CreatedAt, &a.ExpiresAt, &a.ResolvedAt)
-	if call != nil {
-		a.Call = []byte(*call)
-	}
-	return a, err
+	var row rowcodec.ApprovalRow
+	err := r.Scan(row.Dest()...)
+	return row.Approval(), err
 }
 
 var _ domain.ApprovalTx = (*tx)(nil)
@@ -86,7 +71,7 @@ func (t *tx) PutApproval(a domain.Approval) error {
 	if a.ID == "" {
 		return domain.Invalid("put approval: id is required")
 	}
-	args, err := approvalArgs(a)
+	args, err := rowcodec.ApprovalValues(a, pgText)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/switchboard-go/switchboard/internal/audit"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/store/rowcodec"
 )
 
 // schemaV4 is the audit log (internal/audit): the chain's records, and
@@ -42,10 +43,11 @@ INSERT INTO audit_head VALUES (1, 0, '', 0, '') ON CONFLICT (id) DO NOTHING;
 `
 
 const (
-	auditColumns = `seq, at, kind, actor, surface, op, session_key, target, run_id, agent_id, tool_call_id, outcome, detail, prev, hash`
-	insertAudit  = `INSERT INTO audit_log (` + auditColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`
-	auditHead    = `SELECT head_seq, head_hash, anchor_seq, anchor_hash FROM audit_head WHERE id = 1`
+	auditColumns = rowcodec.AuditColumns
+	auditHead    = `SELECT ` + rowcodec.AuditHeadColumns + ` FROM audit_head WHERE id = 1`
 )
+
+var insertAudit = `INSERT INTO audit_log (` + auditColumns + `) VALUES (` + numbered(1, rowcodec.AuditColumnCount) + `)`
 
 var (
 	_ audit.TxAppender = (*tx)(nil)
@@ -70,29 +72,24 @@ func (t *tx) flushAudit() error {
 	if len(t.audit) == 0 {
 		return nil
 	}
-	var head audit.Anchor
-	var anchor audit.Anchor
-	if err := t.queryRow(auditHead+` FOR UPDATE`).Scan(&head.Seq, &head.Hash, &anchor.Seq, &anchor.Hash); err != nil {
+	var st audit.State
+	if err := t.queryRow(auditHead + ` FOR UPDATE`).Scan(rowcodec.AuditHeadDest(&st)...); err != nil {
 		return fmt.Errorf("audit: lock head: %w", err)
 	}
+	head := st.Head
 	for _, e := range t.audit {
 		r := audit.Next(head, e)
-		t.deferWrite(fmt.Sprintf("audit: append %s", e.Kind), insertAudit, auditArgs(r)...)
+		t.deferWrite(fmt.Sprintf("audit: append %s", e.Kind), insertAudit, rowcodec.AuditValues(r)...)
 		head = audit.Anchor{Seq: r.Seq, Hash: r.Hash}
 	}
 	t.deferWrite("audit: move head", `UPDATE audit_head SET head_seq = $1, head_hash = $2 WHERE id = 1`, head.Seq, head.Hash)
 	return nil
 }
 
-func auditArgs(r audit.Record) []any {
-	return []any{r.Seq, r.At, string(r.Kind), r.Actor, r.Surface, r.Op, r.Session, r.Target, r.RunID,
-		r.AgentID, r.ToolCallID, r.Outcome, r.Detail, r.Prev, r.Hash}
-}
-
 // AuditState reads the chain's anchor and head.
 func (s *Store) AuditState(ctx context.Context) (audit.State, error) {
 	var st audit.State
-	if err := s.queryRow(ctx, auditHead).Scan(&st.Head.Seq, &st.Head.Hash, &st.Anchor.Seq, &st.Anchor.Hash); err != nil {
+	if err := s.queryRow(ctx, auditHead).Scan(rowcodec.AuditHeadDest(&st)...); err != nil {
 		return audit.State{}, s.readErr("audit state", err)
 	}
 	return st, nil
@@ -110,12 +107,9 @@ func (s *Store) ListAudit(ctx context.Context, q audit.Query) ([]audit.Record, e
 		return nil, s.readErr("list audit", err)
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (audit.Record, error) {
-		var r audit.Record
-		var kind string
-		err := row.Scan(&r.Seq, &r.At, &kind, &r.Actor, &r.Surface, &r.Op, &r.Session, &r.Target, &r.RunID,
-			&r.AgentID, &r.ToolCallID, &r.Outcome, &r.Detail, &r.Prev, &r.Hash)
-		r.Kind = audit.Kind(kind)
-		return r, err
+		var r rowcodec.AuditRow
+		err := row.Scan(r.Dest()...)
+		return r.Record(), err
 	})
 	if err != nil {
 		return nil, s.readErr("list audit", err)
@@ -131,7 +125,7 @@ func (s *Store) PruneAudit(ctx context.Context, olderThan, keepNewest int64) (in
 		t := dtx.(*tx)
 		removed = 0
 		var st audit.State
-		if err := t.queryRow(auditHead+` FOR UPDATE`).Scan(&st.Head.Seq, &st.Head.Hash, &st.Anchor.Seq, &st.Anchor.Hash); err != nil {
+		if err := t.queryRow(auditHead + ` FOR UPDATE`).Scan(rowcodec.AuditHeadDest(&st)...); err != nil {
 			return fmt.Errorf("audit: lock head: %w", err)
 		}
 		cut := audit.PruneCut(st, keepNewest)

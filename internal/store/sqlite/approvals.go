@@ -3,12 +3,12 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/store/rowcodec"
 )
 
 // schemaApprovals is the approvals table: agent-to-agent calls held for
@@ -44,26 +44,12 @@ func migrateApprovals(ctx context.Context, conn *sql.Conn) error {
 	return err
 }
 
-const approvalColumns = `id, tool, rule, edge, requester_key, requester_agent, target_key, target_agent,
-	summary, call, status, decision, resolver, created_at, expires_at, resolved_at`
-
-func approvalArgs(a domain.Approval) ([]any, error) {
-	if len(a.Call) > 0 && !json.Valid(a.Call) {
-		return nil, domain.Invalid("approval %q: call is not valid JSON", a.ID)
-	}
-	return []any{a.ID, a.Tool, a.Rule, a.Edge, a.RequesterKey, a.RequesterAgent, a.TargetKey, a.TargetAgent,
-		a.Summary, rawOrNull(a.Call), string(a.Status), a.Decision, a.Resolver, a.CreatedAt, a.ExpiresAt, a.ResolvedAt}, nil
-}
+const approvalColumns = rowcodec.ApprovalColumns
 
 func scanApproval(r rowScanner) (domain.Approval, error) {
-	var a domain.Approval
-	var call sql.NullString
-	err := r.Scan(&a.ID, &a.Tool, &a.Rule, &a.Edge, &a.RequesterKey, &a.RequesterAgent, &a.TargetKey, &a.TargetAgent,
-		&a.Summary, &call, &a.Status, &a.Decision, &a.Resolver, &a.CreatedAt, &a.ExpiresAt, &a.ResolvedAt)
-	if call.Valid {
-		a.Call = []byte(call.String)
-	}
-	return a, err
+	var row rowcodec.ApprovalRow
+	err := r.Scan(row.Dest()...)
+	return row.Approval(), err
 }
 
 var _ domain.ApprovalTx = (*tx)(nil)
@@ -89,7 +75,7 @@ func (t *tx) PutApproval(a domain.Approval) error {
 	if a.ID == "" {
 		return domain.Invalid("put approval: id is required")
 	}
-	args, err := approvalArgs(a)
+	args, err := rowcodec.ApprovalValues(a, nil)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/audit"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/store/rowcodec"
 )
 
 // schemaV11 is the audit log (internal/audit): the chain's records, and
@@ -41,11 +42,12 @@ INSERT OR IGNORE INTO audit_head VALUES (1, 0, '', 0, '');
 `
 
 const (
-	auditColumns    = `seq, at, kind, actor, surface, op, session_key, target, run_id, agent_id, tool_call_id, outcome, detail, prev, hash`
-	insertAudit     = `INSERT INTO audit_log (` + auditColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	selectAuditHead = `SELECT head_seq, head_hash, anchor_seq, anchor_hash FROM audit_head WHERE id = 1`
+	auditColumns    = rowcodec.AuditColumns
+	selectAuditHead = `SELECT ` + rowcodec.AuditHeadColumns + ` FROM audit_head WHERE id = 1`
 	updateAuditHead = `UPDATE audit_head SET head_seq = ?, head_hash = ? WHERE id = 1`
 )
+
+var insertAudit = `INSERT INTO audit_log (` + auditColumns + `) VALUES (` + placeholders(rowcodec.AuditColumnCount) + `)`
 
 var (
 	_ audit.TxAppender = (*tx)(nil)
@@ -59,11 +61,11 @@ func (t *tx) AppendAudit(e audit.Entry) error {
 		return err
 	}
 	var st audit.State
-	if err := t.queryRow(selectAuditHead).Scan(&st.Head.Seq, &st.Head.Hash, &st.Anchor.Seq, &st.Anchor.Hash); err != nil {
+	if err := t.queryRow(selectAuditHead).Scan(rowcodec.AuditHeadDest(&st)...); err != nil {
 		return fmt.Errorf("audit: read head: %w", t.noteWrite(err))
 	}
 	r := audit.Next(st.Head, e)
-	if _, err := t.exec(insertAudit, auditArgs(r)...); err != nil {
+	if _, err := t.exec(insertAudit, rowcodec.AuditValues(r)...); err != nil {
 		return fmt.Errorf("audit: append %s: %w", e.Kind, err)
 	}
 	if _, err := t.exec(updateAuditHead, r.Seq, r.Hash); err != nil {
@@ -72,18 +74,10 @@ func (t *tx) AppendAudit(e audit.Entry) error {
 	return nil
 }
 
-func auditArgs(r audit.Record) []any {
-	return []any{r.Seq, r.At, string(r.Kind), r.Actor, r.Surface, r.Op, r.Session, r.Target, r.RunID,
-		r.AgentID, r.ToolCallID, r.Outcome, r.Detail, r.Prev, r.Hash}
-}
-
 func scanAudit(row rowScanner) (audit.Record, error) {
-	var r audit.Record
-	var kind string
-	err := row.Scan(&r.Seq, &r.At, &kind, &r.Actor, &r.Surface, &r.Op, &r.Session, &r.Target, &r.RunID,
-		&r.AgentID, &r.ToolCallID, &r.Outcome, &r.Detail, &r.Prev, &r.Hash)
-	r.Kind = audit.Kind(kind)
-	return r, err
+	var r rowcodec.AuditRow
+	err := row.Scan(r.Dest()...)
+	return r.Record(), err
 }
 
 // AuditState reads the chain's anchor and head.
@@ -92,7 +86,7 @@ func (s *Store) AuditState(ctx context.Context) (audit.State, error) {
 		return audit.State{}, fmt.Errorf("audit state: %w", domain.ErrClosed)
 	}
 	var st audit.State
-	if err := s.queryRowR(ctx, selectAuditHead).Scan(&st.Head.Seq, &st.Head.Hash, &st.Anchor.Seq, &st.Anchor.Hash); err != nil {
+	if err := s.queryRowR(ctx, selectAuditHead).Scan(rowcodec.AuditHeadDest(&st)...); err != nil {
 		return audit.State{}, s.readErr("audit state", err)
 	}
 	return st, nil
@@ -118,7 +112,7 @@ func (s *Store) PruneAudit(ctx context.Context, olderThan, keepNewest int64) (in
 		t := dtx.(*tx)
 		removed = 0
 		var st audit.State
-		if err := t.queryRow(selectAuditHead).Scan(&st.Head.Seq, &st.Head.Hash, &st.Anchor.Seq, &st.Anchor.Hash); err != nil {
+		if err := t.queryRow(selectAuditHead).Scan(rowcodec.AuditHeadDest(&st)...); err != nil {
 			return fmt.Errorf("audit: read head: %w", err)
 		}
 		cut := audit.PruneCut(st, keepNewest)

@@ -1,9 +1,13 @@
 // Package otlptest is an OTLP/HTTP trace receiver for tests: it decodes
 // what an exporter posts to /v1/traces (protobuf, optionally gzipped)
-// with the OTLP protocol's own generated types and keeps the spans.
+// with the OTLP protocol's own generated types and keeps the spans. For
+// benchmarks, StartDiscard only counts what arrives: a real collector
+// decodes in its own process, so decoding here would bill its CPU to the
+// code under measurement.
 package otlptest
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/hex"
@@ -29,17 +33,27 @@ type Span struct {
 
 // Receiver is a running OTLP/HTTP endpoint.
 type Receiver struct {
-	srv *httptest.Server
+	srv     *httptest.Server
+	discard bool
 
 	mu      sync.Mutex
 	spans   []Span
 	changed chan struct{}
 	posts   int
+	bytes   int64
 }
 
-// Start serves a receiver on loopback; Close stops it.
-func Start() *Receiver {
-	r := &Receiver{changed: make(chan struct{})}
+// Start serves a receiver on loopback that decodes and keeps every span;
+// Close stops it.
+func Start() *Receiver { return start(false) }
+
+// StartDiscard serves a receiver that reads each export's body, counts
+// the request and its bytes, and answers success without decoding it:
+// Spans stays empty, Posts and Bytes grow.
+func StartDiscard() *Receiver { return start(true) }
+
+func start(discard bool) *Receiver {
+	r := &Receiver{changed: make(chan struct{}), discard: discard}
 	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
 	return r
 }
@@ -57,24 +71,56 @@ func (r *Receiver) Posts() int {
 	return r.posts
 }
 
+// Bytes is the total size of the export bodies received, as sent (before
+// any gzip is undone).
+func (r *Receiver) Bytes() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.bytes
+}
+
+// countOnly answers an export that is not decoded.
+func (r *Receiver) countOnly(w http.ResponseWriter, req *http.Request) {
+	n, err := io.Copy(io.Discard, req.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	w.WriteHeader(http.StatusOK)
+	r.mu.Lock()
+	r.posts++
+	r.bytes += n
+	close(r.changed)
+	r.changed = make(chan struct{})
+	r.mu.Unlock()
+}
+
 func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	if req.URL.Path != "/v1/traces" || req.Method != http.MethodPost {
 		http.NotFound(w, req)
 		return
 	}
-	var body io.Reader = req.Body
+	if r.discard {
+		r.countOnly(w, req)
+		return
+	}
+	sent, err := io.ReadAll(req.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	raw := sent
 	if req.Header.Get("Content-Encoding") == "gzip" {
-		zr, err := gzip.NewReader(req.Body)
+		zr, err := gzip.NewReader(bytes.NewReader(sent))
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		body = zr
-	}
-	raw, err := io.ReadAll(body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
+		if raw, err = io.ReadAll(zr); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
 	}
 	var msg coltrace.ExportTraceServiceRequest
 	if err := proto.Unmarshal(raw, &msg); err != nil {
@@ -115,6 +161,7 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	_, _ = w.Write(out)
 	r.mu.Lock()
 	r.posts++
+	r.bytes += int64(len(sent))
 	r.spans = append(r.spans, got...)
 	close(r.changed)
 	r.changed = make(chan struct{})

@@ -3,42 +3,30 @@
 // events. Needs a token with operator.approvals (or admin).
 
 import {h, clear, fmtRelative, fmtISO, throttle, statusBadge, errorText, sessionHref} from '../dom.js';
+import {listPanel, fillPanel, loader} from './lists.js';
 
 export function mountApprovals(ctx, root) {
   const {gw} = ctx;
   ctx.setTitle('Approvals');
   const abort = new AbortController();
   const state = {pending: [], decided: [], error: ''};
-  let seq = 0;
 
-  const pendingBody = h('tbody');
-  const decidedBody = h('tbody');
-  const pendingCount = h('span', {class: 'count'});
   const errorBox = h('p', {class: 'notice notice-error', role: 'alert', hidden: true});
-
-  const table = (caption, tbody, withActions) => h('div', {class: 'table-scroll'},
-    h('table', {class: 'table'},
-      h('caption', {class: 'visually-hidden', text: caption}),
-      h('thead', {}, h('tr', {},
-        ['Status', 'Call', 'Message or task', 'Requester', withActions ? 'Expires' : 'Decided'].map((c) => h('th', {scope: 'col', text: c})),
-        withActions ? h('th', {scope: 'col', class: 'col-actions'}, h('span', {class: 'visually-hidden', text: 'Actions'})) : null)),
-      tbody));
+  const columns = ['Status', 'Call', 'Message or task', 'Requester'];
+  const pending = listPanel('approvals-pending', 'Pending', 'Pending approvals', [...columns, 'Expires'], true);
+  const decided = listPanel('approvals-decided', 'Decided', 'Decided approvals', [...columns, 'Decided'], false);
 
   clear(root);
   root.append(
     h('div', {class: 'view-head'}, h('div', {}, h('h1', {text: 'Approvals'}),
       h('p', {class: 'subtle', text: 'Agent-to-agent sends and spawns held by approvals.rules until an operator decides.'}))),
-    errorBox,
-    h('section', {class: 'panel', 'aria-labelledby': 'approvals-pending'},
-      h('h2', {id: 'approvals-pending'}, 'Pending ', pendingCount), table('Pending approvals', pendingBody, true)),
-    h('section', {class: 'panel', 'aria-labelledby': 'approvals-decided'},
-      h('h2', {id: 'approvals-decided', text: 'Decided'}), table('Decided approvals', decidedBody, false)));
+    errorBox, pending.section, decided.section);
 
   function when(ms) {
     return h('time', {datetime: fmtISO(ms), title: fmtISO(ms), text: fmtRelative(ms)});
   }
 
-  function row(a, pending) {
+  function row(a, isPending) {
     const p = a.presentation || {};
     const requester = a.sourceSessionKey || (a.source && a.source.sessionKey) || '';
     return h('tr', {dataset: {approvalId: a.id, status: a.status}},
@@ -46,8 +34,8 @@ export function mountApprovals(ctx, root) {
       h('td', {}, h('div', {text: p.title || a.id}), h('div', {class: 'subtle mono', text: a.id})),
       h('td', {class: 'approval-detail', text: p.detail || '—'}),
       h('td', {class: 'col-session'}, requester ? h('a', {href: sessionHref(requester), class: 'mono', text: requester}) : '—'),
-      h('td', {}, when(pending ? a.expiresAtMs : a.resolvedAtMs)),
-      pending ? h('td', {class: 'col-actions'},
+      h('td', {}, when(isPending ? a.expiresAtMs : a.resolvedAtMs)),
+      isPending ? h('td', {class: 'col-actions'},
         h('button', {type: 'button', class: 'btn btn-small btn-primary', 'aria-label': `Approve ${a.id}`,
           onclick: (e) => decide(a, 'allow-once', e.currentTarget)}, 'Approve'),
         h('button', {type: 'button', class: 'btn btn-small', 'aria-label': `Always approve ${a.id}`,
@@ -57,34 +45,18 @@ export function mountApprovals(ctx, root) {
   }
 
   function render() {
-    clear(pendingBody);
-    clear(decidedBody);
-    pendingCount.textContent = `(${state.pending.length})`;
-    if (!state.pending.length) pendingBody.append(h('tr', {}, h('td', {colspan: '6', class: 'empty', text: 'Nothing waits for a decision.'})));
-    for (const a of state.pending) pendingBody.append(row(a, true));
-    if (!state.decided.length) decidedBody.append(h('tr', {}, h('td', {colspan: '5', class: 'empty', text: 'No decisions yet.'})));
-    for (const a of state.decided) decidedBody.append(row(a, false));
+    fillPanel(pending, state.pending, (a) => row(a, true), 'Nothing waits for a decision.');
+    fillPanel(decided, state.decided, (a) => row(a, false), 'No decisions yet.');
     errorBox.hidden = !state.error;
     errorBox.textContent = state.error;
   }
 
-  async function load() {
-    const my = ++seq;
-    try {
-      const [pending, decided] = await Promise.all([
-        gw.call('approval.list', {}),
-        gw.call('approval.history', {limit: 50}),
-      ]);
-      if (my !== seq) return;
-      state.pending = pending.items || [];
-      state.decided = decided.items || [];
-      state.error = '';
-    } catch (err) {
-      if (my !== seq) return;
-      state.error = `Could not load approvals: ${errorText(err)}`;
-    }
-    render();
-  }
+  const load = loader(state, 'Could not load approvals',
+    () => Promise.all([gw.call('approval.list', {}), gw.call('approval.history', {limit: 50})]),
+    ([p, d]) => {
+      state.pending = p.items || [];
+      state.decided = d.items || [];
+    }, render);
 
   async function decide(a, decision, btn) {
     for (const b of btn.parentElement.querySelectorAll('button')) b.disabled = true;
@@ -111,7 +83,7 @@ export function mountApprovals(ctx, root) {
     unmount() {
       abort.abort();
       refresh.cancel();
-      seq++;
+      load.stop();
     },
   };
 }

@@ -3,6 +3,7 @@
 
 import {h, clear, fmtNumber, fmtDuration, fmtRelative, fmtISO, shortId, throttle, statusBadge, errorText, sessionHref} from '../dom.js';
 import {runsOf} from '../data.js';
+import {listPanel, fillPanel, loader} from './lists.js';
 
 const RECENT = 100;
 
@@ -11,37 +12,21 @@ export function mountRuns(ctx, root) {
   ctx.setTitle('Runs');
   const abort = new AbortController();
   const state = {active: [], recent: [], limit: RECENT, more: false, error: ''};
-  let seq = 0;
 
-  const activeBody = h('tbody');
-  const recentBody = h('tbody');
   const errorBox = h('p', {class: 'notice notice-error', role: 'alert', hidden: true});
-  const activeCount = h('span', {class: 'count'});
-  const recentCount = h('span', {class: 'count'});
   const moreBtn = h('button', {type: 'button', class: 'btn', hidden: true, onclick: () => {
     state.limit += RECENT;
     load();
   }}, `Load ${RECENT} more`);
-
-  const table = (caption, tbody, withCancel) => h('div', {class: 'table-scroll'},
-    h('table', {class: 'table'},
-      h('caption', {class: 'visually-hidden', text: caption}),
-      h('thead', {}, h('tr', {},
-        ['Status', 'Run', 'Kind', 'Session', 'Started', 'Duration', 'Tokens'].map((c) =>
-          h('th', {scope: 'col', class: c === 'Tokens' || c === 'Duration' ? 'num' : '', text: c})),
-        withCancel ? h('th', {scope: 'col', class: 'col-actions'}, h('span', {class: 'visually-hidden', text: 'Actions'})) : null)),
-      tbody));
+  const columns = ['Status', 'Run', 'Kind', 'Session', 'Started', ['Duration', 'num'], ['Tokens', 'num']];
+  const active = listPanel('runs-active', 'Active', 'Active runs', columns, true);
+  const recent = listPanel('runs-recent', 'Recent', 'Recent runs', columns, false, h('div', {class: 'table-foot'}, moreBtn));
 
   clear(root);
   root.append(
     h('div', {class: 'view-head'}, h('div', {}, h('h1', {text: 'Runs'}),
       h('p', {class: 'subtle', text: 'Every chat turn, send, reply-back step, announce and sub-agent is a durable run.'}))),
-    errorBox,
-    h('section', {class: 'panel', 'aria-labelledby': 'runs-active'},
-      h('h2', {id: 'runs-active'}, 'Active ', activeCount), table('Active runs', activeBody, true)),
-    h('section', {class: 'panel', 'aria-labelledby': 'runs-recent'},
-      h('h2', {id: 'runs-recent'}, 'Recent ', recentCount), table('Recent runs', recentBody, false),
-      h('div', {class: 'table-foot'}, moreBtn)));
+    errorBox, active.section, recent.section);
 
   function row(r, withCancel) {
     const running = r.status === 'running' || r.status === 'queued';
@@ -66,38 +51,24 @@ export function mountRuns(ctx, root) {
   }
 
   function render() {
-    clear(activeBody);
-    clear(recentBody);
-    activeCount.textContent = `(${state.active.length})`;
-    recentCount.textContent = `(${state.recent.length})`;
-    if (!state.active.length) activeBody.append(h('tr', {}, h('td', {colspan: '8', class: 'empty', text: 'Nothing is running.'})));
-    for (const r of state.active) activeBody.append(row(r, true));
-    if (!state.recent.length) recentBody.append(h('tr', {}, h('td', {colspan: '7', class: 'empty', text: 'No runs yet.'})));
-    for (const r of state.recent) recentBody.append(row(r, false));
+    fillPanel(active, state.active, (r) => row(r, true), 'Nothing is running.');
+    fillPanel(recent, state.recent, (r) => row(r, false), 'No runs yet.');
     moreBtn.hidden = !state.more;
     errorBox.hidden = !state.error;
     errorBox.textContent = state.error;
   }
 
-  async function load() {
-    const my = ++seq;
-    try {
-      const [active, recent] = await Promise.all([
-        gw.http('GET', 'api/runs?status=queued,running&limit=200'),
-        gw.http('GET', `api/runs?limit=${state.limit + 1}`),
-      ]);
-      if (my !== seq) return;
-      state.active = runsOf(active).filter((r) => r.status === 'queued' || r.status === 'running');
-      const rec = runsOf(recent);
+  const load = loader(state, 'Could not load runs',
+    () => Promise.all([
+      gw.http('GET', 'api/runs?status=queued,running&limit=200'),
+      gw.http('GET', `api/runs?limit=${state.limit + 1}`),
+    ]),
+    ([a, r]) => {
+      state.active = runsOf(a).filter((x) => x.status === 'queued' || x.status === 'running');
+      const rec = runsOf(r);
       state.more = rec.length > state.limit;
       state.recent = rec.slice(0, state.limit);
-      state.error = '';
-    } catch (err) {
-      if (my !== seq) return;
-      state.error = `Could not load runs: ${errorText(err)}`;
-    }
-    render();
-  }
+    }, render);
 
   async function cancel(r, btn) {
     btn.disabled = true;
@@ -118,7 +89,7 @@ export function mountRuns(ctx, root) {
   }, {signal: abort.signal});
   gw.addEventListener('open', () => load(), {signal: abort.signal});
   const tick = setInterval(() => {
-    for (const td of activeBody.querySelectorAll('td.duration')) {
+    for (const td of active.tbody.querySelectorAll('td.duration')) {
       const start = Number(td.dataset.start);
       if (start) td.textContent = fmtDuration(Date.now() - start);
     }
@@ -131,7 +102,7 @@ export function mountRuns(ctx, root) {
       abort.abort();
       refresh.cancel();
       clearInterval(tick);
-      seq++;
+      load.stop();
     },
   };
 }
