@@ -35,7 +35,8 @@ func (s *Server) mapEvent(ev domain.Event) []outEvent {
 		if ev.Run == nil {
 			return nil
 		}
-		return s.runEndEvents(*ev.Run, ev.TS)
+		// The fan-out puts the run's stored answer on its end (runFinals).
+		return s.runEndEvents(*ev.Run, ev.Message, ev.TS)
 	case domain.EventMessage:
 		if ev.Message == nil || ev.Message.RunID == "" {
 			return nil
@@ -62,14 +63,19 @@ func (s *Server) mapEvent(ev domain.Event) []outEvent {
 	return nil
 }
 
-// runEndEvents are the lifecycle and chat events of an ended run.
-func (s *Server) runEndEvents(r domain.Run, ts int64) []outEvent {
+// runEndEvents are the lifecycle and chat events of an ended run; final,
+// when known, is the stored message of its answer, whose identity the
+// chat final's message carries.
+func (s *Server) runEndEvents(r domain.Run, final *domain.Message, ts int64) []outEvent {
 	if r.Status == domain.RunOK {
+		msg := chatMessage{Role: domain.RoleAssistant, Content: []domain.Block{domain.TextBlock(r.Reply)}, Timestamp: r.EndedAt}
+		if final != nil {
+			msg.OpenClaw = messageMeta(*final, final.ID, r.ID)
+		}
 		return []outEvent{
 			{"agent", agentEventPayload{RunID: r.ID, SessionKey: r.SessionKey, Stream: "lifecycle", TS: ts,
 				Data: lifecycleEnd{EndedAt: r.EndedAt, Phase: "end", StartedAt: r.StartedAt, Status: r.Status}}},
-			{"chat", chatPayload{RunID: r.ID, SessionKey: r.SessionKey, State: "final", Usage: &r.Usage,
-				Message: chatMessage{Role: domain.RoleAssistant, Content: []domain.Block{domain.TextBlock(r.Reply)}, Timestamp: r.EndedAt}}},
+			{"chat", chatPayload{RunID: r.ID, SessionKey: r.SessionKey, State: "final", Usage: &r.Usage, Message: msg}},
 		}
 	}
 	data := map[string]any{"phase": "end", "startedAt": r.StartedAt, "endedAt": r.EndedAt, "status": r.Status}

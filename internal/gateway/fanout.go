@@ -70,6 +70,7 @@ func (f *fanout) run(ctx context.Context, s *Server) {
 	// names holds the JSON of each event name seen (a handful), encoded once.
 	names := map[string][]byte{}
 	seqs := runSeqs{}
+	finals := runFinals{}
 	for {
 		select {
 		case <-ctx.Done():
@@ -84,12 +85,16 @@ func (f *fanout) run(ctx context.Context, s *Server) {
 				s.aliases.started(ev.Run.ID, ev.Run.Message)
 			}
 			mapped := ev
+			finals.observe(ev)
+			if ev.Kind == domain.EventRunEnd && ev.Run != nil {
+				mapped.Message = finals.take(*ev.Run)
+			}
 			if id := runID; id != "" || ev.Progress != nil {
 				if id == "" {
 					id = ev.Progress.RunID
 				}
 				if pub := s.aliases.public(id); pub != "" {
-					mapped = renamedRun(ev, pub)
+					mapped = renamedRun(mapped, pub)
 				}
 			}
 			for _, out := range s.mapEvent(mapped) {

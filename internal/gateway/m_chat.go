@@ -46,7 +46,7 @@ func (s *Server) mChatHistory(ctx context.Context, cl *call) (any, error) {
 		return nil, err
 	}
 	key := s.canonical(ctx, pr, h.SessionKey)
-	out := map[string]any{"sessionKey": key, "sessionId": h.SessionID, "messages": h.Messages}
+	out := map[string]any{"sessionKey": key, "sessionId": h.SessionID, "messages": s.identifiedMessages(h.Messages)}
 	if p.InputRunIDs != nil {
 		out["inputConsumptions"] = s.inputConsumptions(p.InputRunIDs, h.Messages)
 	}

@@ -111,14 +111,28 @@ type chatPayload struct {
 }
 
 type chatMessage struct {
+	// OpenClaw is the stored message's identity on a run's final
+	// (msgidentity.go); a delta has none.
+	OpenClaw  *openclawMeta  `json:"__openclaw,omitempty"`
 	Content   []domain.Block `json:"content"`
 	Role      string         `json:"role"`
 	Timestamp int64          `json:"timestamp"`
 }
 
-// sessionMessagePayload is a `session.message` event.
+// sessionMessagePayload is a `session.message` event: as OpenClaw's, the
+// message carries its identity (`__openclaw`) and the payload names it
+// (messageId, messageSeq, and the runId of the run that wrote it).
 type sessionMessagePayload struct {
-	Message    domain.Message `json:"message"`
+	Message    sessionMessage `json:"message"`
+	MessageID  string         `json:"messageId,omitempty"`
+	MessageSeq int64          `json:"messageSeq,omitempty"`
+	RunID      string         `json:"runId,omitempty"`
 	SessionKey string         `json:"sessionKey"`
 	TS         int64          `json:"ts"`
+}
+
+// sessionMessage is a stored message with its identity.
+type sessionMessage struct {
+	domain.Message
+	OpenClaw *openclawMeta `json:"__openclaw,omitempty"`
 }

@@ -90,8 +90,25 @@ func legacyDeltaEvents(key string, d domain.RunDelta, ts int64) []outEvent {
 	}
 }
 
+// legacySessionMessageEvent is the map of a session.message; its message
+// is the stored message's JSON with its identity (`__openclaw`) last.
 func legacySessionMessageEvent(key string, m domain.Message, ts int64) outEvent {
-	return outEvent{sessionMessageName, map[string]any{"sessionKey": key, "message": m, "ts": ts}}
+	out := map[string]any{"sessionKey": key, "message": m, "ts": ts}
+	if meta := messageMeta(m, m.ID, m.RunID); meta != nil {
+		body, _ := json.Marshal(m)
+		id, _ := json.Marshal(meta)
+		out["message"] = json.RawMessage(string(body[:len(body)-1]) + `,"__openclaw":` + string(id) + "}")
+	}
+	if m.ID != "" {
+		out["messageId"] = m.ID
+	}
+	if m.Seq != 0 {
+		out["messageSeq"] = m.Seq
+	}
+	if m.RunID != "" {
+		out["runId"] = m.RunID
+	}
+	return outEvent{sessionMessageName, out}
 }
 
 func legacyWaitPayload(r domain.Run) map[string]any {
@@ -197,7 +214,7 @@ func TestTypedPayloadsEncodeAsTheMaps(t *testing.T) {
 	}
 	for _, r := range runs {
 		sameJSON(t, "wait "+r.ID, waitPayload(r), legacyWaitPayload(r))
-		sameEvents(t, "run end "+r.ID, s.runEndEvents(r, 77), legacyRunEndEvents(r, 77))
+		sameEvents(t, "run end "+r.ID, s.runEndEvents(r, nil, 77), legacyRunEndEvents(r, 77))
 		sameEvents(t, "run start "+r.ID, s.mapEvent(domain.Event{Kind: domain.EventRunStart, Run: &r, TS: 66}), legacyRunStart(r, 66))
 		if r.Status != domain.RunOK {
 			continue
@@ -229,6 +246,8 @@ func TestTypedPayloadsEncodeAsTheMaps(t *testing.T) {
 		{Role: domain.RoleAssistant, RunID: "r1", Content: domain.BlockContent(domain.TextBlock("calling"), domain.Block{Type: domain.BlockToolCall, ID: "c1", Name: "t", Arguments: json.RawMessage(`{"x":1}`)})},
 		{Role: domain.RoleToolResult, RunID: "r1", ToolCallID: "c1", ToolName: "t", IsError: &yes},
 		{Role: domain.RoleUser, RunID: "r1", Content: domain.TextContent("hi")},
+		{ID: "m5", Seq: 5, Role: domain.RoleUser, Content: domain.TextContent("no run")},
+		{ID: "m6", Seq: 6, Role: domain.RoleAssistant, RunID: "r1", Content: domain.TextContent("stored")},
 	}
 	for i, m := range msgs {
 		sameEvents(t, fmt.Sprint("message ", i), messageEvents("agent:main:a", m, 9), legacyMessageEvents("agent:main:a", m, 9))

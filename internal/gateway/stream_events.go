@@ -71,6 +71,9 @@ func deltaEvents(key string, d domain.RunDelta, ts int64) []outEvent {
 
 // sessionMessageEvent is OpenClaw's session.message: a message stored in
 // a session's transcript, for the connections subscribed to its messages.
+// m's RunID is already the name the run's events carry (fanout.run).
 func sessionMessageEvent(key string, m domain.Message, ts int64) outEvent {
-	return outEvent{sessionMessageName, sessionMessagePayload{SessionKey: key, Message: m, TS: ts}}
+	return outEvent{sessionMessageName, sessionMessagePayload{SessionKey: key, TS: ts,
+		Message:   sessionMessage{Message: m, OpenClaw: messageMeta(m, m.ID, m.RunID)},
+		MessageID: m.ID, MessageSeq: m.Seq, RunID: m.RunID}}
 }

@@ -31,6 +31,20 @@ const unknown = new Set();
 const pending = new Map();
 let sockets = 0;
 const sentTo = [];
+// After the run's chat final: the chat.history requests the UI sent and
+// those answered (its reload of the stored copies).
+let finalSeen = false;
+const reloads = {sent: new Set(), answered: 0};
+// Waiters for the moment no reload is pending (after one was answered).
+let waiters = [];
+const reloaded = () => { for (const w of waiters.splice(0)) w(); };
+function quiet() {
+  if (reloads.answered > 0 && reloads.sent.size === 0) return Promise.resolve();
+  let timer;
+  return Promise.race([new Promise((resolve) => waiters.push(resolve)), new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the UI did not reload the history after the final (answered ${reloads.answered}, pending ${reloads.sent.size})`)), TIMEOUT);
+  })]).finally(() => clearTimeout(timer));
+}
 page.on('websocket', (ws) => {
   sockets++;
   ws.on('framesent', (f) => {
@@ -39,6 +53,7 @@ page.on('websocket', (ws) => {
       if (j.type === 'req') {
         called.add(j.method);
         if (j.method === 'chat.send') sentTo.push(j.params?.sessionKey);
+        if (finalSeen && j.method === 'chat.history') reloads.sent.add(j.id);
         pending.set(j.id, j.method);
         if (process.env.CONTROLUI_DEBUG) console.log(`# req ${j.method} ${JSON.stringify(j.params).slice(0, 120)}`);
       }
@@ -47,6 +62,8 @@ page.on('websocket', (ws) => {
   ws.on('framereceived', (f) => {
     try {
       const j = JSON.parse(f.payload);
+      if (j.type === 'event' && j.event === 'chat' && j.payload?.state === 'final') finalSeen = true;
+      if (j.type === 'res' && reloads.sent.delete(j.id) && ++reloads.answered && reloads.sent.size === 0) reloaded();
       if (j.type === 'res' && !j.ok && /^unknown method/.test(j.error?.message || '')) unknown.add(pending.get(j.id));
       if (process.env.CONTROLUI_DEBUG && j.type === 'event' && (j.event === 'chat' || j.event === 'agent')) console.log(`# ${j.event} ${j.payload?.state || j.payload?.stream} ${j.payload?.runId} ${JSON.stringify(j.payload?.message?.content || j.payload?.data || '').slice(0, 80)}`);
       if (process.env.CONTROLUI_DEBUG && j.type === 'res') console.log(`# res ${pending.get(j.id) || j.id} ${j.ok} ${JSON.stringify(j.payload || j.error).slice(0, 120)}`);
@@ -104,6 +121,39 @@ await step('sends a chat and shows the streamed reply', async () => {
   const seen = await page.evaluate(() => [...window.__seen]);
   if (!seen.some((t) => t !== reply && reply.startsWith(t))) {
     throw new Error(`the reply appeared whole, never in pieces (texts seen: ${JSON.stringify(seen)})`);
+  }
+});
+
+await step('shows the sent message and the reply once, without "Sending message..."', async () => {
+  // The UI reloads the history after the final; the stored copies must
+  // replace its own, not join them. Judge the page once that reload is
+  // answered, without reopening the pane.
+  await quiet();
+  // How many bubbles show each text (elements whose text is exactly it
+  // and none of whose children's is), and how often the page says
+  // "Sending message...".
+  await page.evaluate(() => {
+    const count = (text) => [...document.querySelectorAll('main *')].filter((el) =>
+      (el.textContent || '').trim() === text && ![...el.children].some((c) => (c.textContent || '').trim() === text)).length;
+    window.__shown = (sent, reply) => ({sent: count(sent), reply: count(reply),
+      sending: document.body.innerText.split('Sending message...').length - 1});
+  });
+  const args = ['stream please', reply];
+  try {
+    await page.waitForFunction(([sent, reply]) => {
+      const n = window.__shown(sent, reply);
+      return n.sent === 1 && n.reply === 1 && n.sending === 0;
+    }, args, {timeout: TIMEOUT});
+  } catch (err) {
+    const n = await page.evaluate(([sent, reply]) => window.__shown(sent, reply), args);
+    throw new Error(`sent message shown ${n.sent}×, reply ${n.reply}×, "Sending message..." ${n.sending}× (${err.message.split('\n')[0]})`);
+  }
+  // A reload still under way could bring a second copy: judge again
+  // once none is pending.
+  await quiet();
+  const n = await page.evaluate(([sent, reply]) => window.__shown(sent, reply), args);
+  if (n.sent !== 1 || n.reply !== 1 || n.sending !== 0) {
+    throw new Error(`after the last reload: sent message shown ${n.sent}×, reply ${n.reply}×, "Sending message..." ${n.sending}×`);
   }
 });
 

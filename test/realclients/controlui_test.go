@@ -28,7 +28,10 @@ const controlUIConfig = `{
 // TestOpenClawControlUI serves OpenClaw's own Control UI (dist/control-ui
 // of the npm package) from switchboard and drives it in headless
 // Chromium: it connects, lists the sessions, opens a transcript, sends a
-// chat and shows the reply as it streams.
+// chat and shows the reply as it streams, then once the UI has reloaded
+// the history, the sent message and the reply once each (the stored
+// copies, recognized by OpenClaw's message identity, replace the UI's
+// own) and no "Sending message..." — without reopening the pane.
 func TestOpenClawControlUI(t *testing.T) {
 	const why = "set SWITCHBOARD_REAL_CLIENTS=1 and SWITCHBOARD_BROWSER_TESTS=1 to drive OpenClaw's Control UI in Chromium (installed by .ci/run)"
 	testkit.RealClients(t, why)
@@ -67,7 +70,8 @@ func TestOpenClawControlUI(t *testing.T) {
 		t.Fatalf("Control UI scenario failed: %v", err)
 	}
 	for _, want := range []string{"ok - connects", "ok - lists sessions", "ok - opens a transcript",
-		"ok - sends a chat and shows the streamed reply", "ok - no page errors"} {
+		"ok - sends a chat and shows the streamed reply",
+		`ok - shows the sent message and the reply once, without "Sending message..."`, "ok - no page errors"} {
 		if !strings.Contains(text, want+"\n") {
 			t.Errorf("scenario did not report %q", want)
 		}
