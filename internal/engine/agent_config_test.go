@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/switchboard-go/switchboard/internal/api"
@@ -58,5 +60,34 @@ func TestAgentSystemPrompt(t *testing.T) {
 		if r := h.chat("agent:"+agent+":x", "hello"); r.Reply != want {
 			t.Errorf("agent %s answered %q, want %q (its system prompt)", agent, r.Reply, want)
 		}
+	}
+}
+
+// A reload applies an agent's system prompt to its next run, and is
+// refused whole — nothing of it applied — when it names a model the
+// providers cannot resolve (docs/cli.md, what a reload changes).
+func TestReloadRefusedWholeForAModelItCannotResolve(t *testing.T) {
+	h := newHarness(t, []config.ScriptRule{
+		rule(config.ScriptWhen{System: `^Be brief\.`}, "brief"),
+		rule(config.ScriptWhen{}, "plain"),
+	}, func(c *config.Config) { c.Agents.List = []config.AgentConfig{{ID: "main"}} })
+	if r := h.chat("main", "one"); r.Reply != "plain" {
+		t.Fatalf("before the reload = %q", r.Reply)
+	}
+	next := *h.cfg
+	next.Agents.List = []config.AgentConfig{{ID: "main", SystemPrompt: "Be brief.", Model: "nowhere/none"}}
+	if _, _, err := h.e.Reload(&next); err == nil || !strings.Contains(err.Error(), `model "nowhere/none"`) {
+		t.Fatalf("reload naming an unknown model = %v, want it refused naming the model", err)
+	}
+	if r := h.chat("main", "two"); r.Reply != "plain" {
+		t.Fatalf("after the refused reload = %q, want the old system prompt still in effect", r.Reply)
+	}
+	next.Agents.List = []config.AgentConfig{{ID: "main", SystemPrompt: "Be brief."}}
+	applied, _, err := h.e.Reload(&next)
+	if err != nil || !slices.Contains(applied, "agents.list") {
+		t.Fatalf("reload = %v, %v; want agents.list applied", applied, err)
+	}
+	if r := h.chat("main", "three"); r.Reply != "brief" {
+		t.Fatalf("after the reload = %q, want the new system prompt", r.Reply)
 	}
 }
