@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,6 +21,23 @@ type fakeCluster struct {
 	every time.Duration       // LeaseInterval (default an hour)
 	sent  []replica.Signal
 	in    chan replica.Signal
+	// takeOver answers TakeOver (nil: nothing expired); cancels lists
+	// the runs whose cancel was requested (under mu), here or by a peer.
+	takeOver func() []domain.Run
+	cancels  []string
+}
+
+// requestCancel writes down a cancel of run id, as a peer would.
+func (f *fakeCluster) requestCancel(id string) {
+	f.mu.Lock()
+	f.cancels = append(f.cancels, id)
+	f.mu.Unlock()
+}
+
+func (f *fakeCluster) cancelRequested(id string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Contains(f.cancels, id)
 }
 
 var _ replica.Cluster = (*fakeCluster)(nil)
@@ -43,8 +61,13 @@ func (f *fakeCluster) Next(context.Context, string, int) ([]domain.Run, error) {
 	}
 	return f.next(), nil
 }
-func (f *fakeCluster) Renew(context.Context) error                    { return nil }
-func (f *fakeCluster) TakeOver(context.Context) ([]domain.Run, error) { return nil, nil }
+func (f *fakeCluster) Renew(context.Context) error { return nil }
+func (f *fakeCluster) TakeOver(context.Context) ([]domain.Run, error) {
+	if f.takeOver == nil {
+		return nil, nil
+	}
+	return f.takeOver(), nil
+}
 func (f *fakeCluster) LeaseInterval() time.Duration {
 	if f.every == 0 {
 		return time.Hour
@@ -58,12 +81,21 @@ func (f *fakeCluster) Signal(s replica.Signal) {
 }
 func (f *fakeCluster) Signals() <-chan replica.Signal { return f.in }
 func (f *fakeCluster) Leave(context.Context) error    { return nil }
-func (f *fakeCluster) RequestCancel(context.Context, string) (domain.RunStatus, error) {
+func (f *fakeCluster) RequestCancel(_ context.Context, id string) (domain.RunStatus, error) {
+	f.requestCancel(id)
 	return domain.RunRunning, nil
 }
-func (f *fakeCluster) CancelRequestedTx(domain.Tx, string) (bool, error) { return false, nil }
-func (f *fakeCluster) CancelsRequested(context.Context, []string) ([]string, error) {
-	return nil, nil
+func (f *fakeCluster) CancelRequestedTx(_ domain.Tx, id string) (bool, error) {
+	return f.cancelRequested(id), nil
+}
+func (f *fakeCluster) CancelsRequested(_ context.Context, ids []string) ([]string, error) {
+	var out []string
+	for _, id := range ids {
+		if f.cancelRequested(id) {
+			out = append(out, id)
+		}
+	}
+	return out, nil
 }
 
 func (f *fakeCluster) sentKinds() []string {

@@ -140,8 +140,14 @@ func (rt *Runtime) execute(r domain.Run) {
 			break
 		}
 		if !transient(err) {
+			// The run is still queued: its end is the "claim fails" edge
+			// (finish would take a queued run for one another replica
+			// queued again, and leave it).
 			rt.log.Error("run claim failed", "run", r.ID, "err", err)
-			rt.finishDurably(r, nil, runOutcome{status: domain.RunError, err: errorText(err)})
+			out := runOutcome{status: domain.RunError, err: errorText(err)}
+			if err := rt.finishIf(r, domain.RunQueued, out); err != nil && !errors.Is(err, errNotQueued) {
+				rt.log.Error("recording the failed claim failed; the run stays queued for the next start", "run", r.ID, "err", err)
+			}
 			return
 		}
 		rt.log.Warn("run claim failed; retrying", "run", r.ID, "err", err, "retryIn", delay)
