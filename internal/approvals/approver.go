@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/api"
@@ -67,6 +68,10 @@ type Options struct {
 type Approver struct {
 	o       Options
 	waiters Waiters
+	// lastStamp is the last creation stamp handed out: approvals are
+	// listed newest first by it, so two made in one millisecond must not
+	// tie.
+	lastStamp atomic.Int64
 }
 
 // New builds an Approver.
@@ -78,6 +83,20 @@ func New(o Options) *Approver {
 }
 
 func (ap *Approver) nowMs() int64 { return ap.o.Now().UnixMilli() }
+
+// stampMs is the creation time of a new approval: the clock, moved past
+// the last stamp when the clock has not moved on.
+func (ap *Approver) stampMs() int64 {
+	for {
+		last, now := ap.lastStamp.Load(), ap.nowMs()
+		if now <= last {
+			now = last + 1
+		}
+		if ap.lastStamp.CompareAndSwap(last, now) {
+			return now
+		}
+	}
+}
 
 // heldCall is the call an approval holds, replayed as it was made.
 type heldCall struct {

@@ -129,7 +129,7 @@ func (ap *Approver) hold(ctx context.Context, c Call, call heldCall, o Origin) (
 	if err != nil {
 		return domain.Approval{}, false, err
 	}
-	now := ap.nowMs()
+	now := ap.stampMs()
 	target := c.TargetKey
 	if c.Tool == ToolSpawn {
 		target = c.TargetAgent
@@ -205,7 +205,7 @@ func (ap *Approver) AskResume(ctx context.Context, from, to, reason string) {
 	if err != nil {
 		return
 	}
-	now := ap.nowMs()
+	now := ap.stampMs()
 	a := domain.Approval{ID: "apr_" + ap.o.NewID(), Tool: ToolLoopsResume, Rule: -1, Edge: "loops.resume " + from + " → " + to,
 		RequesterKey: from, RequesterAgent: ap.o.AgentOf(from), TargetKey: to, TargetAgent: ap.o.AgentOf(to), Call: raw,
 		Status: domain.ApprovalPending, CreatedAt: now, ExpiresAt: now + int64(cfg.ApprovalExpiry())*1000}
