@@ -221,7 +221,7 @@ type PayloadFile struct {
 
 // fileChannels are the channels whose adapters can send files (those
 // that are a channels.FileSender; internal/app's test checks the two agree).
-var fileChannels = map[string]bool{"telegram": true, "discord": true, "signal": true}
+var fileChannels = map[string]bool{"telegram": true, "discord": true, "signal": true, "whatsapp": true, "bluebubbles": true}
 
 // SendsFiles reports a channel that can send files.
 func SendsFiles(channel string) bool { return fileChannels[channel] }
