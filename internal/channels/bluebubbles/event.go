@@ -24,7 +24,7 @@ type message struct {
 		Address string `json:"address"`
 	} `json:"handle"`
 	Attachments []attachment `json:"attachments"`
-	Chats []struct {
+	Chats       []struct {
 		GUID           string `json:"guid"`
 		ChatIdentifier string `json:"chatIdentifier"`
 		DisplayName    string `json:"displayName"`
