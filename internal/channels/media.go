@@ -129,9 +129,17 @@ func SafeFileName(name string) string {
 // is returned as it is (transient). The URL is never put in an error, as
 // a Bot API file URL holds the token.
 func Fetch(ctx context.Context, c *http.Client, url string, max int64) ([]byte, error) {
+	return FetchWith(ctx, c, url, nil, max)
+}
+
+// FetchWith is Fetch with request headers (a bearer token).
+func FetchWith(ctx context.Context, c *http.Client, url string, h http.Header, max int64) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, refusedf("bad file URL")
+	}
+	for k, v := range h {
+		req.Header[k] = v
 	}
 	resp, err := c.Do(req)
 	if err != nil {

@@ -2,8 +2,15 @@ package whatsapp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -124,5 +131,93 @@ func (a *Adapter) message(ctx context.Context, x *acct, recipientType, target, k
 	if len(out.Messages) > 0 {
 		a.p.Log.Debug("whatsapp message sent", "account", x.id, "message", out.Messages[0].ID, "type", kind, "delivery", idem)
 	}
+	return nil
+}
+
+// mediaInfo is the Graph API's answer to GET /<media-id>: a short-lived
+// URL to download the file from with the same bearer token.
+type mediaInfo struct {
+	URL      string          `json:"url"`
+	MimeType string          `json:"mime_type"`
+	SHA256   string          `json:"sha256"`
+	FileSize json.RawMessage `json:"file_size"`
+}
+
+// size is the file size the answer gives (a number or a numeric string),
+// 0 when it gives none.
+func (m mediaInfo) size() int64 {
+	n, _ := strconv.ParseInt(strings.Trim(string(m.FileSize), `"`), 10, 64)
+	return n
+}
+
+// downloadTimeout bounds one file's download.
+const downloadTimeout = 60 * time.Second
+
+// mediaExt names a received file that came without a name.
+var mediaExt = map[string]string{"image/jpeg": ".jpg", "image/png": ".png", "image/webp": ".webp", "video/mp4": ".mp4",
+	"video/3gpp": ".3gp", "audio/ogg": ".ogg", "audio/mpeg": ".mp3", "audio/mp4": ".m4a", "audio/aac": ".aac",
+	"audio/amr": ".amr", "application/pdf": ".pdf", "text/plain": ".txt"}
+
+// fetchMedia downloads a media message's file onto in: GET /<media-id>
+// for its URL, then the URL with the bearer token, within the media
+// limits. A file the limits or Meta refuse (gone, not the bytes the
+// message named) becomes a note in in.Text; any other failure is
+// returned, so the webhook asks Meta to deliver the message again.
+func (a *Adapter) fetchMedia(ctx context.Context, x *acct, ref *mediaRef, in *channels.Inbound) error {
+	if ref == nil {
+		return nil
+	}
+	med := channels.NewMedia(a.p.O.MediaLimits)
+	defer med.Apply(in)
+	name := strings.TrimSpace(ref.Filename)
+	if name == "" {
+		name = ref.kind + "-" + ref.ID + mediaExt[ref.MimeType]
+	}
+	cctx, cancel := context.WithTimeout(ctx, downloadTimeout)
+	defer cancel()
+	var info mediaInfo
+	err := a.graph(cctx, x, http.MethodGet, "/"+url.PathEscape(ref.ID), nil, &info)
+	switch {
+	case errors.Is(err, outbox.ErrPermanent):
+		med.Refuse(name, fmt.Errorf("%w: %v", channels.ErrMediaRefused, err))
+		return nil
+	case err != nil:
+		return fmt.Errorf("whatsapp media %s: %w", ref.ID, err)
+	case info.URL == "":
+		med.Refuse(name, fmt.Errorf("%w: the Graph API gave no URL", channels.ErrMediaRefused))
+		return nil
+	}
+	if err := med.Check(info.size()); err != nil {
+		med.Refuse(name, err)
+		return nil
+	}
+	room, err := med.Room()
+	if err != nil {
+		med.Refuse(name, err)
+		return nil
+	}
+	data, err := channels.FetchWith(cctx, a.p.O.HTTPClient, info.URL, http.Header{"Authorization": {"Bearer " + x.token}}, room)
+	if errors.Is(err, channels.ErrMediaRefused) {
+		med.Refuse(name, err)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("whatsapp media %s: %w", ref.ID, err)
+	}
+	// Meta writes a file's hash in hex in one answer and base64 in others.
+	want := ref.SHA256
+	if want == "" {
+		want = info.SHA256
+	}
+	if sum := sha256.Sum256(data); want != "" && !strings.EqualFold(want, hex.EncodeToString(sum[:])) &&
+		want != base64.StdEncoding.EncodeToString(sum[:]) {
+		med.Refuse(name, fmt.Errorf("%w: its bytes do not match its sha256", channels.ErrMediaRefused))
+		return nil
+	}
+	mimeType := ref.MimeType
+	if mimeType == "" {
+		mimeType = info.MimeType
+	}
+	med.Add(name, mimeType, data)
 	return nil
 }

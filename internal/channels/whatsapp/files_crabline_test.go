@@ -3,6 +3,8 @@ package whatsapp
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -10,22 +12,26 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/channels"
+	"github.com/switchboard-go/switchboard/internal/channels/chantest"
 	"github.com/switchboard-go/switchboard/internal/channels/crabline"
 	"github.com/switchboard-go/switchboard/internal/outbox"
 )
 
 // mediaGraph stands in front of crabline for what its WhatsApp server
-// does not serve: crabline 0.1.27 has no media upload route (POST
-// /<phone-number-id>/media) and takes only text messages, so the proxy
-// checks uploads and media messages itself, in the shapes of Meta's
-// Cloud API reference, and passes everything else (text messages, the
-// phone number) on to crabline.
+// does not serve: crabline 0.1.27 has no media routes (no upload at POST
+// /<phone-number-id>/media, no GET /<media-id>; its inbound audio is a
+// WhatsApp Web media blob) and takes only text messages, so the proxy
+// answers uploads, media messages, media lookups and downloads itself, in
+// the shapes of Meta's Cloud API reference, and passes everything else
+// (text messages, the phone number) on to crabline.
 type mediaGraph struct {
 	t      *testing.T
 	token  string
@@ -35,6 +41,22 @@ type mediaGraph struct {
 	// messages, in order.
 	uploads map[string]upload
 	sent    []map[string]any
+	// served are the received files GET /<media-id> finds; downloads
+	// counts the downloads of their URLs.
+	served    map[string]served
+	downloads int
+}
+
+type served struct {
+	mimeType string
+	data     []byte
+}
+
+// serve makes a media id known, as Meta knows a received file.
+func (g *mediaGraph) serve(id, mimeType string, data []byte) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.served[id] = served{mimeType: mimeType, data: data}
 }
 
 type upload struct {
@@ -43,7 +65,7 @@ type upload struct {
 }
 
 func newMediaGraph(t *testing.T, c *crabline.Server) (*httptest.Server, *mediaGraph) {
-	g := &mediaGraph{t: t, token: c.AccessToken, uploads: map[string]upload{}}
+	g := &mediaGraph{t: t, token: c.AccessToken, uploads: map[string]upload{}, served: map[string]served{}}
 	target, _ := url.Parse(c.BaseURL)
 	rp := httputil.NewSingleHostReverseProxy(target)
 	mediaPath := "/" + c.GraphVersion + "/" + c.PhoneNumberID + "/media"
@@ -53,6 +75,23 @@ func newMediaGraph(t *testing.T, c *crabline.Server) (*httptest.Server, *mediaGr
 		case r.Method == http.MethodPost && r.URL.Path == mediaPath:
 			g.upload(w, r)
 			return
+		case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/download/"):
+			g.download(w, r, strings.TrimPrefix(r.URL.Path, "/download/"))
+			return
+		case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/"+c.GraphVersion+"/"):
+			id := strings.TrimPrefix(r.URL.Path, "/"+c.GraphVersion+"/")
+			g.mu.Lock()
+			f, ok := g.served[id]
+			g.mu.Unlock()
+			if ok && g.authorized(w, r) {
+				sum := sha256.Sum256(f.data)
+				_ = json.NewEncoder(w).Encode(map[string]any{"messaging_product": "whatsapp", "id": id, "mime_type": f.mimeType,
+					"sha256": hex.EncodeToString(sum[:]), "file_size": strconv.Itoa(len(f.data)), "url": "http://" + r.Host + "/download/" + id})
+				return
+			}
+			if ok {
+				return
+			}
 		case r.Method == http.MethodPost && r.URL.Path == messagesPath:
 			b, _ := io.ReadAll(r.Body)
 			var m map[string]any
@@ -76,6 +115,22 @@ func (g *mediaGraph) authorized(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	return true
+}
+
+func (g *mediaGraph) download(w http.ResponseWriter, r *http.Request, id string) {
+	if !g.authorized(w, r) {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	f, ok := g.served[id]
+	g.downloads++
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", f.mimeType)
+	_, _ = w.Write(f.data)
 }
 
 func (g *mediaGraph) upload(w http.ResponseWriter, r *http.Request) {
@@ -189,4 +244,93 @@ func TestSendFilesAgainstCrabline(t *testing.T) {
 			t.Fatal("an oversized file was uploaded")
 		}
 	})
+}
+
+// A received audio message: crabline's admin ingress makes its Cloud API
+// payload (type audio, its media id), the Graph stand-in serves the file
+// for that id, and the turn carries it; a file over the limit or one Meta
+// no longer has becomes a note.
+func TestInboundMediaAgainstCrabline(t *testing.T) {
+	c := crabline.Start(t, "whatsapp")
+	srv, g := newMediaGraph(t, c)
+	a, err := New(Options{Raw: map[string]any{"accessToken": c.AccessToken, "phoneNumberId": c.PhoneNumberID,
+		"appSecret": appSecret, "verifyToken": "v", "apiRoot": srv.URL + "/" + c.GraphVersion, "webhookPort": 0,
+		"dmPolicy": "open", "allowFrom": []any{"*"}}, MediaLimits: attachments.Limits{MaxFileBytes: 64}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &chantest.EchoSink{Send: a.Send}
+	if err := a.Start(context.Background(), sink); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = a.Stop(ctx)
+	}()
+	hook := a.WebhookURL(channels.DefaultAccountID)
+	const ada = "15550001001"
+	// voice injects an audio message and relays its payload, with the
+	// file served under its media id when data is not nil.
+	voice := func(data []byte) string {
+		t.Helper()
+		var res struct {
+			Webhook json.RawMessage `json:"webhook"`
+		}
+		body := c.InjectResult(t, map[string]any{"chatJid": ada + "@s.whatsapp.net", "senderJid": ada + "@s.whatsapp.net",
+			"audio": map[string]any{"contentBase64": "AAECAw==", "mimeType": "audio/ogg"}})
+		if err := json.Unmarshal(body, &res); err != nil {
+			t.Fatal(err)
+		}
+		var p struct {
+			Entry []struct {
+				Changes []struct {
+					Value struct {
+						Messages []struct {
+							Audio struct {
+								ID string `json:"id"`
+							} `json:"audio"`
+						} `json:"messages"`
+					} `json:"value"`
+				} `json:"changes"`
+			} `json:"entry"`
+		}
+		_ = json.Unmarshal(res.Webhook, &p)
+		id := p.Entry[0].Changes[0].Value.Messages[0].Audio.ID
+		if id == "" {
+			t.Fatalf("crabline's payload has no audio id: %s", res.Webhook)
+		}
+		if data != nil {
+			g.serve(id, "audio/ogg", data)
+		}
+		if st := crabline.PostSigned(t, hook, signer(appSecret), res.Webhook); st != http.StatusOK {
+			t.Fatalf("webhook answered %d", st)
+		}
+		return id
+	}
+	ogg := []byte("OggS\x00\x02 a voice note")
+	id := voice(ogg)
+	in := sink.Last()
+	if len(in.Files) != 1 || in.Files[0].Name != "audio-"+id+".ogg" || in.Files[0].MimeType != "audio/ogg" || !bytes.Equal(in.Files[0].Data, ogg) {
+		t.Fatalf("inbound %+v", in)
+	}
+	if in.SenderID != "+"+ada || in.Text != "" {
+		t.Fatalf("inbound %+v", in)
+	}
+	g.mu.Lock()
+	before := g.downloads
+	g.mu.Unlock()
+	id = voice(make([]byte, 65))
+	if got := sink.Last().Text; got != "[media not attached: audio-"+id+".ogg (65 bytes, over maxFileBytes 64)]" {
+		t.Fatalf("an oversized file: %q", got)
+	}
+	g.mu.Lock()
+	if g.downloads != before {
+		t.Error("an oversized file was downloaded")
+	}
+	g.mu.Unlock()
+	id = voice(nil)
+	if got := sink.Last().Text; !strings.HasPrefix(got, "[media not attached: audio-"+id+".ogg (") {
+		t.Fatalf("a file Meta does not have: %q", got)
+	}
 }
