@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/attachments"
+	"github.com/switchboard-go/switchboard/internal/outbox"
 	"github.com/switchboard-go/switchboard/internal/textcheck"
 )
 
@@ -21,6 +22,13 @@ var ErrMediaRefused = errors.New("media refused")
 // refusedf is an ErrMediaRefused with its reason.
 func refusedf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrMediaRefused}, args...)...)
+}
+
+// Refused is a provider's permanent refusal of a file as ErrMediaRefused,
+// without the outbox's "permanent delivery failure" wording (nothing is
+// being delivered).
+func Refused(err error) error {
+	return refusedf("%s", strings.TrimPrefix(err.Error(), outbox.ErrPermanent.Error()+": "))
 }
 
 // Media collects the files of one inbound message within the attachment

@@ -48,7 +48,7 @@ func TestDecodeEvent(t *testing.T) {
 		{name: "not json", data: `{`, err: errors.New("any")},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := decodeEvent("default", self, selfUUID, []byte(tt.data))
+			got, _, err := decodeEvent("default", self, selfUUID, []byte(tt.data))
 			if tt.err != nil {
 				if err == nil || (errors.Is(tt.err, errNotMessage) && !errors.Is(err, errNotMessage)) {
 					t.Fatalf("err = %v, want %v", err, tt.err)
@@ -72,7 +72,7 @@ func TestDecodeEvent(t *testing.T) {
 func FuzzDecodeEvent(f *testing.F) {
 	f.Add([]byte(`{"envelope":{"sourceNumber":"+1","dataMessage":{"message":"x","groupInfo":{"groupId":"g"}}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := decodeEvent("default", "+1", "", data)
+		m, _, err := decodeEvent("default", "+1", "", data)
 		if err == nil && (m.EventID == "" || m.To == "") {
 			t.Fatalf("decoded without an event id or recipient: %+v", m)
 		}

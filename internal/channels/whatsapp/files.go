@@ -179,7 +179,7 @@ func (a *Adapter) fetchMedia(ctx context.Context, x *acct, ref *mediaRef, in *ch
 	err := a.graph(cctx, x, http.MethodGet, "/"+url.PathEscape(ref.ID), nil, &info)
 	switch {
 	case errors.Is(err, outbox.ErrPermanent):
-		med.Refuse(name, fmt.Errorf("%w: %v", channels.ErrMediaRefused, err))
+		med.Refuse(name, channels.Refused(err))
 		return nil
 	case err != nil:
 		return fmt.Errorf("whatsapp media %s: %w", ref.ID, err)

@@ -330,7 +330,7 @@ func TestInboundMediaAgainstCrabline(t *testing.T) {
 	}
 	g.mu.Unlock()
 	id = voice(nil)
-	if got := sink.Last().Text; !strings.HasPrefix(got, "[media not attached: audio-"+id+".ogg (") {
+	if got := sink.Last().Text; !strings.HasPrefix(got, "[media not attached: audio-"+id+".ogg (whatsapp GET /"+id+": 404") {
 		t.Fatalf("a file Meta does not have: %q", got)
 	}
 }
