@@ -79,7 +79,7 @@ type dataMessage struct {
 	Timestamp   int64        `json:"timestamp"`
 	Message     string       `json:"message"`
 	Attachments []attachment `json:"attachments"`
-	GroupInfo *struct {
+	GroupInfo   *struct {
 		GroupID   string `json:"groupId"`
 		GroupName string `json:"groupName"`
 	} `json:"groupInfo"`
