@@ -49,7 +49,7 @@ func newChannels(cfg *config.Config, getenv func(string) string, stateDir string
 		}
 	}
 	if cfg.Channels.Signal != nil {
-		a, err := signal.New(signal.Options{Raw: cfg.Channels.Signal, Getenv: getenv, Logger: log,
+		a, err := signal.New(signal.Options{Raw: cfg.Channels.Signal, Getenv: getenv, Logger: log, MediaLimits: media,
 			Paired: pairedFn(pairs, signal.Channel), Pair: pairFn(pairs, signal.Channel)})
 		if err != nil {
 			return nil, err
@@ -59,7 +59,7 @@ func newChannels(cfg *config.Config, getenv func(string) string, stateDir string
 		}
 	}
 	if cfg.Channels.WhatsApp != nil {
-		a, err := whatsapp.New(whatsapp.Options{Raw: cfg.Channels.WhatsApp, Getenv: getenv, Logger: log,
+		a, err := whatsapp.New(whatsapp.Options{Raw: cfg.Channels.WhatsApp, Getenv: getenv, Logger: log, MediaLimits: media,
 			Paired: pairedFn(pairs, whatsapp.Channel), Pair: pairFn(pairs, whatsapp.Channel)})
 		if err != nil {
 			return nil, err
@@ -69,7 +69,7 @@ func newChannels(cfg *config.Config, getenv func(string) string, stateDir string
 		}
 	}
 	if cfg.Channels.BlueBubbles != nil {
-		a, err := bluebubbles.New(bluebubbles.Options{Raw: cfg.Channels.BlueBubbles, Getenv: getenv, Logger: log,
+		a, err := bluebubbles.New(bluebubbles.Options{Raw: cfg.Channels.BlueBubbles, Getenv: getenv, Logger: log, MediaLimits: media,
 			Paired: pairedFn(pairs, bluebubbles.Channel), Pair: pairFn(pairs, bluebubbles.Channel)})
 		if err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/attachments"
+	"github.com/switchboard-go/switchboard/internal/outbox"
 	"github.com/switchboard-go/switchboard/internal/textcheck"
 )
 
@@ -21,6 +22,13 @@ var ErrMediaRefused = errors.New("media refused")
 // refusedf is an ErrMediaRefused with its reason.
 func refusedf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrMediaRefused}, args...)...)
+}
+
+// Refused is a provider's permanent refusal of a file as ErrMediaRefused,
+// without the outbox's "permanent delivery failure" wording (nothing is
+// being delivered).
+func Refused(err error) error {
+	return refusedf("%s", strings.TrimPrefix(err.Error(), outbox.ErrPermanent.Error()+": "))
 }
 
 // Media collects the files of one inbound message within the attachment
@@ -129,9 +137,17 @@ func SafeFileName(name string) string {
 // is returned as it is (transient). The URL is never put in an error, as
 // a Bot API file URL holds the token.
 func Fetch(ctx context.Context, c *http.Client, url string, max int64) ([]byte, error) {
+	return FetchWith(ctx, c, url, nil, max)
+}
+
+// FetchWith is Fetch with request headers (a bearer token).
+func FetchWith(ctx context.Context, c *http.Client, url string, h http.Header, max int64) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, refusedf("bad file URL")
+	}
+	for k, v := range h {
+		req.Header[k] = v
 	}
 	resp, err := c.Do(req)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-go/switchboard/internal/attachments"
 	"github.com/switchboard-go/switchboard/internal/outbox"
 )
 
@@ -31,6 +32,9 @@ type ProviderOptions struct {
 	// pairing code for an unknown one (nil: pairing answers nothing).
 	Paired func(account, sender string) bool
 	Pair   func(ctx context.Context, account, sender, name string) (code string, fresh bool, err error)
+	// MediaLimits bound the files a message brings in
+	// (tools.sessions_spawn.attachments; zero fields: the defaults).
+	MediaLimits attachments.Limits
 }
 
 // Provider is what the adapters of ProviderOptions share: their options

@@ -14,7 +14,6 @@ import (
 // Gate is what the Router needs of the engine's one gate (api.Service).
 type Gate interface {
 	Chat(ctx context.Context, p api.Principal, req api.ChatRequest) (api.ChatResult, error)
-	Deliver(ctx context.Context, p api.Principal, req api.DeliverRequest) (api.DeliverResult, error)
 	WaitRun(ctx context.Context, p api.Principal, req api.WaitRequest) (domain.Run, error)
 }
 
@@ -99,16 +98,8 @@ func (r *Router) Handle(ctx context.Context, m Inbound) (Outcome, error) {
 		out.SessionKey = key
 	}
 	if res.Command != "" {
-		if strings.TrimSpace(res.Reply) != "" && m.To != "" {
-			// The command's answer goes back to the chat like a reply.
-			dr := api.DeliverRequest{SessionKey: out.SessionKey, Channel: m.Channel, To: m.To, Message: res.Reply}
-			if idem != "" {
-				dr.IdempotencyKey = "command:" + idem
-			}
-			if _, err := r.o.Gate.Deliver(ctx, p, dr); err != nil {
-				r.o.Logger.Warn("channel command answer not queued", "channel", m.Channel, "session", out.SessionKey, "err", err)
-			}
-		}
+		// The engine queued the command's answer to this chat (the
+		// request delivers), past the send policy a /send off just set.
 		return out, nil
 	}
 	out.Duplicate = !res.Created && res.Run.ID != ""

@@ -131,6 +131,29 @@ func ReplyItem(run domain.Run, t *Target, now int64) (domain.OutboxItem, bool, e
 		Payload: payload, Status: domain.OutboxPending, NextAttemptAt: now, CreatedAt: now}, true, nil
 }
 
+// CommandItem is the outbox item carrying a chat command's answer (/new,
+// /send off, …) to t, the chat the command came from. The answer is the
+// gateway's, not the agent's, so no send policy holds it back: after
+// `/send off` the sender still learns the command took. idem is the
+// command message's (scoped) idempotency key, so a redelivered command
+// answers once.
+func CommandItem(key string, t Target, idem, text string, now int64) domain.OutboxItem {
+	payload, _ := json.Marshal(Payload{Text: strings.TrimSpace(text)})
+	return domain.OutboxItem{IdempotencyKey: commandPrefix + idem, Kind: domain.OutboxDelivery,
+		SessionKey: key, Channel: t.Channel, To: t.To, Payload: payload, Status: domain.OutboxPending,
+		NextAttemptAt: now, CreatedAt: now}
+}
+
+// commandPrefix starts the key of a CommandItem (other items' keys start
+// "send:", "deliver:", …).
+const commandPrefix = "command:"
+
+// CommandAnswer reports an outbox item that carries a chat command's
+// answer, which the send policy does not hold back at delivery either.
+func CommandAnswer(it domain.OutboxItem) bool {
+	return it.Kind == domain.OutboxDelivery && strings.HasPrefix(it.IdempotencyKey, commandPrefix)
+}
+
 // CheckOwnRecipient refuses a non-operator's chat that names a recipient
 // (to or replyTo) other than session s's own on the channel the reply
 // would go to: a delivered reply (deliver: true) to a recipient the caller
@@ -198,7 +221,7 @@ type PayloadFile struct {
 
 // fileChannels are the channels whose adapters can send files (those
 // that are a channels.FileSender; internal/app's test checks the two agree).
-var fileChannels = map[string]bool{"telegram": true, "discord": true, "signal": true}
+var fileChannels = map[string]bool{"telegram": true, "discord": true, "signal": true, "whatsapp": true, "bluebubbles": true}
 
 // SendsFiles reports a channel that can send files.
 func SendsFiles(channel string) bool { return fileChannels[channel] }

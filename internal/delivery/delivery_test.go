@@ -107,8 +107,8 @@ func TestSendItemFiles(t *testing.T) {
 	if got := MirrorText("see", files); got != "see\n[media sent: a.txt (text/plain)]" {
 		t.Errorf("mirror text %q", got)
 	}
-	if err := CheckFiles("whatsapp", files); err == nil || err.Error() != "channel whatsapp cannot send files yet" {
-		t.Errorf("files to whatsapp: %v", err)
+	if err := CheckFiles("hook", files); err == nil || err.Error() != "channel hook cannot send files yet" {
+		t.Errorf("files to a webhook channel: %v", err)
 	}
 	if err := CheckFiles("discord", files); err != nil {
 		t.Errorf("files to discord: %v", err)

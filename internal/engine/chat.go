@@ -44,9 +44,15 @@ func (e *Engine) chat(ctx context.Context, req api.ChatRequest) (api.ChatResult,
 		return api.ChatResult{}, err
 	}
 	if res, handled, err := e.sessions.Command(ctx, key, channel, req.SenderID, msg); handled || err != nil {
+		if err == nil {
+			e.commandAnswered(ctx, key, channel, req, res)
+		}
 		return res, err
 	}
 	if res, handled, err := e.approvals.Command(ctx, key, channel, req.SenderID, msg); handled || err != nil {
+		if err == nil {
+			e.commandAnswered(ctx, key, channel, req, res)
+		}
 		return res, err
 	}
 	if req.Model != "" {

@@ -117,7 +117,7 @@ func TestDeliverAttachments(t *testing.T) {
 		req  api.DeliverRequest
 		want string
 	}{
-		{api.DeliverRequest{Channel: "whatsapp", To: "+1", Attachments: []attachments.Spec{file}}, "channel whatsapp cannot send files yet"},
+		{api.DeliverRequest{Channel: "hook", To: "+1", Attachments: []attachments.Spec{file}}, "channel hook cannot send files yet"},
 		{api.DeliverRequest{Channel: "discord", To: "channel:1", Attachments: []attachments.Spec{{Name: "b", Content: strings.Repeat("x", 17)}}},
 			"attachments_file_bytes_exceeded (name=b bytes=17 maxFileBytes=16)"},
 		{api.DeliverRequest{Channel: "discord", To: "channel:1", Attachments: []attachments.Spec{{Name: "b", Content: "!!", Encoding: "base64"}}},

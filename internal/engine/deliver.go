@@ -21,8 +21,12 @@ import (
 var errDeliveryExists = errors.New("delivery already queued")
 
 // checkSendPolicy refuses, for good, a channel message to a session whose
-// send policy denies it (a session that cannot be read is not refused).
+// send policy denies it (a session that cannot be read is not refused). A
+// chat command's answer is the gateway's, not the agent's, and goes out.
 func (e *Engine) checkSendPolicy(ctx context.Context, it domain.OutboxItem) error {
+	if delivery.CommandAnswer(it) {
+		return nil
+	}
 	facts, err := e.sessions.Facts(ctx, it.SessionKey)
 	if err != nil {
 		return nil

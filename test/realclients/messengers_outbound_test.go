@@ -142,11 +142,13 @@ func TestMessengersOutbound(t *testing.T) {
 		t.Errorf("/reset kept sessionId %v", after)
 	}
 	// /send off from the iMessage group (its sender is an owner) denies
-	// the session: a message there starts no turn and nothing is sent;
+	// the session: a message there starts no turn and no reply is sent;
 	// /send inherit gives it back. The webhook answers once a message is
 	// handled, so the muted message was refused before the next is sent.
 	bbSay("/send off")
 	testkit.WaitFor(t, 30*time.Second, "the /send off override", func() bool { return g.session(t, chats[2].key)["sendPolicy"] == "deny" })
+	// ... and is confirmed in the group it mutes.
+	testkit.WaitFor(t, 30*time.Second, "the /send off answer", func() bool { return bbCount("Send policy set to off")() == 1 })
 	bbSay("while muted")
 	bbSay("/send inherit")
 	testkit.WaitFor(t, 30*time.Second, "the /send inherit answer", func() bool { return bbCount("Send policy set to inherit")() == 1 })

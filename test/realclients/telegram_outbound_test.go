@@ -83,7 +83,8 @@ func (m crablineManifest) sendsTo(t *testing.T, chat string) []sent {
 // Outbound through the channel: a direct send from the API and the CLI, an
 // announce step's reply into the Telegram group it targeted (and nothing
 // for ANNOUNCE_SKIP), a sub-agent's announce answered in its requester's
-// group, and the send policy with its per-session override from the chat.
+// group, and the send policy with its per-session override from the chat
+// (each override confirmed in the chat).
 func TestTelegramOutbound(t *testing.T) {
 	m := crabline(t)
 	state := t.TempDir()
@@ -167,6 +168,18 @@ func TestTelegramOutbound(t *testing.T) {
 	m.waitSend(t, "Send policy set to on")
 	m.inject(t, map[string]any{"chatId": -1003, "fromId": 4242, "fromName": "Ada", "text": "allowed two"})
 	m.waitSend(t, "allowed two")
+	// /send off is confirmed in the chat it mutes (a command's answer is
+	// not the agent's words), and the chat's next message is not answered.
+	m.inject(t, map[string]any{"chatId": -1003, "fromId": 4242, "fromName": "Ada", "text": "/send off"})
+	if got := m.waitSend(t, "Send policy set to off"); got.ChatID.String() != "-1003" {
+		t.Errorf("the /send off answer went to chat %s", got.ChatID)
+	}
+	m.inject(t, map[string]any{"chatId": -1003, "fromId": 4242, "fromName": "Ada", "text": "muted three"})
+	m.inject(t, map[string]any{"chatId": -1003, "fromId": 4242, "fromName": "Ada", "text": "/send inherit"})
+	m.waitSend(t, "Send policy set to inherit")
+	if n := m.countSends(t, "muted three"); n != 0 {
+		t.Errorf("the muted group's reply was sent %d times", n)
+	}
 	if n := m.countSends(t, "denied one"); n != 0 {
 		t.Errorf("the denied group's reply was sent %d times", n)
 	}

@@ -141,7 +141,7 @@ func (a *Adapter) handler(ctx context.Context, accts []*acct, sink channels.Sink
 		if !ok {
 			return
 		}
-		in, err := decodeEvent(x.id, body)
+		in, atts, err := decodeEvent(x.id, body)
 		if err != nil {
 			if !errors.Is(err, errIgnored) {
 				a.p.Log.Warn("bluebubbles webhook: delivery not understood", "account", x.id, "err", err)
@@ -151,7 +151,7 @@ func (a *Adapter) handler(ctx context.Context, accts []*acct, sink channels.Sink
 		}
 		hctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 		defer cancel()
-		runID, err := a.handle(hctx, x, sink, in)
+		runID, err := a.handle(hctx, x, sink, in, atts)
 		if err != nil {
 			a.p.Log.Warn("bluebubbles message not handled, asking for redelivery", "account", x.id, "message", in.EventID, "err", err)
 			http.Error(w, "not handled, retry", http.StatusInternalServerError)
@@ -162,10 +162,10 @@ func (a *Adapter) handler(ctx context.Context, accts []*acct, sink channels.Sink
 	})
 }
 
-// handle applies the access rules to a message and hands it on; a nil
-// error means it may be acknowledged. It returns the run the message
-// started, if any.
-func (a *Adapter) handle(ctx context.Context, x *acct, sink channels.Sink, in channels.Inbound) (string, error) {
+// handle applies the access rules to a message, downloads the
+// attachments of one that passes and hands it on; a nil error means it
+// may be acknowledged. It returns the run the message started, if any.
+func (a *Adapter) handle(ctx context.Context, x *acct, sink channels.Sink, in channels.Inbound, atts []attachment) (string, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if name := strings.TrimSpace(x.cfg.Name); name != "" && strings.Contains(strings.ToLower(in.Text), "@"+strings.ToLower(name)) {
@@ -175,6 +175,9 @@ func (a *Adapter) handle(ctx context.Context, x *acct, sink channels.Sink, in ch
 		return a.send(ctx, x, to, text, "")
 	}) {
 		return "", nil
+	}
+	if err := a.fetchMedia(ctx, x, atts, &in); err != nil {
+		return "", err
 	}
 	out, err := channels.HandleCounted(ctx, sink, &x.Counters, in)
 	if err != nil || out.Duplicate {

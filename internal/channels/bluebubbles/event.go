@@ -23,7 +23,8 @@ type message struct {
 	Handle      *struct {
 		Address string `json:"address"`
 	} `json:"handle"`
-	Chats []struct {
+	Attachments []attachment `json:"attachments"`
+	Chats       []struct {
 		GUID           string `json:"guid"`
 		ChatIdentifier string `json:"chatIdentifier"`
 		DisplayName    string `json:"displayName"`
@@ -31,32 +32,56 @@ type message struct {
 	} `json:"chats"`
 }
 
+// attachment is BlueBubbles' attachment object (the fields read here).
+type attachment struct {
+	GUID         string `json:"guid"`
+	MimeType     string `json:"mimeType"`
+	TransferName string `json:"transferName"`
+	TotalBytes   int64  `json:"totalBytes"`
+	// HideAttachment marks a part iMessage does not show (a link
+	// preview's image).
+	HideAttachment bool `json:"hideAttachment"`
+}
+
 // groupStyle is the chat style of a group chat.
 const groupStyle = 43
 
 // errIgnored is a delivery that carries no user message (another event
-// type, the bot's own message, an empty text).
+// type, the bot's own message, one with neither text nor attachments).
 var errIgnored = errors.New("not a user message")
 
-// decodeEvent reads a webhook delivery into an Inbound for account.
-func decodeEvent(accountID string, body []byte) (channels.Inbound, error) {
+// decodeEvent reads a webhook delivery into an Inbound for account and
+// the attachments to download onto it.
+func decodeEvent(accountID string, body []byte) (channels.Inbound, []attachment, error) {
 	var e event
 	if err := json.Unmarshal(body, &e); err != nil {
-		return channels.Inbound{}, err
+		return channels.Inbound{}, nil, err
 	}
 	if e.Type != "new-message" {
-		return channels.Inbound{}, errIgnored
+		return channels.Inbound{}, nil, errIgnored
 	}
 	var m message
 	if err := json.Unmarshal(e.Data, &m); err != nil {
-		return channels.Inbound{}, err
+		return channels.Inbound{}, nil, err
 	}
-	if m.IsFromMe || strings.TrimSpace(m.Text) == "" {
-		return channels.Inbound{}, errIgnored
+	var atts []attachment
+	for _, a := range m.Attachments {
+		if !a.HideAttachment && strings.TrimSpace(a.GUID) != "" {
+			atts = append(atts, a)
+		}
+	}
+	if m.IsFromMe || (strings.TrimSpace(m.Text) == "" && len(atts) == 0) {
+		return channels.Inbound{}, nil, errIgnored
 	}
 	if m.GUID == "" || m.Handle == nil || strings.TrimSpace(m.Handle.Address) == "" {
-		return channels.Inbound{}, errors.New("new-message without a guid or a sender")
+		return channels.Inbound{}, nil, errors.New("new-message without a guid or a sender")
 	}
+	in, err := toInbound(accountID, m)
+	return in, atts, err
+}
+
+// toInbound is a received message as an Inbound for account.
+func toInbound(accountID string, m message) (channels.Inbound, error) {
 	sender := normalizeHandle(m.Handle.Address)
 	in := channels.Inbound{Channel: Channel, AccountID: accountID, EventID: m.GUID, MessageID: m.GUID,
 		Text: m.Text, SenderID: sender}

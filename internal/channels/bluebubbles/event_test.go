@@ -22,11 +22,14 @@ func TestDecodeEvent(t *testing.T) {
 		{name: "update", body: `{"type":"updated-message","data":{"guid":"g3"}}`, ignored: true},
 		{name: "hello world", body: `{"type":"hello-world","data":"hello"}`, ignored: true},
 		{name: "empty text", body: `{"type":"new-message","data":{"guid":"g4","text":"","handle":{"address":"+1"}}}`, ignored: true},
+		{name: "a photo without text", body: `{"type":"new-message","data":{"guid":"g6","text":"","handle":{"address":"+1555"},"attachments":[{"guid":"at1","mimeType":"image/jpeg"}]}}`,
+			to: "bluebubbles:+1555", sender: "+1555"},
+		{name: "only a hidden attachment", body: `{"type":"new-message","data":{"guid":"g7","text":"","handle":{"address":"+1"},"attachments":[{"guid":"at2","hideAttachment":true}]}}`, ignored: true},
 		{name: "no sender", body: `{"type":"new-message","data":{"guid":"g5","text":"x"}}`, bad: true},
 		{name: "not json", body: `[`, bad: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			in, err := decodeEvent("default", []byte(tt.body))
+			in, _, err := decodeEvent("default", []byte(tt.body))
 			switch {
 			case tt.ignored:
 				if !errors.Is(err, errIgnored) {
@@ -48,7 +51,7 @@ func TestDecodeEvent(t *testing.T) {
 func FuzzDecodeEvent(f *testing.F) {
 	f.Add([]byte(`{"type":"new-message","data":{"guid":"g","text":"t","handle":{"address":"a"},"chats":[{"guid":"x;+;y"}]}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		in, err := decodeEvent("default", body)
+		in, _, err := decodeEvent("default", body)
 		if err == nil && (in.EventID == "" || in.To == "" || in.SenderID == "") {
 			t.Fatalf("decoded without ids: %+v", in)
 		}

@@ -26,7 +26,12 @@ func (a *Adapter) Send(ctx context.Context, msg channels.Outbound) error {
 	if x.problem != "" {
 		return fmt.Errorf("bluebubbles account %s: %s", x.id, x.problem)
 	}
-	err := a.send(ctx, x, msg.To, msg.Text, msg.IdempotencyKey)
+	var err error
+	if len(msg.Files) > 0 {
+		err = a.sendFiles(ctx, x, msg)
+	} else {
+		err = a.send(ctx, x, msg.To, msg.Text, msg.IdempotencyKey)
+	}
 	x.Sent(err, time.Now())
 	return err
 }
@@ -58,20 +63,35 @@ func (a *Adapter) send(ctx context.Context, x *acct, to, text, idem string) erro
 	if err != nil {
 		return outbox.Permanent(err)
 	}
+	pieces := a.pieces(x, text)
+	return a.p.SendPieces(idem, pieces, func(i int, piece string) error {
+		return a.sendText(ctx, x, guid, tempGUID(idem, i), piece)
+	})
+}
+
+// pieces is text as plain text split at textChunkLimit.
+func (a *Adapter) pieces(x *acct, text string) []string {
 	plain, _ := channels.MarkdownSpans(text)
 	limit := x.cfg.TextChunkLimit
 	if limit <= 0 {
 		limit = DefaultTextLimit
 	}
-	pieces := channels.SplitText(plain, limit)
-	return a.p.SendPieces(idem, pieces, func(i int, piece string) error {
-		temp := fmt.Sprintf("switchboard-%d-%d", time.Now().UnixNano(), i)
-		if idem != "" {
-			temp = idem + "#" + strconv.Itoa(i)
-		}
-		body := map[string]any{"chatGuid": guid, "tempGuid": temp, "message": piece}
-		return a.rest(ctx, x, http.MethodPost, "/api/v1/message/text", body)
-	})
+	return channels.SplitText(plain, limit)
+}
+
+// sendText sends one text message (POST /api/v1/message/text).
+func (a *Adapter) sendText(ctx context.Context, x *acct, guid, temp, text string) error {
+	body := map[string]any{"chatGuid": guid, "tempGuid": temp, "message": text}
+	return a.rest(ctx, x, http.MethodPost, "/api/v1/message/text", body)
+}
+
+// tempGUID is the tempGuid of a delivery's i-th message: the delivery's
+// key and the index, so the server can tell a retried message.
+func tempGUID(idem string, i int) string {
+	if idem == "" {
+		return fmt.Sprintf("switchboard-%d-%d", time.Now().UnixNano(), i)
+	}
+	return idem + "#" + strconv.Itoa(i)
 }
 
 // apiAnswer is BlueBubbles' answer envelope.
@@ -88,22 +108,32 @@ type apiAnswer struct {
 // failure, a 5xx or a 429 is retried (a 429's Retry-After honoured);
 // another refusal is permanent.
 func (a *Adapter) rest(ctx context.Context, x *acct, method, path string, body any) error {
-	var rd io.Reader
+	var raw []byte
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
 			return outbox.Permanent(err)
 		}
-		rd = bytes.NewReader(b)
+		raw = b
 	}
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	return a.restBody(ctx, x, method, path, "application/json", raw, 30*time.Second)
+}
+
+// restBody is rest with a body of its own type (nil: none) and a
+// deadline (an upload takes longer than a text).
+func (a *Adapter) restBody(ctx context.Context, x *acct, method, path, contentType string, body []byte, timeout time.Duration) error {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(cctx, method, x.server+path+"?password="+url.QueryEscape(x.password), rd)
 	if err != nil {
 		return outbox.Permanent(fmt.Errorf("bluebubbles: bad serverUrl"))
 	}
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Type", contentType)
 	}
 	resp, err := a.p.O.HTTPClient.Do(req)
 	if err != nil {

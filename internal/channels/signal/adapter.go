@@ -155,10 +155,10 @@ func (a *Adapter) stream(ctx context.Context, x *acct, sink channels.Sink) (bool
 	}
 }
 
-// handleEvent handles one receive event, retrying until its turn is
-// durable or ctx ends.
+// handleEvent handles one receive event, retrying (its files' fetch, then
+// its turn) until the turn is durable or ctx ends.
 func (a *Adapter) handleEvent(ctx context.Context, x *acct, sink channels.Sink, data []byte) error {
-	in, err := decodeEvent(x.id, x.cfg.Account, x.cfg.AccountUUID, data)
+	in, atts, err := decodeEvent(x.id, x.cfg.Account, x.cfg.AccountUUID, data)
 	if err != nil {
 		if !errors.Is(err, errNotMessage) {
 			a.p.Log.Warn("signal event not understood", "account", x.id, "err", err)
@@ -170,8 +170,14 @@ func (a *Adapter) handleEvent(ctx context.Context, x *acct, sink channels.Sink, 
 	}) {
 		return nil
 	}
+	fetched := len(atts) == 0
 	for attempt := 1; ; attempt++ {
-		out, err := channels.HandleCounted(ctx, sink, &x.Counters, in)
+		var out channels.Outcome
+		err := a.fetchMedia(ctx, x, atts, &in, fetched)
+		if err == nil {
+			fetched = true
+			out, err = channels.HandleCounted(ctx, sink, &x.Counters, in)
+		}
 		if err == nil {
 			if !out.Duplicate {
 				a.typing(ctx, x, sink, in.To, out.RunID)

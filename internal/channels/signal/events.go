@@ -76,9 +76,10 @@ type envelope struct {
 }
 
 type dataMessage struct {
-	Timestamp int64  `json:"timestamp"`
-	Message   string `json:"message"`
-	GroupInfo *struct {
+	Timestamp   int64        `json:"timestamp"`
+	Message     string       `json:"message"`
+	Attachments []attachment `json:"attachments"`
+	GroupInfo   *struct {
 		GroupID   string `json:"groupId"`
 		GroupName string `json:"groupName"`
 	} `json:"groupInfo"`
@@ -93,21 +94,46 @@ type dataMessage struct {
 	} `json:"quote"`
 }
 
+// attachment is a file of a received message, as signal-cli describes
+// it: the id getAttachment fetches it by.
+type attachment struct {
+	ID          string `json:"id"`
+	ContentType string `json:"contentType"`
+	Filename    string `json:"filename"`
+	Size        int64  `json:"size"`
+}
+
 // errNotMessage is an event that carries no user message (a receipt, a
 // typing notice, a sync of the account's own sends).
 var errNotMessage = errors.New("not a user message")
 
 // decodeEvent turns a receive event's data into an Inbound for account
-// (self and selfUUID are the bot's own number and uuid).
-func decodeEvent(accountID, self, selfUUID string, data []byte) (channels.Inbound, error) {
+// (self and selfUUID are the bot's own number and uuid) and the
+// attachments to fetch onto it.
+func decodeEvent(accountID, self, selfUUID string, data []byte) (channels.Inbound, []attachment, error) {
 	var r receive
 	if err := json.Unmarshal(data, &r); err != nil {
-		return channels.Inbound{}, err
+		return channels.Inbound{}, nil, err
 	}
 	e := r.Envelope
-	if e == nil || e.DataMessage == nil || strings.TrimSpace(e.DataMessage.Message) == "" {
-		return channels.Inbound{}, errNotMessage
+	if e == nil || e.DataMessage == nil {
+		return channels.Inbound{}, nil, errNotMessage
 	}
+	var atts []attachment
+	for _, a := range e.DataMessage.Attachments {
+		if strings.TrimSpace(a.ID) != "" {
+			atts = append(atts, a)
+		}
+	}
+	if strings.TrimSpace(e.DataMessage.Message) == "" && len(atts) == 0 {
+		return channels.Inbound{}, nil, errNotMessage
+	}
+	in, err := toInbound(accountID, self, selfUUID, e)
+	return in, atts, err
+}
+
+// toInbound is a received message as an Inbound for account.
+func toInbound(accountID, self, selfUUID string, e *envelope) (channels.Inbound, error) {
 	number := strings.TrimSpace(e.SourceNumber)
 	if number == "" && strings.HasPrefix(e.Source, "+") {
 		number = e.Source

@@ -42,13 +42,17 @@ func TestDecodeEvent(t *testing.T) {
 		{name: "a reply to the bot counts as a mention", data: `{"envelope":{"sourceNumber":"+1555","timestamp":3,"dataMessage":{"message":"ok","groupInfo":{"groupId":"G"},"quote":{"authorNumber":"` + self + `"}}}}`,
 			want: channels.Inbound{Channel: "signal", AccountID: "default", EventID: "+1555:3", ChatType: "group", ChatID: "G",
 				SenderID: "+1555", MessageID: "3", Text: "ok", To: "signal:group:G", Mentioned: true}},
+		{name: "a photo without text", data: `{"envelope":{"sourceNumber":"+1555","timestamp":4,"dataMessage":{"message":null,"attachments":[{"id":"a1.jpg","contentType":"image/jpeg","size":8}]}}}`,
+			want: channels.Inbound{Channel: "signal", AccountID: "default", EventID: "+1555:4", ChatType: "direct", ChatID: "+1555",
+				SenderID: "+1555", MessageID: "4", To: "signal:+1555"}},
+		{name: "an attachment without an id", data: `{"envelope":{"sourceNumber":"+1555","dataMessage":{"attachments":[{"contentType":"image/jpeg"}]}}}`, err: errNotMessage},
 		{name: "receipt", data: `{"envelope":{"sourceNumber":"+1555","receiptMessage":{"when":1}}}`, err: errNotMessage},
 		{name: "own message", data: `{"envelope":{"sourceNumber":"` + self + `","dataMessage":{"message":"x"}}}`, err: errNotMessage},
 		{name: "no source", data: `{"envelope":{"dataMessage":{"message":"x"}}}`, err: errors.New("any")},
 		{name: "not json", data: `{`, err: errors.New("any")},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := decodeEvent("default", self, selfUUID, []byte(tt.data))
+			got, _, err := decodeEvent("default", self, selfUUID, []byte(tt.data))
 			if tt.err != nil {
 				if err == nil || (errors.Is(tt.err, errNotMessage) && !errors.Is(err, errNotMessage)) {
 					t.Fatalf("err = %v, want %v", err, tt.err)
@@ -72,7 +76,7 @@ func TestDecodeEvent(t *testing.T) {
 func FuzzDecodeEvent(f *testing.F) {
 	f.Add([]byte(`{"envelope":{"sourceNumber":"+1","dataMessage":{"message":"x","groupInfo":{"groupId":"g"}}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := decodeEvent("default", "+1", "", data)
+		m, _, err := decodeEvent("default", "+1", "", data)
 		if err == nil && (m.EventID == "" || m.To == "") {
 			t.Fatalf("decoded without an event id or recipient: %+v", m)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -79,6 +80,15 @@ func recipient(to string) (map[string]any, error) {
 // rpc calls a daemon method. A transport failure or a 5xx is retried, a
 // 429 waits; a JSON-RPC error is permanent unless it is a rate limit.
 func (a *Adapter) rpc(ctx context.Context, x *acct, method string, params map[string]any, id string) error {
+	return a.rpcResult(ctx, x, method, params, id, 1<<20, nil)
+}
+
+// errAnswerTooLarge is an answer over rpcResult's limit.
+var errAnswerTooLarge = errors.New("answer over its size limit")
+
+// rpcResult is rpc decoding the method's result into result (nil: not
+// read); an answer over maxAnswer bytes is errAnswerTooLarge, permanent.
+func (a *Adapter) rpcResult(ctx context.Context, x *acct, method string, params map[string]any, id string, maxAnswer int64, result any) error {
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params, "id": id})
 	if err != nil {
 		return outbox.Permanent(err)
@@ -96,12 +106,19 @@ func (a *Adapter) rpc(ctx context.Context, x *acct, method string, params map[st
 		return fmt.Errorf("signal %s: %w", method, err)
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	if err != nil {
+		return fmt.Errorf("signal %s: %w", method, err)
+	}
+	if int64(len(raw)) > maxAnswer {
+		return outbox.Permanent(fmt.Errorf("signal %s: %w (%d bytes)", method, errAnswerTooLarge, maxAnswer))
+	}
 	if resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests {
 		return channels.ClassifyHTTP(&x.Counters, resp.StatusCode, resp.Header, rateLimitWait, fmt.Errorf("signal %s: %s", method, resp.Status))
 	}
 	var out struct {
-		Error *rpcError `json:"error"`
+		Error  *rpcError       `json:"error"`
+		Result json.RawMessage `json:"result"`
 	}
 	if err := json.Unmarshal(raw, &out); err != nil {
 		return fmt.Errorf("signal %s: %s: answer does not decode: %w", method, resp.Status, err)
@@ -117,6 +134,11 @@ func (a *Adapter) rpc(ctx context.Context, x *acct, method string, params map[st
 		return outbox.Permanent(fmt.Errorf("signal %s: %s", method, resp.Status))
 	}
 	x.SetConnected(true)
+	if result != nil {
+		if err := json.Unmarshal(out.Result, result); err != nil {
+			return outbox.Permanent(fmt.Errorf("signal %s: result does not decode: %w", method, err))
+		}
+	}
 	return nil
 }
 

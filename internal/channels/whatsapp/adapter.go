@@ -173,7 +173,7 @@ func (a *Adapter) handler(ctx context.Context, accts []*acct, sink channels.Sink
 				a.recordStatus(x, st)
 			}
 			for _, in := range d.messages {
-				out, err := a.handle(hctx, x, sink, in)
+				out, err := a.handle(hctx, x, sink, in.Inbound, in.media)
 				if err != nil {
 					a.p.Log.Warn("whatsapp message not handled, asking for redelivery", "account", x.id, "message", in.EventID, "err", err)
 					http.Error(w, "not handled, retry", http.StatusInternalServerError)
@@ -202,10 +202,11 @@ func pick(accts []*acct, phoneNumberID string) *acct {
 	return nil
 }
 
-// handle applies the access rules to one message and hands it on; a nil
-// error means it may be acknowledged. It returns the sink's outcome (nil
-// for a message dropped or answered with a pairing code).
-func (a *Adapter) handle(ctx context.Context, x *acct, sink channels.Sink, in channels.Inbound) (*channels.Outcome, error) {
+// handle applies the access rules to one message, downloads the file of
+// one that passes and hands it on; a nil error means it may be
+// acknowledged. It returns the sink's outcome (nil for a message dropped
+// or answered with a pairing code).
+func (a *Adapter) handle(ctx context.Context, x *acct, sink channels.Sink, in channels.Inbound, ref *mediaRef) (*channels.Outcome, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	in.AccountID = x.id
@@ -213,6 +214,9 @@ func (a *Adapter) handle(ctx context.Context, x *acct, sink channels.Sink, in ch
 		return a.send(ctx, x, to, text, "")
 	}) {
 		return nil, nil
+	}
+	if err := a.fetchMedia(ctx, x, ref, &in); err != nil {
+		return nil, err
 	}
 	out, err := channels.HandleCounted(ctx, sink, &x.Counters, in)
 	if err != nil {

@@ -24,7 +24,12 @@ func (a *Adapter) Send(ctx context.Context, msg channels.Outbound) error {
 	if x.problem != "" {
 		return fmt.Errorf("whatsapp account %s: %s", x.id, x.problem)
 	}
-	err := a.send(ctx, x, msg.To, msg.Text, msg.IdempotencyKey)
+	var err error
+	if len(msg.Files) > 0 {
+		err = a.sendFiles(ctx, x, msg)
+	} else {
+		err = a.send(ctx, x, msg.To, msg.Text, msg.IdempotencyKey)
+	}
 	x.Sent(err, time.Now())
 	return err
 }
@@ -33,16 +38,9 @@ func (a *Adapter) Send(ctx context.Context, msg channels.Outbound) error {
 // piece by piece; a retried delivery (same idem) resumes after the pieces
 // the Cloud API already took.
 func (a *Adapter) send(ctx context.Context, x *acct, to, text, idem string) error {
-	target := strings.TrimPrefix(strings.TrimSpace(to), Channel+":")
-	recipientType := "individual"
-	if g, ok := strings.CutPrefix(target, "group:"); ok {
-		recipientType, target = "group", g
-	} else {
-		// a WhatsApp Web JID names the same number
-		target = strings.TrimSuffix(strings.TrimPrefix(target, "+"), "@s.whatsapp.net")
-		if target == "" || strings.Trim(target, "0123456789") != "" {
-			return outbox.Permanent(fmt.Errorf("whatsapp: recipient %q is no phone number (want whatsapp:+<number>)", to))
-		}
+	recipientType, target, err := recipient(to)
+	if err != nil {
+		return err
 	}
 	limit := x.cfg.TextChunkLimit
 	if limit <= 0 || limit > DefaultTextLimit {
@@ -50,21 +48,23 @@ func (a *Adapter) send(ctx context.Context, x *acct, to, text, idem string) erro
 	}
 	pieces := channels.SplitText(toWhatsApp(text), limit)
 	return a.p.SendPieces(idem, pieces, func(_ int, piece string) error {
-		body := map[string]any{"messaging_product": "whatsapp", "recipient_type": recipientType, "to": target,
-			"type": "text", "text": map[string]any{"body": piece, "preview_url": false}}
-		var out struct {
-			Messages []struct {
-				ID string `json:"id"`
-			} `json:"messages"`
-		}
-		if err := a.graph(ctx, x, http.MethodPost, "/"+x.cfg.PhoneNumberID+"/messages", body, &out); err != nil {
-			return err
-		}
-		if len(out.Messages) > 0 {
-			a.p.Log.Debug("whatsapp message sent", "account", x.id, "message", out.Messages[0].ID, "delivery", idem)
-		}
-		return nil
+		return a.message(ctx, x, recipientType, target, "text", map[string]any{"body": piece, "preview_url": false}, idem)
 	})
+}
+
+// recipient reads "whatsapp:+<number>" (or a WhatsApp Web JID, which
+// names the same number) or "whatsapp:group:<id>" into the Cloud API's
+// recipient_type and to; a malformed one is a permanent error.
+func recipient(to string) (recipientType, target string, err error) {
+	target = strings.TrimPrefix(strings.TrimSpace(to), Channel+":")
+	if g, ok := strings.CutPrefix(target, "group:"); ok {
+		return "group", g, nil
+	}
+	target = strings.TrimSuffix(strings.TrimPrefix(target, "+"), "@s.whatsapp.net")
+	if target == "" || strings.Trim(target, "0123456789") != "" {
+		return "", "", outbox.Permanent(fmt.Errorf("whatsapp: recipient %q is no phone number (want whatsapp:+<number>)", to))
+	}
+	return "individual", target, nil
 }
 
 // whatsappMarks are WhatsApp's formatting markers.
@@ -107,15 +107,25 @@ const (
 // *channels.RetryAfterError; a refused token or a refused message is
 // permanent; a transport failure or a 5xx is retried.
 func (a *Adapter) graph(ctx context.Context, x *acct, method, path string, body, out any) error {
-	var rd io.Reader
+	var raw []byte
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
 			return outbox.Permanent(err)
 		}
-		rd = bytes.NewReader(b)
+		raw = b
 	}
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	return a.graphBody(ctx, x, method, path, "application/json", raw, 30*time.Second, out)
+}
+
+// graphBody is graph with a body of its own type (nil: none) and a
+// deadline (an upload takes longer than a message).
+func (a *Adapter) graphBody(ctx context.Context, x *acct, method, path, contentType string, body []byte, timeout time.Duration, out any) error {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(cctx, method, x.apiRoot+path, rd)
 	if err != nil {
@@ -123,7 +133,7 @@ func (a *Adapter) graph(ctx context.Context, x *acct, method, path string, body,
 	}
 	req.Header.Set("Authorization", "Bearer "+x.token)
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Type", contentType)
 	}
 	resp, err := a.p.O.HTTPClient.Do(req)
 	if err != nil {

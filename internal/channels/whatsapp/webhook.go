@@ -78,12 +78,32 @@ type message struct {
 		From string `json:"from"`
 		ID   string `json:"id"`
 	} `json:"context"`
-	Image, Video, Document *struct {
-		Caption string `json:"caption"`
-	}
-	Button *struct {
+	Image, Video, Audio, Document, Sticker *media
+	Button                                 *struct {
 		Text string `json:"text"`
 	} `json:"button"`
+}
+
+// media is the object of a media message: the id to fetch it by, and
+// what the sender gave with it.
+type media struct {
+	ID       string `json:"id"`
+	MimeType string `json:"mime_type"`
+	SHA256   string `json:"sha256"`
+	Caption  string `json:"caption"`
+	Filename string `json:"filename"`
+}
+
+// mediaRef is a media message's file to download onto its Inbound.
+type mediaRef struct {
+	kind string
+	media
+}
+
+// incoming is a received message and the file it carries, if any.
+type incoming struct {
+	channels.Inbound
+	media *mediaRef
 }
 
 // Status is a message status callback: a message of the bot's was sent,
@@ -103,12 +123,12 @@ type Status struct {
 // decoded is what one delivery holds for one phone number.
 type decoded struct {
 	phoneNumberID string
-	messages      []channels.Inbound
+	messages      []incoming
 	statuses      []Status
 }
 
 // decodePayload reads a delivery into inbound messages and statuses, per
-// phone number id. Messages without text are skipped.
+// phone number id. Messages with neither text nor a file are skipped.
 func decodePayload(body []byte) ([]decoded, error) {
 	var p payload
 	if err := json.Unmarshal(body, &p); err != nil {
@@ -141,23 +161,32 @@ func decodePayload(body []byte) ([]decoded, error) {
 // filled by the caller). The sender is the E.164 form of its wa_id, as
 // OpenClaw keys WhatsApp peers; the WhatsApp Web JID and the bare wa_id
 // are its aliases, so imported direct sessions continue.
-func toInbound(m message, name string) (channels.Inbound, bool) {
+func toInbound(m message, name string) (incoming, bool) {
 	text := ""
+	var ref *mediaRef
 	switch {
 	case m.Text != nil:
 		text = m.Text.Body
 	case m.Button != nil:
 		text = m.Button.Text
-	case m.Image != nil:
-		text = m.Image.Caption
-	case m.Video != nil:
-		text = m.Video.Caption
-	case m.Document != nil:
-		text = m.Document.Caption
+	default:
+		for _, k := range []struct {
+			kind string
+			m    *media
+		}{{"image", m.Image}, {"video", m.Video}, {"audio", m.Audio}, {"document", m.Document}, {"sticker", m.Sticker}} {
+			if k.m == nil {
+				continue
+			}
+			text = k.m.Caption
+			if strings.TrimSpace(k.m.ID) != "" {
+				ref = &mediaRef{kind: k.kind, media: *k.m}
+			}
+			break
+		}
 	}
 	waID := strings.TrimPrefix(strings.TrimSpace(m.From), "+")
-	if strings.TrimSpace(text) == "" || waID == "" || m.ID == "" {
-		return channels.Inbound{}, false
+	if (strings.TrimSpace(text) == "" && ref == nil) || waID == "" || m.ID == "" {
+		return incoming{}, false
 	}
 	in := channels.Inbound{Channel: Channel, EventID: m.ID, MessageID: m.ID, Text: text,
 		SenderID: "+" + waID, SenderName: name, PeerAliases: []string{waID + "@s.whatsapp.net", waID}}
@@ -166,5 +195,5 @@ func toInbound(m message, name string) (channels.Inbound, bool) {
 	} else {
 		in.ChatType, in.ChatID, in.ChatTitle, in.To = channels.ChatDirect, waID, name, Channel+":+"+waID
 	}
-	return in, true
+	return incoming{Inbound: in, media: ref}, true
 }

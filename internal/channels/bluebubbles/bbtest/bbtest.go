@@ -2,14 +2,17 @@
 // request and answer shapes in testdata/ (BlueBubbles' public REST and
 // webhook documentation, named in testdata/README.md): the password in
 // the query, GET /api/v1/ping, POST /api/v1/message/text and the typing
-// indicator (POST and DELETE /api/v1/chat/<guid>/typing), answered in
-// BlueBubbles' envelope. It also holds the webhook deliveries tests post.
+// indicator (POST and DELETE /api/v1/chat/<guid>/typing), attachment
+// sends (POST /api/v1/message/attachment, multipart) and downloads (GET
+// /api/v1/attachment/<guid>/download), answered in BlueBubbles'
+// envelope. It also holds the webhook deliveries tests post.
 package bbtest
 
 import (
 	"bytes"
 	"embed"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -67,15 +70,32 @@ func Delivery(t testing.TB, file, guid, text, sender string) []byte {
 // Server is the fake server.
 type Server struct {
 	*httptest.Server
-	password                               string
-	ping, unauthorized, sendAnswer, typing []byte
+	password                                         string
+	ping, unauthorized, sendAnswer, typing, attached []byte
 	// Down makes every call answer 503 (the Mac asleep).
 	Down    atomic.Bool
 	refused atomic.Int32
 
-	mu     sync.Mutex
-	sends  []map[string]any
-	typers []Typing
+	mu          sync.Mutex
+	sends       []map[string]any
+	typers      []Typing
+	attachments []Attachment
+	files       map[string]Download
+	downloads   int
+}
+
+// Attachment is one attachment send: its form fields and file part.
+type Attachment struct {
+	ChatGUID, TempGUID, Name string
+	FileName, FileType       string
+	Data                     []byte
+}
+
+// Download is a file the server serves at
+// /api/v1/attachment/<guid>/download.
+type Download struct {
+	MimeType string
+	Data     []byte
 }
 
 // Typing is one typing indicator call: Method is POST (start) or
@@ -86,7 +106,8 @@ type Typing struct{ Method, Chat string }
 func New(t testing.TB, password string) *Server {
 	f := &Server{password: password, ping: File(t, "ping-response.json"),
 		unauthorized: File(t, "error-unauthorized.json"), sendAnswer: File(t, "send-text-response.json"),
-		typing: File(t, "typing-response.json")}
+		typing: File(t, "typing-response.json"), attached: File(t, "send-attachment-response.json"),
+		files: map[string]Download{}}
 	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.Close)
 	return f
@@ -132,6 +153,21 @@ func (f *Server) serve(w http.ResponseWriter, r *http.Request) {
 		data := ans["data"].(map[string]any)
 		data["text"], data["tempGuid"] = body["message"], body["tempGuid"]
 		_ = json.NewEncoder(w).Encode(ans)
+	case r.Method == http.MethodPost && r.URL.Path == "/api/v1/message/attachment":
+		f.attachment(w, r)
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/v1/attachment/") && strings.HasSuffix(r.URL.Path, "/download"):
+		guid := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/api/v1/attachment/"), "/download")
+		f.mu.Lock()
+		d, ok := f.files[guid]
+		f.downloads++
+		f.mu.Unlock()
+		if !ok {
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"status":404,"message":"Attachment does not exist!"}`))
+			return
+		}
+		w.Header().Set("Content-Type", d.MimeType)
+		_, _ = w.Write(d.Data)
 	case (r.Method == http.MethodPost || r.Method == http.MethodDelete) &&
 		strings.HasPrefix(r.URL.Path, "/api/v1/chat/") && strings.HasSuffix(r.URL.Path, "/typing"):
 		chat := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/api/v1/chat/"), "/typing")
@@ -143,6 +179,60 @@ func (f *Server) serve(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotFound)
 		_, _ = w.Write([]byte(`{"status":404,"message":"Not found"}`))
 	}
+}
+
+// attachment records an attachment send; chatGuid, tempGuid, name and
+// the attachment file are required.
+func (f *Server) attachment(w http.ResponseWriter, r *http.Request) {
+	bad := func(why string) {
+		w.WriteHeader(http.StatusBadRequest)
+		_ = json.NewEncoder(w).Encode(map[string]any{"status": 400, "message": "Bad request",
+			"error": map[string]string{"type": "Validation Error", "error": why}})
+	}
+	if err := r.ParseMultipartForm(32 << 20); err != nil {
+		bad("expected multipart/form-data")
+		return
+	}
+	file, h, err := r.FormFile("attachment")
+	if err != nil {
+		bad("attachment is required")
+		return
+	}
+	data, _ := io.ReadAll(file)
+	a := Attachment{ChatGUID: r.FormValue("chatGuid"), TempGUID: r.FormValue("tempGuid"), Name: r.FormValue("name"),
+		FileName: h.Filename, FileType: h.Header.Get("Content-Type"), Data: data}
+	if a.ChatGUID == "" || a.TempGUID == "" || a.Name == "" {
+		bad("chatGuid, tempGuid and name are required")
+		return
+	}
+	f.mu.Lock()
+	f.attachments = append(f.attachments, a)
+	f.mu.Unlock()
+	var ans map[string]any
+	_ = json.Unmarshal(f.attached, &ans)
+	ans["data"].(map[string]any)["tempGuid"] = a.TempGUID
+	_ = json.NewEncoder(w).Encode(ans)
+}
+
+// Attachments returns the attachment sends, in order.
+func (f *Server) Attachments() []Attachment {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]Attachment(nil), f.attachments...)
+}
+
+// Serve makes the server answer a download of attachment guid.
+func (f *Server) Serve(guid, mimeType string, data []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.files[guid] = Download{MimeType: mimeType, Data: data}
+}
+
+// Downloads counts the download requests.
+func (f *Server) Downloads() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.downloads
 }
 
 // Sent counts the sends to chat whose message is message ("" for any).
