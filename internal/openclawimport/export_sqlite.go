@@ -37,7 +37,7 @@ func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (err
 		return err
 	}
 	path := filepath.Join(dir, AgentDBName)
-	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?_pragma=synchronous(OFF)&_pragma=journal_mode(OFF)")
+	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?"+exportPragmas)
 	if err != nil {
 		return err
 	}
@@ -108,6 +108,12 @@ func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (err
 	w.progress()
 	return nil
 }
+
+// exportPragmas tune the connection writing a new agent database, a file
+// nobody reads before the export renames it into place: no journal and
+// no sync (a failed export is thrown away whole), and one lock for the
+// whole write instead of one per transaction.
+const exportPragmas = "_pragma=synchronous(OFF)&_pragma=journal_mode(OFF)&_pragma=locking_mode(EXCLUSIVE)"
 
 // deferredIndexTables are the tables whose indexes are built after their
 // rows are in: one sorted build per index instead of a B-tree insert per
