@@ -1,7 +1,6 @@
 package openclawimport
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	_ "embed"
@@ -170,12 +169,13 @@ const (
 	identityRow    = `(?, ?, ?, ?, ?, ?)`
 )
 
-// addEvent queues one transcript_events row and its identity (when id is
-// set), writing a full batch.
-func (ins *inserts) addEvent(ctx context.Context, ev, id []any) error {
-	ins.eventArgs = append(ins.eventArgs, ev...)
-	if id != nil {
-		ins.identityArgs = append(ins.identityArgs, id...)
+// addEvent queues one transcript_events row and, when id is set, its
+// identity, writing a full batch. The values go straight into the
+// queues: no slice per row.
+func (ins *inserts) addEvent(ctx context.Context, sessionID string, seq int, line string, at int64, id, typ string, parent any) error {
+	ins.eventArgs = append(ins.eventArgs, sessionID, seq, line, at, len(line))
+	if id != "" {
+		ins.identityArgs = append(ins.identityArgs, sessionID, id, seq, typ, parent, at)
 	}
 	if len(ins.eventArgs) == rowsPerInsert*5 {
 		if _, err := ins.events.ExecContext(ctx, ins.eventArgs...); err != nil {
@@ -294,11 +294,15 @@ func (ins *inserts) session(ctx context.Context, s *domain.Session, msgs []domai
 		nullIf(s.SpawnedBy, true), nullIf(s.DisplayName, true)); err != nil {
 		return fmt.Errorf("session_windows: %w", err)
 	}
-	lines := bytes.Split(bytes.TrimSuffix(data, []byte{'\n'}), []byte{'\n'})
-	if len(lines) != len(msgs)+1 {
-		return fmt.Errorf("internal error: %d transcript lines for %d messages", len(lines), len(msgs))
+	// One string for the whole transcript; each event's line is a slice
+	// of it, not a copy of its own.
+	rest := strings.TrimSuffix(string(data), "\n")
+	if n := strings.Count(rest, "\n") + 1; n != len(msgs)+1 {
+		return fmt.Errorf("internal error: %d transcript lines for %d messages", n, len(msgs))
 	}
-	for seq, line := range lines {
+	for seq := 0; seq <= len(msgs); seq++ {
+		line, next, _ := strings.Cut(rest, "\n")
+		rest = next
 		at := created
 		typ, id, parent := transcript.TypeSession, s.SessionID, any(nil)
 		if seq > 0 {
@@ -312,11 +316,7 @@ func (ins *inserts) session(ctx context.Context, s *domain.Session, msgs []domai
 		if len(line) > maxEventBytes {
 			return fmt.Errorf("event %d is %d bytes, more than OpenClaw's limit of %d", seq, len(line), maxEventBytes)
 		}
-		var ida []any
-		if id != "" {
-			ida = []any{s.SessionID, id, seq, typ, parent, at}
-		}
-		if err := ins.addEvent(ctx, []any{s.SessionID, seq, string(line), at, len(line)}, ida); err != nil {
+		if err := ins.addEvent(ctx, s.SessionID, seq, line, at, id, typ, parent); err != nil {
 			return err
 		}
 	}
