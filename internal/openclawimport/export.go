@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/store/rowcodec"
 )
 
 // Layouts of an exported state directory.
@@ -169,20 +170,37 @@ func (w *exportWriter) progress() {
 	}
 }
 
-// messages reads the current transcript of s.
-func (w *exportWriter) messages(ctx context.Context, s *domain.Session) ([]domain.Message, error) {
+// messages reads the current transcript of s, as the store holds it
+// when the store can say it without decoding it.
+func (w *exportWriter) messages(ctx context.Context, s *domain.Session) ([]domain.TranscriptMessage, error) {
+	if tr, ok := w.st.(domain.TranscriptJSONReader); ok {
+		msgs, err := tr.ReadTranscriptJSON(ctx, s.Key, s.SessionID)
+		if err != nil {
+			return nil, fmt.Errorf("read messages of %s: %w", s.Key, err)
+		}
+		return msgs, nil
+	}
 	msgs, err := w.st.ReadMessages(ctx, s.Key, domain.MessageQuery{SessionID: s.SessionID})
 	if err != nil {
 		return nil, fmt.Errorf("read messages of %s: %w", s.Key, err)
 	}
-	return msgs, nil
+	out := make([]domain.TranscriptMessage, len(msgs))
+	for i := range msgs {
+		m := &msgs[i]
+		js, err := rowcodec.AppendMessageJSON(nil, m)
+		if err != nil {
+			return nil, fmt.Errorf("session %s: message %s: %w", s.Key, m.ID, err)
+		}
+		out[i] = domain.TranscriptMessage{ID: m.ID, ParentID: m.ParentID, Timestamp: m.Timestamp, JSON: js}
+	}
+	return out, nil
 }
 
 // exported is one session made ready for writing: its messages and its
 // transcript encoded as JSONL.
 type exported struct {
 	s    *domain.Session
-	msgs []domain.Message
+	msgs []domain.TranscriptMessage
 	data []byte
 }
 
@@ -200,7 +218,7 @@ func exportReaders(procs int) int { return max(procs, 1) }
 // hands them to write in order, so reading the store and encoding the
 // transcripts overlap with writing the files or the database. It returns
 // the first error in session order, after every reader stopped.
-func (w *exportWriter) each(sessions []domain.Session, encode func(s *domain.Session, msgs []domain.Message) ([]byte, error), write func(x *exported) error) error {
+func (w *exportWriter) each(sessions []domain.Session, encode func(s *domain.Session, msgs []domain.TranscriptMessage) ([]byte, error), write func(x *exported) error) error {
 	ctx, cancel := context.WithCancel(w.ctx)
 	defer cancel()
 	type job struct {
@@ -274,7 +292,7 @@ type readResult struct {
 }
 
 // read reads and encodes one session for each.
-func (w *exportWriter) read(ctx context.Context, s *domain.Session, encode func(s *domain.Session, msgs []domain.Message) ([]byte, error)) (r readResult) {
+func (w *exportWriter) read(ctx context.Context, s *domain.Session, encode func(s *domain.Session, msgs []domain.TranscriptMessage) ([]byte, error)) (r readResult) {
 	if r.err = ctx.Err(); r.err != nil {
 		return r
 	}

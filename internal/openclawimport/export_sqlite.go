@@ -69,10 +69,10 @@ func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (err
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	defer ins.close()
-	err = w.each(sessions, func(s *domain.Session, msgs []domain.Message) ([]byte, error) {
+	err = w.each(sessions, func(s *domain.Session, msgs []domain.TranscriptMessage) ([]byte, error) {
 		_, created := sessionTimes(s, now)
 		h := transcript.Header{Version: transcriptVersion, ID: s.SessionID, Cwd: w.final, Timestamp: transcript.FormatTime(msTime(created))}
-		return transcript.Encode(h, msgs)
+		return transcript.EncodeStored(h, msgs)
 	}, func(x *exported) error {
 		if err := ins.session(ctx, x.s, x.msgs, x.data, now); err != nil {
 			return fmt.Errorf("%s: session %s: %w", path, x.s.Key, err)
@@ -266,7 +266,7 @@ var (
 // session writes s's row, its window and its transcript's events: data is
 // the transcript as the JSONL layout holds it (the session header, then
 // one line per message), each line an event.
-func (ins *inserts) session(ctx context.Context, s *domain.Session, msgs []domain.Message, data []byte, now int64) error {
+func (ins *inserts) session(ctx context.Context, s *domain.Session, msgs []domain.TranscriptMessage, data []byte, now int64) error {
 	updated, created := sessionTimes(s, now)
 	// OpenClaw takes a row whose updated_at differs from its entry's
 	// updatedAt for a damaged one.

@@ -222,7 +222,7 @@ func TestExportEachWritesInOrder(t *testing.T) {
 	rs := readsOutOfOrder{Store: st, first: rows[0].Key, then: rows[1].Key, thenRead: make(chan struct{})}
 	w := exportWriter{ctx: ctx, st: rs, readers: 2, sum: &ExportSummary{}}
 	var got []string
-	err = w.each(rows, func(s *domain.Session, msgs []domain.Message) ([]byte, error) {
+	err = w.each(rows, func(s *domain.Session, msgs []domain.TranscriptMessage) ([]byte, error) {
 		return []byte(s.Key), nil
 	}, func(x *exported) error {
 		if string(x.data) != x.s.Key {

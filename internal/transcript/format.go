@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -97,6 +98,16 @@ func headerLine(sessionID string, ts time.Time, cwd string) ([]byte, error) {
 // message's JSON (rowcodec.AppendMessageJSON): reflection cost most of an
 // export's encoding.
 func appendMessageLine(b []byte, msg *domain.Message, id, parentID string, ts time.Time) ([]byte, error) {
+	b = appendLineStart(b, id, parentID, ts)
+	b, err := rowcodec.AppendMessageJSON(b, msg)
+	if err != nil {
+		return b, fmt.Errorf("message %s: %w", id, err)
+	}
+	return append(b, '}', '\n'), nil
+}
+
+// appendLineStart appends an entry line up to its message's JSON.
+func appendLineStart(b []byte, id, parentID string, ts time.Time) []byte {
 	b = append(b, `{"type":"`+TypeMessage+`","id":`...)
 	b = rowcodec.AppendJSONString(b, id)
 	b = append(b, `,"parentId":`...)
@@ -107,12 +118,49 @@ func appendMessageLine(b []byte, msg *domain.Message, id, parentID string, ts ti
 	}
 	b = append(b, `,"timestamp":"`...)
 	b = ts.UTC().AppendFormat(b, isoLayout)
-	b = append(b, `","message":`...)
-	b, err := rowcodec.AppendMessageJSON(b, msg)
-	if err != nil {
-		return b, fmt.Errorf("message %s: %w", id, err)
+	return append(b, `","message":`...)
+}
+
+// EncodeStored is Encode of messages as the store holds them: each
+// message's JSON goes into its line as it is, and is not checked. A
+// message without an ID gets a random one, as in Encode.
+func EncodeStored(h Header, msgs []domain.TranscriptMessage) ([]byte, error) {
+	if h.Type == "" {
+		h.Type = TypeSession
 	}
-	return append(b, '}', '\n'), nil
+	if h.Version == 0 {
+		h.Version = Version
+	}
+	b, err := encodeLine(h)
+	if err != nil {
+		return nil, fmt.Errorf("transcript header: %w", err)
+	}
+	now, _ := time.Parse(time.RFC3339Nano, h.Timestamp)
+	size := len(b)
+	for i := range msgs {
+		size += len(msgs[i].JSON) + 128
+	}
+	b = slices.Grow(b, size-len(b))
+	prevID := ""
+	for i := range msgs {
+		m := &msgs[i]
+		id, parent := m.ID, m.ParentID
+		if id == "" {
+			id = domain.NewShortID(4)
+			if parent == "" {
+				parent = prevID
+			}
+		}
+		ts := now
+		if m.Timestamp != 0 {
+			ts = time.UnixMilli(m.Timestamp)
+		}
+		b = appendLineStart(b, id, parent, ts)
+		b = append(b, m.JSON...)
+		b = append(b, '}', '\n')
+		prevID = id
+	}
+	return b, nil
 }
 
 // encodeLine marshals v without HTML escaping (transcripts are read by
