@@ -259,3 +259,24 @@ type TailsJSONReader interface {
 	// put first.
 	ReadTailsJSON(ctx context.Context, gens []Generation, limit int, excludeRoles []string) ([][]StoredMessage, error)
 }
+
+// TranscriptMessage is a stored message as a transcript line carries it:
+// its id, its parent's, its time, and its raw transcript JSON (what
+// json.Marshal writes for the Message, except that <, > and & may be left
+// unescaped; the id and parent are not among its members).
+type TranscriptMessage struct {
+	ID, ParentID string
+	Timestamp    int64
+	JSON         []byte
+}
+
+// TranscriptJSONReader is implemented by stores that can return a
+// generation's messages without decoding them. The OpenClaw export puts
+// each message's JSON into its transcript line as it is: decoding every
+// message only to encode it again cost more than reading it.
+type TranscriptJSONReader interface {
+	// ReadTranscriptJSON returns the messages of generation sessionID of
+	// key, oldest first: what ReadMessages returns for
+	// MessageQuery{SessionID: sessionID}, left as stored.
+	ReadTranscriptJSON(ctx context.Context, key, sessionID string) ([]TranscriptMessage, error)
+}

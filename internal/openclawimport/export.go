@@ -8,10 +8,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/store/rowcodec"
 )
 
 // Layouts of an exported state directory.
@@ -97,7 +100,8 @@ func Export(ctx context.Context, st domain.Store, dir string, opts ExportOptions
 		return sum, err
 	}
 	defer os.RemoveAll(tmp) // a no-op once renamed
-	w := exportWriter{ctx: ctx, st: st, root: tmp, final: abs, opts: opts, total: len(rows), sum: &sum}
+	w := exportWriter{ctx: ctx, st: st, root: tmp, final: abs, opts: opts, total: len(rows), sum: &sum,
+		readers: exportReaders(runtime.GOMAXPROCS(0))}
 	for _, a := range agents {
 		var err error
 		switch opts.Layout {
@@ -157,6 +161,7 @@ type exportWriter struct {
 	opts        ExportOptions
 	done, total int
 	sum         *ExportSummary
+	readers     int // goroutines reading and encoding sessions
 }
 
 func (w *exportWriter) progress() {
@@ -165,82 +170,144 @@ func (w *exportWriter) progress() {
 	}
 }
 
-// messages reads the current transcript of s.
-func (w *exportWriter) messages(ctx context.Context, s *domain.Session) ([]domain.Message, error) {
+// messages reads the current transcript of s, as the store holds it
+// when the store can say it without decoding it.
+func (w *exportWriter) messages(ctx context.Context, s *domain.Session) ([]domain.TranscriptMessage, error) {
+	if tr, ok := w.st.(domain.TranscriptJSONReader); ok {
+		msgs, err := tr.ReadTranscriptJSON(ctx, s.Key, s.SessionID)
+		if err != nil {
+			return nil, fmt.Errorf("read messages of %s: %w", s.Key, err)
+		}
+		return msgs, nil
+	}
 	msgs, err := w.st.ReadMessages(ctx, s.Key, domain.MessageQuery{SessionID: s.SessionID})
 	if err != nil {
 		return nil, fmt.Errorf("read messages of %s: %w", s.Key, err)
 	}
-	return msgs, nil
+	out := make([]domain.TranscriptMessage, len(msgs))
+	for i := range msgs {
+		m := &msgs[i]
+		js, err := rowcodec.AppendMessageJSON(nil, m)
+		if err != nil {
+			return nil, fmt.Errorf("session %s: message %s: %w", s.Key, m.ID, err)
+		}
+		out[i] = domain.TranscriptMessage{ID: m.ID, ParentID: m.ParentID, Timestamp: m.Timestamp, JSON: js}
+	}
+	return out, nil
 }
 
 // exported is one session made ready for writing: its messages and its
 // transcript encoded as JSONL.
 type exported struct {
 	s    *domain.Session
-	msgs []domain.Message
+	msgs []domain.TranscriptMessage
 	data []byte
 }
 
-// exportAhead is how many sessions the reader may have ready before the
-// writer takes them.
+// exportAhead is how many sessions the readers may have taken ahead of
+// the writer.
 const exportAhead = 64
 
-// each reads and encodes sessions on a goroutine of its own and hands
-// them to write in order, so reading the store and encoding the
+// exportReaders is how many goroutines read and encode sessions when
+// procs may run Go code at once: reading a transcript from the store and
+// encoding it cost more than writing it to a file, so one reader alone
+// left the JSON layout's writer waiting.
+func exportReaders(procs int) int { return max(procs, 1) }
+
+// each reads and encodes sessions on reader goroutines of their own and
+// hands them to write in order, so reading the store and encoding the
 // transcripts overlap with writing the files or the database. It returns
-// the first error of either side, after the reader stopped.
-func (w *exportWriter) each(sessions []domain.Session, encode func(s *domain.Session, msgs []domain.Message) ([]byte, error), write func(x *exported) error) error {
+// the first error in session order, after every reader stopped.
+func (w *exportWriter) each(sessions []domain.Session, encode func(s *domain.Session, msgs []domain.TranscriptMessage) ([]byte, error), write func(x *exported) error) error {
 	ctx, cancel := context.WithCancel(w.ctx)
 	defer cancel()
-	ready := make(chan exported, exportAhead)
-	readErr := make(chan error, 1)
-	go func() {
-		defer close(ready)
+	type job struct {
+		s   *domain.Session
+		out chan<- readResult
+	}
+	// order holds each session's result channel in session order: the
+	// writer takes them one by one, so at most exportAhead sessions are
+	// read and not yet written.
+	order := make(chan chan readResult, exportAhead)
+	jobs := make(chan job)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(order)
+		defer close(jobs)
 		for i := range sessions {
-			s := &sessions[i]
-			msgs, err := w.messages(ctx, s)
-			var data []byte
-			if err == nil {
-				if data, err = encode(s, msgs); err != nil {
-					err = fmt.Errorf("session %s: %w", s.Key, err)
-				}
-			}
-			if err != nil {
-				readErr <- err
+			out := make(chan readResult, 1)
+			select {
+			case order <- out:
+			case <-ctx.Done():
 				return
 			}
 			select {
-			case ready <- exported{s: s, msgs: msgs, data: data}:
+			case jobs <- job{s: &sessions[i], out: out}:
 			case <-ctx.Done():
 				return
 			}
 		}
+	})
+	for range min(max(w.readers, 1), len(sessions)) {
+		wg.Go(func() {
+			for j := range jobs {
+				// out has room for its one result: a reader never waits
+				// for the writer.
+				j.out <- w.read(ctx, j.s, encode)
+			}
+		})
+	}
+	err := func() error {
+		for out := range order {
+			var r readResult
+			select {
+			case r = <-out:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			if r.err != nil {
+				return r.err
+			}
+			if err := write(&r.x); err != nil {
+				return err
+			}
+			w.sum.Sessions++
+			w.sum.Messages += len(r.x.msgs)
+			w.done++
+			if w.done%DefaultBatchSize == 0 {
+				w.progress()
+			}
+		}
+		return nil
 	}()
-	var err error
-	for x := range ready {
-		if err = write(&x); err != nil {
-			break
-		}
-		w.sum.Sessions++
-		w.sum.Messages += len(x.msgs)
-		w.done++
-		if w.done%DefaultBatchSize == 0 {
-			w.progress()
-		}
-	}
 	cancel()
-	for range ready {
-		// Drain so the reader, blocked on a send, sees the cancel.
-	}
-	select {
-	case rerr := <-readErr:
-		if err == nil {
-			err = rerr
-		}
-	default:
-	}
+	wg.Wait()
 	return err
+}
+
+// readResult is a session read and encoded, or why it could not be.
+type readResult struct {
+	x   exported
+	err error
+}
+
+// read reads and encodes one session for each.
+func (w *exportWriter) read(ctx context.Context, s *domain.Session, encode func(s *domain.Session, msgs []domain.TranscriptMessage) ([]byte, error)) (r readResult) {
+	if r.err = ctx.Err(); r.err != nil {
+		return r
+	}
+	msgs, err := w.messages(ctx, s)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	data, err := encode(s, msgs)
+	if err != nil {
+		r.err = fmt.Errorf("session %s: %w", s.Key, err)
+		return r
+	}
+	r.x = exported{s: s, msgs: msgs, data: data}
+	return r
 }
 
 // exportEntry is the session entry OpenClaw keeps for s: the fields the

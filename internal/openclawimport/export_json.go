@@ -21,9 +21,9 @@ func (w *exportWriter) agentJSON(agent string, sessions []domain.Session) error 
 	}
 	finalDir := filepath.Join(w.final, "agents", agent, "sessions")
 	index := make(map[string]entry, len(sessions))
-	err := w.each(sessions, func(s *domain.Session, msgs []domain.Message) ([]byte, error) {
+	err := w.each(sessions, func(s *domain.Session, msgs []domain.TranscriptMessage) ([]byte, error) {
 		h := transcript.Header{ID: s.SessionID, Timestamp: transcript.FormatTime(headerTime(s, msgs, w.opts.Now)), Cwd: w.final}
-		return transcript.Encode(h, msgs)
+		return transcript.EncodeStored(h, msgs)
 	}, func(x *exported) error {
 		name := x.s.SessionID + ".jsonl"
 		if err := os.WriteFile(filepath.Join(dir, name), x.data, 0o600); err != nil {
@@ -53,7 +53,7 @@ func (w *exportWriter) agentJSON(agent string, sessions []domain.Session) error 
 
 // headerTime is when a transcript began: the session's creation, else its
 // first message, else now.
-func headerTime(s *domain.Session, msgs []domain.Message, now func() time.Time) time.Time {
+func headerTime(s *domain.Session, msgs []domain.TranscriptMessage, now func() time.Time) time.Time {
 	switch {
 	case s.CreatedAt > 0:
 		return time.UnixMilli(s.CreatedAt)

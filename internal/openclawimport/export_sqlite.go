@@ -1,7 +1,6 @@
 package openclawimport
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	_ "embed"
@@ -37,7 +36,7 @@ func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (err
 		return err
 	}
 	path := filepath.Join(dir, AgentDBName)
-	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?_pragma=synchronous(OFF)&_pragma=journal_mode(OFF)")
+	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?"+exportPragmas)
 	if err != nil {
 		return err
 	}
@@ -70,10 +69,10 @@ func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (err
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	defer ins.close()
-	err = w.each(sessions, func(s *domain.Session, msgs []domain.Message) ([]byte, error) {
+	err = w.each(sessions, func(s *domain.Session, msgs []domain.TranscriptMessage) ([]byte, error) {
 		_, created := sessionTimes(s, now)
 		h := transcript.Header{Version: transcriptVersion, ID: s.SessionID, Cwd: w.final, Timestamp: transcript.FormatTime(msTime(created))}
-		return transcript.Encode(h, msgs)
+		return transcript.EncodeStored(h, msgs)
 	}, func(x *exported) error {
 		if err := ins.session(ctx, x.s, x.msgs, x.data, now); err != nil {
 			return fmt.Errorf("%s: session %s: %w", path, x.s.Key, err)
@@ -108,6 +107,12 @@ func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (err
 	w.progress()
 	return nil
 }
+
+// exportPragmas tune the connection writing a new agent database, a file
+// nobody reads before the export renames it into place: no journal and
+// no sync (a failed export is thrown away whole), and one lock for the
+// whole write instead of one per transaction.
+const exportPragmas = "_pragma=synchronous(OFF)&_pragma=journal_mode(OFF)&_pragma=locking_mode(EXCLUSIVE)"
 
 // deferredIndexTables are the tables whose indexes are built after their
 // rows are in: one sorted build per index instead of a B-tree insert per
@@ -164,12 +169,13 @@ const (
 	identityRow    = `(?, ?, ?, ?, ?, ?)`
 )
 
-// addEvent queues one transcript_events row and its identity (when id is
-// set), writing a full batch.
-func (ins *inserts) addEvent(ctx context.Context, ev, id []any) error {
-	ins.eventArgs = append(ins.eventArgs, ev...)
-	if id != nil {
-		ins.identityArgs = append(ins.identityArgs, id...)
+// addEvent queues one transcript_events row and, when id is set, its
+// identity, writing a full batch. The values go straight into the
+// queues: no slice per row.
+func (ins *inserts) addEvent(ctx context.Context, sessionID string, seq int, line string, at int64, id, typ string, parent any) error {
+	ins.eventArgs = append(ins.eventArgs, sessionID, seq, line, at, len(line))
+	if id != "" {
+		ins.identityArgs = append(ins.identityArgs, sessionID, id, seq, typ, parent, at)
 	}
 	if len(ins.eventArgs) == rowsPerInsert*5 {
 		if _, err := ins.events.ExecContext(ctx, ins.eventArgs...); err != nil {
@@ -260,7 +266,7 @@ var (
 // session writes s's row, its window and its transcript's events: data is
 // the transcript as the JSONL layout holds it (the session header, then
 // one line per message), each line an event.
-func (ins *inserts) session(ctx context.Context, s *domain.Session, msgs []domain.Message, data []byte, now int64) error {
+func (ins *inserts) session(ctx context.Context, s *domain.Session, msgs []domain.TranscriptMessage, data []byte, now int64) error {
 	updated, created := sessionTimes(s, now)
 	// OpenClaw takes a row whose updated_at differs from its entry's
 	// updatedAt for a damaged one.
@@ -288,11 +294,15 @@ func (ins *inserts) session(ctx context.Context, s *domain.Session, msgs []domai
 		nullIf(s.SpawnedBy, true), nullIf(s.DisplayName, true)); err != nil {
 		return fmt.Errorf("session_windows: %w", err)
 	}
-	lines := bytes.Split(bytes.TrimSuffix(data, []byte{'\n'}), []byte{'\n'})
-	if len(lines) != len(msgs)+1 {
-		return fmt.Errorf("internal error: %d transcript lines for %d messages", len(lines), len(msgs))
+	// One string for the whole transcript; each event's line is a slice
+	// of it, not a copy of its own.
+	rest := strings.TrimSuffix(string(data), "\n")
+	if n := strings.Count(rest, "\n") + 1; n != len(msgs)+1 {
+		return fmt.Errorf("internal error: %d transcript lines for %d messages", n, len(msgs))
 	}
-	for seq, line := range lines {
+	for seq := 0; seq <= len(msgs); seq++ {
+		line, next, _ := strings.Cut(rest, "\n")
+		rest = next
 		at := created
 		typ, id, parent := transcript.TypeSession, s.SessionID, any(nil)
 		if seq > 0 {
@@ -306,11 +316,7 @@ func (ins *inserts) session(ctx context.Context, s *domain.Session, msgs []domai
 		if len(line) > maxEventBytes {
 			return fmt.Errorf("event %d is %d bytes, more than OpenClaw's limit of %d", seq, len(line), maxEventBytes)
 		}
-		var ida []any
-		if id != "" {
-			ida = []any{s.SessionID, id, seq, typ, parent, at}
-		}
-		if err := ins.addEvent(ctx, []any{s.SessionID, seq, string(line), at, len(line)}, ida); err != nil {
+		if err := ins.addEvent(ctx, s.SessionID, seq, line, at, id, typ, parent); err != nil {
 			return err
 		}
 	}

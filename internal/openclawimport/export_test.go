@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -176,5 +177,71 @@ func TestExportFailsWhole(t *testing.T) {
 				t.Fatalf("a failed export left %v", des)
 			}
 		})
+	}
+}
+
+// readsOutOfOrder holds the read of key first until key then has been
+// read: with two readers the second session is ready before the first.
+type readsOutOfOrder struct {
+	domain.Store
+	first, then string
+	thenRead    chan struct{}
+}
+
+func (r readsOutOfOrder) ReadMessages(ctx context.Context, key string, q domain.MessageQuery) ([]domain.Message, error) {
+	switch key {
+	case r.first:
+		select {
+		case <-r.thenRead:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	case r.then:
+		defer close(r.thenRead)
+	}
+	return r.Store.ReadMessages(ctx, key, q)
+}
+
+// TestExportEachWritesInOrder: sessions read out of order by several
+// readers are written in the order given.
+func TestExportEachWritesInOrder(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	src := filepath.Join(t.TempDir(), "gen")
+	if err := Generate(src, 5, 2, 1); err != nil {
+		t.Fatal(err)
+	}
+	st := openStore(t)
+	if _, err := Import(ctx, st, src, testOptions()); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := st.ListSessions(ctx, domain.SessionQuery{IncludeArchived: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := readsOutOfOrder{Store: st, first: rows[0].Key, then: rows[1].Key, thenRead: make(chan struct{})}
+	w := exportWriter{ctx: ctx, st: rs, readers: 2, sum: &ExportSummary{}}
+	var got []string
+	err = w.each(rows, func(s *domain.Session, msgs []domain.TranscriptMessage) ([]byte, error) {
+		return []byte(s.Key), nil
+	}, func(x *exported) error {
+		if string(x.data) != x.s.Key {
+			t.Errorf("session %s carries the encoding %q", x.s.Key, x.data)
+		}
+		got = append(got, x.s.Key)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]string, len(rows))
+	for i, r := range rows {
+		want[i] = r.Key
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("written (-want +got):\n%s", diff)
+	}
+	if w.sum.Sessions != len(rows) || w.sum.Messages != 2*len(rows) {
+		t.Errorf("summary %+v, want %d sessions of 2 messages", *w.sum, len(rows))
 	}
 }

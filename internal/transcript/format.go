@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/store/rowcodec"
 )
 
 // Version is the transcript format version written in headers.
@@ -51,12 +53,12 @@ func Encode(h Header, msgs []domain.Message) ([]byte, error) {
 
 // appendMessages encodes msgs as entry lines onto buf. Messages without an
 // ID get a random one (chained to the previous message when ParentID is
-// empty too); messages without a Timestamp are stamped with now.
+// empty too); messages without a Timestamp are stamped with now. Each
+// line is built whole before it is written to buf, so a message that
+// fails to encode leaves no partial line.
 func appendMessages(buf *bytes.Buffer, msgs []domain.Message, now time.Time) error {
-	// One encoder for the batch, writing into buf: a line's bytes are
-	// written only once it encoded whole (json.Encoder marshals first).
-	enc := lineEncoder(buf)
 	prevID := ""
+	var line []byte
 	for i := range msgs {
 		msg := &msgs[i]
 		id, parent := msg.ID, msg.ParentID
@@ -70,9 +72,11 @@ func appendMessages(buf *bytes.Buffer, msgs []domain.Message, now time.Time) err
 		if msg.Timestamp != 0 {
 			ts = time.UnixMilli(msg.Timestamp)
 		}
-		if err := appendMessageLine(enc, msg, id, parent, ts); err != nil {
+		var err error
+		if line, err = appendMessageLine(line[:0], msg, id, parent, ts); err != nil {
 			return err
 		}
+		buf.Write(line)
 		prevID = id
 	}
 	return nil
@@ -84,33 +88,83 @@ func headerLine(sessionID string, ts time.Time, cwd string) ([]byte, error) {
 	return encodeLine(h)
 }
 
-// messageLine is the wire shape of one message entry. ParentID is a pointer
-// so a root entry says "parentId":null like OpenClaw does.
-type messageLine struct {
-	Type      string          `json:"type"`
-	ID        string          `json:"id"`
-	ParentID  *string         `json:"parentId"`
-	Timestamp string          `json:"timestamp"`
-	Message   *domain.Message `json:"message"`
+// appendMessageLine appends msg as one entry line (newline included) to
+// b: what json.Marshal writes for
+//
+//	{"type":"message","id":…,"parentId":…,"timestamp":…,"message":…}
+//
+// with a null parentId for a root entry, as OpenClaw writes it, and
+// without HTML escaping. It is written by hand, as the store writes a
+// message's JSON (rowcodec.AppendMessageJSON): reflection cost most of an
+// export's encoding.
+func appendMessageLine(b []byte, msg *domain.Message, id, parentID string, ts time.Time) ([]byte, error) {
+	b = appendLineStart(b, id, parentID, ts)
+	b, err := rowcodec.AppendMessageJSON(b, msg)
+	if err != nil {
+		return b, fmt.Errorf("message %s: %w", id, err)
+	}
+	return append(b, '}', '\n'), nil
 }
 
-// appendMessageLine encodes msg as one entry line (newline included)
-// through enc (lineEncoder).
-func appendMessageLine(enc *json.Encoder, msg *domain.Message, id, parentID string, ts time.Time) error {
-	l := messageLine{Type: TypeMessage, ID: id, Timestamp: FormatTime(ts), Message: msg}
-	if parentID != "" {
-		l.ParentID = &parentID
+// appendLineStart appends an entry line up to its message's JSON.
+func appendLineStart(b []byte, id, parentID string, ts time.Time) []byte {
+	b = append(b, `{"type":"`+TypeMessage+`","id":`...)
+	b = rowcodec.AppendJSONString(b, id)
+	b = append(b, `,"parentId":`...)
+	if parentID == "" {
+		b = append(b, "null"...)
+	} else {
+		b = rowcodec.AppendJSONString(b, parentID)
 	}
-	if err := enc.Encode(l); err != nil {
-		return fmt.Errorf("message %s: %w", id, err)
-	}
-	return nil
+	b = append(b, `,"timestamp":"`...)
+	b = ts.UTC().AppendFormat(b, isoLayout)
+	return append(b, `","message":`...)
 }
 
-// encodeLine marshals v without HTML escaping where it can (transcripts
-// are read by people and grep, not embedded in HTML) and ends it with a
-// newline. Message content marshals itself with json.Marshal, so its text
-// may still carry \u003c-style escapes; both forms are valid JSON.
+// EncodeStored is Encode of messages as the store holds them: each
+// message's JSON goes into its line as it is, and is not checked. A
+// message without an ID gets a random one, as in Encode.
+func EncodeStored(h Header, msgs []domain.TranscriptMessage) ([]byte, error) {
+	if h.Type == "" {
+		h.Type = TypeSession
+	}
+	if h.Version == 0 {
+		h.Version = Version
+	}
+	b, err := encodeLine(h)
+	if err != nil {
+		return nil, fmt.Errorf("transcript header: %w", err)
+	}
+	now, _ := time.Parse(time.RFC3339Nano, h.Timestamp)
+	size := len(b)
+	for i := range msgs {
+		size += len(msgs[i].JSON) + 128
+	}
+	b = slices.Grow(b, size-len(b))
+	prevID := ""
+	for i := range msgs {
+		m := &msgs[i]
+		id, parent := m.ID, m.ParentID
+		if id == "" {
+			id = domain.NewShortID(4)
+			if parent == "" {
+				parent = prevID
+			}
+		}
+		ts := now
+		if m.Timestamp != 0 {
+			ts = time.UnixMilli(m.Timestamp)
+		}
+		b = appendLineStart(b, id, parent, ts)
+		b = append(b, m.JSON...)
+		b = append(b, '}', '\n')
+		prevID = id
+	}
+	return b, nil
+}
+
+// encodeLine marshals v without HTML escaping (transcripts are read by
+// people and grep, not embedded in HTML) and ends it with a newline.
 func encodeLine(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := lineEncoder(&buf).Encode(v); err != nil {

@@ -68,7 +68,7 @@ func TestMirrorAppendRoundTrip(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
 	wantLines := []string{
 		`{"type":"session","version":3,"id":"sess-1","timestamp":"2026-04-01T10:00:00.000Z","cwd":"/ws/main"}`,
-		`{"type":"message","id":"00000001","parentId":null,"timestamp":"2026-04-01T10:00:01.000Z","message":{"role":"user","content":"hello \u003cb\u003e","timestamp":1775037601000}}`,
+		`{"type":"message","id":"00000001","parentId":null,"timestamp":"2026-04-01T10:00:01.000Z","message":{"role":"user","content":"hello <b>","timestamp":1775037601000}}`,
 		`{"type":"message","id":"00000002","parentId":"00000001","timestamp":"2026-04-01T10:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"hi"},{"type":"toolCall","id":"c1","name":"sessions_list","arguments":{"limit":5}}],"timestamp":1775037602000,"usage":{"input":10,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":12},"stopReason":"toolUse"}}`,
 		`{"type":"message","id":"00000003","parentId":"00000002","timestamp":"2026-04-01T10:00:03.000Z","message":{"role":"toolResult","content":[{"type":"text","text":"[]"}],"timestamp":1775037603000,"toolCallId":"c1","toolName":"sessions_list","isError":false}}`,
 	}
