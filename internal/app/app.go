@@ -77,10 +77,12 @@ func DBPath(stateDir string) string { return filepath.Join(stateDir, "switchboar
 func LoadConfig(path string, getenv func(string) string) (*config.Config, error) {
 	cfg, err := config.Load(path, getenv)
 	if err != nil {
-		return nil, err
+		// The config is the user's input: a file that does not parse or
+		// read is theirs to fix.
+		return nil, domain.WithCode(domain.CodeInvalid, err)
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("config %s:\n%w", path, err)
+		return nil, domain.WithCode(domain.CodeInvalid, fmt.Errorf("config %s:\n%w", path, err))
 	}
 	return cfg, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/attachments"
@@ -41,6 +42,57 @@ type Media struct {
 	names map[string]bool
 	files []attachments.File
 	notes []string
+	// cap is the channel's mediaMaxMb (CapMB); 0 is none.
+	cap     MediaCap
+	oversum int // files refused for being over cap
+}
+
+// DefaultMediaMaxMb is OpenClaw's default of channels.<channel>.mediaMaxMb
+// (Telegram's and Discord's): 100 MB.
+const DefaultMediaMaxMb = 100
+
+// MediaCap is a channel's cap on one inbound file, OpenClaw's
+// channels.<channel>.mediaMaxMb: a file over it is not downloaded, and the
+// sender is told (OversizeReply).
+type MediaCap struct {
+	// MB is the cap in megabytes (MiB, as OpenClaw counts them); 0 or
+	// less is DefaultMediaMaxMb.
+	MB float64
+	// Key names the setting in notes and logs ("channels.telegram.mediaMaxMb").
+	Key string
+}
+
+// Bytes is the cap in bytes.
+func (c MediaCap) Bytes() int64 {
+	mb := c.MB
+	if mb <= 0 {
+		mb = DefaultMediaMaxMb
+	}
+	return max(1, int64(mb*(1<<20)))
+}
+
+// label is the cap as OpenClaw words it, "100MB" (0.5MB for a fraction).
+func (c MediaCap) label() string {
+	mb := c.MB
+	if mb <= 0 {
+		mb = DefaultMediaMaxMb
+	}
+	return strconv.FormatFloat(mb, 'f', -1, 64) + "MB"
+}
+
+// WithCap sets the channel's mediaMaxMb on m and returns m.
+func (m *Media) WithCap(c MediaCap) *Media {
+	m.cap = c
+	return m
+}
+
+// OversizeReply is the answer the sender gets when a file of the message
+// was over the channel's mediaMaxMb (OpenClaw's words), or "" when none was.
+func (m *Media) OversizeReply() string {
+	if m.oversum == 0 {
+		return ""
+	}
+	return "⚠️ File too large. Maximum size is " + m.cap.label() + "."
 }
 
 // NewMedia starts a message's files under lim (zero fields: the defaults).
@@ -54,7 +106,11 @@ func (m *Media) Room() (int64, error) {
 	if len(m.files) >= m.lim.MaxFiles {
 		return 0, refusedf("more than %d files (maxFiles)", m.lim.MaxFiles)
 	}
-	return min(m.lim.MaxFileBytes, m.lim.MaxTotalBytes-m.total), nil
+	room := min(m.lim.MaxFileBytes, m.lim.MaxTotalBytes-m.total)
+	if m.cap.Key != "" {
+		room = min(room, m.cap.Bytes())
+	}
+	return room, nil
 }
 
 // Check refuses a file the provider says has size bytes before it is
@@ -71,6 +127,9 @@ func (m *Media) Check(size int64) error {
 }
 
 func (m *Media) tooLarge(size, room int64) error {
+	if m.cap.Key != "" && size > m.cap.Bytes() {
+		return fmt.Errorf("%w: %w", ErrMediaRefused, &oversizeError{size: size, cap: m.cap})
+	}
 	if room < m.lim.MaxFileBytes {
 		return refusedf("%d bytes, over the %d bytes left of maxTotalBytes %d", size, room, m.lim.MaxTotalBytes)
 	}
@@ -84,8 +143,22 @@ func (m *Media) Add(name, mimeType string, data []byte) {
 	m.files = append(m.files, attachments.File{Name: name, MimeType: mimeType, Data: data})
 }
 
+// oversizeError is a file over the channel's mediaMaxMb.
+type oversizeError struct {
+	size int64
+	cap  MediaCap
+}
+
+func (e *oversizeError) Error() string {
+	return fmt.Sprintf("%d bytes: file exceeds %s limit, %s", e.size, e.cap.label(), e.cap.Key)
+}
+
 // Refuse notes a file that was not taken, and why.
 func (m *Media) Refuse(name string, err error) {
+	var over *oversizeError
+	if errors.As(err, &over) {
+		m.oversum++
+	}
 	reason := strings.TrimPrefix(err.Error(), ErrMediaRefused.Error()+": ")
 	m.notes = append(m.notes, "[media not attached: "+SafeFileName(name)+" ("+reason+")]")
 }

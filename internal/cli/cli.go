@@ -255,7 +255,7 @@ func (e *env) paths() (stateDir, configPath string, err error) {
 	}
 	stateDir, configPath = config.ResolvePaths(e.stateDir, e.configPath, e.getenv, home)
 	if err := config.CheckNamed(configPath, e.configPath, e.getenv); err != nil {
-		return "", "", err
+		return "", "", domain.WithCode(domain.CodeInvalid, err)
 	}
 	abs, err := filepath.Abs(stateDir)
 	if err != nil {

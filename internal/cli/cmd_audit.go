@@ -173,7 +173,7 @@ func auditCommand() *command {
 						if *out != "" {
 							f, err := os.OpenFile(*out, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 							if err != nil {
-								return err
+								return inputFile("--out", *out, err)
 							}
 							defer f.Close()
 							w = f

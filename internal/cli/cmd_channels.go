@@ -14,6 +14,8 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/app"
 	"github.com/switchboard-go/switchboard/internal/channels"
+	"github.com/switchboard-go/switchboard/internal/client"
+	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
 func channelsCommand() *command {
@@ -92,12 +94,12 @@ func (e *env) channelsStatus(only string) (channels.StatusResult, error) {
 		}
 		resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
 		if err != nil {
-			return channels.StatusResult{}, fmt.Errorf("gateway %s: %w", info.URL, err)
+			return channels.StatusResult{}, client.Unreachable(e.ctx, req.URL.Host, err)
 		}
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
 		if resp.StatusCode != http.StatusOK {
-			return channels.StatusResult{}, fmt.Errorf("gateway %s: %s: %s", info.URL, resp.Status, strings.TrimSpace(string(body)))
+			return channels.StatusResult{}, client.ResponseError(resp.StatusCode, body)
 		}
 		var st channels.StatusResult
 		if err := json.Unmarshal(body, &st); err != nil {
@@ -184,7 +186,7 @@ func pairingCommand() *command {
 					}
 					r, err := p.Approve(pos[0], pos[1])
 					if errors.Is(err, channels.ErrNoPairingCode) {
-						return fmt.Errorf("no pending pairing request for code %s on %s", strings.ToUpper(pos[1]), pos[0])
+						return domain.Errorf(domain.CodeNotFound, "no pending pairing request for code %s on %s", strings.ToUpper(pos[1]), pos[0])
 					}
 					if err != nil {
 						return err

@@ -82,7 +82,7 @@ func configValidateCommand() *command {
 				if len(pos) == 1 {
 					path = pos[0]
 					if _, err := os.Stat(path); err != nil {
-						return fmt.Errorf("config validate: %w", err)
+						return inputFile("config validate", path, err)
 					}
 				} else {
 					var err error

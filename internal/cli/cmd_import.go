@@ -62,11 +62,11 @@ type importOutput struct {
 
 func runImport(e *env, src string) error {
 	if st, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("import: OpenClaw state dir %s does not exist", src)
+		return domain.Invalid("import: OpenClaw state dir %s does not exist", src)
 	} else if err != nil {
-		return fmt.Errorf("import: %w", err)
+		return inputFile("import: DIR", src, err)
 	} else if !st.IsDir() {
-		return fmt.Errorf("import: %s is not a directory", src)
+		return domain.Invalid("import: %s is not a directory", src)
 	}
 	dir, _, err := e.paths()
 	if err != nil {

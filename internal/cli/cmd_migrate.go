@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/app"
 	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/store/storecopy"
 )
 
@@ -116,7 +117,9 @@ func runMigrate(e *env, src, dst storecopy.Endpoint, batch int) (err error) {
 	defer func() { err = errors.Join(err, from.Close()) }()
 	to, err := dst.Open(e.ctx, true)
 	if err != nil {
-		return fmt.Errorf("migrate: target: %w", err)
+		// The target was named by --to: a server that does not answer is
+		// unavailable, anything else the argument's fault.
+		return domain.WithCode(storeOpenCode(err), fmt.Errorf("migrate: target: %w", err))
 	}
 	defer func() { err = errors.Join(err, to.Close()) }()
 

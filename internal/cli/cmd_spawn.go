@@ -162,17 +162,17 @@ func writeChildResult(e *env, s *service, p api.Principal, runID string) error {
 func readAttachment(path string) (attachments.Spec, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return attachments.Spec{}, fmt.Errorf("--attach: %w", err)
+		return attachments.Spec{}, inputFile("--attach", path, err)
 	}
 	if !st.Mode().IsRegular() {
-		return attachments.Spec{}, fmt.Errorf("--attach %s: not a regular file", path)
+		return attachments.Spec{}, domain.Invalid("--attach %s: not a regular file", path)
 	}
 	if st.Size() > maxAttachFileBytes {
-		return attachments.Spec{}, fmt.Errorf("--attach %s: %d bytes is over the %d-byte limit", path, st.Size(), maxAttachFileBytes)
+		return attachments.Spec{}, domain.Invalid("--attach %s: %d bytes is over the %d-byte limit", path, st.Size(), maxAttachFileBytes)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return attachments.Spec{}, fmt.Errorf("--attach: %w", err)
+		return attachments.Spec{}, inputFile("--attach", path, err)
 	}
 	return attachments.Spec{Name: filepath.Base(path), Content: base64.StdEncoding.EncodeToString(data), Encoding: attachments.EncodingBase64}, nil
 }

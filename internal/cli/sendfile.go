@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/base64"
-	"fmt"
 	"io"
 	"mime"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/attachments"
+	"github.com/switchboard-go/switchboard/internal/domain"
 )
 
 // maxSendFileBytes bounds a file `send --file` reads: far above any
@@ -25,15 +25,15 @@ func readFiles(paths []string) ([]attachments.Spec, error) {
 	for _, p := range paths {
 		f, err := os.Open(p)
 		if err != nil {
-			return nil, fmt.Errorf("--file: %w", err)
+			return nil, inputFile("--file", p, err)
 		}
 		data, err := io.ReadAll(io.LimitReader(f, maxSendFileBytes+1))
 		f.Close()
 		if err != nil {
-			return nil, fmt.Errorf("--file %s: %w", p, err)
+			return nil, inputFile("--file", p, err)
 		}
 		if len(data) > maxSendFileBytes {
-			return nil, fmt.Errorf("--file %s: larger than %d bytes", p, maxSendFileBytes)
+			return nil, domain.Invalid("--file %s: larger than %d bytes", p, maxSendFileBytes)
 		}
 		t, _, _ := strings.Cut(mime.TypeByExtension(filepath.Ext(p)), ";")
 		out = append(out, attachments.Spec{Name: filepath.Base(p), Content: base64.StdEncoding.EncodeToString(data),

@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/app"
 	"github.com/switchboard-go/switchboard/internal/config"
+	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/engine"
 	"github.com/switchboard-go/switchboard/internal/sessionkey"
 )
@@ -136,7 +137,8 @@ func (e *env) open(mode access) (*service, error) {
 	// is free, work in-process; if not, the gateway's error says more.
 	in, err := e.openLocal(mode)
 	if errors.Is(err, app.ErrLocked) {
-		return nil, fmt.Errorf("the gateway of %s (%s, pid %d) does not answer: %w", dir, info.URL, info.PID, herr)
+		return nil, &domain.Error{Code: domain.CodeUnavailable, Err: herr,
+			Message: fmt.Sprintf("the gateway of %s (%s, pid %d) does not answer", dir, info.URL, info.PID)}
 	}
 	if err != nil {
 		return nil, err

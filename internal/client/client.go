@@ -122,7 +122,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return fmt.Errorf("client: gateway %s: %w", c.base.Host, err)
+		return Unreachable(ctx, c.base.Host, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
@@ -152,6 +152,22 @@ func apiPath(segs ...string) string {
 	}
 	return b.String()
 }
+
+// Unreachable is the error of a request that got no answer from the
+// gateway at host: CodeUnavailable, since the caller did nothing wrong and
+// may retry once the gateway is up, with the transport's error as its
+// cause. A request the caller's own context ended keeps that error.
+func Unreachable(ctx context.Context, host string, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("client: gateway %s: %w", host, err)
+	}
+	return &domain.Error{Code: domain.CodeUnavailable, Message: "gateway " + host + " does not answer", Err: err}
+}
+
+// ResponseError is the error of a gateway's answer with a status other
+// than 2xx: the code and message of its JSON error body, else the code of
+// the status.
+func ResponseError(status int, data []byte) error { return decodeError(status, data) }
 
 // decodeError turns an error response into *Error.
 func decodeError(status int, data []byte) error {

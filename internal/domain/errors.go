@@ -75,3 +75,27 @@ func ErrorMessage(err error) string {
 	}
 	return "internal error"
 }
+
+// WithCode returns err reported under code: its text and its chain are
+// err's, and ErrorCode answers code. An err that already carries a code
+// of its own keeps it. It is for errors built without a code (a file
+// that cannot be read, a config that does not parse, a server that does
+// not answer) that a surface must still name rightly.
+func WithCode(code string, err error) error {
+	if err == nil || ErrorCode(err) != CodeInternal {
+		return err
+	}
+	return &coded{err: err, code: code}
+}
+
+// coded is WithCode's error.
+type coded struct {
+	err  error
+	code string
+}
+
+func (c *coded) Error() string { return c.err.Error() }
+
+// Unwrap gives the code as a *Error whose cause is the error itself, so
+// errors.Is and errors.As still reach everything err wraps.
+func (c *coded) Unwrap() error { return &Error{Code: c.code, Message: c.err.Error(), Err: c.err} }

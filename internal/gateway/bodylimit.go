@@ -26,7 +26,7 @@ const (
 	ignoredBody int64 = 1 << 10
 )
 
-// textBody: routes carrying one message (chat, send, deliver).
+// textBody: routes carrying one message without files (sessions send).
 var textBody = api.TextBodyBytes(api.MessageChars)
 
 // spawnBody is the limit of routes that may carry a sessions_spawn with
@@ -37,8 +37,9 @@ func (s *Server) spawnBody() int64 {
 	return api.SpawnBodyBytes(lim.MaxTotalBytes, lim.MaxFiles)
 }
 
-// sendBody is the limit of POST /api/send: a message and the files the
-// attachment limits allow, counted as SpawnBodyBytes counts them.
+// sendBody is the limit of routes carrying a message with files (POST
+// /api/send, the HTTP chat): a message and the files the attachment limits
+// allow, counted as SpawnBodyBytes counts them.
 func (s *Server) sendBody() int64 {
 	lim := attachments.LimitsFromConfig(s.attachmentsConfig())
 	return textBody + 2*lim.MaxTotalBytes + int64(lim.MaxFiles)*api.AttachmentFileBytes

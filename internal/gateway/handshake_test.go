@@ -276,7 +276,7 @@ func TestFrames(t *testing.T) {
 			{"chat.send", map[string]any{"sessionKey": "main", "message": "x", "originatingChannel": "bogusnet"}, "unknown channel: bogusnet"},
 			{"chat.send", map[string]any{"sessionKey": "main", "message": "x", "attachments": []any{map[string]any{"fileName": "a.png"}}}, "invalid chat.send params: attachments[0].content required"},
 			{"agent", map[string]any{"message": "x", "attachments": []any{map[string]any{"content": "aGk="}, map[string]any{"mimeType": "image/png"}}}, "invalid agent params: attachments[1].content required"},
-			{"agent", map[string]any{"message": "x", "attachments": []any{map[string]any{"content": "aGk="}}}, "invalid agent params: attachments are not supported"},
+			{"agent", map[string]any{"message": "x", "attachments": []any{map[string]any{"content": "!!!!"}}}, "invalid agent params: attachments[0].content: not valid base64"},
 			{"agent", map[string]any{"message": "x", "idempotencyKey": ""}, "invalid agent params: at /idempotencyKey: must not have fewer than 1 characters"},
 			{"chat.send", map[string]any{"sessionKey": "main", "message": "x", "idempotencyKey": "  "}, "invalid chat.send params: idempotencyKey must not be empty"},
 			{"agent", map[string]any{"message": "hi", "agentId": "work", "sessionKey": "agent:main:x"}, `invalid agent params: agent "work" does not match session key agent "main"`},

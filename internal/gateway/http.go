@@ -60,7 +60,7 @@ func (s *Server) routeTable() []route {
 		// OpenClaw's own history route (OpenClaw's gateway methods), for its clients.
 		{pattern: "GET /sessions/{key}/history", limit: noBody, h: s.api(api.OpSessionsHistory, s.openclawHistory)},
 		{pattern: "POST /api/sessions/{key}/send", limit: textBody, h: s.api(api.OpSessionsSend, s.apiSend)},
-		{pattern: "POST /api/sessions/{key}/chat", limit: textBody, h: s.api(api.OpChat, s.apiChat)},
+		{pattern: "POST /api/sessions/{key}/chat", limit: s.sendBody(), h: s.api(api.OpChat, s.apiChat)},
 		{pattern: "POST /api/sessions/{key}/patch", limit: smallBody, h: s.api(api.OpSessionsPatch, s.apiPatch)},
 		{pattern: "POST /api/sessions/{key}/reset", limit: ignoredBody, unread: true, h: s.api(api.OpSessionsReset, s.apiReset)},
 		{pattern: "DELETE /api/sessions/{key}", limit: ignoredBody, unread: true, h: s.api(api.OpSessionsDel, s.apiDelete)},

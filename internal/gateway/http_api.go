@@ -330,7 +330,7 @@ type chatBody struct {
 	BestEffortDeliver bool   `json:"bestEffortDeliver"`
 	ReplyChannel      string `json:"replyChannel"`
 	ReplyTo           string `json:"replyTo"`
-	// Attachments are refused as WS chat.send's are (checkChatAttachments).
+	// Attachments are OpenClaw's inline files, as WS chat.send's (chatFiles).
 	Attachments json.RawMessage `json:"attachments"`
 }
 
@@ -352,7 +352,8 @@ func (s *Server) apiChat(r *http.Request, g grant) (any, error) {
 	if err := s.readBody(r, &b); err != nil {
 		return nil, err
 	}
-	if err := checkChatAttachments("chat", b.Attachments); err != nil {
+	files, err := s.chatFiles("chat", b.Attachments)
+	if err != nil {
 		return nil, err
 	}
 	idem, err := idempotencyKey("chat", b.IdempotencyKey)
@@ -372,7 +373,7 @@ func (s *Server) apiChat(r *http.Request, g grant) (any, error) {
 		return nil, err
 	}
 	p := g.principal(as(r))
-	res, err := s.eng.Chat(r.Context(), p, api.ChatRequest{SessionKey: r.PathValue("key"), Message: b.Message,
+	res, err := s.eng.Chat(r.Context(), p, api.ChatRequest{SessionKey: r.PathValue("key"), Message: b.Message, Attachments: files,
 		Channel: b.Channel, SenderID: b.SenderID, IdempotencyKey: idem, Model: b.Model,
 		To: b.To, AccountID: b.AccountID, ThreadID: thread,
 		Deliver: b.Deliver, BestEffortDeliver: b.BestEffortDeliver, ReplyChannel: b.ReplyChannel, ReplyTo: b.ReplyTo,

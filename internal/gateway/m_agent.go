@@ -39,7 +39,7 @@ type agentParams struct {
 	Timeout           *api.Int `json:"timeout"` // seconds
 	ExtraSystemPrompt string   `json:"extraSystemPrompt"`
 	Label             string   `json:"label"`
-	// Attachments are refused as chat.send's are (checkChatAttachments).
+	// Attachments are OpenClaw's inline files, as chat.send's (chatFiles).
 	Attachments json.RawMessage `json:"attachments"`
 }
 
@@ -50,10 +50,11 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 	if err := decodeParams(cl.method, cl.params, &p); err != nil {
 		return nil, err
 	}
-	if err := requireString(cl.method, "message", p.Message); err != nil {
+	files, err := s.chatFiles(cl.method, p.Attachments)
+	if err != nil {
 		return nil, err
 	}
-	if err := checkChatAttachments(cl.method, p.Attachments); err != nil {
+	if err := requireMessage(cl.method, p.Message, files); err != nil {
 		return nil, err
 	}
 	idem, err := idempotencyKey(cl.method, p.IdempotencyKey)
@@ -80,7 +81,7 @@ func (s *Server) mAgent(ctx context.Context, cl *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.eng.Chat(ctx, pr, api.ChatRequest{SessionKey: key, Message: p.Message, Channel: p.Channel,
+	res, err := s.eng.Chat(ctx, pr, api.ChatRequest{SessionKey: key, Message: p.Message, Attachments: files, Channel: p.Channel,
 		To: p.To, AccountID: p.AccountID, ThreadID: thread,
 		Deliver: p.Deliver, BestEffortDeliver: p.BestEffortDeliver, ReplyChannel: p.ReplyChannel, ReplyTo: p.ReplyTo,
 		IdempotencyKey: idem, Model: p.Model, Thinking: p.Thinking, TimeoutSeconds: timeout,

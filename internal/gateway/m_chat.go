@@ -85,8 +85,7 @@ type chatSendParams struct {
 	// Deliver sends the reply back to the originating channel when that
 	// is an external one (best effort: a webchat message needs none).
 	Deliver bool `json:"deliver"`
-	// Attachments are OpenClaw's inline files; chat carries text only, so
-	// any entry is refused (checkChatAttachments), never dropped.
+	// Attachments are OpenClaw's inline files (chatFiles).
 	Attachments json.RawMessage `json:"attachments"`
 }
 
@@ -100,10 +99,11 @@ func (s *Server) mChatSend(ctx context.Context, cl *call) (any, error) {
 	if err := requireString(cl.method, "sessionKey", p.SessionKey); err != nil {
 		return nil, err
 	}
-	if err := requireString(cl.method, "message", p.Message); err != nil {
+	files, err := s.chatFiles(cl.method, p.Attachments)
+	if err != nil {
 		return nil, err
 	}
-	if err := checkChatAttachments(cl.method, p.Attachments); err != nil {
+	if err := requireMessage(cl.method, p.Message, files); err != nil {
 		return nil, err
 	}
 	idem, err := idempotencyKey(cl.method, p.IdempotencyKey)
@@ -123,7 +123,7 @@ func (s *Server) mChatSend(ctx context.Context, cl *call) (any, error) {
 		channel = "webchat"
 	}
 	expected := s.aliases.expect(p.Message, idem)
-	res, err := s.eng.Chat(ctx, cl.principal(""), api.ChatRequest{SessionKey: p.SessionKey, Message: p.Message, Channel: channel,
+	res, err := s.eng.Chat(ctx, cl.principal(""), api.ChatRequest{SessionKey: p.SessionKey, Message: p.Message, Attachments: files, Channel: channel,
 		To: p.OriginatingTo, AccountID: p.OriginatingAccountID, ThreadID: thread,
 		Deliver: p.Deliver, BestEffortDeliver: true,
 		IdempotencyKey: idem, Thinking: p.Thinking, TimeoutSeconds: timeout})
@@ -172,20 +172,26 @@ func idempotencyKey(method string, v *string) (string, error) {
 	return *v, nil
 }
 
-// checkChatAttachments refuses the attachments of a chat surface (chat.send,
-// agent, HTTP chat): a malformed entry names its index and field
-// (`attachments[1].content required`), and a well-formed one is refused
-// too, since a chat message carries text only — a file is never dropped
-// silently. Absent, null or [] is accepted.
-func checkChatAttachments(method string, raw json.RawMessage) error {
-	if err := attachments.CheckEntries(raw); err != nil {
-		return invalidParams(method, "%s", domain.ErrorMessage(err))
+// chatFiles decodes the attachments of a chat surface (chat.send, agent,
+// HTTP chat) in OpenClaw's shape under tools.sessions_spawn.attachments'
+// limits, the ones every inline file is held to. A refusal names the entry,
+// its field and the limit (`attachments[0].content: … over maxFileBytes …`);
+// a file is never dropped silently. Absent, null or [] is no file.
+func (s *Server) chatFiles(method string, raw json.RawMessage) ([]attachments.File, error) {
+	files, err := attachments.DecodeChat(raw, attachments.LimitsFromConfig(s.attachmentsConfig()))
+	if err != nil {
+		return nil, invalidParams(method, "%s", domain.ErrorMessage(err))
 	}
-	var items []json.RawMessage
-	if json.Unmarshal(raw, &items) == nil && len(items) > 0 {
-		return invalidParams(method, "attachments are not supported: a chat message carries text only (sessions_spawn takes files)")
+	return files, nil
+}
+
+// requireMessage checks a chat message: it may be empty only when files
+// come with it (OpenClaw's "message or attachment required").
+func requireMessage(method, msg string, files []attachments.File) error {
+	if len(files) > 0 {
+		return nil
 	}
-	return nil
+	return requireString(method, "message", msg)
 }
 
 // chatTimeout reads a run timeout given in units of unitMs milliseconds

@@ -255,15 +255,6 @@ func paramsRows(_ *world) []row {
 				na(sCLI, "chat has no attachments flag"), na(sCLIGW, "chat has no attachments flag"),
 				na(sMCPStdio, noMCPChat), na(sMCPHTTP, noMCPChat),
 			}},
-		{finding: "params", name: "a chat attachment is refused, never dropped",
-			want: outcome{Code: "invalid", Msg: "attachments are not supported"},
-			cells: []cell{
-				wsC(operatorToken, "chat.send", m{"sessionKey": "agent:main:attach-ws", "message": "see file", "attachments": chatNoContent[:1]}),
-				wsC(operatorToken, "agent", m{"sessionKey": "agent:main:attach-ws", "message": "see file", "attachments": chatNoContent[:1]}),
-				httpC(operatorToken, http.MethodPost, "/api/sessions/agent:main:attach-http/chat", m{"message": "see file", "attachments": chatNoContent[:1]}),
-				na(sCLI, "chat has no attachments flag"), na(sCLIGW, "chat has no attachments flag"),
-				na(sMCPStdio, noMCPChat), na(sMCPHTTP, noMCPChat),
-			}},
 		{finding: "params", name: "a number parameter given a string is refused naming it and its JSON type",
 			want: outcome{Code: "invalid", Msg: "limit must be a number (got a string)"},
 			cells: []cell{

@@ -75,7 +75,7 @@ func TestConformance(t *testing.T) {
 		yieldStatusContextModeRows(w),
 		searchRows(w), pagingRows(w),
 		budgetRows(w),
-		chatDeliverRows(w),
+		chatDeliverRows(w), chatFileRows(w),
 		loopsRows(w), auditRows(w),
 		approvalsRows(w),
 		patchLabelRows(w), deliverRecipientRows(w), patchSettingRows(w), patchEmptyFlagRows(w),

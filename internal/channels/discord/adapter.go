@@ -97,7 +97,7 @@ func New(opts Options) (*Adapter, error) {
 		}
 		if acc.token != "" {
 			acc.sender = NewSender(acc.token, ac.APIRoot, opts.HTTPClient, acc.log)
-			acc.media = newMediaFetcher(opts.MediaLimits, ac.APIRoot, opts.HTTPClient)
+			acc.media = newMediaFetcher(opts.MediaLimits, ac.MediaMaxMb, ac.APIRoot, opts.HTTPClient)
 			url := ac.GatewayURL
 			if url == "" {
 				url = DefaultGatewayURL

@@ -40,6 +40,9 @@ type Account struct {
 	// server (switchboard's addition; OpenClaw has no such keys).
 	APIRoot    string `json:"apiRoot"`
 	GatewayURL string `json:"gatewayUrl"`
+	// MediaMaxMb caps one inbound attachment (OpenClaw's default 100,
+	// channels.DefaultMediaMaxMb).
+	MediaMaxMb float64 `json:"mediaMaxMb"`
 }
 
 // Guild is `guilds.<id>` ("*" applies to guilds without an entry).
@@ -71,7 +74,7 @@ type Intents struct {
 // about.
 var implemented = map[string]bool{"enabled": true, "token": true, "dmPolicy": true, "allowFrom": true,
 	"groupPolicy": true, "guilds": true, "intents": true, "apiRoot": true, "gatewayUrl": true,
-	"accounts": true, "defaultAccount": true}
+	"accounts": true, "defaultAccount": true, "mediaMaxMb": true}
 
 var implementedGuild = map[string]bool{"requireMention": true, "users": true, "roles": true, "channels": true}
 

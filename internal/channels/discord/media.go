@@ -33,6 +33,8 @@ var cdnHosts = map[string]bool{"cdn.discordapp.com": true, "media.discordapp.net
 // addresses only, no redirects), or from the configured apiRoot's origin.
 type mediaFetcher struct {
 	limits attachments.Limits
+	// cap is the account's mediaMaxMb.
+	cap channels.MediaCap
 	// root is the configured apiRoot (nil: none); trusted the client its
 	// origin is fetched with.
 	root    *url.URL
@@ -41,9 +43,9 @@ type mediaFetcher struct {
 	guarded *http.Client
 }
 
-func newMediaFetcher(limits attachments.Limits, apiRoot string, trusted *http.Client) *mediaFetcher {
+func newMediaFetcher(limits attachments.Limits, mediaMaxMb float64, apiRoot string, trusted *http.Client) *mediaFetcher {
 	g := urlguard.New(urlguard.Policy{})
-	f := &mediaFetcher{limits: limits, trusted: trusted, guard: g, guarded: g.Client(60 * time.Second)}
+	f := &mediaFetcher{limits: limits, cap: channels.MediaCap{MB: mediaMaxMb, Key: "channels.discord.mediaMaxMb"}, trusted: trusted, guard: g, guarded: g.Client(60 * time.Second)}
 	if apiRoot != "" {
 		if u, err := url.Parse(apiRoot); err == nil && u.Host != "" {
 			f.root = u
@@ -77,7 +79,7 @@ func (f *mediaFetcher) fetch(ctx context.Context, atts []Attachment, in *channel
 	if len(atts) == 0 {
 		return nil
 	}
-	med := channels.NewMedia(f.limits)
+	med := channels.NewMedia(f.limits).WithCap(f.cap)
 	for _, a := range atts {
 		if err := med.Check(a.Size); err != nil {
 			med.Refuse(a.Filename, err)

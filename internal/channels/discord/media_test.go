@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/switchboard-go/switchboard/internal/attachments"
@@ -45,7 +46,7 @@ func TestMediaFetch(t *testing.T) {
 	cdnHosts["127.0.0.1"] = true
 	defer delete(cdnHosts, "127.0.0.1")
 
-	f := newMediaFetcher(attachments.Limits{MaxFileBytes: 1000}, root.URL, root.Client())
+	f := newMediaFetcher(attachments.Limits{MaxFileBytes: 1000}, 0, root.URL, root.Client())
 	in := channels.Inbound{Text: "look"}
 	err := f.fetch(context.Background(), []Attachment{
 		{Filename: "cat.png", ContentType: "image/png", URL: root.URL + "/attachments/cat.png"},
@@ -74,5 +75,31 @@ func TestMediaFetch(t *testing.T) {
 	}
 	if !strings.HasPrefix(in.Text, "look\n") {
 		t.Errorf("the message text is not kept first: %q", in.Text)
+	}
+}
+
+// An attachment over the account's mediaMaxMb is not downloaded, even
+// where the attachment limits would take it, and the turn names the limit.
+func TestMediaMaxMb(t *testing.T) {
+	var fetched atomic.Int32
+	root := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetched.Add(1)
+		_, _ = w.Write(make([]byte, 2000))
+	}))
+	defer root.Close()
+	f := newMediaFetcher(attachments.Limits{MaxFileBytes: 1 << 20}, 0.001, root.URL, root.Client())
+	in := channels.Inbound{Text: "look"}
+	if err := f.fetch(context.Background(), []Attachment{
+		{Filename: "declared.bin", Size: 2000, URL: root.URL + "/attachments/declared.bin"},
+		{Filename: "quiet.bin", URL: root.URL + "/attachments/quiet.bin"},
+	}, &in); err != nil {
+		t.Fatal(err)
+	}
+	const want = "[media not attached: declared.bin (2000 bytes: file exceeds 0.001MB limit, channels.discord.mediaMaxMb)]"
+	if len(in.Files) != 0 || !strings.Contains(in.Text, want) || !strings.Contains(in.Text, "[media not attached: quiet.bin (2000 bytes, over the 1048 bytes allowed)]") {
+		t.Errorf("files %d, text %q; want both refused, the declared one naming mediaMaxMb", len(in.Files), in.Text)
+	}
+	if n := fetched.Load(); n != 1 {
+		t.Errorf("%d downloads, want 1 (the file whose size was not declared)", n)
 	}
 }

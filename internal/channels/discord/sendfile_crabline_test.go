@@ -48,7 +48,7 @@ func TestSendFilesAgainstCrabline(t *testing.T) {
 	}
 	// The files crabline stored come back byte for byte through the
 	// inbound fetcher (its URLs are on the configured apiRoot's origin).
-	f := newMediaFetcher(attachments.Limits{}, c.BaseURL+"/api", nil)
+	f := newMediaFetcher(attachments.Limits{}, 0, c.BaseURL+"/api", nil)
 	f.trusted = http.DefaultClient
 	var atts []Attachment
 	for _, at := range body.Attachments {

@@ -345,7 +345,8 @@ func (a *Adapter) handle(ctx context.Context, x *acct, sink channels.Sink, u mod
 	if in.Text == "" && !hasMedia(u.Message) {
 		return nil
 	}
-	if err := a.fetchMedia(ctx, x, u.Message, &in); err != nil {
+	oversize, err := a.fetchMedia(ctx, x, u.Message, &in)
+	if err != nil {
 		return err
 	}
 	out, err := sink.Handle(ctx, in)
@@ -354,6 +355,12 @@ func (a *Adapter) handle(ctx context.Context, x *acct, sink channels.Sink, u mod
 	}
 	if !out.Duplicate {
 		x.count.Received(time.Now())
+		if oversize != "" {
+			// OpenClaw's warning; the turn's text names the file too.
+			if err := a.sendText(ctx, x, in.To, oversize, false); err != nil {
+				a.log.Warn("telegram oversize warning not sent", "account", x.id, "err", err)
+			}
+		}
 		if out.RunID != "" {
 			a.typing(x, sink, in.To, out.RunID)
 			if streamModeOf(&x.cfg) != "off" {

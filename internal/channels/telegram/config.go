@@ -14,25 +14,28 @@ import (
 // against OpenClaw's schema; this view reads the keys switchboard
 // implements (effectKeys).
 type Config struct {
-	Enabled        *bool              `json:"enabled"`
-	Name           string             `json:"name"`
-	BotToken       any                `json:"botToken"`
-	TokenFile      string             `json:"tokenFile"`
-	APIRoot        string             `json:"apiRoot"`
-	WebhookURL     string             `json:"webhookUrl"`
-	WebhookSecret  any                `json:"webhookSecret"`
-	WebhookPath    string             `json:"webhookPath"`
-	WebhookHost    string             `json:"webhookHost"`
-	WebhookPort    *int               `json:"webhookPort"`
-	DMPolicy       string             `json:"dmPolicy"`
-	AllowFrom      []any              `json:"allowFrom"`
-	GroupPolicy    string             `json:"groupPolicy"`
-	GroupAllowFrom []any              `json:"groupAllowFrom"`
-	Groups         map[string]*Group  `json:"groups"`
-	Streaming      *Streaming         `json:"streaming"`
-	StreamMode     string             `json:"streamMode"`
-	TextChunkLimit int                `json:"textChunkLimit"`
-	LinkPreview    *bool              `json:"linkPreview"`
+	Enabled        *bool             `json:"enabled"`
+	Name           string            `json:"name"`
+	BotToken       any               `json:"botToken"`
+	TokenFile      string            `json:"tokenFile"`
+	APIRoot        string            `json:"apiRoot"`
+	WebhookURL     string            `json:"webhookUrl"`
+	WebhookSecret  any               `json:"webhookSecret"`
+	WebhookPath    string            `json:"webhookPath"`
+	WebhookHost    string            `json:"webhookHost"`
+	WebhookPort    *int              `json:"webhookPort"`
+	DMPolicy       string            `json:"dmPolicy"`
+	AllowFrom      []any             `json:"allowFrom"`
+	GroupPolicy    string            `json:"groupPolicy"`
+	GroupAllowFrom []any             `json:"groupAllowFrom"`
+	Groups         map[string]*Group `json:"groups"`
+	Streaming      *Streaming        `json:"streaming"`
+	StreamMode     string            `json:"streamMode"`
+	TextChunkLimit int               `json:"textChunkLimit"`
+	LinkPreview    *bool             `json:"linkPreview"`
+	// MediaMaxMb caps one inbound photo or document (OpenClaw's default
+	// 100, channels.DefaultMediaMaxMb).
+	MediaMaxMb     float64            `json:"mediaMaxMb"`
 	Accounts       map[string]*Config `json:"accounts"`
 	DefaultAccount string             `json:"defaultAccount"`
 	Extra          map[string]any     `json:"-"`
@@ -70,6 +73,7 @@ var effectKeys = map[string]bool{
 	"webhookSecret": true, "webhookPath": true, "webhookHost": true, "webhookPort": true, "dmPolicy": true,
 	"allowFrom": true, "groupPolicy": true, "groupAllowFrom": true, "groups": true, "streaming": true,
 	"streamMode": true, "textChunkLimit": true, "linkPreview": true, "accounts": true, "defaultAccount": true,
+	"mediaMaxMb": true,
 }
 
 // groupEffectKeys are the keys of groups.<id> and topics.<id> that take
@@ -224,6 +228,9 @@ func merge(root, own Config) Config {
 	}
 	if own.LinkPreview != nil {
 		out.LinkPreview = own.LinkPreview
+	}
+	if own.MediaMaxMb > 0 {
+		out.MediaMaxMb = own.MediaMaxMb
 	}
 	return out
 }

@@ -22,16 +22,18 @@ func hasMedia(m *models.Message) bool {
 // limits) and document through getFile and the Bot API's file URL
 // (<apiRoot>/file/bot<token>/<file_path>) and puts them on in. A file
 // the limits or Telegram refuse becomes a note in in.Text; any other
-// failure is returned, so the update is offered again.
-func (a *Adapter) fetchMedia(ctx context.Context, x *acct, m *models.Message, in *channels.Inbound) error {
+// failure is returned, so the update is offered again. A file over the
+// account's mediaMaxMb is not downloaded, and the returned reply (else
+// "") tells the sender so.
+func (a *Adapter) fetchMedia(ctx context.Context, x *acct, m *models.Message, in *channels.Inbound) (string, error) {
 	if !hasMedia(m) {
-		return nil
+		return "", nil
 	}
-	med := channels.NewMedia(a.o.MediaLimits)
+	med := channels.NewMedia(a.o.MediaLimits).WithCap(channels.MediaCap{MB: x.cfg.MediaMaxMb, Key: "channels.telegram.mediaMaxMb"})
 	if len(m.Photo) > 0 {
 		name := "photo-" + channels.SafeFileName(m.Photo[len(m.Photo)-1].FileUniqueID) + ".jpg"
 		if err := a.fetchOne(ctx, x, med, photoSize(med, m.Photo), name, "image/jpeg"); err != nil {
-			return err
+			return "", err
 		}
 	}
 	if d := m.Document; d != nil {
@@ -40,11 +42,11 @@ func (a *Adapter) fetchMedia(ctx context.Context, x *acct, m *models.Message, in
 			name = "document-" + d.FileUniqueID
 		}
 		if err := a.fetchOne(ctx, x, med, fileRef{id: d.FileID, size: d.FileSize}, name, d.MimeType); err != nil {
-			return err
+			return "", err
 		}
 	}
 	med.Apply(in)
-	return nil
+	return med.OversizeReply(), nil
 }
 
 // fileRef is a Telegram file id and the size the message gave for it.

@@ -125,7 +125,7 @@ func TestFetchMedia(t *testing.T) {
 			f := &fakeFiles{token: token, files: tt.files, sizes: tt.sizes, tooBig: tt.tooBig}
 			a, x := mediaAdapter(t, f, lim)
 			in := channels.Inbound{Text: tt.msg.Caption}
-			if err := a.fetchMedia(context.Background(), x, tt.msg, &in); err != nil {
+			if _, err := a.fetchMedia(context.Background(), x, tt.msg, &in); err != nil {
 				t.Fatal(err)
 			}
 			var got []string
@@ -163,7 +163,7 @@ func TestFetchMediaTransient(t *testing.T) {
 	f := &fakeFiles{token: token, files: map[string][]byte{"d": []byte("hello")}, broken: true}
 	a, x := mediaAdapter(t, f, attachments.Limits{})
 	in := channels.Inbound{}
-	err := a.fetchMedia(context.Background(), x, &models.Message{Document: &models.Document{FileID: "d", FileName: "a.txt"}}, &in)
+	_, err := a.fetchMedia(context.Background(), x, &models.Message{Document: &models.Document{FileID: "d", FileName: "a.txt"}}, &in)
 	if err == nil || len(in.Files) != 0 {
 		t.Fatalf("a download answered 500: err %v, files %d; want an error so the update is offered again", err, len(in.Files))
 	}
