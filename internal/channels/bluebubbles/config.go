@@ -20,11 +20,13 @@ type Config struct {
 	channels.WebhookKeys
 	channels.AccessKeys
 	TextChunkLimit int `json:"textChunkLimit"`
+	// MediaMaxMb caps one inbound file (0: channels.DefaultMediaMaxMb).
+	MediaMaxMb float64 `json:"mediaMaxMb"`
 }
 
 var effectKeys = map[string]bool{"enabled": true, "name": true, "serverUrl": true, "password": true,
 	"webhookPath": true, "webhookHost": true, "webhookPort": true, "dmPolicy": true, "allowFrom": true,
-	"groupPolicy": true, "groupAllowFrom": true, "groups": true, "textChunkLimit": true}
+	"groupPolicy": true, "groupAllowFrom": true, "groups": true, "textChunkLimit": true, "mediaMaxMb": true}
 
 // Defaults (OpenClaw's webhook path and text limit).
 const (

@@ -56,11 +56,12 @@ const downloadTimeout = 60 * time.Second
 // /api/v1/attachment/<guid>/download) onto in, within the media limits;
 // one the limits or the server refuse becomes a note in in.Text. Any
 // other failure is returned, so the webhook asks for the delivery again.
+// A file over the account's mediaMaxMb is not downloaded.
 func (a *Adapter) fetchMedia(ctx context.Context, x *acct, atts []attachment, in *channels.Inbound) error {
 	if len(atts) == 0 {
 		return nil
 	}
-	med := channels.NewMedia(a.p.O.MediaLimits)
+	med := channels.NewMedia(a.p.O.MediaLimits).WithCap(channels.MediaCap{MB: x.cfg.MediaMaxMb, Key: "channels.bluebubbles.mediaMaxMb"})
 	for _, at := range atts {
 		name := at.TransferName
 		if strings.TrimSpace(name) == "" {

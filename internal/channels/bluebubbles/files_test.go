@@ -89,3 +89,35 @@ func TestInboundAttachmentFromFakeServer(t *testing.T) {
 		t.Fatalf("inbound of a gone photo %+v", last)
 	}
 }
+
+// An attachment whose totalBytes is over the account's mediaMaxMb is not
+// downloaded: the turn carries a note naming the key.
+func TestInboundMediaMaxMbFromFakeServer(t *testing.T) {
+	srv := bbtest.New(t, "pw")
+	srv.Serve("at_0_C0FFEE00-0000-4000-8000-000000000003", "image/jpeg", make([]byte, 2000))
+	a, err := New(Options{Raw: map[string]any{"serverUrl": srv.URL, "password": "pw", "webhookPort": 0, "dmPolicy": "open", "allowFrom": []any{"*"},
+		"mediaMaxMb": 0.001}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &chantest.EchoSink{Send: a.Send}
+	if err := a.Start(context.Background(), sink); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = a.Stop(ctx)
+	}()
+	body := bytes.Replace(bbtest.File(t, "new-message-attachment.json"), []byte(`"totalBytes": 4`), []byte(`"totalBytes": 2000`), 1)
+	if st := deliver(t, a.WebhookURL(channels.DefaultAccountID), "pw", body); st != http.StatusOK {
+		t.Fatalf("webhook answered %d", st)
+	}
+	const want = "the receipt\n[media not attached: IMG_0001.jpeg (2000 bytes: file exceeds 0.001MB limit, channels.bluebubbles.mediaMaxMb)]"
+	if in, n := sink.Inbound(want); n != 1 || len(in.Files) != 0 {
+		t.Fatalf("inbound %+v (%d), want one with text %q", sink.Last(), n, want)
+	}
+	if d := srv.Downloads(); d != 0 {
+		t.Errorf("a file over mediaMaxMb was downloaded %d times", d)
+	}
+}

@@ -21,6 +21,8 @@ type Config struct {
 	Transport   *Transport `json:"transport"`
 	channels.AccessKeys
 	TextChunkLimit int `json:"textChunkLimit"`
+	// MediaMaxMb caps one inbound file (0: channels.DefaultMediaMaxMb).
+	MediaMaxMb float64 `json:"mediaMaxMb"`
 }
 
 // Transport is `transport`: how OpenClaw 2026.9.6 reaches signal-cli.
@@ -36,7 +38,7 @@ type Transport struct {
 // effectKeys are the keys that take effect.
 var effectKeys = map[string]bool{"enabled": true, "name": true, "account": true, "accountUuid": true,
 	"httpUrl": true, "transport": true, "dmPolicy": true, "allowFrom": true, "groupPolicy": true,
-	"groupAllowFrom": true, "groups": true, "textChunkLimit": true}
+	"groupAllowFrom": true, "groups": true, "textChunkLimit": true, "mediaMaxMb": true}
 
 // DefaultTextLimit is the piece size of a long reply (OpenClaw's default
 // textChunkLimit).

@@ -31,12 +31,13 @@ func dataURIs(files []attachments.File) []string {
 // daemon's JSON-RPC getAttachment (base64 in its answer's data), within
 // the media limits; one the limits or the daemon refuse becomes a note
 // in in.Text. Any other failure is returned and the fetch is tried again.
-// done skips it (an earlier try took the files).
+// done skips it (an earlier try took the files). A file over the
+// account's mediaMaxMb is not fetched.
 func (a *Adapter) fetchMedia(ctx context.Context, x *acct, atts []attachment, in *channels.Inbound, done bool) error {
 	if done || len(atts) == 0 {
 		return nil
 	}
-	med := channels.NewMedia(a.p.O.MediaLimits)
+	med := channels.NewMedia(a.p.O.MediaLimits).WithCap(channels.MediaCap{MB: x.cfg.MediaMaxMb, Key: "channels.signal.mediaMaxMb"})
 	for _, at := range atts {
 		name := at.Filename
 		if strings.TrimSpace(name) == "" {

@@ -182,3 +182,42 @@ func TestInboundFilesAgainstCrabline(t *testing.T) {
 		t.Errorf("%d echoes to %s, want 1", n, ada)
 	}
 }
+
+// A file whose announced size is over the account's mediaMaxMb (its own
+// value over the channel's) is not fetched: the turn carries a note
+// naming the key.
+func TestInboundMediaMaxMbAgainstCrabline(t *testing.T) {
+	c := crabline.Start(t, "signal")
+	srv, d := newDaemonFiles(t, c)
+	d.files["att1.jpg"] = make([]byte, 2000)
+	const ada = "+15550001001"
+	a, err := New(Options{Raw: map[string]any{"dmPolicy": "open", "allowFrom": []any{"*"}, "mediaMaxMb": 50,
+		"accounts": map[string]any{"work": map[string]any{"account": c.Account, "httpUrl": srv.URL, "mediaMaxMb": 0.001}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &chantest.EchoSink{Send: a.Send}
+	if err := a.Start(context.Background(), sink); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := a.Stop(ctx); err != nil {
+			t.Error(err)
+		}
+	}()
+	chantest.WaitFor(t, "the event stream", func() bool { return a.Status()[0].Connected })
+	c.Inject(t, map[string]any{"sourceNumber": ada, "text": "file:att1.jpg:big.jpg"})
+	chantest.WaitFor(t, "the message", func() bool { return sink.Count() > 0 })
+	in := sink.Last()
+	const want = "[media not attached: big.jpg (2000 bytes: file exceeds 0.001MB limit, channels.signal.mediaMaxMb)]"
+	if len(in.Files) != 0 || in.Text != want {
+		t.Fatalf("a file over mediaMaxMb: %+v, want text %q", in, want)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.asked) != 0 {
+		t.Fatalf("getAttachment called %v for a file over mediaMaxMb", d.asked)
+	}
+}

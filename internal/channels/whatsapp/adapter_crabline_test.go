@@ -72,7 +72,7 @@ func TestAdapterAgainstCrabline(t *testing.T) {
 		"phoneNumberId": c.PhoneNumberID, "appSecret": appSecret, "verifyToken": verifyT,
 		"apiRoot": proxy.URL + "/" + c.GraphVersion, "webhookPort": 0,
 		"dmPolicy": "allowlist", "allowFrom": []any{"+" + ada},
-		"mediaMaxMb": 50, // accepted, no effect
+		"mediaMaxMb": 50,
 	}
 	a, err := New(Options{Raw: block, Getenv: func(k string) string {
 		if k == "WA_TOKEN" {

@@ -23,12 +23,14 @@ type Config struct {
 	channels.AccessKeys
 	TextChunkLimit   int   `json:"textChunkLimit"`
 	SendReadReceipts *bool `json:"sendReadReceipts"`
+	// MediaMaxMb caps one inbound file (0: channels.DefaultMediaMaxMb).
+	MediaMaxMb float64 `json:"mediaMaxMb"`
 }
 
 var effectKeys = map[string]bool{"enabled": true, "accessToken": true, "phoneNumberId": true, "appSecret": true,
 	"verifyToken": true, "apiRoot": true, "webhookPath": true, "webhookHost": true, "webhookPort": true,
 	"dmPolicy": true, "allowFrom": true, "groupPolicy": true, "groupAllowFrom": true, "groups": true,
-	"textChunkLimit": true, "sendReadReceipts": true}
+	"textChunkLimit": true, "sendReadReceipts": true, "mediaMaxMb": true}
 
 // Defaults.
 const (

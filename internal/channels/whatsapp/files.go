@@ -162,12 +162,13 @@ var mediaExt = map[string]string{"image/jpeg": ".jpg", "image/png": ".png", "ima
 // for its URL, then the URL with the bearer token, within the media
 // limits. A file the limits or Meta refuse (gone, not the bytes the
 // message named) becomes a note in in.Text; any other failure is
-// returned, so the webhook asks Meta to deliver the message again.
+// returned, so the webhook asks Meta to deliver the message again. A
+// file over the account's mediaMaxMb is not downloaded.
 func (a *Adapter) fetchMedia(ctx context.Context, x *acct, ref *mediaRef, in *channels.Inbound) error {
 	if ref == nil {
 		return nil
 	}
-	med := channels.NewMedia(a.p.O.MediaLimits)
+	med := channels.NewMedia(a.p.O.MediaLimits).WithCap(channels.MediaCap{MB: x.cfg.MediaMaxMb, Key: "channels.whatsapp.mediaMaxMb"})
 	defer med.Apply(in)
 	name := strings.TrimSpace(ref.Filename)
 	if name == "" {

@@ -253,9 +253,48 @@ func TestSendFilesAgainstCrabline(t *testing.T) {
 func TestInboundMediaAgainstCrabline(t *testing.T) {
 	c := crabline.Start(t, "whatsapp")
 	srv, g := newMediaGraph(t, c)
-	a, err := New(Options{Raw: map[string]any{"accessToken": c.AccessToken, "phoneNumberId": c.PhoneNumberID,
+	sink, voice := startInbound(t, c, srv, g, nil, attachments.Limits{MaxFileBytes: 64})
+	const ada = "15550001001"
+	ogg := []byte("OggS\x00\x02 a voice note")
+	id := voice(ogg)
+	in := sink.Last()
+	if len(in.Files) != 1 || in.Files[0].Name != "audio-"+id+".ogg" || in.Files[0].MimeType != "audio/ogg" || !bytes.Equal(in.Files[0].Data, ogg) {
+		t.Fatalf("inbound %+v", in)
+	}
+	if in.SenderID != "+"+ada || in.Text != "" {
+		t.Fatalf("inbound %+v", in)
+	}
+	g.mu.Lock()
+	before := g.downloads
+	g.mu.Unlock()
+	id = voice(make([]byte, 65))
+	if got := sink.Last().Text; got != "[media not attached: audio-"+id+".ogg (65 bytes, over maxFileBytes 64)]" {
+		t.Fatalf("an oversized file: %q", got)
+	}
+	g.mu.Lock()
+	if g.downloads != before {
+		t.Error("an oversized file was downloaded")
+	}
+	g.mu.Unlock()
+	id = voice(nil)
+	if got := sink.Last().Text; !strings.HasPrefix(got, "[media not attached: audio-"+id+".ogg (whatsapp GET /"+id+": 404") {
+		t.Fatalf("a file Meta does not have: %q", got)
+	}
+}
+
+// startInbound starts an adapter on crabline's number behind the Graph
+// stand-in, with extra keys over its block, and returns its sink and a
+// voice function: it injects an audio message and relays its payload,
+// with the file served under its media id when data is not nil.
+func startInbound(t *testing.T, c *crabline.Server, srv *httptest.Server, g *mediaGraph, extra map[string]any, lim attachments.Limits) (*chantest.EchoSink, func([]byte) string) {
+	t.Helper()
+	block := map[string]any{"accessToken": c.AccessToken, "phoneNumberId": c.PhoneNumberID,
 		"appSecret": appSecret, "verifyToken": "v", "apiRoot": srv.URL + "/" + c.GraphVersion, "webhookPort": 0,
-		"dmPolicy": "open", "allowFrom": []any{"*"}}, MediaLimits: attachments.Limits{MaxFileBytes: 64}})
+		"dmPolicy": "open", "allowFrom": []any{"*"}}
+	for k, v := range extra {
+		block[k] = v
+	}
+	a, err := New(Options{Raw: block, MediaLimits: lim})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,15 +302,13 @@ func TestInboundMediaAgainstCrabline(t *testing.T) {
 	if err := a.Start(context.Background(), sink); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
+	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_ = a.Stop(ctx)
-	}()
+	})
 	hook := a.WebhookURL(channels.DefaultAccountID)
 	const ada = "15550001001"
-	// voice injects an audio message and relays its payload, with the
-	// file served under its media id when data is not nil.
 	voice := func(data []byte) string {
 		t.Helper()
 		var res struct {
@@ -308,29 +345,23 @@ func TestInboundMediaAgainstCrabline(t *testing.T) {
 		}
 		return id
 	}
-	ogg := []byte("OggS\x00\x02 a voice note")
-	id := voice(ogg)
-	in := sink.Last()
-	if len(in.Files) != 1 || in.Files[0].Name != "audio-"+id+".ogg" || in.Files[0].MimeType != "audio/ogg" || !bytes.Equal(in.Files[0].Data, ogg) {
-		t.Fatalf("inbound %+v", in)
-	}
-	if in.SenderID != "+"+ada || in.Text != "" {
-		t.Fatalf("inbound %+v", in)
-	}
-	g.mu.Lock()
-	before := g.downloads
-	g.mu.Unlock()
-	id = voice(make([]byte, 65))
-	if got := sink.Last().Text; got != "[media not attached: audio-"+id+".ogg (65 bytes, over maxFileBytes 64)]" {
-		t.Fatalf("an oversized file: %q", got)
+	return sink, voice
+}
+
+// A file whose announced size is over the account's mediaMaxMb is not
+// downloaded: the turn carries a note naming the key.
+func TestInboundMediaMaxMbAgainstCrabline(t *testing.T) {
+	c := crabline.Start(t, "whatsapp")
+	srv, g := newMediaGraph(t, c)
+	sink, voice := startInbound(t, c, srv, g, map[string]any{"mediaMaxMb": 0.001}, attachments.Limits{})
+	id := voice(make([]byte, 2000))
+	const note = " (2000 bytes: file exceeds 0.001MB limit, channels.whatsapp.mediaMaxMb)]"
+	if got := sink.Last(); got.Text != "[media not attached: audio-"+id+".ogg"+note || len(got.Files) != 0 {
+		t.Fatalf("a file over mediaMaxMb: %+v", got)
 	}
 	g.mu.Lock()
-	if g.downloads != before {
-		t.Error("an oversized file was downloaded")
-	}
-	g.mu.Unlock()
-	id = voice(nil)
-	if got := sink.Last().Text; !strings.HasPrefix(got, "[media not attached: audio-"+id+".ogg (whatsapp GET /"+id+": 404") {
-		t.Fatalf("a file Meta does not have: %q", got)
+	defer g.mu.Unlock()
+	if g.downloads != 0 {
+		t.Errorf("a file over mediaMaxMb was downloaded %d times", g.downloads)
 	}
 }
