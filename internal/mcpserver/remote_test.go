@@ -87,7 +87,7 @@ func TestRemoteCallerErrors(t *testing.T) {
 		want   string
 	}{
 		{"gateway refuses", RemoteCaller{Client: client.New(gw.URL, "revoked", hc)}, "forbidden", "token revoked"},
-		{"gateway down", RemoteCaller{Client: client.New(downURL, "", hc)}, "error", "switchboard gateway:"},
+		{"gateway down", RemoteCaller{Client: client.New(downURL, "", hc)}, "error", "does not answer"},
 		{"no client", RemoteCaller{}, "error", "no gateway client"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
