@@ -192,10 +192,13 @@ func budgetRows(_ *world) []row {
 				cliC(sCLIGW, "sessions", "list"),
 				httpC(operatorToken, http.MethodGet, "/api/sessions", nil),
 				wsC(operatorToken, "sessions.list", m{}),
-				httpToolC(operatorToken, "", "sessions_list", m{}),
-				wsToolC(operatorToken, "", "sessions_list", m{}),
-				stdioC("", "sessions_list", m{}),
-				mcpHTTPC(operatorToken, "sessions_list", m{}),
+				// The tool's page is 50 rows by default; the other rows'
+				// sessions can push main past it, so the tool cells ask for
+				// the tool's largest page.
+				httpToolC(operatorToken, "", "sessions_list", m{"limit": 200}),
+				wsToolC(operatorToken, "", "sessions_list", m{"limit": 200}),
+				stdioC("", "sessions_list", m{"limit": 200}),
+				mcpHTTPC(operatorToken, "sessions_list", m{"limit": 200}),
 			}},
 		{finding: "16", name: "usage report by agent on every surface that carries it",
 			want: outcome{OK: true, Fields: map[string]string{"by": "agent", "agent main has usage": "true",
