@@ -3,9 +3,11 @@ package runs
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/replica"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // An event crosses replicas as a signal of ids (SignalOf) that the
@@ -18,6 +20,8 @@ func TestSignalsCarryEventsAcrossReplicas(t *testing.T) {
 	ctx := context.Background()
 	const key = "agent:main:sig"
 	run := e.wait(e.submit(key, "hello", nil).ID)
+	// A waiter may wake before the run's end event is published.
+	testkit.WaitFor(t, 10*time.Second, "the run's end event", func() bool { return e.events.index(domain.EventRunEnd, run.ID) >= 0 })
 	sess, err := e.st.GetSession(ctx, key)
 	if err != nil {
 		t.Fatal(err)
