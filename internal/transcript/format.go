@@ -33,6 +33,20 @@ func FormatTime(t time.Time) string { return t.UTC().Format(isoLayout) }
 // Version filled in when empty) and one entry line per message, as
 // Mirror.Append would write them to a new file.
 func Encode(h Header, msgs []domain.Message) ([]byte, error) {
+	line, now, err := fileHeader(h)
+	if err != nil {
+		return nil, err
+	}
+	buf := bytes.NewBuffer(line)
+	if err := appendMessages(buf, msgs, now); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// fileHeader is a new file's header line (Type and Version filled in when
+// empty) and the header's time, which stamps messages that have none.
+func fileHeader(h Header) ([]byte, time.Time, error) {
 	if h.Type == "" {
 		h.Type = TypeSession
 	}
@@ -41,14 +55,10 @@ func Encode(h Header, msgs []domain.Message) ([]byte, error) {
 	}
 	line, err := encodeLine(h)
 	if err != nil {
-		return nil, fmt.Errorf("transcript header: %w", err)
+		return nil, time.Time{}, fmt.Errorf("transcript header: %w", err)
 	}
 	now, _ := time.Parse(time.RFC3339Nano, h.Timestamp)
-	buf := bytes.NewBuffer(line)
-	if err := appendMessages(buf, msgs, now); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return line, now, nil
 }
 
 // appendMessages encodes msgs as entry lines onto buf. Messages without an
@@ -125,17 +135,10 @@ func appendLineStart(b []byte, id, parentID string, ts time.Time) []byte {
 // message's JSON goes into its line as it is, and is not checked. A
 // message without an ID gets a random one, as in Encode.
 func EncodeStored(h Header, msgs []domain.TranscriptMessage) ([]byte, error) {
-	if h.Type == "" {
-		h.Type = TypeSession
-	}
-	if h.Version == 0 {
-		h.Version = Version
-	}
-	b, err := encodeLine(h)
+	b, now, err := fileHeader(h)
 	if err != nil {
-		return nil, fmt.Errorf("transcript header: %w", err)
+		return nil, err
 	}
-	now, _ := time.Parse(time.RFC3339Nano, h.Timestamp)
 	size := len(b)
 	for i := range msgs {
 		size += len(msgs[i].JSON) + 128
