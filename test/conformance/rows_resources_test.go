@@ -33,7 +33,7 @@ func resourceRows(_ *world) []row {
 		{finding: "32", name: "bound token: lists what sessions_list shows it as resources and reads its own",
 			want: outcome{OK: true, Fields: map[string]string{"lists its session": "true", "lists the foreign session": "false",
 				"same sessions as sessions_list": "true", "reads its transcript": "true"}},
-			cells: append([]cell{custom(sMCPHTTP, "resources/list; resources/read", func(t *testing.T, w *world) outcome {
+			cells: append([]cell{boundSeeded(custom(sMCPHTTP, "resources/list; resources/read", func(t *testing.T, w *world) outcome {
 				s := w.mcpHTTPFor(t, boundToken)
 				// Rows running beside this one add sessions of agent guest
 				// (A2A tasks), so the two listings are compared in a window
@@ -82,7 +82,7 @@ func resourceRows(_ *world) []row {
 					"reads its transcript":           fmt.Sprint(strings.Contains(out.Payload, "hello bound")),
 				}
 				return out
-			})}, others...)},
+			}))}, others...)},
 		{finding: "32", name: "bound token: another session's resource refused as its history is",
 			want: outcome{Code: "forbidden"},
 			cells: append([]cell{read(boundToken, foreignKey), mcpHTTPC(boundToken, "sessions_history", m{"sessionKey": foreignKey})},
