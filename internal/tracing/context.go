@@ -2,6 +2,7 @@ package tracing
 
 import (
 	"context"
+	"encoding/hex"
 	"net/http"
 
 	"go.opentelemetry.io/otel/propagation"
@@ -14,12 +15,26 @@ func Inject(ctx context.Context) string {
 	if !Enabled() {
 		return ""
 	}
-	if !trace.SpanContextFromContext(ctx).IsValid() {
+	return traceParent(trace.SpanContextFromContext(ctx))
+}
+
+// traceParent is sc as a version-00 W3C traceparent ("" when invalid),
+// written as the propagator writes it (only the sampled and random flags
+// kept) without a carrier to allocate.
+func traceParent(sc trace.SpanContext) string {
+	if !sc.IsValid() {
 		return ""
 	}
-	var c w3c
-	propagator.Inject(ctx, &c)
-	return c.parent
+	var b [traceParentLen]byte
+	tid, sid := sc.TraceID(), sc.SpanID()
+	flags := [1]byte{byte(sc.TraceFlags() & (trace.FlagsSampled | trace.FlagsRandom))}
+	copy(b[:], "00-")
+	hex.Encode(b[3:35], tid[:])
+	b[35] = '-'
+	hex.Encode(b[36:52], sid[:])
+	b[52] = '-'
+	hex.Encode(b[53:55], flags[:])
+	return string(b[:])
 }
 
 // Extract returns ctx with traceparent as its remote parent ("" or an
@@ -28,7 +43,52 @@ func Extract(ctx context.Context, traceparent string) context.Context {
 	if traceparent == "" || !Enabled() {
 		return ctx
 	}
+	if sc, ok := parseTraceParent(traceparent); ok {
+		return trace.ContextWithRemoteSpanContext(ctx, sc)
+	}
 	return propagator.Extract(ctx, &w3c{parent: traceparent})
+}
+
+// parseTraceParent reads a version-00 traceparent as the propagator does
+// (lower-case hex, flags 0..3, ids not all zero), without a carrier to
+// allocate; ok is false for anything else, which the propagator reads.
+func parseTraceParent(tp string) (sc trace.SpanContext, ok bool) {
+	if len(tp) != traceParentLen || tp[:3] != "00-" || tp[35] != '-' || tp[52] != '-' {
+		return sc, false
+	}
+	var c trace.SpanContextConfig
+	var flags [1]byte
+	if !lowerHex(c.TraceID[:], tp[3:35]) || !lowerHex(c.SpanID[:], tp[36:52]) || !lowerHex(flags[:], tp[53:55]) || flags[0] > 3 {
+		return sc, false
+	}
+	c.TraceFlags = trace.TraceFlags(flags[0])
+	c.Remote = true
+	sc = trace.NewSpanContext(c)
+	return sc, sc.IsValid()
+}
+
+// lowerHex decodes s (lower-case hex only, as W3C trace context writes
+// it) into dst.
+func lowerHex(dst []byte, s string) bool {
+	for i := range dst {
+		hi, okHi := hexDigit(s[2*i])
+		lo, okLo := hexDigit(s[2*i+1])
+		if !okHi || !okLo {
+			return false
+		}
+		dst[i] = hi<<4 | lo
+	}
+	return true
+}
+
+func hexDigit(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
 }
 
 // w3c carries one trace context's W3C fields between a string and the
@@ -99,9 +159,9 @@ func Root(ctx context.Context, name string) string {
 	if tp := Inject(ctx); tp != "" {
 		return tp
 	}
-	ctx, sp := tracer().Start(ctx, name, trace.WithSpanKind(trace.SpanKindInternal))
+	_, sp := tracer().Start(ctx, name, kindOptions[trace.SpanKindInternal]...)
 	defer sp.End()
-	return Inject(ctx)
+	return traceParent(sp.SpanContext())
 }
 
 // ExtractState is Extract with the W3C tracestate that goes with

@@ -10,12 +10,49 @@ import (
 
 // Span is a started span; its methods do nothing on a nil Span, which is
 // what every Start returns with tracing off.
-type Span struct{ s trace.Span }
+//
+// Attributes are kept here and given to the SDK span in one call at End:
+// the SDK copies each call's attributes into a slice it grows, so one
+// call per span is one exact allocation instead of one per call.
+type Span struct {
+	s     trace.Span
+	attrs []attribute.KeyValue
+}
+
+// spanSmall and spanLarge are a Span with its attributes' backing array
+// in the same allocation, sized for the spans that use them: a turn's
+// spans allocate nothing else of their own.
+type spanSmall struct {
+	Span
+	buf [4]attribute.KeyValue
+}
+
+type spanLarge struct {
+	Span
+	buf [9]attribute.KeyValue
+}
+
+// newSpan is a Span around sp with room for at least n attributes
+// without another allocation.
+func newSpan(sp trace.Span, n int) *Span {
+	if n <= len(spanSmall{}.buf) {
+		w := &spanSmall{Span: Span{s: sp}}
+		w.attrs = w.buf[:0]
+		return &w.Span
+	}
+	w := &spanLarge{Span: Span{s: sp}}
+	w.attrs = w.buf[:0]
+	return &w.Span
+}
 
 // End ends the span; err, when not nil, marks it failed.
 func (s *Span) End(err error) {
 	if s == nil {
 		return
+	}
+	if len(s.attrs) > 0 {
+		s.s.SetAttributes(s.attrs...)
+		s.attrs = s.attrs[:0]
 	}
 	if err != nil {
 		s.s.RecordError(err)
@@ -37,7 +74,7 @@ func (s *Span) SetString(key, value string) {
 	if s == nil {
 		return
 	}
-	s.s.SetAttributes(attribute.String(key, value))
+	s.attrs = append(s.attrs, attribute.String(key, value))
 }
 
 // SetInt sets one integer attribute.
@@ -45,7 +82,7 @@ func (s *Span) SetInt(key string, value int64) {
 	if s == nil {
 		return
 	}
-	s.s.SetAttributes(attribute.Int64(key, value))
+	s.attrs = append(s.attrs, attribute.Int64(key, value))
 }
 
 // TraceID is the span's trace id ("" on a nil Span).
@@ -56,9 +93,22 @@ func (s *Span) TraceID() string {
 	return s.s.SpanContext().TraceID().String()
 }
 
-func start(ctx context.Context, name string, kind trace.SpanKind, attrs ...attribute.KeyValue) (context.Context, *Span) {
-	ctx, sp := tracer().Start(ctx, name, trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
-	return ctx, &Span{s: sp}
+// kindOptions are the start options of each span kind, made once: an
+// option built per span is an allocation per span.
+var kindOptions = func() (o [trace.SpanKindConsumer + 1][]trace.SpanStartOption) {
+	for k := range o {
+		o[k] = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKind(k))}
+	}
+	return o
+}()
+
+// start starts a span of kind with room for extra attributes beyond
+// attrs (those its caller sets before End).
+func start(ctx context.Context, name string, kind trace.SpanKind, extra int, attrs ...attribute.KeyValue) (context.Context, *Span) {
+	ctx, sp := tracer().Start(ctx, name, kindOptions[kind]...)
+	s := newSpan(sp, len(attrs)+extra)
+	s.attrs = append(s.attrs, attrs...)
+	return ctx, s
 }
 
 // RunInfo names a run for its span.
@@ -70,6 +120,22 @@ type RunInfo struct {
 	TraceParent string
 }
 
+// Attributes every span of an operation carries with the same value.
+var (
+	opInvokeAgent = attribute.String("gen_ai.operation.name", "invoke_agent")
+	opChat        = attribute.String("gen_ai.operation.name", "chat")
+	opExecuteTool = attribute.String("gen_ai.operation.name", "execute_tool")
+)
+
+// Span names that repeat with the agent or the model they name.
+var (
+	invokeAgentNames = newMemo(func(agentID string) string { return "invoke_agent " + agentID })
+	chatNames        = newMemo(func(modelID string) string { return "chat " + modelID })
+	finishReasons    = newMemo(func(reason string) attribute.KeyValue {
+		return attribute.StringSlice("gen_ai.response.finish_reasons", []string{reason})
+	})
+)
+
 // StartRun starts the span of one run (an inbound turn, a send's run, a
 // reply-back turn, an announce step, a sub-agent's run), GenAI's
 // invoke_agent, under the trace context the run kept.
@@ -80,8 +146,9 @@ func StartRun(ctx context.Context, r RunInfo) (context.Context, *Span) {
 	if r.TraceParent != "" {
 		ctx = Extract(ctx, r.TraceParent)
 	}
-	return start(ctx, "invoke_agent "+r.AgentID, trace.SpanKindInternal,
-		attribute.String("gen_ai.operation.name", "invoke_agent"),
+	// The run's end adds its status and token use.
+	return start(ctx, invokeAgentNames.get(r.AgentID), trace.SpanKindInternal, 3,
+		opInvokeAgent,
 		attribute.String("gen_ai.agent.id", r.AgentID),
 		attribute.String("switchboard.run.id", r.ID),
 		attribute.String("switchboard.run.kind", r.Kind),
@@ -94,8 +161,9 @@ func StartModel(ctx context.Context, modelRef, modelID string) (context.Context,
 	if !Enabled() {
 		return ctx, nil
 	}
-	return start(ctx, "chat "+modelID, trace.SpanKindClient,
-		attribute.String("gen_ai.operation.name", "chat"),
+	// The provider's name and EndModel's four attributes follow.
+	return start(ctx, chatNames.get(modelID), trace.SpanKindClient, 5,
+		opChat,
 		attribute.String("gen_ai.request.model", modelID),
 		attribute.String("switchboard.model.ref", modelRef))
 }
@@ -105,13 +173,13 @@ func (s *Span) EndModel(inputTokens, outputTokens int64, responseModel, stopReas
 	if s == nil {
 		return
 	}
-	s.s.SetAttributes(attribute.Int64("gen_ai.usage.input_tokens", inputTokens),
+	s.attrs = append(s.attrs, attribute.Int64("gen_ai.usage.input_tokens", inputTokens),
 		attribute.Int64("gen_ai.usage.output_tokens", outputTokens))
 	if responseModel != "" {
-		s.s.SetAttributes(attribute.String("gen_ai.response.model", responseModel))
+		s.attrs = append(s.attrs, attribute.String("gen_ai.response.model", responseModel))
 	}
 	if stopReason != "" {
-		s.s.SetAttributes(attribute.StringSlice("gen_ai.response.finish_reasons", []string{stopReason}))
+		s.attrs = append(s.attrs, finishReasons.get(stopReason))
 	}
 	s.End(err)
 }
@@ -121,8 +189,8 @@ func StartTool(ctx context.Context, name, callID string) (context.Context, *Span
 	if !Enabled() {
 		return ctx, nil
 	}
-	return start(ctx, "execute_tool "+name, trace.SpanKindInternal,
-		attribute.String("gen_ai.operation.name", "execute_tool"),
+	return start(ctx, "execute_tool "+name, trace.SpanKindInternal, 0,
+		opExecuteTool,
 		attribute.String("gen_ai.tool.name", name),
 		attribute.String("gen_ai.tool.call.id", callID))
 }
@@ -136,7 +204,8 @@ func StartDelivery(ctx context.Context, traceparent, kind, channel, sessionKey s
 	if traceparent != "" {
 		ctx = Extract(ctx, traceparent)
 	}
-	return start(ctx, "deliver "+kind, trace.SpanKindProducer,
+	// The outbox adds the attempt.
+	return start(ctx, "deliver "+kind, trace.SpanKindProducer, 1,
 		attribute.String("switchboard.delivery.kind", kind),
 		attribute.String("switchboard.delivery.channel", channel),
 		attribute.String("switchboard.session.key", sessionKey))
@@ -149,7 +218,8 @@ func StartServer(ctx context.Context, name string, attrs ...attribute.KeyValue) 
 	if !Enabled() {
 		return ctx, nil
 	}
-	return start(ctx, name, trace.SpanKindServer, attrs...)
+	// An HTTP request's span adds its status code.
+	return start(ctx, name, trace.SpanKindServer, 1, attrs...)
 }
 
 // StartClient starts the span of one outbound call (an A2A request).
@@ -157,5 +227,5 @@ func StartClient(ctx context.Context, name string, attrs ...attribute.KeyValue) 
 	if !Enabled() {
 		return ctx, nil
 	}
-	return start(ctx, name, trace.SpanKindClient, attrs...)
+	return start(ctx, name, trace.SpanKindClient, 0, attrs...)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 func TestSpecTraceParent(t *testing.T) {
@@ -53,4 +55,42 @@ func TestInjectExtract(t *testing.T) {
 			t.Errorf("Inject(Extract(%q)) = %q, want none", bad, got)
 		}
 	}
+}
+
+// TestParseTraceParent: the fast reading of a traceparent agrees with the
+// W3C propagator on valid and invalid input alike.
+func TestParseTraceParent(t *testing.T) {
+	for _, tp := range []string{
+		"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+		"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00",
+		"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-03",
+		"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-04",
+		"00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
+		"00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+		"00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+		"00-4bf92f3577b34da6a3ce929d0e0e473g-00f067aa0ba902b7-01",
+		"00-4bf92f3577b34da6a3ce929d0e0e4736_00f067aa0ba902b7-01",
+		"01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+	} {
+		want := trace.SpanContextFromContext(propagator.Extract(context.Background(), &w3c{parent: tp}))
+		got, ok := parseTraceParent(tp)
+		if tp[:3] != "00-" {
+			if ok {
+				t.Errorf("parseTraceParent(%s) read a version it should leave to the propagator", tp)
+			}
+			continue
+		}
+		if ok != want.IsValid() || (ok && !got.Equal(want)) {
+			t.Errorf("parseTraceParent(%s) = %v %v, propagator %v", tp, got, ok, want)
+		}
+		if ok && traceParent(got) != traceParentOf(want) {
+			t.Errorf("traceParent(%s) = %s, propagator %s", tp, traceParent(got), traceParentOf(want))
+		}
+	}
+}
+
+func traceParentOf(sc trace.SpanContext) string {
+	var c w3c
+	propagator.Inject(trace.ContextWithSpanContext(context.Background(), sc), &c)
+	return c.parent
 }
