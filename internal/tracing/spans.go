@@ -2,6 +2,7 @@ package tracing
 
 import (
 	"context"
+	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -19,46 +20,46 @@ type Span struct {
 	attrs []attribute.KeyValue
 }
 
-// spanSmall and spanLarge are a Span with its attributes' backing array
-// in the same allocation, sized for the spans that use them: a turn's
-// spans allocate nothing else of their own.
-type spanSmall struct {
-	Span
-	buf [4]attribute.KeyValue
+// spanAttrs is the room for attributes a Span has without growing: the
+// most a run's span or a model call's span sets.
+const spanAttrs = 9
+
+// spans keeps ended Spans with their attribute buffers for the next
+// start: every turn starts and ends several.
+var spans = sync.Pool{New: func() any {
+	s := &Span{}
+	s.attrs = make([]attribute.KeyValue, 0, spanAttrs)
+	return s
+}}
+
+// newSpan is a Span around sp, from the pool.
+func newSpan(sp trace.Span) *Span {
+	s := spans.Get().(*Span)
+	s.s = sp
+	return s
 }
 
-type spanLarge struct {
-	Span
-	buf [9]attribute.KeyValue
-}
-
-// newSpan is a Span around sp with room for at least n attributes
-// without another allocation.
-func newSpan(sp trace.Span, n int) *Span {
-	if n <= len(spanSmall{}.buf) {
-		w := &spanSmall{Span: Span{s: sp}}
-		w.attrs = w.buf[:0]
-		return &w.Span
-	}
-	w := &spanLarge{Span: Span{s: sp}}
-	w.attrs = w.buf[:0]
-	return &w.Span
-}
-
-// End ends the span; err, when not nil, marks it failed.
+// End ends the span; err, when not nil, marks it failed. End is the
+// span's last use: the Span is reused by a later start.
 func (s *Span) End(err error) {
 	if s == nil {
 		return
 	}
 	if len(s.attrs) > 0 {
 		s.s.SetAttributes(s.attrs...)
-		s.attrs = s.attrs[:0]
 	}
 	if err != nil {
 		s.s.RecordError(err)
 		s.s.SetStatus(codes.Error, err.Error())
 	}
 	s.s.End()
+	s.s = nil
+	if cap(s.attrs) > spanAttrs {
+		return // grown by an unusual span: not kept
+	}
+	clear(s.attrs)
+	s.attrs = s.attrs[:0]
+	spans.Put(s)
 }
 
 // Fail marks the span failed with msg, without ending it.
@@ -102,11 +103,10 @@ var kindOptions = func() (o [trace.SpanKindConsumer + 1][]trace.SpanStartOption)
 	return o
 }()
 
-// start starts a span of kind with room for extra attributes beyond
-// attrs (those its caller sets before End).
-func start(ctx context.Context, name string, kind trace.SpanKind, extra int, attrs ...attribute.KeyValue) (context.Context, *Span) {
+// start starts a span of kind with attrs.
+func start(ctx context.Context, name string, kind trace.SpanKind, attrs ...attribute.KeyValue) (context.Context, *Span) {
 	ctx, sp := tracer().Start(ctx, name, kindOptions[kind]...)
-	s := newSpan(sp, len(attrs)+extra)
+	s := newSpan(sp)
 	s.attrs = append(s.attrs, attrs...)
 	return ctx, s
 }
@@ -146,8 +146,7 @@ func StartRun(ctx context.Context, r RunInfo) (context.Context, *Span) {
 	if r.TraceParent != "" {
 		ctx = Extract(ctx, r.TraceParent)
 	}
-	// The run's end adds its status and token use.
-	return start(ctx, invokeAgentNames.get(r.AgentID), trace.SpanKindInternal, 3,
+	return start(ctx, invokeAgentNames.get(r.AgentID), trace.SpanKindInternal,
 		opInvokeAgent,
 		attribute.String("gen_ai.agent.id", r.AgentID),
 		attribute.String("switchboard.run.id", r.ID),
@@ -161,8 +160,7 @@ func StartModel(ctx context.Context, modelRef, modelID string) (context.Context,
 	if !Enabled() {
 		return ctx, nil
 	}
-	// The provider's name and EndModel's four attributes follow.
-	return start(ctx, chatNames.get(modelID), trace.SpanKindClient, 5,
+	return start(ctx, chatNames.get(modelID), trace.SpanKindClient,
 		opChat,
 		attribute.String("gen_ai.request.model", modelID),
 		attribute.String("switchboard.model.ref", modelRef))
@@ -189,7 +187,7 @@ func StartTool(ctx context.Context, name, callID string) (context.Context, *Span
 	if !Enabled() {
 		return ctx, nil
 	}
-	return start(ctx, "execute_tool "+name, trace.SpanKindInternal, 0,
+	return start(ctx, "execute_tool "+name, trace.SpanKindInternal,
 		opExecuteTool,
 		attribute.String("gen_ai.tool.name", name),
 		attribute.String("gen_ai.tool.call.id", callID))
@@ -204,8 +202,7 @@ func StartDelivery(ctx context.Context, traceparent, kind, channel, sessionKey s
 	if traceparent != "" {
 		ctx = Extract(ctx, traceparent)
 	}
-	// The outbox adds the attempt.
-	return start(ctx, "deliver "+kind, trace.SpanKindProducer, 1,
+	return start(ctx, "deliver "+kind, trace.SpanKindProducer,
 		attribute.String("switchboard.delivery.kind", kind),
 		attribute.String("switchboard.delivery.channel", channel),
 		attribute.String("switchboard.session.key", sessionKey))
@@ -218,8 +215,7 @@ func StartServer(ctx context.Context, name string, attrs ...attribute.KeyValue) 
 	if !Enabled() {
 		return ctx, nil
 	}
-	// An HTTP request's span adds its status code.
-	return start(ctx, name, trace.SpanKindServer, 1, attrs...)
+	return start(ctx, name, trace.SpanKindServer, attrs...)
 }
 
 // StartClient starts the span of one outbound call (an A2A request).
@@ -227,5 +223,5 @@ func StartClient(ctx context.Context, name string, attrs ...attribute.KeyValue) 
 	if !Enabled() {
 		return ctx, nil
 	}
-	return start(ctx, name, trace.SpanKindClient, 0, attrs...)
+	return start(ctx, name, trace.SpanKindClient, attrs...)
 }
