@@ -94,7 +94,7 @@ func Setup(ctx context.Context, cfg Config, getenv func(string) string) (*Provid
 		}
 		opts = append(opts, otlptracehttp.WithHeaders(h))
 	}
-	exp, err := otlptracehttp.New(ctx, opts...)
+	exp, err := newExporter(ctx, otlptracehttp.NewClient(opts...))
 	if err != nil {
 		return nil, fmt.Errorf("tracing: OTLP exporter: %w", err)
 	}
