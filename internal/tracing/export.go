@@ -79,6 +79,9 @@ type pbBatch struct {
 	anys     arena[commonpb.AnyValue]
 	strs     arena[commonpb.AnyValue_StringValue]
 	ints     arena[commonpb.AnyValue_IntValue]
+	arrays   arena[commonpb.ArrayValue]
+	arrayVs  arena[commonpb.AnyValue_ArrayValue]
+	anyPtrs  slab[*commonpb.AnyValue]
 	spanPtrs slab[*tracepb.Span]
 	kvPtrs   slab[*commonpb.KeyValue]
 	ids      slab[byte]
@@ -282,8 +285,9 @@ func (b *pbBatch) keyValues(attrs []attribute.KeyValue) []*commonpb.KeyValue {
 	return out
 }
 
-// value is v as an OTLP value: strings and integers from the batch's
-// messages, the rest (rare on switchboard's spans) newly made.
+// value is v as an OTLP value: strings, integers and string lists (a
+// model call's finish reasons) from the batch's messages, the rest (rare
+// on switchboard's spans) newly made.
 func (b *pbBatch) value(v attribute.Value) *commonpb.AnyValue {
 	switch v.Type() {
 	case attribute.STRING:
@@ -296,6 +300,20 @@ func (b *pbBatch) value(v attribute.Value) *commonpb.AnyValue {
 		n.IntValue = v.AsInt64()
 		av.Value = n
 		return av
+	case attribute.STRINGSLICE:
+		ss := v.AsStringSlice()
+		vals := b.anyPtrs.take(len(ss))
+		for i, str := range ss {
+			e, s := b.anys.next(), b.strs.next()
+			s.StringValue = str
+			e.Value = s
+			vals[i] = e
+		}
+		av, arr, wrap := b.anys.next(), b.arrays.next(), b.arrayVs.next()
+		arr.Values = vals
+		wrap.ArrayValue = arr
+		av.Value = wrap
+		return av
 	}
 	return anyValue(v)
 }
@@ -307,6 +325,9 @@ func (b *pbBatch) reset() {
 	b.anys.reset()
 	b.strs.reset()
 	b.ints.reset()
+	b.arrays.reset()
+	b.arrayVs.reset()
+	b.anyPtrs.reset()
 	b.spanPtrs.reset()
 	b.kvPtrs.reset()
 	b.ids.reset()
