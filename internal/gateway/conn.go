@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-go/switchboard/internal/api"
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/growstack"
 )
 
 const (
@@ -219,6 +220,7 @@ func (c *conn) run() {
 			defer c.wg.Done()
 			defer func() { <-c.sem }()
 			defer c.release(n)
+			growstack.Grow()
 			c.dispatch(f)
 		}()
 	}

@@ -31,6 +31,11 @@ type corkConn struct {
 // burst's buffer would add up.
 const corkMaxKeep = 8 << 10
 
+// corkBatchCap is the size of a new batch buffer: a run's events and the
+// replies beside them fit, so a batch does not grow its buffer step by
+// step (the pool empties at every collection, so new buffers are common).
+const corkBatchCap = 4 << 10
+
 // bufPool lends write buffers to connections for the length of one
 // batch, so a connection between batches holds none: ten thousand idle
 // connections each keeping the buffer of its largest batch (its hello-ok)
@@ -42,7 +47,7 @@ func (b *bufPool) get() []byte {
 	if v, ok := b.p.Get().(*[]byte); ok {
 		return (*v)[:0]
 	}
-	return make([]byte, 0, 1024)
+	return make([]byte, 0, corkBatchCap)
 }
 
 // put takes buf back, unless it grew past corkMaxKeep.

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/api"
@@ -99,20 +100,24 @@ func (g *Guards) nowMs() int64 { return g.now().UnixMilli() }
 // and of each of their agents; over a limit it is a retryable refusal
 // naming the limit.
 func (g *Guards) Admit(keys ...string) error {
-	seen := map[string]bool{}
+	// keys are a turn's one or two sessions: the ones already taken from
+	// are remembered in arrays on the stack, so a turn allocates nothing
+	// here.
+	var sessionsArr, agentsArr [4]string
+	sessions, agents := sessionsArr[:0], agentsArr[:0]
 	for _, k := range keys {
-		if k == "" || seen["s"+k] {
+		if k == "" || slices.Contains(sessions, k) {
 			continue
 		}
-		seen["s"+k] = true
+		sessions = append(sessions, k)
 		if err := limitErr(g.rate.Allow(ratelimit.ScopeSession, k), "session"); err != nil {
 			return err
 		}
 		agent := g.keys.AgentOf(k)
-		if agent == "" || seen["a"+agent] {
+		if agent == "" || slices.Contains(agents, agent) {
 			continue
 		}
-		seen["a"+agent] = true
+		agents = append(agents, agent)
 		if err := limitErr(g.rate.Allow(ratelimit.ScopeAgent, agent), "agent"); err != nil {
 			return err
 		}
@@ -121,6 +126,9 @@ func (g *Guards) Admit(keys ...string) error {
 }
 
 func limitErr(err error, scope string) error {
+	if err == nil {
+		return nil
+	}
 	var ex *ratelimit.Exceeded
 	if errors.As(err, &ex) {
 		return domain.Errorf(domain.CodeUnavailable, "%s (gateway.limits.rateLimit.%s)", ex.Error(), scope)

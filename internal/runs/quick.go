@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/growstack"
 )
 
 // A quick turn is a chat turn written in one transaction: alone on a
@@ -162,6 +163,7 @@ func (rt *Runtime) submitQuick(ctx context.Context, r domain.Run, spec *Spec, re
 	}
 	go func() {
 		defer rt.sched.wg.Done()
+		growstack.Grow()
 		rt.carryOutQuick(mctx, q)
 		stop(nil)
 		done()

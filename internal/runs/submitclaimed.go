@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/growstack"
 )
 
 // createQueued creates r queued, the ordinary way: its lane's drainer
@@ -105,6 +106,7 @@ func (rt *Runtime) submitClaimed(ctx context.Context, r domain.Run, spec *Spec, 
 	c.showStart = rt.starter(c)
 	go func() {
 		defer rt.sched.wg.Done()
+		growstack.Grow()
 		rt.carryOut(runCtx, c)
 		done()
 		<-res.sem

@@ -88,3 +88,14 @@ func FuzzCheck(f *testing.F) {
 		_ = Check(method, []byte(params))
 	})
 }
+
+// BenchmarkCheckAgent is the check every `agent` request pays.
+func BenchmarkCheckAgent(b *testing.B) {
+	params := []byte(`{"message":"bench","idempotencyKey":"b123","sessionKey":"agent:main:main","deliver":false}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if msg := Check("agent", params); msg != "" {
+			b.Fatal(msg)
+		}
+	}
+}

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
+	"unicode/utf8"
 )
 
 // kind is the JSON type of a value.
@@ -42,76 +42,240 @@ func (v value) field(key string) (value, bool) {
 	return f, ok
 }
 
-// parse decodes one JSON document.
+// maxDepth is how deeply arrays and objects may nest, encoding/json's
+// own limit: a frame the gateway decoded never nests deeper.
+const maxDepth = 10000
+
+// parse decodes one JSON document. It reads the bytes directly rather than
+// through json.Decoder's token stream, which allocates for every token and
+// ran for every request the gateway checks.
 func parse(data []byte) (value, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := decodeValue(dec)
+	p := parser{data: data}
+	p.space()
+	v, err := p.value(0)
 	if err != nil {
 		return value{}, err
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	p.space()
+	if p.i != len(p.data) {
 		return value{}, errors.New("data after the JSON value")
 	}
 	return v, nil
 }
 
-func decodeValue(dec *json.Decoder) (value, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return value{}, err
+// parser is a position in a JSON document.
+type parser struct {
+	data []byte
+	i    int
+}
+
+func (p *parser) space() {
+	for p.i < len(p.data) {
+		switch p.data[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
 	}
-	switch t := tok.(type) {
-	case nil:
+}
+
+func (p *parser) fail(what string) error {
+	if p.i >= len(p.data) {
+		return fmt.Errorf("unexpected end of JSON input (want %s)", what)
+	}
+	return fmt.Errorf("invalid character %q at offset %d (want %s)", p.data[p.i], p.i, what)
+}
+
+func (p *parser) value(depth int) (value, error) {
+	if p.i >= len(p.data) {
+		return value{}, p.fail("a value")
+	}
+	switch c := p.data[p.i]; {
+	case c == '{':
+		return p.object(depth + 1)
+	case c == '[':
+		return p.array(depth + 1)
+	case c == '"':
+		s, err := p.str()
+		return value{kind: kString, str: s}, err
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	case p.literal("true"):
+		return value{kind: kBool, b: true}, nil
+	case p.literal("false"):
+		return value{kind: kBool}, nil
+	case p.literal("null"):
 		return value{kind: kNull}, nil
-	case bool:
-		return value{kind: kBool, b: t}, nil
-	case json.Number:
-		// An out-of-range number (1e400) is ±Inf, as JSON.parse reads it.
-		f, err := strconv.ParseFloat(t.String(), 64)
-		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return value{}, fmt.Errorf("number %s: %w", t, err)
+	}
+	return value{}, p.fail("a value")
+}
+
+// literal consumes word if the input continues with it.
+func (p *parser) literal(word string) bool {
+	if !bytes.HasPrefix(p.data[p.i:], []byte(word)) {
+		return false
+	}
+	p.i += len(word)
+	return true
+}
+
+func (p *parser) object(depth int) (value, error) {
+	if depth > maxDepth {
+		return value{}, errors.New("JSON nests too deeply")
+	}
+	p.i++ // {
+	v := value{kind: kObject, vals: map[string]value{}}
+	p.space()
+	if p.i < len(p.data) && p.data[p.i] == '}' {
+		p.i++
+		return v, nil
+	}
+	for {
+		p.space()
+		if p.i >= len(p.data) || p.data[p.i] != '"' {
+			return value{}, p.fail("a property name")
 		}
-		return value{kind: kNumber, num: f, raw: t.String()}, nil
-	case string:
-		return value{kind: kString, str: t}, nil
-	case json.Delim:
-		switch t {
-		case '[':
-			v := value{kind: kArray}
-			for dec.More() {
-				e, err := decodeValue(dec)
-				if err != nil {
-					return value{}, err
-				}
-				v.arr = append(v.arr, e)
+		k, err := p.str()
+		if err != nil {
+			return value{}, err
+		}
+		p.space()
+		if p.i >= len(p.data) || p.data[p.i] != ':' {
+			return value{}, p.fail("':'")
+		}
+		p.i++
+		p.space()
+		e, err := p.value(depth)
+		if err != nil {
+			return value{}, err
+		}
+		// A repeated key keeps its first place and its last value, as
+		// JSON.parse does.
+		if _, seen := v.vals[k]; !seen {
+			v.keys = append(v.keys, k)
+		}
+		v.vals[k] = e
+		p.space()
+		if p.i < len(p.data) && p.data[p.i] == ',' {
+			p.i++
+			continue
+		}
+		if p.i < len(p.data) && p.data[p.i] == '}' {
+			p.i++
+			return v, nil
+		}
+		return value{}, p.fail("',' or '}'")
+	}
+}
+
+func (p *parser) array(depth int) (value, error) {
+	if depth > maxDepth {
+		return value{}, errors.New("JSON nests too deeply")
+	}
+	p.i++ // [
+	v := value{kind: kArray}
+	p.space()
+	if p.i < len(p.data) && p.data[p.i] == ']' {
+		p.i++
+		return v, nil
+	}
+	for {
+		p.space()
+		e, err := p.value(depth)
+		if err != nil {
+			return value{}, err
+		}
+		v.arr = append(v.arr, e)
+		p.space()
+		if p.i < len(p.data) && p.data[p.i] == ',' {
+			p.i++
+			continue
+		}
+		if p.i < len(p.data) && p.data[p.i] == ']' {
+			p.i++
+			return v, nil
+		}
+		return value{}, p.fail("',' or ']'")
+	}
+}
+
+// str reads a string. One without escapes that is valid UTF-8 is its own
+// bytes; any other is unquoted by encoding/json, so escapes, surrogate
+// pairs and invalid UTF-8 read exactly as they always have.
+func (p *parser) str() (string, error) {
+	start := p.i
+	p.i++ // "
+	plain := true
+	for p.i < len(p.data) {
+		switch c := p.data[p.i]; {
+		case c == '"':
+			p.i++
+			raw := p.data[start:p.i]
+			if plain && utf8.Valid(raw) {
+				return string(raw[1 : len(raw)-1]), nil
 			}
-			_, err := dec.Token()
-			return v, err
-		case '{':
-			v := value{kind: kObject, vals: map[string]value{}}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return value{}, err
-				}
-				k, _ := kt.(string)
-				e, err := decodeValue(dec)
-				if err != nil {
-					return value{}, err
-				}
-				// A repeated key keeps its first place and its last
-				// value, as JSON.parse does.
-				if _, seen := v.vals[k]; !seen {
-					v.keys = append(v.keys, k)
-				}
-				v.vals[k] = e
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return "", fmt.Errorf("string at offset %d: %w", start, err)
 			}
-			_, err := dec.Token()
-			return v, err
+			return s, nil
+		case c == '\\':
+			plain = false
+			p.i += 2
+		case c < 0x20:
+			return "", p.fail("a closing '\"'")
+		default:
+			p.i++
 		}
 	}
-	return value{}, fmt.Errorf("unexpected token %v", tok)
+	return "", p.fail("a closing '\"'")
+}
+
+// number reads a number as JSON's grammar writes it.
+func (p *parser) number() (value, error) {
+	start := p.i
+	if p.data[p.i] == '-' {
+		p.i++
+	}
+	switch {
+	case p.i < len(p.data) && p.data[p.i] == '0':
+		p.i++
+	case p.digits() == 0:
+		return value{}, p.fail("a digit")
+	}
+	if p.i < len(p.data) && p.data[p.i] == '.' {
+		p.i++
+		if p.digits() == 0 {
+			return value{}, p.fail("a digit")
+		}
+	}
+	if p.i < len(p.data) && (p.data[p.i] == 'e' || p.data[p.i] == 'E') {
+		p.i++
+		if p.i < len(p.data) && (p.data[p.i] == '+' || p.data[p.i] == '-') {
+			p.i++
+		}
+		if p.digits() == 0 {
+			return value{}, p.fail("a digit")
+		}
+	}
+	raw := string(p.data[start:p.i])
+	// An out-of-range number (1e400) is ±Inf, as JSON.parse reads it.
+	f, err := strconv.ParseFloat(raw, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return value{}, fmt.Errorf("number %s: %w", raw, err)
+	}
+	return value{kind: kNumber, num: f, raw: raw}, nil
+}
+
+// digits consumes a run of decimal digits and says how many.
+func (p *parser) digits() int {
+	n := 0
+	for p.i < len(p.data) && p.data[p.i] >= '0' && p.data[p.i] <= '9' {
+		p.i++
+		n++
+	}
+	return n
 }
 
 // isInteger is JavaScript's Number.isInteger.

@@ -11,6 +11,7 @@
 package wireschema
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -50,11 +51,11 @@ func Check(method string, params json.RawMessage) string {
 	if s == nil {
 		return ""
 	}
-	p := strings.TrimSpace(string(params))
-	if p == "" || p == "null" {
-		p = "{}"
+	p := bytes.TrimSpace(params)
+	if len(p) == 0 || string(p) == "null" {
+		p = []byte("{}")
 	}
-	v, err := parse([]byte(p))
+	v, err := parse(p)
 	if err != nil {
 		return "params must be JSON"
 	}
