@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -47,6 +48,11 @@ func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (err
 	}()
 	db.SetMaxOpenConns(1)
 	ctx := w.ctx
+	// transcript_events and the window rows are keyed by session id: in
+	// that order each insert lands on the rightmost page of its keys'
+	// B-tree instead of anywhere in it.
+	sessions = slices.Clone(sessions)
+	slices.SortFunc(sessions, func(a, b domain.Session) int { return strings.Compare(a.SessionID, b.SessionID) })
 	tables, indexes := splitSchema(agentSchemaSQL)
 	if _, err := db.ExecContext(ctx, tables); err != nil {
 		return fmt.Errorf("%s: create schema: %w", path, err)
@@ -116,8 +122,11 @@ const exportPragmas = "_pragma=synchronous(OFF)&_pragma=journal_mode(OFF)&_pragm
 
 // deferredIndexTables are the tables whose indexes are built after their
 // rows are in: one sorted build per index instead of a B-tree insert per
-// row and index.
-var deferredIndexTables = []string{"transcript_events", "transcript_event_identities", "session_nodes", "session_windows"}
+// row and index. The session tables keep theirs while rows go in: the
+// trigger on each session_windows insert looks its node up by
+// current_session_id, a scan of every node written so far without that
+// index.
+var deferredIndexTables = []string{"transcript_events", "transcript_event_identities"}
 
 // splitSchema splits schema (one statement per "CREATE" at the start of a
 // line, as `.schema` prints it) into everything but the indexes of
