@@ -58,8 +58,8 @@ var ErrNewerSchema = errors.New("schema newer than this switchboard reads")
 
 // openAgentDB opens path read-only and checks that it is an OpenClaw agent
 // database this package can read: not locked by a writer for longer than
-// lockWait, not corrupt, of a schema version it knows. Nothing is written
-// to the file.
+// lockWait, of a schema version it knows. Nothing is written to the
+// file. Whether it is corrupt is quickCheck's to say.
 func openAgentDB(ctx context.Context, path string, lockWait time.Duration) (_ *agentDB, err error) {
 	p := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(path))
 	q := url.Values{}
@@ -100,21 +100,25 @@ func openAgentDB(ctx context.Context, path string, lockWait time.Duration) (_ *a
 		return nil, fmt.Errorf("%s: agent database schema version %d (OpenClaw %s): %w, which knows versions up to %d (OpenClaw %s); upgrade switchboard",
 			path, v, orUnknown(a.app), ErrNewerSchema, AgentSchemaVersion, AgentSchemaApp)
 	}
-	// A corrupt page anywhere would stop the import halfway; check the
-	// whole file before a single row is written.
-	var verdict string
-	if err := db.QueryRowContext(ctx, "PRAGMA quick_check(1)").Scan(&verdict); err != nil {
-		return nil, a.explain(err)
-	}
-	if verdict != "ok" {
-		return nil, fmt.Errorf("%s: the database is corrupt (quick_check: %s)", path, verdict)
-	}
 	var n int
 	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'transcript_events'").Scan(&n); err != nil {
 		return nil, a.explain(err)
 	}
 	a.events = n > 0
 	return a, nil
+}
+
+// quickCheck reads every page of the file: a corrupt page anywhere would
+// stop the import halfway, so the import writes nothing before it passed.
+func (a *agentDB) quickCheck(ctx context.Context) error {
+	var verdict string
+	if err := a.db.QueryRowContext(ctx, "PRAGMA quick_check(1)").Scan(&verdict); err != nil {
+		return a.explain(err)
+	}
+	if verdict != "ok" {
+		return fmt.Errorf("%s: the database is corrupt (quick_check: %s)", a.path, verdict)
+	}
+	return nil
 }
 
 func orUnknown(s string) string {
