@@ -50,6 +50,9 @@ type agentDB struct {
 	// events: the database keeps transcripts (transcript_events);
 	// without it (2026.7) transcripts are JSONL files in sessions/.
 	events bool
+	// joinedEvents is joinedEventsSQL prepared once for every session's
+	// read, not once per session; nil without events.
+	joinedEvents *sql.Stmt
 }
 
 // ErrNewerSchema is wrapped by the error refusing a database written by a
@@ -105,7 +108,20 @@ func openAgentDB(ctx context.Context, path string, lockWait time.Duration) (_ *a
 		return nil, a.explain(err)
 	}
 	a.events = n > 0
+	if a.events {
+		if a.joinedEvents, err = db.PrepareContext(ctx, joinedEventsSQL); err != nil {
+			return nil, a.explain(err)
+		}
+	}
 	return a, nil
+}
+
+// close closes the database.
+func (a *agentDB) close() error {
+	if a.joinedEvents != nil {
+		a.joinedEvents.Close()
+	}
+	return a.db.Close()
 }
 
 // quickCheck reads every page of the file: a corrupt page anywhere would
@@ -189,6 +205,15 @@ func (a *agentDB) nodes(ctx context.Context) ([]nodeRow, error) {
 	return out, nil
 }
 
+// joinedEventsSQL reads a session's events joined in one value, with how
+// many there are and how many of them are not compressed. The ordered
+// subquery walks the primary key (session_id, seq), so the events come in
+// seq order without the sort an ORDER BY inside group_concat costs
+// (SQLite does not flatten an ordered subquery into an aggregate, so its
+// order is the order concatenated).
+const joinedEventsSQL = `SELECT group_concat(event_json, char(10)), count(*), count(event_json)
+	FROM (SELECT event_json FROM transcript_events WHERE session_id = ? ORDER BY seq)`
+
 // eventReader reads a session's transcript events as JSONL, the form the
 // transcript package parses, reusing its buffers from session to session.
 type eventReader struct {
@@ -205,12 +230,7 @@ func (er *eventReader) read(ctx context.Context, a *agentDB, sessionID string) (
 		joined       []byte
 		total, plain int64
 	)
-	// The ordered subquery walks the primary key (session_id, seq), so
-	// the events come in seq order without the sort an ORDER BY inside
-	// group_concat costs (SQLite does not flatten an ordered subquery
-	// into an aggregate, so its order is the order concatenated).
-	err := a.db.QueryRowContext(ctx, `SELECT group_concat(event_json, char(10)), count(*), count(event_json)
-		FROM (SELECT event_json FROM transcript_events WHERE session_id = ? ORDER BY seq)`, sessionID).Scan(&joined, &total, &plain)
+	err := a.joinedEvents.QueryRowContext(ctx, sessionID).Scan(&joined, &total, &plain)
 	if err != nil {
 		return nil, a.explain(err)
 	}

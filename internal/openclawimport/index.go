@@ -82,7 +82,7 @@ func (s *source) close() {
 		<-s.checked
 	}
 	for _, a := range s.dbs {
-		a.db.Close()
+		a.close()
 	}
 }
 
