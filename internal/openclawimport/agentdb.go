@@ -50,6 +50,9 @@ type agentDB struct {
 	// events: the database keeps transcripts (transcript_events);
 	// without it (2026.7) transcripts are JSONL files in sessions/.
 	events bool
+	// joinedEvents is joinedEventsSQL prepared once for every session's
+	// read, not once per session; nil without events.
+	joinedEvents *sql.Stmt
 }
 
 // ErrNewerSchema is wrapped by the error refusing a database written by a
@@ -58,8 +61,8 @@ var ErrNewerSchema = errors.New("schema newer than this switchboard reads")
 
 // openAgentDB opens path read-only and checks that it is an OpenClaw agent
 // database this package can read: not locked by a writer for longer than
-// lockWait, not corrupt, of a schema version it knows. Nothing is written
-// to the file.
+// lockWait, of a schema version it knows. Nothing is written to the
+// file. Whether it is corrupt is quickCheck's to say.
 func openAgentDB(ctx context.Context, path string, lockWait time.Duration) (_ *agentDB, err error) {
 	p := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(path))
 	q := url.Values{}
@@ -100,21 +103,38 @@ func openAgentDB(ctx context.Context, path string, lockWait time.Duration) (_ *a
 		return nil, fmt.Errorf("%s: agent database schema version %d (OpenClaw %s): %w, which knows versions up to %d (OpenClaw %s); upgrade switchboard",
 			path, v, orUnknown(a.app), ErrNewerSchema, AgentSchemaVersion, AgentSchemaApp)
 	}
-	// A corrupt page anywhere would stop the import halfway; check the
-	// whole file before a single row is written.
-	var verdict string
-	if err := db.QueryRowContext(ctx, "PRAGMA quick_check(1)").Scan(&verdict); err != nil {
-		return nil, a.explain(err)
-	}
-	if verdict != "ok" {
-		return nil, fmt.Errorf("%s: the database is corrupt (quick_check: %s)", path, verdict)
-	}
 	var n int
 	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'transcript_events'").Scan(&n); err != nil {
 		return nil, a.explain(err)
 	}
 	a.events = n > 0
+	if a.events {
+		if a.joinedEvents, err = db.PrepareContext(ctx, joinedEventsSQL); err != nil {
+			return nil, a.explain(err)
+		}
+	}
 	return a, nil
+}
+
+// close closes the database.
+func (a *agentDB) close() error {
+	if a.joinedEvents != nil {
+		a.joinedEvents.Close()
+	}
+	return a.db.Close()
+}
+
+// quickCheck reads every page of the file: a corrupt page anywhere would
+// stop the import halfway, so the import writes nothing before it passed.
+func (a *agentDB) quickCheck(ctx context.Context) error {
+	var verdict string
+	if err := a.db.QueryRowContext(ctx, "PRAGMA quick_check(1)").Scan(&verdict); err != nil {
+		return a.explain(err)
+	}
+	if verdict != "ok" {
+		return fmt.Errorf("%s: the database is corrupt (quick_check: %s)", a.path, verdict)
+	}
+	return nil
 }
 
 func orUnknown(s string) string {
@@ -185,6 +205,15 @@ func (a *agentDB) nodes(ctx context.Context) ([]nodeRow, error) {
 	return out, nil
 }
 
+// joinedEventsSQL reads a session's events joined in one value, with how
+// many there are and how many of them are not compressed. The ordered
+// subquery walks the primary key (session_id, seq), so the events come in
+// seq order without the sort an ORDER BY inside group_concat costs
+// (SQLite does not flatten an ordered subquery into an aggregate, so its
+// order is the order concatenated).
+const joinedEventsSQL = `SELECT group_concat(event_json, char(10)), count(*), count(event_json)
+	FROM (SELECT event_json FROM transcript_events WHERE session_id = ? ORDER BY seq)`
+
 // eventReader reads a session's transcript events as JSONL, the form the
 // transcript package parses, reusing its buffers from session to session.
 type eventReader struct {
@@ -201,12 +230,7 @@ func (er *eventReader) read(ctx context.Context, a *agentDB, sessionID string) (
 		joined       []byte
 		total, plain int64
 	)
-	// The ordered subquery walks the primary key (session_id, seq), so
-	// the events come in seq order without the sort an ORDER BY inside
-	// group_concat costs (SQLite does not flatten an ordered subquery
-	// into an aggregate, so its order is the order concatenated).
-	err := a.db.QueryRowContext(ctx, `SELECT group_concat(event_json, char(10)), count(*), count(event_json)
-		FROM (SELECT event_json FROM transcript_events WHERE session_id = ? ORDER BY seq)`, sessionID).Scan(&joined, &total, &plain)
+	err := a.joinedEvents.QueryRowContext(ctx, sessionID).Scan(&joined, &total, &plain)
 	if err != nil {
 		return nil, a.explain(err)
 	}

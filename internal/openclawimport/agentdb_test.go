@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"github.com/google/go-cmp/cmp"
 	"io"
 	"os"
 	"path/filepath"
@@ -177,6 +178,57 @@ func TestImportSQLiteRefusesCorruptFile(t *testing.T) {
 			}
 			assertNothingImported(t, st)
 		})
+	}
+}
+
+// TestImportSQLiteRefusesCorruptFileOnReimport: the integrity check runs
+// while sessions are planned; an import with nothing to write still
+// waits for it and fails, and the store keeps what it had.
+func TestImportSQLiteRefusesCorruptFileOnReimport(t *testing.T) {
+	dir := copyState(t, realState)
+	st := openStore(t)
+	if _, err := Import(context.Background(), st, dir, testOptions()); err != nil {
+		t.Fatal(err)
+	}
+	before := takeStoreSnapshot(t, st)
+	// An index page of a table the import does not read: planning sees
+	// an unchanged state, only the check sees the damage.
+	writeDB(t, agentDBFile(dir), "CREATE TABLE padding (x TEXT)", "CREATE INDEX padding_x ON padding(x)",
+		"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200) INSERT INTO padding SELECT hex(randomblob(200)) FROM n")
+	corruptIndex(t, agentDBFile(dir), "padding_x")
+	_, err := Import(context.Background(), st, dir, testOptions())
+	if err == nil || !strings.Contains(err.Error(), "corrupt") || !strings.Contains(err.Error(), agentDBFile(dir)) {
+		t.Fatalf("err = %v, want it to name the file and say corrupt", err)
+	}
+	if d := cmp.Diff(before, takeStoreSnapshot(t, st), cmp.AllowUnexported(domain.Content{})); d != "" {
+		t.Fatalf("a refused import changed the store:\n%s", d)
+	}
+}
+
+// corruptIndex overwrites the root page of index name with garbage.
+func corruptIndex(t *testing.T, path, name string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root, pageSize int64
+	err = db.QueryRow("SELECT rootpage FROM sqlite_schema WHERE name = ?", name).Scan(&root)
+	if err == nil {
+		err = db.QueryRow("PRAGMA page_size").Scan(&pageSize)
+	}
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	junk := []byte(strings.Repeat("\x0d\xff\x00garbage", int(pageSize)))[:pageSize]
+	if _, err := f.WriteAt(junk, (root-1)*pageSize); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
@@ -47,10 +48,31 @@ func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (err
 	}()
 	db.SetMaxOpenConns(1)
 	ctx := w.ctx
-	tables, indexes := splitSchema(agentSchemaSQL)
-	if _, err := db.ExecContext(ctx, tables); err != nil {
+	// transcript_events and the window rows are keyed by session id: in
+	// that order each insert lands on the rightmost page of its keys'
+	// B-tree instead of anywhere in it.
+	sessions = slices.Clone(sessions)
+	slices.SortFunc(sessions, func(a, b domain.Session) int { return strings.Compare(a.SessionID, b.SessionID) })
+	if _, err := db.ExecContext(ctx, agentSchemaSQL); err != nil {
 		return fmt.Errorf("%s: create schema: %w", path, err)
 	}
+	identitySchema, err := tableSchema(agentSchemaSQL, "transcript_event_identities")
+	if err != nil {
+		return err
+	}
+	iw, err := startIdentityWriter(ctx, path, identitySchema)
+	if err != nil {
+		return err
+	}
+	finished := false
+	defer func() {
+		if !finished {
+			iw.finish()
+		}
+		if cerr := iw.remove(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -64,7 +86,7 @@ func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (err
 	if _, err := tx.ExecContext(ctx, `INSERT INTO session_key_contract (id, main_key, canonical_ready, updated_at) VALUES (1, 'main', NULL, 0)`); err != nil {
 		return fmt.Errorf("%s: session_key_contract: %w", path, err)
 	}
-	ins, err := prepareInserts(ctx, tx)
+	ins, err := prepareInserts(ctx, tx, iw)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -98,8 +120,12 @@ func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (err
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if _, err := db.ExecContext(ctx, indexes); err != nil {
-		return fmt.Errorf("%s: create indexes: %w", path, err)
+	finished = true
+	if err := iw.finish(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := iw.copyInto(ctx, db); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	if _, err := db.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", AgentSchemaVersion)); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -114,43 +140,17 @@ func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (err
 // whole write instead of one per transaction.
 const exportPragmas = "_pragma=synchronous(OFF)&_pragma=journal_mode(OFF)&_pragma=locking_mode(EXCLUSIVE)"
 
-// deferredIndexTables are the tables whose indexes are built after their
-// rows are in: one sorted build per index instead of a B-tree insert per
-// row and index.
-var deferredIndexTables = []string{"transcript_events", "transcript_event_identities", "session_nodes", "session_windows"}
-
-// splitSchema splits schema (one statement per "CREATE" at the start of a
-// line, as `.schema` prints it) into everything but the indexes of
-// deferredIndexTables, and those indexes.
-func splitSchema(schema string) (tables, indexes string) {
-	var t, ix strings.Builder
-	for i, stmt := range strings.Split(schema, "\nCREATE ") {
-		if i > 0 {
-			stmt = "CREATE " + stmt
-		}
-		stmt = strings.TrimSpace(stmt)
-		dst := &t
-		if strings.HasPrefix(stmt, "CREATE INDEX") || strings.HasPrefix(stmt, "CREATE UNIQUE INDEX") {
-			for _, tb := range deferredIndexTables {
-				if strings.Contains(stmt, "ON "+tb+"(") {
-					dst = &ix
-					break
-				}
-			}
-		}
-		dst.WriteString(stmt)
-		dst.WriteString("\n")
-	}
-	return t.String(), ix.String()
-}
-
 // inserts are the prepared statements of one agent database's export.
 type inserts struct {
-	node, window, event, identity *sql.Stmt
-	// events and identities insert rowsPerInsert rows at once; rows
-	// queue in their args until a statement's worth is there.
-	events, identities      *sql.Stmt
-	eventArgs, identityArgs []any
+	node, window, event *sql.Stmt
+	// events inserts rowsPerInsert rows at once; rows queue in
+	// eventArgs until a statement's worth is there.
+	events    *sql.Stmt
+	eventArgs []any
+	// identities writes the identity rows; they queue in identityArgs
+	// until a batch's worth is there.
+	identities   *identityWriter
+	identityArgs []any
 }
 
 // rowsPerInsert is how many rows one multi-row INSERT of events or
@@ -184,16 +184,21 @@ func (ins *inserts) addEvent(ctx context.Context, sessionID string, seq int, lin
 		ins.eventArgs = ins.eventArgs[:0]
 	}
 	if len(ins.identityArgs) == rowsPerInsert*6 {
-		// Identities reference their events: write the queued events
-		// first.
-		if err := ins.flushEvents(ctx); err != nil {
-			return err
-		}
-		if _, err := ins.identities.ExecContext(ctx, ins.identityArgs...); err != nil {
-			return fmt.Errorf("transcript_event_identities: %w", err)
-		}
-		ins.identityArgs = ins.identityArgs[:0]
+		return ins.sendIdentities(ctx)
 	}
+	return nil
+}
+
+// sendIdentities hands the queued identities to their writer, which
+// owns them from then on.
+func (ins *inserts) sendIdentities(ctx context.Context) error {
+	if len(ins.identityArgs) == 0 {
+		return nil
+	}
+	if err := ins.identities.add(ctx, ins.identityArgs); err != nil {
+		return err
+	}
+	ins.identityArgs = make([]any, 0, rowsPerInsert*6)
 	return nil
 }
 
@@ -213,17 +218,11 @@ func (ins *inserts) flush(ctx context.Context) error {
 	if err := ins.flushEvents(ctx); err != nil {
 		return err
 	}
-	for a := ins.identityArgs; len(a) > 0; a = a[6:] {
-		if _, err := ins.identity.ExecContext(ctx, a[:6]...); err != nil {
-			return fmt.Errorf("transcript_event_identities: %w", err)
-		}
-	}
-	ins.identityArgs = ins.identityArgs[:0]
-	return nil
+	return ins.sendIdentities(ctx)
 }
 
-func prepareInserts(ctx context.Context, tx *sql.Tx) (*inserts, error) {
-	var ins inserts
+func prepareInserts(ctx context.Context, tx *sql.Tx, identities *identityWriter) (*inserts, error) {
+	ins := inserts{identities: identities}
 	for _, p := range []struct {
 		dst **sql.Stmt
 		sql string
@@ -234,9 +233,7 @@ func prepareInserts(ctx context.Context, tx *sql.Tx) (*inserts, error) {
 			session_entry_provenance, started_at, ended_at, status, chat_type, channel, account_id, model_provider, model,
 			spawned_by, display_name) VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&ins.event, eventInsert + eventRow},
-		{&ins.identity, identityInsert + identityRow},
 		{&ins.events, eventInsert + multiRow(eventRow, rowsPerInsert)},
-		{&ins.identities, identityInsert + multiRow(identityRow, rowsPerInsert)},
 	} {
 		st, err := tx.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -249,7 +246,7 @@ func prepareInserts(ctx context.Context, tx *sql.Tx) (*inserts, error) {
 }
 
 func (ins *inserts) close() {
-	for _, st := range []*sql.Stmt{ins.node, ins.window, ins.event, ins.identity, ins.events, ins.identities} {
+	for _, st := range []*sql.Stmt{ins.node, ins.window, ins.event, ins.events} {
 		if st != nil {
 			st.Close()
 		}

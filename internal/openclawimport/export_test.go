@@ -2,6 +2,7 @@ package openclawimport
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -86,9 +87,7 @@ func TestExportRoundTrip(t *testing.T) {
 					t.Fatalf("import → export → import changed (-first +second):\n%s", d)
 				}
 				if layout == LayoutSQLite {
-					if _, err := os.Stat(agentDBPath(out, "main")); err != nil {
-						t.Fatal(err)
-					}
+					checkExportedDB(t, agentDBPath(out, "main"))
 				}
 			})
 		}
@@ -116,21 +115,57 @@ func TestExportRefusesNonEmptyTarget(t *testing.T) {
 	}
 }
 
-// TestSplitSchemaKeepsEveryStatement: the schema written in two parts is
-// the schema: same objects, same text (OpenClaw compares both).
-func TestSplitSchemaKeepsEveryStatement(t *testing.T) {
-	tables, indexes := splitSchema(agentSchemaSQL)
-	if !strings.Contains(indexes, "CREATE INDEX idx_agent_transcript_event_parent\n  ON transcript_event_identities(session_id, parent_id)\n  WHERE parent_id IS NOT NULL;") {
-		t.Errorf("deferred indexes:\n%s", indexes)
+// checkExportedDB checks the agent database at path whole: every index
+// matches its table (the identities and their index entries are copied
+// in from a side file), every event has its identity, and the side file
+// is gone.
+func checkExportedDB(t *testing.T, path string) {
+	t.Helper()
+	if _, err := os.Stat(path + identitySideSuffix); err == nil {
+		t.Errorf("%s%s is left behind", path, identitySideSuffix)
 	}
-	if strings.Contains(tables, "ON transcript_events(") || strings.Contains(tables, "ON session_nodes(") {
-		t.Error("an index of a bulk-loaded table is built before its rows")
+	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
 	}
-	count := func(s string) int {
-		return strings.Count(s, "\nCREATE ") + strings.Count(s[:min(len(s), 7)], "CREATE ")
+	defer db.Close()
+	var verdict string
+	if err := db.QueryRow("PRAGMA integrity_check").Scan(&verdict); err != nil || verdict != "ok" {
+		t.Fatalf("integrity_check: %q, %v", verdict, err)
 	}
-	if got, want := count(tables)+count(indexes), count(agentSchemaSQL); got != want {
-		t.Errorf("%d statements after the split, %d before", got, want)
+	var events, identities, unmatched int
+	if err := db.QueryRow(`SELECT (SELECT count(*) FROM transcript_events), (SELECT count(*) FROM transcript_event_identities),
+		(SELECT count(*) FROM transcript_event_identities i LEFT JOIN transcript_events e USING (session_id, seq) WHERE e.seq IS NULL)`).Scan(&events, &identities, &unmatched); err != nil {
+		t.Fatal(err)
+	}
+	if events == 0 || identities != events || unmatched != 0 {
+		t.Errorf("%d events, %d identities, %d identities without their event", events, identities, unmatched)
+	}
+}
+
+// TestTableSchema: the side file of identities gets their table and
+// every index on it, and nothing else.
+func TestTableSchema(t *testing.T) {
+	got, err := tableSchema(agentSchemaSQL, "transcript_event_identities")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"CREATE TABLE transcript_event_identities (",
+		"CREATE UNIQUE INDEX idx_agent_transcript_message_idempotency\n",
+		"CREATE INDEX idx_agent_transcript_event_identity_sequence\n",
+		"CREATE INDEX idx_agent_transcript_event_parent\n  ON transcript_event_identities(session_id, parent_id)\n  WHERE parent_id IS NOT NULL;",
+		"CREATE INDEX idx_agent_transcript_event_sequence\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+	if n := strings.Count(got, "CREATE "); n != 5 {
+		t.Errorf("%d statements, want 5:\n%s", n, got)
+	}
+	if _, err := tableSchema(agentSchemaSQL, "no_such_table"); err == nil {
+		t.Error("a table not in the schema was found")
 	}
 }
 

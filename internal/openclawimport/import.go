@@ -37,6 +37,7 @@ func Import(ctx context.Context, st domain.Store, dir string, opts Options) (Sum
 		return sum, err
 	}
 	defer src.close()
+	src.startChecks(ctx)
 	cands := src.cands
 	rows, err := st.ListSessions(ctx, domain.SessionQuery{IncludeArchived: true})
 	if err != nil {
@@ -46,12 +47,17 @@ func Import(ctx context.Context, st domain.Store, dir string, opts Options) (Sum
 	for _, r := range rows {
 		existing[r.Key] = r
 	}
-	im := &importer{st: st, opts: opts, existing: existing, sum: &sum}
+	im := &importer{st: st, opts: opts, existing: existing, sum: &sum, ready: src.wait}
 	im.prep, _ = st.(domain.MessagePreparer)
 	if opts.Mirror != nil {
 		im.mirror = startMirror(opts.Mirror)
 	}
 	err = im.run(ctx, cands)
+	if err == nil {
+		// Nothing was written (every session unchanged) or the writes
+		// waited for it; either way a corrupt file fails the import.
+		err = src.wait(ctx)
+	}
 	if ix, ok := st.(domain.SearchIndexer); ok && err == nil {
 		// The store indexes appends in large catch-ups behind the writes;
 		// the last one runs here, so every imported message is searchable
@@ -77,6 +83,10 @@ type importer struct {
 	sum      *Summary
 	mirror   *mirrorWriter          // nil without Options.Mirror
 	prep     domain.MessagePreparer // nil when st has none
+	// ready returns once the source may be trusted (its files passed
+	// their integrity checks), or why it may not: nothing is written
+	// before it returned nil.
+	ready func(context.Context) error
 }
 
 // plan is what to do with one candidate, decided off the writer path.

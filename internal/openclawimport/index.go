@@ -34,11 +34,55 @@ type candidate struct {
 type source struct {
 	cands []candidate
 	dbs   []*agentDB
+	// checked is closed when the databases' integrity checks are over,
+	// with checkErr the first failure; nil when none was started.
+	checked    chan struct{}
+	checkErr   error
+	stopChecks context.CancelFunc
+}
+
+// startChecks runs the integrity check of every database on a goroutine
+// of its own, so the files are checked while the first sessions are
+// planned (planning only reads); wait holds the writes back until the
+// checks passed.
+func (s *source) startChecks(ctx context.Context) {
+	if len(s.dbs) == 0 {
+		return
+	}
+	ctx, s.stopChecks = context.WithCancel(ctx)
+	s.checked = make(chan struct{})
+	go func() {
+		defer close(s.checked)
+		for _, a := range s.dbs {
+			if err := a.quickCheck(ctx); err != nil {
+				s.checkErr = err
+				return
+			}
+		}
+	}()
+}
+
+// wait returns once every database passed its integrity check, or the
+// first failure.
+func (s *source) wait(ctx context.Context) error {
+	if s.checked == nil {
+		return nil
+	}
+	select {
+	case <-s.checked:
+		return s.checkErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func (s *source) close() {
+	if s.stopChecks != nil {
+		s.stopChecks()
+		<-s.checked
+	}
 	for _, a := range s.dbs {
-		a.db.Close()
+		a.close()
 	}
 }
 

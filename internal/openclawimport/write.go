@@ -68,6 +68,9 @@ func (w *groupWriter) flush(ctx context.Context) (int, error) {
 // commit writes group in one Update. If the store refuses it, each session
 // is retried alone so one bad session does not sink its neighbours.
 func (im *importer) commit(ctx context.Context, group []*plan) error {
+	if err := im.ready(ctx); err != nil {
+		return err
+	}
 	stored, err := im.update(ctx, group)
 	switch {
 	case err == nil:
