@@ -134,6 +134,13 @@ func newPushHarness(t *testing.T, allowPrivate bool) *pushHarness {
 	if err := pushes.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// The tests' own runs come after the sweep, so only what a test
+	// triggers enqueues its updates.
+	select {
+	case <-pushes.Swept():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the push start-up sweep did not end within 10s")
+	}
 	t.Cleanup(func() {
 		pushes.Stop()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -48,6 +48,7 @@ type Pushes struct {
 	watched map[string]struct{} // task ids with configs, not ended
 	cancel  context.CancelFunc
 	done    chan struct{}
+	swept   chan struct{} // closed when the start-up sweep has ended
 }
 
 // sweepRecent is how many of the newest runs the start-up sweep reads,
@@ -71,8 +72,12 @@ func NewPushes(o PushOptions) (*Pushes, error) {
 	if o.Poke == nil {
 		o.Poke = func() {}
 	}
-	return &Pushes{o: o, watched: map[string]struct{}{}}, nil
+	return &Pushes{o: o, watched: map[string]struct{}{}, swept: make(chan struct{})}, nil
 }
+
+// Swept is closed once the start-up sweep has read the runs it reads:
+// from then on only events and the Interval's passes enqueue updates.
+func (p *Pushes) Swept() <-chan struct{} { return p.swept }
 
 // Start subscribes to the event feed, then sweeps and runs until Stop.
 func (p *Pushes) Start() error {
@@ -106,6 +111,7 @@ func (p *Pushes) loop(ctx context.Context, events <-chan domain.Event, unsubscri
 	defer close(done)
 	defer unsubscribe()
 	p.sweep(ctx)
+	close(p.swept)
 	tick := time.NewTicker(p.o.Interval)
 	defer tick.Stop()
 	for {
