@@ -79,7 +79,9 @@ func runImport(e *env, src string) error {
 	if err != nil {
 		return err
 	}
+	restoreGC := relaxGCForImport(e.getenv)
 	sum, ierr := importInto(e.ctx, b.app.Store, dir, b.app.Config, src, e.progress())
+	restoreGC()
 	if err := b.Close(e.ctx); err != nil {
 		ierr = errors.Join(ierr, err)
 	}

@@ -210,8 +210,9 @@ func (a *agentDB) nodes(ctx context.Context) ([]nodeRow, error) {
 // subquery walks the primary key (session_id, seq), so the events come in
 // seq order without the sort an ORDER BY inside group_concat costs
 // (SQLite does not flatten an ordered subquery into an aggregate, so its
-// order is the order concatenated).
-const joinedEventsSQL = `SELECT group_concat(event_json, char(10)), count(*), count(event_json)
+// order is the order concatenated). The joined value is cast to a BLOB,
+// the same bytes, so it is scanned without a copy (readJoined).
+const joinedEventsSQL = `SELECT CAST(group_concat(event_json, char(10)) AS BLOB), count(*), count(event_json)
 	FROM (SELECT event_json FROM transcript_events WHERE session_id = ? ORDER BY seq)`
 
 // eventReader reads a session's transcript events as JSONL, the form the
@@ -226,16 +227,11 @@ type eventReader struct {
 func (er *eventReader) read(ctx context.Context, a *agentDB, sessionID string) ([]byte, error) {
 	// Most transcripts hold no compressed event: SQLite joins their
 	// lines in one value, which saves a database/sql row per event.
-	var (
-		joined       []byte
-		total, plain int64
-	)
-	err := a.joinedEvents.QueryRowContext(ctx, sessionID).Scan(&joined, &total, &plain)
+	total, plain, err := er.readJoined(ctx, a, sessionID)
 	if err != nil {
 		return nil, a.explain(err)
 	}
 	if total == plain {
-		er.buf = append(er.buf[:0], joined...)
 		if len(er.buf) > 0 {
 			er.buf = append(er.buf, '\n')
 		}
@@ -269,6 +265,31 @@ func (er *eventReader) read(ctx context.Context, a *agentDB, sessionID string) (
 		return nil, a.explain(err)
 	}
 	return er.buf, nil
+}
+
+// readJoined reads the joined events of sessionID into er.buf (only
+// meaningful when every event is plain), with how many events there are
+// and how many are plain. joinedEventsSQL returns the value as a BLOB and
+// it is scanned as sql.RawBytes: database/sql then hands over the
+// driver's copy instead of making another one per session.
+func (er *eventReader) readJoined(ctx context.Context, a *agentDB, sessionID string) (total, plain int64, err error) {
+	rows, err := a.joinedEvents.QueryContext(ctx, sessionID)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return 0, 0, err
+		}
+		return 0, 0, sql.ErrNoRows
+	}
+	var joined sql.RawBytes
+	if err := rows.Scan(&joined, &total, &plain); err != nil {
+		return 0, 0, err
+	}
+	er.buf = append(er.buf[:0], joined...)
+	return total, plain, rows.Close()
 }
 
 func (er *eventReader) inflate(dst, src []byte) ([]byte, error) {
