@@ -50,9 +50,10 @@ func (s *Server) mapEvent(ev domain.Event) []outEvent {
 		return []outEvent{{"agent", map[string]any{"runId": ev.Progress.RunID, "sessionKey": ev.SessionKey, "stream": "progress",
 			"ts": ev.TS, "data": ev.Progress}}}
 	case domain.EventSession:
-		p := map[string]any{"sessionKey": ev.SessionKey, "reason": ev.Reason, "ts": ev.TS}
+		p := sessionsChangedPayload{SessionKey: ev.SessionKey, Reason: ev.Reason, TS: ev.TS}
 		if ev.Session != nil {
-			p["session"] = sessionRow(*ev.Session)
+			row := sessionRow(*ev.Session)
+			p.Session = &row
 		}
 		return []outEvent{{"sessions.changed", p}}
 	case domain.EventApproval:

@@ -71,6 +71,15 @@ type agentEventPayload struct {
 	TS         int64  `json:"ts"`
 }
 
+// sessionsChangedPayload is a `sessions.changed` event. Its fields are in
+// the order a map of them encoded in, so the frame is unchanged.
+type sessionsChangedPayload struct {
+	Reason     string      `json:"reason"`
+	Session    *SessionRow `json:"session,omitempty"`
+	SessionKey string      `json:"sessionKey"`
+	TS         int64       `json:"ts"`
+}
+
 // lifecycleStart is the data of a run's start.
 type lifecycleStart struct {
 	Phase     string `json:"phase"`

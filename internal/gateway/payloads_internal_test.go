@@ -261,4 +261,20 @@ func TestTypedPayloadsEncodeAsTheMaps(t *testing.T) {
 	for i, d := range deltas {
 		sameEvents(t, fmt.Sprint("delta ", i), deltaEvents("agent:main:a", d, 8), legacyDeltaEvents("agent:main:a", d, 8))
 	}
+	for _, ev := range []domain.Event{
+		{Kind: domain.EventSession, SessionKey: "agent:main:a", Reason: "updated", TS: 7,
+			Session: &domain.Session{Key: "agent:main:a", AgentID: "main", SessionID: "s1", Kind: domain.KindOther, Label: "<l> & \"q\"", UpdatedAt: 6}},
+		{Kind: domain.EventSession, SessionKey: "agent:main:b", Reason: "deleted", TS: 8},
+		{Kind: domain.EventSession, SessionKey: "agent:main:c"},
+	} {
+		sameEvents(t, "sessions.changed "+ev.SessionKey, s.mapEvent(ev), legacySessionsChanged(ev))
+	}
+}
+
+func legacySessionsChanged(ev domain.Event) []outEvent {
+	p := map[string]any{"sessionKey": ev.SessionKey, "reason": ev.Reason, "ts": ev.TS}
+	if ev.Session != nil {
+		p["session"] = sessionRow(*ev.Session)
+	}
+	return []outEvent{{"sessions.changed", p}}
 }

@@ -37,21 +37,26 @@ func (r Resolver) Kind(key string) string {
 		return domain.KindHook
 	case strings.HasPrefix(rest, "node-"), strings.HasPrefix(rest, "node:"):
 		return domain.KindNode
-	case hasMarker(strings.Split(rest, ":"), ChatTypeGroup, ChatTypeChannel):
+	case hasMarker(rest, ChatTypeGroup, ChatTypeChannel):
 		return domain.KindGroup
 	}
 	return domain.KindOther
 }
 
-// hasMarker reports whether a segment other than the last equals one of
-// markers (a marker names what the next segment is: group:<id>).
-func hasMarker(segs []string, markers ...string) bool {
-	for _, s := range segs[:max(len(segs)-1, 0)] {
+// hasMarker reports whether a colon-separated segment of rest other than
+// the last equals one of markers (a marker names what the next segment is:
+// group:<id>).
+func hasMarker(rest string, markers ...string) bool {
+	for {
+		s, tail, more := strings.Cut(rest, ":")
+		if !more {
+			return false
+		}
 		if slices.Contains(markers, s) {
 			return true
 		}
+		rest = tail
 	}
-	return false
 }
 
 // ChatTypeFromKey returns the chat type a key implies: "group" or "channel"
@@ -60,9 +65,13 @@ func hasMarker(segs []string, markers ...string) bool {
 // channel-specific shapes OpenClaw recognises: a WhatsApp group id ending in
 // "@g.us" (group) and Discord's guild-<g>:channel-<c> (channel).
 func ChatTypeFromKey(key string) string {
-	segs := strings.Split(restOf(key), ":")
-	for i, s := range segs {
-		last := i == len(segs)-1
+	// The segments are walked in place: this runs for every session row
+	// built, so it should not allocate a slice of them.
+	rest := restOf(key)
+	for {
+		s, tail, more := strings.Cut(rest, ":")
+		last := !more
+		next, _, _ := strings.Cut(tail, ":")
 		switch {
 		case !last && s == "group":
 			return ChatTypeGroup
@@ -72,20 +81,27 @@ func ChatTypeFromKey(key string) string {
 			return ChatTypeDirect
 		case strings.HasSuffix(s, "@g.us"):
 			return ChatTypeGroup
-		case !last && strings.HasPrefix(s, "guild-") && strings.HasPrefix(segs[i+1], "channel-"):
+		case !last && strings.HasPrefix(s, "guild-") && strings.HasPrefix(next, "channel-"):
 			return ChatTypeChannel
 		}
+		if last {
+			return ""
+		}
+		rest = tail
 	}
-	return ""
 }
 
 // ChannelFromKey returns <channel> of agent:<id>:<channel>:group:<x> and
 // agent:<id>:<channel>:channel:<x> (also of the unprefixed legacy forms),
 // else "".
 func ChannelFromKey(key string) string {
-	segs := strings.Split(restOf(key), ":")
-	if len(segs) >= 3 && (segs[1] == "group" || segs[1] == "channel") {
-		return segs[0]
+	channel, after, ok := strings.Cut(restOf(key), ":")
+	if !ok {
+		return ""
+	}
+	marker, _, ok := strings.Cut(after, ":")
+	if ok && (marker == "group" || marker == "channel") {
+		return channel
 	}
 	return ""
 }

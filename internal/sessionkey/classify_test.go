@@ -196,3 +196,22 @@ func TestIsBareWord(t *testing.T) {
 		}
 	}
 }
+
+// The classifiers run for every session row built and mapped, so they walk
+// a key's segments without allocating.
+func TestClassifiersDoNotAllocate(t *testing.T) {
+	r := Resolver{}
+	for _, key := range []string{
+		"agent:main:discord:guild-1:channel-2",
+		"agent:main:telegram:group:123",
+		"agent:main:main",
+	} {
+		if n := testing.AllocsPerRun(100, func() {
+			_ = ChatTypeFromKey(key)
+			_ = ChannelFromKey(key)
+			_ = r.Kind(key)
+		}); n != 0 {
+			t.Errorf("classifying %q: %v allocations, want 0", key, n)
+		}
+	}
+}

@@ -65,27 +65,69 @@ func (s *Store) withDriver(fn func(rc rawConn) error) error {
 // errNotDriverValue refuses an argument database/sql would have converted.
 var errNotDriverValue = errors.New("sqlite: argument is not a driver value")
 
+// prepared returns query prepared on the driver connection, preparing it
+// the first time.
+func (rc rawConn) prepared(query string) (rawStmt, error) {
+	s := rc.s
+	st, ok := s.rawStmts[query]
+	if ok {
+		return st, nil
+	}
+	prep, ok := rc.dc.(driver.ConnPrepareContext)
+	if !ok {
+		return rawStmt{}, fmt.Errorf("sqlite: driver connection cannot prepare with a context")
+	}
+	ds, err := prep.PrepareContext(context.Background(), query)
+	if err != nil {
+		return rawStmt{}, err
+	}
+	ex, ok := ds.(driver.StmtExecContext)
+	if !ok {
+		_ = ds.Close()
+		return rawStmt{}, fmt.Errorf("sqlite: driver statement cannot exec with a context")
+	}
+	st = rawStmt{ds, ex}
+	s.rawStmts[query] = st
+	return st, nil
+}
+
+// queryInt runs query, which takes no arguments and returns one integer
+// row, on the driver connection.
+func (rc rawConn) queryInt(query string) (int64, error) {
+	st, err := rc.prepared(query)
+	if err != nil {
+		return 0, err
+	}
+	qx, ok := st.st.(driver.StmtQueryContext)
+	if !ok {
+		return 0, fmt.Errorf("sqlite: driver statement cannot query with a context")
+	}
+	rows, err := qx.QueryContext(context.Background(), nil)
+	if err != nil {
+		return 0, err
+	}
+	var dest [1]driver.Value
+	err = rows.Next(dest[:])
+	if cerr := rows.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, err
+	}
+	v, ok := dest[0].(int64)
+	if !ok {
+		return 0, fmt.Errorf("sqlite: %s returned a %T, want an integer", query, dest[0])
+	}
+	return v, nil
+}
+
 // exec runs query with args on the driver connection and returns the
 // driver's rowid of the last insert.
 func (rc rawConn) exec(query string, args ...any) (lastID int64, err error) {
 	s := rc.s
-	st, ok := s.rawStmts[query]
-	if !ok {
-		prep, ok := rc.dc.(driver.ConnPrepareContext)
-		if !ok {
-			return 0, fmt.Errorf("sqlite: driver connection cannot prepare with a context")
-		}
-		ds, err := prep.PrepareContext(context.Background(), query)
-		if err != nil {
-			return 0, err
-		}
-		ex, ok := ds.(driver.StmtExecContext)
-		if !ok {
-			_ = ds.Close()
-			return 0, fmt.Errorf("sqlite: driver statement cannot exec with a context")
-		}
-		st = rawStmt{ds, ex}
-		s.rawStmts[query] = st
+	st, err := rc.prepared(query)
+	if err != nil {
+		return 0, err
 	}
 	nv := s.rawArgs[:0]
 	for i, a := range args {

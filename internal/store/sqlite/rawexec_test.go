@@ -59,8 +59,13 @@ func TestExecRaw(t *testing.T) {
 			}
 		})
 	}
-	if len(st.rawStmts) != 1 {
-		t.Errorf("%d raw statements cached, want 1", len(st.rawStmts))
+	// The insert is prepared once for all the cases; the other cached
+	// statement is the writer's data-version question of every batch.
+	if _, ok := st.rawStmts[insert]; !ok || len(st.rawStmts) != 2 {
+		t.Errorf("raw statements cached: %d (insert among them: %v), want the insert and PRAGMA data_version", len(st.rawStmts), ok)
+	}
+	if _, ok := st.rawStmts["PRAGMA data_version"]; !ok {
+		t.Error("PRAGMA data_version is not a cached raw statement")
 	}
 	if err := st.Close(); err != nil {
 		t.Fatalf("Close: %v", err)

@@ -18,9 +18,29 @@ const runColumns = `id, session_key, session_id, agent_id, kind, lane, parent_ru
 	timeout_ms, created_at, started_at, ended_at, updated_at, attempt`
 
 const (
-	selectRunByID      = `SELECT ` + runColumns + ` FROM runs WHERE id = ?`
-	selectRunByIdemKey = `SELECT ` + runColumns + ` FROM runs WHERE idempotency_key = ?`
+	selectRunByID = `SELECT ` + runColumns + ` FROM runs WHERE id = ?`
+	// A run is looked up by idempotency key on every turn and is almost
+	// never there, so the probe reads one column (a statement's column
+	// names are read each time it runs); the whole row is read only when
+	// the probe finds one, checking the key again in case the rowid was
+	// reused in between.
+	selectRunRowidByIdemKey = `SELECT rowid FROM runs WHERE idempotency_key = ?`
+	selectRunByRowidIdemKey = `SELECT ` + runColumns + ` FROM runs WHERE rowid = ? AND idempotency_key = ?`
 )
+
+// runByIdemKey returns the run with idempotency key key through queryRow
+// (a transaction's or the read pool's), or domain.ErrNotFound.
+func runByIdemKey(queryRow func(query string, args ...any) *sql.Row, key string) (domain.Run, error) {
+	var rowid int64
+	err := queryRow(selectRunRowidByIdemKey, key).Scan(&rowid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return domain.Run{}, fmt.Errorf("run with %s %q: %w", "idempotencyKey", key, domain.ErrNotFound)
+	}
+	if err != nil {
+		return domain.Run{}, fmt.Errorf("get run with %s %q: %w", "idempotencyKey", key, err)
+	}
+	return getRun(queryRow(selectRunByRowidIdemKey, rowid, key), "idempotencyKey", key)
+}
 
 func runArgs(r domain.Run) ([]any, error) {
 	if len(r.Spec) > 0 && !json.Valid(r.Spec) {
@@ -99,7 +119,7 @@ func (t *tx) CreateRun(r domain.Run) (domain.Run, bool, error) {
 		return domain.Run{}, false, domain.Invalid("create run: id is required")
 	}
 	if r.IdempotencyKey != "" {
-		existing, err := getRun(t.queryRow(selectRunByIdemKey, r.IdempotencyKey), "idempotencyKey", r.IdempotencyKey)
+		existing, err := runByIdemKey(t.queryRow, r.IdempotencyKey)
 		if err == nil {
 			return existing, false, nil
 		}
@@ -181,7 +201,16 @@ func (s *Store) GetRun(ctx context.Context, id string) (domain.Run, error) {
 
 // GetRunByIdempotencyKey returns the run with that key, or domain.ErrNotFound.
 func (s *Store) GetRunByIdempotencyKey(ctx context.Context, key string) (domain.Run, error) {
-	return s.getRun(ctx, selectRunByIdemKey, "idempotencyKey", key)
+	if s.closed.Load() {
+		return domain.Run{}, fmt.Errorf("get run: %w", domain.ErrClosed)
+	}
+	run, err := runByIdemKey(func(query string, args ...any) *sql.Row {
+		return s.queryRowR(ctx, query, args...)
+	}, key)
+	if err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return run, s.readErr("get run", err)
+	}
+	return run, err
 }
 
 func (s *Store) getRun(ctx context.Context, query, field, value string) (domain.Run, error) {

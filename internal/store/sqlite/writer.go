@@ -220,7 +220,7 @@ func (s *Store) runPass(ctx context.Context, taken []*request, outs []outcome, i
 		answer(taken, fmt.Errorf("update: begin: %w", err))
 		return true, false
 	}
-	if err := s.checkDataVersion(ctx); err != nil {
+	if err := s.checkDataVersion(); err != nil {
 		_ = s.execW(ctx, "ROLLBACK")
 		answer(taken, fmt.Errorf("update: %w", err))
 		return true, false
@@ -272,13 +272,15 @@ func (s *Store) runPass(ctx context.Context, taken []*request, outs []outcome, i
 // (another process: this one writes only through the writer) committed
 // since the last batch. It runs inside the batch's transaction, which holds
 // the write lock, so nothing can commit between the check and the batch.
-func (s *Store) checkDataVersion(ctx context.Context) error {
-	st, err := s.stmt(ctx, "PRAGMA data_version")
-	if err != nil {
-		return fmt.Errorf("data version: %w", err)
-	}
+func (s *Store) checkDataVersion() error {
+	// Every batch asks, so the question skips database/sql (rawexec.go).
 	var v int64
-	if err := st.QueryRowContext(ctx).Scan(&v); err != nil {
+	err := s.withDriver(func(rc rawConn) error {
+		var err error
+		v, err = rc.queryInt("PRAGMA data_version")
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("data version: %w", err)
 	}
 	if v != s.cache.dataVersion {
