@@ -1,0 +1,147 @@
+package tracing
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+)
+
+// Batching limits, the SDK batch processor's defaults.
+const (
+	batchDelay     = 5 * time.Second
+	batchMax       = 512
+	batchQueueMax  = 2048
+	batchExportMax = 30 * time.Second
+)
+
+// batcher is the span processor: ended spans are appended to a slice
+// under a lock, and its goroutine exports them when a batch is full or
+// batchDelay has passed. The SDK's own batch processor hands each span
+// to its goroutine over a channel, which wakes that goroutine once per
+// span; on a quiet machine every wake-up is a context switch that a
+// chat turn, ending four or five spans, waits beside.
+type batcher struct {
+	exp sdktrace.SpanExporter
+
+	mu      sync.Mutex
+	queue   []sdktrace.ReadOnlySpan
+	dropped int
+	stopped bool
+
+	kick     chan struct{}
+	flush    chan chan error
+	stop     chan struct{}
+	done     chan struct{}
+	stopOnce sync.Once
+}
+
+// newBatcher starts the exporting goroutine; Shutdown stops it.
+func newBatcher(exp sdktrace.SpanExporter) *batcher {
+	b := &batcher{exp: exp, kick: make(chan struct{}, 1), flush: make(chan chan error),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	go b.loop()
+	return b
+}
+
+// OnStart does nothing: only ended spans are exported.
+func (b *batcher) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
+
+// OnEnd queues a sampled span; past batchQueueMax spans are dropped
+// (counted) rather than holding the turn that ended them.
+func (b *batcher) OnEnd(s sdktrace.ReadOnlySpan) {
+	if !s.SpanContext().IsSampled() {
+		return
+	}
+	b.mu.Lock()
+	if b.stopped || len(b.queue) >= batchQueueMax {
+		b.dropped++
+		b.mu.Unlock()
+		return
+	}
+	b.queue = append(b.queue, s)
+	full := len(b.queue) == batchMax
+	b.mu.Unlock()
+	if full {
+		select {
+		case b.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (b *batcher) loop() {
+	defer close(b.done)
+	t := time.NewTicker(batchDelay)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.stop:
+			return
+		case <-t.C:
+			_ = b.exportAll(context.Background())
+		case <-b.kick:
+			_ = b.exportAll(context.Background())
+		case reply := <-b.flush:
+			reply <- b.exportAll(context.Background())
+		}
+	}
+}
+
+// exportAll exports what is queued, batchMax spans at a time.
+func (b *batcher) exportAll(ctx context.Context) error {
+	var first error
+	for {
+		b.mu.Lock()
+		n := min(len(b.queue), batchMax)
+		batch := make([]sdktrace.ReadOnlySpan, n)
+		copy(batch, b.queue)
+		b.queue = append(b.queue[:0], b.queue[n:]...)
+		b.mu.Unlock()
+		if n == 0 {
+			return first
+		}
+		ectx, cancel := context.WithTimeout(ctx, batchExportMax)
+		if err := b.exp.ExportSpans(ectx, batch); err != nil && first == nil {
+			first = err
+		}
+		cancel()
+	}
+}
+
+// ForceFlush exports every queued span now.
+func (b *batcher) ForceFlush(ctx context.Context) error {
+	reply := make(chan error, 1)
+	select {
+	case b.flush <- reply:
+	case <-b.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-reply:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Shutdown stops the goroutine, exports what is queued and shuts the
+// exporter down.
+func (b *batcher) Shutdown(ctx context.Context) error {
+	var err error
+	b.stopOnce.Do(func() {
+		close(b.stop)
+		<-b.done
+		b.mu.Lock()
+		b.stopped = true
+		b.mu.Unlock()
+		err = b.exportAll(ctx)
+		if serr := b.exp.Shutdown(ctx); err == nil {
+			err = serr
+		}
+	})
+	return err
+}

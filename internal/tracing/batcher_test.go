@@ -1,0 +1,156 @@
+package tracing
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// countingExporter records the spans it is given; hold, when set, blocks
+// ExportSpans until it is closed.
+type countingExporter struct {
+	mu       sync.Mutex
+	names    []string
+	batches  int
+	shutdown bool
+	got      chan struct{} // a send per export
+	hold     chan struct{}
+	entered  chan struct{} // a send when an export starts to hold
+}
+
+func newCountingExporter() *countingExporter {
+	return &countingExporter{got: make(chan struct{}, 1024)}
+}
+
+func (e *countingExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	if e.hold != nil {
+		e.entered <- struct{}{}
+		select {
+		case <-e.hold:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	e.mu.Lock()
+	for _, s := range spans {
+		e.names = append(e.names, s.Name())
+	}
+	e.batches++
+	e.mu.Unlock()
+	e.got <- struct{}{}
+	return nil
+}
+
+func (e *countingExporter) Shutdown(context.Context) error {
+	e.mu.Lock()
+	e.shutdown = true
+	e.mu.Unlock()
+	return nil
+}
+
+func (e *countingExporter) count() (spans, batches int, shut bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.names), e.batches, e.shutdown
+}
+
+func ended(n int, sampled bool) []sdktrace.ReadOnlySpan {
+	stubs := make(tracetest.SpanStubs, n)
+	for i := range stubs {
+		sc := trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{byte(i + 1)}}
+		if sampled {
+			sc.TraceFlags = trace.FlagsSampled
+		}
+		stubs[i] = tracetest.SpanStub{Name: fmt.Sprintf("s%d", i), SpanContext: trace.NewSpanContext(sc)}
+	}
+	return stubs.Snapshots()
+}
+
+func TestBatcherFlushAndShutdownExportEverySampledSpan(t *testing.T) {
+	exp := newCountingExporter()
+	b := newBatcher(exp)
+	for _, s := range ended(3, true) {
+		b.OnEnd(s)
+	}
+	for _, s := range ended(2, false) {
+		b.OnEnd(s)
+	}
+	if err := b.ForceFlush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, _ := exp.count(); n != 3 {
+		t.Fatalf("after ForceFlush %d spans exported, want the 3 sampled ones", n)
+	}
+	for _, s := range ended(4, true) {
+		b.OnEnd(s)
+	}
+	if err := b.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, shut := exp.count(); n != 7 || !shut {
+		t.Fatalf("after Shutdown %d spans exported (want 7), exporter shut down: %v", n, shut)
+	}
+	b.OnEnd(ended(1, true)[0])
+	if err := b.ForceFlush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, _ := exp.count(); n != 7 {
+		t.Fatalf("a span ended after Shutdown was exported: %d spans", n)
+	}
+}
+
+func TestBatcherExportsAFullBatchWithoutWaiting(t *testing.T) {
+	exp := newCountingExporter()
+	b := newBatcher(exp)
+	defer func() { _ = b.Shutdown(context.Background()) }()
+	for _, s := range ended(batchMax, true) {
+		b.OnEnd(s)
+	}
+	select {
+	case <-exp.got:
+	case <-time.After(batchDelay / 2):
+		t.Fatalf("a full batch of %d spans was not exported before the batch delay", batchMax)
+	}
+	if n, batches, _ := exp.count(); n != batchMax || batches != 1 {
+		t.Fatalf("exported %d spans in %d batches, want %d in 1", n, batches, batchMax)
+	}
+}
+
+func TestBatcherDropsPastTheQueueLimit(t *testing.T) {
+	exp := newCountingExporter()
+	exp.hold, exp.entered = make(chan struct{}), make(chan struct{}, 1024)
+	b := newBatcher(exp)
+	// The first full batch is taken by the exporter, which holds it;
+	// the queue then fills to its limit and the rest is dropped.
+	spans := ended(1, true)[0]
+	for range batchMax {
+		b.OnEnd(spans)
+	}
+	select {
+	case <-exp.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the exporter did not take the first batch")
+	}
+	for range batchQueueMax + 10 {
+		b.OnEnd(spans)
+	}
+	b.mu.Lock()
+	queued, dropped := len(b.queue), b.dropped
+	b.mu.Unlock()
+	if queued != batchQueueMax || dropped != 10 {
+		t.Fatalf("queued %d, dropped %d; want %d and 10", queued, dropped, batchQueueMax)
+	}
+	close(exp.hold)
+	if err := b.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, _ := exp.count(); n != batchMax+batchQueueMax {
+		t.Fatalf("exported %d spans, want %d", n, batchMax+batchQueueMax)
+	}
+}
