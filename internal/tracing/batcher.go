@@ -2,13 +2,16 @@ package tracing
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
-// Batching limits, the SDK batch processor's defaults.
+// Batching limits: the SDK batch processor's defaults, which the
+// OTEL_BSP_* variables change as they change the SDK's.
 const (
 	batchDelay     = 5 * time.Second
 	batchMax       = 512
@@ -16,14 +19,47 @@ const (
 	batchExportMax = 30 * time.Second
 )
 
+// batchLimits are one batcher's limits.
+type batchLimits struct {
+	delay, exportTimeout time.Duration
+	max, queueMax        int
+}
+
+// batchLimitsFrom reads OTEL_BSP_SCHEDULE_DELAY and OTEL_BSP_EXPORT_TIMEOUT
+// (milliseconds), OTEL_BSP_MAX_QUEUE_SIZE and OTEL_BSP_MAX_EXPORT_BATCH_SIZE;
+// a value that is not a positive integer leaves the default, and a batch
+// is never larger than the queue.
+func batchLimitsFrom(getenv func(string) string) batchLimits {
+	l := batchLimits{delay: batchDelay, exportTimeout: batchExportMax, max: batchMax, queueMax: batchQueueMax}
+	num := func(name string) (int, bool) {
+		n, err := strconv.Atoi(strings.TrimSpace(getenv(name)))
+		return n, err == nil && n > 0
+	}
+	if n, ok := num("OTEL_BSP_SCHEDULE_DELAY"); ok {
+		l.delay = time.Duration(n) * time.Millisecond
+	}
+	if n, ok := num("OTEL_BSP_EXPORT_TIMEOUT"); ok {
+		l.exportTimeout = time.Duration(n) * time.Millisecond
+	}
+	if n, ok := num("OTEL_BSP_MAX_QUEUE_SIZE"); ok {
+		l.queueMax = n
+	}
+	if n, ok := num("OTEL_BSP_MAX_EXPORT_BATCH_SIZE"); ok {
+		l.max = n
+	}
+	l.max = min(l.max, l.queueMax)
+	return l
+}
+
 // batcher is the span processor: ended spans are appended to a slice
 // under a lock, and its goroutine exports them when a batch is full or
-// batchDelay has passed. The SDK's own batch processor hands each span
+// the batch delay has passed. The SDK's own batch processor hands each span
 // to its goroutine over a channel, which wakes that goroutine once per
 // span; on a quiet machine every wake-up is a context switch that a
 // chat turn, ending four or five spans, waits beside.
 type batcher struct {
 	exp sdktrace.SpanExporter
+	lim batchLimits
 
 	mu      sync.Mutex
 	queue   []sdktrace.ReadOnlySpan
@@ -38,8 +74,8 @@ type batcher struct {
 }
 
 // newBatcher starts the exporting goroutine; Shutdown stops it.
-func newBatcher(exp sdktrace.SpanExporter) *batcher {
-	b := &batcher{exp: exp, kick: make(chan struct{}, 1), flush: make(chan chan error),
+func newBatcher(exp sdktrace.SpanExporter, lim batchLimits) *batcher {
+	b := &batcher{exp: exp, lim: lim, kick: make(chan struct{}, 1), flush: make(chan chan error),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go b.loop()
 	return b
@@ -48,20 +84,20 @@ func newBatcher(exp sdktrace.SpanExporter) *batcher {
 // OnStart does nothing: only ended spans are exported.
 func (b *batcher) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
 
-// OnEnd queues a sampled span; past batchQueueMax spans are dropped
+// OnEnd queues a sampled span; past the queue limit spans are dropped
 // (counted) rather than holding the turn that ended them.
 func (b *batcher) OnEnd(s sdktrace.ReadOnlySpan) {
 	if !s.SpanContext().IsSampled() {
 		return
 	}
 	b.mu.Lock()
-	if b.stopped || len(b.queue) >= batchQueueMax {
+	if b.stopped || len(b.queue) >= b.lim.queueMax {
 		b.dropped++
 		b.mu.Unlock()
 		return
 	}
 	b.queue = append(b.queue, s)
-	full := len(b.queue) == batchMax
+	full := len(b.queue) == b.lim.max
 	b.mu.Unlock()
 	if full {
 		select {
@@ -73,7 +109,7 @@ func (b *batcher) OnEnd(s sdktrace.ReadOnlySpan) {
 
 func (b *batcher) loop() {
 	defer close(b.done)
-	t := time.NewTicker(batchDelay)
+	t := time.NewTicker(b.lim.delay)
 	defer t.Stop()
 	for {
 		select {
@@ -89,12 +125,12 @@ func (b *batcher) loop() {
 	}
 }
 
-// exportAll exports what is queued, batchMax spans at a time.
+// exportAll exports what is queued, a batch at a time.
 func (b *batcher) exportAll(ctx context.Context) error {
 	var first error
 	for {
 		b.mu.Lock()
-		n := min(len(b.queue), batchMax)
+		n := min(len(b.queue), b.lim.max)
 		batch := make([]sdktrace.ReadOnlySpan, n)
 		copy(batch, b.queue)
 		b.queue = append(b.queue[:0], b.queue[n:]...)
@@ -102,7 +138,7 @@ func (b *batcher) exportAll(ctx context.Context) error {
 		if n == 0 {
 			return first
 		}
-		ectx, cancel := context.WithTimeout(ctx, batchExportMax)
+		ectx, cancel := context.WithTimeout(ctx, b.lim.exportTimeout)
 		if err := b.exp.ExportSpans(ectx, batch); err != nil && first == nil {
 			first = err
 		}

@@ -74,7 +74,7 @@ func ended(n int, sampled bool) []sdktrace.ReadOnlySpan {
 
 func TestBatcherFlushAndShutdownExportEverySampledSpan(t *testing.T) {
 	exp := newCountingExporter()
-	b := newBatcher(exp)
+	b := newBatcher(exp, batchLimitsFrom(func(string) string { return "" }))
 	for _, s := range ended(3, true) {
 		b.OnEnd(s)
 	}
@@ -107,7 +107,7 @@ func TestBatcherFlushAndShutdownExportEverySampledSpan(t *testing.T) {
 
 func TestBatcherExportsAFullBatchWithoutWaiting(t *testing.T) {
 	exp := newCountingExporter()
-	b := newBatcher(exp)
+	b := newBatcher(exp, batchLimitsFrom(func(string) string { return "" }))
 	defer func() { _ = b.Shutdown(context.Background()) }()
 	for _, s := range ended(batchMax, true) {
 		b.OnEnd(s)
@@ -125,7 +125,7 @@ func TestBatcherExportsAFullBatchWithoutWaiting(t *testing.T) {
 func TestBatcherDropsPastTheQueueLimit(t *testing.T) {
 	exp := newCountingExporter()
 	exp.hold, exp.entered = make(chan struct{}), make(chan struct{}, 1024)
-	b := newBatcher(exp)
+	b := newBatcher(exp, batchLimitsFrom(func(string) string { return "" }))
 	// The first full batch is taken by the exporter, which holds it;
 	// the queue then fills to its limit and the rest is dropped.
 	spans := ended(1, true)[0]
@@ -152,5 +152,28 @@ func TestBatcherDropsPastTheQueueLimit(t *testing.T) {
 	}
 	if n, _, _ := exp.count(); n != batchMax+batchQueueMax {
 		t.Fatalf("exported %d spans, want %d", n, batchMax+batchQueueMax)
+	}
+}
+
+func TestBatchLimitsFromEnv(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want batchLimits
+	}{
+		{"defaults", nil, batchLimits{batchDelay, batchExportMax, batchMax, batchQueueMax}},
+		{"every variable", map[string]string{"OTEL_BSP_SCHEDULE_DELAY": "200", "OTEL_BSP_EXPORT_TIMEOUT": "1000",
+			"OTEL_BSP_MAX_QUEUE_SIZE": "100", "OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "10"},
+			batchLimits{200 * time.Millisecond, time.Second, 10, 100}},
+		{"a batch larger than the queue is the queue", map[string]string{"OTEL_BSP_MAX_QUEUE_SIZE": "100"},
+			batchLimits{batchDelay, batchExportMax, 100, 100}},
+		{"invalid values leave the defaults", map[string]string{"OTEL_BSP_SCHEDULE_DELAY": "soon", "OTEL_BSP_MAX_QUEUE_SIZE": "-1"},
+			batchLimits{batchDelay, batchExportMax, batchMax, batchQueueMax}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := batchLimitsFrom(func(k string) string { return tc.env[k] }); got != tc.want {
+				t.Fatalf("batchLimitsFrom = %+v, want %+v", got, tc.want)
+			}
+		})
 	}
 }

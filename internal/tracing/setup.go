@@ -104,7 +104,7 @@ func Setup(ctx context.Context, cfg Config, getenv func(string) string) (*Provid
 	if err != nil && !errors.Is(err, resource.ErrPartialResource) {
 		return nil, fmt.Errorf("tracing: resource: %w", err)
 	}
-	tpOpts := []sdktrace.TracerProviderOption{sdktrace.WithSpanProcessor(newBatcher(exp)), sdktrace.WithResource(res)}
+	tpOpts := []sdktrace.TracerProviderOption{sdktrace.WithSpanProcessor(newBatcher(exp, batchLimitsFrom(getenv))), sdktrace.WithResource(res)}
 	if cfg.SampleRatio != nil {
 		tpOpts = append(tpOpts, sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(*cfg.SampleRatio))))
 	}
