@@ -289,3 +289,54 @@ func TestConfigValidation(t *testing.T) {
 		t.Error("no deliverers accepted")
 	}
 }
+
+// A delivery in flight when Stop begins: one the stop cuts short stays
+// pending for the next start; one that completes anyway is recorded, so
+// the next start does not send it again.
+func TestStopDuringDelivery(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		outcome error
+		want    domain.OutboxStatus
+	}{
+		{"completed as the stop began", nil, domain.OutboxDelivered},
+		{"cut short by the stop", context.Canceled, domain.OutboxPending},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := openStore(t)
+			started := make(chan struct{})
+			deliver := DelivererFunc(func(ctx context.Context, _ domain.OutboxItem) error {
+				close(started)
+				<-ctx.Done() // the stop
+				return tc.outcome
+			})
+			w, err := New(Config{Store: st, Interval: time.Hour, Deliverers: map[domain.OutboxKind]Deliverer{domain.OutboxDelivery: deliver}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			it := enqueue(t, st, domain.OutboxItem{IdempotencyKey: "in-flight", Kind: domain.OutboxDelivery, Status: domain.OutboxPending})
+			if err := w.Start(); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-started:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the delivery did not start")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := w.Stop(ctx); err != nil {
+				t.Fatal(err)
+			}
+			rows, err := st.ListOutbox(ctx, domain.OutboxQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rows {
+				if r.ID == it.ID && r.Status != tc.want {
+					t.Fatalf("item after the stop: %s (attempts %d), want %s", r.Status, r.Attempts, tc.want)
+				}
+			}
+		})
+	}
+}

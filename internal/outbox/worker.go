@@ -139,9 +139,10 @@ func (w *Worker) Start() error {
 	return nil
 }
 
-// Stop ends the worker and waits for the pass in progress (an item being
-// delivered when Stop begins stays pending for the next start), up to
-// ctx's end.
+// Stop ends the worker and waits for the pass in progress, up to ctx's
+// end. An item whose delivery the stop cuts short stays pending for the
+// next start; one whose delivery completes as the stop begins is
+// recorded as delivered.
 func (w *Worker) Stop(ctx context.Context) error {
 	w.mu.Lock()
 	w.stopped = true
@@ -266,12 +267,24 @@ func (w *Worker) release(items []domain.OutboxItem) {
 	}
 }
 
+// recordAtStop bounds recording a delivery that completed as the worker
+// was being stopped.
+const recordAtStop = 5 * time.Second
+
 // attempt delivers one item and records the outcome; it returns the
 // item's new status ("" when nothing was recorded).
 func (w *Worker) attempt(ctx context.Context, it domain.OutboxItem) domain.OutboxStatus {
 	err := w.deliverTraced(ctx, it)
+	rctx := ctx
 	if ctx.Err() != nil {
-		return "" // shutting down: try again at the next start
+		if err != nil {
+			return "" // cut short by the stop: try again at the next start
+		}
+		// Delivered as the stop began: recorded, so that the next start
+		// does not send it again.
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), recordAtStop)
+		defer cancel()
 	}
 	now := w.cfg.Now().UnixMilli()
 	it.Attempts++
@@ -297,7 +310,7 @@ func (w *Worker) attempt(ctx context.Context, it domain.OutboxItem) domain.Outbo
 		it.LastError = err.Error()
 		log.Warn("outbox: delivery failed, will retry", "id", it.ID, "kind", it.Kind, "in", backoff, "err", err)
 	}
-	if err := w.cfg.Store.Update(ctx, func(tx domain.Tx) error { return tx.PutOutbox(it) }); err != nil {
+	if err := w.cfg.Store.Update(rctx, func(tx domain.Tx) error { return tx.PutOutbox(it) }); err != nil {
 		log.Error("outbox: record attempt", "id", it.ID, "err", err)
 		return ""
 	}
