@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // stepModel blocks on "host" until released and then calls the tool
@@ -165,6 +166,9 @@ func TestSteerJoinsTheRunningRunAtItsNextStep(t *testing.T) {
 		t.Errorf("steer message run = %q, want %q", msgs[3].RunID, steer.ID)
 	}
 	// A joined steer ends after the run it joined and starts no follow-ups.
+	testkit.WaitFor(t, 10*time.Second, "both runs' end events", func() bool {
+		return e.events.index(domain.EventRunEnd, host.ID) >= 0 && e.events.index(domain.EventRunEnd, steer.ID) >= 0
+	})
 	if hostEnd, steerEnd := e.events.index(domain.EventRunEnd, host.ID), e.events.index(domain.EventRunEnd, steer.ID); steerEnd < hostEnd {
 		t.Errorf("steer ended at event %d, before its host at %d", steerEnd, hostEnd)
 	}

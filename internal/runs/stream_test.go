@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
+	"github.com/switchboard-go/switchboard/internal/testkit"
 )
 
 // streamModel streams its answer in pieces through the request's OnDelta
@@ -38,6 +40,8 @@ func TestStreamedAnswerDeltas(t *testing.T) {
 	if r.Status != domain.RunOK {
 		t.Fatalf("run = %s %q", r.Status, r.Error)
 	}
+	// The end event is published after the run's row is final.
+	testkit.WaitFor(t, 10*time.Second, "the run's end event", func() bool { return e.events.index(domain.EventRunEnd, r.ID) >= 0 })
 	e.events.mu.Lock()
 	var acc []string
 	start, end, firstDelta := -1, -1, -1
