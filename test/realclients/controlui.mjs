@@ -31,18 +31,23 @@ const unknown = new Set();
 const pending = new Map();
 let sockets = 0;
 const sentTo = [];
-// After the run's chat final: the chat.history requests the UI sent and
-// those answered (its reload of the stored copies).
+// From the chat.send on: the chat.history requests the UI sent and those
+// answered. The UI reloads the stored copies on the send's answer, while
+// the reply streams and usually on the final, and may fold a reload in
+// flight at the final into that one; so the page is judged once the
+// final has arrived and every reload since the send is answered.
+let sendSeen = false;
 let finalSeen = false;
 const reloads = {sent: new Set(), answered: 0};
-// Waiters for the moment no reload is pending (after one was answered).
+// Waiters for that moment.
 let waiters = [];
-const reloaded = () => { for (const w of waiters.splice(0)) w(); };
+const settled = () => finalSeen && reloads.answered > 0 && reloads.sent.size === 0;
+const check = () => { if (settled()) for (const w of waiters.splice(0)) w(); };
 function quiet() {
-  if (reloads.answered > 0 && reloads.sent.size === 0) return Promise.resolve();
+  if (settled()) return Promise.resolve();
   let timer;
   return Promise.race([new Promise((resolve) => waiters.push(resolve)), new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the UI did not reload the history after the final (answered ${reloads.answered}, pending ${reloads.sent.size})`)), TIMEOUT);
+    timer = setTimeout(() => reject(new Error(`the UI did not settle after the final (final ${finalSeen}, reloads answered ${reloads.answered}, pending ${reloads.sent.size})`)), TIMEOUT);
   })]).finally(() => clearTimeout(timer));
 }
 page.on('websocket', (ws) => {
@@ -52,8 +57,8 @@ page.on('websocket', (ws) => {
       const j = JSON.parse(f.payload);
       if (j.type === 'req') {
         called.add(j.method);
-        if (j.method === 'chat.send') sentTo.push(j.params?.sessionKey);
-        if (finalSeen && j.method === 'chat.history') reloads.sent.add(j.id);
+        if (j.method === 'chat.send') { sentTo.push(j.params?.sessionKey); sendSeen = true; }
+        if (sendSeen && j.method === 'chat.history') reloads.sent.add(j.id);
         pending.set(j.id, j.method);
         if (process.env.CONTROLUI_DEBUG) console.log(`# req ${j.method} ${JSON.stringify(j.params).slice(0, 120)}`);
       }
@@ -62,8 +67,8 @@ page.on('websocket', (ws) => {
   ws.on('framereceived', (f) => {
     try {
       const j = JSON.parse(f.payload);
-      if (j.type === 'event' && j.event === 'chat' && j.payload?.state === 'final') finalSeen = true;
-      if (j.type === 'res' && reloads.sent.delete(j.id) && ++reloads.answered && reloads.sent.size === 0) reloaded();
+      if (j.type === 'event' && j.event === 'chat' && j.payload?.state === 'final') { finalSeen = true; check(); }
+      if (j.type === 'res' && reloads.sent.delete(j.id)) { reloads.answered++; check(); }
       if (j.type === 'res' && !j.ok && /^unknown method/.test(j.error?.message || '')) unknown.add(pending.get(j.id));
       if (process.env.CONTROLUI_DEBUG && j.type === 'event' && (j.event === 'chat' || j.event === 'agent')) console.log(`# ${j.event} ${j.payload?.state || j.payload?.stream} ${j.payload?.runId} ${JSON.stringify(j.payload?.message?.content || j.payload?.data || '').slice(0, 80)}`);
       if (process.env.CONTROLUI_DEBUG && j.type === 'res') console.log(`# res ${pending.get(j.id) || j.id} ${j.ok} ${JSON.stringify(j.payload || j.error).slice(0, 120)}`);
@@ -125,9 +130,9 @@ await step('sends a chat and shows the streamed reply', async () => {
 });
 
 await step('shows the sent message and the reply once, without "Sending message..."', async () => {
-  // The UI reloads the history after the final; the stored copies must
-  // replace its own, not join them. Judge the page once that reload is
-  // answered, without reopening the pane.
+  // The UI reloads the history around the final; the stored copies must
+  // replace its own, not join them. Judge the page once the final is in
+  // and those reloads are answered, without reopening the pane.
   await quiet();
   // How many bubbles show each text (elements whose text is exactly it
   // and none of whose children's is), and how often the page says

@@ -28,8 +28,9 @@ const controlUIConfig = `{
 // TestOpenClawControlUI serves OpenClaw's own Control UI (dist/control-ui
 // of the npm package) from switchboard and drives it in headless
 // Chromium: it connects, lists the sessions, opens a transcript, sends a
-// chat and shows the reply as it streams, then once the UI has reloaded
-// the history, the sent message and the reply once each (the stored
+// chat and shows the reply as it streams, then once the final is in and
+// the UI's history reloads are answered, the sent message and the reply
+// once each (the stored
 // copies, recognized by OpenClaw's message identity, replace the UI's
 // own) and no "Sending message..." — without reopening the pane.
 func TestOpenClawControlUI(t *testing.T) {
