@@ -90,7 +90,7 @@ func (s *Store) GetApproval(ctx context.Context, id string) (domain.Approval, er
 	if s.closed.Load() {
 		return domain.Approval{}, fmt.Errorf("get approval: %w", domain.ErrClosed)
 	}
-	a, err := scanApproval(s.queryRowR(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE id = ?`, id))
+	a, err := scanApproval(s.pointRowR(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return a, fmt.Errorf("approval %q: %w", id, domain.ErrNotFound)
 	}

@@ -86,7 +86,7 @@ func (s *Store) AuditState(ctx context.Context) (audit.State, error) {
 		return audit.State{}, fmt.Errorf("audit state: %w", domain.ErrClosed)
 	}
 	var st audit.State
-	if err := s.queryRowR(ctx, selectAuditHead).Scan(rowcodec.AuditHeadDest(&st)...); err != nil {
+	if err := s.pointRowR(ctx, selectAuditHead).Scan(rowcodec.AuditHeadDest(&st)...); err != nil {
 		return audit.State{}, s.readErr("audit state", err)
 	}
 	return st, nil

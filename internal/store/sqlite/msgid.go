@@ -20,7 +20,7 @@ import (
 func (s *Store) seqOfID(ctx context.Context, key, sid, id string) (int64, error) {
 	notFound := fmt.Errorf("read messages of %q: no message with id %q: %w", key, id, domain.ErrNotFound)
 	if sid == "" {
-		err := s.queryRowR(ctx, `SELECT session_id FROM sessions WHERE key = ?`, key).Scan(&sid)
+		err := s.pointRowR(ctx, `SELECT session_id FROM sessions WHERE key = ?`, key).Scan(&sid)
 		if errors.Is(err, sql.ErrNoRows) {
 			return 0, notFound
 		}
@@ -30,7 +30,7 @@ func (s *Store) seqOfID(ctx context.Context, key, sid, id string) (int64, error)
 	}
 	var lastSeq int64
 	var lastID string
-	err := s.queryRowR(ctx, lastOfGenSQL, key, sid).Scan(&lastSeq, textCol{&lastID})
+	err := s.pointRowR(ctx, lastOfGenSQL, key, sid).Scan(&lastSeq, textCol{&lastID})
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, notFound
 	}
@@ -41,7 +41,7 @@ func (s *Store) seqOfID(ctx context.Context, key, sid, id string) (int64, error)
 		if v, ok := rowcodec.ParseHex32(id); ok {
 			seq := int64(rowcodec.Unmix32(v ^ salt))
 			var gotID string
-			err := s.queryRowR(ctx, `SELECT m.id FROM message_gens AS g JOIN messages AS m ON m.gen = g.gen
+			err := s.pointRowR(ctx, `SELECT m.id FROM message_gens AS g JOIN messages AS m ON m.gen = g.gen
 				WHERE g.session_key = ? AND g.session_id = ? AND m.seq = ?`, key, sid, seq).Scan(textCol{&gotID})
 			switch {
 			case err == nil && gotID == id:

@@ -63,6 +63,20 @@ func (s *Store) queryRowR(ctx context.Context, query string, args ...any) *sql.R
 	return st.QueryRowContext(ctx, args...)
 }
 
+// pointRowR is queryRowR for a read of at most one row found through an
+// index (a key, an id, a rowid bound): such a read finishes in
+// microseconds, so its context is checked when it starts and not watched
+// while it runs. Watching costs more than the read: database/sql and the
+// driver each start a goroutine per query to wait on a context that can
+// be cancelled. Queries that may scan (counts, lists, search) keep
+// queryRowR and queryR.
+func (s *Store) pointRowR(ctx context.Context, query string, args ...any) *sql.Row {
+	if ctx.Err() == nil {
+		ctx = context.WithoutCancel(ctx)
+	}
+	return s.queryRowR(ctx, query, args...)
+}
+
 // closeReadStmts closes the cached read statements.
 func (s *Store) closeReadStmts() []error {
 	s.rmu.Lock()

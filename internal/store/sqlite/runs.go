@@ -205,7 +205,7 @@ func (s *Store) GetRunByIdempotencyKey(ctx context.Context, key string) (domain.
 		return domain.Run{}, fmt.Errorf("get run: %w", domain.ErrClosed)
 	}
 	run, err := runByIdemKey(func(query string, args ...any) *sql.Row {
-		return s.queryRowR(ctx, query, args...)
+		return s.pointRowR(ctx, query, args...)
 	}, key)
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return run, s.readErr("get run", err)
@@ -217,7 +217,7 @@ func (s *Store) getRun(ctx context.Context, query, field, value string) (domain.
 	if s.closed.Load() {
 		return domain.Run{}, fmt.Errorf("get run: %w", domain.ErrClosed)
 	}
-	run, err := getRun(s.queryRowR(ctx, query, value), field, value)
+	run, err := getRun(s.pointRowR(ctx, query, value), field, value)
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return run, s.readErr("get run", err)
 	}

@@ -122,7 +122,7 @@ func (s *Store) committedIndex() {
 // writer and waits for its commit.
 func (s *Store) indexTail(ctx context.Context) error {
 	var upto, newest int64
-	err := s.queryRowR(ctx, `SELECT (SELECT upto FROM search_index_state), (SELECT COALESCE(max(rowid), 0) FROM messages)`).Scan(&upto, &newest)
+	err := s.pointRowR(ctx, `SELECT (SELECT upto FROM search_index_state), (SELECT COALESCE(max(rowid), 0) FROM messages)`).Scan(&upto, &newest)
 	if err != nil {
 		return s.readErr("search index", err)
 	}

@@ -130,7 +130,7 @@ func (s *Store) GetSession(ctx context.Context, key string) (domain.Session, err
 	if s.closed.Load() {
 		return domain.Session{}, fmt.Errorf("get session: %w", domain.ErrClosed)
 	}
-	sess, err := getSession(s.queryRowR(ctx, selectSessionByKey, key), key)
+	sess, err := getSession(s.pointRowR(ctx, selectSessionByKey, key), key)
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return sess, s.readErr("get session", err)
 	}
