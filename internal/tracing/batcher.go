@@ -6,8 +6,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 // Batching limits: the SDK batch processor's defaults, which the
@@ -51,18 +49,25 @@ func batchLimitsFrom(getenv func(string) string) batchLimits {
 	return l
 }
 
-// batcher is the span processor: ended spans are appended to a slice
+// spanExporter sends a batch of ended spans; the batch is its own only
+// until ExportSpans returns.
+type spanExporter interface {
+	ExportSpans(ctx context.Context, spans []*Span) error
+	Shutdown(ctx context.Context) error
+}
+
+// batcher is what ended spans go to: they are appended to a slice
 // under a lock, and its goroutine exports them when a batch is full or
 // the batch delay has passed. The SDK's own batch processor hands each span
 // to its goroutine over a channel, which wakes that goroutine once per
 // span; on a quiet machine every wake-up is a context switch that a
 // chat turn, ending four or five spans, waits beside.
 type batcher struct {
-	exp sdktrace.SpanExporter
+	exp spanExporter
 	lim batchLimits
 
 	mu      sync.Mutex
-	queue   []sdktrace.ReadOnlySpan
+	queue   []*Span
 	dropped int
 	stopped bool
 
@@ -74,26 +79,21 @@ type batcher struct {
 }
 
 // newBatcher starts the exporting goroutine; Shutdown stops it.
-func newBatcher(exp sdktrace.SpanExporter, lim batchLimits) *batcher {
+func newBatcher(exp spanExporter, lim batchLimits) *batcher {
 	b := &batcher{exp: exp, lim: lim, kick: make(chan struct{}, 1), flush: make(chan chan error),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go b.loop()
 	return b
 }
 
-// OnStart does nothing: only ended spans are exported.
-func (b *batcher) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
-
-// OnEnd queues a sampled span; past the queue limit spans are dropped
+// OnEnd queues an ended span; past the queue limit spans are dropped
 // (counted) rather than holding the turn that ended them.
-func (b *batcher) OnEnd(s sdktrace.ReadOnlySpan) {
-	if !s.SpanContext().IsSampled() {
-		return
-	}
+func (b *batcher) OnEnd(s *Span) {
 	b.mu.Lock()
 	if b.stopped || len(b.queue) >= b.lim.queueMax {
 		b.dropped++
 		b.mu.Unlock()
+		s.release()
 		return
 	}
 	b.queue = append(b.queue, s)
@@ -125,14 +125,15 @@ func (b *batcher) loop() {
 	}
 }
 
-// exportAll exports what is queued, a batch at a time.
+// exportAll exports what is queued, a batch at a time; the exported
+// spans go back to the pool.
 func (b *batcher) exportAll(ctx context.Context) error {
 	var first error
+	var batch []*Span
 	for {
 		b.mu.Lock()
 		n := min(len(b.queue), b.lim.max)
-		batch := make([]sdktrace.ReadOnlySpan, n)
-		copy(batch, b.queue)
+		batch = append(batch[:0], b.queue[:n]...)
 		b.queue = append(b.queue[:0], b.queue[n:]...)
 		b.mu.Unlock()
 		if n == 0 {
@@ -143,6 +144,10 @@ func (b *batcher) exportAll(ctx context.Context) error {
 			first = err
 		}
 		cancel()
+		for i, s := range batch {
+			s.release()
+			batch[i] = nil
+		}
 	}
 }
 
