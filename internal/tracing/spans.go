@@ -15,11 +15,11 @@ import (
 // what every Start returns with tracing off or for a span not sampled.
 //
 // A Span is the record the exporter reads: what a span is started with
-// and what is set on it are kept here as they are given, and ended spans
-// go to the batcher as they are. Building OTLP's values, and the SDK's
-// own span and its copy at End, happen on no turn's goroutine; the
-// record goes back to a pool once its batch is exported, so a turn's
-// spans allocate nothing but the contexts that carry them.
+// and what is set on it are kept here as given, and the ended Span goes
+// to the batcher as it is. OTLP's values are built on the exporting
+// goroutine, not the turn's, and the Span goes back to a pool once its
+// batch is exported, so a turn's spans allocate nothing but the contexts
+// that carry them.
 type Span struct {
 	rec        *recorder
 	sc, parent trace.SpanContext
