@@ -145,3 +145,21 @@ func sameMap(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// TestSecondEndIsIgnored: a span ended twice is exported once, so its
+// record goes back to the pool once.
+func TestSecondEndIsIgnored(t *testing.T) {
+	k := &keeping{}
+	r := &recorder{sampler: newSampler(1, true), batcher: newBatcher(k, batchLimitsFrom(func(string) string { return "" }))}
+	installed.Store(r)
+	defer installed.Store(nil)
+	_, s := begin(trace.SpanContext{}, "op", trace.SpanKindInternal)
+	s.End(nil)
+	s.End(errors.New("late"))
+	if err := r.batcher.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if len(k.got) != 1 || k.got[0].failure != nil {
+		t.Fatalf("exported %d spans (want 1, as first ended): %+v", len(k.got), k.got)
+	}
+}

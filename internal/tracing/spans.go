@@ -90,8 +90,8 @@ func (s *Span) set(kv attribute.KeyValue) {
 // as an exception event. End is the span's last use: the Span is reused
 // once exported.
 func (s *Span) End(err error) {
-	if s == nil {
-		return
+	if s == nil || s.end != 0 {
+		return // a second End while the span waits for export: it is queued once
 	}
 	s.end = time.Now().UnixNano()
 	if err != nil {
