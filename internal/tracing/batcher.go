@@ -71,6 +71,13 @@ type batcher struct {
 	dropped int
 	stopped bool
 
+	// free are exported Spans kept for the next starts, at most a
+	// batch of them: a span waits for its whole batch before it is
+	// free again, longer than a sync.Pool keeps anything on a busy
+	// heap (it empties at every other collection).
+	freeMu sync.Mutex
+	free   []*Span
+
 	kick     chan struct{}
 	flush    chan chan error
 	stop     chan struct{}
@@ -93,7 +100,7 @@ func (b *batcher) OnEnd(s *Span) {
 	if b.stopped || len(b.queue) >= b.lim.queueMax {
 		b.dropped++
 		b.mu.Unlock()
-		s.release()
+		b.recycle(s)
 		return
 	}
 	b.queue = append(b.queue, s)
@@ -103,6 +110,31 @@ func (b *batcher) OnEnd(s *Span) {
 		select {
 		case b.kick <- struct{}{}:
 		default:
+		}
+	}
+}
+
+// take is a free Span, or a new one.
+func (b *batcher) take() *Span {
+	b.freeMu.Lock()
+	if n := len(b.free); n > 0 {
+		s := b.free[n-1]
+		b.free[n-1] = nil
+		b.free = b.free[:n-1]
+		b.freeMu.Unlock()
+		return s
+	}
+	b.freeMu.Unlock()
+	return newSpan()
+}
+
+// recycle keeps ended spans, once exported or dropped, for take.
+func (b *batcher) recycle(spans ...*Span) {
+	b.freeMu.Lock()
+	defer b.freeMu.Unlock()
+	for _, s := range spans {
+		if len(b.free) < b.lim.max && s.reset() {
+			b.free = append(b.free, s)
 		}
 	}
 }
@@ -126,7 +158,7 @@ func (b *batcher) loop() {
 }
 
 // exportAll exports what is queued, a batch at a time; the exported
-// spans go back to the pool.
+// spans are kept for reuse.
 func (b *batcher) exportAll(ctx context.Context) error {
 	var first error
 	var batch []*Span
@@ -144,10 +176,8 @@ func (b *batcher) exportAll(ctx context.Context) error {
 			first = err
 		}
 		cancel()
-		for i, s := range batch {
-			s.release()
-			batch[i] = nil
-		}
+		b.recycle(batch...)
+		clear(batch)
 	}
 }
 

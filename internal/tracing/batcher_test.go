@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -58,7 +59,7 @@ func (e *countingExporter) count() (spans, batches int, shut bool) {
 	return len(e.names), e.batches, e.shutdown
 }
 
-// ended is n distinct ended spans: each goes back to the pool once
+// ended is n distinct ended spans: each is kept for reuse once
 // exported, so none may be ended twice.
 func ended(n int) []*Span {
 	out := make([]*Span, n)
@@ -168,5 +169,42 @@ func TestBatchLimitsFromEnv(t *testing.T) {
 				t.Fatalf("batchLimitsFrom = %+v, want %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestBatcherKeepsExportedSpansForReuse: exported spans are kept, empty,
+// for the next starts, at most a batch of them.
+func TestBatcherKeepsExportedSpansForReuse(t *testing.T) {
+	exp := newCountingExporter()
+	b := newBatcher(exp, batchLimitsFrom(func(k string) string {
+		return map[string]string{"OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "4"}[k]
+	}))
+	defer func() { _ = b.Shutdown(context.Background()) }()
+	spans := ended(10)
+	spans[0].attrs = append(spans[0].attrs, attribute.String("k", "v"))
+	for _, s := range spans {
+		b.OnEnd(s)
+	}
+	if err := b.ForceFlush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	b.freeMu.Lock()
+	kept := len(b.free)
+	b.freeMu.Unlock()
+	if kept != 4 {
+		t.Fatalf("%d spans kept after export, want a batch: 4", kept)
+	}
+	seen := map[*Span]bool{}
+	for _, s := range spans {
+		seen[s] = true
+	}
+	for range kept {
+		s := b.take()
+		if !seen[s] || s.name != "" || len(s.attrs) != 0 || s.sc.IsValid() {
+			t.Fatalf("take = %+v, want an exported span, emptied", s)
+		}
+	}
+	if s := b.take(); seen[s] {
+		t.Fatal("a span was handed out twice")
 	}
 }

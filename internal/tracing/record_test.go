@@ -17,7 +17,7 @@ import (
 )
 
 // keeping is an exporter that keeps a copy of every span it is given
-// (the Span itself goes back to the pool after the export).
+// (the Span itself is reused after the export).
 type keeping struct {
 	mu  sync.Mutex
 	got []Span
@@ -147,7 +147,7 @@ func sameMap(a, b map[string]string) bool {
 }
 
 // TestSecondEndIsIgnored: a span ended twice is exported once, so its
-// record goes back to the pool once.
+// record is kept for reuse once.
 func TestSecondEndIsIgnored(t *testing.T) {
 	k := &keeping{}
 	r := &recorder{sampler: newSampler(1, true), batcher: newBatcher(k, batchLimitsFrom(func(string) string { return "" }))}

@@ -3,7 +3,6 @@ package tracing
 import (
 	"context"
 	"reflect"
-	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -17,7 +16,7 @@ import (
 // A Span is the record the exporter reads: what a span is started with
 // and what is set on it are kept here as given, and the ended Span goes
 // to the batcher as it is. OTLP's values are built on the exporting
-// goroutine, not the turn's, and the Span goes back to a pool once its
+// goroutine, not the turn's, and the Span is kept for reuse once its
 // batch is exported, so a turn's spans allocate nothing but the contexts
 // that carry them.
 type Span struct {
@@ -49,21 +48,21 @@ const spanAttrs = 9
 // past it they are dropped and counted.
 const attrLimit = 128
 
-// spans keeps exported Spans with their attribute buffers for the next
-// start: every turn starts and ends several.
-var spans = sync.Pool{New: func() any {
+// newSpan is an empty Span with room for spanAttrs attributes.
+func newSpan() *Span {
 	return &Span{attrs: make([]attribute.KeyValue, 0, spanAttrs)}
-}}
+}
 
-// release returns an exported (or dropped) Span to the pool.
-func (s *Span) release() {
+// reset empties s for reuse; false when it is not worth keeping (grown
+// by an unusual span).
+func (s *Span) reset() bool {
 	if cap(s.attrs) > spanAttrs {
-		return // grown by an unusual span: not kept
+		return false
 	}
 	attrs := s.attrs[:0]
 	clear(s.attrs)
 	*s = Span{attrs: attrs}
-	spans.Put(s)
+	return true
 }
 
 // set records one attribute: a key set again keeps its last value, as
@@ -177,7 +176,7 @@ func begin(parent trace.SpanContext, name string, kind trace.SpanKind, attrs ...
 	if !sampled {
 		return sc, nil
 	}
-	s := spans.Get().(*Span)
+	s := r.batcher.take()
 	s.rec, s.sc, s.parent, s.name, s.kind = r, sc, parent, name, kind
 	s.start = time.Now().UnixNano()
 	for _, kv := range attrs {
