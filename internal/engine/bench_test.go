@@ -33,6 +33,17 @@ type latencies struct {
 
 func (l *latencies) add(d time.Duration) { l.mu.Lock(); l.d = append(l.d, d); l.mu.Unlock() }
 
+// p50 is the median latency in milliseconds.
+func (l *latencies) p50() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.d) == 0 {
+		return 0
+	}
+	sort.Slice(l.d, func(i, j int) bool { return l.d[i] < l.d[j] })
+	return float64(l.d[(len(l.d)-1)/2].Microseconds()) / 1000
+}
+
 func (l *latencies) report(b *testing.B) {
 	if len(l.d) == 0 {
 		return

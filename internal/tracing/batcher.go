@@ -6,8 +6,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 // Batching limits: the SDK batch processor's defaults, which the
@@ -51,20 +49,34 @@ func batchLimitsFrom(getenv func(string) string) batchLimits {
 	return l
 }
 
-// batcher is the span processor: ended spans are appended to a slice
+// spanExporter sends a batch of ended spans; the batch is its own only
+// until ExportSpans returns.
+type spanExporter interface {
+	ExportSpans(ctx context.Context, spans []*Span) error
+	Shutdown(ctx context.Context) error
+}
+
+// batcher is what ended spans go to: they are appended to a slice
 // under a lock, and its goroutine exports them when a batch is full or
 // the batch delay has passed. The SDK's own batch processor hands each span
 // to its goroutine over a channel, which wakes that goroutine once per
 // span; on a quiet machine every wake-up is a context switch that a
 // chat turn, ending four or five spans, waits beside.
 type batcher struct {
-	exp sdktrace.SpanExporter
+	exp spanExporter
 	lim batchLimits
 
 	mu      sync.Mutex
-	queue   []sdktrace.ReadOnlySpan
+	queue   []*Span
 	dropped int
 	stopped bool
+
+	// free are exported Spans kept for the next starts, at most a
+	// batch of them: a span waits for its whole batch before it is
+	// free again, longer than a sync.Pool keeps anything on a busy
+	// heap (it empties at every other collection).
+	freeMu sync.Mutex
+	free   []*Span
 
 	kick     chan struct{}
 	flush    chan chan error
@@ -74,26 +86,21 @@ type batcher struct {
 }
 
 // newBatcher starts the exporting goroutine; Shutdown stops it.
-func newBatcher(exp sdktrace.SpanExporter, lim batchLimits) *batcher {
+func newBatcher(exp spanExporter, lim batchLimits) *batcher {
 	b := &batcher{exp: exp, lim: lim, kick: make(chan struct{}, 1), flush: make(chan chan error),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go b.loop()
 	return b
 }
 
-// OnStart does nothing: only ended spans are exported.
-func (b *batcher) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
-
-// OnEnd queues a sampled span; past the queue limit spans are dropped
+// OnEnd queues an ended span; past the queue limit spans are dropped
 // (counted) rather than holding the turn that ended them.
-func (b *batcher) OnEnd(s sdktrace.ReadOnlySpan) {
-	if !s.SpanContext().IsSampled() {
-		return
-	}
+func (b *batcher) OnEnd(s *Span) {
 	b.mu.Lock()
 	if b.stopped || len(b.queue) >= b.lim.queueMax {
 		b.dropped++
 		b.mu.Unlock()
+		b.recycle(s)
 		return
 	}
 	b.queue = append(b.queue, s)
@@ -103,6 +110,31 @@ func (b *batcher) OnEnd(s sdktrace.ReadOnlySpan) {
 		select {
 		case b.kick <- struct{}{}:
 		default:
+		}
+	}
+}
+
+// take is a free Span, or a new one.
+func (b *batcher) take() *Span {
+	b.freeMu.Lock()
+	if n := len(b.free); n > 0 {
+		s := b.free[n-1]
+		b.free[n-1] = nil
+		b.free = b.free[:n-1]
+		b.freeMu.Unlock()
+		return s
+	}
+	b.freeMu.Unlock()
+	return newSpan()
+}
+
+// recycle keeps ended spans, once exported or dropped, for take.
+func (b *batcher) recycle(spans ...*Span) {
+	b.freeMu.Lock()
+	defer b.freeMu.Unlock()
+	for _, s := range spans {
+		if len(b.free) < b.lim.max && s.reset() {
+			b.free = append(b.free, s)
 		}
 	}
 }
@@ -125,14 +157,15 @@ func (b *batcher) loop() {
 	}
 }
 
-// exportAll exports what is queued, a batch at a time.
+// exportAll exports what is queued, a batch at a time; the exported
+// spans are kept for reuse.
 func (b *batcher) exportAll(ctx context.Context) error {
 	var first error
+	var batch []*Span
 	for {
 		b.mu.Lock()
 		n := min(len(b.queue), b.lim.max)
-		batch := make([]sdktrace.ReadOnlySpan, n)
-		copy(batch, b.queue)
+		batch = append(batch[:0], b.queue[:n]...)
 		b.queue = append(b.queue[:0], b.queue[n:]...)
 		b.mu.Unlock()
 		if n == 0 {
@@ -143,6 +176,8 @@ func (b *batcher) exportAll(ctx context.Context) error {
 			first = err
 		}
 		cancel()
+		b.recycle(batch...)
+		clear(batch)
 	}
 }
 

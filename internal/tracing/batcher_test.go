@@ -7,8 +7,7 @@ import (
 	"testing"
 	"time"
 
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -28,7 +27,7 @@ func newCountingExporter() *countingExporter {
 	return &countingExporter{got: make(chan struct{}, 1024)}
 }
 
-func (e *countingExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+func (e *countingExporter) ExportSpans(ctx context.Context, spans []*Span) error {
 	if e.hold != nil {
 		e.entered <- struct{}{}
 		select {
@@ -39,7 +38,7 @@ func (e *countingExporter) ExportSpans(ctx context.Context, spans []sdktrace.Rea
 	}
 	e.mu.Lock()
 	for _, s := range spans {
-		e.names = append(e.names, s.Name())
+		e.names = append(e.names, s.name)
 	}
 	e.batches++
 	e.mu.Unlock()
@@ -60,34 +59,30 @@ func (e *countingExporter) count() (spans, batches int, shut bool) {
 	return len(e.names), e.batches, e.shutdown
 }
 
-func ended(n int, sampled bool) []sdktrace.ReadOnlySpan {
-	stubs := make(tracetest.SpanStubs, n)
-	for i := range stubs {
-		sc := trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{byte(i + 1)}}
-		if sampled {
-			sc.TraceFlags = trace.FlagsSampled
-		}
-		stubs[i] = tracetest.SpanStub{Name: fmt.Sprintf("s%d", i), SpanContext: trace.NewSpanContext(sc)}
+// ended is n distinct ended spans: each is kept for reuse once
+// exported, so none may be ended twice.
+func ended(n int) []*Span {
+	out := make([]*Span, n)
+	for i := range out {
+		sc := trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{byte(i + 1)}, TraceFlags: trace.FlagsSampled}
+		out[i] = &Span{name: fmt.Sprintf("s%d", i), sc: trace.NewSpanContext(sc)}
 	}
-	return stubs.Snapshots()
+	return out
 }
 
-func TestBatcherFlushAndShutdownExportEverySampledSpan(t *testing.T) {
+func TestBatcherFlushAndShutdownExportEverySpan(t *testing.T) {
 	exp := newCountingExporter()
 	b := newBatcher(exp, batchLimitsFrom(func(string) string { return "" }))
-	for _, s := range ended(3, true) {
-		b.OnEnd(s)
-	}
-	for _, s := range ended(2, false) {
+	for _, s := range ended(3) {
 		b.OnEnd(s)
 	}
 	if err := b.ForceFlush(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if n, _, _ := exp.count(); n != 3 {
-		t.Fatalf("after ForceFlush %d spans exported, want the 3 sampled ones", n)
+		t.Fatalf("after ForceFlush %d spans exported, want 3", n)
 	}
-	for _, s := range ended(4, true) {
+	for _, s := range ended(4) {
 		b.OnEnd(s)
 	}
 	if err := b.Shutdown(t.Context()); err != nil {
@@ -96,7 +91,7 @@ func TestBatcherFlushAndShutdownExportEverySampledSpan(t *testing.T) {
 	if n, _, shut := exp.count(); n != 7 || !shut {
 		t.Fatalf("after Shutdown %d spans exported (want 7), exporter shut down: %v", n, shut)
 	}
-	b.OnEnd(ended(1, true)[0])
+	b.OnEnd(ended(1)[0])
 	if err := b.ForceFlush(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +104,7 @@ func TestBatcherExportsAFullBatchWithoutWaiting(t *testing.T) {
 	exp := newCountingExporter()
 	b := newBatcher(exp, batchLimitsFrom(func(string) string { return "" }))
 	defer func() { _ = b.Shutdown(context.Background()) }()
-	for _, s := range ended(batchMax, true) {
+	for _, s := range ended(batchMax) {
 		b.OnEnd(s)
 	}
 	select {
@@ -128,17 +123,16 @@ func TestBatcherDropsPastTheQueueLimit(t *testing.T) {
 	b := newBatcher(exp, batchLimitsFrom(func(string) string { return "" }))
 	// The first full batch is taken by the exporter, which holds it;
 	// the queue then fills to its limit and the rest is dropped.
-	spans := ended(1, true)[0]
-	for range batchMax {
-		b.OnEnd(spans)
+	for _, s := range ended(batchMax) {
+		b.OnEnd(s)
 	}
 	select {
 	case <-exp.entered:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the exporter did not take the first batch")
 	}
-	for range batchQueueMax + 10 {
-		b.OnEnd(spans)
+	for _, s := range ended(batchQueueMax + 10) {
+		b.OnEnd(s)
 	}
 	b.mu.Lock()
 	queued, dropped := len(b.queue), b.dropped
@@ -175,5 +169,42 @@ func TestBatchLimitsFromEnv(t *testing.T) {
 				t.Fatalf("batchLimitsFrom = %+v, want %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestBatcherKeepsExportedSpansForReuse: exported spans are kept, empty,
+// for the next starts, at most a batch of them.
+func TestBatcherKeepsExportedSpansForReuse(t *testing.T) {
+	exp := newCountingExporter()
+	b := newBatcher(exp, batchLimitsFrom(func(k string) string {
+		return map[string]string{"OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "4"}[k]
+	}))
+	defer func() { _ = b.Shutdown(context.Background()) }()
+	spans := ended(10)
+	spans[0].attrs = append(spans[0].attrs, attribute.String("k", "v"))
+	for _, s := range spans {
+		b.OnEnd(s)
+	}
+	if err := b.ForceFlush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	b.freeMu.Lock()
+	kept := len(b.free)
+	b.freeMu.Unlock()
+	if kept != 4 {
+		t.Fatalf("%d spans kept after export, want a batch: 4", kept)
+	}
+	seen := map[*Span]bool{}
+	for _, s := range spans {
+		seen[s] = true
+	}
+	for range kept {
+		s := b.take()
+		if !seen[s] || s.name != "" || len(s.attrs) != 0 || s.sc.IsValid() {
+			t.Fatalf("take = %+v, want an exported span, emptied", s)
+		}
+	}
+	if s := b.take(); seen[s] {
+		t.Fatal("a span was handed out twice")
 	}
 }

@@ -159,9 +159,9 @@ func Root(ctx context.Context, name string) string {
 	if tp := Inject(ctx); tp != "" {
 		return tp
 	}
-	_, sp := tracer().Start(ctx, name, kindOptions[trace.SpanKindInternal]...)
-	defer sp.End()
-	return traceParent(sp.SpanContext())
+	sc, sp := begin(trace.SpanContext{}, name, trace.SpanKindInternal)
+	sp.End(nil)
+	return traceParent(sc)
 }
 
 // ExtractState is Extract with the W3C tracestate that goes with

@@ -6,7 +6,7 @@
 // a spawned child, its announce — joins the caller's trace even after a
 // queue wait or a restart.
 //
-// Tracing is off unless enabled: then no exporter or SDK provider exists,
+// Tracing is off unless enabled: then no exporter or recorder exists,
 // Enabled reports false, and every helper returns at once without reading
 // or writing anything.
 package tracing

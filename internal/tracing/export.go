@@ -9,23 +9,21 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
-	"go.opentelemetry.io/otel/sdk/instrumentation"
 	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 )
 
-// exporter is the SDK's span exporter: it converts each batch to OTLP's
-// messages and hands them to an OTLP client (otlptracehttp's: its
-// endpoint, headers, compression, retries and the OTEL_EXPORTER_OTLP_*
-// variables). The conversion is OTLP's usual one, but writes into
-// messages kept from the batch before (the client has encoded them by
-// the time UploadTraces returns): a batch allocates nothing per span or
-// attribute, where a new message for each would be garbage that every
-// turn's span pays for in collections.
+// exporter converts each batch of ended spans to OTLP's messages and
+// hands them to an OTLP client (otlptracehttp's: its endpoint, headers,
+// compression, retries and the OTEL_EXPORTER_OTLP_* variables). The
+// conversion is OTLP's usual one, but writes into messages kept from the
+// batch before (the client has encoded them by the time UploadTraces
+// returns): a batch allocates nothing per span or attribute, where a new
+// message for each would be garbage that every turn's span pays for in
+// collections.
 type exporter struct {
 	client otlptrace.Client
 
@@ -39,22 +37,32 @@ func newExporter(ctx context.Context, client otlptrace.Client) (*exporter, error
 	if err := client.Start(ctx); err != nil {
 		return nil, err
 	}
-	return &exporter{client: client}, nil
+	e := &exporter{client: client}
+	e.setResource(nil)
+	return e, nil
+}
+
+// setResource is the resource every span is exported with (nil: none),
+// switchboard's one instrumentation scope inside it.
+func (e *exporter) setResource(res *resource.Resource) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.b.rs = &tracepb.ResourceSpans{ScopeSpans: []*tracepb.ScopeSpans{{Scope: &commonpb.InstrumentationScope{Name: tracerName}}}}
+	if res != nil {
+		e.b.rs.Resource = &resourcepb.Resource{Attributes: iterValues(res.Iter())}
+		e.b.rs.SchemaUrl = res.SchemaURL()
+	}
 }
 
 // ExportSpans sends spans as one OTLP request.
-func (e *exporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+func (e *exporter) ExportSpans(ctx context.Context, spans []*Span) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.stopped || len(spans) == 0 {
 		return nil
 	}
 	defer e.b.reset()
-	rs := e.b.convert(spans)
-	if len(rs) == 0 {
-		return nil
-	}
-	if err := e.client.UploadTraces(ctx, rs); err != nil {
+	if err := e.client.UploadTraces(ctx, e.b.convert(spans)); err != nil {
 		return fmt.Errorf("traces export: %w", err)
 	}
 	return nil
@@ -86,129 +94,26 @@ type pbBatch struct {
 	kvPtrs   slab[*commonpb.KeyValue]
 	ids      slab[byte]
 
-	// The batch's resources and, in each, its scopes, in the order they
-	// first appear, and the scope group of each span.
-	resources []*tracepb.ResourceSpans
-	groups    []scopeGroup
-	owner     []int
-
-	// The resource and scope messages are the same batch after batch.
-	resourceMsgs map[attribute.Distinct]*resourcepb.Resource
-	scopeMsgs    map[instrumentation.Scope]*commonpb.InstrumentationScope
+	// rs is the batch's one ResourceSpans: every span has the same
+	// resource and scope.
+	rs  *tracepb.ResourceSpans
+	out [1]*tracepb.ResourceSpans
 }
 
-// scopeGroup is the ScopeSpans of one resource and scope in a batch.
-type scopeGroup struct {
-	res   attribute.Distinct
-	scope instrumentation.Scope
-	ss    *tracepb.ScopeSpans
-}
-
-// convert is spans as OTLP's ResourceSpans, grouped by resource, then
-// by instrumentation scope, in the order they first appear.
-func (b *pbBatch) convert(spans []sdktrace.ReadOnlySpan) []*tracepb.ResourceSpans {
-	all := b.spanPtrs.take(len(spans))[:0]
-	for _, sd := range spans {
-		if sd == nil {
-			continue
-		}
-		b.owner = append(b.owner, b.group(sd))
-		all = append(all, b.span(sd))
+// convert is spans as OTLP's ResourceSpans.
+func (b *pbBatch) convert(spans []*Span) []*tracepb.ResourceSpans {
+	all := b.spanPtrs.take(len(spans))
+	for i, sd := range spans {
+		all[i] = b.span(sd)
 	}
-	if len(b.groups) == 1 { // the usual case: every span in one scope
-		b.groups[0].ss.Spans = all
-		return b.resources
-	}
-	for gi := range b.groups {
-		n := 0
-		for _, o := range b.owner {
-			if o == gi {
-				n++
-			}
-		}
-		list := b.spanPtrs.take(n)[:0]
-		for i, o := range b.owner {
-			if o == gi {
-				list = append(list, all[i])
-			}
-		}
-		b.groups[gi].ss.Spans = list
-	}
-	return b.resources
-}
-
-// group is the index of sd's scope group, added (and its resource's
-// ResourceSpans, when new) the first time.
-func (b *pbBatch) group(sd sdktrace.ReadOnlySpan) int {
-	res, scope := sd.Resource(), sd.InstrumentationScope()
-	key := res.Equivalent()
-	for i, g := range b.groups {
-		if g.res == key && g.scope == scope {
-			return i
-		}
-	}
-	ss := &tracepb.ScopeSpans{Scope: b.scopeMsg(scope), SchemaUrl: scope.SchemaURL}
-	var rs *tracepb.ResourceSpans
-	for _, g := range b.groups {
-		if g.res == key {
-			rs = b.resourceOf(g.ss)
-			break
-		}
-	}
-	if rs == nil {
-		rs = &tracepb.ResourceSpans{Resource: b.resourceMsg(res, key), SchemaUrl: res.SchemaURL()}
-		b.resources = append(b.resources, rs)
-	}
-	rs.ScopeSpans = append(rs.ScopeSpans, ss)
-	b.groups = append(b.groups, scopeGroup{res: key, scope: scope, ss: ss})
-	return len(b.groups) - 1
-}
-
-// resourceOf is the ResourceSpans that holds ss.
-func (b *pbBatch) resourceOf(ss *tracepb.ScopeSpans) *tracepb.ResourceSpans {
-	for _, rs := range b.resources {
-		for _, s := range rs.ScopeSpans {
-			if s == ss {
-				return rs
-			}
-		}
-	}
-	return nil
-}
-
-func (b *pbBatch) resourceMsg(res *resource.Resource, key attribute.Distinct) *resourcepb.Resource {
-	if res == nil {
-		return nil
-	}
-	if m, ok := b.resourceMsgs[key]; ok {
-		return m
-	}
-	m := &resourcepb.Resource{Attributes: iterValues(res.Iter())}
-	if b.resourceMsgs == nil || len(b.resourceMsgs) >= memoLimit {
-		b.resourceMsgs = map[attribute.Distinct]*resourcepb.Resource{}
-	}
-	b.resourceMsgs[key] = m
-	return m
-}
-
-func (b *pbBatch) scopeMsg(s instrumentation.Scope) *commonpb.InstrumentationScope {
-	if s == (instrumentation.Scope{}) {
-		return nil
-	}
-	if m, ok := b.scopeMsgs[s]; ok {
-		return m
-	}
-	m := &commonpb.InstrumentationScope{Name: s.Name, Version: s.Version, Attributes: iterValues(s.Attributes.Iter())}
-	if b.scopeMsgs == nil || len(b.scopeMsgs) >= memoLimit {
-		b.scopeMsgs = map[instrumentation.Scope]*commonpb.InstrumentationScope{}
-	}
-	b.scopeMsgs[s] = m
-	return m
+	b.rs.ScopeSpans[0].Spans = all
+	b.out[0] = b.rs
+	return b.out[:]
 }
 
 // span is sd as an OTLP span.
-func (b *pbBatch) span(sd sdktrace.ReadOnlySpan) *tracepb.Span {
-	sc, parent := sd.SpanContext(), sd.Parent()
+func (b *pbBatch) span(sd *Span) *tracepb.Span {
+	sc, parent := sd.sc, sd.parent
 	s := b.spans.next()
 	s.TraceId = b.id(sc.TraceID())
 	s.SpanId = b.spanID(sc.SpanID())
@@ -217,46 +122,20 @@ func (b *pbBatch) span(sd sdktrace.ReadOnlySpan) *tracepb.Span {
 		s.ParentSpanId = b.spanID(psid)
 	}
 	s.Flags = spanFlags(sc.TraceFlags(), parent)
-	s.Name = sd.Name()
-	s.Kind = spanKind(sd.SpanKind())
-	s.StartTimeUnixNano = unixNano(sd.StartTime().UnixNano())
-	s.EndTimeUnixNano = unixNano(sd.EndTime().UnixNano())
-	s.Attributes = b.keyValues(sd.Attributes())
-	s.DroppedAttributesCount = clampUint32(sd.DroppedAttributes())
-	s.Events = b.events(sd.Events())
-	s.DroppedEventsCount = clampUint32(sd.DroppedEvents())
-	s.Links = b.links(sd.Links())
-	s.DroppedLinksCount = clampUint32(sd.DroppedLinks())
-	st := sd.Status()
+	s.Name = sd.name
+	s.Kind = spanKind(sd.kind)
+	s.StartTimeUnixNano = unixNano(sd.start)
+	s.EndTimeUnixNano = unixNano(sd.end)
+	s.Attributes = b.keyValues(sd.attrs)
+	s.DroppedAttributesCount = clampUint32(sd.dropped)
+	if e := sd.failure; e != nil {
+		s.Events = []*tracepb.Span_Event{{Name: "exception", TimeUnixNano: unixNano(e.at), Attributes: b.keyValues([]attribute.KeyValue{
+			attribute.String("exception.type", e.typ), attribute.String("exception.message", e.message)})}}
+	}
 	s.Status = b.statuses.next()
-	s.Status.Code = statusCode(st.Code)
-	s.Status.Message = st.Description
+	s.Status.Code = statusCode(sd.status)
+	s.Status.Message = sd.statusMsg
 	return s
-}
-
-func (b *pbBatch) events(es []sdktrace.Event) []*tracepb.Span_Event {
-	if len(es) == 0 {
-		return nil
-	}
-	out := make([]*tracepb.Span_Event, len(es))
-	for i, e := range es {
-		out[i] = &tracepb.Span_Event{Name: e.Name, TimeUnixNano: unixNano(e.Time.UnixNano()),
-			Attributes: b.keyValues(e.Attributes), DroppedAttributesCount: clampUint32(e.DroppedAttributeCount)}
-	}
-	return out
-}
-
-func (b *pbBatch) links(ls []sdktrace.Link) []*tracepb.Span_Link {
-	if len(ls) == 0 {
-		return nil
-	}
-	out := make([]*tracepb.Span_Link, len(ls))
-	for i, l := range ls {
-		out[i] = &tracepb.Span_Link{TraceId: b.id(l.SpanContext.TraceID()), SpanId: b.spanID(l.SpanContext.SpanID()),
-			TraceState: l.SpanContext.TraceState().String(), Attributes: b.keyValues(l.Attributes),
-			DroppedAttributesCount: clampUint32(l.DroppedAttributeCount), Flags: spanFlags(l.SpanContext.TraceFlags(), l.SpanContext)}
-	}
-	return out
 }
 
 func (b *pbBatch) id(id trace.TraceID) []byte {
@@ -331,11 +210,7 @@ func (b *pbBatch) reset() {
 	b.spanPtrs.reset()
 	b.kvPtrs.reset()
 	b.ids.reset()
-	clear(b.resources)
-	b.resources = b.resources[:0]
-	clear(b.groups)
-	b.groups = b.groups[:0]
-	b.owner = b.owner[:0]
+	b.rs.ScopeSpans[0].Spans = nil
 }
 
 // anyValue is v as a newly made OTLP value.

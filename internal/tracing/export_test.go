@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/sdk/instrumentation"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -30,40 +32,51 @@ func (u *uploads) UploadTraces(_ context.Context, rs []*tracepb.ResourceSpans) e
 	return nil
 }
 
+// stub is s as the SDK's test span, with res and switchboard's scope.
+func stub(s *Span, res *resource.Resource) tracetest.SpanStub {
+	scope := instrumentation.Scope{Name: tracerName}
+	st := tracetest.SpanStub{Name: s.name, SpanContext: s.sc, Parent: s.parent, SpanKind: s.kind,
+		StartTime: time.Unix(0, s.start), EndTime: time.Unix(0, s.end), Attributes: s.attrs, DroppedAttributes: s.dropped,
+		Status:   sdktrace.Status{Code: s.status, Description: s.statusMsg},
+		Resource: res, InstrumentationScope: scope, InstrumentationLibrary: scope}
+	if e := s.failure; e != nil {
+		st.Events = []sdktrace.Event{{Name: "exception", Time: time.Unix(0, e.at),
+			Attributes: []attribute.KeyValue{attribute.String("exception.type", e.typ), attribute.String("exception.message", e.message)}}}
+	}
+	return st
+}
+
 // TestExporterMatchesOTLP: the exporter's messages are those the OTLP
 // exporter makes of the same spans — every field, attribute type, event,
-// link, status and flag — batch after batch, though it reuses them.
+// status and flag — batch after batch, though it reuses them.
 func TestExporterMatchesOTLP(t *testing.T) {
 	ctx := context.Background()
 	res := resource.NewSchemaless(attribute.String("service.name", "switchboard"))
-	other := resource.NewSchemaless(attribute.String("service.name", "other"))
-	scope := instrumentation.Scope{Name: tracerName, Version: "1"}
 	remote := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2},
 		TraceFlags: trace.FlagsSampled, Remote: true})
 	ts, _ := trace.ParseTraceState("vendor=1")
-	stub := func(i byte, r *resource.Resource, s instrumentation.Scope) tracetest.SpanStub {
-		return tracetest.SpanStub{
-			Name: "invoke_agent main",
-			SpanContext: trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{i},
+	now := time.Now().UnixNano()
+	span := func(i byte) *Span {
+		s := &Span{name: "invoke_agent main",
+			sc: trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{i},
 				TraceFlags: trace.FlagsSampled, TraceState: ts}),
-			Parent:   remote,
-			SpanKind: trace.SpanKind(i%5 + 1),
-			Attributes: []attribute.KeyValue{attribute.String("s", "v"), attribute.Int64("n", int64(i)),
+			parent: remote, kind: trace.SpanKind(i%5 + 1), start: now, end: now + int64(i),
+			attrs: []attribute.KeyValue{attribute.String("s", "v"), attribute.Int64("n", int64(i)),
 				attribute.Bool("b", true), attribute.Float64("f", 1.5), attribute.StringSlice("ss", []string{"stop"}),
 				attribute.Int64Slice("ns", []int64{1, 2}), attribute.BoolSlice("bs", []bool{true}), attribute.Float64Slice("fs", []float64{2.5}),
 				attribute.ByteSlice("by", []byte("x")), attribute.Slice("sl", attribute.IntValue(1), attribute.StringValue("a")),
 				attribute.Map("m", attribute.String("k", "v"), attribute.Bool("t", false))},
-			Events: []sdktrace.Event{{Name: "exception", Attributes: []attribute.KeyValue{attribute.String("exception.message", "boom")}}},
-			Links:  []sdktrace.Link{{SpanContext: remote, Attributes: []attribute.KeyValue{attribute.Int("k", 1)}, DroppedAttributeCount: 1}},
-			Status: sdktrace.Status{Code: 2, Description: "failed"}, DroppedAttributes: 3, DroppedEvents: 1, DroppedLinks: 2,
-			Resource: r, InstrumentationScope: s, InstrumentationLibrary: s,
-		}
+			dropped: 3}
+		return s
 	}
-	batches := []tracetest.SpanStubs{
-		{stub(3, res, scope), stub(4, res, scope)},
-		{stub(5, res, scope)},
-		{stub(6, res, scope), stub(7, res, instrumentation.Scope{Name: "x"}), stub(8, res, scope)},
-		{stub(9, other, scope), {Name: "bare", SpanContext: remote}},
+	failed := span(5)
+	failed.failure = &exception{at: now + 1, typ: typeName(errors.New("x")), message: "boom"}
+	failed.status, failed.statusMsg = codes.Error, "boom"
+	root := &Span{name: "bare", sc: remote, start: now, end: now}
+	batches := [][]*Span{
+		{span(3), span(4)},
+		{failed},
+		{span(6), root, span(8)},
 	}
 	want, got := &uploads{}, &uploads{}
 	ref, err := otlptrace.New(ctx, want)
@@ -74,11 +87,16 @@ func TestExporterMatchesOTLP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	exp.setResource(res)
 	for _, b := range batches {
-		if err := ref.ExportSpans(ctx, b.Snapshots()); err != nil {
+		stubs := make(tracetest.SpanStubs, len(b))
+		for i, s := range b {
+			stubs[i] = stub(s, res)
+		}
+		if err := ref.ExportSpans(ctx, stubs.Snapshots()); err != nil {
 			t.Fatal(err)
 		}
-		if err := exp.ExportSpans(ctx, b.Snapshots()); err != nil {
+		if err := exp.ExportSpans(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -127,7 +145,7 @@ func TestExporterError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spans := tracetest.SpanStubs{{Name: "x"}}.Snapshots()
+	spans := []*Span{{name: "x"}}
 	if err := exp.ExportSpans(ctx, spans); err == nil || err.Error() != "traces export: collector down" {
 		t.Errorf("ExportSpans = %v, want the upload's error", err)
 	}

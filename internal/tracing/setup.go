@@ -8,13 +8,10 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/trace"
 )
 
 // Config is what Setup needs: `tracing.*` of the config file.
@@ -34,7 +31,7 @@ type Config struct {
 	Version string
 }
 
-// on is set while an SDK provider is installed: instrumentation reads it
+// on is set while a Provider is installed: instrumentation reads it
 // first, so tracing off costs one atomic load.
 var on atomic.Bool
 
@@ -44,28 +41,25 @@ func Enabled() bool { return on.Load() }
 // tracerName names switchboard's spans' instrumentation scope.
 const tracerName = "github.com/switchboard-go/switchboard"
 
-// installed is the tracer of the installed provider, taken once at Setup
-// rather than looked up through the global provider for every span.
-var installed atomic.Pointer[trace.Tracer]
-
-// tracer is the one tracer of switchboard's spans.
-func tracer() trace.Tracer {
-	if t := installed.Load(); t != nil {
-		return *t
-	}
-	return otel.Tracer(tracerName)
+// recorder is what an installed Setup records spans with: its sampler
+// and the batcher its ended spans go to.
+type recorder struct {
+	sampler sampler
+	batcher *batcher
 }
+
+// installed is the recorder of the installed Provider.
+var installed atomic.Pointer[recorder]
 
 // propagator is the W3C trace-context propagator every carrier uses.
 var propagator = propagation.TraceContext{}
 
-// Provider is an installed tracer provider; Shutdown flushes and removes it.
+// Provider is an installed recorder; Shutdown flushes and removes it.
 type Provider struct {
-	tp   *sdktrace.TracerProvider
-	prev trace.TracerProvider
+	rec *recorder
 }
 
-// Setup installs an OTLP/HTTP exporter and an SDK tracer provider when
+// Setup installs an OTLP/HTTP exporter and the recorder of spans when
 // cfg.Enabled (and OTEL_SDK_DISABLED is not "true"); otherwise it creates
 // nothing and returns nil. getenv reads the OTEL_* variables the config
 // does not set (nil: none).
@@ -104,14 +98,9 @@ func Setup(ctx context.Context, cfg Config, getenv func(string) string) (*Provid
 	if err != nil && !errors.Is(err, resource.ErrPartialResource) {
 		return nil, fmt.Errorf("tracing: resource: %w", err)
 	}
-	tpOpts := []sdktrace.TracerProviderOption{sdktrace.WithSpanProcessor(newBatcher(exp, batchLimitsFrom(getenv))), sdktrace.WithResource(res)}
-	if cfg.SampleRatio != nil {
-		tpOpts = append(tpOpts, sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(*cfg.SampleRatio))))
-	}
-	p := &Provider{tp: sdktrace.NewTracerProvider(tpOpts...), prev: otel.GetTracerProvider()}
-	otel.SetTracerProvider(p.tp)
-	t := p.tp.Tracer(tracerName)
-	installed.Store(&t)
+	exp.setResource(res)
+	p := &Provider{rec: &recorder{sampler: samplerFrom(cfg.SampleRatio, getenv), batcher: newBatcher(exp, batchLimitsFrom(getenv))}}
+	installed.Store(p.rec)
 	on.Store(true)
 	return p, nil
 }
@@ -123,9 +112,8 @@ func (p *Provider) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	on.Store(false)
-	installed.Store(nil)
-	otel.SetTracerProvider(p.prev)
-	if err := p.tp.Shutdown(ctx); err != nil {
+	installed.CompareAndSwap(p.rec, nil)
+	if err := p.rec.batcher.Shutdown(ctx); err != nil {
 		return fmt.Errorf("tracing: shutdown: %w", err)
 	}
 	return nil
@@ -136,7 +124,7 @@ func (p *Provider) ForceFlush(ctx context.Context) error {
 	if p == nil {
 		return nil
 	}
-	return p.tp.ForceFlush(ctx)
+	return p.rec.batcher.ForceFlush(ctx)
 }
 
 // tracesURL is endpoint with the OTLP traces path, as OTEL_EXPORTER_OTLP_ENDPOINT is read.

@@ -2,7 +2,8 @@ package tracing
 
 import (
 	"context"
-	"sync"
+	"reflect"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -10,56 +11,114 @@ import (
 )
 
 // Span is a started span; its methods do nothing on a nil Span, which is
-// what every Start returns with tracing off.
+// what every Start returns with tracing off or for a span not sampled.
 //
-// Attributes are kept here and given to the SDK span in one call at End:
-// the SDK copies each call's attributes into a slice it grows, so one
-// call per span is one exact allocation instead of one per call.
+// A Span is the record the exporter reads: what a span is started with
+// and what is set on it are kept here as given, and the ended Span goes
+// to the batcher as it is. OTLP's values are built on the exporting
+// goroutine, not the turn's, and the Span is kept for reuse once its
+// batch is exported, so a turn's spans allocate nothing but the contexts
+// that carry them.
 type Span struct {
-	s     trace.Span
-	attrs []attribute.KeyValue
+	rec        *recorder
+	sc, parent trace.SpanContext
+	name       string
+	kind       trace.SpanKind
+	start, end int64 // Unix nanoseconds
+	attrs      []attribute.KeyValue
+	dropped    int // attributes past the limit, or without a key
+
+	status    codes.Code
+	statusMsg string
+	// failure is the error End was given: an "exception" event.
+	failure *exception
+}
+
+// exception is an error recorded on a span, OpenTelemetry's exception event.
+type exception struct {
+	at           int64
+	typ, message string
 }
 
 // spanAttrs is the room for attributes a Span has without growing: the
 // most a run's span or a model call's span sets.
 const spanAttrs = 9
 
-// spans keeps ended Spans with their attribute buffers for the next
-// start: every turn starts and ends several.
-var spans = sync.Pool{New: func() any {
-	s := &Span{}
-	s.attrs = make([]attribute.KeyValue, 0, spanAttrs)
-	return s
-}}
+// attrLimit is the most attributes a span keeps, the SDK's default:
+// past it they are dropped and counted.
+const attrLimit = 128
 
-// newSpan is a Span around sp, from the pool.
-func newSpan(sp trace.Span) *Span {
-	s := spans.Get().(*Span)
-	s.s = sp
-	return s
+// newSpan is an empty Span with room for spanAttrs attributes.
+func newSpan() *Span {
+	return &Span{attrs: make([]attribute.KeyValue, 0, spanAttrs)}
 }
 
-// End ends the span; err, when not nil, marks it failed. End is the
-// span's last use: the Span is reused by a later start.
-func (s *Span) End(err error) {
-	if s == nil {
+// reset empties s for reuse; false when it is not worth keeping (grown
+// by an unusual span).
+func (s *Span) reset() bool {
+	if cap(s.attrs) > spanAttrs {
+		return false
+	}
+	attrs := s.attrs[:0]
+	clear(s.attrs)
+	*s = Span{attrs: attrs}
+	return true
+}
+
+// set records one attribute: a key set again keeps its last value, as
+// the SDK's span does.
+func (s *Span) set(kv attribute.KeyValue) {
+	if !kv.Valid() {
+		s.dropped++
 		return
 	}
-	if len(s.attrs) > 0 {
-		s.s.SetAttributes(s.attrs...)
+	for i := range s.attrs {
+		if s.attrs[i].Key == kv.Key {
+			s.attrs[i].Value = kv.Value
+			return
+		}
 	}
+	if len(s.attrs) >= attrLimit {
+		s.dropped++
+		return
+	}
+	s.attrs = append(s.attrs, kv)
+}
+
+// End ends the span; err, when not nil, marks it failed and is recorded
+// as an exception event. End is the span's last use: the Span is reused
+// once exported.
+func (s *Span) End(err error) {
+	if s == nil || s.end != 0 {
+		return // a second End while the span waits for export: it is queued once
+	}
+	s.end = time.Now().UnixNano()
 	if err != nil {
-		s.s.RecordError(err)
-		s.s.SetStatus(codes.Error, err.Error())
+		s.failure = &exception{at: s.end, typ: typeName(err), message: err.Error()}
+		s.setStatus(codes.Error, s.failure.message)
 	}
-	s.s.End()
-	s.s = nil
-	if cap(s.attrs) > spanAttrs {
-		return // grown by an unusual span: not kept
+	s.rec.batcher.OnEnd(s)
+}
+
+// setStatus sets the status as the SDK does: Ok is final, and a status
+// is not lowered.
+func (s *Span) setStatus(c codes.Code, msg string) {
+	if s.status > c {
+		return
 	}
-	clear(s.attrs)
-	s.attrs = s.attrs[:0]
-	spans.Put(s)
+	if c != codes.Error {
+		msg = ""
+	}
+	s.status, s.statusMsg = c, msg
+}
+
+// typeName names err's type as OpenTelemetry's exception.type does.
+func typeName(err error) string {
+	t := reflect.TypeOf(err)
+	if t.PkgPath() == "" && t.Name() == "" {
+		return t.String()
+	}
+	return t.PkgPath() + "." + t.Name()
 }
 
 // Fail marks the span failed with msg, without ending it.
@@ -67,7 +126,7 @@ func (s *Span) Fail(msg string) {
 	if s == nil {
 		return
 	}
-	s.s.SetStatus(codes.Error, msg)
+	s.setStatus(codes.Error, msg)
 }
 
 // SetString sets one string attribute.
@@ -75,7 +134,7 @@ func (s *Span) SetString(key, value string) {
 	if s == nil {
 		return
 	}
-	s.attrs = append(s.attrs, attribute.String(key, value))
+	s.set(attribute.String(key, value))
 }
 
 // SetInt sets one integer attribute.
@@ -83,7 +142,7 @@ func (s *Span) SetInt(key string, value int64) {
 	if s == nil {
 		return
 	}
-	s.attrs = append(s.attrs, attribute.Int64(key, value))
+	s.set(attribute.Int64(key, value))
 }
 
 // TraceID is the span's trace id ("" on a nil Span).
@@ -91,24 +150,65 @@ func (s *Span) TraceID() string {
 	if s == nil {
 		return ""
 	}
-	return s.s.SpanContext().TraceID().String()
+	return s.sc.TraceID().String()
 }
 
-// kindOptions are the start options of each span kind, made once: an
-// option built per span is an allocation per span.
-var kindOptions = func() (o [trace.SpanKindConsumer + 1][]trace.SpanStartOption) {
-	for k := range o {
-		o[k] = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKind(k))}
+// begin makes the span context of a new span named name under parent
+// (invalid: a new trace) and, when the span is sampled, its record,
+// started now. Like the SDK's, a span not sampled still has its own
+// span id, so the work under it propagates a context of its own.
+func begin(parent trace.SpanContext, name string, kind trace.SpanKind, attrs ...attribute.KeyValue) (trace.SpanContext, *Span) {
+	r := installed.Load()
+	if r == nil {
+		return trace.SpanContext{}, nil
 	}
-	return o
-}()
+	tid := parent.TraceID()
+	if !tid.IsValid() {
+		tid = newTraceID()
+	}
+	cfg := trace.SpanContextConfig{TraceID: tid, SpanID: newSpanID(), TraceState: parent.TraceState(),
+		TraceFlags: parent.TraceFlags() &^ trace.FlagsSampled}
+	sampled := r.sampler.sampled(parent, tid)
+	if sampled {
+		cfg.TraceFlags |= trace.FlagsSampled
+	}
+	sc := trace.NewSpanContext(cfg)
+	if !sampled {
+		return sc, nil
+	}
+	s := r.batcher.take()
+	s.rec, s.sc, s.parent, s.name, s.kind = r, sc, parent, name, kind
+	s.start = time.Now().UnixNano()
+	for _, kv := range attrs {
+		s.set(kv)
+	}
+	return sc, s
+}
 
-// start starts a span of kind with attrs.
+// start starts a span of kind with attrs under ctx's span, and returns
+// ctx with the new span's context.
 func start(ctx context.Context, name string, kind trace.SpanKind, attrs ...attribute.KeyValue) (context.Context, *Span) {
-	ctx, sp := tracer().Start(ctx, name, kindOptions[kind]...)
-	s := newSpan(sp)
-	s.attrs = append(s.attrs, attrs...)
-	return ctx, s
+	return startUnder(ctx, trace.SpanContextFromContext(ctx), name, kind, attrs...)
+}
+
+// startUnder is start under parent rather than ctx's span.
+func startUnder(ctx context.Context, parent trace.SpanContext, name string, kind trace.SpanKind, attrs ...attribute.KeyValue) (context.Context, *Span) {
+	sc, s := begin(parent, name, kind, attrs...)
+	if !sc.IsValid() {
+		return ctx, nil
+	}
+	return trace.ContextWithSpanContext(ctx, sc), s
+}
+
+// parentOf is the span context traceparent names, else ctx's.
+func parentOf(ctx context.Context, traceparent string) trace.SpanContext {
+	if traceparent == "" {
+		return trace.SpanContextFromContext(ctx)
+	}
+	if sc, ok := parseTraceParent(traceparent); ok {
+		return sc
+	}
+	return trace.SpanContextFromContext(Extract(ctx, traceparent))
 }
 
 // RunInfo names a run for its span.
@@ -143,10 +243,7 @@ func StartRun(ctx context.Context, r RunInfo) (context.Context, *Span) {
 	if !Enabled() {
 		return ctx, nil
 	}
-	if r.TraceParent != "" {
-		ctx = Extract(ctx, r.TraceParent)
-	}
-	return start(ctx, invokeAgentNames.get(r.AgentID), trace.SpanKindInternal,
+	return startUnder(ctx, parentOf(ctx, r.TraceParent), invokeAgentNames.get(r.AgentID), trace.SpanKindInternal,
 		opInvokeAgent,
 		attribute.String("gen_ai.agent.id", r.AgentID),
 		attribute.String("switchboard.run.id", r.ID),
@@ -171,13 +268,13 @@ func (s *Span) EndModel(inputTokens, outputTokens int64, responseModel, stopReas
 	if s == nil {
 		return
 	}
-	s.attrs = append(s.attrs, attribute.Int64("gen_ai.usage.input_tokens", inputTokens),
-		attribute.Int64("gen_ai.usage.output_tokens", outputTokens))
+	s.set(attribute.Int64("gen_ai.usage.input_tokens", inputTokens))
+	s.set(attribute.Int64("gen_ai.usage.output_tokens", outputTokens))
 	if responseModel != "" {
-		s.attrs = append(s.attrs, attribute.String("gen_ai.response.model", responseModel))
+		s.set(attribute.String("gen_ai.response.model", responseModel))
 	}
 	if stopReason != "" {
-		s.attrs = append(s.attrs, finishReasons.get(stopReason))
+		s.set(finishReasons.get(stopReason))
 	}
 	s.End(err)
 }
@@ -199,10 +296,7 @@ func StartDelivery(ctx context.Context, traceparent, kind, channel, sessionKey s
 	if !Enabled() {
 		return ctx, nil
 	}
-	if traceparent != "" {
-		ctx = Extract(ctx, traceparent)
-	}
-	return start(ctx, "deliver "+kind, trace.SpanKindProducer,
+	return startUnder(ctx, parentOf(ctx, traceparent), "deliver "+kind, trace.SpanKindProducer,
 		attribute.String("switchboard.delivery.kind", kind),
 		attribute.String("switchboard.delivery.channel", channel),
 		attribute.String("switchboard.session.key", sessionKey))
