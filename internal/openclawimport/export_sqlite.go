@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/transcript"
@@ -307,8 +308,9 @@ func (ins *inserts) session(ctx context.Context, s *domain.Session, msgs []domai
 		return fmt.Errorf("session_windows: %w", err)
 	}
 	// One string for the whole transcript; each event's line is a slice
-	// of it, not a copy of its own.
-	rest := strings.TrimSuffix(string(data), "\n")
+	// of it, not a copy of its own. The string shares data's bytes:
+	// nothing writes data once it is encoded.
+	rest := strings.TrimSuffix(unsafe.String(unsafe.SliceData(data), len(data)), "\n")
 	// Boxed once for all of the session's rows, not once per row.
 	sessionID := any(s.SessionID)
 	if n := strings.Count(rest, "\n") + 1; n != len(msgs)+1 {
