@@ -10,11 +10,15 @@ import (
 )
 
 // transcriptArenaHint is the size of the messages ReadTranscriptJSON read
-// last. Transcripts read one after another are mostly of a size, so the
-// next one's arena starts at that size and a quarter more instead of
-// doubling its way up from nothing, which allocated several times the
-// transcript's size and made the garbage collector run as often.
+// last, up to maxArenaHint. Transcripts read one after another are mostly
+// of a size, so the next one's arena starts at that size and a quarter
+// more instead of doubling its way up from nothing, which allocated
+// several times the transcript's size and made the garbage collector run
+// as often. The bound keeps one long transcript from making the next
+// short ones hold much more than they need.
 var transcriptArenaHint atomic.Int64
+
+const maxArenaHint = 1 << 20
 
 // ReadTranscriptJSON implements domain.TranscriptJSONReader: the rows
 // ReadMessages reads for MessageQuery{SessionID: sessionID}, with each
@@ -51,7 +55,7 @@ FROM message_gens AS g JOIN messages AS m ON m.gen = g.gen WHERE g.session_key =
 	if err := rows.Err(); err != nil {
 		return nil, s.readErr("read transcript", err)
 	}
-	transcriptArenaHint.Store(int64(len(arena)))
+	transcriptArenaHint.Store(int64(min(len(arena), maxArenaHint)))
 	start := 0
 	for i, end := range ends {
 		out[i].JSON = arena[start:end:end]
