@@ -1,6 +1,7 @@
 package openclawimport
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -93,7 +95,12 @@ func Export(ctx context.Context, st domain.Store, dir string, opts ExportOptions
 	for a := range byAgent {
 		agents = append(agents, a)
 	}
-	slices.Sort(agents)
+	// Largest first: what of an agent's database is written after the
+	// next agent started overlaps that agent, but the last one's does
+	// not, and the smallest agent has the least of it.
+	slices.SortFunc(agents, func(a, b string) int {
+		return cmp.Or(cmp.Compare(len(byAgent[b]), len(byAgent[a])), strings.Compare(a, b))
+	})
 
 	tmp, err := os.MkdirTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".export-")
 	if err != nil {
@@ -102,18 +109,8 @@ func Export(ctx context.Context, st domain.Store, dir string, opts ExportOptions
 	defer os.RemoveAll(tmp) // a no-op once renamed
 	w := exportWriter{ctx: ctx, st: st, root: tmp, final: abs, opts: opts, total: len(rows), sum: &sum,
 		readers: exportReaders(runtime.GOMAXPROCS(0))}
-	for _, a := range agents {
-		var err error
-		switch opts.Layout {
-		case LayoutJSON:
-			err = w.agentJSON(a, byAgent[a])
-		case LayoutSQLite:
-			err = w.agentSQLite(a, byAgent[a])
-		}
-		if err != nil {
-			return sum, err
-		}
-		sum.Agents++
+	if err := w.agents(agents, byAgent); err != nil {
+		return sum, err
 	}
 	if err := os.Chmod(tmp, 0o700); err != nil {
 		return sum, err
@@ -126,6 +123,44 @@ func Export(ctx context.Context, st domain.Store, dir string, opts ExportOptions
 		return sum, err
 	}
 	return sum, nil
+}
+
+// agents writes each agent's sessions in turn. An agent's finish (see
+// agentSQLite) runs while the next agent is written, one at a time; it
+// returns after every finish returned.
+func (w *exportWriter) agents(agents []string, byAgent map[string][]domain.Session) error {
+	var pending chan error // the previous agent's finish, when running
+	wait := func() error {
+		if pending == nil {
+			return nil
+		}
+		err := <-pending
+		pending = nil
+		return err
+	}
+	for _, a := range agents {
+		var finish func() error
+		var err error
+		switch w.opts.Layout {
+		case LayoutJSON:
+			err = w.agentJSON(a, byAgent[a])
+		case LayoutSQLite:
+			finish, err = w.agentSQLite(a, byAgent[a])
+		}
+		err = errors.Join(err, wait())
+		if err != nil {
+			if finish != nil {
+				finish() // only to close and clean up: the export failed
+			}
+			return err
+		}
+		w.sum.Agents++
+		if finish != nil {
+			pending = make(chan error, 1)
+			go func(done chan<- error) { done <- finish() }(pending)
+		}
+	}
+	return wait()
 }
 
 // checkTarget refuses a target that exists and is not an empty directory.

@@ -24,6 +24,9 @@ type identityWriter struct {
 	// each but the last; the writer owns a batch once it is sent.
 	rows chan []any
 	done chan error
+	// finished and err are finish's: whether it ran, what it returned.
+	finished bool
+	err      error
 }
 
 // identitySideSuffix names the side file beside the agent database; it
@@ -110,12 +113,15 @@ func (iw *identityWriter) add(ctx context.Context, batch []any) error {
 }
 
 // finish stops the writer once it wrote what it was given and closes
-// the side file (its exclusive lock would keep copyInto out). It is
-// called once.
+// the side file (its exclusive lock would keep copyInto out). Calls after
+// the first return the first one's error.
 func (iw *identityWriter) finish() error {
-	close(iw.rows)
-	err := <-iw.done
-	return errors.Join(err, iw.db.Close())
+	if !iw.finished {
+		iw.finished = true
+		close(iw.rows)
+		iw.err = errors.Join(<-iw.done, iw.db.Close())
+	}
+	return iw.err
 }
 
 // copyInto copies the written rows and their index entries into db's

@@ -4,11 +4,13 @@ import (
 	"context"
 	"database/sql"
 	_ "embed"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 	"github.com/switchboard-go/switchboard/internal/transcript"
@@ -30,21 +32,31 @@ var agentSchemaSQL string
 const transcriptVersion = 4
 
 // agentSQLite writes agent's sessions into a new
-// agents/<agent>/agent/openclaw-agent.sqlite.
-func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (err error) {
+// agents/<agent>/agent/openclaw-agent.sqlite. It returns once every row
+// but the identities is committed; finish does the rest (moving the
+// identities in from their side file, closing the database), which uses
+// one core only, so Export runs it while it writes the next agent. When
+// agentSQLite fails, it has cleaned up itself and finish is nil.
+func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (finish func() error, err error) {
 	dir := filepath.Join(w.root, "agents", agent, "agent")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
+		return nil, err
 	}
 	path := filepath.Join(dir, AgentDBName)
 	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?"+exportPragmas)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var iw *identityWriter
 	defer func() {
-		if cerr := db.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("%s: %w", path, cerr)
+		if finish != nil {
+			return // finish owns db and the side file now
 		}
+		if iw != nil {
+			iw.finish()
+			iw.remove()
+		}
+		db.Close()
 	}()
 	db.SetMaxOpenConns(1)
 	ctx := w.ctx
@@ -54,25 +66,38 @@ func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (err
 	sessions = slices.Clone(sessions)
 	slices.SortFunc(sessions, func(a, b domain.Session) int { return strings.Compare(a.SessionID, b.SessionID) })
 	if _, err := db.ExecContext(ctx, agentSchemaSQL); err != nil {
-		return fmt.Errorf("%s: create schema: %w", path, err)
+		return nil, fmt.Errorf("%s: create schema: %w", path, err)
 	}
 	identitySchema, err := tableSchema(agentSchemaSQL, "transcript_event_identities")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	iw, err := startIdentityWriter(ctx, path, identitySchema)
-	if err != nil {
-		return err
+	if iw, err = startIdentityWriter(ctx, path, identitySchema); err != nil {
+		return nil, err
 	}
-	finished := false
-	defer func() {
-		if !finished {
-			iw.finish()
+	if err := w.agentRows(ctx, db, path, agent, sessions, iw); err != nil {
+		return nil, err
+	}
+	if err := iw.finish(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	w.progress()
+	return func() error {
+		err := iw.copyInto(ctx, db)
+		if err == nil {
+			_, err = db.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", AgentSchemaVersion))
 		}
-		if cerr := iw.remove(); err == nil && cerr != nil {
-			err = cerr
+		err = errors.Join(err, db.Close(), iw.remove())
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
 		}
-	}()
+		return nil
+	}, nil
+}
+
+// agentRows writes every row of the agent database at path but the
+// identities, which go to iw, in one transaction.
+func (w *exportWriter) agentRows(ctx context.Context, db *sql.DB, path, agent string, sessions []domain.Session, iw *identityWriter) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -120,17 +145,6 @@ func (w *exportWriter) agentSQLite(agent string, sessions []domain.Session) (err
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	finished = true
-	if err := iw.finish(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := iw.copyInto(ctx, db); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if _, err := db.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", AgentSchemaVersion)); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	w.progress()
 	return nil
 }
 
@@ -172,10 +186,12 @@ const (
 // addEvent queues one transcript_events row and, when id is set, its
 // identity, writing a full batch. The values go straight into the
 // queues: no slice per row.
-func (ins *inserts) addEvent(ctx context.Context, sessionID string, seq int, line string, at int64, id, typ string, parent any) error {
-	ins.eventArgs = append(ins.eventArgs, sessionID, seq, line, at, len(line))
+func (ins *inserts) addEvent(ctx context.Context, sessionID any, seq int, line string, at int64, id string, typ, parent any) error {
+	// int64, not int: database/sql passes an int64 on as it is and
+	// converts an int through reflection.
+	ins.eventArgs = append(ins.eventArgs, sessionID, int64(seq), line, at, int64(len(line)))
 	if id != "" {
-		ins.identityArgs = append(ins.identityArgs, sessionID, id, seq, typ, parent, at)
+		ins.identityArgs = append(ins.identityArgs, sessionID, id, int64(seq), typ, parent, at)
 	}
 	if len(ins.eventArgs) == rowsPerInsert*5 {
 		if _, err := ins.events.ExecContext(ctx, ins.eventArgs...); err != nil {
@@ -292,8 +308,11 @@ func (ins *inserts) session(ctx context.Context, s *domain.Session, msgs []domai
 		return fmt.Errorf("session_windows: %w", err)
 	}
 	// One string for the whole transcript; each event's line is a slice
-	// of it, not a copy of its own.
-	rest := strings.TrimSuffix(string(data), "\n")
+	// of it, not a copy of its own. The string shares data's bytes:
+	// nothing writes data once it is encoded.
+	rest := strings.TrimSuffix(unsafe.String(unsafe.SliceData(data), len(data)), "\n")
+	// Boxed once for all of the session's rows, not once per row.
+	sessionID := any(s.SessionID)
 	if n := strings.Count(rest, "\n") + 1; n != len(msgs)+1 {
 		return fmt.Errorf("internal error: %d transcript lines for %d messages", n, len(msgs))
 	}
@@ -301,11 +320,11 @@ func (ins *inserts) session(ctx context.Context, s *domain.Session, msgs []domai
 		line, next, _ := strings.Cut(rest, "\n")
 		rest = next
 		at := created
-		typ, id, parent := transcript.TypeSession, s.SessionID, any(nil)
+		typ, id, parent := typeSession, s.SessionID, any(nil)
 		if seq > 0 {
 			m := &msgs[seq-1]
 			at = max(m.Timestamp, created)
-			typ, id = transcript.TypeMessage, m.ID
+			typ, id = typeMessage, m.ID
 			if m.ParentID != "" {
 				parent = m.ParentID
 			}
@@ -313,12 +332,16 @@ func (ins *inserts) session(ctx context.Context, s *domain.Session, msgs []domai
 		if len(line) > maxEventBytes {
 			return fmt.Errorf("event %d is %d bytes, more than OpenClaw's limit of %d", seq, len(line), maxEventBytes)
 		}
-		if err := ins.addEvent(ctx, s.SessionID, seq, line, at, id, typ, parent); err != nil {
+		if err := ins.addEvent(ctx, sessionID, seq, line, at, id, typ, parent); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// typeSession and typeMessage are the event types as arguments, boxed
+// once.
+var typeSession, typeMessage any = transcript.TypeSession, transcript.TypeMessage
 
 // sessionTimes returns when s was last updated and created as its row
 // says them, now standing in for a time the store has none of.

@@ -87,7 +87,13 @@ func TestExportRoundTrip(t *testing.T) {
 					t.Fatalf("import → export → import changed (-first +second):\n%s", d)
 				}
 				if layout == LayoutSQLite {
-					checkExportedDB(t, agentDBPath(out, "main"))
+					agents := map[string]bool{}
+					for _, r := range want.Rows {
+						agents[r.AgentID] = true
+					}
+					for a := range agents {
+						checkExportedDB(t, agentDBPath(out, a))
+					}
 				}
 			})
 		}
@@ -199,19 +205,38 @@ func TestExportFailsWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad := rows[len(rows)/2].Key
+	// A session of the agent written first, and one of the agent written
+	// last, while the first one's database is being finished.
+	perAgent := map[string]int{}
+	for _, r := range rows {
+		perAgent[r.AgentID]++
+	}
+	if len(perAgent) < 2 {
+		t.Fatalf("sessions of %d agents, want two or more", len(perAgent))
+	}
+	var first, last domain.Session
+	for _, r := range rows {
+		if first.Key == "" || perAgent[r.AgentID] > perAgent[first.AgentID] {
+			first = r
+		}
+		if last.Key == "" || perAgent[r.AgentID] < perAgent[last.AgentID] {
+			last = r
+		}
+	}
 	for _, layout := range Layouts {
-		t.Run(layout, func(t *testing.T) {
-			parent := t.TempDir()
-			out := filepath.Join(parent, "exported")
-			_, err := Export(ctx, failingReads{Store: st, key: bad}, out, ExportOptions{Layout: layout})
-			if err == nil || !strings.Contains(err.Error(), "disk on fire") || !strings.Contains(err.Error(), bad) {
-				t.Fatalf("err = %v, want the store's error naming %s", err, bad)
-			}
-			if des, _ := os.ReadDir(parent); len(des) != 0 {
-				t.Fatalf("a failed export left %v", des)
-			}
-		})
+		for _, bad := range []string{first.Key, last.Key} {
+			t.Run(layout+"/"+bad, func(t *testing.T) {
+				parent := t.TempDir()
+				out := filepath.Join(parent, "exported")
+				_, err := Export(ctx, failingReads{Store: st, key: bad}, out, ExportOptions{Layout: layout})
+				if err == nil || !strings.Contains(err.Error(), "disk on fire") || !strings.Contains(err.Error(), bad) {
+					t.Fatalf("err = %v, want the store's error naming %s", err, bad)
+				}
+				if des, _ := os.ReadDir(parent); len(des) != 0 {
+					t.Fatalf("a failed export left %v", des)
+				}
+			})
+		}
 	}
 }
 

@@ -4,9 +4,21 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
+
+// transcriptArenaHint is the size of the messages ReadTranscriptJSON read
+// last, up to maxArenaHint. Transcripts read one after another are mostly
+// of a size, so the next one's arena starts at that size and a quarter
+// more instead of doubling its way up from nothing, which allocated
+// several times the transcript's size and made the garbage collector run
+// as often. The bound keeps one long transcript from making the next
+// short ones hold much more than they need.
+var transcriptArenaHint atomic.Int64
+
+const maxArenaHint = 1 << 20
 
 // ReadTranscriptJSON implements domain.TranscriptJSONReader: the rows
 // ReadMessages reads for MessageQuery{SessionID: sessionID}, with each
@@ -24,7 +36,8 @@ FROM message_gens AS g JOIN messages AS m ON m.gen = g.gen WHERE g.session_key =
 	var (
 		out        = []domain.TranscriptMessage{}
 		ends       []int
-		arena      []byte // every message's JSON, one after the other
+		hint       = transcriptArenaHint.Load()
+		arena      = make([]byte, 0, hint+hint/4) // every message's JSON, one after the other
 		id, parent string
 		ts         int64
 		body       sql.RawBytes
@@ -42,6 +55,7 @@ FROM message_gens AS g JOIN messages AS m ON m.gen = g.gen WHERE g.session_key =
 	if err := rows.Err(); err != nil {
 		return nil, s.readErr("read transcript", err)
 	}
+	transcriptArenaHint.Store(int64(min(len(arena), maxArenaHint)))
 	start := 0
 	for i, end := range ends {
 		out[i].JSON = arena[start:end:end]
