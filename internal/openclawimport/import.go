@@ -87,6 +87,9 @@ type importer struct {
 	// their integrity checks), or why it may not: nothing is written
 	// before it returned nil.
 	ready func(context.Context) error
+	// budget bounds the planned messages; commit starts it once ready
+	// returned nil. Set by run.
+	budget *planBudget
 }
 
 // plan is what to do with one candidate, decided off the writer path.
@@ -113,7 +116,7 @@ type plan struct {
 // be planned before it starts, so parsing and writing overlap from the
 // first session to the last. Workers stay at most window candidates ahead
 // of the writer, and hold at most planBudgetMessages messages it has not
-// taken yet, which bounds the transcripts (and plans) held in memory:
+// taken yet (planHeadStartMessages until the writes may begin), which bounds the transcripts (and plans) held in memory:
 // a plan lives from its worker to the commit of its group, never for the
 // whole run, so an import of a million sessions holds a few hundred.
 func (im *importer) run(ctx context.Context, cands []candidate) error {
@@ -123,7 +126,7 @@ func (im *importer) run(ctx context.Context, cands []candidate) error {
 	var (
 		slots = make(chan struct{}, window) // one per candidate being planned or not yet written
 		done  = make(chan *plan, window)    // finished plans; never full
-		msgs  = newPlanBudget(im.opts.planBudget)
+		msgs  = newPlanBudget(im.opts.planBudget, im.opts.planHeadStart)
 		next  atomic.Int64
 		wg    sync.WaitGroup
 	)
@@ -155,6 +158,7 @@ func (im *importer) run(ctx context.Context, cands []candidate) error {
 			}
 		})
 	}
+	im.budget = msgs
 	err := im.writeAll(ctx, len(cands), window, done, slots, msgs)
 	cancel()
 	wg.Wait()

@@ -51,8 +51,10 @@ type Options struct {
 	// DefaultLockWait).
 	LockWait time.Duration
 
-	// planBudget overrides planBudgetMessages (tests).
-	planBudget int
+	// planBudget overrides planBudgetMessages (tests), and then
+	// planHeadStart is the head start (none unless set).
+	planBudget    int
+	planHeadStart int
 }
 
 // Mirror is the part of transcript.Mirror that Import uses.
@@ -80,7 +82,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.LockWait = DefaultLockWait
 	}
 	if o.planBudget == 0 {
-		o.planBudget = planBudgetMessages
+		o.planBudget, o.planHeadStart = planBudgetMessages, planHeadStartMessages
 	}
 	return o, nil
 }

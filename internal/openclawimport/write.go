@@ -71,6 +71,9 @@ func (im *importer) commit(ctx context.Context, group []*plan) error {
 	if err := im.ready(ctx); err != nil {
 		return err
 	}
+	if im.budget != nil {
+		im.budget.started()
+	}
 	stored, err := im.update(ctx, group)
 	switch {
 	case err == nil:
