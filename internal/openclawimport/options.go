@@ -55,6 +55,9 @@ type Options struct {
 	// planHeadStart is the head start (none unless set).
 	planBudget    int
 	planHeadStart int
+	// holdChecks (tests) delays the end of the source's integrity checks
+	// until it is closed.
+	holdChecks chan struct{}
 }
 
 // Mirror is the part of transcript.Mirror that Import uses.
