@@ -37,7 +37,7 @@ const stageMessages = planHeadStartMessages
 var errStageQuit = errors.New("openclawimport: import stopped before the source's checks ended")
 
 // startStage begins the staged transaction on its own goroutine; the
-// caller owns it until end or abort returned.
+// caller owns it until endStage or abort returned.
 func (im *importer) startStage(ctx context.Context) *stage {
 	s := &stage{in: make(chan []*plan, 1), quit: make(chan struct{}), res: make(chan error, 1)}
 	if im.budget != nil {
