@@ -16,23 +16,46 @@ import (
 // every worker waits, every taken candidate has been delivered, the writer
 // takes them all and the budget empties. So it cannot deadlock, and one
 // transcript larger than the budget still passes alone.
+//
+// Until the writes may begin (the source's integrity checks passed) the
+// budget is larger, a head start: the checks and planning share the
+// processors then, and whatever the workers plan meanwhile is work the
+// writer, the import's critical path, does not wait for later. With the
+// steady-state budget the workers stopped a fraction into the checks
+// and a processor sat idle until they ended.
 type planBudget struct {
-	max  int64
+	max  atomic.Int64
 	held atomic.Int64
 	room chan struct{} // a token after held dropped; capacity 1
+	// steady is the bound once started was called.
+	steady int64
 }
 
-// planBudgetMessages is planBudget.max: four Updates' worth.
-const planBudgetMessages = 4 * batchMessages
+const (
+	// planBudgetMessages is the steady budget: four Updates' worth.
+	planBudgetMessages = 4 * batchMessages
+	// planHeadStartMessages is the budget before the writes begin: about
+	// what the workers plan while the integrity check of a few hundred
+	// megabytes runs.
+	planHeadStartMessages = 8 * batchMessages
+)
 
-func newPlanBudget(max int) *planBudget {
-	return &planBudget{max: int64(max), room: make(chan struct{}, 1)}
+// newPlanBudget returns a budget of headStart messages until started is
+// called, steady after.
+func newPlanBudget(steady, headStart int) *planBudget {
+	b := &planBudget{steady: int64(steady), room: make(chan struct{}, 1)}
+	b.max.Store(int64(max(steady, headStart)))
+	return b
 }
+
+// started lowers the budget to its steady bound: the writes have begun.
+// Workers over it wait until the writer took enough.
+func (b *planBudget) started() { b.max.Store(b.steady) }
 
 // wait returns once the held messages are within the budget, or ctx's
 // error.
 func (b *planBudget) wait(ctx context.Context) error {
-	for b.held.Load() > b.max {
+	for b.held.Load() > b.max.Load() {
 		select {
 		case <-b.room:
 		case <-ctx.Done():

@@ -9,7 +9,7 @@ import (
 )
 
 func TestPlanBudget(t *testing.T) {
-	b := newPlanBudget(10)
+	b := newPlanBudget(10, 0)
 	if err := b.wait(t.Context()); err != nil {
 		t.Fatalf("wait on an empty budget: %v", err)
 	}
@@ -33,6 +33,26 @@ func TestPlanBudget(t *testing.T) {
 		case <-time.After(30 * time.Second):
 			t.Fatal("a waiter was not woken by release")
 		}
+	}
+}
+
+// TestPlanBudgetHeadStart: before started the workers may hold the
+// head start; after it, only the steady budget.
+func TestPlanBudgetHeadStart(t *testing.T) {
+	b := newPlanBudget(10, 30)
+	b.add(25)
+	if err := b.wait(t.Context()); err != nil {
+		t.Fatalf("wait within the head start: %v", err)
+	}
+	b.started()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := b.wait(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("wait over the steady budget after started: %v, want context.Canceled", err)
+	}
+	b.release(15)
+	if err := b.wait(t.Context()); err != nil {
+		t.Fatalf("wait within the steady budget: %v", err)
 	}
 }
 

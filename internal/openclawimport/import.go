@@ -37,7 +37,7 @@ func Import(ctx context.Context, st domain.Store, dir string, opts Options) (Sum
 		return sum, err
 	}
 	defer src.close()
-	src.startChecks(ctx)
+	src.startChecks(ctx, opts.holdChecks)
 	cands := src.cands
 	rows, err := st.ListSessions(ctx, domain.SessionQuery{IncludeArchived: true})
 	if err != nil {
@@ -47,7 +47,7 @@ func Import(ctx context.Context, st domain.Store, dir string, opts Options) (Sum
 	for _, r := range rows {
 		existing[r.Key] = r
 	}
-	im := &importer{st: st, opts: opts, existing: existing, sum: &sum, ready: src.wait}
+	im := &importer{st: st, opts: opts, existing: existing, sum: &sum, ready: src.wait, checking: src.checked}
 	im.prep, _ = st.(domain.MessagePreparer)
 	if opts.Mirror != nil {
 		im.mirror = startMirror(opts.Mirror)
@@ -84,9 +84,15 @@ type importer struct {
 	mirror   *mirrorWriter          // nil without Options.Mirror
 	prep     domain.MessagePreparer // nil when st has none
 	// ready returns once the source may be trusted (its files passed
-	// their integrity checks), or why it may not: nothing is written
-	// before it returned nil.
+	// their integrity checks), or why it may not: nothing is committed
+	// before it returned nil (stage.go).
 	ready func(context.Context) error
+	// checking is closed once the source's checks are over; nil when
+	// there are none.
+	checking <-chan struct{}
+	// budget bounds the planned messages; commit starts it once ready
+	// returned nil. Set by run.
+	budget *planBudget
 }
 
 // plan is what to do with one candidate, decided off the writer path.
@@ -113,7 +119,7 @@ type plan struct {
 // be planned before it starts, so parsing and writing overlap from the
 // first session to the last. Workers stay at most window candidates ahead
 // of the writer, and hold at most planBudgetMessages messages it has not
-// taken yet, which bounds the transcripts (and plans) held in memory:
+// taken yet (planHeadStartMessages until the writes may begin), which bounds the transcripts (and plans) held in memory:
 // a plan lives from its worker to the commit of its group, never for the
 // whole run, so an import of a million sessions holds a few hundred.
 func (im *importer) run(ctx context.Context, cands []candidate) error {
@@ -123,7 +129,7 @@ func (im *importer) run(ctx context.Context, cands []candidate) error {
 	var (
 		slots = make(chan struct{}, window) // one per candidate being planned or not yet written
 		done  = make(chan *plan, window)    // finished plans; never full
-		msgs  = newPlanBudget(im.opts.planBudget)
+		msgs  = newPlanBudget(im.opts.planBudget, im.opts.planHeadStart)
 		next  atomic.Int64
 		wg    sync.WaitGroup
 	)
@@ -155,6 +161,7 @@ func (im *importer) run(ctx context.Context, cands []candidate) error {
 			}
 		})
 	}
+	im.budget = msgs
 	err := im.writeAll(ctx, len(cands), window, done, slots, msgs)
 	cancel()
 	wg.Wait()
@@ -169,6 +176,9 @@ func (im *importer) run(ctx context.Context, cands []candidate) error {
 func (im *importer) writeAll(ctx context.Context, total, window int, done <-chan *plan, slots <-chan struct{}, msgs *planBudget) error {
 	pending := make([]*plan, window)
 	w := groupWriter{im: im}
+	// A stage still open here means the import stops: nothing of it is
+	// committed.
+	defer w.abort()
 	release := func(n int) {
 		for range n {
 			<-slots
@@ -198,7 +208,8 @@ func (im *importer) writeAll(ctx context.Context, total, window int, done <-chan
 		}
 		release(held)
 		// Every BatchSize candidates (and at the end) the writes are
-		// committed and progress reported, as a batch of the import.
+		// committed (or staged, stage.go) and progress reported, as a
+		// batch of the import.
 		if pos%im.opts.BatchSize == 0 || pos == total {
 			n, err := w.flush(ctx)
 			if err != nil {
@@ -213,7 +224,8 @@ func (im *importer) writeAll(ctx context.Context, total, window int, done <-chan
 			return err
 		}
 	}
-	return nil
+	// The last groups may be staged: they commit once the checks passed.
+	return w.endStage(ctx)
 }
 
 // plan reads c's transcript (through tr) and decides what to write.

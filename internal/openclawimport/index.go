@@ -43,9 +43,10 @@ type source struct {
 
 // startChecks runs the integrity check of every database on a goroutine
 // of its own, so the files are checked while the first sessions are
-// planned (planning only reads); wait holds the writes back until the
-// checks passed.
-func (s *source) startChecks(ctx context.Context) {
+// planned (planning only reads); wait holds the commits back until the
+// checks passed. hold (tests) delays the end of the checks until it is
+// closed.
+func (s *source) startChecks(ctx context.Context, hold <-chan struct{}) {
 	if len(s.dbs) == 0 {
 		return
 	}
@@ -53,6 +54,14 @@ func (s *source) startChecks(ctx context.Context) {
 	s.checked = make(chan struct{})
 	go func() {
 		defer close(s.checked)
+		if hold != nil {
+			defer func() {
+				select {
+				case <-hold:
+				case <-ctx.Done():
+				}
+			}()
+		}
 		for _, a := range s.dbs {
 			if err := a.quickCheck(ctx); err != nil {
 				s.checkErr = err

@@ -51,8 +51,13 @@ type Options struct {
 	// DefaultLockWait).
 	LockWait time.Duration
 
-	// planBudget overrides planBudgetMessages (tests).
-	planBudget int
+	// planBudget overrides planBudgetMessages (tests), and then
+	// planHeadStart is the head start (none unless set).
+	planBudget    int
+	planHeadStart int
+	// holdChecks (tests) delays the end of the source's integrity checks
+	// until it is closed.
+	holdChecks chan struct{}
 }
 
 // Mirror is the part of transcript.Mirror that Import uses.
@@ -80,7 +85,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.LockWait = DefaultLockWait
 	}
 	if o.planBudget == 0 {
-		o.planBudget = planBudgetMessages
+		o.planBudget, o.planHeadStart = planBudgetMessages, planHeadStartMessages
 	}
 	return o, nil
 }

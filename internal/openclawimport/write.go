@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/switchboard-go/switchboard/internal/domain"
 )
@@ -14,6 +15,10 @@ type groupWriter struct {
 	im    *importer
 	group []*plan
 	msgs  int
+	// stage is the staged transaction while the source's checks run;
+	// staged says one was started (only the first groups are staged).
+	stage  *stage
+	staged bool
 }
 
 // add records p in the summary and queues it for writing. It returns how
@@ -52,11 +57,25 @@ func (w *groupWriter) add(ctx context.Context, p *plan) (released int, err error
 	return released, nil
 }
 
-// flush commits the queued plans and returns how many there were.
+// flush commits the queued plans, or stages them while the source's
+// checks run, and returns how many there were.
 func (w *groupWriter) flush(ctx context.Context) (int, error) {
 	n := len(w.group)
 	if n == 0 {
 		return 0, nil
+	}
+	if w.stageable() {
+		if w.stage == nil {
+			w.stage, w.staged = w.im.startStage(ctx), true
+		}
+		if w.stage.add(slices.Clone(w.group)) {
+			clear(w.group)
+			w.group, w.msgs = w.group[:0], 0
+			return n, nil
+		}
+	}
+	if err := w.endStage(ctx); err != nil {
+		return 0, err
 	}
 	err := w.im.commit(ctx, w.group)
 	// Let the plans go; the summary has what it needs.
@@ -65,11 +84,46 @@ func (w *groupWriter) flush(ctx context.Context) (int, error) {
 	return n, err
 }
 
+// stageable reports whether a group may be staged: the source's checks
+// still run and no stage ended yet.
+func (w *groupWriter) stageable() bool {
+	if w.im.checking == nil || (w.staged && w.stage == nil) {
+		return false
+	}
+	select {
+	case <-w.im.checking:
+		return false
+	default:
+		return true
+	}
+}
+
+// endStage ends the stage, if one is open: see importer.endStage.
+func (w *groupWriter) endStage(ctx context.Context) error {
+	if w.stage == nil {
+		return nil
+	}
+	s := w.stage
+	w.stage = nil
+	return w.im.endStage(ctx, s)
+}
+
+// abort rolls back a stage still open (the import stops).
+func (w *groupWriter) abort() {
+	if w.stage != nil {
+		w.stage.abort()
+		w.stage = nil
+	}
+}
+
 // commit writes group in one Update. If the store refuses it, each session
 // is retried alone so one bad session does not sink its neighbours.
 func (im *importer) commit(ctx context.Context, group []*plan) error {
 	if err := im.ready(ctx); err != nil {
 		return err
+	}
+	if im.budget != nil {
+		im.budget.started()
 	}
 	stored, err := im.update(ctx, group)
 	switch {
@@ -100,25 +154,33 @@ func (im *importer) update(ctx context.Context, group []*plan) ([][]domain.Messa
 	var stored [][]domain.Message
 	err := im.st.Update(ctx, func(tx domain.Tx) error {
 		// The store may run fn more than once (batching); start clean.
-		stored = make([][]domain.Message, len(group))
-		for i, p := range group {
-			if p.row != nil {
-				if err := tx.PutSession(*p.row); err != nil {
-					return fmt.Errorf("session %s: %w", p.c.key, err)
-				}
-			}
-			if len(p.msgs) == 0 {
-				continue
-			}
-			out, err := appendPlan(tx, p)
-			if err != nil {
-				return fmt.Errorf("session %s: messages: %w", p.c.key, err)
-			}
-			stored[i] = out
-		}
-		return nil
+		var err error
+		stored, err = writeGroup(tx, group)
+		return err
 	})
 	return stored, err
+}
+
+// writeGroup writes the rows and messages of group in tx and returns the
+// messages stored for each plan.
+func writeGroup(tx domain.Tx, group []*plan) ([][]domain.Message, error) {
+	stored := make([][]domain.Message, len(group))
+	for i, p := range group {
+		if p.row != nil {
+			if err := tx.PutSession(*p.row); err != nil {
+				return nil, fmt.Errorf("session %s: %w", p.c.key, err)
+			}
+		}
+		if len(p.msgs) == 0 {
+			continue
+		}
+		out, err := appendPlan(tx, p)
+		if err != nil {
+			return nil, fmt.Errorf("session %s: messages: %w", p.c.key, err)
+		}
+		stored[i] = out
+	}
+	return stored, nil
 }
 
 // appendPlan appends p's messages, prepared when the planner could.
