@@ -82,7 +82,7 @@ func (f *fanout) run(ctx context.Context, s *Server) {
 			s.models.observe(ev)
 			key, runID := eventSessionKey(ev), eventRunID(ev)
 			if ev.Kind == domain.EventRunStart && ev.Run != nil {
-				s.aliases.started(ev.Run.ID, ev.Run.Message)
+				s.aliases.started(*ev.Run)
 			}
 			mapped := ev
 			finals.observe(ev)

@@ -92,15 +92,21 @@ func (a *runAliases) expect(message, key string) (done func()) {
 	}
 }
 
-// started names run runID, starting with message, by the key of a
-// chat.send of that message under way, if there is one and the run has
-// no name yet. Two calls sending the same text at once may see each
-// other's runs named so until the calls return; each call's answer then
-// names its own run (add).
-func (a *runAliases) started(runID, message string) {
+// started names run r by the key of a chat.send of its message under
+// way, if there is one and the run has no name yet. Only a chat run can
+// be that call's: an `agent` call with the same key and text answers
+// with its run's own id, and its run's start may reach the fan-out after
+// the chat.send began. Two calls sending the same text at once may see
+// each other's runs named so until the calls return; each call's answer
+// then names its own run (add).
+func (a *runAliases) started(r domain.Run) {
+	if r.Kind != domain.RunKindChat {
+		return
+	}
+	message := strings.TrimSpace(r.Message)
 	a.mu.Lock()
-	_, named := a.byRun[runID]
-	i := slices.IndexFunc(a.expected, func(e expectedRun) bool { return e.message == strings.TrimSpace(message) })
+	_, named := a.byRun[r.ID]
+	i := slices.IndexFunc(a.expected, func(e expectedRun) bool { return e.message == message })
 	var key string
 	if !named && i >= 0 {
 		key = a.expected[i].key
@@ -108,7 +114,7 @@ func (a *runAliases) started(runID, message string) {
 	}
 	a.mu.Unlock()
 	if key != "" {
-		a.add(runID, key)
+		a.add(r.ID, key)
 	}
 }
 

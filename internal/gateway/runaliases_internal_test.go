@@ -58,8 +58,8 @@ func TestRenamedRunCopies(t *testing.T) {
 func TestRunAliasesExpected(t *testing.T) {
 	a := newRunAliases()
 	done := a.expect(" hello ", "k1")
-	a.started("r0", "other text")
-	a.started("r1", "hello")
+	a.started(chatRun("r0", "other text"))
+	a.started(chatRun("r1", "hello"))
 	if a.public("r0") != "" || a.public("r1") != "k1" {
 		t.Fatalf("r0 named %q, r1 named %q", a.public("r0"), a.public("r1"))
 	}
@@ -67,20 +67,32 @@ func TestRunAliasesExpected(t *testing.T) {
 		t.Fatal("the call's own answer must find its run named by its key")
 	}
 	done()
-	a.started("r2", "hello")
+	a.started(chatRun("r2", "hello"))
 	if a.public("r2") != "" {
 		t.Fatal("a run after the call returned was named")
 	}
 	// The same text from two calls at once: each expectation is taken once.
 	d2, d3 := a.expect("x", "k2"), a.expect("x", "k3")
-	a.started("r3", "x")
-	a.started("r4", "x")
+	a.started(chatRun("r3", "x"))
+	a.started(chatRun("r4", "x"))
 	d2()
 	d3()
 	if a.public("r3") != "k2" || a.public("r4") != "k3" || len(a.expected) != 0 {
 		t.Fatalf("r3 %q, r4 %q, %d expectations left", a.public("r3"), a.public("r4"), len(a.expected))
 	}
+	// An agent call's run of the same text keeps its own id: that call
+	// answered with it.
+	d5 := a.expect("z", "k5")
+	a.started(domain.Run{ID: "r5", Kind: domain.RunKindAgent, Message: "z"})
+	if a.public("r5") != "" || len(a.expected) != 1 {
+		t.Fatalf("the agent run was named %q", a.public("r5"))
+	}
+	d5()
 	if a.expect("y", "")(); len(a.expected) != 0 {
 		t.Fatal("a call without a key expects nothing")
 	}
+}
+
+func chatRun(id, message string) domain.Run {
+	return domain.Run{ID: id, Kind: domain.RunKindChat, Message: message}
 }
